@@ -1,0 +1,134 @@
+// `kernel-runner summarize` on a 1,000,000-dispatch ROCm 7.0 kernel_trace.csv against DuckDB in the same run.
+// Both run as child processes (start-up included for both): ours is the built dist/cli.cjs (`summarize --json`),
+// DuckDB is @duckdb/node-api with read_csv + GROUP BY name computing count/sum/min/max. Peak RSS of each child
+// comes from /usr/bin/time -v. Prints medians over rounds and the per-round ratio ours/DuckDB, checks that our
+// per-kernel count/sum/min/max equal DuckDB's, and checks our GPU busy union against a gaps-and-islands query
+// in DuckDB (not timed). Targets (issue 2): ratio <= 2.0, our RSS < 256 MB.
+//
+//   node --import tsx bench/summarize.bench.ts            (BENCH_ROUNDS=3, BENCH_ROWS=1000000 by default)
+import { spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { TraceSummary } from '../src/core/protocol/traceSummary';
+import { ensureKernelTrace } from './kernelTraceData';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cli = path.join(root, 'dist/cli.cjs');
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TIME = '/usr/bin/time';
+
+interface Run {
+  seconds: number;
+  rssMiB: number | null;
+  stdout: string;
+}
+
+function runChild(args: string[]): Run {
+  const useTime = existsSync(TIME);
+  const cmd = useTime ? TIME : process.execPath;
+  const argv = useTime ? ['-v', process.execPath, ...args] : args;
+  const t0 = performance.now();
+  const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  return { seconds, rssMiB: m ? Number(m[1]) / 1024 : null, stdout: r.stdout };
+}
+
+const duckdbChild = (file: string): string => `
+import { DuckDBInstance } from '@duckdb/node-api';
+const instance = await DuckDBInstance.create(':memory:');
+const con = await instance.connect();
+const reader = await con.runAndReadAll(\`
+  SELECT Kernel_Name AS name, count(*) AS calls, sum(End_Timestamp - Start_Timestamp) AS total,
+         min(End_Timestamp - Start_Timestamp) AS min, max(End_Timestamp - Start_Timestamp) AS max
+  FROM read_csv(${JSON.stringify(file).replaceAll('"', "'")}, header = true) GROUP BY Kernel_Name\`);
+process.stdout.write(JSON.stringify(reader.getRowObjectsJS(), (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+`;
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+
+async function warm(file: string): Promise<void> {
+  for await (const _ of createReadStream(file, { highWaterMark: 1 << 22 })) {
+    // read once so both tools start from a warm page cache
+  }
+}
+
+async function busyUnionByDuckDb(file: string): Promise<number> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const con = await instance.connect();
+  const reader = await con.runAndReadAll(`
+    WITH t AS (SELECT Start_Timestamp AS s, End_Timestamp AS e FROM read_csv('${file}', header = true)),
+    m AS (SELECT s, e, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM t),
+    g AS (SELECT s, e, sum(CASE WHEN prev IS NULL OR s > prev THEN 1 ELSE 0 END) OVER (ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS grp FROM m)
+    SELECT sum(ge - gs) AS busy, count(*) AS islands FROM (SELECT min(s) AS gs, max(e) AS ge FROM g GROUP BY grp)`);
+  const row = reader.getRowObjectsJS()[0] as { busy: bigint; islands: bigint };
+  console.log(`  DuckDB gaps-and-islands: ${row.islands} busy islands`);
+  return Number(row.busy);
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(cli)) {
+    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('build failed');
+  }
+  const file = await ensureKernelTrace(path.join(root, 'bench/data'), { rows: ROWS, kernels: 300, seed: 7 });
+  const mb = statSync(file).size / 1e6;
+  console.log(`summarize bench: ${path.relative(root, file)} (${mb.toFixed(0)} MB, ${ROWS} dispatches), ${ROUNDS} rounds`);
+  await warm(file);
+
+  const ours: Run[] = [];
+  const duck: Run[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const o = runChild([cli, 'summarize', file, '--json']);
+    const d = runChild(['--input-type=module', '-e', duckdbChild(file)]);
+    ours.push(o);
+    duck.push(d);
+    ratios.push(o.seconds / d.seconds);
+    console.log(`  round ${round + 1}: ours ${o.seconds.toFixed(2)} s (${o.rssMiB?.toFixed(0)} MiB), DuckDB ${d.seconds.toFixed(2)} s (${d.rssMiB?.toFixed(0)} MiB), ratio ${(o.seconds / d.seconds).toFixed(2)}`);
+  }
+
+  // same numbers?
+  const summary = JSON.parse((ours[0] as Run).stdout) as TraceSummary;
+  const duckRows = JSON.parse((duck[0] as Run).stdout) as Array<{ name: string; calls: string; total: string; min: string; max: string }>;
+  const byName = new Map(summary.kernels.map((k) => [k.name, k]));
+  const diffs: string[] = [];
+  for (const r of duckRows) {
+    const k = byName.get(r.name);
+    if (!k) diffs.push(`missing ${r.name.slice(0, 60)}`);
+    else if (k.calls !== Number(r.calls) || k.totalNs !== Number(r.total) || k.minNs !== Number(r.min) || k.maxNs !== Number(r.max)) {
+      diffs.push(`${k.shortName}: ours ${k.calls}/${k.totalNs}/${k.minNs}/${k.maxNs}, DuckDB ${r.calls}/${r.total}/${r.min}/${r.max}`);
+    }
+  }
+  if (duckRows.length !== summary.kernels.length) diffs.push(`kernel count: ours ${summary.kernels.length}, DuckDB ${duckRows.length}`);
+  console.log(`  per-kernel count/sum/min/max vs DuckDB: ${diffs.length === 0 ? `all ${duckRows.length} kernels equal` : `${diffs.length} DIFFERENCES: ${diffs.slice(0, 5).join('; ')}`}`);
+
+  const refBusy = await busyUnionByDuckDb(file);
+  const agent = summary.agents[0];
+  const busyOk = agent !== undefined && agent.busyNs === refBusy;
+  console.log(`  GPU busy union: ours ${agent?.busyNs} ns (exact=${agent?.busyExact}), DuckDB ${refBusy} ns: ${busyOk ? 'equal' : 'DIFFERENT'}`);
+
+  const oursS = median(ours.map((r) => r.seconds));
+  const duckS = median(duck.map((r) => r.seconds));
+  const ratio = median(ratios);
+  const rss = Math.max(...ours.map((r) => r.rssMiB ?? 0));
+  const duckRss = Math.max(...duck.map((r) => r.rssMiB ?? 0));
+  console.log('');
+  console.log('| peer | wall s (median) | MB/s | peak RSS MiB |');
+  console.log('|---|---|---|---|');
+  console.log(`| kernel-runner summarize (dist/cli.cjs) | ${oursS.toFixed(2)} | ${(mb / oursS).toFixed(0)} | ${rss.toFixed(0)} |`);
+  console.log(`| DuckDB read_csv + GROUP BY | ${duckS.toFixed(2)} | ${(mb / duckS).toFixed(0)} | ${duckRss.toFixed(0)} |`);
+  console.log('');
+  console.log(`ratio ours/DuckDB (median of per-round ratios): ${ratio.toFixed(2)} (target <= 2.0: ${ratio <= 2 ? 'met' : 'MISSED'})`);
+  console.log(`our peak RSS: ${rss.toFixed(0)} MiB (target < 256 MB: ${rss * 1.048576 < 256 ? 'met' : 'MISSED'})`);
+  if (diffs.length > 0 || !busyOk) process.exitCode = 1;
+}
+
+await main();

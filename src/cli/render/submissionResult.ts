@@ -1,0 +1,197 @@
+// Readable text for a submission's outcome: tests passed/failed with their messages, benchmark timings with
+// units, profile reports and trace tables. Pure: the submit command prints what this returns.
+import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../../core/protocol/api';
+import { decodePopcornBase64 } from '../../core/reportEncoding';
+import { formatNs, renderTraceTables } from './traceTables';
+
+export interface RenderResultOptions {
+  color?: boolean;
+  /** Live output was shown already: do not repeat the runs' stdout/stderr. */
+  liveOutputShown?: boolean;
+  /** Kernel rows in trace tables. */
+  top?: number;
+  /** Saved trace files by run key (`profile.0` -> path), printed under their run. */
+  savedTraces?: ReadonlyMap<string, string>;
+  /** Longest decoded profile report printed, in lines. */
+  maxReportLines?: number;
+}
+
+interface Style {
+  bold(s: string): string;
+  green(s: string): string;
+  red(s: string): string;
+  dim(s: string): string;
+}
+
+function style(color: boolean): Style {
+  const wrap = (code: string) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+  return { bold: wrap('1'), green: wrap('32'), red: wrap('31'), dim: wrap('2') };
+}
+
+/** Whether every run of every result passed (what decides the command's exit code). */
+export function resultPassed(result: ResultEvent): boolean {
+  if (result.results.length === 0) return false;
+  return result.results.every((r) => r.success && Object.values(r.runs).every((run) => runPassed(run)));
+}
+
+function runPassed(run: EvalResult): boolean {
+  if (run.compilation && !run.compilation.success) return false;
+  return run.run !== null && run.run.success && run.run.passed;
+}
+
+/** Sorts run keys as the service runs them: test, benchmark, leaderboard, then profile.0, profile.1, ... */
+function runOrder(key: string): [number, number] {
+  const base = ['test', 'benchmark', 'leaderboard'].indexOf(key);
+  if (base >= 0) return [base, 0];
+  const profile = /^profile\.(\d+)$/.exec(key);
+  if (profile) return [3, Number(profile[1])];
+  return [4, 0];
+}
+
+function sortedRuns(result: FullResult): Array<[string, EvalResult]> {
+  return Object.entries(result.runs).sort(([a], [b]) => {
+    const [x1, x2] = runOrder(a);
+    const [y1, y2] = runOrder(b);
+    return x1 - y1 || x2 - y2 || a.localeCompare(b);
+  });
+}
+
+function indent(text: string, prefix = '    '): string {
+  return text
+    .replace(/\s+$/, '')
+    .split('\n')
+    .map((l) => `${prefix}${l}`)
+    .join('\n');
+}
+
+function tail(text: string, lines: number): string {
+  const all = text.replace(/\s+$/, '').split('\n');
+  return all.length <= lines ? all.join('\n') : [`… ${all.length - lines} earlier lines`, ...all.slice(-lines)].join('\n');
+}
+
+function count(values: Record<string, string>, key: string): number {
+  const n = Number(values[key]);
+  return Number.isInteger(n) && n >= 0 ? n : 0;
+}
+
+function renderTests(values: Record<string, string>, s: Style): string[] {
+  const n = count(values, 'test-count');
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const spec = values[`test.${i}.spec`] ?? `test ${i}`;
+    const status = values[`test.${i}.status`];
+    if (status === 'pass') {
+      const message = values[`test.${i}.message`];
+      lines.push(`  ${s.green('✓')} ${spec}${message ? s.dim(` — ${message}`) : ''}`);
+    } else {
+      const error = values[`test.${i}.error`] ?? values[`test.${i}.message`] ?? 'failed';
+      lines.push(`  ${s.red('✗')} ${spec} — ${error}`);
+    }
+  }
+  return lines;
+}
+
+function renderBenchmarks(values: Record<string, string>, s: Style): string[] {
+  const n = count(values, 'benchmark-count');
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const spec = values[`benchmark.${i}.spec`] ?? `benchmark ${i}`;
+    const error = values[`benchmark.${i}.error`];
+    if (values[`benchmark.${i}.status`] === 'fail' || error !== undefined) {
+      lines.push(`  ${s.red('✗')} ${spec} — ${error ?? 'failed'}`);
+      continue;
+    }
+    const num = (k: string) => {
+      const v = values[`benchmark.${i}.${k}`];
+      return v === undefined || v === '' || !Number.isFinite(Number(v)) ? null : Number(v);
+    };
+    const mean = num('mean');
+    if (mean === null) continue; // profile runs list specs without timings
+    const parts = [`mean ${s.bold(formatNs(mean))}`];
+    const err = num('err');
+    if (err !== null) parts[0] += ` ± ${formatNs(err)}`;
+    const best = num('best');
+    const worst = num('worst');
+    if (best !== null && worst !== null) parts.push(`best ${formatNs(best)}, worst ${formatNs(worst)}`);
+    const runs = num('runs');
+    if (runs !== null) parts.push(`${runs} runs`);
+    lines.push(`  ${spec}: ${parts.join(' · ')}`);
+  }
+  return lines;
+}
+
+function renderReports(values: Record<string, string>, maxLines: number): string[] {
+  const lines: string[] = [];
+  const n = count(values, 'benchmark-count');
+  for (let i = 0; i < n; i++) {
+    const encoded = values[`benchmark.${i}.report`];
+    if (!encoded) continue;
+    let text: string;
+    try {
+      text = decodePopcornBase64(encoded);
+    } catch (err) {
+      lines.push(`  report ${i}: cannot decode (${err instanceof Error ? err.message : String(err)})`);
+      continue;
+    }
+    const all = text.replace(/\s+$/, '').split('\n');
+    const shown = all.length > maxLines ? [...all.slice(0, maxLines), `… ${all.length - maxLines} more lines`] : all;
+    lines.push(`  report (${values[`benchmark.${i}.spec`] ?? `case ${i}`}):`, indent(shown.join('\n')));
+  }
+  return lines;
+}
+
+function runHeadline(key: string, run: EvalResult, s: Style): string {
+  const r = run.run;
+  const seconds = r ? ` · ${r.duration.toFixed(2)} s` : '';
+  if (run.compilation && !run.compilation.success) return `${s.bold(key)}: ${s.red('compilation failed')}`;
+  if (!r) return `${s.bold(key)}: ${s.red('did not run')}`;
+  if (r.success && r.passed) return `${s.bold(key)}: ${s.green('passed')}${seconds}`;
+  if (!r.success) return `${s.bold(key)}: ${s.red(`failed (exit code ${r.exit_code})`)}${seconds}`;
+  return `${s.bold(key)}: ${s.red('failed')}${seconds}`;
+}
+
+function renderRun(key: string, run: EvalResult, opts: RenderResultOptions, s: Style): string[] {
+  const lines = [runHeadline(key, run, s)];
+  if (run.compilation && !run.compilation.success) {
+    lines.push(indent(tail(`${run.compilation.command}\n${run.compilation.stderr || run.compilation.stdout}`, 30)));
+  }
+  const r: RunResult | null = run.run;
+  if (r) {
+    const values = r.result;
+    lines.push(...renderTests(values, s));
+    lines.push(...renderBenchmarks(values, s));
+    if (run.profile || key.startsWith('profile')) lines.push(...renderReports(values, opts.maxReportLines ?? 60));
+    if (!opts.liveOutputShown) {
+      if (r.stdout.trim()) lines.push('  stdout:', indent(tail(r.stdout, 40)));
+      if (r.stderr.trim()) lines.push('  stderr:', indent(tail(r.stderr, 40)));
+    } else if (!r.success && !Object.keys(values).length && r.stderr.trim()) {
+      lines.push(s.dim(`  (its output is above)`));
+    }
+  }
+  if (run.profile) {
+    if (run.profile.summary) lines.push(indent(renderTraceTables(run.profile.summary, { top: opts.top ?? 10, color: opts.color }), '  '));
+    const saved = opts.savedTraces?.get(key);
+    if (saved) lines.push(`  trace: ${saved}`);
+    else if (run.profile.download_url) lines.push(`  trace: ${run.profile.download_url}`);
+  }
+  return lines;
+}
+
+export function renderResult(result: ResultEvent, opts: RenderResultOptions = {}): string {
+  const s = style(opts.color ?? false);
+  const out: string[] = [];
+  result.results.forEach((full, i) => {
+    if (result.results.length > 1) out.push(s.dim(`── result ${i + 1} of ${result.results.length}${i > 0 ? ' (the service\'s second, secret-seed run)' : ''}`));
+    if (full.error) out.push(s.red(`error: ${full.error}`));
+    for (const [key, run] of sortedRuns(full)) out.push(...renderRun(key, run, opts, s));
+  });
+  if (result.results.length === 0) out.push(s.red('the service returned no results'));
+  return `${out.join('\n')}\n`;
+}
+
+export function renderErrorEvent(error: ErrorEvent, opts: { color?: boolean } = {}): string {
+  const s = style(opts.color ?? false);
+  const code = error.status_code !== undefined ? ` (status ${error.status_code})` : '';
+  const raw = error.raw_error ? `\n${indent(tail(error.raw_error, 30), '  ')}` : '';
+  return `${s.red(`submission failed${code}:`)} ${error.detail}${raw}\n`;
+}

@@ -1,0 +1,180 @@
+// Readable text tables for a TraceSummary (the `kernel-runner summarize` output).
+import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
+
+export interface RenderOptions {
+  /** Kernel and API rows shown (default 15). */
+  top?: number;
+  /** Bold headings (ANSI). */
+  color?: boolean;
+  /** Widest kernel-name column (default 56). */
+  nameWidth?: number;
+}
+
+/** 1234 → `1.23 µs`; picks ns, µs, ms or s. */
+export function formatNs(ns: number | null): string {
+  if (ns === null || !Number.isFinite(ns)) return '-';
+  const a = Math.abs(ns);
+  if (a < 1e3) return `${trim(ns, 0)} ns`;
+  if (a < 1e6) return `${trim(ns / 1e3, 2)} µs`;
+  if (a < 1e9) return `${trim(ns / 1e6, 2)} ms`;
+  return `${trim(ns / 1e9, 3)} s`;
+}
+
+function trim(v: number, digits: number): string {
+  return v.toFixed(digits);
+}
+
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return '-';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+function cut(s: string, width: number): string {
+  return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
+}
+
+type Align = 'l' | 'r';
+
+/** A plain table: columns padded to their widest cell, two spaces apart. */
+function table(header: string[], rows: string[][], align: Align[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (align[i] === 'r' ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function launchText(l: LaunchConfig): string {
+  const parts: string[] = [];
+  if (l.grid) parts.push(`grid ${l.grid.join('x')}`);
+  if (l.workgroup) parts.push(`wg ${l.workgroup.join('x')}`);
+  if (l.vgpr !== null) parts.push(`vgpr ${l.vgpr}${l.accumVgpr ? `+${l.accumVgpr}a` : ''}`);
+  if (l.sgpr !== null) parts.push(`sgpr ${l.sgpr}`);
+  if (l.ldsBytes) parts.push(`lds ${formatBytes(l.ldsBytes)}`);
+  if (l.scratchBytes) parts.push(`scratch ${formatBytes(l.scratchBytes)}`);
+  return parts.join(' ');
+}
+
+function kernelLaunch(k: KernelRow): string {
+  const first = k.launches[0];
+  if (!first) return '';
+  const more = k.launches.length - 1 + (k.launchesTruncated ? 1 : 0);
+  return launchText(first) + (more > 0 ? ` (+${more}${k.launchesTruncated ? '+' : ''} more)` : '');
+}
+
+const BARS = ' ▁▂▃▄▅▆▇█';
+
+/** Busy fractions as a one-line bar chart of at most `width` characters. */
+export function sparkline(fractions: number[], width = 50): string {
+  if (fractions.length === 0) return '';
+  const n = Math.min(width, fractions.length);
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    const from = Math.floor((i * fractions.length) / n);
+    const to = Math.max(from + 1, Math.floor(((i + 1) * fractions.length) / n));
+    let sum = 0;
+    for (let j = from; j < to; j++) sum += fractions[j] as number;
+    const v = sum / (to - from);
+    out += BARS[v <= 0 ? 0 : Math.max(1, Math.round(v * (BARS.length - 1)))];
+  }
+  return out;
+}
+
+const pct = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}%`);
+
+export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {}): string {
+  const top = opts.top ?? 15;
+  const nameWidth = opts.nameWidth ?? 56;
+  const h = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[22m` : s);
+  const out: string[] = [];
+  const kt = summary.kernelTotals;
+
+  const wallText = summary.wall ? `; GPU wall span ${formatNs(summary.wall.spanNs)}` : '';
+  out.push(h(`Trace summary: ${kt.calls} kernel dispatch${kt.calls === 1 ? '' : 'es'} of ${kt.distinct} kernel${kt.distinct === 1 ? '' : 's'}, ${formatNs(kt.totalNs)} kernel time${wallText}`));
+
+  const active = summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0);
+  const idle = summary.agents.length - active.length;
+  if (active.length > 0) {
+    out.push('');
+    out.push(h('GPU busy (union of kernel and copy time)'));
+    const lanes = new Map((summary.timeline?.agents ?? []).map((t) => [t.agentId, t.busyFraction]));
+    const rows = active.map((a) => {
+      const what = [a.name, a.productName, a.cuCount !== null ? `${a.cuCount} CUs` : null].filter(Boolean).join(', ');
+      return [
+        a.id,
+        what || a.type,
+        formatNs(a.busyNs) + (a.busyExact ? '' : ' (≥)'),
+        pct(a.busyPercent),
+        sparkline(lanes.get(a.id) ?? []),
+      ];
+    });
+    out.push(...table(['Agent', 'Device', 'Busy', 'of wall', 'Timeline'], rows, ['l', 'l', 'r', 'r', 'l']).map((l) => `  ${l}`));
+    if (idle > 0) out.push(`  (+${idle} idle agent${idle === 1 ? '' : 's'} listed in the files)`);
+  }
+
+  if (summary.kernels.length > 0) {
+    out.push('');
+    out.push(h(`Top kernels${summary.kernels.length > top ? ` (${top} of ${summary.kernels.length})` : ''}`));
+    const rows = summary.kernels.slice(0, top).map((k, i) => [
+      String(i + 1),
+      cut(k.shortName, nameWidth),
+      String(k.calls),
+      formatNs(k.totalNs),
+      formatNs(k.avgNs),
+      formatNs(k.minNs),
+      formatNs(k.maxNs),
+      pct(k.percent),
+      kernelLaunch(k),
+    ]);
+    out.push(...table(['#', 'Kernel', 'Calls', 'Total', 'Avg', 'Min', 'Max', '%', 'Launch'], rows, ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
+  }
+
+  if (summary.memoryCopies.length > 0) {
+    out.push('');
+    out.push(h('Memory copies'));
+    const rows = summary.memoryCopies.map((c) => [
+      c.direction,
+      String(c.calls),
+      formatNs(c.totalNs),
+      formatNs(c.avgNs),
+      formatBytes(c.bytes),
+      c.bandwidthGBps === null ? '-' : `${c.bandwidthGBps.toFixed(1)} GB/s`,
+    ]);
+    out.push(...table(['Direction', 'Calls', 'Total', 'Avg', 'Bytes', 'Bandwidth'], rows, ['l', 'r', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
+  }
+
+  if (summary.api.length > 0) {
+    out.push('');
+    const shown = summary.api.slice(0, top);
+    out.push(h(`API calls${summary.apiTotals.distinct > shown.length ? ` (${shown.length} of ${summary.apiTotals.distinct})` : ''}`));
+    const rows = shown.map((a) => [cut(a.name, nameWidth), a.domain ?? '', String(a.calls), formatNs(a.totalNs), formatNs(a.avgNs), pct(a.percent)]);
+    out.push(...table(['Function', 'Domain', 'Calls', 'Total', 'Avg', '% of family'], rows, ['l', 'l', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
+  }
+
+  if (summary.markers.length > 0) {
+    out.push('');
+    out.push(h('rocTX ranges'));
+    const rows = summary.markers.slice(0, top).map((m) => [cut(m.name, nameWidth), String(m.calls), formatNs(m.totalNs), formatNs(m.avgNs)]);
+    out.push(...table(['Range', 'Calls', 'Total', 'Avg'], rows, ['l', 'r', 'r', 'r']).map((l) => `  ${l}`));
+  }
+
+  out.push('');
+  const variants = [...new Set(summary.sources.map((s) => `${s.format} ${s.variant}`))].join(', ');
+  out.push(`Read ${summary.sources.length} file${summary.sources.length === 1 ? '' : 's'} (${variants}); skipped ${summary.skipped.length}.`);
+  for (const c of summary.checks) {
+    out.push(c.mismatches.length === 0
+      ? `Check: ${c.what}: ${c.compared === 1 ? '1 row agrees' : `${c.compared} rows agree`}.`
+      : `Check: ${c.what}: ${c.mismatches.length} mismatch${c.mismatches.length === 1 ? '' : 'es'}, e.g. ${c.mismatches[0]}`);
+  }
+  for (const w of summary.warnings) out.push(`Warning: ${w}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,194 @@
+// The trace summary shared by the trace toolkit (producer), the runner (ships it in ProfileResult.summary),
+// the CLI (`summarize`) and the webview (renders it). Pure: no Node imports, the webview bundles this file.
+//
+// Units: every `...Ns` field is nanoseconds (rocprof's own unit); `...Bytes` are bytes; `percent` fields are
+// 0..100; `busyFraction` values are 0..1. Timestamps (`startNs`, `endNs`) are the profiler's clock as written in
+// the files (rocprofv3: CLOCK_BOOTTIME-like ns), not Unix time. A value the input does not carry is `null`.
+import { z } from 'zod';
+
+export const TRACE_SUMMARY_VERSION = 1 as const;
+
+const ns = z.number().nonnegative();
+const nsOrNull = ns.nullable();
+const count = z.number().int().nonnegative();
+
+/** One distinct launch configuration of a kernel, with how many dispatches used it. */
+export const launchConfigSchema = z.object({
+  /** Grid size in work-items (rocprofv3 convention), [x, y, z]. */
+  grid: z.tuple([count, count, count]).nullable(),
+  /** Workgroup size in work-items, [x, y, z]. */
+  workgroup: z.tuple([count, count, count]).nullable(),
+  vgpr: count.nullable(),
+  accumVgpr: count.nullable(),
+  sgpr: count.nullable(),
+  /** LDS (group segment) bytes per workgroup. */
+  ldsBytes: count.nullable(),
+  /** Scratch (private segment) bytes per work-item. */
+  scratchBytes: count.nullable(),
+  /** Dispatches that used exactly this configuration. */
+  calls: count,
+});
+
+export const kernelRowSchema = z.object({
+  /** Full kernel name as the profiler wrote it (can be thousands of characters of templates). */
+  name: z.string(),
+  /** Readable base name: templates, arguments, return type and ` [clone .kd]` stripped. */
+  shortName: z.string(),
+  calls: count,
+  totalNs: ns,
+  avgNs: ns,
+  minNs: nsOrNull,
+  maxNs: nsOrNull,
+  /** Sample standard deviation (n - 1; 0 for one call) of the dispatch durations, as rocprofv3's stats files. */
+  stddevNs: nsOrNull,
+  /** Share of total kernel time, 0..100. */
+  percent: z.number().nonnegative(),
+  /** Agents (see `agents[].id`) the kernel ran on. */
+  agentIds: z.array(z.string()),
+  /** Distinct launch configurations seen, most used first (capped; see `launchesTruncated`). */
+  launches: z.array(launchConfigSchema),
+  launchesTruncated: z.boolean(),
+});
+
+export const memoryCopyRowSchema = z.object({
+  /** `HOST_TO_DEVICE`, `DEVICE_TO_HOST`, `DEVICE_TO_DEVICE`, `HOST_TO_HOST` or the tool's own label. */
+  direction: z.string(),
+  calls: count,
+  totalNs: ns,
+  avgNs: ns,
+  minNs: nsOrNull,
+  maxNs: nsOrNull,
+  /** Bytes moved, when the format records them (rocpd, legacy JSON args); CSV traces do not. */
+  bytes: count.nullable(),
+  /** bytes / totalNs in GB/s (1e9 bytes per second), when bytes are known. */
+  bandwidthGBps: z.number().nonnegative().nullable(),
+});
+
+/** One API function (HIP runtime/compiler, HSA, RCCL ...) aggregated over its calls. */
+export const apiRowSchema = z.object({
+  name: z.string(),
+  /** e.g. `HIP_RUNTIME_API_EXT`, `HSA_CORE_API`, `RCCL_API`; null when the source does not say. */
+  domain: z.string().nullable(),
+  calls: count,
+  totalNs: ns,
+  avgNs: ns,
+  minNs: nsOrNull,
+  maxNs: nsOrNull,
+  /** Share of the total time of its API family (HIP, HSA, RCCL, ...), 0..100, as rocprofv3's per-domain stats. */
+  percent: z.number().nonnegative(),
+});
+
+/** A rocTX range (or instant marker, totalNs 0) aggregated by its message. */
+export const markerRowSchema = z.object({
+  name: z.string(),
+  calls: count,
+  totalNs: ns,
+  avgNs: ns,
+  minNs: nsOrNull,
+  maxNs: nsOrNull,
+});
+
+export const agentSchema = z.object({
+  /** Stable id used by kernels and timeline: `Agent <n>` with the number the profiler uses. */
+  id: z.string(),
+  type: z.enum(['GPU', 'CPU', 'unknown']),
+  /** ISA name, e.g. `gfx942`, when a file says so. */
+  name: z.string().nullable(),
+  /** Marketing name, e.g. `AMD Instinct MI300X`. */
+  productName: z.string().nullable(),
+  cuCount: count.nullable(),
+  /** Kernel dispatches on this agent. */
+  kernelCalls: count,
+  /** Sum of kernel durations on this agent (overlaps counted twice). */
+  kernelNs: ns,
+  /** Sum of copy durations attributed to this agent (the GPU end of the copy). */
+  copyNs: ns,
+  /** Union of kernel and copy intervals on this agent: time with at least one operation in flight. */
+  busyNs: ns,
+  /** busyNs / wall.spanNs, 0..100; null without a wall span. */
+  busyPercent: z.number().nonnegative().nullable(),
+  /** False when the bounded-memory interval merge had to estimate (see src/trace/busy.ts). */
+  busyExact: z.boolean(),
+});
+
+export const timelineSchema = z.object({
+  startNs: ns,
+  endNs: ns,
+  bucketNs: ns,
+  buckets: count,
+  /** Per agent, the busy fraction (0..1) of each bucket; `busyFraction.length === buckets`. */
+  agents: z.array(z.object({ agentId: z.string(), busyFraction: z.array(z.number().min(0).max(1)) })),
+  /** False when some fractions were resampled from the bounded-memory histogram (very large traces). */
+  exact: z.boolean(),
+});
+
+export const traceSourceSchema = z.object({
+  /** Path relative to the summarised path (inside the zip for zips); the file name for a single file. */
+  path: z.string(),
+  /** `rocprofv3-csv`, `rocpd`, `rocprof-v1-stats`, `rocprof-v1-json`, ... */
+  format: z.string(),
+  /** What the file holds: `kernel_trace`, `memory_copy_trace`, `hip_api_trace`, `kernel_stats`, `database` ... */
+  kind: z.string(),
+  /** Header variant detected: `rocm-7.0`, `rocm-6.3`, `rocm-6.2`, `rocpd-convert`, `rocpd-schema-3`, `v1` ... */
+  variant: z.string(),
+  /** Data rows read from it. */
+  rows: count,
+  /** Process id from a `<pid>_` prefix or the file itself, when known. */
+  pid: z.number().int().nullable(),
+  /** Host from a `<hostname>/` folder or the file itself, when known. */
+  host: z.string().nullable(),
+});
+
+export const skippedSourceSchema = z.object({
+  path: z.string(),
+  reason: z.string(),
+});
+
+/** A comparison of our aggregate against the tool's own (stats CSV, rocpd view) for the same run. */
+export const traceProcessSchema = z.object({
+  pid: z.number().int(),
+  host: z.string().nullable(),
+  /** Command line, when the format records it (rocpd). */
+  command: z.string().nullable(),
+});
+
+export const crossCheckSchema = z.object({
+  /** What was compared, e.g. `kernel totals vs results.stats.csv`. */
+  what: z.string(),
+  compared: count,
+  mismatches: z.array(z.string()),
+});
+
+export const traceSummarySchema = z.object({
+  version: z.literal(TRACE_SUMMARY_VERSION),
+  kernels: z.array(kernelRowSchema),
+  kernelTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
+  memoryCopies: z.array(memoryCopyRowSchema),
+  /** Top API functions by total time (capped, see `apiTotals` for the whole). */
+  api: z.array(apiRowSchema),
+  apiTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
+  markers: z.array(markerRowSchema),
+  agents: z.array(agentSchema),
+  processes: z.array(traceProcessSchema),
+  /** First start to last end of GPU work (kernels and copies); null when there is no timed GPU work. */
+  wall: z.object({ startNs: ns, endNs: ns, spanNs: ns }).nullable(),
+  timeline: timelineSchema.nullable(),
+  sources: z.array(traceSourceSchema),
+  skipped: z.array(skippedSourceSchema),
+  checks: z.array(crossCheckSchema),
+  /** Human-readable notes: approximations, inconsistencies, fallbacks taken. */
+  warnings: z.array(z.string()),
+});
+
+export type LaunchConfig = z.infer<typeof launchConfigSchema>;
+export type KernelRow = z.infer<typeof kernelRowSchema>;
+export type MemoryCopyRow = z.infer<typeof memoryCopyRowSchema>;
+export type ApiRow = z.infer<typeof apiRowSchema>;
+export type MarkerRow = z.infer<typeof markerRowSchema>;
+export type TraceAgent = z.infer<typeof agentSchema>;
+export type TraceTimeline = z.infer<typeof timelineSchema>;
+export type TraceSource = z.infer<typeof traceSourceSchema>;
+export type SkippedSource = z.infer<typeof skippedSourceSchema>;
+export type TraceProcess = z.infer<typeof traceProcessSchema>;
+export type CrossCheck = z.infer<typeof crossCheckSchema>;
+export type TraceSummary = z.infer<typeof traceSummarySchema>;

@@ -1,0 +1,88 @@
+// Whole-summary state shared by all readers: agents (with their busy trackers), the wall span, processes,
+// what was read and skipped, cross-checks and warnings.
+import type { CrossCheck, SkippedSource, TraceProcess, TraceSource } from '../core/protocol/traceSummary';
+import { BusyTracker, type BusyOptions } from './busy';
+import { RunTables } from './tables';
+
+export type AgentType = 'GPU' | 'CPU' | 'unknown';
+
+export interface AgentInfo {
+  type: AgentType;
+  name: string | null;
+  productName: string | null;
+  cuCount: number | null;
+}
+
+export class AgentState {
+  info: AgentInfo = { type: 'unknown', name: null, productName: null, cuCount: null };
+  kernelCalls = 0;
+  kernelNs = 0;
+  copyNs = 0;
+  /** Seen in an agent-info source (listed even when idle). */
+  described = false;
+  readonly busy: BusyTracker;
+  constructor(
+    readonly id: string,
+    busyOptions: BusyOptions,
+  ) {
+    this.busy = new BusyTracker(busyOptions);
+  }
+}
+
+export class TraceAccumulator {
+  readonly agents = new Map<string, AgentState>();
+  readonly tables = new RunTables();
+  readonly sources: TraceSource[] = [];
+  readonly skipped: SkippedSource[] = [];
+  readonly checks: CrossCheck[] = [];
+  readonly warnings: string[] = [];
+  readonly processes = new Map<string, TraceProcess>();
+  wallStart = Infinity;
+  wallEnd = -Infinity;
+
+  constructor(readonly busyOptions: BusyOptions = {}) {}
+
+  agent(id: string): AgentState {
+    let a = this.agents.get(id);
+    if (!a) {
+      a = new AgentState(id, this.busyOptions);
+      this.agents.set(id, a);
+    }
+    return a;
+  }
+
+  describeAgent(id: string, info: Partial<AgentInfo>): void {
+    const a = this.agent(id);
+    a.described = true;
+    a.info = {
+      type: info.type ?? a.info.type,
+      name: info.name ?? a.info.name,
+      productName: info.productName ?? a.info.productName,
+      cuCount: info.cuCount ?? a.info.cuCount,
+    };
+  }
+
+  /** A kernel dispatch or a copy occupying `agent` (null: no GPU end, e.g. host to host) over [start, end]. */
+  addGpuWork(agent: AgentState | null, start: number, end: number, kind: 'kernel' | 'copy'): void {
+    if (start < this.wallStart) this.wallStart = start;
+    if (end > this.wallEnd) this.wallEnd = end;
+    if (!agent) return;
+    if (kind === 'kernel') {
+      agent.kernelCalls++;
+      agent.kernelNs += end - start;
+    } else {
+      agent.copyNs += end - start;
+    }
+    agent.busy.add(start, end);
+  }
+
+  addProcess(pid: number, host: string | null, command: string | null = null): void {
+    const key = `${host ?? ''}\u0000${pid}`;
+    const known = this.processes.get(key);
+    if (known) {
+      known.command ??= command;
+    } else {
+      this.processes.set(key, { pid, host, command });
+    }
+  }
+}

@@ -1,0 +1,171 @@
+// From accumulated state to the TraceSummary object (sorted, percentages, timeline).
+import {
+  TRACE_SUMMARY_VERSION, type ApiRow, type KernelRow, type LaunchConfig, type MarkerRow, type MemoryCopyRow,
+  type TraceAgent, type TraceSummary, type TraceTimeline,
+} from '../core/protocol/traceSummary';
+import type { TraceAccumulator } from './accumulator';
+import { statsOut } from './durationStats';
+import { shortKernelName } from './shortName';
+import type { KernelAgg } from './tables';
+
+export interface BuildOptions {
+  /** Timeline buckets (default 100). */
+  buckets?: number;
+  /** API rows kept (default 50; `apiTotals` covers all). */
+  topApi?: number;
+  /** Marker rows kept (default 100). */
+  topMarkers?: number;
+}
+
+const num = (v: number): number | null => (Number.isFinite(v) ? v : null);
+
+function launchOut(values: Float64Array, calls: number): LaunchConfig {
+  const v = (i: number): number | null => num(values[i] as number);
+  const triple = (a: number): [number, number, number] | null => {
+    const x = v(a);
+    if (x === null) return null;
+    return [x, v(a + 1) ?? 1, v(a + 2) ?? 1];
+  };
+  return {
+    grid: triple(0),
+    workgroup: triple(3),
+    vgpr: v(6),
+    accumVgpr: v(7),
+    sgpr: v(8),
+    ldsBytes: v(9),
+    scratchBytes: v(10),
+    calls,
+  };
+}
+
+function kernelRow(k: KernelAgg, total: number): KernelRow {
+  const s = statsOut(k.stats);
+  const launches = [...k.launches].sort((a, b) => b.calls - a.calls).map((l) => launchOut(l.values, l.calls));
+  return {
+    name: k.name,
+    shortName: shortKernelName(k.name),
+    ...s,
+    percent: total > 0 ? (s.totalNs / total) * 100 : 0,
+    agentIds: [...k.agentIds].sort(naturalCompare),
+    launches,
+    launchesTruncated: k.launchesTruncated,
+  };
+}
+
+export function naturalCompare(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
+
+export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}): TraceSummary {
+  const buckets = Math.max(1, Math.floor(options.buckets ?? 100));
+  const t = acc.tables;
+
+  const kernelAggs = [...t.kernels.values()];
+  const kernelTotal = kernelAggs.reduce((s, k) => s + k.stats.sum, 0);
+  const kernels = kernelAggs
+    .map((k) => kernelRow(k, kernelTotal))
+    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
+
+  const memoryCopies: MemoryCopyRow[] = [...t.copies.values()]
+    .map((c) => {
+      const s = statsOut(c.stats);
+      const bytes = c.bytesCalls === c.stats.count && c.stats.count > 0 ? c.bytes : null;
+      return {
+        direction: c.direction,
+        calls: s.calls,
+        totalNs: s.totalNs,
+        avgNs: s.avgNs,
+        minNs: s.minNs,
+        maxNs: s.maxNs,
+        bytes,
+        bandwidthGBps: bytes !== null && s.totalNs > 0 ? bytes / s.totalNs : null,
+      };
+    })
+    .sort((a, b) => b.totalNs - a.totalNs);
+
+  const familyTotals = new Map<string, number>();
+  for (const a of t.api.values()) familyTotals.set(a.family, (familyTotals.get(a.family) ?? 0) + a.stats.sum);
+  const apiAll: ApiRow[] = [...t.api.values()]
+    .map((a) => {
+      const s = statsOut(a.stats);
+      const ft = familyTotals.get(a.family) ?? 0;
+      return { name: a.name, domain: a.domain, calls: s.calls, totalNs: s.totalNs, avgNs: s.avgNs, minNs: s.minNs, maxNs: s.maxNs, percent: ft > 0 ? (s.totalNs / ft) * 100 : 0 };
+    })
+    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
+
+  const markers: MarkerRow[] = [...t.markers.values()]
+    .map((m) => {
+      const s = statsOut(m.stats);
+      return { name: m.name, calls: s.calls, totalNs: s.totalNs, avgNs: s.avgNs, minNs: s.minNs, maxNs: s.maxNs };
+    })
+    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name))
+    .slice(0, options.topMarkers ?? 100);
+
+  const wall = Number.isFinite(acc.wallStart) && acc.wallEnd >= acc.wallStart
+    ? { startNs: acc.wallStart, endNs: acc.wallEnd, spanNs: acc.wallEnd - acc.wallStart }
+    : null;
+
+  const states = [...acc.agents.values()].filter(
+    (a) => a.kernelCalls > 0 || a.copyNs > 0 || (a.described && a.info.type === 'GPU'),
+  );
+  const agents: TraceAgent[] = states
+    .map((a) => {
+      const busyNs = a.busy.busyNs;
+      if (!a.busy.exact) {
+        acc.warnings.push(
+          `${a.id}: busy time is a lower bound: ${a.busy.lateNs} ns of intervals arrived further out of order than the interval window holds`,
+        );
+      }
+      return {
+        id: a.id,
+        type: a.info.type,
+        name: a.info.name,
+        productName: a.info.productName,
+        cuCount: a.info.cuCount,
+        kernelCalls: a.kernelCalls,
+        kernelNs: a.kernelNs,
+        copyNs: a.copyNs,
+        busyNs,
+        busyPercent: wall && wall.spanNs > 0 ? (busyNs / wall.spanNs) * 100 : null,
+        busyExact: a.busy.exact,
+      };
+    })
+    .sort((a, b) => b.busyNs - a.busyNs || naturalCompare(a.id, b.id));
+
+  let timeline: TraceTimeline | null = null;
+  if (wall && wall.spanNs > 0) {
+    const active = states.filter((a) => a.busy.busyNs > 0).sort((a, b) => naturalCompare(a.id, b.id));
+    const bucketNs = wall.spanNs / buckets;
+    timeline = {
+      startNs: wall.startNs,
+      endNs: wall.endNs,
+      bucketNs,
+      buckets,
+      agents: active.map((a) => ({
+        agentId: a.id,
+        busyFraction: Array.from(a.busy.coverage(wall.startNs, wall.endNs, buckets), (ns) =>
+          Math.round(Math.min(1, Math.max(0, ns / bucketNs)) * 1e6) / 1e6,
+        ),
+      })),
+      exact: active.every((a) => a.busy.timelineExact),
+    };
+  }
+
+  return {
+    version: TRACE_SUMMARY_VERSION,
+    kernels,
+    kernelTotals: { calls: kernels.reduce((s, k) => s + k.calls, 0), totalNs: kernelTotal, distinct: kernels.length },
+    memoryCopies,
+    api: apiAll.slice(0, options.topApi ?? 50),
+    apiTotals: { calls: apiAll.reduce((s, a) => s + a.calls, 0), totalNs: apiAll.reduce((s, a) => s + a.totalNs, 0), distinct: apiAll.length },
+    markers,
+    agents,
+    processes: [...acc.processes.values()].sort((a, b) => (a.host ?? '').localeCompare(b.host ?? '') || a.pid - b.pid),
+    wall,
+    timeline,
+    sources: acc.sources,
+    skipped: acc.skipped,
+    checks: acc.checks,
+    warnings: acc.warnings,
+  };
+}

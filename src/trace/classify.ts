@@ -1,0 +1,126 @@
+// What each input file is: by its content (CSV header names, SQLite magic, JSON head) with the file name as a
+// hint, and which output set (one profiled process) it belongs to: `DIR/<prefix>_<kind>.<ext>`, where the
+// prefix is `<pid>` (GPU MODE, ROCm 6.2 default) and DIR may be `<hostname>/` (ROCm >= 6.3 default).
+import { Columns, readCsvHeader } from './csvFile';
+import type { FileSource } from './sources';
+
+export type StatsOf = 'kernel' | 'api' | 'copy' | 'marker';
+
+export type Classified =
+  | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info'; columns: Columns }
+  | { kind: 'stats'; statsOf: StatsOf; family: string | null; columns: Columns }
+  | { kind: 'rocpd' }
+  | { kind: 'v1_json' }
+  | { kind: 'skip'; reason: string };
+
+export interface SetKey {
+  key: string;
+  dir: string;
+  prefix: string;
+  pid: number | null;
+  host: string | null;
+}
+
+const ROCPROFV3_KINDS = [
+  'kernel_trace', 'memory_copy_trace', 'memory_allocation_trace', 'scratch_memory_trace', 'hip_api_trace',
+  'hsa_api_trace', 'marker_api_trace', 'rccl_api_trace', 'rocdecode_api_trace', 'rocjpeg_api_trace',
+  'counter_collection', 'agent_info', 'kernel_stats', 'hip_api_stats', 'hip_stats', 'hsa_api_stats', 'hsa_stats',
+  'memory_copy_stats', 'marker_api_stats', 'rccl_api_stats', 'domain_stats', 'results', 'hip_trace',
+  'hsa_trace', 'marker_trace', 'rccl_trace',
+];
+const KIND_RE = new RegExp(`^(.*?)[._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
+const V1_RE = /^(.*?)[._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
+
+export function setKeyOf(path: string): SetKey {
+  const slash = path.lastIndexOf('/');
+  const dir = slash >= 0 ? path.slice(0, slash) : '';
+  const base = slash >= 0 ? path.slice(slash + 1) : path;
+  const stem = base.replace(/\.[^.]+$/, '');
+  const m = V1_RE.exec(stem) ?? KIND_RE.exec(stem);
+  const prefix = m ? (m[1] as string) : stem;
+  const pid = /^\d+$/.test(prefix) ? Number(prefix) : null;
+  const host = pid !== null && dir !== '' ? (dir.split('/').pop() as string) : null;
+  return { key: `${dir}/${prefix}`, dir, prefix, pid, host };
+}
+
+function statsKindFromName(base: string): { statsOf: StatsOf; family: string | null } | null {
+  const b = base.toLowerCase();
+  if (/(^|[._])kernel_stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
+  if (/(^|[._])(hip_api_stats|hip_stats)\.csv$/.test(b)) return { statsOf: 'api', family: 'HIP' };
+  if (/(^|[._])(hsa_api_stats|hsa_stats)\.csv$/.test(b)) return { statsOf: 'api', family: 'HSA' };
+  if (/(^|[._])rccl_api_stats\.csv$/.test(b)) return { statsOf: 'api', family: 'RCCL' };
+  if (/(^|[._])(memory_copy_stats|copy_stats)\.csv$/.test(b)) return { statsOf: 'copy', family: null };
+  if (/(^|[._])marker_api_stats\.csv$/.test(b)) return { statsOf: 'marker', family: null };
+  if (/(^|[._])results\.stats\.csv$/.test(b) || /^stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
+  return null;
+}
+
+async function readHead(source: FileSource, n: number): Promise<Buffer> {
+  const stream = await source.open();
+  const chunks: Buffer[] = [];
+  let got = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      got += (chunk as Buffer).length;
+      if (got >= n) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, n);
+}
+
+export async function classify(source: FileSource): Promise<Classified> {
+  const base = source.path.slice(source.path.lastIndexOf('/') + 1);
+  const lower = base.toLowerCase();
+  if (source.size === 0) return { kind: 'skip', reason: 'empty file' };
+  if (lower.endsWith('.pftrace')) {
+    return { kind: 'skip', reason: 'Perfetto trace: for viewing; statistics come from CSV or rocpd (rocprofv3 shifts overlapping kernels in pftrace)' };
+  }
+  if (/\.o$/.test(lower) || lower.includes('code_object') || lower.endsWith('.hsaco')) {
+    return { kind: 'skip', reason: 'GPU code object' };
+  }
+  if (lower.endsWith('.zip')) return { kind: 'skip', reason: 'zip inside a zip or folder: not opened' };
+  if (lower.endsWith('.otf2')) return { kind: 'skip', reason: 'OTF2 trace: not read (use CSV or rocpd output)' };
+  if (lower.endsWith('.db') || lower.endsWith('.sqlite') || lower.endsWith('.rpd')) {
+    const head = await readHead(source, 16);
+    return head.toString('latin1') === 'SQLite format 3\u0000'
+      ? { kind: 'rocpd' }
+      : { kind: 'skip', reason: 'not an SQLite database' };
+  }
+  if (lower.endsWith('.json')) {
+    const head = (await readHead(source, 4096)).toString('utf8');
+    if (/"traceEvents"\s*:/.test(head)) return { kind: 'v1_json' };
+    return { kind: 'skip', reason: 'JSON that is not a rocprof v1 chrome trace (rocprofv3 JSON is not read: use its CSV or rocpd output)' };
+  }
+  if (!lower.endsWith('.csv')) return { kind: 'skip', reason: 'not a rocprof output file' };
+
+  let header: string[] | null;
+  try {
+    header = await readCsvHeader(source);
+  } catch (err) {
+    return { kind: 'skip', reason: `unreadable CSV: ${(err as Error).message}` };
+  }
+  if (!header || header.length === 0) return { kind: 'skip', reason: 'CSV without a header' };
+  const c = new Columns(header);
+  if (c.has('Name') && c.has('Calls') && c.has('TotalDurationNs')) {
+    const k = statsKindFromName(base);
+    if (!k) {
+      if (/(^|[._])domain_stats\.csv$/.test(lower)) return { kind: 'skip', reason: 'per-domain totals: not needed (the per-call stats and traces are read)' };
+      return { kind: 'skip', reason: 'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell' };
+    }
+    return { kind: 'stats', ...k, columns: c };
+  }
+  if (c.has('Counter_Name')) return { kind: 'skip', reason: 'counter collection: per-dispatch counters are not summarised' };
+  if (c.has('Kernel_Name', 'KernelName')) {
+    if (c.has('Start_Timestamp', 'BeginNs') && c.has('End_Timestamp', 'EndNs')) return { kind: 'kernel_trace', columns: c };
+    return { kind: 'skip', reason: 'kernel CSV without start/end timestamps (a counter run)' };
+  }
+  if (c.has('Direction') && c.has('Source_Agent_Id') && c.has('Start_Timestamp')) return { kind: 'memory_copy_trace', columns: c };
+  if (c.has('Function') && c.has('Start_Timestamp') && c.has('End_Timestamp')) return { kind: 'api_trace', columns: c };
+  if (c.has('Allocation_Size')) return { kind: 'skip', reason: 'memory allocation trace: not summarised' };
+  if (c.has('Alloc_Flags')) return { kind: 'skip', reason: 'scratch memory trace: not summarised' };
+  if (c.has('Agent_Type') && c.has('Node_Id')) return { kind: 'agent_info', columns: c };
+  return { kind: 'skip', reason: `CSV with unrecognised columns (${header.slice(0, 4).join(', ')}${header.length > 4 ? ', ...' : ''})` };
+}

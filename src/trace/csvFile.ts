@@ -1,0 +1,89 @@
+// Streaming a CSV FileSource through the byte scanner, with columns looked up by header name.
+import { createCsvScanner, fieldText, type CsvRow } from './csvScanner';
+import type { FileSource } from './sources';
+
+/** Header names compare without case, spaces, dashes or underscores: `LDS_Block_Size` = `Lds_Block_Size`. */
+export function normalizeHeader(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+export class Columns {
+  private readonly index = new Map<string, number>();
+  constructor(readonly names: string[]) {
+    names.forEach((n, i) => {
+      const key = normalizeHeader(n);
+      if (!this.index.has(key)) this.index.set(key, i);
+    });
+  }
+  /** Index of the first of `aliases` present, else -1. */
+  find(...aliases: string[]): number {
+    for (const a of aliases) {
+      const i = this.index.get(normalizeHeader(a));
+      if (i !== undefined) return i;
+    }
+    return -1;
+  }
+  has(...aliases: string[]): boolean {
+    return this.find(...aliases) >= 0;
+  }
+}
+
+/** Reads the header row only (stops the stream as soon as it has it). Null for an empty file. */
+export async function readCsvHeader(source: FileSource): Promise<string[] | null> {
+  const stream = await source.open();
+  let header: string[] | null = null;
+  const stop = new Error('header read');
+  const scanner = createCsvScanner({
+    onRow: (row) => {
+      header = Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i));
+      throw stop; // rows after the header are not looked at here
+    },
+  });
+  let bytes = 0;
+  try {
+    for await (const chunk of stream) {
+      scanner.feed(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+      if (bytes > 1 << 20) break;
+    }
+    scanner.end();
+  } catch (err) {
+    if (err !== stop) throw err;
+  } finally {
+    stream.destroy();
+  }
+  return header;
+}
+
+/**
+ * Streams all rows after the header into `onRow`. Returns the number of data rows.
+ * `onHeader` gets the parsed header and returns the row handler; `progress.rowsRead` counts rows handed over so
+ * far (still valid when a malformed row throws half-way).
+ */
+export async function streamCsv(
+  source: FileSource,
+  onHeader: (columns: Columns) => (row: CsvRow) => void,
+  progress: { rowsRead: number } = { rowsRead: 0 },
+): Promise<number> {
+  let handler: ((row: CsvRow) => void) | null = null;
+  let rows = 0;
+  const scanner = createCsvScanner({
+    onRow: (row) => {
+      if (handler === null) {
+        handler = onHeader(new Columns(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))));
+        return;
+      }
+      rows++;
+      progress.rowsRead = rows;
+      handler(row);
+    },
+  });
+  const stream = await source.open();
+  try {
+    for await (const chunk of stream) scanner.feed(chunk as Buffer);
+    scanner.end();
+  } finally {
+    stream.destroy();
+  }
+  return rows;
+}

@@ -1,0 +1,20 @@
+/**
+ * The input given to the trace toolkit is missing or holds nothing it can read. The message is one line that
+ * names the path and what was looked for, fit to print as a CLI error.
+ */
+export class TraceInputError extends Error {
+  readonly type = 'trace-input' as const;
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = 'TraceInputError';
+  }
+}
+
+/** What a rocprof output set is made of, for error messages. */
+export const LOOKED_FOR =
+  'rocprofv3 CSVs (*_kernel_trace.csv, *_memory_copy_trace.csv, *_hip_api_trace.csv, *_marker_api_trace.csv, ' +
+  '*_agent_info.csv, *_stats.csv), a rocpd database (*_results.db), legacy rocprof files (results.stats.csv, ' +
+  'results.json) or a zip of them';

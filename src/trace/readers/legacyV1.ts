@@ -1,0 +1,106 @@
+// Legacy rocprof (v1) `results.json`: a Chrome-trace JSON. Process-name metadata events say what each pid
+// holds (`COPY`, `CPU HIP API`, `GPU<n>`, ...); complete events (`ph: "X"`) carry exact `BeginNs`/`EndNs` in
+// their args. `otherData` holds rocminfo as `Agent<k>.Name`, `Agent<k>.ComputeUnit`, ...
+import type { TraceAccumulator } from '../accumulator';
+import { addDuration } from '../durationStats';
+import { isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
+
+export class NotV1TraceError extends Error {}
+
+interface ChromeEvent {
+  ph?: unknown;
+  name?: unknown;
+  pid?: unknown;
+  ts?: unknown;
+  dur?: unknown;
+  args?: Record<string, unknown>;
+}
+
+/** Largest results.json parsed in memory (v1 is deprecated; its JSON is read whole). */
+export const MAX_V1_JSON_BYTES = 512 * 1024 * 1024;
+
+export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTables, agentPrefix: string): number {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new NotV1TraceError(`invalid JSON (${(err as Error).message})`);
+  }
+  const events = (doc as { traceEvents?: unknown }).traceEvents;
+  if (!Array.isArray(events)) throw new NotV1TraceError('JSON without traceEvents (not a rocprof v1 chrome trace)');
+
+  // rocminfo agents: dev-id n is the n-th HSA agent (0-based), i.e. `Agent<n+1>` here
+  const other = ((doc as { otherData?: unknown }).otherData ?? {}) as Record<string, unknown>;
+  const describe = (devId: number): void => {
+    const k = `Agent${devId + 1}`;
+    const name = other[`${k}.Name`];
+    if (typeof name !== 'string') return;
+    const isGpu = /^gfx/i.test(name);
+    const cu = Number(other[`${k}.ComputeUnit`]);
+    acc.describeAgent(`${agentPrefix}Agent ${devId}`, {
+      type: isGpu ? 'GPU' : 'CPU',
+      name,
+      productName: typeof other[`${k}.MarketingName`] === 'string' ? (other[`${k}.MarketingName`] as string) : null,
+      cuCount: isGpu && cu > 0 ? cu : null,
+    });
+  };
+
+  const processName = new Map<string, string>();
+  for (const e of events as ChromeEvent[]) {
+    if (e && e.ph === 'M' && e.name === 'process_name' && e.args && typeof e.args.name === 'string') {
+      processName.set(String(e.pid), e.args.name);
+    }
+  }
+  const described = new Set<number>();
+  let rows = 0;
+  for (const e of events as ChromeEvent[]) {
+    if (!e || e.ph !== 'X') continue;
+    const args = e.args ?? {};
+    let start = Number(args.BeginNs);
+    let end = Number(args.EndNs);
+    if (!Number.isFinite(start) || !Number.isFinite(end)) {
+      // fall back to the microsecond fields
+      start = Number(e.ts) * 1000;
+      end = start + Number(e.dur) * 1000;
+    }
+    if (!(end >= start)) continue;
+    const name = String(args.Name ?? e.name ?? '');
+    const lane = processName.get(String(e.pid)) ?? '';
+    const pid = Number(args.pid);
+    if (Number.isInteger(pid)) acc.addProcess(pid, null);
+    rows++;
+    const gpu = /^GPU(\d+)$/.exec(lane);
+    if (gpu) {
+      const devId = Number(args['dev-id'] ?? gpu[1]);
+      if (!described.has(devId)) {
+        described.add(devId);
+        describe(devId);
+      }
+      const agent = acc.agent(`${agentPrefix}Agent ${devId}`);
+      const k = tables.kernel(name);
+      addDuration(k.stats, end - start);
+      k.agentIds.add(agent.id);
+      acc.addGpuWork(agent, start, end, 'kernel');
+    } else if (lane === 'COPY') {
+      const devId = Number(args['dev-id']);
+      let agent = null;
+      if (Number.isInteger(devId)) {
+        if (!described.has(devId)) {
+          described.add(devId);
+          describe(devId);
+        }
+        agent = acc.agent(`${agentPrefix}Agent ${devId}`);
+      }
+      tables.addCopy(normalizeDirection(name), end - start, null);
+      acc.addGpuWork(agent, start, end, 'copy');
+    } else if (/ROCTX|marker/i.test(lane) || isMarkerDomain(lane)) {
+      addDuration(tables.marker(name).stats, end - start);
+    } else if (/API/i.test(lane)) {
+      const domain = /HSA/i.test(lane) ? 'HSA_API' : /KFD/i.test(lane) ? 'KFD_API' : 'HIP_API';
+      addDuration(tables.apiCall(name, domain).stats, end - start);
+    } else {
+      rows--;
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,256 @@
+// rocpd (rocprofv3's SQLite output, the ROCm 7 default), read through the database's own views: `kernels`
+// (one row a dispatch), `memory_copies` (with sizes), `regions` (API calls and rocTX ranges), `processes`,
+// `rocpd_info_agent`; then cross-checked against its summary views `top_kernels` (microseconds) and `busy`.
+import type { Database, SqlValue } from 'sql.js';
+import type { AgentState, TraceAccumulator } from '../accumulator';
+import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
+import { loadSqlJs } from '../sqlite';
+import { LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
+import { gpuEndOfCopy } from './rocprofv3Csv';
+
+export class NotRocpdError extends Error {}
+
+export interface RocpdReadResult {
+  variant: string;
+  rows: number;
+  /** The profiled process, when the database holds exactly one. */
+  process: { pid: number; host: string | null } | null;
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+export function looksLikeSqlite(head: Buffer): boolean {
+  return head.subarray(0, 16).toString('latin1') === SQLITE_MAGIC;
+}
+
+export async function readRocpd(
+  bytes: Buffer,
+  acc: TraceAccumulator,
+  tables: RunTables,
+  agentPrefix: string,
+  label: string,
+): Promise<RocpdReadResult> {
+  if (!looksLikeSqlite(bytes)) throw new NotRocpdError('not an SQLite database');
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(bytes);
+  try {
+    const views = new Set(all(db, "SELECT name FROM sqlite_master WHERE type IN ('view', 'table')").map((r) => String(r[0])));
+    if (!views.has('kernels') && !views.has('regions')) {
+      throw new NotRocpdError('SQLite database without rocpd views (kernels, memory_copies, regions)');
+    }
+    const schema = views.has('rocpd_metadata')
+      ? all(db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'")[0]?.[0]
+      : undefined;
+    const variant = schema !== undefined && schema !== null ? `rocpd-schema-${String(schema)}` : 'rocpd';
+
+    const agentByIndex = new Map<number, AgentState>();
+    const agentFor = (absIndex: SqlValue): AgentState | null => {
+      if (absIndex === null || absIndex === undefined) return null;
+      const n = Number(absIndex);
+      let a = agentByIndex.get(n);
+      if (!a) {
+        a = acc.agent(`${agentPrefix}Agent ${n}`);
+        agentByIndex.set(n, a);
+      }
+      return a;
+    };
+    const absIndexById = new Map<number, number>();
+    if (views.has('rocpd_info_agent')) {
+      for (const r of objects(db, 'SELECT * FROM rocpd_info_agent')) {
+        const abs = Number(r.absolute_index ?? r.id);
+        absIndexById.set(Number(r.id), abs);
+        const type = String(r.type ?? '').toUpperCase();
+        let cu: number | null = null;
+        try {
+          const ext = JSON.parse(String(r.extdata ?? '{}')) as { cu_count?: unknown };
+          if (typeof ext.cu_count === 'number' && ext.cu_count > 0) cu = ext.cu_count;
+        } catch {
+          // extdata is optional
+        }
+        acc.describeAgent(`${agentPrefix}Agent ${abs}`, {
+          type: type === 'GPU' ? 'GPU' : type === 'CPU' ? 'CPU' : 'unknown',
+          name: typeof r.name === 'string' && r.name ? r.name : null,
+          productName: typeof r.product_name === 'string' && r.product_name ? r.product_name : null,
+          cuCount: type === 'GPU' ? cu : null,
+        });
+        agentFor(abs);
+      }
+    }
+    const processes: Array<{ pid: number; host: string | null }> = [];
+    if (views.has('processes')) {
+      for (const r of objects(db, 'SELECT * FROM processes')) {
+        if (r.pid !== null && r.pid !== undefined) {
+          const host = typeof r.hostname === 'string' ? r.hostname : null;
+          processes.push({ pid: Number(r.pid), host });
+          acc.addProcess(Number(r.pid), host, typeof r.command === 'string' ? r.command : null);
+        }
+      }
+    }
+
+    let rows = 0;
+    let localStart = Infinity;
+    let localEnd = -Infinity;
+    // rocpd's `busy` view: per agent, the SUM of kernel and copy durations (copies on their destination agent)
+    const busySumByAbs = new Map<number, number>();
+    const addBusySum = (abs: SqlValue, d: number): void => {
+      if (abs === null || abs === undefined) return;
+      busySumByAbs.set(Number(abs), (busySumByAbs.get(Number(abs)) ?? 0) + d);
+    };
+
+    if (views.has('kernels')) {
+      const cols = columnsOf(db, 'kernels');
+      const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
+      const launchCols = ['grid_x', 'grid_y', 'grid_z', 'workgroup_x', 'workgroup_y', 'workgroup_z', 'vgpr_count',
+        'accum_vgpr_count', 'sgpr_count', 'lds_size', 'scratch_size'].map(pick);
+      const sql = `SELECT name, ${pick('agent_abs_index')}, start, "end", ${launchCols.join(', ')} FROM kernels ORDER BY start`;
+      const launch = new Float64Array(LAUNCH_WIDTH);
+      each(db, sql, (r) => {
+        const start = Number(r[2]);
+        const end = Number(r[3]);
+        if (!(end >= start)) return;
+        rows++;
+        const k = tables.kernel(String(r[0] ?? ''));
+        addDuration(k.stats, end - start);
+        for (let i = 0; i < LAUNCH_WIDTH; i++) {
+          const v = r[4 + i];
+          launch[i] = v === null || v === undefined ? NaN : Number(v);
+        }
+        addLaunch(k, launch);
+        const agent = agentFor(r[1] ?? null);
+        if (agent) k.agentIds.add(agent.id);
+        acc.addGpuWork(agent, start, end, 'kernel');
+        addBusySum(r[1] ?? null, end - start);
+        if (start < localStart) localStart = start;
+        if (end > localEnd) localEnd = end;
+      });
+    }
+
+    if (views.has('memory_copies')) {
+      const cols = columnsOf(db, 'memory_copies');
+      const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
+      const sql = `SELECT name, start, "end", ${pick('size')}, ${pick('src_agent_abs_index')}, ${pick('dst_agent_abs_index')} FROM memory_copies ORDER BY start`;
+      each(db, sql, (r) => {
+        const start = Number(r[1]);
+        const end = Number(r[2]);
+        if (!(end >= start)) return;
+        rows++;
+        const direction = normalizeDirection(String(r[0] ?? 'UNKNOWN'));
+        const size = r[3];
+        tables.addCopy(direction, end - start, size === null || size === undefined ? null : Number(size));
+        acc.addGpuWork(gpuEndOfCopy(direction, agentFor(r[4] ?? null), agentFor(r[5] ?? null)), start, end, 'copy');
+        addBusySum(r[5] ?? null, end - start);
+        if (start < localStart) localStart = start;
+        if (end > localEnd) localEnd = end;
+      });
+    }
+
+    if (views.has('regions')) {
+      const sql = `SELECT category, name, COUNT(*), SUM("end" - start), MIN("end" - start), MAX("end" - start)
+                   FROM regions GROUP BY category, name`;
+      each(db, sql, (r) => {
+        const category = r[0] === null || r[0] === undefined ? null : String(r[0]);
+        const name = String(r[1] ?? '');
+        const count = Number(r[2]);
+        rows += count;
+        const stats = statsFromTotals(count, Number(r[3]), Number(r[4]), Number(r[5]), null);
+        if (category !== null && isMarkerDomain(category)) {
+          if (!/^roctx[A-Z]/.test(name)) mergeStats(tables.marker(name).stats, stats);
+        } else {
+          mergeStats(tables.apiCall(name, category).stats, stats);
+        }
+      });
+    }
+
+    checkTopKernels(db, views, tables, acc, label);
+    checkBusy(db, views, absIndexById, busySumByAbs, localStart, localEnd, acc, label);
+    return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null };
+  } finally {
+    db.close();
+  }
+}
+
+/** Our per-kernel calls and totals against the database's own `top_kernels` view (durations in µs). */
+function checkTopKernels(db: Database, views: Set<string>, tables: RunTables, acc: TraceAccumulator, label: string): void {
+  if (!views.has('top_kernels')) return;
+  const mismatches: string[] = [];
+  let compared = 0;
+  for (const r of objects(db, 'SELECT name, total_calls, total_duration FROM top_kernels')) {
+    compared++;
+    const name = String(r.name ?? '');
+    const ours = tables.kernels.get(name);
+    const calls = Number(r.total_calls);
+    const totalUs = Number(r.total_duration);
+    if (!ours) {
+      mismatches.push(`${name}: in top_kernels, not in kernels`);
+    } else if (ours.stats.count !== calls || !closeTo(ours.stats.sum / 1000, totalUs)) {
+      mismatches.push(`${name}: ours ${ours.stats.count} calls ${ours.stats.sum / 1000} us, top_kernels ${calls} calls ${totalUs} us`);
+    }
+  }
+  acc.checks.push({ what: `kernel calls and totals vs ${label} top_kernels view`, compared, mismatches });
+}
+
+/**
+ * The `busy` view SUMS kernel and copy durations per agent (overlaps counted twice) over the wall time; we report
+ * the UNION. Here we check that the same sum and wall come out of the rows we read.
+ */
+function checkBusy(
+  db: Database,
+  views: Set<string>,
+  absIndexById: Map<number, number>,
+  sums: Map<number, number>,
+  localStart: number,
+  localEnd: number,
+  acc: TraceAccumulator,
+  label: string,
+): void {
+  if (!views.has('busy')) return;
+  const mismatches: string[] = [];
+  let compared = 0;
+  for (const r of objects(db, 'SELECT agent_id, GpuTime, WallTime FROM busy')) {
+    compared++;
+    const abs = absIndexById.get(Number(r.agent_id)) ?? Number(r.agent_id);
+    const ours = sums.get(abs) ?? 0;
+    if (ours !== Number(r.GpuTime)) mismatches.push(`Agent ${abs}: sum of durations ${ours} ns, busy.GpuTime ${String(r.GpuTime)} ns`);
+    const wall = localEnd - localStart;
+    if (Number.isFinite(wall) && wall !== Number(r.WallTime)) mismatches.push(`wall ${wall} ns, busy.WallTime ${String(r.WallTime)} ns`);
+  }
+  acc.checks.push({ what: `per-agent GPU time and wall time vs ${label} busy view`, compared, mismatches });
+}
+
+function closeTo(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function all(db: Database, sql: string): SqlValue[][] {
+  const res = db.exec(sql);
+  return res[0]?.values ?? [];
+}
+
+function objects(db: Database, sql: string): Array<Record<string, SqlValue>> {
+  const out: Array<Record<string, SqlValue>> = [];
+  const stmt = db.prepare(sql);
+  try {
+    while (stmt.step()) out.push(stmt.getAsObject());
+  } finally {
+    stmt.free();
+  }
+  return out;
+}
+
+function each(db: Database, sql: string, onRow: (row: SqlValue[]) => void): void {
+  const stmt = db.prepare(sql);
+  try {
+    while (stmt.step()) onRow(stmt.get());
+  } finally {
+    stmt.free();
+  }
+}
+
+function columnsOf(db: Database, view: string): Set<string> {
+  const stmt = db.prepare(`SELECT * FROM ${view} LIMIT 0`);
+  try {
+    return new Set(stmt.getColumnNames());
+  } finally {
+    stmt.free();
+  }
+}

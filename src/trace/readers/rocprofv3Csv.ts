@@ -1,0 +1,309 @@
+// rocprofv3 CSV readers (ROCm 6.2, 6.3, 7.0 and `rocpd convert` variants), columns picked by header name.
+// Hot paths (kernel and API traces) work on bytes: no string per row.
+import type { AgentInfo, AgentState, TraceAccumulator } from '../accumulator';
+import { Columns, streamCsv } from '../csvFile';
+import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
+import { addDuration } from '../durationStats';
+import type { FileSource } from '../sources';
+import {
+  BytesInterner, LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type ApiAgg, type KernelAgg,
+  type MarkerAgg, type RunTables,
+} from '../tables';
+
+/** Per output set: how agent ids in its files map to agents of the summary. */
+export class SetAgents {
+  private readonly aliases = new Map<string, { id: string; info: AgentInfo }>();
+  constructor(
+    readonly acc: TraceAccumulator,
+    /** `host/` when the summary spans several hosts, else ''. */
+    readonly prefix: string,
+  ) {}
+
+  /** `"Agent 4"` stays; a bare `4` (ROCm 6.x) becomes `Agent 4`. */
+  resolve(raw: string): AgentState | null {
+    const t = raw.trim();
+    if (t === '') return null;
+    const alias = this.aliases.get(t);
+    if (alias) return this.acc.agent(alias.id);
+    return this.acc.agent(this.prefix + (/^\d+$/.test(t) ? `Agent ${t}` : t));
+  }
+
+  typeOf(agent: AgentState | null): AgentInfo['type'] {
+    return agent ? agent.info.type : 'unknown';
+  }
+
+  /** An agent_info row: known by `Agent <logical id>`, `Agent <node id>` and `<type> <index among its type>`. */
+  describe(names: string[], info: AgentInfo): void {
+    const id = this.prefix + (names[0] as string);
+    this.acc.describeAgent(id, info);
+    for (const n of names) if (!this.aliases.has(n)) this.aliases.set(n, { id, info });
+  }
+}
+
+export interface CsvReadContext {
+  acc: TraceAccumulator;
+  tables: RunTables;
+  agents: SetAgents;
+}
+
+export type KernelVariant = 'rocm-7.0' | 'rocm-6.3' | 'rocm-6.2' | 'rocpd-convert' | 'v1';
+
+export function kernelVariant(c: Columns): KernelVariant {
+  if (c.has('Guid')) return 'rocpd-convert';
+  if (c.has('BeginNs') && c.has('KernelName')) return 'v1';
+  if (c.has('Stream_Id', 'LDS_Block_Size', 'VGPR_Count')) return 'rocm-7.0';
+  if (c.has('Dispatch_Id', 'Thread_Id')) return 'rocm-6.3';
+  return 'rocm-6.2';
+}
+
+export function copyVariant(c: Columns): string {
+  if (c.has('Guid')) return 'rocpd-convert';
+  return c.has('Stream_Id') ? 'rocm-7.0' : 'rocm-6.x';
+}
+
+export function apiVariant(c: Columns): string {
+  return c.has('Guid') ? 'rocpd-convert' : 'rocprofv3';
+}
+
+/** Per-file counters: rows handed to the reader so far, and rows that could not be used. */
+export interface RowProblems {
+  rowsRead: number;
+  badRows: number;
+}
+
+export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
+  const { acc, tables, agents } = ctx;
+  const names = new BytesInterner();
+  const byId: KernelAgg[] = [];
+  const launch = new Float64Array(LAUNCH_WIDTH);
+  return streamCsv(source, (c) => {
+    const cName = c.find('Kernel_Name', 'KernelName');
+    const cStart = c.find('Start_Timestamp', 'BeginNs');
+    const cEnd = c.find('End_Timestamp', 'EndNs');
+    const cAgent = c.find('Agent_Id', 'gpu-id');
+    const launchCols = [
+      c.find('Grid_Size_X', 'grd'), c.find('Grid_Size_Y'), c.find('Grid_Size_Z'),
+      c.find('Workgroup_Size_X', 'wgr'), c.find('Workgroup_Size_Y'), c.find('Workgroup_Size_Z'),
+      c.find('VGPR_Count', 'arch_vgpr', 'vgpr'), c.find('Accum_VGPR_Count', 'accum_vgpr'), c.find('SGPR_Count', 'sgpr'),
+      c.find('LDS_Block_Size', 'Group_Segment_Size', 'lds'), c.find('Scratch_Size', 'Private_Segment_Size', 'scr'),
+    ];
+    // cache of the last agent field's bytes → agent
+    let lastAgentRaw = Buffer.alloc(0);
+    let lastAgent: AgentState | null = null;
+    return (row: CsvRow) => {
+      const start = row.values[cStart] as number;
+      const end = row.values[cEnd] as number;
+      if (cName >= row.fieldCount || !(end >= start)) {
+        problems.badRows++;
+        return;
+      }
+      const id = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      let k = byId[id];
+      if (k === undefined) {
+        k = tables.kernel(names.texts[id] as string);
+        byId[id] = k;
+      }
+      addDuration(k.stats, end - start);
+      for (let i = 0; i < LAUNCH_WIDTH; i++) {
+        const col = launchCols[i] as number;
+        launch[i] = col >= 0 ? fieldNumber(row, col) : NaN;
+      }
+      addLaunch(k, launch);
+      let agent: AgentState | null = null;
+      if (cAgent >= 0 && cAgent < row.fieldCount) {
+        const s = row.starts[cAgent] as number;
+        const e = row.ends[cAgent] as number;
+        if (e - s === lastAgentRaw.length && equalBytes(row.buf, s, lastAgentRaw)) {
+          agent = lastAgent;
+        } else {
+          lastAgentRaw = Buffer.from(row.buf.subarray(s, e));
+          lastAgent = agents.resolve(lastAgentRaw.toString('utf8'));
+          agent = lastAgent;
+        }
+      }
+      if (agent && !k.agentIds.has(agent.id)) k.agentIds.add(agent.id);
+      acc.addGpuWork(agent, start, end, 'kernel');
+    };
+  }, problems);
+}
+
+function equalBytes(buf: Buffer, at: number, ref: Buffer): boolean {
+  for (let i = 0; i < ref.length; i++) if (buf[at + i] !== ref[i]) return false;
+  return true;
+}
+
+export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
+  const { acc, tables, agents } = ctx;
+  const directions = new BytesInterner();
+  const agentIds = new BytesInterner();
+  const agentById: Array<AgentState | null> = [];
+  const agentOf = (row: CsvRow, col: number): AgentState | null => {
+    if (col < 0 || col >= row.fieldCount) return null;
+    const id = agentIds.idFor(row.buf, row.starts[col] as number, row.ends[col] as number, row.escaped[col] as number);
+    if (agentById[id] === undefined) agentById[id] = agents.resolve(agentIds.texts[id] as string);
+    return agentById[id] ?? null;
+  };
+  return streamCsv(source, (c) => {
+    const cDir = c.find('Direction', 'Operation');
+    const cSrc = c.find('Source_Agent_Id');
+    const cDst = c.find('Destination_Agent_Id');
+    const cStart = c.find('Start_Timestamp');
+    const cEnd = c.find('End_Timestamp');
+    const cBytes = c.find('Bytes', 'Size', 'Copy_Bytes');
+    return (row) => {
+      const start = row.values[cStart] as number;
+      const end = row.values[cEnd] as number;
+      if (!(end >= start) || cDir < 0 || cDir >= row.fieldCount) {
+        problems.badRows++;
+        return;
+      }
+      const dirId = directions.idFor(row.buf, row.starts[cDir] as number, row.ends[cDir] as number, row.escaped[cDir] as number);
+      const direction = normalizeDirection(directions.texts[dirId] as string);
+      const bytes = cBytes >= 0 ? fieldNumber(row, cBytes) : NaN;
+      tables.addCopy(direction, end - start, Number.isNaN(bytes) ? null : bytes);
+      acc.addGpuWork(gpuEndOfCopy(direction, agentOf(row, cSrc), agentOf(row, cDst)), start, end, 'copy');
+    };
+  }, problems);
+}
+
+/** The agent a copy keeps busy: its GPU end (the destination when both are GPUs, as rocpd's `busy` view). */
+export function gpuEndOfCopy(direction: string, src: AgentState | null, dst: AgentState | null): AgentState | null {
+  if (dst && dst.info.type === 'GPU') return dst;
+  if (src && src.info.type === 'GPU') return src;
+  if (dst && dst.info.type === 'CPU' && src && src.info.type === 'CPU') return null;
+  if (direction.endsWith('TO_DEVICE')) return dst;
+  if (direction.startsWith('DEVICE_TO')) return src;
+  return null;
+}
+
+export async function readApiTrace(
+  source: FileSource,
+  ctx: CsvReadContext,
+  problems: RowProblems,
+  onProcess: (pid: number) => void,
+): Promise<number> {
+  const { tables } = ctx;
+  const domains = new BytesInterner();
+  const functions = new BytesInterner();
+  const domainIsMarker: boolean[] = [];
+  // one cache per domain id: function id → aggregate
+  const apiCache: Array<Array<ApiAgg | undefined>> = [];
+  const markerCache: Array<MarkerAgg | undefined | null> = [];
+  let lastPid = NaN;
+  return streamCsv(source, (c) => {
+    const cDomain = c.find('Domain');
+    const cFunction = c.find('Function');
+    const cPid = c.find('Process_Id');
+    const cStart = c.find('Start_Timestamp');
+    const cEnd = c.find('End_Timestamp');
+    return (row) => {
+      const start = row.values[cStart] as number;
+      const end = row.values[cEnd] as number;
+      if (!(end >= start) || cFunction < 0 || cFunction >= row.fieldCount) {
+        problems.badRows++;
+        return;
+      }
+      const pid = cPid >= 0 ? (row.values[cPid] as number) : NaN;
+      if (!Number.isNaN(pid) && pid !== lastPid) {
+        lastPid = pid;
+        onProcess(pid);
+      }
+      const d = cDomain >= 0 && cDomain < row.fieldCount
+        ? domains.idFor(row.buf, row.starts[cDomain] as number, row.ends[cDomain] as number, row.escaped[cDomain] as number)
+        : domains.idForText('');
+      const f = functions.idFor(row.buf, row.starts[cFunction] as number, row.ends[cFunction] as number, row.escaped[cFunction] as number);
+      let marker = domainIsMarker[d];
+      if (marker === undefined) {
+        marker = isMarkerDomain(domains.texts[d] as string);
+        domainIsMarker[d] = marker;
+      }
+      if (marker) {
+        let m = markerCache[f];
+        if (m === undefined) {
+          const name = functions.texts[f] as string;
+          // roctx API entry points (roctxRangePop, ...) are not user ranges
+          m = /^roctx[A-Z]/.test(name) ? null : tables.marker(name);
+          markerCache[f] = m;
+        }
+        if (m) addDuration(m.stats, end - start);
+        return;
+      }
+      const perDomain = (apiCache[d] ??= []);
+      let a = perDomain[f];
+      if (a === undefined) {
+        const domain = domains.texts[d] as string;
+        a = tables.apiCall(functions.texts[f] as string, domain === '' ? null : domain);
+        perDomain[f] = a;
+      }
+      addDuration(a.stats, end - start);
+    };
+  }, problems);
+}
+
+export async function readAgentInfo(source: FileSource, agents: SetAgents): Promise<number> {
+  const typeCounts = new Map<string, number>();
+  return streamCsv(source, (c) => {
+    const cNode = c.find('Node_Id');
+    const cLogical = c.find('Logical_Node_Id');
+    const cType = c.find('Agent_Type');
+    const cCu = c.find('Cu_Count');
+    const cName = c.find('Name');
+    const cProduct = c.find('Product_Name', 'Marketing_Name');
+    return (row) => {
+      const node = fieldText(row, cNode).trim();
+      const logical = cLogical >= 0 ? fieldText(row, cLogical).trim() : node;
+      const typeText = fieldText(row, cType).trim().toUpperCase();
+      const type: AgentInfo['type'] = typeText === 'GPU' ? 'GPU' : typeText === 'CPU' ? 'CPU' : 'unknown';
+      const typeIndex = typeCounts.get(typeText) ?? 0;
+      typeCounts.set(typeText, typeIndex + 1);
+      const cu = fieldNumber(row, cCu);
+      const name = fieldText(row, cName).trim();
+      const product = fieldText(row, cProduct).trim();
+      agents.describe(
+        [`Agent ${logical}`, `Agent ${node}`, logical, `${typeText} ${typeIndex}`],
+        {
+          type,
+          name: name || null,
+          productName: product || null,
+          cuCount: type === 'GPU' && cu > 0 ? cu : null,
+        },
+      );
+    };
+  });
+}
+
+export interface StatsRow {
+  name: string;
+  calls: number;
+  totalNs: number;
+  minNs: number | null;
+  maxNs: number | null;
+  stddevNs: number | null;
+}
+
+/** rocprofv3 `*_stats.csv` (with Min/Max/StdDev) or legacy `results.*stats.csv` (count and total only). */
+export async function readStatsFile(source: FileSource, problems: RowProblems): Promise<StatsRow[]> {
+  const out: StatsRow[] = [];
+  await streamCsv(source, (c) => {
+    const cName = c.find('Name');
+    const cCalls = c.find('Calls');
+    const cTotal = c.find('TotalDurationNs');
+    const cMin = c.find('MinNs');
+    const cMax = c.find('MaxNs');
+    const cStd = c.find('StdDev');
+    return (row) => {
+      const calls = fieldNumber(row, cCalls);
+      const total = fieldNumber(row, cTotal);
+      if (!(calls >= 0) || !(total >= 0)) {
+        problems.badRows++;
+        return;
+      }
+      const num = (col: number): number | null => {
+        const v = col >= 0 ? fieldNumber(row, col) : NaN;
+        return Number.isNaN(v) ? null : v;
+      };
+      out.push({ name: fieldText(row, cName), calls, totalNs: total, minNs: num(cMin), maxNs: num(cMax), stddevNs: num(cStd) });
+    };
+  }, problems);
+  return out;
+}

@@ -1,0 +1,112 @@
+// Where input files come from: a folder (walked), a single file, or the entries of a zip (read in place with
+// yauzl, never extracted). Each is a FileSource that can be streamed or read whole.
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import yauzl from 'yauzl';
+
+export interface FileSource {
+  /** Path relative to the summarised root, with `/` separators (the entry name for zips). */
+  path: string;
+  size: number;
+  open(): Promise<Readable>;
+  readAll(): Promise<Buffer>;
+}
+
+export interface SourceSet {
+  files: FileSource[];
+  /** Files passed over while listing (temporary folders, directories), with reasons. */
+  skipped: Array<{ path: string; reason: string }>;
+  close(): Promise<void>;
+}
+
+/** Chunk size for streaming reads: large chunks keep per-chunk overhead negligible for 700 MB files. */
+const CHUNK = 1 << 18;
+const MAX_FILES = 20000;
+const MAX_DEPTH = 8;
+
+export function fileSource(absPath: string, relPath: string, size: number): FileSource {
+  return {
+    path: relPath,
+    size,
+    open: async () => createReadStream(absPath, { highWaterMark: CHUNK }),
+    readAll: () => readFile(absPath),
+  };
+}
+
+export async function listFolder(root: string): Promise<SourceSet> {
+  const files: FileSource[] = [];
+  const skipped: SourceSet['skipped'] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const abs = join(dir, entry.name);
+      const rel = relative(root, abs).split(sep).join('/');
+      if (entry.isDirectory()) {
+        if (entry.name === '.rocprofv3') {
+          skipped.push({ path: `${rel}/`, reason: "rocprofv3's temporary folder" });
+        } else if (depth >= MAX_DEPTH) {
+          skipped.push({ path: `${rel}/`, reason: `deeper than ${MAX_DEPTH} folders` });
+        } else {
+          await walk(abs, depth + 1);
+        }
+      } else if (entry.isFile()) {
+        if (files.length >= MAX_FILES) {
+          skipped.push({ path: rel, reason: `more than ${MAX_FILES} files: the rest were not looked at` });
+          return;
+        }
+        const st = await stat(abs);
+        files.push(fileSource(abs, rel, st.size));
+      }
+    }
+  };
+  await walk(root, 0);
+  return { files, skipped, close: async () => {} };
+}
+
+export async function listSingleFile(absPath: string, size: number): Promise<SourceSet> {
+  return { files: [fileSource(absPath, basename(absPath), size)], skipped: [], close: async () => {} };
+}
+
+export async function listZip(zipPath: string): Promise<SourceSet> {
+  const zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
+  const files: FileSource[] = [];
+  const skipped: SourceSet['skipped'] = [];
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name = entry.fileName;
+      if (name.endsWith('/')) continue;
+      if (name.split('/').includes('.rocprofv3')) {
+        skipped.push({ path: name, reason: "rocprofv3's temporary folder" });
+        continue;
+      }
+      if (files.length >= MAX_FILES) {
+        skipped.push({ path: name, reason: `more than ${MAX_FILES} files: the rest were not looked at` });
+        continue;
+      }
+      const open = (): Promise<Readable> => zip.openReadStreamPromise(entry);
+      files.push({
+        path: name,
+        size: entry.uncompressedSize,
+        open,
+        readAll: async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of await open()) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks);
+        },
+      });
+    }
+  } catch (err) {
+    zip.close();
+    throw err;
+  }
+  return {
+    files,
+    skipped,
+    close: async () => {
+      zip.close();
+    },
+  };
+}

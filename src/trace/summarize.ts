@@ -1,0 +1,304 @@
+// summarizePath: zip, folder, rocpd .db or a single CSV/JSON → one TraceSummary.
+//
+// Files are grouped into output sets (one profiled process each, see classify.ts). Per set: a rocpd database
+// wins over CSVs of the same run (it has copy sizes and agent details); traces win over stats files, which are
+// then used to cross-check our totals (`checks`); a stats file alone is used as the data.
+import { open as openFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { StatsOf } from './classify';
+import type { TraceSummary } from '../core/protocol/traceSummary';
+import { TraceAccumulator } from './accumulator';
+import type { BusyOptions } from './busy';
+import { buildSummary, type BuildOptions } from './buildSummary';
+import { classify, setKeyOf, type Classified, type SetKey } from './classify';
+import type { Columns } from './csvFile';
+import { CsvFormatError } from './csvScanner';
+import { mergeStats, statsFromTotals } from './durationStats';
+import { LOOKED_FOR, TraceInputError } from './errors';
+import { MAX_V1_JSON_BYTES, NotV1TraceError, readV1Json } from './readers/legacyV1';
+import { NotRocpdError, readRocpd } from './readers/rocpd';
+import {
+  SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
+  readMemoryCopyTrace, readStatsFile, type CsvReadContext, type RowProblems, type StatsRow,
+} from './readers/rocprofv3Csv';
+import { listFolder, listSingleFile, listZip, type FileSource, type SourceSet } from './sources';
+import { RunTables, normalizeDirection } from './tables';
+
+export interface SummarizeOptions extends BuildOptions {
+  /** Bounded-memory interval merge settings (tests use small windows). */
+  busy?: BusyOptions;
+}
+
+/** Largest rocpd database loaded (sql.js holds the whole file in WASM memory). */
+const MAX_ROCPD_BYTES = 1536 * 1024 * 1024;
+
+interface Planned {
+  file: FileSource;
+  what: Exclude<Classified, { kind: 'skip' }>;
+}
+
+interface PlannedSet {
+  key: SetKey;
+  files: Planned[];
+}
+
+export async function summarizePath(path: string, options: SummarizeOptions = {}): Promise<TraceSummary> {
+  const abs = resolve(path);
+  let st;
+  try {
+    st = await stat(abs);
+  } catch {
+    throw new TraceInputError(`${path}: no such file or directory (expected ${LOOKED_FOR})`, path);
+  }
+  let set: SourceSet;
+  if (st.isDirectory()) set = await listFolder(abs);
+  else if (await isZip(abs)) {
+    try {
+      set = await listZip(abs);
+    } catch (err) {
+      throw new TraceInputError(`${path}: unreadable zip (${(err as Error).message})`, path);
+    }
+  } else if (/\.zip$/i.test(abs)) {
+    throw new TraceInputError(`${path}: not a zip archive (expected ${LOOKED_FOR})`, path);
+  } else set = await listSingleFile(abs, st.size);
+  try {
+    return await summarizeSources(path, set, options);
+  } finally {
+    await set.close();
+  }
+}
+
+async function isZip(path: string): Promise<boolean> {
+  const fh = await openFile(path, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    await fh.read(buf, 0, 4, 0);
+    return buf[0] === 0x50 && buf[1] === 0x4b && (buf[2] === 3 || buf[2] === 5) && (buf[3] === 4 || buf[3] === 6);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function summarizeSources(path: string, set: SourceSet, options: SummarizeOptions): Promise<TraceSummary> {
+  const acc = new TraceAccumulator(options.busy);
+  acc.skipped.push(...set.skipped);
+
+  const sets = new Map<string, PlannedSet>();
+  const files = [...set.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const file of files) {
+    let what: Classified;
+    try {
+      what = await classify(file);
+    } catch (err) {
+      what = { kind: 'skip', reason: `unreadable: ${(err as Error).message}` };
+    }
+    if (what.kind === 'skip') {
+      acc.skipped.push({ path: file.path, reason: what.reason });
+      continue;
+    }
+    const key = setKeyOf(file.path);
+    let s = sets.get(key.key);
+    if (!s) {
+      s = { key, files: [] };
+      sets.set(key.key, s);
+    }
+    s.files.push({ file, what });
+  }
+
+  const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
+  const multiHost = hosts.size > 1;
+  for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {
+    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '');
+  }
+
+  if (acc.sources.length === 0) {
+    const seen = acc.skipped.length
+      ? `; skipped ${acc.skipped.length} file(s): ${acc.skipped.slice(0, 3).map((s) => `${s.path} (${s.reason})`).join(', ')}${acc.skipped.length > 3 ? ', ...' : ''}`
+      : '';
+    throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
+  }
+  return buildSummary(acc, options);
+}
+
+async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string): Promise<void> {
+  const tables = new RunTables();
+  const agents = new SetAgents(acc, agentPrefix);
+  const ctx: CsvReadContext = { acc, tables, agents };
+  const { pid, host } = s.key;
+  const source = (file: FileSource, format: string, kind: string, variant: string, rows: number, own?: { pid: number; host: string | null } | null): void => {
+    acc.sources.push({ path: file.path, format, kind, variant, rows, pid: own?.pid ?? pid, host: own?.host ?? host });
+  };
+  const skip = (file: FileSource, reason: string): void => {
+    acc.skipped.push({ path: file.path, reason });
+  };
+  const of = (kind: Planned['what']['kind']): Planned[] => s.files.filter((p) => p.what.kind === kind);
+  const csvOf = (kind: Planned['what']['kind']): Array<{ file: FileSource; columns: Columns }> =>
+    s.files.flatMap((p) => (p.what.kind === kind && 'columns' in p.what ? [{ file: p.file, columns: p.what.columns }] : []));
+
+  // 1. a rocpd database stands for the whole run
+  let fromDb: string | null = null;
+  for (const p of of('rocpd')) {
+    if (fromDb) {
+      skip(p.file, `a second database for the same run as ${fromDb}`);
+      continue;
+    }
+    if (p.file.size > MAX_ROCPD_BYTES) {
+      skip(p.file, `rocpd database larger than ${MAX_ROCPD_BYTES / 1024 / 1024} MiB: read its CSV output instead (rocpd convert -f csv)`);
+      continue;
+    }
+    try {
+      const res = await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path);
+      source(p.file, 'rocpd', 'database', res.variant, res.rows, res.process);
+      fromDb = p.file.path;
+    } catch (err) {
+      if (err instanceof NotRocpdError) skip(p.file, err.message);
+      else skip(p.file, `unreadable database: ${(err as Error).message}`);
+    }
+  }
+  const notePathProcess = (): void => {
+    // the `<pid>_` prefix names the process unless a file already did
+    if (pid !== null && ![...acc.processes.values()].some((p) => p.pid === pid)) acc.addProcess(pid, host);
+  };
+  if (fromDb) {
+    for (const p of s.files) if (p.what.kind !== 'rocpd') skip(p.file, `same run as ${fromDb} (read from the database)`);
+    tables.mergeInto(acc.tables);
+    notePathProcess();
+    return;
+  }
+
+  /** Runs a reader; a file that breaks half-way keeps the rows read before the break, with a warning. */
+  const guarded = async (
+    file: FileSource,
+    read: (problems: RowProblems) => Promise<void>,
+    partial: (rowsRead: number) => void,
+  ): Promise<void> => {
+    const problems: RowProblems = { rowsRead: 0, badRows: 0 };
+    try {
+      await read(problems);
+    } catch (err) {
+      const why = err instanceof CsvFormatError ? `malformed CSV: ${err.message}` : `unreadable: ${(err as Error).message}`;
+      if (problems.rowsRead === 0) {
+        skip(file, why);
+      } else {
+        partial(problems.rowsRead);
+        acc.warnings.push(`${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`);
+      }
+    }
+    if (problems.badRows > 0) acc.warnings.push(`${file.path}: ${problems.badRows} row(s) without valid fields or timestamps were skipped`);
+  };
+
+  // 2. agent descriptions first: copies are attributed to their GPU end
+  for (const p of csvOf('agent_info')) {
+    const variant = p.columns.has('Guid') ? 'rocpd-convert' : 'rocprofv3';
+    const done = (rows: number): void => source(p.file, 'rocprofv3-csv', 'agent_info', variant, rows);
+    await guarded(p.file, async () => done(await readAgentInfo(p.file, agents)), done);
+  }
+  const have = { kernel: false, copy: false, marker: false };
+  for (const p of csvOf('kernel_trace')) {
+    const variant = kernelVariant(p.columns);
+    const done = (rows: number): void => {
+      source(p.file, variant === 'v1' ? 'rocprof-v1-csv' : 'rocprofv3-csv', 'kernel_trace', variant, rows);
+      have.kernel = true;
+    };
+    await guarded(p.file, async (problems) => done(await readKernelTrace(p.file, ctx, problems)), done);
+  }
+  for (const p of csvOf('memory_copy_trace')) {
+    const done = (rows: number): void => {
+      source(p.file, 'rocprofv3-csv', 'memory_copy_trace', copyVariant(p.columns), rows);
+      have.copy = true;
+    };
+    await guarded(p.file, async (problems) => done(await readMemoryCopyTrace(p.file, ctx, problems)), done);
+  }
+  for (const p of csvOf('api_trace')) {
+    const base = p.file.path.slice(p.file.path.lastIndexOf('/') + 1).replace(/\.csv$/i, '');
+    const kind = /marker/i.test(base) ? 'marker_api_trace' : /hsa/i.test(base) ? 'hsa_api_trace' : /rccl/i.test(base) ? 'rccl_api_trace' : /hip/i.test(base) ? 'hip_api_trace' : 'api_trace';
+    const markersBefore = tables.markers.size;
+    const done = (rows: number): void => {
+      source(p.file, 'rocprofv3-csv', kind, apiVariant(p.columns), rows);
+      if (tables.markers.size > markersBefore || kind === 'marker_api_trace') have.marker = true;
+    };
+    await guarded(p.file, async (problems) => done(await readApiTrace(p.file, ctx, problems, (pid) => acc.addProcess(pid, s.key.host))), done);
+  }
+  for (const p of of('v1_json')) {
+    if (p.file.size > MAX_V1_JSON_BYTES) {
+      skip(p.file, `legacy results.json larger than ${MAX_V1_JSON_BYTES / 1024 / 1024} MiB: not parsed`);
+      continue;
+    }
+    try {
+      const rows = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix);
+      source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', rows);
+      have.kernel ||= tables.kernels.size > 0;
+      have.copy ||= tables.copies.size > 0;
+    } catch (err) {
+      skip(p.file, err instanceof NotV1TraceError ? err.message : `unreadable: ${(err as Error).message}`);
+    }
+  }
+
+  // 3. stats files: cross-check against the traces of the same run, or stand in for missing traces
+  for (const planned of of('stats')) {
+    if (planned.what.kind !== 'stats') continue;
+    const p = { file: planned.file, what: planned.what };
+    const problems: RowProblems = { rowsRead: 0, badRows: 0 };
+    let rows: StatsRow[];
+    try {
+      rows = await readStatsFile(p.file, problems);
+    } catch (err) {
+      skip(p.file, `unreadable: ${(err as Error).message}`);
+      continue;
+    }
+    const variant = p.what.columns.has('MinNs') ? 'rocprofv3' : 'v1';
+    const format = variant === 'v1' ? 'rocprof-v1-stats' : 'rocprofv3-stats';
+    const kind = `${p.what.statsOf}_stats`;
+    const traced = p.what.statsOf === 'api'
+      ? [...tables.api.values()].some((a) => a.family === p.what.family)
+      : have[p.what.statsOf];
+    if (traced) {
+      if (p.what.statsOf === 'marker') {
+        skip(p.file, 'marker stats: the marker trace of the same run was read instead');
+        continue;
+      }
+      acc.checks.push(crossCheck(p.file.path, p.what.statsOf, p.what.family, rows, tables));
+      acc.skipped.push({ path: p.file.path, reason: 'stats of a trace that was read: used to cross-check totals (see checks)' });
+    } else {
+      useStats(p.what.statsOf, p.what.family, rows, tables);
+      source(p.file, format, kind, variant, rows.length);
+    }
+  }
+  tables.mergeInto(acc.tables);
+  notePathProcess();
+}
+
+function statsKey(statsOf: StatsOf, name: string): string {
+  return statsOf === 'copy' ? normalizeDirection(name) : name;
+}
+
+function useStats(statsOf: StatsOf, family: string | null, rows: StatsRow[], tables: RunTables): void {
+  for (const r of rows) {
+    const stats = statsFromTotals(r.calls, r.totalNs, r.minNs, r.maxNs, r.stddevNs);
+    if (statsOf === 'kernel') mergeStats(tables.kernel(r.name).stats, stats);
+    else if (statsOf === 'copy') mergeStats(tables.copy(normalizeDirection(r.name)).stats, stats);
+    else if (statsOf === 'marker') mergeStats(tables.marker(r.name).stats, stats);
+    else mergeStats(tables.apiCall(r.name, family === 'HIP' ? null : `${family}_API`).stats, stats);
+  }
+}
+
+/** Calls and total ns per name from the stats file against what we computed from the trace of the same run. */
+function crossCheck(path: string, statsOf: StatsOf, family: string | null, rows: StatsRow[], tables: RunTables) {
+  const ours = new Map<string, { calls: number; total: number }>();
+  if (statsOf === 'kernel') for (const k of tables.kernels.values()) ours.set(k.name, { calls: k.stats.count, total: k.stats.sum });
+  else if (statsOf === 'copy') for (const c of tables.copies.values()) ours.set(c.direction, { calls: c.stats.count, total: c.stats.sum });
+  else for (const a of tables.api.values()) if (a.family === family) ours.set(a.name, { calls: a.stats.count, total: a.stats.sum });
+  const mismatches: string[] = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const key = statsKey(statsOf, r.name);
+    seen.add(key);
+    const o = ours.get(key);
+    if (!o) mismatches.push(`${key}: in the stats file, not in the trace`);
+    else if (o.calls !== r.calls || Math.abs(o.total - r.totalNs) > 0.5) {
+      mismatches.push(`${key}: trace ${o.calls} calls ${o.total} ns, stats ${r.calls} calls ${r.totalNs} ns`);
+    }
+  }
+  for (const key of ours.keys()) if (!seen.has(key)) mismatches.push(`${key}: in the trace, not in the stats file`);
+  return { what: `${statsOf} calls and totals vs ${path}`, compared: rows.length, mismatches };
+}

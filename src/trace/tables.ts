@@ -1,0 +1,231 @@
+// Aggregates for one run (one output set): kernels by name with their launch configurations, copies by
+// direction, API calls by family + name, markers by message. Readers fill them; sets merge into the whole.
+import { addDuration, emptyStats, mergeStats, type DurationStats } from './durationStats';
+
+/** Launch configuration values, in this order; NaN = not in the input. */
+export const LAUNCH_FIELDS = [
+  'gridX', 'gridY', 'gridZ', 'wgX', 'wgY', 'wgZ', 'vgpr', 'accumVgpr', 'sgpr', 'ldsBytes', 'scratchBytes',
+] as const;
+export const LAUNCH_WIDTH = LAUNCH_FIELDS.length;
+/** Distinct launch configurations kept per kernel; the rest are counted as truncated. */
+export const MAX_LAUNCHES = 32;
+
+export interface LaunchAgg {
+  values: Float64Array;
+  calls: number;
+}
+
+export interface KernelAgg {
+  name: string;
+  stats: DurationStats;
+  launches: LaunchAgg[];
+  launchesTruncated: boolean;
+  /** Index of the launch that matched last: consecutive dispatches of a kernel mostly share one. */
+  lastLaunch: number;
+  agentIds: Set<string>;
+}
+
+export interface CopyAgg {
+  direction: string;
+  stats: DurationStats;
+  bytes: number;
+  /** Calls whose size was known; bytes are reported only if all calls had one. */
+  bytesCalls: number;
+}
+
+export interface ApiAgg {
+  name: string;
+  domain: string | null;
+  family: string;
+  stats: DurationStats;
+}
+
+export interface MarkerAgg {
+  name: string;
+  stats: DurationStats;
+}
+
+export function newKernelAgg(name: string): KernelAgg {
+  return { name, stats: emptyStats(), launches: [], launchesTruncated: false, lastLaunch: -1, agentIds: new Set() };
+}
+
+function sameLaunch(a: Float64Array, b: Float64Array): boolean {
+  for (let i = 0; i < LAUNCH_WIDTH; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    if (x !== y && !(Number.isNaN(x) && Number.isNaN(y))) return false;
+  }
+  return true;
+}
+
+/** Counts `calls` dispatches with launch `values` (the array is copied when it is new). */
+export function addLaunch(k: KernelAgg, values: Float64Array, calls = 1): void {
+  const last = k.launches[k.lastLaunch];
+  if (last && sameLaunch(last.values, values)) {
+    last.calls += calls;
+    return;
+  }
+  for (let i = 0; i < k.launches.length; i++) {
+    const l = k.launches[i] as LaunchAgg;
+    if (sameLaunch(l.values, values)) {
+      l.calls += calls;
+      k.lastLaunch = i;
+      return;
+    }
+  }
+  if (k.launches.length >= MAX_LAUNCHES) {
+    k.launchesTruncated = true;
+    return;
+  }
+  k.launches.push({ values: Float64Array.from(values), calls });
+  k.lastLaunch = k.launches.length - 1;
+}
+
+/** API family from a rocprofv3 domain: `HIP_RUNTIME_API_EXT` → `HIP`, `HSA_CORE_API` → `HSA`, `RCCL_API` → `RCCL`. */
+export function apiFamily(domain: string | null): string {
+  if (!domain) return 'HIP';
+  const head = domain.split('_')[0] ?? domain;
+  return head.toUpperCase() || 'OTHER';
+}
+
+export function isMarkerDomain(domain: string): boolean {
+  return domain.toUpperCase().startsWith('MARKER') || domain.toUpperCase().startsWith('ROCTX');
+}
+
+export class RunTables {
+  readonly kernels = new Map<string, KernelAgg>();
+  readonly copies = new Map<string, CopyAgg>();
+  readonly api = new Map<string, ApiAgg>();
+  readonly markers = new Map<string, MarkerAgg>();
+
+  kernel(name: string): KernelAgg {
+    let k = this.kernels.get(name);
+    if (!k) {
+      k = newKernelAgg(name);
+      this.kernels.set(name, k);
+    }
+    return k;
+  }
+
+  copy(direction: string): CopyAgg {
+    let c = this.copies.get(direction);
+    if (!c) {
+      c = { direction, stats: emptyStats(), bytes: 0, bytesCalls: 0 };
+      this.copies.set(direction, c);
+    }
+    return c;
+  }
+
+  apiCall(name: string, domain: string | null): ApiAgg {
+    const family = apiFamily(domain);
+    const key = `${family}\u0000${name}`;
+    let a = this.api.get(key);
+    if (!a) {
+      a = { name, domain, family, stats: emptyStats() };
+      this.api.set(key, a);
+    }
+    return a;
+  }
+
+  marker(name: string): MarkerAgg {
+    let m = this.markers.get(name);
+    if (!m) {
+      m = { name, stats: emptyStats() };
+      this.markers.set(name, m);
+    }
+    return m;
+  }
+
+  addCopy(direction: string, durationNs: number, bytes: number | null): void {
+    const c = this.copy(direction);
+    addDuration(c.stats, durationNs);
+    if (bytes !== null && Number.isFinite(bytes)) {
+      c.bytes += bytes;
+      c.bytesCalls++;
+    }
+  }
+
+  mergeInto(target: RunTables): void {
+    for (const k of this.kernels.values()) {
+      const t = target.kernel(k.name);
+      mergeStats(t.stats, k.stats);
+      for (const l of k.launches) addLaunch(t, l.values, l.calls);
+      t.launchesTruncated ||= k.launchesTruncated;
+      for (const a of k.agentIds) t.agentIds.add(a);
+    }
+    for (const c of this.copies.values()) {
+      const t = target.copy(c.direction);
+      mergeStats(t.stats, c.stats);
+      t.bytes += c.bytes;
+      t.bytesCalls += c.bytesCalls;
+    }
+    for (const a of this.api.values()) mergeStats(target.apiCall(a.name, a.domain).stats, a.stats);
+    for (const m of this.markers.values()) mergeStats(target.marker(m.name).stats, m.stats);
+  }
+}
+
+/** Normalises a copy direction: `MEMORY_COPY_HOST_TO_DEVICE` / `CopyHostToDevice` → `HOST_TO_DEVICE`. */
+export function normalizeDirection(raw: string): string {
+  const s = raw.trim();
+  const v1 = /^Copy(Host|Device)To(Host|Device)$/i.exec(s);
+  if (v1) return `${(v1[1] as string).toUpperCase()}_TO_${(v1[2] as string).toUpperCase()}`;
+  return s.replace(/^MEMORY_COPY_/i, '').toUpperCase() || 'UNKNOWN';
+}
+
+/**
+ * Interns names given as raw CSV bytes without making a string per row: a hash of the length and up to 48
+ * sampled bytes picks a chain, and a native byte comparison (memcmp) confirms the match. Only a name seen for
+ * the first time is decoded. Chains are short: the hash sees bytes spread over the whole name.
+ */
+export class BytesInterner {
+  private readonly chains = new Map<number, number[]>();
+  private readonly raws: Buffer[] = [];
+  private readonly byText = new Map<string, number>();
+  readonly texts: string[] = [];
+  /** Id of each raw spelling, as an alias of a text id (two spellings of one text share an id). */
+  private readonly ids: number[] = [];
+
+  idFor(buf: Buffer, start: number, end: number, escaped: number): number {
+    const len = end - start;
+    let h = (len * 0x9e3779b1) | 0;
+    if (len > 0) {
+      const step = len <= 48 ? 1 : Math.floor(len / 48);
+      for (let i = start; i < end; i += step) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+      h = Math.imul(h ^ (buf[end - 1] as number), 0x01000193);
+    }
+    let chain = this.chains.get(h);
+    if (chain) {
+      for (let c = 0; c < chain.length; c++) {
+        const r = chain[c] as number;
+        const raw = this.raws[r] as Buffer;
+        if (raw.length === len && raw.compare(buf, start, end) === 0) return this.ids[r] as number;
+      }
+    } else {
+      chain = [];
+      this.chains.set(h, chain);
+    }
+    const raw = Buffer.from(buf.subarray(start, end));
+    let text = raw.toString('utf8');
+    if (escaped) text = text.replaceAll('""', '"');
+    let id = this.byText.get(text);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.texts.push(text);
+      this.byText.set(text, id);
+    }
+    chain.push(this.raws.length);
+    this.raws.push(raw);
+    this.ids.push(id);
+    return id;
+  }
+
+  idForText(text: string): number {
+    let id = this.byText.get(text);
+    if (id === undefined) {
+      id = this.texts.length;
+      this.texts.push(text);
+      this.byText.set(text, id);
+    }
+    return id;
+  }
+}

@@ -1,0 +1,165 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createCsvScanner, fieldNumber, fieldText, CsvFormatError, type CsvRow } from '../../../src/trace/csvScanner';
+import { fixture, fixtures, parseCsvReference, seededRandom } from './helpers';
+
+interface Scanned {
+  rows: string[][];
+  values: number[][];
+  quoted: number[][];
+  lines: number[];
+}
+
+function scanChunks(chunks: Uint8Array[], opts: { maxRowBytes?: number; maxFields?: number } = {}): Scanned {
+  const out: Scanned = { rows: [], values: [], quoted: [], lines: [] };
+  const scanner = createCsvScanner({
+    ...opts,
+    onRow: (row: CsvRow) => {
+      out.rows.push(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)));
+      out.values.push(Array.from(row.values.subarray(0, row.fieldCount)));
+      out.quoted.push(Array.from(row.quoted.subarray(0, row.fieldCount)));
+      out.lines.push(row.line);
+    },
+  });
+  for (const c of chunks) scanner.feed(c);
+  scanner.end();
+  return out;
+}
+
+function randomChunks(buf: Buffer, next: () => number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    // mostly tiny pieces (1-8 bytes) to hit every boundary kind, sometimes large ones
+    const size = next() < 0.8 ? 1 + Math.floor(next() * 8) : 1 + Math.floor(next() * 4096);
+    // plain Uint8Array views too, not only Buffers
+    const piece = buf.subarray(at, at + size);
+    chunks.push(next() < 0.5 ? new Uint8Array(piece) : piece);
+    at += size;
+  }
+  return chunks;
+}
+
+const tricky = [
+  '"Kind","Kernel_Name","Start_Timestamp","End_Timestamp"\r\n',
+  '"KERNEL_DISPATCH","void f<1, 2>(float*, int)",100,250\r\n',
+  '"KERNEL_DISPATCH","say ""hi"", then, go",-5,7\r\n',
+  '"KERNEL_DISPATCH","multi\nline, name",1,2\n',
+  '"KERNEL_DISPATCH","",3,4\n',
+  '\n',
+  'plain,unquoted name,12x,1e3\n',
+  'a,,"",\n',
+  '"last","no newline at end",9007199254740991,0',
+].join('');
+
+test('parses quoted commas, doubled quotes, newlines in quotes, CRLF, empty and unquoted fields', () => {
+  const got = scanChunks([Buffer.from(tricky)]);
+  assert.deepEqual(got.rows, parseCsvReference(tricky));
+  assert.deepEqual(got.rows[2], ['KERNEL_DISPATCH', 'say "hi", then, go', '-5', '7']);
+  assert.deepEqual(got.rows[3], ['KERNEL_DISPATCH', 'multi\nline, name', '1', '2']);
+  assert.deepEqual(got.rows[6], ['a', '', '', '']);
+  assert.equal(got.rows.length, 8, 'the blank line is skipped');
+  // integers are parsed during the scan; anything else is NaN
+  assert.deepEqual(got.values[1]?.slice(2), [100, 250]);
+  assert.deepEqual(got.values[2]?.slice(2), [-5, 7]);
+  assert.ok(Number.isNaN(got.values[5]?.[2] as number), '12x is not a number');
+  assert.ok(Number.isNaN(got.values[5]?.[3] as number), '1e3 is not pre-parsed');
+  assert.equal(got.values[7]?.[2], 9007199254740991);
+  assert.deepEqual(got.quoted[6], [0, 0, 1, 0]);
+  // line numbers count the newline inside the quoted name
+  assert.deepEqual(got.lines, [1, 2, 3, 4, 6, 8, 9, 10]);
+});
+
+test('gives the same rows at every chunk boundary (random splits, 300 runs)', () => {
+  const buf = Buffer.from(tricky);
+  const expected = scanChunks([buf]);
+  const next = seededRandom(1234);
+  for (let run = 0; run < 300; run++) {
+    const got = scanChunks(randomChunks(buf, next));
+    assert.deepEqual(got.rows, expected.rows, `run ${run}`);
+    assert.deepEqual(got.values, expected.values, `run ${run}`);
+    assert.deepEqual(got.lines, expected.lines, `run ${run}`);
+  }
+  // and split at every single offset
+  for (let cut = 0; cut <= buf.length; cut++) {
+    const got = scanChunks([buf.subarray(0, cut), buf.subarray(cut)]);
+    assert.deepEqual(got.rows, expected.rows, `cut at ${cut}`);
+  }
+});
+
+test('every fixture CSV scans like the reference parser, whole and in random chunks', () => {
+  const next = seededRandom(99);
+  const csvs = readdirSync(fixtures).filter((f) => f.endsWith('.csv'));
+  assert.ok(csvs.length >= 15);
+  for (const name of csvs) {
+    const buf = readFileSync(fixture(name));
+    const expected = parseCsvReference(buf.toString('utf8'));
+    assert.deepEqual(scanChunks([buf]).rows, expected, name);
+    assert.deepEqual(scanChunks(randomChunks(buf, next)).rows, expected, `${name} (chunked)`);
+  }
+});
+
+test('random CSV documents with nasty names match the reference parser', () => {
+  const next = seededRandom(7);
+  const alphabet = ['a', 'b', ',', '"', '\n', '\r\n', ' ', '<', '>', 'é', '7', '-'];
+  for (let doc = 0; doc < 200; doc++) {
+    const lines: string[] = [];
+    for (let r = 0; r < 1 + Math.floor(next() * 6); r++) {
+      const fields: string[] = [];
+      for (let f = 0; f < 1 + Math.floor(next() * 5); f++) {
+        if (next() < 0.4) {
+          fields.push(String(Math.floor(next() * 1e6)));
+        } else {
+          let s = '';
+          for (let k = 0; k < Math.floor(next() * 12); k++) s += alphabet[Math.floor(next() * alphabet.length)];
+          fields.push(`"${s.replaceAll('"', '""')}"`);
+        }
+      }
+      lines.push(fields.join(','));
+    }
+    const text = lines.join(next() < 0.5 ? '\n' : '\r\n') + (next() < 0.5 ? '\n' : '');
+    const buf = Buffer.from(text);
+    const expected = parseCsvReference(text);
+    assert.deepEqual(scanChunks([buf]).rows, expected, JSON.stringify(text));
+    assert.deepEqual(scanChunks(randomChunks(buf, next)).rows, expected, JSON.stringify(text));
+  }
+});
+
+test('a UTF-8 byte order mark is dropped, even when split across chunks', () => {
+  const buf = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"Name","Calls"\n"x",1\n')]);
+  for (let cut = 0; cut <= 4; cut++) {
+    const got = scanChunks([buf.subarray(0, cut), buf.subarray(cut)]);
+    assert.deepEqual(got.rows, [['Name', 'Calls'], ['x', '1']]);
+  }
+});
+
+test('fieldNumber reads scientific notation and decimals as stats files write them', () => {
+  const got: number[] = [];
+  const scanner = createCsvScanner({ onRow: (row) => got.push(fieldNumber(row, 0), fieldNumber(row, 1), fieldNumber(row, 2)) });
+  scanner.feed(Buffer.from('5.384e-04,0.00000000e+00,"12"\n'));
+  scanner.end();
+  assert.deepEqual(got, [5.384e-4, 0, 12]);
+});
+
+test('malformed input is an error with a line number, never a hang or a silent loss', () => {
+  assert.throws(() => scanChunks([Buffer.from('a,b\n"unterminated,1\n')]), (err: unknown) => {
+    assert.ok(err instanceof CsvFormatError);
+    assert.equal(err.type, 'csv-format');
+    assert.equal(err.line, 2);
+    return true;
+  });
+  assert.throws(() => scanChunks([Buffer.from('"ab"c,1\n')]), /after a closing quote \(line 1\)/);
+  assert.throws(() => scanChunks([Buffer.from('"a very long unterminated field ...........')], { maxRowBytes: 16 }), /longer than 16 bytes/);
+  assert.throws(() => scanChunks([Buffer.from('1,2,3,4\n')], { maxFields: 3 }), /more than 3 fields/);
+});
+
+test('reset starts over: header, line numbers and BOM handling', () => {
+  const rows: string[][] = [];
+  const scanner = createCsvScanner({ onRow: (row) => rows.push(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))) });
+  scanner.feed(Buffer.from('a,b\n"half'));
+  scanner.reset();
+  scanner.feed(Buffer.from('c,d\n'));
+  scanner.end();
+  assert.deepEqual(rows, [['a', 'b'], ['c', 'd']]);
+});

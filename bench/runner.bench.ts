@@ -1,0 +1,102 @@
+// The runner's own cost for live output: a program printing 100 MB of mixed lines (program output + rocprof-style
+// noise, stdout and stderr), streamed by the runner (classify every line, log every event, send it) to a client in
+// ANOTHER process that only counts bytes, so the figure is the service's capacity, apart from any client's
+// parsing (bench/output-throughput.bench.ts measures our client end to end). Peer in the same run: the program
+// `> /dev/null`. Also reports the runner's CPU seconds per 100 MB.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXTENSIONS_HEADER } from '../src/core/protocol/api';
+import { startRunner } from '../src/runner/index';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MB = 1024 * 1024;
+const TOTAL_MB = Number(process.env.BENCH_MB ?? 100);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const program = `
+import sys, random
+random.seed(7)
+out, err, size, i = [], [], 0, 0
+while size < ${MB}:
+    r = random.random()
+    if r < 0.6:
+        line = f"step {i} kernel=gemm_fp8 time={random.random()*1000:.3f} us loss={random.random():.6f}\\n"; out.append(line)
+    elif r < 0.75:
+        line = f"W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: {random.random():.6f} sec\\n"; err.append(line)
+    elif r < 0.85:
+        line = f"[{random.random()*1000:.3f}]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\\n"; err.append(line)
+    else:
+        line = f"warning {i}: something the program says on stderr " + "x" * int(random.random() * 80) + "\\n"; err.append(line)
+    size += len(line); i += 1
+o, e = "".join(out).encode(), "".join(err).encode()
+for _ in range(${TOTAL_MB}):
+    sys.stdout.buffer.write(o); sys.stderr.buffer.write(e)
+`;
+
+// The client: POSTs the program with the extensions header and counts the bytes of the event stream.
+const clientSource = `
+const [url, header] = process.argv.slice(1);
+const fd = new FormData();
+fd.append('file', new Blob([process.env.KR_PROGRAM]), 'print.py');
+const t = performance.now();
+const res = await fetch(url, { method: 'POST', body: fd, headers: { [header]: '1' } });
+let bytes = 0, tail = '', seen = false;
+for await (const chunk of res.body) {
+  bytes += chunk.length;
+  const text = tail + Buffer.from(chunk).toString('latin1');
+  seen ||= text.includes('\\nevent: result\\n');
+  tail = text.slice(-32);
+}
+if (!seen) { console.error('no result event'); process.exit(1); }
+console.log(JSON.stringify({ seconds: (performance.now() - t) / 1000, bytes }));
+`;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+function runClient(url: string): Promise<{ seconds: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', clientSource, `${url}/script/CPU/test`, EXTENSIONS_HEADER], {
+      env: { ...process.env, KR_PROGRAM: program },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { seconds: number; bytes: number }) : reject(new Error(`client exited ${code}`))));
+  });
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kr-bench-'));
+  const runner = await startRunner({ port: 0, dataDir, profiler: 'none', problemsDir: path.join(root, 'examples/problems'), scriptTimeoutSec: 600 });
+  try {
+    const direct: number[] = [];
+    const served: number[] = [];
+    const cpu: number[] = [];
+    let sseBytes = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const t0 = performance.now();
+      if (spawnSync('sh', ['-c', 'python3 - > /dev/null 2>&1'], { input: program }).status !== 0) throw new Error('direct run failed');
+      direct.push((performance.now() - t0) / 1000);
+      const c0 = process.cpuUsage();
+      const s = await runClient(runner.url);
+      const c = process.cpuUsage(c0);
+      served.push(s.seconds);
+      cpu.push((c.user + c.system) / 1e6);
+      sseBytes = s.bytes;
+    }
+    const d = median(direct);
+    const s = median(served);
+    console.log(`runner live output, ${TOTAL_MB} MB of mixed lines, median of ${ROUNDS}:`);
+    console.log(`  python3 > /dev/null                 ${d.toFixed(2)} s  ${(TOTAL_MB / d).toFixed(0)} MB/s`);
+    console.log(`  runner -> byte-counting SSE client  ${s.toFixed(2)} s  ${(TOTAL_MB / s).toFixed(0)} MB/s  (${(sseBytes / MB).toFixed(0)} MB of events)  ratio ${(s / d).toFixed(1)}x`);
+    console.log(`  runner CPU per run: ${median(cpu).toFixed(2)} s (user+sys, all its threads)`);
+  } finally {
+    await runner.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+void main();

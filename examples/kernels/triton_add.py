@@ -1,0 +1,30 @@
+#!POPCORN leaderboard script
+"""Sample Triton kernel (needs torch + triton and a GPU): a vector add launched on 2**20 elements."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = out.numel()
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)  # noqa: E731
+    add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
+    return out
+
+
+if __name__ == "__main__":
+    x = torch.rand(1 << 20, device="cuda")
+    y = torch.rand(1 << 20, device="cuda")
+    out = add(x, y)
+    print("max error:", (out - (x + y)).abs().max().item())

@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import { register as filter } from './filter';
+import { register as summarize } from './summarize';
+import { register as serve } from './serve';
+import { register as submit } from './submit';
+
+/** Each command module exports `register(program)`; add one line here per command. */
+export const commands: Array<(program: Command) => void> = [
+  filter,
+  summarize,
+  serve,
+  submit,
+];

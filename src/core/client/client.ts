@@ -1,0 +1,203 @@
+// The runner client: one object per server (our runner, an embedded one, or GPU MODE's service) speaking the
+// GPU MODE submission API plus Kernel Runner's additive extensions.
+import {
+  backgroundAcceptedSchema,
+  cancelAnswerSchema,
+  deleteSubmissionSchema,
+  gpuListSchema,
+  healthSchema,
+  jobRecordSchema,
+  leaderboardListSchema,
+  rankedSubmissionListSchema,
+  routes,
+  runnerQueueSchema,
+  userSubmissionDetailSchema,
+  userSubmissionListSchema,
+  type BackgroundAccepted,
+  type CancelAnswer,
+  type DeleteSubmissionAnswer,
+  type Health,
+  type JobRecord,
+  type Leaderboard,
+  type RankedSubmission,
+  type RunnerQueue,
+  type SubmissionMode,
+  type UserSubmissionDetail,
+  type UserSubmissionSummary,
+} from '../protocol/api';
+import { createBackoff, sleep } from './backoff';
+import { downloadToFile, type DownloadOptions, type DownloadResult } from './download';
+import { RunnerClientError, isRetryable } from './errors';
+import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
+import { createTransport, type TransportOptions } from './http';
+
+export type RunnerClientOptions = TransportOptions;
+
+export interface SubmissionFile {
+  /** File name sent with the upload (the server keeps it; its extension matters). */
+  name: string;
+  content: Uint8Array | string;
+}
+
+export interface SubmitRequest {
+  leaderboard: string;
+  gpu: string;
+  mode: SubmissionMode;
+  file: SubmissionFile;
+}
+
+export interface SubmitOptions extends FollowOptions {
+  /** When `signal` aborts after the job id is known, DELETE /jobs/{id} on the way out. Default true. */
+  cancelOnAbort?: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** First poll interval; grows by half each poll up to maxIntervalMs. Defaults 1 s and 5 s (popcorn-cli polls every 5 s). */
+  intervalMs?: number;
+  maxIntervalMs?: number;
+  /** Give up after this long. Default 1 h (as popcorn-cli). */
+  timeoutMs?: number;
+  /** Failed polls in a row (network blips, 5xx) tolerated before giving up. Default 10. */
+  maxFailures?: number;
+  onPoll?: (detail: UserSubmissionDetail) => void;
+  onRetry?: (error: RunnerClientError, failures: number) => void;
+}
+
+export type ArtifactRef = { jobId: number; name: string } | { url: string };
+
+export interface RunnerClient {
+  readonly baseUrl: string;
+  health(options?: CallOptions): Promise<Health>;
+  listLeaderboards(options?: CallOptions): Promise<Leaderboard[]>;
+  listGpus(leaderboard: string, options?: CallOptions): Promise<string[]>;
+  runnerQueue(gpu: string, options?: CallOptions): Promise<RunnerQueue>;
+  rankedSubmissions(leaderboard: string, gpu: string, page?: { limit?: number; offset?: number }, options?: CallOptions): Promise<RankedSubmission[]>;
+  /** Streaming route: live events (with extensions), resumed after drops; resolves with the terminal event. */
+  submit(request: SubmitRequest, options?: SubmitOptions): Promise<StreamOutcome>;
+  /** Background route: 202 with the submission id (== job id on our runner). */
+  submitBackground(request: SubmitRequest, options?: CallOptions): Promise<BackgroundAccepted>;
+  /** Polls GET /user/submissions/{id} until `done`, riding out blips. */
+  waitForSubmission(id: number, options?: WaitOptions): Promise<UserSubmissionDetail>;
+  /** Follows a job's events (extension route) from after `after` to the terminal event. */
+  streamJob(jobId: number, options?: FollowOptions & { after?: number }): Promise<StreamOutcome>;
+  getJob(jobId: number, options?: CallOptions): Promise<JobRecord>;
+  /** DELETE /jobs/{id}; undefined when the runner answers 204. */
+  cancel(jobId: number, options?: CallOptions): Promise<CancelAnswer | undefined>;
+  downloadArtifact(ref: ArtifactRef, dest: string, options?: DownloadOptions): Promise<DownloadResult>;
+  listSubmissions(query?: { leaderboard?: string; limit?: number; offset?: number }, options?: CallOptions): Promise<UserSubmissionSummary[]>;
+  getSubmission(id: number, options?: CallOptions): Promise<UserSubmissionDetail>;
+  deleteSubmission(id: number, options?: CallOptions): Promise<DeleteSubmissionAnswer>;
+}
+
+function uploadForm(file: SubmissionFile): FormData {
+  const bytes = typeof file.content === 'string' ? new TextEncoder().encode(file.content) : new Uint8Array(file.content);
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), file.name);
+  return form;
+}
+
+export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
+  const transport = createTransport(options);
+  const call = (o: CallOptions = {}) => ({ signal: o.signal, timeoutMs: o.timeoutMs });
+
+  const client: RunnerClient = {
+    baseUrl: transport.baseUrl,
+
+    health: (o) => transport.json('GET', routes.health(), healthSchema, call(o)),
+    listLeaderboards: (o) => transport.json('GET', routes.leaderboards(), leaderboardListSchema, call(o)),
+    listGpus: (leaderboard, o) => transport.json('GET', routes.gpus(leaderboard), gpuListSchema, call(o)),
+    runnerQueue: (gpu, o) => transport.json('GET', routes.runnerQueue(gpu), runnerQueueSchema, call(o)),
+    rankedSubmissions: (leaderboard, gpu, page = {}, o) =>
+      transport.json('GET', routes.rankedSubmissions(leaderboard, gpu, page), rankedSubmissionListSchema, call(o)),
+
+    async submit(request, o = {}) {
+      const path = routes.submit(request.leaderboard, request.gpu, request.mode);
+      const cursor: Cursor = { jobId: undefined, lastEventId: 0 };
+      try {
+        return await followEvents(
+          transport,
+          { method: 'POST', open: () => transport.stream('POST', path, { data: uploadForm(request.file), signal: o.signal }) },
+          cursor,
+          o,
+        );
+      } catch (err) {
+        if (o.signal?.aborted && cursor.jobId !== undefined && o.cancelOnAbort !== false && options.extensions !== false) {
+          await client.cancel(cursor.jobId, { timeoutMs: 5000 }).catch(() => undefined);
+        }
+        throw err;
+      }
+    },
+
+    submitBackground: (request, o) =>
+      transport.json('POST', routes.submitBackground(request.leaderboard, request.gpu, request.mode), backgroundAcceptedSchema, {
+        ...call(o),
+        data: uploadForm(request.file),
+      }),
+
+    async waitForSubmission(id, o = {}) {
+      const deadline = Date.now() + (o.timeoutMs ?? 3_600_000);
+      const maxInterval = o.maxIntervalMs ?? 5000;
+      let interval = Math.min(o.intervalMs ?? 1000, maxInterval);
+      const retryBackoff = createBackoff({ initialMs: interval, maxMs: maxInterval });
+      let failures = 0;
+      let lastError: RunnerClientError | undefined;
+      for (;;) {
+        try {
+          const detail = await client.getSubmission(id, { signal: o.signal });
+          failures = 0;
+          retryBackoff.reset();
+          if (detail.done) return detail;
+          o.onPoll?.(detail);
+        } catch (err) {
+          if (!isRetryable(err)) throw err;
+          lastError = err as RunnerClientError;
+          failures += 1;
+          if (failures > (o.maxFailures ?? 10)) throw lastError;
+          o.onRetry?.(lastError, failures);
+        }
+        const wait = failures > 0 ? retryBackoff.next() : interval;
+        if (Date.now() + wait > deadline) {
+          throw new RunnerClientError('timeout', `Submission ${id} was not done within ${Math.round((o.timeoutMs ?? 3_600_000) / 1000)} s`, {
+            method: 'GET',
+            url: transport.show(transport.url(routes.userSubmission(id))),
+            detail: lastError?.message,
+          });
+        }
+        try {
+          await sleep(wait, o.signal);
+        } catch (err) {
+          throw new RunnerClientError('cancelled', 'Stopped waiting for the submission', {
+            method: 'GET',
+            url: transport.show(transport.url(routes.userSubmission(id))),
+            cause: err,
+          });
+        }
+        if (failures === 0) interval = Math.min(maxInterval, Math.round(interval * 1.5));
+      }
+    },
+
+    streamJob(jobId, o = {}) {
+      const cursor: Cursor = { jobId, lastEventId: o.after ?? 0 };
+      return followEvents(transport, { method: 'GET', open: () => openEvents(transport, cursor, o.signal), resumable: true }, cursor, o);
+    },
+
+    getJob: (jobId, o) => transport.json('GET', routes.job(jobId), jobRecordSchema, call(o)),
+    cancel: (jobId, o) => transport.jsonOrEmpty('DELETE', routes.job(jobId), cancelAnswerSchema, call(o)),
+
+    downloadArtifact(ref, dest, o) {
+      const target = 'url' in ref ? ref.url : routes.artifact(ref.jobId, ref.name);
+      return downloadToFile(transport, target, dest, o);
+    },
+
+    listSubmissions: (query = {}, o) => transport.json('GET', routes.userSubmissions(query), userSubmissionListSchema, call(o)),
+    getSubmission: (id, o) => transport.json('GET', routes.userSubmission(id), userSubmissionDetailSchema, call(o)),
+    deleteSubmission: (id, o) => transport.json('DELETE', routes.userSubmission(id), deleteSubmissionSchema, call(o)),
+  };
+  return client;
+}

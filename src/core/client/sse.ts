@@ -1,0 +1,59 @@
+// Server-sent events over a byte stream: bytes -> text (UTF-8, characters split across chunks kept whole) ->
+// eventsource-parser -> messages. Chunk boundaries can fall anywhere.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+export interface SseReaderOptions {
+  onMessage: (message: EventSourceMessage) => void;
+  /** Called when the server sends `retry: <ms>`. */
+  onRetry?: (ms: number) => void;
+  /** Largest event (or unterminated line) buffered, in characters; past it `feed` throws. Default 64 Mi. */
+  maxEventSize?: number;
+}
+
+export interface SseReader {
+  feed(chunk: Uint8Array | string): void;
+  /** Flushes the decoder at the end of a stream (an unterminated last event is dropped, as the SSE spec says). */
+  end(): void;
+  /** Forgets any partial event, e.g. before reading a new connection. */
+  reset(): void;
+}
+
+export const DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024;
+
+export class SseLimitError extends Error {
+  readonly type = 'max-event-size' as const;
+}
+
+export function createSseReader(options: SseReaderOptions): SseReader {
+  const maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  let overflow: Error | undefined;
+  const parser = createParser({
+    onEvent: options.onMessage,
+    onRetry: options.onRetry,
+    maxBufferSize: maxEventSize,
+    onError: (err) => {
+      if (err.type === 'max-buffer-size-exceeded') overflow = new SseLimitError(`an event exceeded ${maxEventSize} characters`);
+    },
+  });
+  let decoder = new TextDecoder('utf-8');
+
+  function feedText(text: string): void {
+    if (overflow) throw overflow;
+    if (text) parser.feed(text);
+    if (overflow) throw overflow;
+  }
+
+  return {
+    feed(chunk) {
+      feedText(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    },
+    end() {
+      feedText(decoder.decode());
+    },
+    reset() {
+      overflow = undefined;
+      decoder = new TextDecoder('utf-8');
+      parser.reset();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The embedded runner: the same service as `kernel-runner serve`, started in the extension host on loopback
+// (ephemeral port) on first use and stopped when the target changes or the extension deactivates.
+import * as vscode from 'vscode';
+import { delimiter } from 'node:path';
+import { startRunner } from '../runner/index';
+import type { Config } from './config';
+
+export class EmbeddedRunner implements vscode.Disposable {
+  private starting: Promise<{ url: string; close(): Promise<void> }> | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly storageUri: vscode.Uri,
+    private readonly config: Config,
+    private readonly onStarted: (line: string) => void = () => {},
+  ) {}
+
+  /** Starts the runner once; later calls get the same URL. */
+  url(): Promise<string> {
+    this.starting ??= this.start();
+    return this.starting.then((r) => r.url);
+  }
+
+  get started(): boolean {
+    return this.starting !== undefined;
+  }
+
+  private async start(): Promise<{ url: string; close(): Promise<void> }> {
+    const problemsDir = this.config.embeddedProblemsDir || vscode.Uri.joinPath(this.extensionUri, 'examples/problems').fsPath;
+    const dataDir = vscode.Uri.joinPath(this.storageUri, 'embedded-runner').fsPath;
+    await vscode.workspace.fs.createDirectory(vscode.Uri.file(dataDir));
+    try {
+      const runner = await startRunner({
+        host: '127.0.0.1',
+        port: 0,
+        problemsDir,
+        dataDir,
+        ...(this.config.embeddedGpuName ? { gpuName: this.config.embeddedGpuName } : {}),
+        profiler: this.config.embeddedProfiler,
+        env: this.environment(),
+      });
+      const { gpus, profiler, problems, warnings } = runner.info;
+      this.onStarted(
+        `embedded runner started at ${runner.url}: GPUs ${gpus.join(', ') || 'none'}; profiler ${profiler ? `${profiler.kind} (${profiler.path})` : 'none'}; leaderboards ${problems.join(', ')}` +
+          (warnings.length ? `; warnings: ${warnings.join('; ')}` : ''),
+      );
+      return runner;
+    } catch (err) {
+      this.starting = undefined;
+      throw new Error(`The embedded runner did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  /** The extension host's environment with kernelRunner.embedded.path first on PATH. */
+  private environment(): NodeJS.ProcessEnv {
+    const extra = this.config.embeddedPath;
+    if (!extra.length) return process.env;
+    return { ...process.env, PATH: [...extra, process.env.PATH ?? ''].filter(Boolean).join(delimiter) };
+  }
+
+  async dispose(): Promise<void> {
+    const s = this.starting;
+    this.starting = undefined;
+    if (s) await s.then((r) => r.close()).catch(() => undefined);
+  }
+}

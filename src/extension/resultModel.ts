@@ -1,0 +1,286 @@
+// From a runner's terminal event to the results panel's view model and the output channel's summary lines.
+// Pure (no vscode): unit-tested in test/unit/extension-free/.
+import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../core/protocol/api';
+import { decodePopcornBase64 } from '../core/reportEncoding';
+import { createLineClassifier } from '../core/noise';
+import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
+import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../webview/format';
+import type { BenchmarkCaseView, ProfileView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
+
+/** What the evaluator's exit codes mean (reference-kernels eval.py). */
+export const EXIT_MEANINGS: Record<number, string> = {
+  110: 'GPU API failure',
+  111: 'pipe failure',
+  112: 'validation failed',
+  113: 'bad test spec',
+  114: 'timeout',
+};
+
+export interface RunContext {
+  title: string;
+  fileName: string;
+  leaderboard: string;
+  gpu: string;
+  mode: string;
+  target: string;
+  startedAt: string;
+  elapsedS: number;
+  hiddenNoiseLines: number;
+}
+
+export type Terminal =
+  | { kind: 'result'; result: ResultEvent }
+  | { kind: 'error'; error: ErrorEvent }
+  | { kind: 'cancelled'; detail: string }
+  | { kind: 'failed'; detail: string };
+
+export interface ProfileExtras {
+  /** Local zip for a profile (GPU MODE inline traces), by run key. */
+  localPath?: string;
+  traceBytes?: number;
+  note?: string;
+}
+
+export interface BuildOptions {
+  /** Traces larger than this open as a download only. */
+  perfettoMaxBytes: number;
+  profileExtras?: (key: string) => ProfileExtras | undefined;
+  /** A summary computed by the extension (e.g. from an inline GPU MODE trace), by run key. */
+  summaries?: (key: string) => TraceSummary | undefined;
+}
+
+const tail = (s: string, lines: number) => s.split('\n').slice(-lines).join('\n').trimEnd();
+
+function indexed(map: Record<string, string>, prefix: string): number[] {
+  const count = Number(map[`${prefix}-count`]);
+  if (Number.isInteger(count) && count >= 0) return [...Array(count).keys()];
+  const seen = new Set<number>();
+  const re = new RegExp(`^${prefix}\\.(\\d+)\\.`);
+  for (const k of Object.keys(map)) {
+    const m = re.exec(k);
+    if (m) seen.add(Number(m[1]));
+  }
+  return [...seen].sort((a, b) => a - b);
+}
+
+const num = (v: string | undefined): number | undefined => {
+  if (v === undefined || v.trim() === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+};
+
+export function testsOf(map: Record<string, string>): TestCaseView[] {
+  return indexed(map, 'test').map((i) => {
+    const status = map[`test.${i}.status`] ?? 'unknown';
+    return {
+      index: i,
+      spec: map[`test.${i}.spec`] ?? '',
+      status,
+      passed: status === 'pass',
+      ...(map[`test.${i}.message`] ? { message: map[`test.${i}.message`] } : {}),
+      ...(map[`test.${i}.error`] ? { error: map[`test.${i}.error`] } : {}),
+    };
+  });
+}
+
+export function benchmarksOf(map: Record<string, string>): BenchmarkCaseView[] {
+  return indexed(map, 'benchmark')
+    .filter((i) => map[`benchmark.${i}.mean`] !== undefined || map[`benchmark.${i}.spec`] !== undefined)
+    .filter((i) => map[`benchmark.${i}.mean`] !== undefined)
+    .map((i) => {
+      const b: BenchmarkCaseView = { index: i, spec: map[`benchmark.${i}.spec`] ?? '' };
+      const set = (k: keyof BenchmarkCaseView, key: string) => {
+        const v = num(map[`benchmark.${i}.${key}`]);
+        if (v !== undefined) (b as unknown as Record<string, number>)[k] = v;
+      };
+      set('runs', 'runs');
+      set('meanNs', 'mean');
+      set('stdNs', 'std');
+      set('errNs', 'err');
+      set('bestNs', 'best');
+      set('worstNs', 'worst');
+      return b;
+    });
+}
+
+function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
+  const run: RunResult | null = ev.run;
+  const compile = ev.compilation;
+  if (!run && !compile) return undefined;
+  const map = run?.result ?? {};
+  const exitCode = run?.exit_code ?? compile?.exit_code ?? -1;
+  const section: RunSectionView = {
+    key,
+    success: run?.success ?? false,
+    passed: run?.passed ?? false,
+    exitCode,
+    durationS: run?.duration ?? 0,
+    command: run?.command ?? compile?.command ?? '',
+    tests: testsOf(map),
+    benchmarks: benchmarksOf(map),
+  };
+  if (EXIT_MEANINGS[exitCode]) section.exitMeaning = EXIT_MEANINGS[exitCode];
+  if (map.check) section.check = map.check;
+  if (compile) section.compile = { success: compile.success, command: compile.command, exitCode: compile.exit_code, stderrTail: tail(compile.stderr, 30) };
+  if (run && !run.passed && run.stderr.trim()) section.stderrTail = tail(run.stderr, 30);
+  return section;
+}
+
+/** Profile reports (`benchmark.<i>.report`, base64 with the `+*` alphabet) decoded to text. */
+function reportsOf(key: string, ev: EvalResult): string[] {
+  const map = ev.run?.result ?? {};
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(map)) {
+    if (!/^benchmark\.\d+\.report$/.test(k)) continue;
+    try {
+      out.push(`${key} ${k}:\n${decodePopcornBase64(v)}`);
+    } catch {
+      out.push(`${key} ${k}: (report not decodable)`);
+    }
+  }
+  return out;
+}
+
+function profileOf(key: string, ev: EvalResult, opts: BuildOptions): ProfileView | undefined {
+  const p = ev.profile;
+  if (!p) return undefined;
+  const extras = opts.profileExtras?.(key);
+  const parsed = p.summary === undefined ? undefined : traceSummarySchema.safeParse(p.summary);
+  const summary = parsed?.success ? parsed.data : opts.summaries?.(key);
+  const inlineBytes = p.trace ? Math.floor((p.trace.length * 3) / 4) : undefined;
+  const traceBytes = extras?.traceBytes ?? inlineBytes;
+  const view: ProfileView = {
+    key,
+    perfetto: traceBytes !== undefined && traceBytes > opts.perfettoMaxBytes ? 'too-large' : p.download_url || extras?.localPath || p.trace ? 'available' : 'none',
+  };
+  if (summary) view.summary = summary;
+  if (p.download_url) view.downloadUrl = p.download_url;
+  if (extras?.localPath) view.localPath = extras.localPath;
+  if (traceBytes !== undefined) view.traceBytes = traceBytes;
+  const notes = [parsed && !parsed.success ? 'The runner sent a trace summary this version cannot read.' : undefined, extras?.note].filter(Boolean);
+  if (notes.length) view.note = notes.join(' ');
+  return view;
+}
+
+function systemOf(r: FullResult): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.system)) {
+    if (v === null || v === undefined || v === '') continue;
+    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
+}
+
+export function buildResultView(ctx: RunContext, terminal: Terminal, opts: BuildOptions): ResultView {
+  const view: ResultView = { ...ctx, outcome: 'success', runs: [], profiles: [], reports: [] };
+  switch (terminal.kind) {
+    case 'error':
+      view.outcome = 'error';
+      view.error = terminal.error.detail + (terminal.error.raw_error ? `\n${terminal.error.raw_error}` : '');
+      return view;
+    case 'cancelled':
+      view.outcome = 'cancelled';
+      view.error = terminal.detail;
+      return view;
+    case 'failed':
+      view.outcome = 'error';
+      view.error = terminal.detail;
+      return view;
+    case 'result':
+      break;
+  }
+  const results = terminal.result.results;
+  let ok = results.length > 0;
+  const errors: string[] = [];
+  for (const r of results) {
+    if (!r.success) ok = false;
+    if (r.error) errors.push(r.error);
+    if (!view.system) view.system = systemOf(r);
+    for (const [key, ev] of Object.entries(r.runs)) {
+      const section = runSection(key, ev);
+      if (section) {
+        view.runs.push(section);
+        if (!section.passed) ok = false;
+      }
+      const profile = profileOf(key, ev, opts);
+      if (profile) view.profiles.push(profile);
+      view.reports.push(...reportsOf(key, ev));
+    }
+  }
+  view.reports.push(...terminal.result.reports.filter((r) => r.trim()));
+  if (errors.length) view.error = errors.join('\n');
+  view.outcome = ok ? 'success' : 'failure';
+  return view;
+}
+
+/** The result as lines for the output channel (grammar: ✔ ✘ ◷ and ▸). */
+export function resultLines(view: ResultView): string[] {
+  const lines: string[] = [];
+  if (view.error) for (const l of view.error.split('\n')) lines.push(`✘ ${l}`);
+  for (const run of view.runs) {
+    const passed = run.tests.filter((t) => t.passed).length;
+    const tests = run.tests.length ? `, tests ${passed}/${run.tests.length} passed` : '';
+    const meaning = run.exitMeaning ? ` (${run.exitMeaning})` : '';
+    lines.push(`▸ ${run.key}: ${run.passed ? 'passed' : 'failed'}${tests} · exit ${run.exitCode}${meaning} · ${formatSeconds(run.durationS)}`);
+    if (run.compile && !run.compile.success) lines.push(`  ✘ compilation failed (exit ${run.compile.exitCode}): ${run.compile.command}`);
+    for (const t of run.tests) {
+      const why = [t.message, t.error].filter(Boolean).join(' — ');
+      lines.push(`  ${t.passed ? '✔' : '✘'} test ${t.index}  ${t.spec}  ${t.status}${why ? `: ${why}` : ''}`);
+    }
+    for (const b of run.benchmarks) {
+      const extra = [b.bestNs !== undefined ? `best ${formatNs(b.bestNs)}` : '', b.worstNs !== undefined ? `worst ${formatNs(b.worstNs)}` : '', b.runs !== undefined ? `${b.runs} runs` : '']
+        .filter(Boolean)
+        .join('  ');
+      lines.push(`  ◷ benchmark ${b.index}  ${b.spec}  mean ${formatMeanErr(b.meanNs, b.errNs)}  ${extra}`.trimEnd());
+    }
+  }
+  for (const p of view.profiles) {
+    const s = p.summary;
+    if (s) {
+      const busy = s.agents.filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0)).map((a) => `${a.id} ${formatPercent(a.busyPercent)} busy`);
+      lines.push(`▸ ${p.key}: ${s.kernelTotals.calls} dispatches of ${s.kernelTotals.distinct} kernels, ${formatNs(s.kernelTotals.totalNs)} kernel time${busy.length ? ` · ${busy.join(', ')}` : ''}`);
+      for (const k of s.kernels.slice(0, 5)) lines.push(`  ◷ ${k.shortName}  ${k.calls} calls  total ${formatNs(k.totalNs)}  avg ${formatNs(k.avgNs)}  ${formatPercent(k.percent)}`);
+    } else {
+      lines.push(`▸ ${p.key}: profile without a trace summary${p.note ? ` (${p.note})` : ''}`);
+    }
+    if (p.downloadUrl) lines.push(`▸ full trace: ${p.downloadUrl}`);
+    if (p.localPath) lines.push(`▸ full trace saved: ${p.localPath}`);
+  }
+  return lines;
+}
+
+export function outcomeSummary(view: ResultView): string {
+  const what = `${view.fileName} · ${view.mode} · ${formatSeconds(view.elapsedS)}`;
+  switch (view.outcome) {
+    case 'success':
+      return `passed: ${what}`;
+    case 'failure':
+      return `failed: ${what}`;
+    case 'cancelled':
+      return `cancelled: ${what}`;
+    case 'error':
+      return `error: ${what}`;
+    case 'trace':
+      return `trace: ${view.fileName}`;
+  }
+}
+
+/**
+ * The program's output carried inside a result (GPU MODE sends no live output): a heading per run and stream,
+ * then each line classified by the noise filter.
+ */
+export function resultOutputLines(result: ResultEvent): { text: string; noise: boolean; heading?: boolean }[] {
+  const out: { text: string; noise: boolean; heading?: boolean }[] = [];
+  for (const r of result.results) {
+    for (const [key, ev] of Object.entries(r.runs)) {
+      for (const [stream, text] of [['stdout', ev.run?.stdout ?? ''], ['stderr', ev.run?.stderr ?? '']] as const) {
+        if (!text) continue;
+        out.push({ text: `${key} ${stream}:`, noise: false, heading: true });
+        const classifier = createLineClassifier({ onLine: (l) => out.push({ text: l.text, noise: l.noise }) });
+        classifier.feed(text);
+        classifier.flush();
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,198 @@
+// Results panels: one webview panel per result. Strict CSP (`default-src 'none'`, scripts only with a crypto
+// nonce), resources only from dist/ and media/, typed messages (src/webview/protocol.ts), a serializer that
+// restores panels after a reload from the state the webview saved.
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import {
+  CopyTextCommand,
+  DownloadTraceCommand,
+  OpenPerfettoCommand,
+  ReadyCommand,
+  RESULTS_VIEW_TYPE,
+  ShowOutputCommand,
+  StateNotification,
+  NoticeNotification,
+  type HostToWebview,
+  type PersistedState,
+  type ProfileView,
+  type ResultView,
+} from '../webview/protocol';
+import type { Ctx } from './ctx';
+
+/** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
+export interface ProfileActions {
+  downloadTrace(profile: ProfileView): Promise<void>;
+  openPerfetto(profile: ProfileView): Promise<void>;
+}
+
+export class ResultsPanel {
+  private ready = false;
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Messages the webview sent (test API: shows the panel really talks back). */
+  readonly received: string[] = [];
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    private view: ResultView,
+    private readonly owner: ResultsPanels,
+    private actions: ProfileActions | undefined,
+  ) {
+    const dist = vscode.Uri.joinPath(owner.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(owner.extensionUri, 'media');
+    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
+    panel.iconPath = vscode.Uri.joinPath(media, 'icon.svg');
+    panel.title = view.title;
+    panel.webview.html = this.html(panel.webview, dist, media);
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((msg: unknown) => this.handleMessage(msg)),
+      panel.onDidDispose(() => this.disposePanel()),
+    );
+  }
+
+  get current(): ResultView {
+    return this.view;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  update(view: ResultView, actions?: ProfileActions): void {
+    this.view = view;
+    if (actions) this.actions = actions;
+    this.panel.title = view.title;
+    if (this.ready) void this.post(StateNotification.make({ view }));
+  }
+
+  notice(text: string, level: 'info' | 'error' = 'info'): void {
+    void this.post(NoticeNotification.make({ text, level }));
+  }
+
+  private post(msg: HostToWebview): Thenable<boolean> {
+    return this.panel.webview.postMessage(msg);
+  }
+
+  private profile(key: string): ProfileView | undefined {
+    return this.view.profiles.find((p) => p.key === key);
+  }
+
+  /** Handles one message from the webview (public for the test API). */
+  async handleMessage(msg: unknown): Promise<void> {
+    const method = typeof msg === 'object' && msg !== null ? String((msg as { method?: unknown }).method) : '?';
+    this.received.push(method);
+    try {
+      if (ReadyCommand.is(msg)) {
+        this.ready = true;
+        await this.post(StateNotification.make({ view: this.view }));
+      } else if (DownloadTraceCommand.is(msg)) {
+        const p = this.profile(String(msg.params.profileKey));
+        if (p) await (this.actions ?? defaultActions).downloadTrace(p);
+      } else if (OpenPerfettoCommand.is(msg)) {
+        const p = this.profile(String(msg.params.profileKey));
+        if (p) await (this.actions ?? defaultActions).openPerfetto(p);
+      } else if (ShowOutputCommand.is(msg)) {
+        await vscode.commands.executeCommand('kernelRunner.showOutput');
+      } else if (CopyTextCommand.is(msg)) {
+        await vscode.env.clipboard.writeText(String(msg.params.text));
+      }
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      this.notice(text, 'error');
+      void vscode.window.showErrorMessage(`Kernel Runner: ${text}`);
+    }
+  }
+
+  private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
+    const nonce = randomBytes(18).toString('base64');
+    const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'results.css'));
+    const js = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+      `font-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    // Only URIs and the nonce are interpolated here; every piece of result data travels as a message.
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css.toString()}">
+<title>Kernel Runner results</title>
+</head>
+<body>
+<div id="notices" aria-live="polite"></div>
+<div id="root"><p class="loading">Loading results…</p></div>
+<script nonce="${nonce}" src="${js.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  private disposePanel(): void {
+    this.owner.forget(this);
+    for (const d of this.disposables) d.dispose();
+    this.disposables.length = 0;
+  }
+
+  dispose(): void {
+    this.panel.dispose();
+  }
+}
+
+export class ResultsPanels implements vscode.Disposable {
+  private readonly open = new Set<ResultsPanel>();
+
+  constructor(private readonly ctx: Ctx) {}
+
+  get extensionUri(): vscode.Uri {
+    return this.ctx.extensionUri;
+  }
+
+  get all(): ResultsPanel[] {
+    return [...this.open];
+  }
+
+  show(view: ResultView, actions?: ProfileActions, column = vscode.ViewColumn.Beside): ResultsPanel {
+    const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, view.title, { viewColumn: column, preserveFocus: true }, {});
+    const p = new ResultsPanel(panel, view, this, actions);
+    this.open.add(p);
+    return p;
+  }
+
+  registerSerializer(): void {
+    this.ctx.push(
+      vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel, state: unknown) => {
+          const view = (state as Partial<PersistedState> | undefined)?.view;
+          if (!view || typeof view !== 'object' || !Array.isArray(view.runs) || !Array.isArray(view.profiles)) {
+            panel.dispose();
+            return;
+          }
+          this.open.add(new ResultsPanel(panel, view, this, undefined));
+        },
+      }),
+    );
+  }
+
+  forget(p: ResultsPanel): void {
+    this.open.delete(p);
+  }
+
+  dispose(): void {
+    for (const p of [...this.open]) p.dispose();
+  }
+}
+
+/** A restored panel no longer has its run: open the artifact URL in the browser or reveal the local file. */
+const defaultActions: ProfileActions = {
+  async downloadTrace(p) {
+    if (p.localPath) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(p.localPath));
+    else if (p.downloadUrl && /^https?:\/\//i.test(p.downloadUrl)) await vscode.env.openExternal(vscode.Uri.parse(p.downloadUrl));
+  },
+  async openPerfetto() {
+    throw new Error('This panel was restored after a reload: run the profile again to open its trace in Perfetto UI.');
+  },
+};

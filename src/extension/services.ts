@@ -1,0 +1,12 @@
+// The long-lived parts of the extension, built once by main.ts and handed to every command.
+import type { RunOutput } from './runOutput';
+import type { RunController } from './runs';
+import type { Targets } from './targets';
+import type { TraceOpener } from './traces';
+
+export interface Services {
+  output: RunOutput;
+  targets: Targets;
+  runs: RunController;
+  traces: TraceOpener;
+}

@@ -1,0 +1,170 @@
+// Where a file runs: the embedded runner (no configuration), a self-hosted `kernel-runner serve`, or GPU MODE's
+// public service. Resolves the base URL and identity (token from SecretStorage per server, else the popcorn-cli
+// `cli_id` from ~/.popcorn.yaml).
+import * as vscode from 'vscode';
+import { readPopcornConfig } from '../core/popcornConfig';
+import type { Ctx } from './ctx';
+import { EmbeddedRunner } from './embeddedRunner';
+import type { RunOutput } from './runOutput';
+
+export type TargetKind = 'embedded' | 'server' | 'gpumode';
+
+export interface ResolvedTarget {
+  kind: TargetKind;
+  baseUrl: string;
+  label: string;
+  token?: string;
+  cliId?: string;
+}
+
+const SECRET_PREFIX = 'kernelRunner.token:';
+
+/** GPU MODE's service: the URL popcorn-cli uses (POPCORN_API_URL) or a host that names it. */
+export function isGpuModeUrl(url: string, popcornApiUrl = process.env.POPCORN_API_URL): boolean {
+  const norm = (u: string) => u.trim().replace(/\/+$/, '').toLowerCase();
+  if (popcornApiUrl && norm(popcornApiUrl) === norm(url)) return true;
+  try {
+    return /(^|\.)(gpumode|gpu-mode|discord-cluster-manager)/i.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+export class Targets implements vscode.Disposable {
+  private embedded: EmbeddedRunner | undefined;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly output: RunOutput,
+  ) {}
+
+  get kind(): TargetKind {
+    const server = this.ctx.config.server;
+    if (!server) return 'embedded';
+    return isGpuModeUrl(server) ? 'gpumode' : 'server';
+  }
+
+  /** Short text for the status bar. */
+  describe(): string {
+    const server = this.ctx.config.server;
+    if (!server) return 'embedded runner';
+    if (this.kind === 'gpumode') return 'GPU MODE';
+    try {
+      return new URL(server).host;
+    } catch {
+      return server;
+    }
+  }
+
+  /** The embedded runner's URL if it is running (test API). */
+  async embeddedUrl(): Promise<string | undefined> {
+    return this.embedded?.started ? this.embedded.url() : undefined;
+  }
+
+  async resolve(): Promise<ResolvedTarget> {
+    const server = this.ctx.config.server;
+    if (!server) {
+      if (!this.embedded) {
+        this.embedded = new EmbeddedRunner(this.ctx.extensionUri, this.ctx.extCtx.globalStorageUri, this.ctx.config, (line) => this.output.note(line));
+        const runner = this.embedded;
+        this.ctx.pushTargetScoped({
+          dispose: () => {
+            if (this.embedded === runner) this.embedded = undefined;
+            return runner.dispose();
+          },
+        });
+      }
+      return { kind: 'embedded', baseUrl: await this.embedded.url(), label: 'embedded runner' };
+    }
+    let url: URL;
+    try {
+      url = new URL(server);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new Error(`kernelRunner.server is not an http(s) URL: "${server}". Clear it to use the embedded runner.`);
+    }
+    const token = await this.ctx.extCtx.secrets.get(SECRET_PREFIX + server);
+    const cliId = token ? undefined : await readPopcornCliId();
+    return {
+      kind: this.kind,
+      baseUrl: server,
+      label: this.describe(),
+      ...(token ? { token } : {}),
+      ...(cliId ? { cliId } : {}),
+    };
+  }
+
+  async selectTarget(): Promise<void> {
+    type Item = vscode.QuickPickItem & { id: 'embedded' | 'server' | 'gpumode' };
+    const current = this.ctx.config.server;
+    const items: Item[] = [
+      { id: 'embedded', label: '$(vm) Embedded runner', description: 'runs the file on this machine (no configuration)', picked: !current },
+      { id: 'server', label: '$(server) Self-hosted runner…', description: 'a `kernel-runner serve` URL, e.g. on your MI300 box' },
+      { id: 'gpumode', label: '$(globe) GPU MODE…', description: "GPU MODE's public service (identity: cli_id in ~/.popcorn.yaml)" },
+    ];
+    const pick = await vscode.window.showQuickPick(items, { title: 'Kernel Runner: Select Target', placeHolder: `Now: ${this.describe()}` });
+    if (!pick) return;
+    const cfg = vscode.workspace.getConfiguration('kernelRunner');
+    if (pick.id === 'embedded') {
+      await cfg.update('server', '', vscode.ConfigurationTarget.Global);
+      return;
+    }
+    const url = await vscode.window.showInputBox({
+      title: pick.id === 'gpumode' ? 'GPU MODE service URL' : 'Runner URL',
+      value: current || (pick.id === 'gpumode' ? (process.env.POPCORN_API_URL ?? '') : 'http://127.0.0.1:8787'),
+      prompt: pick.id === 'gpumode' ? 'The URL popcorn-cli uses (POPCORN_API_URL)' : 'Base URL of `kernel-runner serve`',
+      validateInput: (v) => {
+        try {
+          const u = new URL(v.trim());
+          return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : 'Use an http:// or https:// URL';
+        } catch {
+          return 'Not a URL';
+        }
+      },
+    });
+    if (!url) return;
+    await cfg.update('server', url.trim().replace(/\/+$/, ''), vscode.ConfigurationTarget.Global);
+    if (pick.id === 'server') {
+      const set = await vscode.window.showInformationMessage(`Kernel Runner now sends files to ${url}. Does it need a token?`, 'Set Token', 'No');
+      if (set === 'Set Token') await this.setToken();
+    }
+  }
+
+  async setToken(): Promise<void> {
+    const server = this.ctx.config.server;
+    if (!server) {
+      void vscode.window.showInformationMessage('The embedded runner needs no token. Select a server first ("Kernel Runner: Select Target…").');
+      return;
+    }
+    const token = await vscode.window.showInputBox({
+      title: `Token for ${server}`,
+      prompt: 'Stored in the OS keychain (SecretStorage). Leave empty to remove it.',
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (token === undefined) return;
+    if (token.trim()) await this.ctx.extCtx.secrets.store(SECRET_PREFIX + server, token.trim());
+    else await this.ctx.extCtx.secrets.delete(SECRET_PREFIX + server);
+    this.output.note(token.trim() ? `token stored for ${server}` : `token removed for ${server}`);
+    void vscode.window.showInformationMessage(token.trim() ? `Token stored for ${server}.` : `Token removed for ${server}.`);
+  }
+
+  /** Test API: store a token without the input box. */
+  async storeToken(server: string, token: string): Promise<void> {
+    await this.ctx.extCtx.secrets.store(SECRET_PREFIX + server.replace(/\/+$/, ''), token);
+  }
+
+  dispose(): void {
+    // The embedded runner is target-scoped: Ctx disposes it.
+  }
+}
+
+/** popcorn-cli's identity, shared: `cli_id` in ~/.popcorn.yaml (a malformed file is reported, not fatal). */
+async function readPopcornCliId(): Promise<string | undefined> {
+  try {
+    return (await readPopcornConfig()).cliId;
+  } catch (err) {
+    void vscode.window.showWarningMessage(`Kernel Runner: ignoring ~/.popcorn.yaml: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}

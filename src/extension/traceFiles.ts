@@ -1,0 +1,166 @@
+// Trace files on the extension's side: saving GPU MODE's inline (base64) profile zips, downloading the runner's
+// artifact for the user (Download full trace), finding the Perfetto trace inside a zip/folder, summarising a
+// saved trace with the trace toolkit.
+import * as vscode from 'vscode';
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import yauzl from 'yauzl';
+import type { RunnerClient } from '../core/client';
+import type { TraceSummary } from '../core/protocol/traceSummary';
+import { summarizePath } from '../trace/index';
+import type { ProfileView } from '../webview/protocol';
+import type { Config } from './config';
+import type { PerfettoRelay } from './perfettoRelay';
+
+const safeName = (s: string) => s.replace(/[^\w.-]+/g, '_').slice(0, 120);
+
+export class TraceFiles {
+  /** Test hook: where "Download full trace" saves without asking. */
+  downloadDestination: string | undefined;
+  /** Test hook: the last relay page opened for Perfetto UI. */
+  lastPerfettoUrl: string | undefined;
+  /** Downloaded artifacts by URL (for Perfetto after a download, and repeated clicks). */
+  private readonly cache = new Map<string, string>();
+
+  constructor(
+    private readonly storage: vscode.Uri,
+    private readonly config: Config,
+    private readonly relay: PerfettoRelay,
+  ) {}
+
+  private async dir(): Promise<string> {
+    const d = join(this.storage.fsPath, 'traces');
+    await mkdir(d, { recursive: true });
+    return d;
+  }
+
+  async saveInlineZip(base64: string, name: string): Promise<{ path: string; bytes: number }> {
+    const bytes = Buffer.from(base64, 'base64');
+    const path = join(await this.dir(), `${safeName(name)}.zip`);
+    await writeFile(path, bytes);
+    return { path, bytes: bytes.byteLength };
+  }
+
+  summarize(path: string): Promise<TraceSummary> {
+    return summarizePath(path);
+  }
+
+  async downloadForUser(client: RunnerClient, p: ProfileView, suggestedName: string): Promise<void> {
+    let dest = this.downloadDestination;
+    if (!dest) {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(this.storage.fsPath);
+      const pick = await vscode.window.showSaveDialog({
+        title: 'Save the full trace',
+        defaultUri: vscode.Uri.joinPath(folder, safeName(suggestedName)),
+        filters: { 'Trace archive': ['zip'] },
+      });
+      if (!pick) return;
+      dest = pick.fsPath;
+    }
+    if (p.downloadUrl) {
+      const url = p.downloadUrl;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Kernel Runner: downloading the trace', cancellable: true }, async (progress, token) => {
+        const abort = new AbortController();
+        const sub = token.onCancellationRequested(() => abort.abort());
+        try {
+          const r = await client.downloadArtifact({ url }, dest, {
+            overwrite: true,
+            signal: abort.signal,
+            onProgress: (received, total) => progress.report({ message: total ? `${Math.round((received / total) * 100)}%` : `${received} bytes` }),
+          });
+          this.cache.set(url, r.path);
+        } finally {
+          sub.dispose();
+        }
+      });
+    } else if (p.localPath) {
+      await copyFile(p.localPath, dest);
+    } else {
+      throw new Error('This result has no trace to download.');
+    }
+    if (!this.downloadDestination) {
+      void vscode.window.showInformationMessage(`Kernel Runner: trace saved to ${dest}`, 'Reveal').then((b) => {
+        if (b) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(dest));
+      });
+    }
+  }
+
+  /** The zip (or folder / file) holding a profile's trace, downloading the runner's artifact into the cache. */
+  private async localTrace(client: RunnerClient | undefined, p: ProfileView): Promise<string> {
+    if (p.localPath) return p.localPath;
+    if (!p.downloadUrl) throw new Error('This result has no trace.');
+    const cached = this.cache.get(p.downloadUrl);
+    if (cached) return cached;
+    if (!client) throw new Error('The run that produced this trace is gone: use "Download full trace".');
+    const dest = join(await this.dir(), `${safeName(p.downloadUrl.split('/').slice(-3).join('-'))}`);
+    const r = await client.downloadArtifact({ url: p.downloadUrl }, dest, { overwrite: true });
+    this.cache.set(p.downloadUrl, r.path);
+    return r.path;
+  }
+
+  async openInPerfetto(client: RunnerClient | undefined, p: ProfileView, title: string): Promise<void> {
+    const source = await this.localTrace(client, p);
+    const max = this.config.perfettoMaxTraceBytes;
+    const trace = await readPerfettoTrace(source, max);
+    if (trace === 'none') throw new Error(`No Perfetto trace (.pftrace) in ${basename(source)}: the profile was recorded without pftrace output.`);
+    if (trace === 'too-large') {
+      throw new Error(`The trace in ${basename(source)} is over ${Math.round(max / 1024 / 1024)} MB: too large for the browser. Download it and open it with \`trace_processor server http\` and Perfetto UI.`);
+    }
+    const url = await this.relay.publish(trace.bytes, title, trace.fileName);
+    this.lastPerfettoUrl = url;
+    const external = await vscode.env.asExternalUri(vscode.Uri.parse(url));
+    await vscode.env.openExternal(external);
+  }
+}
+
+/**
+ * The Perfetto trace of a profile: `combined.pftrace` if present, else every `*.pftrace` concatenated byte for
+ * byte (a valid trace). From a zip, a folder (searched two levels deep) or a single file.
+ */
+export async function readPerfettoTrace(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; fileName: string } | 'none' | 'too-large'> {
+  const st = await stat(path);
+  if (st.isFile() && extname(path).toLowerCase() === '.pftrace') {
+    if (st.size > maxBytes) return 'too-large';
+    return { bytes: await readFile(path), fileName: basename(path) };
+  }
+  if (st.isDirectory()) {
+    const found: string[] = [];
+    const walk = async (dir: string, depth: number) => {
+      for (const e of await readdir(dir, { withFileTypes: true })) {
+        if (e.name === '.rocprofv3') continue;
+        const p = join(dir, e.name);
+        if (e.isDirectory() && depth < 2) await walk(p, depth + 1);
+        else if (e.isFile() && e.name.endsWith('.pftrace')) found.push(p);
+      }
+    };
+    await walk(path, 0);
+    const combined = found.find((f) => basename(f) === 'combined.pftrace');
+    const chosen = combined ? [combined] : found.sort();
+    if (!chosen.length) return 'none';
+    let total = 0;
+    for (const f of chosen) total += (await stat(f)).size;
+    if (total > maxBytes) return 'too-large';
+    return { bytes: Buffer.concat(await Promise.all(chosen.map((f) => readFile(f)))), fileName: combined ? 'combined.pftrace' : basename(chosen[0] ?? 'trace.pftrace') };
+  }
+  if (extname(path).toLowerCase() !== '.zip') return 'none';
+  const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
+  try {
+    const entries: yauzl.Entry[] = [];
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName.endsWith('.pftrace') && !entry.fileName.split('/').includes('.rocprofv3')) entries.push(entry);
+    }
+    const combined = entries.find((e) => basename(e.fileName) === 'combined.pftrace');
+    const chosen = combined ? [combined] : entries.sort((a, b) => a.fileName.localeCompare(b.fileName));
+    if (!chosen.length) return 'none';
+    if (chosen.reduce((n, e) => n + e.uncompressedSize, 0) > maxBytes) return 'too-large';
+    const parts: Buffer[] = [];
+    for (const e of chosen) {
+      const chunks: Buffer[] = [];
+      for await (const c of await zip.openReadStreamPromise(e)) chunks.push(c as Buffer);
+      parts.push(Buffer.concat(chunks));
+    }
+    return { bytes: Buffer.concat(parts), fileName: combined ? 'combined.pftrace' : basename(chosen[0]?.fileName ?? 'trace.pftrace') };
+  } finally {
+    zip.close();
+  }
+}

@@ -1,0 +1,404 @@
+// The job model: submissions become jobs with a per-job event sequence (persisted, replayable), queued per GPU,
+// run by evaluate.ts, finished with exactly one terminal event (result or error).
+import { mkdir, rm } from 'node:fs/promises';
+import type {
+  ErrorEvent,
+  JobRecord,
+  JobState,
+  OutputStream,
+  ResultEvent,
+  SseEventName,
+  StatusEvent,
+  SubmissionMode,
+} from '../core/protocol/api';
+import type { ClassifiedLine } from '../core/noise';
+import { runSubmission, type RunSettings } from './evaluate';
+import type { EventLog, FrameBatch, LoggedEvent } from './eventLog';
+import type { GpuInventory, GpuSlot } from './gpus';
+import type { Problem } from './problems';
+import { createScheduler, type Scheduler } from './scheduler';
+import type { JobStore, RetentionPolicy, StoredJob } from './store';
+import type { SystemProbe } from './system';
+import { routes } from '../core/protocol/api';
+
+export interface Subscriber {
+  /** Extension clients: every event, in batches of frames in id order (the bytes also written to the log). */
+  frames?(batch: FrameBatch): void;
+  /** Plain clients: each event but `output`, as it is appended. */
+  event?(ev: LoggedEvent): void;
+}
+
+export interface LiveJob {
+  readonly id: number;
+  readonly gpu: string;
+  record: StoredJob;
+  log: EventLog;
+  subscribers: Set<Subscriber>;
+  abort: AbortController;
+  heartbeat: NodeJS.Timeout | null;
+  createdMs: number;
+  problem: Problem | null;
+  code: string;
+  currentRun: string | null;
+  /** Resolves when the terminal event is written and the record saved. */
+  done: Promise<void>;
+  markDone: () => void;
+  interrupting: boolean;
+  finished: boolean;
+  liveOutputBytes: number;
+  liveOutputCut: boolean;
+}
+
+export interface SubmitRequest {
+  leaderboard: string;
+  problem: Problem | null;
+  gpu: string;
+  mode: SubmissionMode;
+  fileName: string;
+  code: Buffer;
+  baseUrl: string;
+  /** Attached before the first event, so it sees them all. */
+  subscriber?: Subscriber;
+}
+
+export interface JobManagerOptions {
+  store: JobStore;
+  inventory: GpuInventory;
+  system: SystemProbe;
+  settings: RunSettings;
+  heartbeatMs: number;
+  retention: RetentionPolicy;
+  retentionIntervalMs: number;
+  maxLiveOutputBytes: number;
+  maxQueuedJobs: number;
+  log(message: string): void;
+}
+
+export class QueueFullError extends Error {
+  readonly type = 'queue-full' as const;
+}
+
+export interface JobManager {
+  submit(req: SubmitRequest): Promise<LiveJob>;
+  live(id: number): LiveJob | undefined;
+  /** The stored record (light: without result for finished jobs unless `full`). */
+  record(id: number, full?: boolean): StoredJob | undefined;
+  records(): StoredJob[];
+  publicRecord(job: StoredJob): JobRecord;
+  subscribe(job: LiveJob, sub: Subscriber): void;
+  unsubscribe(job: LiveJob, sub: Subscriber): void;
+  /** Cancels a queued or running job and waits until it has ended; returns the final state. */
+  cancel(id: number): Promise<JobState | undefined>;
+  remove(id: number): Promise<boolean>;
+  queueCounts(gpu: string): { queued: number; running: number; idle: number; slots: number };
+  close(): Promise<void>;
+}
+
+const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' };
+
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** JSON.stringify for a string, with a fast path for printable ASCII without quotes or backslashes (most lines). */
+export function jsonString(text: string): string {
+  return PLAIN_ASCII.test(text) ? '"' + text + '"' : JSON.stringify(text);
+}
+
+function elapsedSince(ms: number): number {
+  return Math.round((Date.now() - ms) / 10) / 100;
+}
+
+function runnerName(slot: GpuSlot): string {
+  return slot.device === null ? slot.gpu : `${slot.gpu} #${slot.device}`;
+}
+
+export function createJobManager(opts: JobManagerOptions): JobManager {
+  const { store } = opts;
+  const lightRecords = new Map<number, StoredJob>();
+  const liveJobs = new Map<number, LiveJob>();
+  let closing = false;
+
+  // Jobs that were queued or running when the runner last stopped are interrupted, not lost.
+  for (const rec of store.loadJobs()) {
+    if (rec.state === 'queued' || rec.state === 'running') {
+      const detail =
+        rec.state === 'running'
+          ? 'Interrupted: the runner stopped while this job was running; submit it again'
+          : 'Interrupted: the runner stopped before this job started; submit it again';
+      store.interruptSync(rec, { status: 'error', detail, status_code: 503 });
+    }
+    lightRecords.set(rec.id, { ...rec, result: null });
+  }
+
+  const emit = (job: LiveJob, event: SseEventName, json: string): number => {
+    const id = job.log.append(event, json, event === 'result' || event === 'error');
+    job.record.last_event_id = id;
+    if (event !== 'output') {
+      const ev: LoggedEvent = { id, event, json };
+      for (const sub of job.subscribers) sub.event?.(ev);
+    }
+    return id;
+  };
+
+  const emitStatus = (job: LiveJob) => {
+    const status: StatusEvent = {
+      status: 'processing',
+      elapsed_time: elapsedSince(job.createdMs),
+      state: job.record.state,
+      queue_position: job.record.queue_position ?? 0,
+      ...(job.currentRun ? { run: job.currentRun } : {}),
+    };
+    job.record.last_heartbeat = new Date().toISOString();
+    emit(job, 'status', JSON.stringify(status));
+  };
+
+  const emitOutput = (job: LiveJob, stream: OutputStream, line: ClassifiedLine) => {
+    if (job.liveOutputCut) return;
+    job.liveOutputBytes += line.text.length + 1;
+    if (job.liveOutputBytes > opts.maxLiveOutputBytes) {
+      job.liveOutputCut = true;
+      const note = `[kernel-runner] live output stopped after ${opts.maxLiveOutputBytes} bytes; the program keeps running and its result keeps the head and tail`;
+      emit(job, 'output', `{"stream":"${stream}","text":${JSON.stringify(note)},"noise":false}`);
+      return;
+    }
+    // `kind` is left out for the program's own lines (the common case: it is most of the bytes of an event)
+    const kind = line.kind === 'program' ? '' : `,"kind":"${line.kind}"`;
+    emit(job, 'output', '{"stream":"' + stream + '","text":' + jsonString(line.text) + ',"noise":' + line.noise + kind + '}');
+  };
+
+  const updatePositions = (gpu: string) => {
+    for (const job of scheduler.waiting(gpu)) {
+      const pos = scheduler.position(job);
+      if (pos !== null && pos !== job.record.queue_position) {
+        job.record.queue_position = pos;
+        emitStatus(job);
+      }
+    }
+  };
+
+  const finish = async (
+    job: LiveJob,
+    terminal: { event: 'result'; data: ResultEvent } | { event: 'error'; data: ErrorEvent },
+    state: JobState,
+    extra: Partial<StoredJob> = {},
+  ) => {
+    if (job.finished) return; // exactly one terminal event per job
+    job.finished = true;
+    if (job.heartbeat) clearInterval(job.heartbeat);
+    job.heartbeat = null;
+    Object.assign(job.record, extra);
+    job.record.state = state;
+    job.record.queue_position = null;
+    job.record.finished_at = new Date().toISOString();
+    if (terminal.event === 'result') job.record.result = terminal.data;
+    else job.record.error = terminal.data;
+    emit(job, terminal.event, JSON.stringify(terminal.data));
+    job.subscribers.clear();
+    try {
+      await job.log.close();
+      await store.saveJob(job.record);
+    } catch (err) {
+      opts.log(`job ${job.id}: could not save its end: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
+    lightRecords.set(job.id, { ...job.record, result: null });
+    liveJobs.delete(job.id);
+    job.markDone();
+  };
+
+  const runJob = async (job: LiveJob, slot: GpuSlot) => {
+    const rec = job.record;
+    rec.state = 'running';
+    rec.started_at = new Date().toISOString();
+    rec.queue_position = 0;
+    rec.runner = runnerName(slot);
+    void store.saveJob(rec);
+    emitStatus(job);
+    try {
+      await mkdir(store.workDir(job.id), { recursive: true });
+      const outcome = await runSubmission({
+        jobId: job.id,
+        leaderboard: rec.leaderboard,
+        mode: rec.mode,
+        problem: job.problem,
+        fileName: rec.file_name,
+        code: job.code,
+        slot,
+        system: opts.system.forSlot(slot),
+        workDir: store.workDir(job.id),
+        artifactsDir: store.artifactsDir(job.id),
+        artifactUrl: (name) => new URL(routes.artifact(job.id, name), rec.base_url).href,
+        signal: job.abort.signal,
+        settings: opts.settings,
+        onLine: (stream, line) => emitOutput(job, stream, line),
+        onRun: (key) => {
+          job.currentRun = key;
+          emitStatus(job);
+        },
+      });
+      if (job.interrupting) {
+        await finish(job, { event: 'error', data: { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 } }, 'interrupted');
+      } else if (outcome.state === 'cancelled') {
+        await finish(job, { event: 'error', data: CANCELLED }, 'cancelled');
+      } else {
+        await finish(job, { event: 'result', data: { status: 'success', results: outcome.results, reports: outcome.reports } }, outcome.state, {
+          artifacts: outcome.artifacts,
+          score: outcome.score,
+        });
+      }
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      opts.log(`job ${job.id} failed inside the runner: ${e.stack ?? e.message}`);
+      await finish(job, { event: 'error', data: { status: 'error', detail: `An unexpected error occurred: ${e.name}`, raw_error: e.message, status_code: 500 } }, 'failed');
+    }
+  };
+
+  const scheduler: Scheduler<LiveJob> = createScheduler<LiveJob>(opts.inventory.slots, runJob, updatePositions);
+
+  const retentionSweep = async () => {
+    try {
+      const deleted = await store.applyRetention(opts.retention, (id) => liveJobs.has(id));
+      for (const id of deleted) lightRecords.delete(id);
+      if (deleted.length) opts.log(`retention: deleted ${deleted.length} old job(s)`);
+    } catch (err) {
+      opts.log(`retention sweep failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  let retentionRun: Promise<void> = retentionSweep();
+  const retentionTimer = setInterval(() => {
+    retentionRun = retentionSweep();
+  }, opts.retentionIntervalMs);
+  retentionTimer.unref();
+
+  const cancel = async (id: number): Promise<JobState | undefined> => {
+    const job = liveJobs.get(id);
+    if (!job) return lightRecords.get(id)?.state;
+    if (scheduler.remove(job)) {
+      job.abort.abort();
+      await finish(job, { event: 'error', data: CANCELLED }, 'cancelled');
+    } else {
+      job.abort.abort();
+      await job.done;
+    }
+    return job.record.state;
+  };
+
+  const publicRecord = (rec: StoredJob): JobRecord => ({
+    id: rec.id,
+    leaderboard: rec.leaderboard,
+    gpu: rec.gpu,
+    mode: rec.mode,
+    file_name: rec.file_name,
+    state: rec.state,
+    queue_position: rec.queue_position,
+    created_at: rec.created_at,
+    started_at: rec.started_at,
+    finished_at: rec.finished_at,
+    last_event_id: rec.last_event_id,
+    result: rec.result,
+    error: rec.error,
+    artifacts: rec.artifacts,
+  });
+
+  return {
+    async submit(req) {
+      if (closing) throw new QueueFullError('the runner is shutting down');
+      const waiting = scheduler.counts(req.gpu).queued;
+      if (waiting >= opts.maxQueuedJobs) throw new QueueFullError(`the queue for ${req.gpu} is full (${waiting} jobs waiting); try again later`);
+      const id = store.allocateId();
+      const now = new Date();
+      const record: StoredJob = {
+        id,
+        leaderboard: req.leaderboard,
+        gpu: req.gpu,
+        mode: req.mode,
+        file_name: req.fileName,
+        state: 'queued',
+        queue_position: waiting + 1,
+        created_at: now.toISOString(),
+        started_at: null,
+        finished_at: null,
+        last_event_id: 0,
+        result: null,
+        error: null,
+        artifacts: [],
+        base_url: req.baseUrl,
+        last_heartbeat: null,
+        score: null,
+        runner: '',
+      };
+      await store.createJob(record, req.code);
+      let markDone = () => undefined as void;
+      const done = new Promise<void>((resolve) => (markDone = resolve));
+      const subscribers = new Set<Subscriber>(req.subscriber ? [req.subscriber] : []);
+      const job: LiveJob = {
+        id,
+        gpu: req.gpu,
+        record,
+        log: store.openLog(id, (batch) => {
+          for (const sub of subscribers) sub.frames?.(batch);
+        }),
+        subscribers,
+        abort: new AbortController(),
+        heartbeat: null,
+        createdMs: now.getTime(),
+        problem: req.problem,
+        code: req.code.toString('utf8'),
+        currentRun: null,
+        done,
+        markDone,
+        interrupting: false,
+        finished: false,
+        liveOutputBytes: 0,
+        liveOutputCut: false,
+      };
+      liveJobs.set(id, job);
+      lightRecords.set(id, record);
+      emit(job, 'job', JSON.stringify({ job_id: id, leaderboard: req.leaderboard, gpu: req.gpu, mode: req.mode, queue_position: waiting + 1 }));
+      emitStatus(job);
+      job.heartbeat = setInterval(() => emitStatus(job), opts.heartbeatMs);
+      scheduler.enqueue(job);
+      return job;
+    },
+    live: (id) => liveJobs.get(id),
+    record(id, full = false) {
+      const live = liveJobs.get(id);
+      if (live) return live.record;
+      const light = lightRecords.get(id);
+      if (!light || !full) return light;
+      return store.loadJob(id) ?? light;
+    },
+    records: () => [...lightRecords.values()].sort((a, b) => b.id - a.id),
+    publicRecord,
+    subscribe(job, sub) {
+      job.subscribers.add(sub);
+    },
+    unsubscribe(job, sub) {
+      job.subscribers.delete(sub);
+    },
+    cancel,
+    async remove(id) {
+      if (!lightRecords.has(id)) return false;
+      await cancel(id);
+      lightRecords.delete(id);
+      await store.deleteJob(id);
+      return true;
+    },
+    queueCounts: (gpu) => scheduler.counts(gpu),
+    async close() {
+      closing = true;
+      clearInterval(retentionTimer);
+      const jobs = [...liveJobs.values()];
+      // take every waiting job out of the queues first, so that no job starts while others are being stopped
+      const waiting = jobs.filter((job) => scheduler.remove(job));
+      for (const job of jobs) {
+        job.interrupting = true;
+        job.abort.abort();
+      }
+      const notStarted: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped before this job started; submit it again', status_code: 503 };
+      await Promise.all(waiting.map((job) => finish(job, { event: 'error', data: notStarted }, 'interrupted')));
+      await Promise.all(jobs.map((j) => j.done));
+      await retentionRun;
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// Where the runner finds its package (for the bundled example problems) and keeps its state.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The folder holding our package.json, found upward from this module (source tree or dist bundle). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`kernel-runner: no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+export function defaultProblemsDir(): string {
+  return join(packageRoot(), 'examples', 'problems');
+}
+
+/** Per-user state folder: $XDG_STATE_HOME/kernel-runner, ~/Library/Application Support, %LOCALAPPDATA%. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'kernel-runner');
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'kernel-runner');
+  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
+  return resolve(base, 'kernel-runner');
+}

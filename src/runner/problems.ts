@@ -1,0 +1,227 @@
+// Leaderboards served by the runner: every problem folder (reference-kernels layout, a task.yml) under the
+// problems directory, plus the built-in `script` leaderboard.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { SCRIPT_LEADERBOARD, type Leaderboard } from '../core/protocol/api';
+
+export const SUBMISSION_SOURCE = '@SUBMISSION@';
+export const DEFAULT_TIMEOUT_SEC = 180;
+
+export type CaseSpec = Record<string, string | number | boolean>;
+export type RankingBy = 'last' | 'mean' | 'geom';
+
+export interface Problem {
+  name: string;
+  dir: string;
+  lang: string;
+  description: string;
+  /** `source` is the absolute path of the file to copy, or `@SUBMISSION@`. */
+  files: Array<{ name: string; source: string }>;
+  main: string;
+  config: Record<string, unknown>;
+  tests: CaseSpec[];
+  benchmarks: CaseSpec[];
+  timeouts: { test: number; benchmark: number; ranked: number };
+  rankingBy: RankingBy;
+  seed: number | null;
+}
+
+export interface ProblemSet {
+  problems: Map<string, Problem>;
+  /** Folders skipped, with why. */
+  warnings: string[];
+}
+
+export class ProblemError extends Error {
+  readonly type = 'problem' as const;
+}
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  throw new ProblemError(`${what} must be a mapping`);
+}
+
+function caseList(value: unknown, what: string): CaseSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ProblemError(`${what} must be a list`);
+  return value.map((item, i) => {
+    const spec = record(item, `${what}[${i}]`);
+    const out: CaseSpec = {};
+    for (const [k, v] of Object.entries(spec)) {
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+        throw new ProblemError(`${what}[${i}].${k} must be a string, number or boolean`);
+      }
+      out[k] = v;
+    }
+    return out;
+  });
+}
+
+function seconds(value: unknown, what: string): number {
+  if (value === undefined || value === null) return DEFAULT_TIMEOUT_SEC;
+  if (typeof value !== 'number' || !(value > 0)) throw new ProblemError(`${what} must be a positive number of seconds`);
+  return value;
+}
+
+/** Reads one task.yml; throws ProblemError naming the file and the field. */
+export function loadProblem(taskPath: string): Problem {
+  const dir = dirname(taskPath);
+  const name = basename(dir);
+  let doc: Record<string, unknown>;
+  try {
+    doc = record(parseYaml(readFileSync(taskPath, 'utf8')), 'task.yml');
+  } catch (err) {
+    throw new ProblemError(`${taskPath}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const lang = typeof doc.lang === 'string' ? doc.lang : 'py';
+    if (lang !== 'py') throw new ProblemError(`lang '${lang}' is not run by kernel-runner serve (Python problems only; HIP/CUDA code goes in through load_inline)`);
+    const rawFiles = doc.files;
+    if (!Array.isArray(rawFiles) || rawFiles.length === 0) throw new ProblemError('files must be a non-empty list of {name, source}');
+    const files = rawFiles.map((f, i) => {
+      const entry = record(f, `files[${i}]`);
+      if (typeof entry.name !== 'string' || typeof entry.source !== 'string') throw new ProblemError(`files[${i}] needs name and source`);
+      if (entry.name.includes('..') || entry.name.startsWith('/')) throw new ProblemError(`files[${i}].name must stay inside the run folder`);
+      if (entry.source === SUBMISSION_SOURCE) return { name: entry.name, source: SUBMISSION_SOURCE };
+      const source = resolve(dir, entry.source);
+      if (!existsSync(source)) throw new ProblemError(`files[${i}].source ${entry.source} does not exist`);
+      return { name: entry.name, source };
+    });
+    if (!files.some((f) => f.source === SUBMISSION_SOURCE)) throw new ProblemError(`files has no ${SUBMISSION_SOURCE} entry`);
+    const config = doc.config === undefined || doc.config === null ? {} : record(doc.config, 'config');
+    const main = typeof config.main === 'string' ? config.main : 'eval.py';
+    const rankingBy = doc.ranking_by ?? 'last';
+    if (rankingBy !== 'last' && rankingBy !== 'mean' && rankingBy !== 'geom') throw new ProblemError('ranking_by must be last, mean or geom');
+    return {
+      name,
+      dir,
+      lang,
+      description: typeof doc.description === 'string' ? doc.description.trim() : '',
+      files,
+      main,
+      config,
+      tests: caseList(doc.tests, 'tests'),
+      benchmarks: caseList(doc.benchmarks, 'benchmarks'),
+      timeouts: {
+        test: seconds(doc.test_timeout, 'test_timeout'),
+        benchmark: seconds(doc.benchmark_timeout, 'benchmark_timeout'),
+        ranked: seconds(doc.ranked_timeout, 'ranked_timeout'),
+      },
+      rankingBy,
+      seed: typeof doc.seed === 'number' ? doc.seed : null,
+    };
+  } catch (err) {
+    if (err instanceof ProblemError) throw new ProblemError(`${taskPath}: ${err.message}`);
+    throw err;
+  }
+}
+
+function findTaskFiles(dir: string, depth: number, out: string[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return;
+  }
+  if (names.includes('task.yml')) {
+    out.push(join(dir, 'task.yml'));
+    return;
+  }
+  if (depth === 0) return;
+  for (const name of names) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const p = join(dir, name);
+    try {
+      if (statSync(p).isDirectory()) findTaskFiles(p, depth - 1, out);
+    } catch {
+      // vanished or unreadable: skip
+    }
+  }
+}
+
+/** Every task.yml up to three folders deep; the leaderboard name is the problem folder's name. */
+export function loadProblems(problemsDir: string): ProblemSet {
+  const problems = new Map<string, Problem>();
+  const warnings: string[] = [];
+  if (!existsSync(problemsDir)) {
+    warnings.push(`problems folder ${problemsDir} does not exist: only the '${SCRIPT_LEADERBOARD}' leaderboard is served`);
+    return { problems, warnings };
+  }
+  const tasks: string[] = [];
+  findTaskFiles(problemsDir, 3, tasks);
+  for (const taskPath of tasks) {
+    try {
+      const problem = loadProblem(taskPath);
+      if (problem.name === SCRIPT_LEADERBOARD) throw new ProblemError(`${taskPath}: '${SCRIPT_LEADERBOARD}' is reserved for the built-in leaderboard`);
+      if (problems.has(problem.name)) throw new ProblemError(`${taskPath}: a problem named '${problem.name}' was already loaded from ${problems.get(problem.name)?.dir}`);
+      problems.set(problem.name, problem);
+    } catch (err) {
+      warnings.push(err instanceof Error ? err.message : String(err));
+    }
+  }
+  return { problems, warnings };
+}
+
+/** The cases file: one spec a line, `k: v; k: v`. */
+export function casesFileText(cases: readonly CaseSpec[]): string {
+  return cases.map((c) => Object.entries(c).map(([k, v]) => `${k}: ${v}`).join('; ')).join('\n') + '\n';
+}
+
+export const scriptDescription =
+  'Runs the submitted file as a program: .py with python3, .hip/.cpp built with hipcc, .cu built with nvcc. ' +
+  'Output streams live; profile mode runs it under rocprofv3.';
+
+/** The /leaderboards entry of a problem (upstream shape: task.files maps names to contents). */
+export function leaderboardEntry(problem: Problem | null, id: number, gpus: string[]): Leaderboard {
+  if (!problem) {
+    return {
+      id,
+      name: SCRIPT_LEADERBOARD,
+      description: scriptDescription,
+      deadline: null,
+      gpu_types: gpus,
+      task: {
+        lang: 'script',
+        files: { 'submission.py': SUBMISSION_SOURCE },
+        config: {},
+        tests: [],
+        benchmarks: [],
+        test_timeout: DEFAULT_TIMEOUT_SEC,
+        benchmark_timeout: DEFAULT_TIMEOUT_SEC,
+        ranked_timeout: DEFAULT_TIMEOUT_SEC,
+        ranking_by: 'last',
+      },
+    };
+  }
+  const files: Record<string, string> = {};
+  for (const f of problem.files) {
+    if (f.source === SUBMISSION_SOURCE) files[f.name] = SUBMISSION_SOURCE;
+    else {
+      try {
+        files[f.name] = readFileSync(f.source, 'utf8');
+      } catch {
+        files[f.name] = '';
+      }
+    }
+  }
+  return {
+    id,
+    name: problem.name,
+    description: problem.description,
+    deadline: null,
+    gpu_types: gpus,
+    task: {
+      lang: problem.lang,
+      files,
+      config: problem.config,
+      tests: problem.tests,
+      benchmarks: problem.benchmarks,
+      test_timeout: problem.timeouts.test,
+      benchmark_timeout: problem.timeouts.benchmark,
+      ranked_timeout: problem.timeouts.ranked,
+      ranking_by: problem.rankingBy,
+      ...(problem.seed !== null ? { seed: problem.seed } : {}),
+    },
+  };
+}

@@ -1,0 +1,465 @@
+// The HTTP routes: GPU MODE's submission API with upstream's shapes, plus the additive job routes.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import {
+  EXTENSIONS_HEADER,
+  SCRIPT_LEADERBOARD,
+  isSubmissionMode,
+  isTerminalJobState,
+  terminalEventNames,
+  type BackgroundAccepted,
+  type CancelAnswer,
+  type Health,
+  type RankedSubmission,
+  type RunnerQueue,
+  type SubmissionMode,
+  type SubmissionRun,
+  type UserSubmissionDetail,
+  type UserSubmissionSummary,
+} from '../core/protocol/api';
+import { parseDirectivesServer } from '../core/directives';
+import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS } from '../core/submissionChecks';
+import { readEventLog, type FrameBatch } from './eventLog';
+import type { GpuInventory } from './gpus';
+import { HttpError, sendJson } from './http/errors';
+import { createRouter, type RequestContext, type Router } from './http/router';
+import { createPlainFramer, openSse } from './http/sse';
+import { readUpload } from './http/upload';
+import type { JobManager, LiveJob, Subscriber } from './jobs';
+import { QueueFullError } from './jobs';
+import { leaderboardEntry, type Problem } from './problems';
+import { noProfilerDetail, type Profiler } from './profilers';
+import { containedPath, type JobStore, type StoredJob } from './store';
+
+export interface RouteServices {
+  jobs: JobManager;
+  store: JobStore;
+  problems: Map<string, Problem>;
+  inventory: GpuInventory;
+  profiler: Profiler | null;
+  version: string;
+  maxFileBytes: number;
+  /** Overrides the base URL taken from the Host header (a runner behind a proxy). */
+  publicUrl?: string;
+  /** An extension client whose unsent backlog passes this is cut off (it resumes with Last-Event-ID). */
+  maxClientBacklogBytes: number;
+  heartbeatMs: number;
+}
+
+const jobStateToUpstream: Record<StoredJob['state'], string> = {
+  queued: 'pending',
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  timed_out: 'timed_out',
+  cancelled: 'failed',
+  interrupted: 'failed',
+};
+
+function wantsExtensions(ctx: RequestContext): boolean {
+  return ctx.req.headers[EXTENSIONS_HEADER.toLowerCase()] === '1';
+}
+
+function baseUrl(ctx: RequestContext, services: RouteServices): string {
+  if (services.publicUrl) return services.publicUrl.replace(/\/+$/, '') + '/';
+  const host = ctx.req.headers.host ?? `${ctx.req.socket.localAddress}:${ctx.req.socket.localPort}`;
+  return `http://${host}/`;
+}
+
+function intParam(value: string | null | undefined, what: string, opts: { min?: number; max?: number; fallback?: number } = {}): number {
+  if (value === null || value === undefined || value === '') {
+    if (opts.fallback !== undefined) return opts.fallback;
+    throw new HttpError(400, `${what} is required`);
+  }
+  if (!/^-?\d+$/.test(value)) throw new HttpError(400, `${what} must be an integer, got '${value}'`);
+  const n = Number(value);
+  if (opts.min !== undefined && n < opts.min) throw new HttpError(400, `${what} must be >= ${opts.min}`);
+  if (opts.max !== undefined && n > opts.max) throw new HttpError(400, `${what} must be <= ${opts.max}`);
+  return n;
+}
+
+function jobId(ctx: RequestContext): number {
+  const raw = ctx.params.id ?? '';
+  if (!/^\d{1,15}$/.test(raw)) throw new HttpError(404, `Job '${raw}' not found`);
+  return Number(raw);
+}
+
+/** A safe name to keep the upload under: its base name with path and control characters removed. */
+export function safeFileName(name: string): string {
+  const base = basename(name.replace(/\\/g, '/')).replace(/[^\w.+-]/g, '_').replace(/^\.+/, '');
+  return base.slice(-120) || 'submission';
+}
+
+function findLeaderboard(services: RouteServices, name: string): { name: string; problem: Problem | null } {
+  if (name === SCRIPT_LEADERBOARD || name.toLowerCase() === SCRIPT_LEADERBOARD) return { name: SCRIPT_LEADERBOARD, problem: null };
+  const exact = services.problems.get(name);
+  if (exact) return { name, problem: exact };
+  // popcorn-cli lower-cases the leaderboard name in the URL
+  for (const [key, problem] of services.problems) if (key.toLowerCase() === name.toLowerCase()) return { name: key, problem };
+  const names = [...services.problems.keys(), SCRIPT_LEADERBOARD].join(', ');
+  throw new HttpError(404, `Leaderboard '${name}' not found. Leaderboards on this runner: ${names}`);
+}
+
+interface AcceptedSubmission {
+  leaderboard: string;
+  problem: Problem | null;
+  gpu: string;
+  mode: SubmissionMode;
+  fileName: string;
+  bytes: Buffer;
+}
+
+async function acceptSubmission(ctx: RequestContext, services: RouteServices): Promise<AcceptedSubmission> {
+  const mode = (ctx.params.mode ?? '').toLowerCase();
+  if (!isSubmissionMode(mode)) throw new HttpError(400, `Invalid submission mode value: '${ctx.params.mode}' (use test, benchmark, leaderboard or profile)`);
+  const lb = findLeaderboard(services, ctx.params.lb ?? '');
+  const gpu = ctx.params.gpu ?? '';
+  if (!services.inventory.names.includes(gpu)) {
+    throw new HttpError(400, `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${services.inventory.names.join(', ')}`);
+  }
+  const upload = await readUpload(ctx.req, services.maxFileBytes);
+  const fileName = upload.fileName || (lb.problem ? 'submission.py' : '');
+  const isScript = lb.problem === null;
+  // The script leaderboard is ours: HIP sources are welcome there, and so is the word "stream" (hipStream_t),
+  // which upstream rejects in every submission (kept for problems, so a pre-flight here predicts GPU MODE).
+  const problems = checkSubmission(fileName, upload.bytes, isScript ? { extraExtensions: SCRIPT_EXTRA_EXTENSIONS } : {}).filter(
+    (p) => !(isScript && p.code === 'stream-keyword'),
+  );
+  const first = problems[0];
+  if (first) throw new HttpError(first.status, first.line ? `${first.message} (line ${first.line})` : first.message);
+  if (lb.problem && !fileName.endsWith('.py')) {
+    throw new HttpError(400, `Leaderboard '${lb.name}' takes Python submissions (a .py file defining custom_kernel); got ${fileName}`);
+  }
+  const source = upload.bytes.toString('utf8');
+  const directives = parseDirectivesServer(source, fileName, { expectedLeaderboard: lb.name });
+  // popcorn-cli lower-cases the URL's leaderboard name, so a directive may differ from it by case only
+  const mismatchOk = (e: { code: string }) => e.code === 'leaderboard-mismatch' && directives.leaderboard?.toLowerCase() === lb.name.toLowerCase();
+  const errors = directives.errors.filter((e) => !mismatchOk(e));
+  if (errors.length) throw new HttpError(400, errors.map((e) => e.message).join('; '));
+  if (mode === 'profile' && !services.profiler) throw new HttpError(400, noProfilerDetail(services.inventory.names));
+  return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes };
+}
+
+function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {
+  const known = services.inventory.names.includes(gpu);
+  const c = services.jobs.queueCounts(gpu);
+  return {
+    runner: 'kernel-runner',
+    gpu,
+    queued_jobs: c.queued,
+    running_jobs: c.running,
+    available_runners: known ? c.idle : 0,
+    status: known ? 'available' : 'unavailable',
+    error: known ? null : `GPU '${gpu}' is not served by this runner (GPUs: ${services.inventory.names.join(', ')})`,
+  };
+}
+
+function submissionRuns(rec: StoredJob): SubmissionRun[] {
+  const runs: SubmissionRun[] = [];
+  rec.result?.results.forEach((full, i) => {
+    for (const [mode, ev] of Object.entries(full.runs)) {
+      runs.push({
+        start_time: ev.start,
+        end_time: ev.end,
+        mode,
+        secret: i > 0,
+        runner: rec.runner || rec.gpu,
+        score: mode === 'leaderboard' && i === 0 ? rec.score : null,
+        passed: ev.run?.passed === true && (ev.compilation?.success ?? true),
+        result: ev.run?.result ?? null,
+      });
+    }
+  });
+  return runs;
+}
+
+function userSubmissionDetail(services: RouteServices, rec: StoredJob): UserSubmissionDetail {
+  const done = isTerminalJobState(rec.state);
+  let error: string | null = rec.error?.detail ?? null;
+  if (rec.state === 'cancelled' && !error) error = 'Submission cancelled';
+  return {
+    id: rec.id,
+    leaderboard_id: null,
+    leaderboard_name: rec.leaderboard,
+    file_name: rec.file_name,
+    user_id: null,
+    submission_time: rec.created_at,
+    done,
+    code: services.store.readCode(rec),
+    runs: submissionRuns(rec),
+    job: { status: jobStateToUpstream[rec.state], error, last_heartbeat: rec.last_heartbeat, state: rec.state },
+    runner_queue: runnerQueue(services, rec.gpu),
+  };
+}
+
+/**
+ * Streams a job's events to an extension client: the log's frames with id > after, then live batches, until the
+ * terminal event. Replay and live never overlap: pending events are flushed before subscribing, the replay stops
+ * at the last id written then, and every later batch starts after it.
+ */
+async function streamJobEvents(ctx: RequestContext, services: RouteServices, id: number, after: number): Promise<void> {
+  const { jobs } = services;
+  const live: LiveJob | undefined = jobs.live(id);
+  const known = jobs.record(id)?.last_event_id ?? 0;
+  if (!live && after > known) throw new HttpError(400, `Last-Event-ID ${after} is past job ${id}'s last event (${known})`);
+  let buffered: FrameBatch[] | null = [];
+  let lastSent = after;
+  let ended = false;
+  const stop = () => {
+    ended = true;
+    if (live) jobs.unsubscribe(live, sub);
+  };
+  const writer = openSse(ctx.res, stop);
+  const finish = () => {
+    stop();
+    writer.end();
+  };
+  const sendBatch = (batch: FrameBatch) => {
+    if (ended || batch.last <= lastSent) return;
+    let bytes = batch.bytes;
+    if (batch.first <= lastSent) {
+      // a live job asked for from an id inside this batch: start at the frame after lastSent
+      const at = bytes.indexOf(`\n\nid: ${lastSent + 1}\n`);
+      bytes = at < 0 ? bytes : bytes.subarray(at + 2);
+    }
+    lastSent = batch.last;
+    writer.write(bytes);
+    if (batch.terminal) finish();
+    else if (writer.backlog > services.maxClientBacklogBytes) {
+      stop();
+      ctx.res.destroy(); // too slow: it resumes from its Last-Event-ID
+    }
+  };
+  const sub: Subscriber = {
+    frames(batch) {
+      if (buffered) buffered.push(batch);
+      else sendBatch(batch);
+    },
+  };
+  let upTo = Number.POSITIVE_INFINITY;
+  if (live) {
+    live.log.flush();
+    jobs.subscribe(live, sub);
+    upTo = live.log.lastId;
+    await live.log.flushed();
+  }
+  for await (const chunk of readEventLog(services.store.eventsPath(id), after, upTo)) {
+    if (ended) return;
+    writer.write(chunk.text);
+    lastSent = chunk.last;
+    if (terminalEventNames.includes(chunk.lastEvent)) {
+      finish();
+      return;
+    }
+    await writer.drain();
+  }
+  if (ended) return;
+  const pending = buffered ?? [];
+  buffered = null;
+  for (const batch of pending) sendBatch(batch);
+  // a job that ended before or during the replay has nothing more to send
+  if (!ended && (!live || !live.subscribers.has(sub))) finish();
+}
+
+export function createRoutes(services: RouteServices): Router {
+  const { jobs } = services;
+  const router = createRouter();
+
+  router.add('GET', '/health', ({ res }) => {
+    const body: Health = { status: 'ok', version: services.version, gpus: services.inventory.names, profiler: services.profiler?.kind ?? null };
+    sendJson(res, 200, body);
+  });
+
+  router.add('GET', '/leaderboards', ({ res }) => {
+    const names = [...services.problems.keys()].sort();
+    const list = names.map((n, i) => leaderboardEntry(services.problems.get(n) as Problem, i + 1, services.inventory.names));
+    list.push(leaderboardEntry(null, names.length + 1, services.inventory.names));
+    sendJson(res, 200, list);
+  });
+
+  router.add('GET', '/gpus/:lb', (ctx) => {
+    findLeaderboard(services, ctx.params.lb ?? '');
+    sendJson(ctx.res, 200, services.inventory.names);
+  });
+
+  router.add('GET', '/runner_queue/:gpu', (ctx) => sendJson(ctx.res, 200, runnerQueue(services, ctx.params.gpu ?? '')));
+
+  router.add('GET', '/submissions/:lb/:gpu', (ctx) => {
+    const lb = findLeaderboard(services, ctx.params.lb ?? '');
+    const limit = intParam(ctx.url.searchParams.get('limit'), 'limit', { min: 1, max: 1000, fallback: 1000 });
+    const offset = intParam(ctx.url.searchParams.get('offset'), 'offset', { min: 0, fallback: 0 });
+    const ranked = jobs
+      .records()
+      .filter((r) => r.leaderboard === lb.name && r.gpu === ctx.params.gpu && r.mode === 'leaderboard' && r.state === 'succeeded' && r.score !== null)
+      .sort((a, b) => (a.score as number) - (b.score as number));
+    const body: RankedSubmission[] = ranked.slice(offset, offset + limit).map((r, i) => ({
+      submission_id: r.id,
+      rank: offset + i + 1,
+      submission_name: r.file_name,
+      submission_time: r.created_at,
+      submission_score: r.score as number,
+      user_name: 'local',
+      gpu_type: r.gpu,
+    }));
+    sendJson(ctx.res, 200, body);
+  });
+
+  router.add('POST', '/submission/:lb/:gpu/:mode', async (ctx) => {
+    const sub = await acceptSubmission(ctx, services);
+    const job = await submit(sub, ctx);
+    const body: BackgroundAccepted = { status: 'accepted', details: { id: job.id, job_status_id: job.id }, runner_queue: runnerQueue(services, sub.gpu) };
+    sendJson(ctx.res, 202, body);
+  });
+
+  router.add('POST', '/:lb/:gpu/:mode', async (ctx) => {
+    const accepted = await acceptSubmission(ctx, services);
+    const ext = wantsExtensions(ctx);
+    let job: LiveJob | null = null;
+    let finished = false;
+    const plain = createPlainFramer(services.heartbeatMs);
+    const writer = openSse(ctx.res, () => {
+      if (!job || finished) return;
+      jobs.unsubscribe(job, subscriber);
+      // upstream cancels a streaming submission whose client went away; extension clients resume instead
+      if (!ext) void jobs.cancel(job.id);
+    });
+    const cutOff = () => {
+      if (job) jobs.unsubscribe(job, subscriber);
+      ctx.res.destroy(); // too slow: an extension client resumes from its Last-Event-ID
+    };
+    const subscriber: Subscriber = ext
+      ? {
+          frames(batch) {
+            writer.write(batch.bytes);
+            if (batch.terminal) {
+              finished = true;
+              writer.end();
+            } else if (writer.backlog > services.maxClientBacklogBytes) cutOff();
+          },
+        }
+      : {
+          event(ev) {
+            const frame = plain(ev);
+            if (frame) writer.write(frame);
+            if (terminalEventNames.includes(ev.event)) {
+              finished = true;
+              writer.end();
+            }
+          },
+        };
+    try {
+      job = await submit(accepted, ctx, subscriber);
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : String(err);
+      writer.write(`event: error\ndata: ${JSON.stringify({ status: 'error', detail, status_code: 503 })}\n\n`);
+      writer.end();
+    }
+  });
+
+  const submit = async (s: AcceptedSubmission, ctx: RequestContext, subscriber?: Subscriber): Promise<LiveJob> => {
+    try {
+      return await jobs.submit({ ...s, code: s.bytes, baseUrl: baseUrl(ctx, services), subscriber });
+    } catch (err) {
+      if (err instanceof QueueFullError) throw new HttpError(503, err.message, { 'Retry-After': '30' });
+      throw err;
+    }
+  };
+
+  router.add('GET', '/user/submissions', (ctx) => {
+    const q = ctx.url.searchParams;
+    const limit = intParam(q.get('limit'), 'limit', { min: 1, max: 100, fallback: 50 });
+    const offset = intParam(q.get('offset'), 'offset', { min: 0, fallback: 0 });
+    const leaderboard = q.get('leaderboard');
+    const list: UserSubmissionSummary[] = jobs
+      .records()
+      .filter((r) => !leaderboard || r.leaderboard === leaderboard)
+      .slice(offset, offset + limit)
+      .map((r) => ({
+        id: r.id,
+        leaderboard_name: r.leaderboard,
+        file_name: r.file_name,
+        submission_time: r.created_at,
+        done: isTerminalJobState(r.state),
+        runs: isTerminalJobState(r.state) && r.state !== 'cancelled' && r.state !== 'interrupted' ? [{ gpu_type: r.gpu, score: r.score }] : [],
+      }));
+    sendJson(ctx.res, 200, list);
+  });
+
+  router.add('GET', '/user/submissions/:id', (ctx) => {
+    const id = jobId(ctx);
+    const rec = jobs.record(id, true);
+    if (!rec) throw new HttpError(404, 'Submission not found');
+    sendJson(ctx.res, 200, userSubmissionDetail(services, rec));
+  });
+
+  router.add('DELETE', '/user/submissions/:id', async (ctx) => {
+    const id = jobId(ctx);
+    if (!(await jobs.remove(id))) throw new HttpError(404, 'Submission not found');
+    sendJson(ctx.res, 200, { status: 'ok', submission_id: id });
+  });
+
+  router.add('GET', '/jobs/:id', (ctx) => {
+    const rec = jobs.record(jobId(ctx), true);
+    if (!rec) throw new HttpError(404, `Job ${ctx.params.id} not found`);
+    sendJson(ctx.res, 200, jobs.publicRecord(rec));
+  });
+
+  router.add('DELETE', '/jobs/:id', async (ctx) => {
+    const id = jobId(ctx);
+    const state = await jobs.cancel(id);
+    if (!state) throw new HttpError(404, `Job ${id} not found`);
+    const body: CancelAnswer = { status: 'ok', job_id: id, state };
+    sendJson(ctx.res, 200, body);
+  });
+
+  router.add('GET', '/jobs/:id/events', async (ctx) => {
+    const id = jobId(ctx);
+    if (!jobs.record(id)) throw new HttpError(404, `Job ${id} not found`);
+    const header = ctx.req.headers['last-event-id'];
+    const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : ctx.url.searchParams.get('after');
+    const after = intParam(raw, 'Last-Event-ID', { min: 0, fallback: 0 });
+    await streamJobEvents(ctx, services, id, after);
+  });
+
+  router.add('GET', '/jobs/:id/artifacts/:name', async (ctx) => {
+    const id = jobId(ctx);
+    const rec = jobs.record(id);
+    if (!rec) throw new HttpError(404, `Job ${id} not found`);
+    const name = ctx.params.name ?? '';
+    const path = containedPath(services.store.artifactsDir(id), name);
+    if (!path) throw new HttpError(400, `Invalid artifact name '${name}': a plain file name is expected`);
+    let size: number;
+    try {
+      const st = await stat(path);
+      if (!st.isFile()) throw new Error('not a file');
+      size = st.size;
+    } catch {
+      throw new HttpError(404, `Artifact '${name}' of job ${id} not found`);
+    }
+    ctx.res.writeHead(200, {
+      'Content-Type': extname(name) === '.zip' ? 'application/zip' : 'application/octet-stream',
+      'Content-Length': size,
+      'Content-Disposition': `attachment; filename="${name}"`,
+      'Cache-Control': 'no-store',
+    });
+    if (ctx.req.method === 'HEAD') {
+      ctx.res.end();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const stream = createReadStream(path);
+      stream.on('error', () => {
+        ctx.res.destroy();
+        resolve();
+      });
+      ctx.res.on('close', () => {
+        stream.destroy();
+        resolve();
+      });
+      stream.pipe(ctx.res);
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,275 @@
+// The runner's persistent state, pure JS (the embedded runner lives in the VS Code extension host: no native
+// modules). Layout under the data dir:
+//   runner.lock                  pid of the runner using it
+//   runner.json                  {next_id}
+//   jobs/<id>/job.json           the job record, replaced atomically (write temp + rename)
+//   jobs/<id>/events.sse         every event, framed as sent to clients (see eventLog.ts)
+//   jobs/<id>/submission/<file>  the uploaded file
+//   jobs/<id>/artifacts/<name>   downloads (profile zips)
+//   jobs/<id>/work/              scratch folder of the running job, removed when it ends
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { jobRecordSchema, type ErrorEvent, type JobRecord } from '../core/protocol/api';
+import { formatFrame, openEventLog, repairLog, type EventLog, type FrameBatch } from './eventLog';
+
+/** What job.json holds: the public record plus what the runner needs to answer later. */
+export type StoredJob = JobRecord & {
+  /** Base URL the job was submitted through; artifact links are absolute under it. */
+  base_url: string;
+  last_heartbeat: string | null;
+  /** Ranked score in seconds (leaderboard mode), else null. */
+  score: number | null;
+  /** Name of the GPU slot's device that ran it, e.g. `MI300 #0`. */
+  runner: string;
+};
+
+export class StoreError extends Error {
+  readonly type = 'store' as const;
+}
+
+const lockedDirs = new Set<string>();
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Valid artifact names: one plain file name, no separators, no dot-dot, no encodings. */
+export function isSafeArtifactName(name: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(name) && !name.includes('..');
+}
+
+/** Resolves `name` inside `dir`, or null when it would leave it. */
+export function containedPath(dir: string, name: string): string | null {
+  if (!isSafeArtifactName(name)) return null;
+  const root = resolve(dir);
+  const full = resolve(root, name);
+  const rel = relative(root, full);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel) || rel.includes(sep)) return null;
+  return full;
+}
+
+async function dirSize(path: string): Promise<number> {
+  let total = 0;
+  let entries;
+  try {
+    entries = await readdir(path, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = join(path, e.name);
+    if (e.isDirectory()) total += await dirSize(p);
+    else {
+      try {
+        total += (await lstat(p)).size;
+      } catch {
+        // vanished
+      }
+    }
+  }
+  return total;
+}
+
+export interface RetentionPolicy {
+  /** Finished jobs older than this are deleted. */
+  maxAgeDays: number;
+  /** Oldest finished jobs are deleted until all jobs together take at most this. */
+  maxTotalBytes: number;
+}
+
+export interface JobStore {
+  readonly dataDir: string;
+  allocateId(): number;
+  jobDir(id: number): string;
+  artifactsDir(id: number): string;
+  workDir(id: number): string;
+  submissionPath(id: number, fileName: string): string;
+  eventsPath(id: number): string;
+  /** Creates the job's folders and writes the uploaded file. */
+  createJob(record: StoredJob, code: Uint8Array): Promise<void>;
+  /** Atomic; saves of one job are serialised and coalesced. */
+  saveJob(record: StoredJob): Promise<void>;
+  loadJobs(): StoredJob[];
+  loadJob(id: number): StoredJob | undefined;
+  openLog(id: number, onBatch?: (batch: FrameBatch) => void): EventLog;
+  /** At start, before serving: ends a job the last run left unfinished with `error` (synchronously). */
+  interruptSync(record: StoredJob, error: ErrorEvent): void;
+  deleteJob(id: number): Promise<void>;
+  readCode(record: StoredJob): string;
+  /** Deletes finished jobs past the policy; `keep` says which ids must stay (live jobs). Returns deleted ids. */
+  applyRetention(policy: RetentionPolicy, keep: (id: number) => boolean): Promise<number[]>;
+  close(): void;
+}
+
+export function openStore(dataDir: string): JobStore {
+  const root = resolve(dataDir);
+  mkdirSync(join(root, 'jobs'), { recursive: true });
+  if (lockedDirs.has(root)) throw new StoreError(`data dir ${root} is already used by a runner in this process`);
+  const lockPath = join(root, 'runner.lock');
+  if (existsSync(lockPath)) {
+    const pid = Number(readFileSync(lockPath, 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) {
+      throw new StoreError(`data dir ${root} is in use by another kernel-runner (pid ${pid}); stop it or pass --data-dir DIR`);
+    }
+  }
+  const fd = openSync(lockPath, 'w');
+  writeSync(fd, `${process.pid}\n`);
+  closeSync(fd);
+  lockedDirs.add(root);
+
+  const metaPath = join(root, 'runner.json');
+  let nextId = 1;
+  try {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { next_id?: unknown };
+    if (typeof meta.next_id === 'number' && meta.next_id > 0) nextId = meta.next_id;
+  } catch {
+    // first start
+  }
+  // never reuse an id that is on disk, even if runner.json was lost
+  for (const name of readdirSync(join(root, 'jobs'))) {
+    if (/^\d+$/.test(name)) nextId = Math.max(nextId, Number(name) + 1);
+  }
+
+  const jobDir = (id: number) => join(root, 'jobs', String(id));
+  const saving = new Map<number, { running: Promise<void>; next: StoredJob | null }>();
+
+  async function writeRecord(record: StoredJob): Promise<void> {
+    const dir = jobDir(record.id);
+    if (!existsSync(dir)) return; // deleted meanwhile
+    const tmp = join(dir, `.job.json.${process.pid}.tmp`);
+    await writeFile(tmp, JSON.stringify(record));
+    await rename(tmp, join(dir, 'job.json'));
+  }
+
+  const store: JobStore = {
+    dataDir: root,
+    allocateId() {
+      const id = nextId++;
+      // rename is atomic: a crash leaves the old or the new counter, and the folder scan at start covers both
+      writeFileSync(metaPath + '.tmp', JSON.stringify({ next_id: nextId }));
+      renameSync(metaPath + '.tmp', metaPath);
+      return id;
+    },
+    jobDir,
+    artifactsDir: (id) => join(jobDir(id), 'artifacts'),
+    workDir: (id) => join(jobDir(id), 'work'),
+    submissionPath: (id, fileName) => join(jobDir(id), 'submission', fileName),
+    eventsPath: (id) => join(jobDir(id), 'events.sse'),
+    async createJob(record, code) {
+      const dir = jobDir(record.id);
+      await mkdir(join(dir, 'submission'), { recursive: true });
+      await mkdir(join(dir, 'artifacts'), { recursive: true });
+      await writeFile(store.submissionPath(record.id, record.file_name), code);
+      await writeRecord(record);
+    },
+    saveJob(record) {
+      const entry = saving.get(record.id);
+      if (entry) {
+        entry.next = record;
+        return entry.running;
+      }
+      const state = { running: Promise.resolve(), next: null as StoredJob | null };
+      state.running = (async () => {
+        let current: StoredJob | null = record;
+        while (current) {
+          await writeRecord(current);
+          current = state.next;
+          state.next = null;
+        }
+        saving.delete(record.id);
+      })();
+      saving.set(record.id, state);
+      return state.running;
+    },
+    loadJobs() {
+      const jobs: StoredJob[] = [];
+      for (const name of readdirSync(join(root, 'jobs'))) {
+        if (!/^\d+$/.test(name)) continue;
+        const path = join(jobDir(Number(name)), 'job.json');
+        try {
+          const raw = JSON.parse(readFileSync(path, 'utf8')) as StoredJob;
+          jobRecordSchema.parse(raw);
+          jobs.push(raw);
+        } catch {
+          // a job folder without a readable record (crash during creation): leave it to retention
+        }
+      }
+      return jobs.sort((a, b) => a.id - b.id);
+    },
+    loadJob(id) {
+      try {
+        return JSON.parse(readFileSync(join(jobDir(id), 'job.json'), 'utf8')) as StoredJob;
+      } catch {
+        return undefined;
+      }
+    },
+    interruptSync(record, error) {
+      const path = store.eventsPath(record.id);
+      const id = repairLog(path) + 1;
+      appendFileSync(path, formatFrame(id, 'error', JSON.stringify(error)));
+      record.last_event_id = id;
+      record.state = 'interrupted';
+      record.error = error;
+      record.queue_position = null;
+      record.finished_at = new Date().toISOString();
+      const tmp = join(jobDir(record.id), `.job.json.${process.pid}.tmp`);
+      writeFileSync(tmp, JSON.stringify(record));
+      renameSync(tmp, join(jobDir(record.id), 'job.json'));
+    },
+    openLog(id, onBatch) {
+      const path = store.eventsPath(id);
+      return openEventLog(path, repairLog(path), onBatch);
+    },
+    async deleteJob(id) {
+      await rm(jobDir(id), { recursive: true, force: true });
+    },
+    readCode(record) {
+      try {
+        return readFileSync(store.submissionPath(record.id, record.file_name), 'utf8');
+      } catch {
+        return '';
+      }
+    },
+    async applyRetention(policy, keep) {
+      const deleted: number[] = [];
+      const now = Date.now();
+      const jobs = store.loadJobs().filter((j) => j.finished_at !== null && !keep(j.id));
+      const maxAgeMs = policy.maxAgeDays * 86_400_000;
+      const remaining: Array<{ id: number; size: number }> = [];
+      for (const j of jobs) {
+        const finished = Date.parse(j.finished_at ?? j.created_at);
+        if (now - finished > maxAgeMs) {
+          await store.deleteJob(j.id);
+          deleted.push(j.id);
+        } else remaining.push({ id: j.id, size: await dirSize(jobDir(j.id)) });
+      }
+      let total = remaining.reduce((s, j) => s + j.size, 0);
+      for (const name of readdirSync(join(root, 'jobs'))) {
+        const id = Number(name);
+        if (/^\d+$/.test(name) && keep(id)) total += await dirSize(jobDir(id));
+      }
+      for (const j of remaining) {
+        if (total <= policy.maxTotalBytes) break;
+        await store.deleteJob(j.id);
+        deleted.push(j.id);
+        total -= j.size;
+      }
+      return deleted;
+    },
+    close() {
+      lockedDirs.delete(root);
+      try {
+        if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(lockPath);
+      } catch {
+        // already gone
+      }
+    },
+  };
+  return store;
+}

@@ -1,0 +1,123 @@
+// Messages between the results webview and the extension host, one definition for both sides (GitLens style:
+// each message is a typed descriptor with `is()`). Pure types and constants: no vscode, no DOM, no Node.
+// Flow: the webview posts `ready`; the host answers with `state`; buttons post commands.
+import type { TraceSummary } from '../core/protocol/traceSummary';
+
+export const RESULTS_VIEW_TYPE = 'kernelRunner.results';
+
+// ---------------------------------------------------------------------------------------------------------------
+// The view model the host builds from a runner result (src/extension/resultModel.ts) or an opened trace.
+
+export interface TestCaseView {
+  index: number;
+  spec: string;
+  status: string;
+  passed: boolean;
+  message?: string;
+  error?: string;
+}
+
+export interface BenchmarkCaseView {
+  index: number;
+  spec: string;
+  runs?: number;
+  meanNs?: number;
+  stdNs?: number;
+  errNs?: number;
+  bestNs?: number;
+  worstNs?: number;
+}
+
+export interface RunSectionView {
+  /** `test`, `benchmark`, `leaderboard`, `profile.0` ... */
+  key: string;
+  success: boolean;
+  passed: boolean;
+  exitCode: number;
+  /** What the evaluator's exit code means (112 validation failed, ...). */
+  exitMeaning?: string;
+  durationS: number;
+  command: string;
+  check?: string;
+  tests: TestCaseView[];
+  benchmarks: BenchmarkCaseView[];
+  compile?: { success: boolean; command: string; exitCode: number; stderrTail: string };
+  /** Last lines of stderr when the run failed. */
+  stderrTail?: string;
+}
+
+export type PerfettoAvailability = 'available' | 'too-large' | 'none';
+
+export interface ProfileView {
+  key: string;
+  summary?: TraceSummary;
+  /** The runner's artifact URL (embedded / self-hosted runners). */
+  downloadUrl?: string;
+  /** A zip saved locally (GPU MODE results carry the trace inline), or the opened trace's path. */
+  localPath?: string;
+  traceBytes?: number;
+  perfetto: PerfettoAvailability;
+  note?: string;
+}
+
+export interface ResultView {
+  title: string;
+  fileName: string;
+  leaderboard: string;
+  gpu: string;
+  mode: string;
+  target: string;
+  /** ISO time the run started. */
+  startedAt: string;
+  elapsedS: number;
+  outcome: 'success' | 'failure' | 'error' | 'cancelled' | 'trace';
+  error?: string;
+  system?: Record<string, string>;
+  runs: RunSectionView[];
+  profiles: ProfileView[];
+  reports: string[];
+  hiddenNoiseLines: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Messages
+
+interface MessageDescriptor<M extends string, P> {
+  readonly method: M;
+  is(msg: unknown): msg is { method: M; params: P };
+  make(params: P): { method: M; params: P };
+}
+
+function message<M extends string, P>(method: M): MessageDescriptor<M, P> {
+  return {
+    method,
+    is: (msg: unknown): msg is { method: M; params: P } =>
+      typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === method,
+    make: (params: P) => ({ method, params }),
+  };
+}
+
+// webview -> host (commands)
+export const ReadyCommand = message<'ready', Record<string, never>>('ready');
+export const DownloadTraceCommand = message<'downloadTrace', { profileKey: string }>('downloadTrace');
+export const OpenPerfettoCommand = message<'openPerfetto', { profileKey: string }>('openPerfetto');
+export const ShowOutputCommand = message<'showOutput', Record<string, never>>('showOutput');
+export const CopyTextCommand = message<'copyText', { text: string }>('copyText');
+
+// host -> webview (notifications)
+export const StateNotification = message<'state', { view: ResultView }>('state');
+export const NoticeNotification = message<'notice', { text: string; level: 'info' | 'error' }>('notice');
+
+export type WebviewToHost =
+  | ReturnType<typeof ReadyCommand.make>
+  | ReturnType<typeof DownloadTraceCommand.make>
+  | ReturnType<typeof OpenPerfettoCommand.make>
+  | ReturnType<typeof ShowOutputCommand.make>
+  | ReturnType<typeof CopyTextCommand.make>;
+
+export type HostToWebview = ReturnType<typeof StateNotification.make> | ReturnType<typeof NoticeNotification.make>;
+
+/** What the webview keeps with setState, so a restored panel (serializer) can redraw at once. */
+export interface PersistedState {
+  view: ResultView;
+}

@@ -1,0 +1,357 @@
+// Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
+// trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX).
+import type { KernelRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import { h, svg, type Child } from './dom';
+import { formatBytes, formatCount, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
+import type { BenchmarkCaseView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
+
+export interface Actions {
+  downloadTrace(profileKey: string): void;
+  openPerfetto(profileKey: string): void;
+  showOutput(): void;
+}
+
+const TOP_KERNELS = 25;
+
+export function renderResult(view: ResultView, actions: Actions): HTMLElement {
+  return h(
+    'main',
+    { class: 'results' },
+    renderHeader(view, actions),
+    view.error ? h('section', { class: 'error-box', role: 'alert' }, h('h2', {}, 'Error'), h('pre', {}, view.error)) : null,
+    // A profile is what the person asked for: its trace summary comes before the run details.
+    ...view.profiles.map((p) => renderProfile(p, actions)),
+    ...view.runs.map(renderRun),
+    view.system ? renderSystem(view.system) : null,
+    view.reports.length ? renderReports(view.reports) : null,
+  );
+}
+
+function outcomeLabel(view: ResultView): string {
+  switch (view.outcome) {
+    case 'success':
+      return 'passed';
+    case 'failure':
+      return 'failed';
+    case 'error':
+      return 'error';
+    case 'cancelled':
+      return 'cancelled';
+    case 'trace':
+      return 'trace';
+  }
+}
+
+function renderHeader(view: ResultView, actions: Actions): HTMLElement {
+  const meta: Child[] = [];
+  const add = (label: string, value: string | undefined) => {
+    if (value) meta.push(h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, label + ' '), value));
+  };
+  add('file', view.fileName);
+  add('leaderboard', view.leaderboard);
+  add('GPU', view.gpu);
+  add('mode', view.mode);
+  add('target', view.target);
+  if (view.outcome !== 'trace') add('elapsed', formatSeconds(view.elapsedS));
+  if (view.hiddenNoiseLines) add('hidden profiler lines', formatCount(view.hiddenNoiseLines));
+  return h(
+    'header',
+    { class: 'header' },
+    h('h1', {}, h('span', { class: `badge badge-${view.outcome}`, role: 'status' }, outcomeLabel(view)), ' ', view.title),
+    h('div', { class: 'meta' }, ...meta),
+    view.outcome === 'trace' ? null : button('Show output', 'show-output', () => actions.showOutput()),
+  );
+}
+
+function button(label: string, id: string, onClick: () => void, extra: Record<string, string> = {}): HTMLButtonElement {
+  const b = h('button', { type: 'button', 'data-action': id, ...extra }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function table(caption: string, headers: string[], rows: Child[][], cls = ''): HTMLElement {
+  return h(
+    'table',
+    { class: `data ${cls}`.trim() },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
+  );
+}
+
+function renderRun(run: RunSectionView): HTMLElement {
+  const status = run.passed ? 'passed' : run.success ? 'failed' : 'did not finish';
+  const facts: Child[] = [
+    h('span', { class: `badge badge-${run.passed ? 'success' : 'failure'}` }, status),
+    h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'exit code '), String(run.exitCode), run.exitMeaning ? ` (${run.exitMeaning})` : ''),
+    h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'duration '), formatSeconds(run.durationS)),
+  ];
+  return h(
+    'section',
+    { class: 'run', 'data-run': run.key },
+    h('h2', {}, `Run: ${run.key}`),
+    h('div', { class: 'meta' }, ...facts),
+    run.command ? h('details', { class: 'command' }, h('summary', {}, 'Command'), h('pre', {}, run.command)) : null,
+    run.compile && !run.compile.success
+      ? h('div', { class: 'error-box' }, h('h3', {}, `Compilation failed (exit ${run.compile.exitCode})`), h('pre', {}, run.compile.stderrTail))
+      : null,
+    run.tests.length ? renderTests(run.tests) : null,
+    run.benchmarks.length ? renderBenchmarks(run.benchmarks) : null,
+    run.stderrTail ? h('details', {}, h('summary', {}, 'stderr (last lines)'), h('pre', {}, run.stderrTail)) : null,
+  );
+}
+
+function renderTests(tests: TestCaseView[]): HTMLElement {
+  const passed = tests.filter((t) => t.passed).length;
+  return table(
+    `Tests: ${passed} of ${tests.length} passed`,
+    ['#', 'spec', 'status', 'message'],
+    tests.map((t) => [
+      String(t.index),
+      h('code', {}, t.spec),
+      h('span', { class: `badge badge-${t.passed ? 'success' : 'failure'}` }, t.status),
+      t.error || t.message ? h('span', { class: 'message' }, [t.message, t.error].filter(Boolean).join(' — ')) : '',
+    ]),
+    'tests',
+  );
+}
+
+function renderBenchmarks(benches: BenchmarkCaseView[]): HTMLElement {
+  return table(
+    'Benchmarks',
+    ['#', 'spec', 'runs', 'mean ± err', 'best', 'worst'],
+    benches.map((b) => [
+      String(b.index),
+      h('code', {}, b.spec),
+      b.runs === undefined ? '–' : formatCount(b.runs),
+      formatMeanErr(b.meanNs, b.errNs),
+      formatNs(b.bestNs),
+      formatNs(b.worstNs),
+    ]),
+    'benchmarks',
+  );
+}
+
+function renderSystem(system: Record<string, string>): HTMLElement {
+  const dl = h('dl', { class: 'system' });
+  for (const [k, v] of Object.entries(system)) dl.append(h('dt', {}, k), h('dd', {}, v));
+  return h('section', { class: 'system-info' }, h('h2', {}, 'System'), dl);
+}
+
+function renderReports(reports: string[]): HTMLElement {
+  return h(
+    'section',
+    { class: 'reports' },
+    h('h2', {}, 'Reports'),
+    ...reports.map((r, i) => h('details', { open: i === 0 }, h('summary', {}, `Report ${i + 1}`), h('pre', {}, r))),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Profiles
+
+function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
+  const links: Child[] = [];
+  if (p.downloadUrl || p.localPath) {
+    links.push(
+      button(p.localPath && !p.downloadUrl ? 'Reveal trace file' : 'Download full trace', 'download-trace', () => actions.downloadTrace(p.key), {
+        title: p.downloadUrl ?? p.localPath ?? '',
+      }),
+    );
+  }
+  if (p.perfetto === 'available') links.push(button('Open in Perfetto UI', 'open-perfetto', () => actions.openPerfetto(p.key)));
+  const notes: Child[] = [];
+  if (p.perfetto === 'too-large') {
+    notes.push(h('p', { class: 'note' }, `This trace (${formatBytes(p.traceBytes)}) is too large to open in the browser: download it and use \`trace_processor server http\` with Perfetto UI.`));
+  }
+  if (p.note) notes.push(h('p', { class: 'note' }, p.note));
+  return h(
+    'section',
+    { class: 'profile', 'data-profile': p.key },
+    h('h2', {}, `Profile: ${p.key}`),
+    links.length ? h('div', { class: 'links' }, ...links) : null,
+    ...notes,
+    p.summary ? renderTrace(p.summary) : h('p', { class: 'note' }, 'No trace summary came with this result.'),
+  );
+}
+
+export function renderTrace(s: TraceSummary): HTMLElement {
+  return h(
+    'div',
+    { class: 'trace' },
+    renderBusy(s),
+    s.timeline ? renderTimeline(s.timeline) : null,
+    renderKernels(s.kernels, s.kernelTotals),
+    renderLaunches(s.kernels),
+    s.memoryCopies.length
+      ? table(
+          'Memory copies',
+          ['direction', 'calls', 'total', 'avg', 'min', 'max', 'bytes', 'bandwidth'],
+          s.memoryCopies.map((c) => [
+            c.direction,
+            formatCount(c.calls),
+            formatNs(c.totalNs),
+            formatNs(c.avgNs),
+            formatNs(c.minNs),
+            formatNs(c.maxNs),
+            formatBytes(c.bytes),
+            c.bandwidthGBps === null ? '–' : `${c.bandwidthGBps.toFixed(1)} GB/s`,
+          ]),
+          'copies',
+        )
+      : null,
+    s.api.length
+      ? table(
+          `Top HIP API calls (${formatCount(s.apiTotals.calls)} calls, ${formatNs(s.apiTotals.totalNs)} in ${formatCount(s.apiTotals.distinct)} functions)`,
+          ['function', 'domain', 'calls', 'total', 'avg', 'min', 'max', '%'],
+          s.api.slice(0, 15).map((a) => [
+            h('code', { title: a.name }, a.name),
+            a.domain ?? '–',
+            formatCount(a.calls),
+            formatNs(a.totalNs),
+            formatNs(a.avgNs),
+            formatNs(a.minNs),
+            formatNs(a.maxNs),
+            percentBar(a.percent),
+          ]),
+          'api',
+        )
+      : null,
+    s.markers.length
+      ? table(
+          'rocTX ranges',
+          ['range', 'calls', 'total', 'avg', 'min', 'max'],
+          s.markers.map((m) => [h('span', { title: m.name }, m.name), formatCount(m.calls), formatNs(m.totalNs), formatNs(m.avgNs), formatNs(m.minNs), formatNs(m.maxNs)]),
+          'markers',
+        )
+      : null,
+    renderSources(s),
+  );
+}
+
+function renderBusy(s: TraceSummary): HTMLElement {
+  const cards = s.agents
+    .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
+    .map((a) =>
+      h(
+        'div',
+        { class: 'card', 'data-agent': a.id },
+        h('div', { class: 'card-value' }, formatPercent(a.busyPercent), a.busyExact ? '' : ' ≈'),
+        h('div', { class: 'card-label' }, `GPU busy · ${a.productName ?? a.name ?? a.id}`),
+        h('div', { class: 'card-sub' }, `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`),
+      ),
+    );
+  cards.push(
+    h(
+      'div',
+      { class: 'card' },
+      h('div', { class: 'card-value' }, formatNs(s.kernelTotals.totalNs)),
+      h('div', { class: 'card-label' }, 'kernel time'),
+      h('div', { class: 'card-sub' }, `${formatCount(s.kernelTotals.calls)} dispatches of ${formatCount(s.kernelTotals.distinct)} kernels`),
+    ),
+  );
+  return h('div', { class: 'cards' }, ...cards);
+}
+
+function percentBar(p: number): HTMLElement {
+  const bar = h('span', { class: 'bar-fill' });
+  bar.style.width = `${Math.max(0, Math.min(100, p)).toFixed(2)}%`;
+  return h('span', { class: 'bar', role: 'img', 'aria-label': formatPercent(p) }, h('span', { class: 'bar-track' }, bar), h('span', { class: 'bar-text' }, formatPercent(p)));
+}
+
+function renderKernels(kernels: KernelRow[], totals: TraceSummary['kernelTotals']): HTMLElement {
+  const shown = kernels.slice(0, TOP_KERNELS);
+  const t = table(
+    `Top kernels (${shown.length} of ${formatCount(totals.distinct)} by total time)`,
+    ['kernel', 'calls', 'total', 'avg', 'min', 'max', '% of kernel time'],
+    shown.map((k) => [
+      h('span', { class: 'kernel-name', title: k.name, tabindex: 0 }, k.shortName || k.name),
+      formatCount(k.calls),
+      formatNs(k.totalNs),
+      formatNs(k.avgNs),
+      formatNs(k.minNs),
+      formatNs(k.maxNs),
+      percentBar(k.percent),
+    ]),
+    'kernels',
+  );
+  return t;
+}
+
+function renderLaunches(kernels: KernelRow[]): HTMLElement | null {
+  const withLaunches = kernels.slice(0, TOP_KERNELS).filter((k) => k.launches.length);
+  if (!withLaunches.length) return null;
+  return h(
+    'details',
+    { class: 'launches' },
+    h('summary', {}, 'Launch configurations'),
+    table(
+      'Launch configurations of the top kernels',
+      ['kernel', 'grid', 'workgroup', 'VGPR', 'SGPR', 'LDS', 'scratch', 'dispatches'],
+      withLaunches.flatMap((k) =>
+        k.launches.map((l, i) => [
+          i === 0 ? h('span', { class: 'kernel-name', title: k.name }, k.shortName || k.name) : '',
+          formatDim(l.grid),
+          formatDim(l.workgroup),
+          l.vgpr === null ? '–' : String(l.vgpr) + (l.accumVgpr ? ` (+${l.accumVgpr} acc)` : ''),
+          l.sgpr === null ? '–' : String(l.sgpr),
+          formatBytes(l.ldsBytes),
+          formatBytes(l.scratchBytes),
+          formatCount(l.calls),
+        ]),
+      ),
+      'launch-table',
+    ),
+  );
+}
+
+/** Busy fraction per time bucket, one row per agent: an inline SVG built node by node. */
+export function renderTimeline(t: TraceTimeline): HTMLElement {
+  const width = 1000;
+  const rowH = 40;
+  const gap = 14;
+  const height = Math.max(1, t.agents.length) * (rowH + gap);
+  const bw = width / Math.max(1, t.buckets);
+  const chart = svg('svg', {
+    class: 'timeline-chart',
+    viewBox: `0 0 ${width} ${height}`,
+    preserveAspectRatio: 'none',
+    role: 'img',
+    'aria-label': `GPU busy fraction over ${formatNs(t.endNs - t.startNs)} in ${t.buckets} buckets of ${formatNs(t.bucketNs)}`,
+  });
+  t.agents.forEach((a, row) => {
+    const y0 = row * (rowH + gap);
+    chart.append(svg('rect', { class: 'timeline-bg', x: 0, y: y0, width, height: rowH }));
+    a.busyFraction.forEach((f, i) => {
+      if (f <= 0) return;
+      const hgt = Math.max(1, f * rowH);
+      const r = svg('rect', { class: 'timeline-bar', x: (i * bw).toFixed(2), y: (y0 + rowH - hgt).toFixed(2), width: Math.max(0.5, bw - 0.3).toFixed(2), height: hgt.toFixed(2) });
+      r.append(svg('title', {}, `${a.agentId}: ${formatPercent(f * 100)} busy at +${formatNs(i * t.bucketNs)}`));
+      chart.append(r);
+    });
+  });
+  const empty = t.agents.every((a) => a.busyFraction.every((f) => f <= 0));
+  return h(
+    'figure',
+    { class: 'timeline' },
+    h('figcaption', {}, 'GPU busy over time', t.exact ? '' : ' (approximate)'),
+    empty ? h('p', { class: 'note' }, 'No busy time shows at this resolution (the trace spans much more time than its GPU work).') : null,
+    h('div', { class: 'timeline-labels' }, ...t.agents.map((a) => h('div', { class: 'timeline-agent' }, a.agentId))),
+    chart,
+    h('div', { class: 'timeline-axis' }, h('span', {}, '0'), h('span', {}, formatNs(t.endNs - t.startNs))),
+  );
+}
+
+function renderSources(s: TraceSummary): HTMLElement {
+  return h(
+    'details',
+    { class: 'sources' },
+    h('summary', {}, `Read ${s.sources.length} file${s.sources.length === 1 ? '' : 's'}${s.skipped.length ? `, skipped ${s.skipped.length}` : ''}${s.warnings.length ? `, ${s.warnings.length} note${s.warnings.length === 1 ? '' : 's'}` : ''}`),
+    h('ul', {}, ...s.sources.map((x) => h('li', {}, h('code', {}, x.path), ` — ${x.kind}, ${x.format} ${x.variant}, ${formatCount(x.rows)} rows`))),
+    (s.processes ?? []).length
+      ? h('ul', { class: 'processes' }, ...(s.processes ?? []).map((p) => h('li', {}, `process ${p.pid}${p.host ? ` on ${p.host}` : ''}`, p.command ? h('code', {}, ` ${p.command}`) : '')))
+      : null,
+    s.skipped.length ? h('ul', { class: 'skipped' }, ...s.skipped.map((x) => h('li', {}, h('code', {}, x.path), ` — skipped: ${x.reason}`))) : null,
+    s.warnings.length ? h('ul', { class: 'warnings' }, ...s.warnings.map((w) => h('li', {}, w))) : null,
+  );
+}

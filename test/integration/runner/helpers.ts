@@ -1,0 +1,137 @@
+// Shared by the runner's integration tests: a real runner on 127.0.0.1 port 0 with a temporary data dir,
+// uploads with fetch + FormData, and an SSE reader built on eventsource-parser.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createParser } from 'eventsource-parser';
+import { EXTENSIONS_HEADER } from '../../../src/core/protocol/api';
+import { startRunner, type RunnerOptions, type RunningRunner } from '../../../src/runner/index';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const problemsDir = path.join(repoRoot, 'examples/problems');
+export const testBin = path.join(repoRoot, 'test/bin');
+export const solutions = path.join(problemsDir, 'vectoradd_py/solutions');
+
+export interface TestRunner extends RunningRunner {
+  dataDir: string;
+  /** Stops the runner and deletes its data dir. */
+  dispose(): Promise<void>;
+}
+
+export function tempDir(prefix = 'kr-runner-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startTestRunner(opts: RunnerOptions = {}): Promise<TestRunner> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const runner = await startRunner({
+    port: 0,
+    problemsDir,
+    dataDir,
+    profiler: 'none',
+    heartbeatMs: 200,
+    killGraceMs: 1000,
+    ...opts,
+  });
+  return {
+    ...runner,
+    dataDir,
+    async dispose() {
+      await runner.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SseEvent {
+  id: string | undefined;
+  event: string;
+  data: unknown;
+  raw: string;
+}
+
+export interface UploadOptions {
+  fileName?: string;
+  content?: string | Uint8Array;
+  extensions?: boolean;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export function form(fileName: string, content: string | Uint8Array): FormData {
+  const fd = new FormData();
+  const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+  fd.append('file', new Blob([bytes]), fileName);
+  return fd;
+}
+
+export function post(url: string, opts: UploadOptions & { content: string | Uint8Array; fileName: string }): Promise<Response> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.extensions) headers[EXTENSIONS_HEADER] = '1';
+  return fetch(url, { method: 'POST', body: form(opts.fileName, opts.content), headers, signal: opts.signal });
+}
+
+/** Reads a whole SSE response (until the server ends it), or until `stopAfter` says so. */
+export async function readSse(res: Response, stopAfter?: (ev: SseEvent, all: SseEvent[]) => boolean): Promise<SseEvent[]> {
+  if (!res.body) throw new Error('no body');
+  const events: SseEvent[] = [];
+  let stop = false;
+  const parser = createParser({
+    onEvent(msg) {
+      if (stop) return;
+      const ev: SseEvent = { id: msg.id, event: msg.event ?? 'message', data: JSON.parse(msg.data) as unknown, raw: msg.data };
+      events.push(ev);
+      if (stopAfter?.(ev, events)) stop = true;
+    },
+  });
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (!stop) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    if (stop) await reader.cancel().catch(() => undefined);
+  }
+  return events;
+}
+
+export async function submitAndRead(url: string, opts: UploadOptions & { content: string | Uint8Array; fileName: string }): Promise<SseEvent[]> {
+  const res = await post(url, opts);
+  if (res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+  return readSse(res);
+}
+
+export function terminal(events: SseEvent[]): SseEvent {
+  const last = events[events.length - 1];
+  if (!last || (last.event !== 'result' && last.event !== 'error')) throw new Error(`stream did not end with result/error: ${events.map((e) => e.event).join(',')}`);
+  return last;
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** False once the process is gone (a zombie waiting for a reaper counts as gone: it runs nothing). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,109 @@
+// Profile mode through the clearly named stand-in `test/bin/rocprofv3` (PATH prefixed), as on an MI300 runner.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import yauzl from 'yauzl';
+import { outputEventSchema, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
+import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
+import { solutions, startTestRunner, submitAndRead, terminal, testBin, type TestRunner } from './helpers';
+
+const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
+const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'all' };
+
+function zipEntries(buf: Buffer): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err ?? new Error('no zip'));
+      const names: string[] = [];
+      zip.on('entry', (e: yauzl.Entry) => {
+        names.push(e.fileName);
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve(names));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+describe('profile mode under rocprofv3 (test stand-in)', () => {
+  let runner: TestRunner;
+  before(async () => {
+    runner = await startTestRunner({ profiler: 'auto', env });
+    assert.equal(runner.info.profiler?.kind, 'rocprofv3');
+  });
+  after(() => runner.dispose());
+
+  test('each benchmark case is profiled on its own: zip inline + download link + summary; noise marked live', async () => {
+    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/profile`, { fileName: 'map_add.py', content: correct, extensions: true });
+    const result = resultEventSchema.parse(terminal(events).data);
+    const runs = result.results[0]!.runs;
+    assert.deepEqual(Object.keys(runs), ['profile.0', 'profile.1']);
+    for (const [key, ev] of Object.entries(runs)) {
+      const run = ev.run!;
+      assert.equal(run.passed, true, run.stderr);
+      assert.match(run.command, /rocprofv3 --log-level fatal --hip-trace --kernel-trace --rccl-trace --marker-trace --memory-copy-trace --scratch-memory-trace --output-format pftrace csv -d \S+ -o %pid% -- python3 eval\.py profile /);
+      assert.ok(run.result['benchmark.0.report'], 'the evaluator report came through POPCORN_FD');
+      assert.doesNotMatch(run.stderr, /perfetto\.cc|simple_timer\.cpp/, 'noise is not in the result stderr');
+      assert.match(run.stderr, /profiler log line\(s\) left out/);
+      const profile = ev.profile as ProfileResult;
+      assert.equal(profile.profiler, 'rocPROF');
+      assert.equal(profile.artifact, `job-${(events[0]!.data as { job_id: number }).job_id}-${key}.zip`);
+      assert.equal(profile.download_url, `${runner.url}/jobs/${(events[0]!.data as { job_id: number }).job_id}/artifacts/${profile.artifact}`);
+      const summary = traceSummarySchema.parse(profile.summary);
+      assert.ok(summary.kernels.length > 0);
+
+      const download = await fetch(profile.download_url!);
+      assert.equal(download.status, 200);
+      assert.equal(download.headers.get('content-type'), 'application/zip');
+      assert.match(download.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="${profile.artifact!.replace(/\./g, '\\.')}"`));
+      const bytes = Buffer.from(await download.arrayBuffer());
+      assert.equal(Number(download.headers.get('content-length')), bytes.length);
+      assert.deepEqual(bytes, Buffer.from(profile.trace, 'base64'), 'inline trace = downloadable zip');
+      const names = await zipEntries(bytes);
+      assert.ok(names.includes('combined.pftrace'));
+      assert.ok(names.includes('stderr.log'));
+      assert.ok(names.some((n) => n.endsWith('_kernel_trace.csv')));
+      assert.ok(!names.some((n) => n.includes('.rocprofv3')), 'rocprofv3 scratch folder left out');
+      assert.ok(!names.some((n) => /\d+_results\.pftrace$/.test(n)), 'per-process pftrace files were concatenated');
+    }
+    const out = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    assert.ok(out.some((o) => o.noise && (o.kind === 'glog' || o.kind === 'perfetto')), 'profiler noise arrives marked');
+    assert.ok(out.some((o) => !o.noise && o.text === 'eval.py: seed default'), 'program stderr arrives unmarked');
+  });
+
+  test('a plain client gets the upstream ProfileResult fields only', async () => {
+    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/profile`, { fileName: 'map_add.py', content: correct });
+    const result = resultEventSchema.parse(terminal(events).data);
+    const profile = result.results[0]!.runs['profile.0']!.profile!;
+    assert.deepEqual(Object.keys(profile).sort(), ['download_url', 'profiler', 'trace']);
+    assert.ok(profile.trace.length > 0);
+  });
+
+  test('script leaderboard profile: the program itself under the profiler, key profile.0', async () => {
+    const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'hello.py', content: 'print("profiled hello")\n', extensions: true });
+    const runs = resultEventSchema.parse(terminal(events).data).results[0]!.runs;
+    assert.deepEqual(Object.keys(runs), ['profile.0']);
+    assert.equal(runs['profile.0']!.run!.stdout, 'profiled hello\n');
+    assert.ok(runs['profile.0']!.profile!.trace.length > 0);
+  });
+});
+
+describe('profile archives over the inline limit', () => {
+  let runner: TestRunner;
+  before(async () => {
+    runner = await startTestRunner({ profiler: 'rocprofv3', env, inlineTraceBytes: 100 });
+  });
+  after(() => runner.dispose());
+
+  test('trace is empty and the link downloads the archive', async () => {
+    const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'p.py', content: 'print(1)\n' });
+    const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
+    assert.equal(ev.profile!.trace, '');
+    assert.match(ev.run!.stderr, /over the inline limit/);
+    const download = await fetch(ev.profile!.download_url!);
+    assert.equal(download.status, 200);
+    assert.ok((await zipEntries(Buffer.from(await download.arrayBuffer()))).includes('combined.pftrace'));
+  });
+});

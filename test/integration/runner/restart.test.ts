@@ -1,0 +1,110 @@
+// Jobs, results and artifacts survive a restart; jobs cut off by a stop or a crash come back as `interrupted`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { jobRecordSchema, resultEventSchema, userSubmissionDetailSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { StoreError } from '../../../src/runner/store';
+import { outputEventSchema } from '../../../src/core/protocol/api';
+import { pidAlive, post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor } from './helpers';
+
+const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}` };
+const sleeper = 'import os, time\nprint(f"pid {os.getpid()}", flush=True)\ntime.sleep(60)\n';
+
+async function record(url: string, id: number): Promise<JobRecord> {
+  return jobRecordSchema.parse(await (await fetch(`${url}/jobs/${id}`)).json());
+}
+
+test('restart on the same data dir: finished job, result and artifact are still there; stopped jobs are interrupted', async () => {
+  const dataDir = tempDir();
+  try {
+    const first = await startTestRunner({ dataDir, profiler: 'rocprofv3', env });
+    const done = await submitAndRead(`${first.url}/script/CPU/profile`, { fileName: 'p.py', content: 'print("kept")\n', extensions: true });
+    const doneId = (done[0]!.data as { job_id: number }).job_id;
+    const profile = resultEventSchema.parse(terminal(done).data).results[0]!.runs['profile.0']!.profile!;
+    const zip = Buffer.from(await (await fetch(profile.download_url!)).arrayBuffer());
+
+    // one job running, one queued behind it, when the runner stops
+    const running = await (await post(`${first.url}/submission/script/CPU/test`, { fileName: 'sleep.py', content: sleeper })).json() as { details: { id: number } };
+    const queued = await (await post(`${first.url}/submission/script/CPU/test`, { fileName: 'later.py', content: 'print(1)\n' })).json() as { details: { id: number } };
+    const follow = readSse(await fetch(`${first.url}/jobs/${running.details.id}/events`));
+    await waitFor('the job to run', async () => ((await record(first.url, running.details.id)).state === 'running' ? true : undefined));
+    await first.close();
+    const followed = await follow;
+    assert.equal(terminal(followed).event, 'error', 'a follower sees the interruption');
+
+    const second = await startTestRunner({ dataDir, profiler: 'rocprofv3', env });
+    try {
+      const rec = await record(second.url, doneId);
+      assert.equal(rec.state, 'succeeded');
+      assert.deepEqual(rec.result, resultEventSchema.parse(terminal(done).data));
+      const again = Buffer.from(await (await fetch(`${second.url}/jobs/${doneId}/artifacts/${profile.artifact}`)).arrayBuffer());
+      assert.deepEqual(again, zip);
+      const replay = await readSse(await fetch(`${second.url}/jobs/${doneId}/events`));
+      assert.deepEqual(replay.map((e) => e.raw), done.map((e) => e.raw));
+
+      for (const id of [running.details.id, queued.details.id]) {
+        const r = await record(second.url, id);
+        assert.equal(r.state, 'interrupted');
+        assert.equal(r.error?.status_code, 503);
+        assert.match(r.error!.detail, /Interrupted/);
+        const detail = userSubmissionDetailSchema.parse(await (await fetch(`${second.url}/user/submissions/${id}`)).json());
+        assert.equal(detail.done, true);
+        assert.equal(detail.job?.status, 'failed');
+        assert.equal(detail.job?.state, 'interrupted');
+        const events = await readSse(await fetch(`${second.url}/jobs/${id}/events`));
+        assert.equal(terminal(events).event, 'error');
+        assert.equal(events.filter((e) => e.event === 'error').length, 1, 'one terminal event, not two');
+      }
+      const next = await (await post(`${second.url}/submission/script/CPU/test`, { fileName: 'n.py', content: 'print(2)\n' })).json() as { details: { id: number } };
+      assert.ok(next.details.id > queued.details.id, 'ids are never reused');
+      await assert.rejects(startTestRunner({ dataDir }), (err: unknown) => err instanceof StoreError && /already used/.test(err.message));
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a crashed runner (SIGKILL): the job it was running is interrupted after the next start', async () => {
+  const dataDir = tempDir();
+  let orphan = 0;
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const lines = createInterface({ input: server.stdout! });
+    const [first] = (await once(lines, 'line')) as [string];
+    const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
+    assert.ok(url, first);
+    const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'sleep.py', content: sleeper })).json() as { details: { id: number } };
+    const id = accepted.details.id;
+    const events = await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output');
+    orphan = Number(/^pid (\d+)$/.exec(outputEventSchema.parse(events[events.length - 1]!.data).text)?.[1]);
+    server.kill('SIGKILL');
+    await once(server, 'exit');
+
+    const runner = await startTestRunner({ dataDir });
+    try {
+      const rec = await record(runner.url, id);
+      assert.equal(rec.state, 'interrupted');
+      assert.match(rec.error!.detail, /stopped while this job was running/);
+      const replay = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
+      const ids = replay.map((e) => Number(e.id));
+      assert.deepEqual(ids, ids.map((_, i) => i + 1));
+      assert.equal(terminal(replay).event, 'error');
+    } finally {
+      await runner.close();
+    }
+  } finally {
+    if (server.exitCode === null) server.kill('SIGKILL');
+    // a SIGKILLed runner cannot stop its children; the test cleans up the one it left
+    if (orphan && pidAlive(orphan)) process.kill(orphan, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

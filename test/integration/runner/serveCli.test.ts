@@ -1,0 +1,94 @@
+// `kernel-runner serve` as users start it, and retention of old jobs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor } from './helpers';
+
+function dirBytes(p: string): number {
+  let total = 0;
+  for (const e of readdirSync(p, { withFileTypes: true })) total += e.isDirectory() ? dirBytes(path.join(p, e.name)) : statSync(path.join(p, e.name)).size;
+  return total;
+}
+
+test('serve prints where it listens and what it serves, and stops cleanly on SIGTERM', async () => {
+  const dataDir = tempDir();
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--gpu-name', 'MI300', '--profiler', 'none'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const lines = createInterface({ input: server.stdout! });
+    const out: string[] = [];
+    lines.on('line', (l) => out.push(l));
+    await waitFor('startup lines', () => (out.some((l) => l.includes('auth:')) ? true : undefined));
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out[0]!)?.[1];
+    assert.ok(url, out.join('\n'));
+    const text = out.join('\n');
+    assert.match(text, /GPUs: +MI300/);
+    assert.match(text, /profiler: +none/);
+    assert.match(text, /problems: +.*vectoradd_py.*script/);
+    assert.match(text, /auth: +none; loopback only/);
+    const health = (await (await fetch(`${url}/health`)).json()) as { gpus: string[] };
+    assert.deepEqual(health.gpus, ['MI300']);
+    const events = await submitAndRead(`${url}/script/MI300/test`, { fileName: 'a.py', content: 'print("on MI300 by name")\n' });
+    assert.equal(terminal(events).event, 'result');
+    server.kill('SIGTERM');
+    const [code] = (await once(server, 'exit')) as [number];
+    assert.equal(code, 0);
+  } finally {
+    if (server.exitCode === null) server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('serve refuses a non-loopback host without a token, and bad flags, with exit code 2', (t) => {
+  const scratch = tempDir();
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const open = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', scratch], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(open.status, 2);
+  assert.match(open.stderr, /refusing to listen on 0\.0\.0\.0 without a token/);
+  const port = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', 'abc'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(port.status, 2);
+  assert.match(port.stderr, /--port takes a whole number/);
+  const prof = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--profiler', 'nsight', '--port', '0'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(prof.status, 2);
+  assert.match(prof.stderr, /--profiler takes auto, rocprofv3, rocprof, none/);
+  const forced = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--profiler', 'rocprofv3', '--port', '0', '--data-dir', scratch], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: path.dirname(process.execPath) },
+  });
+  assert.equal(forced.status, 2);
+  assert.match(forced.stderr, /rocprofv3 was not found on PATH/);
+});
+
+test('retention: finished jobs past the age or over the size budget are deleted, oldest first', async () => {
+  const dataDir = tempDir();
+  try {
+    const first = await startTestRunner({ dataDir });
+    for (const n of [1, 2, 3]) {
+      const events = await submitAndRead(`${first.url}/script/CPU/test`, { fileName: `j${n}.py`, content: `print(${n})\n` });
+      assert.equal(terminal(events).event, 'result');
+    }
+    await first.close();
+    const newest = dirBytes(path.join(dataDir, 'jobs', '3'));
+    const bySize = await startTestRunner({ dataDir, retention: { maxTotalBytes: newest + 10 } });
+    await waitFor('size retention', async () => ((await fetch(`${bySize.url}/jobs/1`)).status === 404 ? true : undefined));
+    assert.equal((await fetch(`${bySize.url}/jobs/2`)).status, 404);
+    assert.equal((await fetch(`${bySize.url}/jobs/3`)).status, 200);
+    await bySize.close();
+    const byAge = await startTestRunner({ dataDir, retention: { maxAgeDays: 0 } });
+    await waitFor('age retention', async () => ((await fetch(`${byAge.url}/jobs/3`)).status === 404 ? true : undefined));
+    const fresh = await post(`${byAge.url}/submission/script/CPU/test`, { fileName: 'new.py', content: 'print(4)\n' });
+    const id = ((await fresh.json()) as { details: { id: number } }).details.id;
+    assert.equal(id, 4, 'ids are not reused after retention');
+    assert.equal(terminal(await readSse(await fetch(`${byAge.url}/jobs/${id}/events`))).event, 'result');
+    await byAge.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,280 @@
+/* global fetch */
+// Runs the extension's mocha suites inside a real VS Code (code-server's bundled VS Code server, Node 24), driven
+// by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server.
+// Tools come from scripts/setup-vscode-test.sh (see shared docs: real-vscode-testing). Under CI=true missing
+// tools are a failure; elsewhere the run is skipped with a loud message.
+//
+//   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]
+import { spawn } from 'node:child_process';
+import { buildSuites } from './build-suites.mjs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const outputDir = join(root, '.test-output');
+const started = Date.now();
+
+function say(msg) {
+  console.log(`[vscode-tests] ${msg}`);
+}
+
+function findTools() {
+  const toolsDir = process.env.KR_TOOLS_DIR || join(homedir(), '.cache/kernel-runner-test-tools');
+  const fromFile = {};
+  const envFile = join(toolsDir, 'tools.env');
+  if (existsSync(envFile)) {
+    for (const line of readFileSync(envFile, 'utf8').split('\n')) {
+      const m = /^(\w+)=(.*)$/.exec(line.trim());
+      if (m) fromFile[m[1]] = m[2];
+    }
+  }
+  const pick = (k, fallback) => process.env[k] || fromFile[k] || fallback;
+  const tools = {
+    node24: pick('KR_NODE24'),
+    server: pick('KR_VSCODE_SERVER'),
+    chromium: pick('KR_CHROMIUM', '/usr/bin/chromium'),
+  };
+  const missing = Object.entries(tools).filter(([, p]) => !p || !existsSync(p)).map(([k]) => k);
+  return { tools, missing, toolsDir };
+}
+
+const { tools, missing, toolsDir } = findTools();
+if (missing.length) {
+  const msg = `real VS Code test tools missing (${missing.join(', ')}; looked in ${toolsDir}). Install them with: bash scripts/setup-vscode-test.sh`;
+  if (ci) {
+    console.error(`[vscode-tests] FAIL: ${msg}`);
+    process.exit(1);
+  }
+  console.log('\n' + '!'.repeat(100));
+  console.log(`[vscode-tests] SKIPPED: ${msg}`);
+  console.log('!'.repeat(100) + '\n');
+  process.exit(0);
+}
+
+// 1. Build the extension and the suites.
+const suiteIndex = await buildSuites().catch((err) => {
+  console.error(`[vscode-tests] ${err.message}`);
+  process.exit(1);
+});
+
+// 2. A throwaway home for VS Code: user data, server data, extensions, XDG dirs and a workspace copy.
+const tmp = mkdtempSync(join(tmpdir(), 'kr-vscode-'));
+const dirs = {
+  userData: join(tmp, 'user-data'),
+  serverData: join(tmp, 'server-data'),
+  extensions: join(tmp, 'extensions'),
+  xdgConfig: join(tmp, 'xdg-config'),
+  xdgData: join(tmp, 'xdg-data'),
+  workspace: join(tmp, 'workspace'),
+  home: join(tmp, 'home'),
+};
+for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+cpSync(join(root, 'test/vscode/workspace'), dirs.workspace, { recursive: true });
+// The example problem's submission, as a person would have it open in their folder.
+cpSync(join(root, 'examples/problems/vectoradd_py/submission.py'), join(dirs.workspace, 'submission.py'));
+const settings = {
+  'workbench.startupEditor': 'none',
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'update.mode': 'none',
+  'chat.disableAIFeatures': true,
+  'workbench.tips.enabled': false,
+  'security.workspace.trust.enabled': false,
+  'git.enabled': false,
+  'window.title': 'kernel-runner-tests',
+};
+// User settings, and "remote machine" settings (the server's user-data-dir/Machine): the embedded runner is told
+// its GPU is an MI300 and finds the clearly named test stand-in for rocprofv3 (test/bin) first on its PATH. The
+// suites override these per test with workspace-level values.
+mkdirSync(join(dirs.userData, 'User'), { recursive: true });
+mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
+writeFileSync(join(dirs.userData, 'User/settings.json'), JSON.stringify(settings, null, 2));
+writeFileSync(
+  join(dirs.userData, 'Machine/settings.json'),
+  JSON.stringify({ 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] }, null, 2),
+);
+mkdirSync(outputDir, { recursive: true });
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+// 3. The VS Code server in its own process group, so that one kill ends it and its extension hosts.
+const port = await freePort();
+const resultsFile = join(tmp, 'mocha-results.json');
+const serverLog = join(outputDir, 'vscode-server.log');
+const serverEnv = {
+  ...process.env,
+  HOME: dirs.home,
+  XDG_CONFIG_HOME: dirs.xdgConfig,
+  XDG_DATA_HOME: dirs.xdgData,
+  KR_TEST_RESULTS: resultsFile,
+  KR_REPO_ROOT: root,
+  KR_TEST_OUTPUT: outputDir,
+  KR_TEST_GREP: option('--grep') ?? '',
+  KR_TEST_WORKSPACE: dirs.workspace,
+};
+delete serverEnv.ELECTRON_RUN_AS_NODE;
+const server = spawn(
+  tools.node24,
+  [
+    tools.server, '--host', '127.0.0.1', '--port', String(port),
+    '--without-connection-token', '--accept-server-license-terms', '--enable-smoke-test-driver',
+    '--disable-telemetry', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes',
+    '--user-data-dir', dirs.userData, '--server-data-dir', dirs.serverData, '--extensions-dir', dirs.extensions,
+  ],
+  { cwd: tmp, env: serverEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+);
+const logStream = createWriteStream(serverLog);
+server.stdout.pipe(logStream);
+server.stderr.pipe(logStream);
+let serverExited = false;
+server.on('exit', () => { serverExited = true; });
+
+let browser;
+async function cleanup() {
+  try { await browser?.close(); } catch { /* already gone */ }
+  if (!serverExited) {
+    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+    const deadline = Date.now() + 5000;
+    while (!serverExited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (!serverExited) try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  // Anything the extension host started in its own group (runner jobs) was reported by the suites; sweep the
+  // server's group once more in case a child outlived its parent.
+  try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
+  if (!flag('--keep')) rmSync(tmp, { recursive: true, force: true });
+  else say(`kept ${tmp}`);
+}
+// A stray promise in a UI check must not kill this process before it has stopped the server.
+process.on('unhandledRejection', (err) => console.error(`[vscode-tests] unhandled rejection: ${err?.message ?? err}`));
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { cleanup().finally(() => process.exit(130)); });
+
+async function waitForServer() {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (serverExited) throw new Error(`VS Code server exited early; see ${serverLog}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/`);
+      if (r.status === 200) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`VS Code server did not answer on port ${port} within 90 s; see ${serverLog}`);
+}
+
+const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+function workbenchUrl(extra = []) {
+  const payload = [['extensionDevelopmentPath', remote(root)], ...extra];
+  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+let exitCode = 0;
+let passed = 0;
+let failed = 0;
+try {
+  await waitForServer();
+  say(`VS Code server up on port ${port} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({
+    executablePath: tools.chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+
+  // 4. The mocha suites inside the extension host.
+  if (!flag('--only-ui')) {
+    const t0 = Date.now();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const hostLog = createWriteStream(join(outputDir, 'vscode-suite-console.log'));
+    await page.exposeFunction('codeAutomationLog', (type, logArgs) => {
+      hostLog.write(`[${type}] ${Array.isArray(logArgs) ? logArgs.map(String).join(' ') : String(logArgs)}\n`);
+    });
+    const exited = new Promise((resolve) => {
+      page.exposeFunction('codeAutomationExit', (code) => resolve(code));
+    });
+    await page.goto(workbenchUrl([['extensionTestsPath', remote(suiteIndex)]]));
+    const timeoutMs = Number(process.env.KR_VSCODE_TIMEOUT_MS || 600_000);
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), timeoutMs))]);
+    await page.screenshot({ path: join(outputDir, 'vscode-suite-end.png') }).catch(() => {});
+    hostLog.end();
+    if (code === 'timeout') {
+      console.error(`[vscode-tests] the suites did not finish within ${timeoutMs / 1000} s`);
+      exitCode = 1;
+    } else if (code !== 0) exitCode = 1;
+    if (existsSync(resultsFile)) {
+      const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+      for (const t of results.tests) {
+        const mark = t.state === 'passed' ? 'ok  ' : t.state === 'failed' ? 'FAIL' : 'skip';
+        console.log(`  ${mark} ${t.fullTitle} (${t.durationMs ?? 0} ms)`);
+        if (t.error) console.log('       ' + t.error.split('\n').join('\n       '));
+      }
+      passed += results.passed;
+      failed += results.failed;
+      if (results.passed + results.failed === 0) {
+        console.error('[vscode-tests] no mocha test ran');
+        exitCode = 1;
+      }
+    } else {
+      console.error(`[vscode-tests] the extension host wrote no results (exit ${code}); see ${join(outputDir, 'vscode-suite-console.log')} and ${serverLog}`);
+      exitCode = 1;
+    }
+    say(`extension-host suites: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const metricsFile = join(outputDir, 'extension-metrics.json');
+    if (existsSync(metricsFile)) say(`activation (ms): ${readFileSync(metricsFile, 'utf8').trim()}`);
+    await page.close();
+  }
+
+  // 5. UI checks as a person would do them: palette commands, webview frames, screenshots.
+  if (!flag('--no-ui')) {
+    const uiDir = join(root, 'test/vscode/ui');
+    const files = existsSync(uiDir) ? readdirSync(uiDir).filter((f) => f.endsWith('.ui.mjs')).sort() : [];
+    const grep = option('--grep');
+    for (const f of files) {
+      const mod = await import(join(uiDir, f));
+      for (const [name, fn] of Object.entries(mod.tests ?? {})) {
+        const title = `${f.replace(/\.ui\.mjs$/, '')}: ${name}`;
+        if (grep && !title.includes(grep)) continue;
+        const t0 = Date.now();
+        const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+        const page = await context.newPage();
+        try {
+          await fn({ page, workbenchUrl, outputDir, root, workspace: dirs.workspace, say });
+          passed++;
+          console.log(`  ok   ${title} (${Date.now() - t0} ms)`);
+        } catch (err) {
+          failed++;
+          exitCode = 1;
+          const shot = join(outputDir, `FAILED-${title.replace(/[^\w.-]+/g, '_')}.png`);
+          await page.screenshot({ path: shot }).catch(() => {});
+          console.log(`  FAIL ${title} (${Date.now() - t0} ms)\n       ${String(err?.stack ?? err).split('\n').join('\n       ')}\n       screenshot: ${shot}`);
+        } finally {
+          await context.close();
+        }
+      }
+    }
+  }
+} catch (err) {
+  console.error(`[vscode-tests] ${err?.stack ?? err}`);
+  exitCode = 1;
+} finally {
+  await cleanup();
+}
+say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs in ${outputDir}`);
+console.log(`vscode: ${passed} passed, ${failed} failed`);
+process.exit(exitCode || (failed ? 1 : 0));

@@ -1,0 +1,30 @@
+// Shared helpers for the suites that run inside the extension host.
+import * as vscode from 'vscode';
+import { join } from 'node:path';
+import type { KernelRunnerApi } from '../../../src/extension/api';
+
+export const EXTENSION_ID = 'kernel-runner.kernel-runner';
+
+export const repoRoot = process.env.KR_REPO_ROOT ?? join(__dirname, '../../../..');
+export const workspaceDir = process.env.KR_TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? repoRoot;
+
+export async function activateExtension(): Promise<KernelRunnerApi> {
+  const ext = vscode.extensions.getExtension<KernelRunnerApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`extension ${EXTENSION_ID} is not loaded`);
+  return ext.activate();
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

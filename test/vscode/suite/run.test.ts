@@ -1,0 +1,256 @@
+// Runs files through the real runner: the embedded one (in the extension host) and a separately started
+// `kernel-runner serve --token`, and checks what a person sees in the output channel and the results panel.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KernelRunnerApi } from '../../../src/extension/api';
+import { summarizePath } from '../../../src/trace/index';
+import { activateExtension, repoRoot, waitFor, workspaceDir } from './helpers';
+
+const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
+const cfg = () => vscode.workspace.getConfiguration('kernelRunner');
+const NOISE = /perfetto\.cc:|simple_timer\.cpp|^[WEIF]\d{8} |\[rocprofv3\]/;
+
+async function setting(key: string, value: unknown): Promise<void> {
+  // Workspace level: it wins over the harness's remote-machine settings (user-data-dir/Machine).
+  await cfg().update(key, value, vscode.ConfigurationTarget.Workspace);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('runs', function () {
+  this.timeout(120_000);
+  let api: KernelRunnerApi;
+
+  before(async () => {
+    api = await activateExtension();
+    // The test stand-in rocprofv3 (test/bin) on the embedded runner's PATH, and a GPU named MI300.
+    await setting('embedded.path', [join(repoRoot, 'test/bin')]);
+    await setting('embedded.gpuName', 'MI300');
+    await setting('openResults', 'always');
+  });
+
+  after(async () => {
+    for (const k of ['embedded.path', 'embedded.gpuName', 'embedded.profiler', 'openResults', 'server', 'showProfilerNoise']) await setting(k, undefined);
+    api.closePanels();
+  });
+
+  afterEach(() => api.closePanels());
+
+  it('Run Tests on the example problem with the embedded runner streams its output into the channel', async () => {
+    await vscode.commands.executeCommand('kernelRunner.runTests', submission);
+    const lines = api.lastRunLines();
+    const text = lines.join('\n');
+    assert.match(lines[0] ?? '', /^━━ Tests submission\.py · vectoradd_py on MI300 · test · embedded runner \(http:\/\/127\.0\.0\.1:\d+\)$/);
+    assert.match(text, /^eval\.py: test on 3 case\(s\)/m, 'the evaluator\'s stdout, live');
+    assert.match(text, /^eval\.py: seed default$/m, 'its stderr too');
+    assert.match(text, /^3\/3 tests passed$/m);
+    assert.match(text, /^ {2}✔ test 0 {2}size: \d+; seed: \d+ {2}pass(: .*)?$/m);
+    assert.match(lines[lines.length - 2] ?? '', /^━━ passed: submission\.py · test · /);
+    const run = api.lastRun();
+    assert.ok(run?.jobId && run.jobId > 0);
+    assert.equal(run?.view?.outcome, 'success');
+    assert.equal(run?.view?.runs[0]?.tests.length, 3);
+    const panel = await waitFor('the results panel to be ready', () => api.panels().find((p) => p.ready));
+    assert.equal(panel.title, 'Tests: submission.py');
+    assert.equal(panel.view.runs[0]?.tests.filter((t) => t.passed).length, 3);
+    assert.match(api.statusText(), /embedded runner/);
+  });
+
+  it('hides profiler noise and counts it; kernelRunner.showProfilerNoise shows it', async () => {
+    const noisy = vscode.Uri.file(join(workspaceDir, 'noisy_script.py'));
+    await vscode.commands.executeCommand('kernelRunner.run', noisy);
+    let lines = api.lastRunLines();
+    assert.deepEqual(api.lastRunProgramLines(), ['program line 1', 'program line 2 (stderr)', 'program line 3']);
+    assert.ok(!lines.some((l) => NOISE.test(l)), lines.join('\n'));
+    assert.equal(api.lastRunHiddenNoise(), 3);
+    assert.ok(lines.includes('▸ 3 profiler log lines hidden (setting kernelRunner.showProfilerNoise shows them)'));
+
+    await setting('showProfilerNoise', true);
+    try {
+      await vscode.commands.executeCommand('kernelRunner.run', noisy);
+      lines = api.lastRunLines();
+      assert.equal(lines.filter((l) => l.startsWith('· ')).length, 3);
+      assert.ok(lines.some((l) => l.startsWith('· [320.801]') && l.includes('perfetto.cc:47304')));
+      assert.ok(!lines.some((l) => l.includes('hidden')));
+    } finally {
+      await setting('showProfilerNoise', undefined);
+    }
+  });
+
+  it('Profile on MI300 (stand-in rocprofv3 on the runner\'s PATH) opens the webview with the trace summary', async () => {
+    await vscode.commands.executeCommand('kernelRunner.profile', submission);
+    const run = api.lastRun();
+    const lines = api.lastRunLines();
+    assert.equal(run?.view?.outcome, 'success', lines.join('\n'));
+    assert.ok(!lines.some((l) => NOISE.test(l)), 'rocprof noise stays out of the channel');
+    assert.ok(api.lastRunHiddenNoise() > 0, 'the stand-in printed noise, which was counted');
+    const profile = run?.view?.profiles[0];
+    assert.ok(profile?.summary, 'a trace summary came with the result');
+    assert.match(profile.downloadUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/jobs\/\d+\/artifacts\//);
+
+    // "The right numbers": the panel shows what the trace toolkit computes from the downloaded artifact.
+    const dir = mkdtempSync(join(tmpdir(), 'kr-trace-'));
+    try {
+      const zip = join(dir, 'trace.zip');
+      api.setDownloadDestination(zip);
+      const panel = await waitFor('the profile panel', () => api.panels().find((p) => p.ready && p.view.profiles.length));
+      await api.simulateWebviewMessage({ method: 'downloadTrace', params: { profileKey: profile.key } });
+      assert.ok(statSync(zip).size > 0);
+      const expected = await summarizePath(zip);
+      const shown = panel.view.profiles[0]!.summary!;
+      assert.deepEqual(
+        shown.kernels.map((k) => [k.shortName, k.calls, k.totalNs]),
+        expected.kernels.map((k) => [k.shortName, k.calls, k.totalNs]),
+      );
+      assert.equal(shown.kernelTotals.calls, expected.kernelTotals.calls);
+      assert.ok(shown.kernels.length > 0);
+      assert.ok(lines.some((l) => l.startsWith('▸ profile.0: ') && l.includes(`${expected.kernelTotals.calls} dispatches`)));
+    } finally {
+      api.setDownloadDestination(undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('Profile says clearly when the target has no profiler or no MI300', async () => {
+    await setting('embedded.profiler', 'none');
+    try {
+      await vscode.commands.executeCommand('kernelRunner.profile', submission);
+      assert.match(api.lastRunLines().join('\n'), /✘ The target \(embedded runner\) has no profiler/);
+    } finally {
+      await setting('embedded.profiler', undefined);
+    }
+    await setting('embedded.gpuName', 'CPU');
+    try {
+      await vscode.commands.executeCommand('kernelRunner.profile', submission);
+      assert.match(api.lastRunLines().join('\n'), /✘ The target \(embedded runner\) has no MI300 GPU for leaderboard "vectoradd_py" \(it offers: CPU\)/);
+    } finally {
+      await setting('embedded.gpuName', 'MI300');
+    }
+  });
+
+  it('Cancel kills the job on the runner', async () => {
+    const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
+    const running = vscode.commands.executeCommand('kernelRunner.run', slow);
+    const started = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started pid=(\d+)$/.exec(l)?.[1]).find(Boolean));
+    const pid = Number(started);
+    assert.ok(processAlive(pid));
+    assert.ok(api.isRunning());
+    assert.match(api.statusText(), /slow_script\.py · test · running/);
+    await vscode.commands.executeCommand('kernelRunner.cancel');
+    await running;
+    const run = api.lastRun();
+    assert.equal(run?.view?.outcome, 'cancelled');
+    assert.match(api.lastRunLines().join('\n'), new RegExp(`▸ Cancelled: job ${run?.jobId} on embedded runner is cancelled\\.`));
+    const job = (await (await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`)).json()) as { state: string };
+    assert.equal(job.state, 'cancelled');
+    await waitFor('the program to be gone', () => !processAlive(pid), 15_000);
+    assert.ok(!api.lastRunLines().some((l) => l.includes('finished without being cancelled')));
+    assert.ok(!api.isRunning());
+  });
+
+  it('Run against a separately started `kernel-runner serve --token` (token from SecretStorage)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kr-serve-'));
+    const cli = join(repoRoot, 'dist/cli.cjs');
+    assert.ok(existsSync(cli), 'dist/cli.cjs is built');
+    const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', '0', '--token', 'T0ken-for-test', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      await setting('server', url);
+
+      // Without the token: a clear 401 message.
+      await vscode.commands.executeCommand('kernelRunner.runTests', submission);
+      assert.match(api.lastRunLines().join('\n'), /refused the credentials \(401\): set a token with "Kernel Runner: Set Token"/);
+
+      await api.storeToken(url, 'T0ken-for-test');
+      await vscode.commands.executeCommand('kernelRunner.runTests', submission);
+      const text = api.lastRunLines().join('\n');
+      assert.match(text, new RegExp(`· test · ${url.replace(/^http:\/\//, '').replace(/\./g, '\\.')} \\(${url.replace(/\./g, '\\.')}\\)`));
+      assert.match(text, /^3\/3 tests passed$/m);
+      assert.equal(api.lastRun()?.view?.outcome, 'success');
+      assert.equal(api.lastRun()?.baseUrl, url);
+    } finally {
+      child.kill('SIGTERM');
+      await setting('server', undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('against GPU MODE (upstream protocol, no live output): heartbeats, then the result\'s output', async () => {
+    // Our runner speaks plain upstream to clients that do not ask for the extensions, which is how the extension
+    // talks to GPU MODE's service (recognised here through POPCORN_API_URL, as popcorn-cli does).
+    const dataDir = mkdtempSync(join(tmpdir(), 'kr-upstream-'));
+    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const popcornBefore = process.env.POPCORN_API_URL;
+    try {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      process.env.POPCORN_API_URL = url;
+      await setting('server', url);
+      await waitFor('the status bar to name GPU MODE', () => /GPU MODE/.test(api.statusText()));
+      await vscode.commands.executeCommand('kernelRunner.run', vscode.Uri.file(join(workspaceDir, 'noisy_script.py')));
+      const lines = api.lastRunLines();
+      assert.match(lines[0] ?? '', / · GPU MODE \(http:\/\/127\.0\.0\.1:\d+\)$/);
+      assert.ok(!lines.some((l) => l.startsWith('▸ job ')), 'no job event without the extensions');
+      const heartbeat = lines.findIndex((l) => /^▸ processing · \d+ s$/.test(l));
+      const firstProgramLine = lines.indexOf('program line 1');
+      assert.ok(heartbeat > 0 && firstProgramLine > heartbeat, lines.join('\n'));
+      // stdout, then stderr (the result carries them apart); our runner already takes rocprof noise out of the
+      // result's stderr (leaving a note), GPU MODE's does not: the extension's own filter covers that case.
+      assert.deepEqual(api.lastRunProgramLines().slice(0, 3), ['program line 1', 'program line 3', 'program line 2 (stderr)']);
+      assert.ok(!lines.some((l) => NOISE.test(l)), lines.join('\n'));
+      assert.equal(api.lastRun()?.view?.outcome, 'success');
+    } finally {
+      if (popcornBefore === undefined) delete process.env.POPCORN_API_URL;
+      else process.env.POPCORN_API_URL = popcornBefore;
+      child.kill('SIGTERM');
+      await setting('server', undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a dead server gives a clear error message', async () => {
+    const port = await freePort();
+    await setting('server', `http://127.0.0.1:${port}`);
+    try {
+      await vscode.commands.executeCommand('kernelRunner.runTests', submission);
+      const text = api.lastRunLines().join('\n');
+      assert.match(text, new RegExp(`✘ Cannot reach the runner at http://127\\.0\\.0\\.1:${port}: connection refused \\(nothing is listening there\\)\\. Is \`kernel-runner serve\` running\\?`));
+      assert.ok(!api.isRunning());
+    } finally {
+      await setting('server', undefined);
+    }
+  });
+});

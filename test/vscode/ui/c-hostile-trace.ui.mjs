@@ -1,0 +1,79 @@
+/* global document */
+// A trace whose kernel names are hostile (script tags, attribute breakouts, a 3,000-character template), opened
+// with "Open Trace…" from the palette: the webview shows every name literally and runs nothing.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assert, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
+
+const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
+const LONG = `void gemm_kernel<${'ck::Tuple<ck::tensor_layout::gemm::RowMajor, float, 256>, '.repeat(52)}int>(float const*, float*)`;
+export const NAMES = [
+  '<script>document.title="pwned-script";alert("script")</script>',
+  '"><img src=x onerror="alert(\'img\')">',
+  "'); alert(\"quote\"); //",
+  '<svg onload=alert("svg")>',
+  LONG,
+];
+
+function hostileCsv() {
+  const q = (s) => `"${s.replace(/"/g, '""')}"`;
+  const rows = NAMES.map((name, i) => {
+    const start = 1_000_000 + i * 10_000;
+    return ['"KERNEL_DISPATCH"', '"Agent 1"', 1, 1, 1, i + 1, i + 1, q(name), i + 1, start, start + 5000 + i * 1000, 0, 0, 8, 0, 16, 256, 1, 1, 1024, 1, 1].join(',');
+  });
+  return [HEADER, ...rows].join('\n') + '\n';
+}
+
+export const tests = {
+  async 'hostile kernel names are shown literally and run nothing'({ page, workbenchUrl, outputDir, workspace, root }) {
+    assert(LONG.length >= 3000, `long name is ${LONG.length} chars`);
+    const dir = join(workspace, 'hostile-trace');
+    mkdirSync(dir, { recursive: true });
+    const csv = join(dir, 'hostile_kernel_trace.csv');
+    writeFileSync(csv, hostileCsv());
+
+    const dialogs = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await openWorkbench(page, workbenchUrl());
+    await runCommand(page, 'Kernel Runner: Open Trace…');
+    // VS Code's own file dialog in the browser: a path box in the quick input.
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(csv);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Enter');
+
+    const frame = await webviewFrame(page, 'table.kernels tbody tr');
+    const names = await frame.locator('table.kernels .kernel-name').evaluateAll((els) => els.map((e) => ({ text: e.textContent, title: e.getAttribute('title') })));
+    for (const n of NAMES) {
+      assert(names.some((x) => x.title === n), `full name kept literally in the hover title: ${n.slice(0, 60)}`);
+    }
+    // The short names shown are exactly the trace toolkit's (what `kernel-runner summarize --json` prints), as text.
+    const cli = spawnSync(process.execPath, [join(root, 'dist/cli.cjs'), 'summarize', csv, '--json'], { encoding: 'utf8' });
+    const expected = JSON.parse(cli.stdout).kernels.map((k) => k.shortName);
+    assert(JSON.stringify(names.map((x) => x.text)) === JSON.stringify(expected), `shown ${JSON.stringify(names.map((x) => x.text))} vs ${JSON.stringify(expected)}`);
+    assert(expected.some((n) => /[<>"]/.test(n)), `some short name still carries markup characters: ${JSON.stringify(expected)}`);
+    const counts = await frame.evaluate(() => ({
+      // VS Code adds its own script to every webview; none may carry data from the trace.
+      injectedScripts: [...document.querySelectorAll('script')].filter((e) => /alert|pwned/.test(e.textContent + (e.getAttribute('src') ?? ''))).length,
+      ourScripts: [...document.querySelectorAll('script[src$="webview.js"]')].length,
+      imgs: document.querySelectorAll('img').length,
+      svgs: document.querySelectorAll('svg:not(.timeline-chart)').length,
+      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+      title: document.title,
+    }));
+    assert(counts.injectedScripts === 0 && counts.ourScripts === 1, `scripts: ${JSON.stringify(counts)}`);
+    assert(counts.imgs === 0 && counts.svgs === 0 && counts.handlers === 0, `no injected elements: ${JSON.stringify(counts)}`);
+    assert(!counts.title.includes('pwned'), `document title untouched: ${counts.title}`);
+    assert(dialogs.length === 0, `no alert ran: ${dialogs.join(', ')}`);
+    // Keyboard: the full name of a truncated kernel is reachable by Tab (focusable, with its title).
+    const focusable = await frame.locator('table.kernels .kernel-name[tabindex="0"]').count();
+    assert(focusable === NAMES.length, `focusable names: ${focusable}`);
+    await frame.locator('table.kernels').scrollIntoViewIfNeeded();
+    await shot(page, outputDir, 'hostile-trace');
+  },
+};

@@ -1,0 +1,74 @@
+// Helpers that drive the VS Code workbench in Chromium the way a person does: keyboard, palette, clicks.
+import { join } from 'node:path';
+
+/** Notifications the extension raised (errors show in the browser console too): for failure messages. */
+export const extensionMessages = [];
+
+export async function openWorkbench(page, url) {
+  page.on('console', (m) => {
+    if (m.text().includes('Kernel Runner:')) extensionMessages.push(`${m.type()}: ${m.text().slice(0, 500)}`);
+  });
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  // The explorer shows the workspace once the remote connection is up.
+  await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 });
+}
+
+/** Quick Open (Ctrl+P): type a file name, Enter; waits for its editor tab. */
+export async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator(`.tabs-container .tab[data-resource-name="${name}"]`).waitFor({ timeout: 30_000 });
+  await page.locator('.monaco-editor .view-lines').first().waitFor();
+}
+
+/** F1, type the command's title, Enter (the palette as a person uses it). */
+export async function runCommand(page, title) {
+  // Right after start the extension host may still be registering contributions: reopen the palette until the
+  // command is listed.
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    try {
+      await row.waitFor({ timeout: 3000 });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1000);
+    }
+  }
+  await page.keyboard.press('Enter');
+}
+
+/** The frame of a results webview whose document matches `selector` (webviews nest two iframes deep). */
+export async function webviewFrame(page, selector, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const f of page.frames()) {
+      try {
+        if (await f.locator(selector).count()) return f;
+      } catch {
+        /* frame navigating or detached */
+      }
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no webview frame with ${selector} within ${timeoutMs} ms; extension messages: ${extensionMessages.join(' | ') || 'none'}`);
+}
+
+export async function shot(page, outputDir, name) {
+  await page.screenshot({ path: join(outputDir, `ui-${name}.png`) });
+}
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(`assertion failed: ${msg}`);
+}

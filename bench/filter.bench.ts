@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLineClassifier } from '../src/core/noise/index';
+import { seededRandom as rng } from '../test/support/random';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, 'bench/data');
@@ -16,16 +17,6 @@ const cli = path.join(root, 'dist/cli.cjs');
 const TARGET_BYTES = 200 * 1024 * 1024;
 const ROUNDS = 3;
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A realistic mix: program lines of varied length (some non-ASCII, some CRLF or progress CRs), coloured glog
  *  lines whose reset lands on the next line, Perfetto SDK lines, rocprofv3 warnings, and rare 16 KB lines. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { classifyLine, createLineClassifier, stripAnsi, type ClassifiedLine } from '../../../src/core/noise/index';
+import { seededRandom as rng } from '../../support/random';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
@@ -17,17 +18,6 @@ function classifyAll(input: Uint8Array | string | Array<Uint8Array | string>, ma
   return lines;
 }
 
-/** Small seeded PRNG (mulberry32) so a failing fuzz case can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function splitRandomly(bytes: Uint8Array, next: () => number, maxChunk: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+export { seededRandom } from '../../support/random';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
@@ -119,16 +120,6 @@ export function unionLength(intervals: Array<[number, number]>): number {
   return total;
 }
 
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Writes rows the way rocprofv3 does: strings and the header quoted, numbers bare. */
 export function toRocprofCsv(header: string[], rows: string[][], eol = '\n'): string {

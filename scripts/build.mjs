@@ -1,6 +1,7 @@
 // One esbuild script: the extension (vscode external), the CLI and the webview bundle.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -10,9 +11,37 @@ const require = createRequire(import.meta.url);
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
+// axios touches the fetch, Request, Response and FormData globals when it is imported, and in Node 20 the first
+// touch loads undici: 10-20 ms of every start of the CLI. We only ever use axios's http adapter with Buffer or
+// stream bodies (src/core/client/http.ts), so, in our bundles:
+//  - its fetch adapter is one that reports fetch as unavailable;
+//  - its isFormData() recognises FormData by its tag ([object FormData]), the check it already falls back to,
+//    instead of `instanceof` the global (whose lookup loads undici).
+// If an axios update changes the patched line, the build says so and bundles axios as it is.
+const FORMDATA_CTOR_LINE = "const FormDataCtor = typeof G.FormData !== 'undefined' ? G.FormData : undefined;";
+const axiosWithoutFetch = {
+  name: 'axios-without-fetch',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/fetch\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]axios[\\/]lib[\\/]adapters$/.test(args.resolveDir) ? { path: 'axios-fetch-adapter', namespace: 'kernel-runner-stub' } : undefined);
+    build.onLoad({ filter: /.*/, namespace: 'kernel-runner-stub' }, () => ({
+      contents: 'export const getFetch = () => false;\nexport default false;\n',
+      loader: 'js',
+    }));
+    build.onLoad({ filter: /[\\/]node_modules[\\/]axios[\\/]lib[\\/]utils\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes(FORMDATA_CTOR_LINE)) {
+        return { contents: source, loader: 'js', warnings: [{ text: 'axios utils.js changed: FormData patch not applied (CLI start loads undici again)' }] };
+      }
+      return { contents: source.replace(FORMDATA_CTOR_LINE, 'const FormDataCtor = undefined;'), loader: 'js' };
+    });
+  },
+};
+
 // Sources are ESM and may use import.meta.url; the Node bundles are CommonJS (VS Code requires the extension),
 // so import.meta.url is rebuilt from __filename.
 const nodeCommon = {
+  plugins: [axiosWithoutFetch],
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -28,8 +57,12 @@ const nodeCommon = {
 
 const builds = [
   { ...nodeCommon, entryPoints: { extension: join(root, 'src/extension/main.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' } },
-  { ...nodeCommon, entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
-    banner: { js: '#!/usr/bin/env node\n' + nodeCommon.banner.js } },
+  // The CLI: a small launcher (the `kernel-runner` bin) that loads the bundle with V8's code cache, and the bundle
+  // itself, always minified (about half the bytes to read and compile on a cache miss; names kept for errors).
+  { ...nodeCommon, entryPoints: { cli: join(root, 'src/cli/launcher.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
+    sourcemap: false, banner: { js: '#!/usr/bin/env node\n' + nodeCommon.banner.js } },
+  { ...nodeCommon, entryPoints: { 'cli-main': join(root, 'src/cli/main.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
+    sourcemap: true, minify: true, keepNames: true },
   { bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning',
     entryPoints: { webview: join(root, 'src/webview/main.ts') }, outdir: join(root, 'dist') },
 ].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(p)));
@@ -43,4 +76,6 @@ if (watch) {
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   if (existsSync(join(root, 'dist/cli.cjs'))) chmodSync(join(root, 'dist/cli.cjs'), 0o755);
+  // the launcher has no map (the bundle, dist/cli-main.cjs, has one): drop one left by older builds
+  rmSync(join(root, 'dist/cli.cjs.map'), { force: true });
 }

@@ -3,7 +3,13 @@
 // the embedded runner's URL. It also lets a test skip dialogs (download destination) and feed a panel.
 import * as vscode from 'vscode';
 import type { ResultView } from '../webview/protocol';
+import type { UserSubmissionDetail } from '../core/protocol/api';
 import type { Ctx } from './ctx';
+import type { SubmissionDiagnostics } from './diagnostics';
+import type { InFlightSubmission } from './gpumode/inflight';
+import type { GpuModeRegistration, RegisterRequest, RegistrationOutcome } from './gpumode/registration';
+import type { MySubmissions } from './gpumode/submissionsView';
+import { hooks, type PickRequest, type PickResponder, type ShownMessage } from './ui';
 import type { ResultsPanels } from './resultsPanel';
 import type { RunOutput } from './runOutput';
 import type { RunController } from './runs';
@@ -38,6 +44,30 @@ export interface KernelRunnerApi {
   setDownloadDestination(path: string | undefined): void;
   lastPerfettoUrl(): string | undefined;
   statusText(): string;
+
+  // GPU MODE
+  /** Points the extension at a popcorn config file instead of ~/.popcorn.yaml (outlasts reactivate). */
+  setPopcornConfigPath(path: string | undefined): void;
+  /** Poll interval (background submissions, registration wait), ms; undefined restores the defaults. */
+  setPollInterval(ms: number | undefined): void;
+  /** QuickPicks answered by the test (the label to pick); undefined restores the real UI. */
+  setPickResponder(responder: PickResponder | undefined): void;
+  /** Notifications answered by the test (the button's label); undefined restores the real UI. */
+  setMessageResponder(responder: ((m: ShownMessage) => string | undefined) | undefined): void;
+  /** URLs are recorded instead of opened in a browser. */
+  interceptExternal(on: boolean): void;
+  messages(): ShownMessage[];
+  picks(): PickRequest[];
+  openedUrls(): string[];
+  register(request: RegisterRequest): Promise<RegistrationOutcome | undefined>;
+  diagnostics(uri: vscode.Uri): Array<{ message: string; severity: 'error' | 'warning' | 'info'; line: number; startColumn: number; endColumn: number; code: string }>;
+  inFlight(): InFlightSubmission[];
+  /** The My Submissions tree's top-level rows as shown. */
+  submissionRows(): Promise<Array<{ label: string; description: string }>>;
+  showSubmission(id: number): Promise<UserSubmissionDetail | undefined>;
+  deleteSubmission(id: number, confirmed: boolean): Promise<boolean>;
+  /** Simulates a window reload: deactivate, then activate again in this extension host; returns the new API. */
+  reactivate(): Promise<KernelRunnerApi>;
 }
 
 export function createTestApi(parts: {
@@ -50,8 +80,12 @@ export function createTestApi(parts: {
   traceFiles: TraceFiles;
   statusText: () => string;
   activationMs: number;
+  registration: GpuModeRegistration;
+  submissions: MySubmissions;
+  diagnostics: SubmissionDiagnostics;
+  reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
-  const { output, targets, panels, runs, traces, traceFiles } = parts;
+  const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics } = parts;
   const info = (p: ResultsPanels['all'][number]): PanelInfo => ({ title: p.panel.title, ready: p.isReady, view: p.current, received: [...p.received] });
   return {
     activationMs: parts.activationMs,
@@ -82,5 +116,46 @@ export function createTestApi(parts: {
     },
     lastPerfettoUrl: () => traceFiles.lastPerfettoUrl,
     statusText: parts.statusText,
+
+    setPopcornConfigPath: (path) => {
+      hooks.popcornConfigPath = path;
+    },
+    setPollInterval: (ms) => {
+      hooks.pollIntervalMs = ms;
+    },
+    setPickResponder: (responder) => {
+      hooks.responder = responder;
+    },
+    setMessageResponder: (responder) => {
+      hooks.messageResponder = responder;
+    },
+    interceptExternal: (on) => {
+      hooks.interceptExternal = on;
+    },
+    messages: () => [...hooks.messages],
+    picks: () => [...hooks.picks],
+    openedUrls: () => [...hooks.opened],
+    register: (request) => registration.register(request),
+    diagnostics: (uri) =>
+      diagnostics.get(uri).map((d) => ({
+        message: d.message,
+        severity: d.severity === vscode.DiagnosticSeverity.Error ? 'error' : d.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : 'info',
+        line: d.range.start.line,
+        startColumn: d.range.start.character,
+        endColumn: d.range.end.character,
+        code: typeof d.code === 'object' ? String(d.code.value) : String(d.code ?? ''),
+      })),
+    inFlight: () => runs.inFlight(),
+    submissionRows: async () => {
+      const nodes = await submissions.getChildren();
+      return nodes.map((n) => {
+        const item = submissions.getTreeItem(n);
+        const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+        return { label, description: typeof item.description === 'string' ? item.description : '' };
+      });
+    },
+    showSubmission: (id) => submissions.show(id),
+    deleteSubmission: (id, confirmed) => submissions.delete(id, confirmed),
+    reactivate: parts.reactivate,
   };
 }

@@ -1,14 +1,20 @@
 // Which leaderboard and GPU a file runs on: `#!POPCORN` directives first, then the choice remembered for the file
-// (workspaceState), then a QuickPick filled from GET /leaderboards and GET /gpus/{lb}. "Profile" asks for the
-// configured GPU (MI300) and says clearly when the target has no such GPU.
+// (workspaceState), then QuickPicks filled from GET /leaderboards (description, deadline, closed ones apart, GPUs)
+// and GET /gpus/{lb} (each GPU with its runner queue). "Profile" asks for the configured GPU (MI300) and says clearly
+// when the target has no such GPU. A choice made in a picker can be written into the file as directives.
 import * as vscode from 'vscode';
-import { SCRIPT_LEADERBOARD, type Leaderboard } from '../core/protocol/api';
-import { parseDirectivesClient } from '../core/directives';
+import { basename } from 'node:path';
+import { SCRIPT_LEADERBOARD, type RunnerQueue } from '../core/protocol/api';
+import { directiveMarker, parseDirectivesClient, upsertDirectives } from '../core/directives';
 import { isRunnerClientError, type RunnerClient } from '../core/client';
+import { describeLeaderboards, formatRunnerQueue } from '../core/gpumode/leaderboards';
+import { notify, pickOne } from './ui';
 
 export interface Choice {
   leaderboard: string;
   gpu: string;
+  /** Chosen in a picker just now (not from directives or memory): the run offers to write it into the file. */
+  picked?: boolean;
 }
 
 const STATE_KEY = 'kernelRunner.choices';
@@ -54,41 +60,36 @@ export async function chooseLeaderboardAndGpu(opts: {
   }
   const remembered = store.get(uri);
   let leaderboard = directives.leaderboard ?? remembered.leaderboard;
-  let boards: Leaderboard[] | undefined;
+  let picked = false;
 
   if (!leaderboard) {
-    boards = await client.listLeaderboards({ signal: opts.signal });
-    if (boards.length === 0) throw new UserFacingError(`The target (${targetLabel}) serves no leaderboards.`);
-    if (boards.length === 1) leaderboard = boards[0]?.name;
-    else {
-      const fileName = uri.path.split('/').pop() ?? '';
-      const looksLikeSubmission = /\bdef\s+custom_kernel\s*\(/.test(source);
-      const items = boards.map((b) => ({
-        label: b.name,
-        description: b.gpu_types.join(', '),
-        detail: (b.description ?? '').split('\n')[0],
-      }));
-      // Plain programs go to the built-in `script` leaderboard; submissions to a problem.
-      items.sort((a, b) => Number(b.label === SCRIPT_LEADERBOARD) - Number(a.label === SCRIPT_LEADERBOARD));
-      if (looksLikeSubmission) items.reverse();
-      const pick = await vscode.window.showQuickPick(items, {
-        title: `Leaderboard for ${fileName}`,
-        placeHolder: `Leaderboard on ${targetLabel} (remembered for this file; a "#!POPCORN leaderboard" line also sets it)`,
-        ignoreFocusOut: true,
-      });
-      if (!pick) return undefined;
-      leaderboard = pick.label;
-    }
+    const fileName = uri.path.split('/').pop() ?? '';
+    const pick = await pickLeaderboard(client, { fileName, source, targetLabel, ...(opts.signal ? { signal: opts.signal } : {}) });
+    if (pick === undefined) return undefined;
+    leaderboard = pick.name;
+    picked = pick.shown;
   }
   if (!leaderboard) return undefined;
 
-  const lb = leaderboard;
-  const gpus = await client.listGpus(lb, { signal: opts.signal }).catch((err: unknown) => {
-    if (isRunnerClientError(err) && err.type === 'http' && err.status === 404) {
-      throw new UserFacingError(`The target (${targetLabel}) has no leaderboard "${lb}" (${err.detail ?? err.message}).`, ['Select Target…']);
-    }
-    throw err;
-  });
+  const gpusOf = (lb: string) =>
+    client.listGpus(lb, { signal: opts.signal }).catch((err: unknown) => {
+      if (isRunnerClientError(err) && err.type === 'http' && err.status === 404) {
+        throw new UserFacingError(`The target (${targetLabel}) has no leaderboard "${lb}" (${err.detail ?? err.message}).`, ['Select Target…']);
+      }
+      throw err;
+    });
+  let gpus: string[];
+  try {
+    gpus = await gpusOf(leaderboard);
+  } catch (err) {
+    // A leaderboard remembered from another target: ask again rather than fail.
+    if (!(err instanceof UserFacingError) || directives.leaderboard || picked) throw err;
+    const pick = await pickLeaderboard(client, { fileName: uri.path.split('/').pop() ?? '', source, targetLabel, ...(opts.signal ? { signal: opts.signal } : {}) });
+    if (pick === undefined) return undefined;
+    leaderboard = pick.name;
+    picked = pick.shown;
+    gpus = await gpusOf(leaderboard);
+  }
 
   let gpu: string | undefined;
   if (requiredGpu) {
@@ -108,11 +109,130 @@ export async function chooseLeaderboardAndGpu(opts: {
     if (!gpu && gpus.length === 1) gpu = gpus[0];
     if (!gpu) {
       if (gpus.length === 0) throw new UserFacingError(`Leaderboard "${leaderboard}" on ${targetLabel} offers no GPU.`);
-      const pick = await vscode.window.showQuickPick(gpus, { title: `GPU for ${leaderboard}`, placeHolder: 'GPU (remembered for this file)', ignoreFocusOut: true });
-      if (!pick) return undefined;
-      gpu = pick;
+      gpu = await pickGpu(client, leaderboard, gpus, opts.signal);
+      if (!gpu) return undefined;
+      picked = true;
     }
   }
   await store.set(uri, { leaderboard, ...(requiredGpu ? {} : { gpu }) });
-  return { leaderboard, gpu };
+  return { leaderboard, gpu, ...(picked ? { picked } : {}) };
+}
+
+type LeaderboardItem = vscode.QuickPickItem & { name?: string };
+
+/**
+ * The leaderboard QuickPick from GET /leaderboards: name, GPUs, first line of the description and the deadline;
+ * open leaderboards first (soonest deadline first), closed ones after a separator and marked. A target with one
+ * leaderboard needs no picker (`shown: false`).
+ */
+export async function pickLeaderboard(
+  client: RunnerClient,
+  opts: { fileName: string; source: string; targetLabel: string; current?: string; signal?: AbortSignal },
+): Promise<{ name: string; shown: boolean } | undefined> {
+  const boards = await client.listLeaderboards({ signal: opts.signal });
+  if (boards.length === 0) throw new UserFacingError(`The target (${opts.targetLabel}) serves no leaderboards.`);
+  if (boards.length === 1 && boards[0]) return { name: boards[0].name, shown: false };
+  const infos = describeLeaderboards(boards);
+  // Plain programs go to the built-in `script` leaderboard; submissions to a problem.
+  const looksLikeSubmission = /\bdef\s+custom_kernel\s*\(/.test(opts.source);
+  const open = infos.filter((i) => !i.closed);
+  if (!looksLikeSubmission) open.sort((a, b) => Number(b.name === SCRIPT_LEADERBOARD) - Number(a.name === SCRIPT_LEADERBOARD));
+  const item = (i: (typeof infos)[number]): LeaderboardItem => ({
+    label: i.name,
+    name: i.name,
+    description: `${i.closed ? 'closed · ' : ''}${i.gpus.join(', ')}`,
+    detail: [i.summary, i.deadlineRaw ? i.deadlineText : ''].filter(Boolean).join(' — '),
+    ...(i.name === opts.current ? { picked: true } : {}),
+  });
+  const closed = infos.filter((i) => i.closed);
+  const items: LeaderboardItem[] = [
+    ...open.map(item),
+    ...(closed.length ? [{ label: 'closed (deadline passed)', kind: vscode.QuickPickItemKind.Separator }, ...closed.map(item)] : []),
+  ];
+  const pick = await pickOne(items, {
+    title: `Leaderboard for ${opts.fileName}`,
+    placeHolder: `Leaderboard on ${opts.targetLabel} (remembered for this file; a "#!POPCORN leaderboard" line also sets it)`,
+    matchOnDescription: true,
+    matchOnDetail: true,
+    ignoreFocusOut: true,
+  });
+  return pick?.name ? { name: pick.name, shown: true } : undefined;
+}
+
+/** The GPU QuickPick from GET /gpus/{lb}, each GPU with its runner queue (GET /runner_queue/{gpu}) in the detail. */
+export async function pickGpu(client: RunnerClient, leaderboard: string, gpus: string[], signal?: AbortSignal): Promise<string | undefined> {
+  const queues = await Promise.all(gpus.map((g) => client.runnerQueue(g, { signal, timeoutMs: 5000 }).catch(() => undefined)));
+  const items = gpus.map((gpu, i) => {
+    const q: RunnerQueue | undefined = queues[i];
+    return {
+      label: gpu,
+      description: q ? (q.status === 'available' ? `${q.queued_jobs} queued · ${q.running_jobs} running` : 'unavailable') : '',
+      detail: q ? formatRunnerQueue(q) : `${gpu}: queue status unknown`,
+    };
+  });
+  const pick = await pickOne(items, { title: `GPU for ${leaderboard}`, placeHolder: 'GPU (remembered for this file); the detail shows its runner queue', ignoreFocusOut: true });
+  return pick?.label;
+}
+
+/** Sets the file's `#!POPCORN` directives (`//!POPCORN` in C++ sources) with one minimal edit; false if nothing changed. */
+export async function insertDirectives(doc: vscode.TextDocument, values: { leaderboard?: string; gpu?: string }): Promise<boolean> {
+  const text = doc.getText();
+  const updated = upsertDirectives(text, basename(doc.uri.fsPath || doc.uri.path), values);
+  if (updated === text) return false;
+  let start = 0;
+  while (start < text.length && start < updated.length && text[start] === updated[start]) start++;
+  let endOld = text.length;
+  let endNew = updated.length;
+  while (endOld > start && endNew > start && text[endOld - 1] === updated[endNew - 1]) {
+    endOld--;
+    endNew--;
+  }
+  // Whole lines only: never split a CRLF pair or a line the edit does not touch.
+  start = doc.offsetAt(new vscode.Position(doc.positionAt(start).line, 0));
+  const endPos = doc.positionAt(endOld);
+  if (endPos.character > 0) {
+    const next = endPos.line + 1 < doc.lineCount ? doc.offsetAt(new vscode.Position(endPos.line + 1, 0)) : text.length;
+    endNew += next - endOld;
+    endOld = next;
+  }
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, new vscode.Range(doc.positionAt(start), doc.positionAt(endOld)), updated.slice(start, endNew));
+  return vscode.workspace.applyEdit(edit);
+}
+
+/** After a picker: offer to write the choice into the file so that popcorn-cli and the service read it too. */
+export async function offerDirectives(doc: vscode.TextDocument, choice: Choice): Promise<boolean> {
+  if (choice.leaderboard === SCRIPT_LEADERBOARD) return false;
+  const marker = directiveMarker(doc.uri.path);
+  const pick = await notify.info(
+    `Kernel Runner: write "${marker} leaderboard ${choice.leaderboard}" and "${marker} gpu ${choice.gpu}" at the top of ${basename(doc.uri.path)}? Then popcorn-cli and GPU MODE read the same choice.`,
+    'Insert Directives',
+  );
+  return pick === 'Insert Directives' ? insertDirectives(doc, { leaderboard: choice.leaderboard, gpu: choice.gpu }) : false;
+}
+
+/**
+ * "Choose Leaderboard and GPU…": the pickers shown even when the file already names a leaderboard, the choice
+ * remembered for the file, and the directives written into it when the person says so.
+ */
+export async function chooseForFile(opts: { client: RunnerClient; doc: vscode.TextDocument; store: ChoiceStore; targetLabel: string }): Promise<Choice | undefined> {
+  const { client, doc, store, targetLabel } = opts;
+  const source = doc.getText();
+  const fileName = basename(doc.uri.fsPath || doc.uri.path);
+  const current = parseDirectivesClient(source).leaderboard ?? store.get(doc.uri).leaderboard;
+  const lb = await pickLeaderboard(client, { fileName, source, targetLabel, ...(current ? { current } : {}) });
+  if (!lb) return undefined;
+  const gpus = await client.listGpus(lb.name);
+  if (gpus.length === 0) throw new UserFacingError(`Leaderboard "${lb.name}" on ${targetLabel} offers no GPU.`);
+  const gpu = gpus.length === 1 ? gpus[0] : await pickGpu(client, lb.name, gpus);
+  if (!gpu) return undefined;
+  const choice: Choice = { leaderboard: lb.name, gpu, picked: true };
+  await store.set(doc.uri, { leaderboard: choice.leaderboard, gpu: choice.gpu });
+  const marker = directiveMarker(fileName);
+  const answer = await notify.info(
+    `Kernel Runner: ${fileName} goes to ${choice.leaderboard} on ${choice.gpu} (remembered). Also write "${marker} leaderboard ${choice.leaderboard}" and "${marker} gpu ${choice.gpu}" at its top, for popcorn-cli and GPU MODE?`,
+    'Insert Directives',
+  );
+  if (answer === 'Insert Directives') await insertDirectives(doc, { leaderboard: choice.leaderboard, gpu: choice.gpu });
+  return choice;
 }

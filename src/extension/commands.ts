@@ -2,8 +2,11 @@
 // `kernelRunner.`. A command that acts on a file takes an optional Uri (CodeLens, menus) and falls back to the
 // active editor.
 import * as vscode from 'vscode';
+import { chooseForFile, UserFacingError } from './choices';
 import type { Ctx } from './ctx';
 import type { Services } from './services';
+import { clientFor } from './targets';
+import { notify, pickOne } from './ui';
 
 export type CommandFactory = (ctx: Ctx, s: Services) => (...args: unknown[]) => unknown;
 
@@ -15,7 +18,7 @@ export const commandTable: Record<string, CommandFactory> = {
   runTests: (_ctx, s) => (uri) => s.runs.runFile(fileArg(uri), { mode: 'test', title: 'Tests' }),
   runBenchmark: (_ctx, s) => (uri) => s.runs.runFile(fileArg(uri), { mode: 'benchmark', title: 'Benchmark' }),
   submit: (_ctx, s) => async (uri) => {
-    const pick = await vscode.window.showQuickPick(
+    const pick = await pickOne(
       [
         { label: 'leaderboard', description: 'ranked run: tests, then benchmarks, then the timed leaderboard run' },
         { label: 'test', description: 'correctness tests only' },
@@ -31,4 +34,31 @@ export const commandTable: Record<string, CommandFactory> = {
   selectTarget: (_ctx, s) => () => s.targets.selectTarget(),
   showOutput: (_ctx, s) => () => s.output.show(),
   setToken: (_ctx, s) => () => s.targets.setToken(),
+
+  // GPU MODE
+  registerGpuMode: (_ctx, s) => () => s.registration.register({}),
+  registerGpuModeDiscord: (_ctx, s) => () => s.registration.register({ provider: 'discord' }),
+  registerGpuModeGithub: (_ctx, s) => () => s.registration.register({ provider: 'github' }),
+  reregisterGpuMode: (_ctx, s) => () => s.registration.register({ reset: true }),
+  chooseLeaderboard: (_ctx, s) => async (uri) => {
+    const target = fileArg(uri) ?? vscode.window.activeTextEditor?.document.uri;
+    if (!target) {
+      void notify.warning('Kernel Runner: open the kernel file first.');
+      return undefined;
+    }
+    try {
+      const doc = await vscode.workspace.openTextDocument(target);
+      const resolved = await s.targets.resolve();
+      const choice = await chooseForFile({ client: clientFor(resolved), doc, store: s.choices, targetLabel: resolved.label });
+      if (choice) await s.diagnostics.update(doc, false);
+      return choice;
+    } catch (err) {
+      void notify.error(`Kernel Runner: ${err instanceof UserFacingError || err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  },
+  mySubmissions: (_ctx, s) => () => s.submissions.quickPick(),
+  'submissions.refresh': (_ctx, s) => () => s.submissions.refresh(),
+  'submissions.show': (_ctx, s) => (node) => s.submissions.show(node),
+  'submissions.delete': (_ctx, s) => (node) => s.submissions.delete(node),
 };

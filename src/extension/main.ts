@@ -15,8 +15,20 @@ import { ResultsPanels } from './resultsPanel';
 import { createTestApi, type KernelRunnerApi } from './api';
 import { PerfettoRelay } from './perfettoRelay';
 import { TraceFiles } from './traceFiles';
+import { ChoiceStore } from './choices';
+import { SubmissionDiagnostics } from './diagnostics';
+import { GpuModeRegistration } from './gpumode/registration';
+import { MySubmissions } from './gpumode/submissionsView';
 
 let current: Ctx | undefined;
+let currentApi: KernelRunnerApi | undefined;
+/**
+ * What activate() returns: one object for the extension's life that forwards to the current activation's API, so
+ * that a simulated reload (the test API's reactivate) leaves every holder of the exports with a working API.
+ */
+const stableApi = new Proxy({} as KernelRunnerApi, {
+  get: (_target, prop) => (currentApi ? (currentApi as unknown as Record<PropertyKey, unknown>)[prop] : undefined),
+});
 
 export function activate(context: vscode.ExtensionContext): KernelRunnerApi {
   const t0 = Date.now();
@@ -30,9 +42,14 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi {
   const relay = new PerfettoRelay();
   ctx.push(relay);
   const traceFiles = new TraceFiles(context.globalStorageUri, ctx.config, relay);
-  const runs = ctx.push(new RunController(ctx, targets, output, status, panels, traceFiles));
+  const choices = new ChoiceStore(context.workspaceState);
+  const diagnostics = ctx.push(new SubmissionDiagnostics(targets, choices));
+  const runs = ctx.push(new RunController(ctx, targets, output, status, panels, traceFiles, diagnostics));
   const traces = new TraceOpener(panels, traceFiles);
-  const services: Services = { output, targets, runs, traces };
+  const registration = new GpuModeRegistration(targets, output);
+  const submissions = ctx.push(new MySubmissions(ctx, targets, panels));
+  ctx.push(runs.onDidFinishRun(() => submissions.refresh()));
+  const services: Services = { output, targets, runs, traces, registration, submissions, diagnostics, choices };
 
   for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name, factory(ctx, services));
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
@@ -45,18 +62,43 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi {
       if (Config.affectsTarget(e)) {
         status.setTarget(targets.describe());
         await ctx.resetTarget();
+        diagnostics.refreshAll();
+        submissions.refresh();
       }
     }),
   );
   status.setTarget(targets.describe());
   panels.registerSerializer();
 
+  // Background submissions that were in flight when the window closed: followed again, without blocking activation.
+  void runs.resumeInFlight();
+
   const activationMs = Date.now() - t0;
-  return createTestApi({ ctx, output, targets, runs, panels, traces, traceFiles, statusText: () => status.text, activationMs });
+  currentApi = createTestApi({
+    ctx,
+    output,
+    targets,
+    runs,
+    panels,
+    traces,
+    traceFiles,
+    registration,
+    submissions,
+    diagnostics,
+    statusText: () => status.text,
+    activationMs,
+    reactivate: async () => {
+      // Test API: what a window reload does to the extension, in the same extension host.
+      await deactivate();
+      return activate(context);
+    },
+  });
+  return stableApi;
 }
 
 export async function deactivate(): Promise<void> {
   const ctx = current;
   current = undefined;
+  currentApi = undefined;
   await ctx?.disposeAsync();
 }

@@ -1,11 +1,12 @@
 // From a runner's terminal event to the results panel's view model and the output channel's summary lines.
 // Pure (no vscode): unit-tested in test/unit/extension-free/.
-import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../core/protocol/api';
+import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSubmissionDetail } from '../core/protocol/api';
 import { decodePopcornBase64 } from '../core/reportEncoding';
 import { createLineClassifier } from '../core/noise';
+import { describeJobStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
 import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../webview/format';
-import type { BenchmarkCaseView, ProfileView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
+import type { BenchmarkCaseView, OutputView, ProfileView, RankedScoreView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
 
 /** What the evaluator's exit codes mean (reference-kernels eval.py). */
 export const EXIT_MEANINGS: Record<number, string> = {
@@ -47,6 +48,8 @@ export interface BuildOptions {
   profileExtras?: (key: string) => ProfileExtras | undefined;
   /** A summary computed by the extension (e.g. from an inline GPU MODE trace), by run key. */
   summaries?: (key: string) => TraceSummary | undefined;
+  /** The leaderboard's `ranking_by` (last | mean | geom), for a ranked score computed from timings. */
+  rankingBy?: string;
 }
 
 const tail = (s: string, lines: number) => s.split('\n').slice(-lines).join('\n').trimEnd();
@@ -192,36 +195,83 @@ export function buildResultView(ctx: RunContext, terminal: Terminal, opts: Build
   const results = terminal.result.results;
   let ok = results.length > 0;
   const errors: string[] = [];
-  for (const r of results) {
+  const outputs: OutputView[] = [];
+  results.forEach((r, index) => {
+    // Index 0 is the public run; later results are the service's secret-seed copies (leaderboard mode).
+    const secret = index > 0;
     if (!r.success) ok = false;
-    if (r.error) errors.push(r.error);
-    if (!view.system) view.system = systemOf(r);
+    if (r.error) errors.push(secret ? `secret run: ${r.error}` : r.error);
+    if (!view.system && Object.values(r.system).some((v) => v !== '' && v !== null && v !== undefined)) view.system = systemOf(r);
     for (const [key, ev] of Object.entries(r.runs)) {
       const section = runSection(key, ev);
       if (section) {
+        if (secret) section.secret = true;
         view.runs.push(section);
         if (!section.passed) ok = false;
       }
       const profile = profileOf(key, ev, opts);
       if (profile) view.profiles.push(profile);
       view.reports.push(...reportsOf(key, ev));
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const text = ev.run?.[stream] ?? '';
+        if (!text.trim()) continue;
+        const filtered = filterNoise(text);
+        outputs.push({ key, stream, ...(secret ? { secret } : {}), text: filtered.text.replace(/\n$/, ''), hiddenNoiseLines: filtered.hidden });
+      }
     }
-  }
-  view.reports.push(...terminal.result.reports.filter((r) => r.trim()));
+  });
+  const markdown = terminal.result.reports.filter((r) => r.trim());
+  if (markdown.length) view.markdownReports = markdown;
+  if (outputs.length) view.outputs = outputs;
+  const ranked = rankedScoreOfResult(terminal.result, opts.rankingBy);
+  if (ranked) view.rankedScore = rankedView(ranked);
   if (errors.length) view.error = errors.join('\n');
   view.outcome = ok ? 'success' : 'failure';
+  return view;
+}
+
+function rankedView(r: RankedScore): RankedScoreView {
+  return { seconds: r.seconds, text: r.text, source: r.source, rankingBy: r.rankingBy };
+}
+
+/**
+ * A background submission's final detail (GET /user/submissions/{id}) as a result view: its runs (secret ones
+ * marked, each with the service's score), the ranked score, the job's status in words. Such submissions carry
+ * no program output.
+ */
+export function buildSubmissionView(ctx: RunContext, detail: UserSubmissionDetail, opts: BuildOptions): ResultView {
+  const view = buildResultView(ctx, { kind: 'result', result: resultFromSubmission(detail) }, opts);
+  view.submissionId = detail.id;
+  const status = describeJobStatus(detail.job?.status ?? (detail.done ? 'succeeded' : 'pending'));
+  view.jobStatus = { status: status.status, label: status.label, explanation: status.explanation };
+  for (const section of view.runs) {
+    section.noProcessInfo = true;
+    const run = detail.runs.find((r) => r.mode === section.key && r.secret === (section.secret === true));
+    if (run && typeof run.score === 'number') section.scoreS = run.score;
+  }
+  const ranked = rankedScoreOfSubmission(detail, opts.rankingBy);
+  if (ranked) view.rankedScore = rankedView(ranked);
+  else delete view.rankedScore;
+  if (status.terminal && !status.ok) view.outcome = 'failure';
+  if (detail.job?.error && view.error === undefined) view.error = detail.job.error;
+  if (!view.runs.length && !view.error && status.terminal && !status.ok) view.error = status.explanation;
+  view.notes = [...(view.notes ?? []), 'Background submissions keep no program output (stdout/stderr): only the results the evaluator wrote.'];
   return view;
 }
 
 /** The result as lines for the output channel (grammar: ✔ ✘ ◷ and ▸). */
 export function resultLines(view: ResultView): string[] {
   const lines: string[] = [];
+  if (view.jobStatus?.explanation) lines.push(`✘ job ${view.jobStatus.label}: ${view.jobStatus.explanation}`);
   if (view.error) for (const l of view.error.split('\n')) lines.push(`✘ ${l}`);
+  if (view.rankedScore) lines.push(`▸ ranked score: ${view.rankedScore.text}${view.rankedScore.source === 'computed' ? ` (computed from the timings, ranking: ${view.rankedScore.rankingBy})` : ''}`);
   for (const run of view.runs) {
     const passed = run.tests.filter((t) => t.passed).length;
     const tests = run.tests.length ? `, tests ${passed}/${run.tests.length} passed` : '';
     const meaning = run.exitMeaning ? ` (${run.exitMeaning})` : '';
-    lines.push(`▸ ${run.key}: ${run.passed ? 'passed' : 'failed'}${tests} · exit ${run.exitCode}${meaning} · ${formatSeconds(run.durationS)}`);
+    const exit = run.noProcessInfo ? '' : ` · exit ${run.exitCode}${meaning}`;
+    const score = run.scoreS !== undefined ? ` · score ${formatSeconds(run.scoreS)}` : '';
+    lines.push(`▸ ${run.key}${run.secret ? ' (secret run)' : ''}: ${run.passed ? 'passed' : 'failed'}${tests}${exit}${score} · ${formatSeconds(run.durationS)}`);
     if (run.compile && !run.compile.success) lines.push(`  ✘ compilation failed (exit ${run.compile.exitCode}): ${run.compile.command}`);
     for (const t of run.tests) {
       const why = [t.message, t.error].filter(Boolean).join(' — ');

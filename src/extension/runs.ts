@@ -1,19 +1,38 @@
-// One run of a file: resolve the target, pick leaderboard/GPU, submit through the runner client, stream live
-// output into the channel (noise hidden), keep the status bar and a cancellable progress notification current,
-// then show the result (channel summary + results panel). Cancel really cancels: DELETE /jobs/{id} on the runner.
+// One run of a file: resolve the target, pick leaderboard/GPU, check the file as the service would (refusing to
+// send it with the reasons), submit through the runner client, stream live output into the channel (noise hidden),
+// keep the status bar and a cancellable progress notification current, then show the result (channel summary +
+// results panel). Cancel really cancels: DELETE /jobs/{id} on the runner. Against GPU MODE, test / benchmark /
+// leaderboard go through the background route and are polled (as popcorn-cli does); those submissions are kept in
+// globalState while in flight and picked up again after a window reload.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { createRunnerClient, isRunnerClientError, type ClientEvent, type RunnerClient, type StreamOutcome } from '../core/client';
-import type { SubmissionMode } from '../core/protocol/api';
-import { ChoiceStore, UserFacingError, chooseLeaderboardAndGpu, type Choice } from './choices';
+import { isRunnerClientError, type ClientEvent, type RunnerClient, type StreamOutcome } from '../core/client';
+import { EXTENSION_REGISTER_HINTS, explainGpuModeError, isGpuModeError } from '../core/gpumode/errors';
+import { formatRunnerQueue } from '../core/gpumode/leaderboards';
+import { pollSubmission } from '../core/gpumode/poll';
+import { saveProfileTraces } from '../core/gpumode/traces';
+import { queueLabel, type SubmissionMode, type UserSubmissionDetail } from '../core/protocol/api';
+import { ChoiceStore, UserFacingError, chooseLeaderboardAndGpu, offerDirectives, type Choice } from './choices';
 import type { Ctx } from './ctx';
-import { buildResultView, outcomeSummary, resultLines, resultOutputLines, type ProfileExtras, type Terminal } from './resultModel';
+import type { SubmissionDiagnostics } from './diagnostics';
+import { InFlightStore, type InFlightSubmission } from './gpumode/inflight';
+import { describeBlocking } from './preflight';
+import { buildResultView, buildSubmissionView, outcomeSummary, resultLines, resultOutputLines, type ProfileExtras, type RunContext, type Terminal } from './resultModel';
 import type { ProfileActions, ResultsPanels } from './resultsPanel';
 import type { RunLog, RunOutput } from './runOutput';
-import type { StatusBar } from './statusBar';
-import type { ResolvedTarget, Targets } from './targets';
+import { formatElapsed, type StatusBar } from './statusBar';
+import { clientFor, type ResolvedTarget, type Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
+import { hooks, notify } from './ui';
 import type { ProfileView, ResultView } from '../webview/protocol';
+
+/** Commands behind the buttons of failure notifications. */
+const ACTION_COMMANDS: Record<string, string> = {
+  'Select Target…': 'kernelRunner.selectTarget',
+  'Re-register': 'kernelRunner.reregisterGpuMode',
+  'Register with GPU MODE…': 'kernelRunner.registerGpuMode',
+  'Show Problems': 'workbench.actions.view.problems',
+};
 
 export interface RunRequest {
   mode: SubmissionMode;
@@ -40,6 +59,15 @@ export class RunController implements vscode.Disposable {
   private active: ActiveRun | undefined;
   private readonly choices: ChoiceStore;
   private readonly history: RunRecord[] = [];
+  private readonly inflight: InFlightStore;
+  private disposing = false;
+  private readonly finishedEmitter = new vscode.EventEmitter<void>();
+  /** After every run (its submission may now show in "My Submissions"). */
+  readonly onDidFinishRun = this.finishedEmitter.event;
+  /** Between polls of a background submission (popcorn-cli: 5 s); tests shorten it. */
+  get pollIntervalMs(): number {
+    return hooks.pollIntervalMs ?? 5000;
+  }
 
   constructor(
     private readonly ctx: Ctx,
@@ -48,8 +76,15 @@ export class RunController implements vscode.Disposable {
     private readonly status: StatusBar,
     private readonly panels: ResultsPanels,
     private readonly traceFiles: TraceFiles,
+    private readonly diagnostics: SubmissionDiagnostics,
   ) {
     this.choices = new ChoiceStore(ctx.extCtx.workspaceState);
+    this.inflight = new InFlightStore(ctx.extCtx.globalState);
+  }
+
+  /** Background submissions still being waited for (persisted across reloads). */
+  inFlight(): InFlightSubmission[] {
+    return this.inflight.list();
   }
 
   get lastRun(): RunRecord | undefined {
@@ -86,7 +121,10 @@ export class RunController implements vscode.Disposable {
       await this.execute(doc, req, abort, file);
     } finally {
       this.active = undefined;
-      this.status.setJob(undefined);
+      if (!this.disposing) {
+        this.status.setJob(undefined);
+        this.finishedEmitter.fire();
+      }
       finish();
     }
   }
@@ -107,14 +145,13 @@ export class RunController implements vscode.Disposable {
     let choice: Choice | undefined;
     try {
       target = await this.targets.resolve();
-      client = createRunnerClient({
-        baseUrl: target.baseUrl,
-        ...(target.token ? { token: target.token } : {}),
-        ...(target.cliId ? { cliId: target.cliId } : {}),
-        // GPU MODE's service has no live output or resumable streams: speak plain upstream to it.
-        extensions: target.kind !== 'gpumode',
-        userAgent: 'kernel-runner-vscode',
-      });
+      if (target.kind === 'gpumode' && !target.cliId && !target.token) {
+        throw new UserFacingError(
+          `No GPU MODE cli_id in ${this.targets.popcornConfigPath}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file).`,
+          ['Register with GPU MODE…'],
+        );
+      }
+      client = clientFor(target);
       if (req.mode === 'profile') await this.checkProfiler(client, target, abort.signal);
       choice = await chooseLeaderboardAndGpu({
         client,
@@ -125,6 +162,16 @@ export class RunController implements vscode.Disposable {
         ...(req.mode === 'profile' ? { requiredGpu: this.ctx.config.profileGpu } : {}),
         signal: abort.signal,
       });
+      if (choice) {
+        const blocking = await this.diagnostics.blockingProblems(doc, choice.leaderboard);
+        if (blocking.length) {
+          const who = target.kind === 'gpumode' ? 'GPU MODE' : 'the runner';
+          throw new UserFacingError(
+            `Not sent: ${file} has ${blocking.length === 1 ? 'a problem' : `${blocking.length} problems`} ${who} would reject it for (see the Problems panel):\n${describeBlocking(blocking).join('\n')}`,
+            ['Show Problems'],
+          );
+        }
+      }
     } catch (err) {
       const log = this.output.begin(`${req.title} ${file}${target ? ` · ${req.mode} · ${target.label} (${target.baseUrl})` : ''}`);
       this.reportFailure(log, err, target, file);
@@ -139,6 +186,17 @@ export class RunController implements vscode.Disposable {
     if (this.history.length > 20) this.history.shift();
     if (this.active) this.active.record = record;
     this.output.show(true);
+    if (choice.picked) void offerDirectives(doc, choice);
+
+    if (target.kind === 'gpumode') {
+      const queue = await client.runnerQueue(choice.gpu, { signal: abort.signal, timeoutMs: 5000 }).catch(() => undefined);
+      if (queue) log.info(`runner queue: ${formatRunnerQueue(queue)}`);
+      // popcorn-cli's way since long SSE connections were being dropped: the background route, then polling.
+      if (req.mode !== 'profile') {
+        await this.runBackground({ target, client, choice, req, file, uri: doc.uri, source, log, record, abort, t0 });
+        return;
+      }
+    }
 
     let sawOutput = false;
     let jobId: number | undefined;
@@ -155,8 +213,11 @@ export class RunController implements vscode.Disposable {
           const q = ev.data.queue_position;
           if (state === 'queued' || state === 'running') {
             this.status.setJob({ file, mode: req.mode, state, ...(q !== undefined ? { queuePosition: q } : {}), startedAt: t0 });
+          } else if (state === undefined && !sawOutput) {
+            // Upstream heartbeats do not say whether the job is queued or running.
+            this.status.setJob({ file, mode: req.mode, state: 'running', note: ev.data.status, startedAt: t0 });
           }
-          const msg = state === 'queued' && q !== undefined ? `queued (position ${q})` : `${state ?? ev.data.status} · ${Math.round(ev.data.elapsed_time)} s`;
+          const msg = state === 'queued' && q !== undefined ? queueLabel(q) : `${state ?? ev.data.status} · ${Math.round(ev.data.elapsed_time)} s`;
           progress.report({ message: msg });
           // Upstream GPU MODE sends no live output: heartbeats are all there is until the result.
           if (!sawOutput && ev.id === undefined) log.info(`${ev.data.status} · ${Math.round(ev.data.elapsed_time)} s`);
@@ -215,9 +276,17 @@ export class RunController implements vscode.Disposable {
     // Without live output (upstream GPU MODE), the program's output arrives inside the result.
     if (!sawOutput && terminal.kind === 'result') this.printResultOutput(log, terminal);
 
+    // A ranked score computed from the timings needs the leaderboard's ranking (last | mean | geom).
+    const rankingBy =
+      terminal.kind === 'result' && req.mode === 'leaderboard'
+        ? await client.listLeaderboards({ timeoutMs: 5000 }).then(
+            (boards) => boards.find((b) => b.name === choice.leaderboard)?.task.ranking_by,
+            () => undefined,
+          )
+        : undefined;
     const extras = new Map<string, ProfileExtras>();
     const summaries = new Map<string, NonNullable<ProfileView['summary']>>();
-    if (terminal.kind === 'result') await this.saveInlineTraces(terminal, jobId, file, extras, summaries, log);
+    if (terminal.kind === 'result') await this.saveInlineTraces(terminal, jobId, choice, file, extras, summaries, log);
 
     const view = buildResultView(
       {
@@ -232,7 +301,7 @@ export class RunController implements vscode.Disposable {
         hiddenNoiseLines: log.hiddenNoise,
       },
       terminal,
-      { perfettoMaxBytes: this.ctx.config.perfettoMaxTraceBytes, profileExtras: (k) => extras.get(k), summaries: (k) => summaries.get(k) },
+      { perfettoMaxBytes: this.ctx.config.perfettoMaxTraceBytes, profileExtras: (k) => extras.get(k), summaries: (k) => summaries.get(k), ...(rankingBy ? { rankingBy } : {}) },
     );
     record.view = view;
     if (terminal.kind === 'result') log.block(resultLines(view));
@@ -268,34 +337,39 @@ export class RunController implements vscode.Disposable {
     }
   }
 
-  /** GPU MODE returns the profile zip inline (base64): save it, and summarise it when no summary came along. */
+  /**
+   * GPU MODE returns each profile zip inline (base64): save every one under its own name (never overwriting) and
+   * summarise it with the trace toolkit when no summary came along.
+   */
   private async saveInlineTraces(
     terminal: Extract<Terminal, { kind: 'result' }>,
     jobId: number | undefined,
+    choice: Choice,
     file: string,
     extras: Map<string, ProfileExtras>,
     summaries: Map<string, NonNullable<ProfileView['summary']>>,
     log: RunLog,
   ): Promise<void> {
-    for (const r of terminal.result.results) {
-      for (const [key, ev] of Object.entries(r.runs)) {
-        const p = ev.profile;
-        if (!p?.trace || p.download_url) continue;
-        try {
-          const saved = await this.traceFiles.saveInlineZip(p.trace, `${file}-${jobId ?? Date.now()}-${key}`);
-          const extra: ProfileExtras = { localPath: saved.path, traceBytes: saved.bytes };
-          if (p.summary === undefined) {
-            try {
-              summaries.set(key, await this.traceFiles.summarize(saved.path));
-            } catch (err) {
-              extra.note = `No summary: ${err instanceof Error ? err.message : String(err)}`;
-            }
-          }
-          extras.set(key, extra);
-        } catch (err) {
-          log.error(`Could not save the ${key} trace: ${err instanceof Error ? err.message : String(err)}`);
-        }
+    const inline = terminal.result.results.some((r) => Object.values(r.runs).some((ev) => ev.profile?.trace && !ev.profile.download_url));
+    if (!inline) return;
+    try {
+      const saved = await saveProfileTraces(terminal.result, {
+        outDir: await this.traceFiles.tracesDir(),
+        fileName: file,
+        leaderboard: choice.leaderboard,
+        gpu: choice.gpu,
+        ...(jobId !== undefined ? { submissionId: jobId } : {}),
+        summarize: true,
+      });
+      for (const t of saved) {
+        const extra: ProfileExtras = { localPath: t.path, traceBytes: t.bytes };
+        if (t.summary) summaries.set(t.run, t.summary);
+        else if (t.summaryError) extra.note = `No summary: ${t.summaryError}`;
+        extras.set(t.run, extra);
+        log.info(`${t.run}: trace saved to ${t.path}`);
       }
+    } catch (err) {
+      log.error(`Could not save the profile traces: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
@@ -306,13 +380,19 @@ export class RunController implements vscode.Disposable {
     };
   }
 
-  /** Writes a clear error to the channel and a notification; returns the text. */
+  /** Writes a clear error to the channel and a notification (with what to do as buttons); returns the text. */
   private reportFailure(log: RunLog, err: unknown, target: ResolvedTarget | undefined, file: string): string {
-    const text = describeError(err, target);
+    const explained = target?.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
+    const text = describeError(explained, target);
     log.error(text);
-    const actions = err instanceof UserFacingError ? err.actions : isRunnerClientError(err) && err.type === 'network' ? ['Select Target…'] : [];
-    void vscode.window.showErrorMessage(`Kernel Runner: ${file}: ${text}`, ...actions, 'Show Output').then((pick) => {
-      if (pick === 'Select Target…') void vscode.commands.executeCommand('kernelRunner.selectTarget');
+    let actions: string[] = [];
+    if (explained instanceof UserFacingError) actions = explained.actions;
+    else if (isGpuModeError(explained) && explained.type === 'unregistered') actions = ['Re-register'];
+    else if (isGpuModeError(explained) && explained.type === 'no-identity') actions = ['Register with GPU MODE…'];
+    else if ((isRunnerClientError(explained) || isGpuModeError(explained)) && explained.type === 'network') actions = ['Select Target…'];
+    void notify.error(`Kernel Runner: ${file}: ${text}`, ...actions, 'Show Output').then((pick) => {
+      const command = pick ? ACTION_COMMANDS[pick] : undefined;
+      if (command) void vscode.commands.executeCommand(command);
       else if (pick === 'Show Output') this.output.show(false);
     });
     return text;
@@ -339,13 +419,229 @@ export class RunController implements vscode.Disposable {
     else if (pick === 'Cancel Run') await this.cancel();
   }
 
-  dispose(): void {
-    this.active?.abort.abort(new Error('extension deactivated'));
+  async dispose(): Promise<void> {
+    this.disposing = true;
+    this.finishedEmitter.dispose();
+    const run = this.active;
+    if (!run) return;
+    run.abort.abort(new Error('extension deactivated'));
+    // Background submissions stay in globalState: the next activation picks them up again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([run.done, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    clearTimeout(timer);
   }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Background submissions (GPU MODE's test / benchmark / leaderboard modes)
+
+  private async runBackground(p: {
+    target: ResolvedTarget;
+    client: RunnerClient;
+    choice: Choice;
+    req: RunRequest;
+    file: string;
+    uri: vscode.Uri;
+    source: string;
+    log: RunLog;
+    record: RunRecord;
+    abort: AbortController;
+    t0: number;
+  }): Promise<void> {
+    const { target, client, choice, req, file, log, record, abort } = p;
+    let entry: InFlightSubmission;
+    try {
+      const accepted = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Kernel Runner: submitting ${file} to ${target.label}`, cancellable: true },
+        (_progress, token) => {
+          const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled by the user')));
+          return client
+            .submitBackground({ leaderboard: choice.leaderboard, gpu: choice.gpu, mode: req.mode, file: { name: file, content: p.source } }, { signal: abort.signal, timeoutMs: 120_000 })
+            .finally(() => sub.dispose());
+        },
+      );
+      const id = accepted.details.id;
+      record.jobId = id;
+      log.info(`submission ${id} accepted by ${target.label}${accepted.runner_queue ? ` · ${formatRunnerQueue(accepted.runner_queue)}` : ''}`);
+      entry = {
+        id,
+        baseUrl: target.baseUrl,
+        targetLabel: target.label,
+        uri: p.uri.toString(),
+        file,
+        mode: req.mode,
+        leaderboard: choice.leaderboard,
+        gpu: choice.gpu,
+        title: req.title,
+        startedAt: p.t0,
+      };
+      await this.inflight.add(entry);
+    } catch (err) {
+      if (this.disposing) return;
+      if (abort.signal.aborted) {
+        log.info('Cancelled before the service accepted the submission.');
+        record.view = this.failureView(record, req.title, p.t0, { kind: 'cancelled', detail: 'Cancelled before the service accepted the submission.' });
+      } else {
+        record.view = this.failureView(record, req.title, p.t0, { kind: 'failed', detail: this.reportFailure(log, err, target, file) });
+      }
+      log.end(outcomeSummary(record.view));
+      return;
+    }
+    await this.followSubmission(entry, client, target, log, record, abort, false);
+  }
+
+  private failureView(record: RunRecord, title: string, t0: number, terminal: Terminal): ResultView {
+    return buildResultView(this.runContext(record.file, record.mode, record.choice, record.target.label, title, t0), terminal, {
+      perfettoMaxBytes: this.ctx.config.perfettoMaxTraceBytes,
+    });
+  }
+
+  private runContext(file: string, mode: SubmissionMode, choice: Pick<Choice, 'leaderboard' | 'gpu'>, targetLabel: string, title: string, t0: number): RunContext {
+    return {
+      title: `${title}: ${file}`,
+      fileName: file,
+      leaderboard: choice.leaderboard,
+      gpu: choice.gpu,
+      mode,
+      target: targetLabel,
+      startedAt: new Date(t0).toISOString(),
+      elapsedS: (Date.now() - t0) / 1000,
+      hiddenNoiseLines: 0,
+    };
+  }
+
+  /** Polls a background submission to its end (status bar, progress, channel), then shows the result. */
+  private async followSubmission(
+    entry: InFlightSubmission,
+    client: RunnerClient,
+    target: ResolvedTarget,
+    log: RunLog,
+    record: RunRecord,
+    abort: AbortController,
+    resumed: boolean,
+  ): Promise<void> {
+    const { file, mode } = entry;
+    const t0 = entry.startedAt;
+    let lastLogged = Date.now();
+    let detail: UserSubmissionDetail | undefined;
+    let failure: unknown;
+    try {
+      detail = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Kernel Runner: ${entry.title} ${file} · submission #${entry.id}`, cancellable: true },
+        async (progress, token) => {
+          const sub = token.onCancellationRequested(() => abort.abort(new Error('stopped waiting by the user')));
+          try {
+            return await pollSubmission(client, entry.id, {
+              signal: abort.signal,
+              intervalMs: this.pollIntervalMs,
+              // popcorn-cli waits an hour; a resumed submission has used part of it (one last poll at least).
+              timeoutMs: Math.max(60_000, 3_600_000 - (Date.now() - t0)),
+              hints: EXTENSION_REGISTER_HINTS,
+              onUpdate: (u) => {
+                const running = u.status.status === 'running';
+                const q = u.detail.runner_queue;
+                const note = !running && !u.status.terminal && q && q.status === 'available' ? `${q.queued_jobs} queued, ${q.running_jobs} running on ${entry.gpu}` : undefined;
+                this.status.setJob({ file, mode, state: u.status.terminal ? 'finishing' : running ? 'running' : 'queued', ...(note ? { note } : {}), startedAt: t0 });
+                const elapsed = formatElapsed(Date.now() - t0);
+                const beat = u.lastHeartbeat ? heartbeatAge(u.lastHeartbeat) : '';
+                progress.report({ message: `${u.status.label}${note ? ` (${note})` : ''} · ${elapsed}${beat}` });
+                if (u.changed || Date.now() - lastLogged >= 60_000) {
+                  lastLogged = Date.now();
+                  log.info(`submission ${entry.id}: ${u.changed ? '' : 'still '}${u.status.label}${note ? ` (${note})` : ''} · ${elapsed}${beat}`);
+                }
+              },
+              onRetry: (r) => log.info(`${entry.targetLabel} did not answer (${r.error.message}); polling again in ${Math.max(1, Math.round(r.delayMs / 1000))} s (attempt ${r.failures})`),
+            });
+          } finally {
+            sub.dispose();
+          }
+        },
+      );
+    } catch (err) {
+      failure = err;
+    }
+    if (this.disposing) return; // a reload: the entry stays for the next activation
+
+    const ctx = this.runContext(file, mode, entry, entry.targetLabel, entry.title, t0);
+    const opts = { perfettoMaxBytes: this.ctx.config.perfettoMaxTraceBytes };
+    let view: ResultView;
+    if (detail) {
+      this.status.setJob({ file, mode, state: 'finishing', startedAt: t0 });
+      view = buildSubmissionView(ctx, detail, opts);
+      log.block(resultLines(view));
+    } else if (abort.signal.aborted) {
+      const text = `Stopped waiting for submission ${entry.id}: it keeps running on ${entry.targetLabel}; "My Submissions" shows its result later.`;
+      log.info(text);
+      view = buildResultView(ctx, { kind: 'cancelled', detail: text }, opts);
+    } else {
+      view = buildResultView(ctx, { kind: 'failed', detail: this.reportFailure(log, failure, target, file) }, opts);
+    }
+    view.submissionId = entry.id;
+    record.view = view;
+    log.end(outcomeSummary(view));
+    this.output.flush();
+    await this.inflight.remove(entry);
+    if (!detail) return;
+
+    const open = this.ctx.config.openResults;
+    const show = open === 'always' || (open === 'profileOrFailure' && view.outcome !== 'success');
+    if (show) this.panels.show(view);
+    if (resumed || !show) {
+      void notify.info(`Kernel Runner: submission #${entry.id} ${outcomeSummary(view)}`, ...(show ? [] : ['Show Results'])).then((b) => {
+        if (b === 'Show Results') this.panels.show(view);
+      });
+    }
+  }
+
+  /** On activation: every background submission that was in flight when the window closed is followed again. */
+  async resumeInFlight(): Promise<void> {
+    for (const entry of this.inflight.list()) {
+      while (this.active && !this.disposing) await this.active.done;
+      if (this.disposing) return;
+      await this.resumeOne(entry);
+    }
+  }
+
+  private async resumeOne(entry: InFlightSubmission): Promise<void> {
+    const abort = new AbortController();
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    this.active = { abort, record: { file: entry.file, mode: entry.mode }, done };
+    try {
+      const target: ResolvedTarget = { kind: 'gpumode', baseUrl: entry.baseUrl, label: entry.targetLabel, ...(await this.targets.identity(entry.baseUrl)) };
+      const choice: Choice = { leaderboard: entry.leaderboard, gpu: entry.gpu };
+      const log = this.output.begin(
+        `${entry.title} ${entry.file} · ${entry.leaderboard} on ${entry.gpu} · ${entry.mode} · ${entry.targetLabel} (${entry.baseUrl}) · submission ${entry.id}, resumed`,
+      );
+      log.info(`picking up submission ${entry.id} again (submitted ${formatElapsed(Date.now() - entry.startedAt)} ago, before the window reloaded)`);
+      this.output.show(true);
+      const record: RunRecord = { file: entry.file, mode: entry.mode, target, choice, jobId: entry.id, log };
+      this.history.push(record);
+      if (this.history.length > 20) this.history.shift();
+      this.active.record = record;
+      this.status.setJob({ file: entry.file, mode: entry.mode, state: 'queued', startedAt: entry.startedAt });
+      await this.followSubmission(entry, clientFor(target), target, log, record, abort, true);
+    } catch (err) {
+      console.error('[kernel-runner] resuming a submission failed:', err);
+    } finally {
+      this.active = undefined;
+      if (!this.disposing) {
+        this.status.setJob(undefined);
+        this.finishedEmitter.fire();
+      }
+      finish();
+    }
+  }
+}
+
+function heartbeatAge(iso: string): string {
+  const at = Date.parse(iso);
+  if (!Number.isFinite(at)) return '';
+  return ` · heartbeat ${formatElapsed(Math.max(0, Date.now() - at))} ago`;
 }
 
 export function describeError(err: unknown, target: ResolvedTarget | undefined): string {
   if (err instanceof UserFacingError) return err.message;
+  if (isGpuModeError(err)) return err.message;
   if (isRunnerClientError(err)) {
     const where = target ? `the runner at ${target.baseUrl}` : 'the runner';
     switch (err.type) {

@@ -1,4 +1,8 @@
 // The long-lived parts of the extension, built once by main.ts and handed to every command.
+import type { ChoiceStore } from './choices';
+import type { SubmissionDiagnostics } from './diagnostics';
+import type { GpuModeRegistration } from './gpumode/registration';
+import type { MySubmissions } from './gpumode/submissionsView';
 import type { RunOutput } from './runOutput';
 import type { RunController } from './runs';
 import type { Targets } from './targets';
@@ -9,4 +13,8 @@ export interface Services {
   targets: Targets;
   runs: RunController;
   traces: TraceOpener;
+  registration: GpuModeRegistration;
+  submissions: MySubmissions;
+  diagnostics: SubmissionDiagnostics;
+  choices: ChoiceStore;
 }

@@ -1,12 +1,15 @@
 // One status bar item: the target when idle; the running job (file, state, queue position, elapsed) while a
 // job runs. Clicking shows the output when idle, and offers Show Output / Cancel while running.
 import * as vscode from 'vscode';
+import { queueLabel } from '../core/protocol/api';
 
 export interface JobStatus {
   file: string;
   mode: string;
   state: 'connecting' | 'queued' | 'running' | 'finishing';
   queuePosition?: number;
+  /** A few more words after the state (e.g. GPU MODE's queue: "3 queued, 1 running"). */
+  note?: string;
   startedAt: number;
 }
 
@@ -52,8 +55,8 @@ export class StatusBar implements vscode.Disposable {
       this.item.backgroundColor = undefined;
       return;
     }
-    const state = job.state === 'queued' && job.queuePosition !== undefined ? `queued #${job.queuePosition}` : job.state;
-    this.item.text = `$(sync~spin) ${job.file} · ${job.mode} · ${state} · ${formatElapsed(Date.now() - job.startedAt)}`;
+    const state = job.state === 'queued' && job.queuePosition !== undefined ? queueLabel(job.queuePosition) : job.state;
+    this.item.text = `$(sync~spin) ${job.file} · ${job.mode} · ${state}${job.note ? ` (${job.note})` : ''} · ${formatElapsed(Date.now() - job.startedAt)}`;
     this.item.tooltip = `Kernel Runner: ${job.mode} of ${job.file} on ${this.target}\nClick to show the output or cancel.`;
     this.item.command = { title: 'Kernel Runner job', command: 'kernelRunner.jobMenu' };
     this.item.backgroundColor = undefined;

@@ -2,10 +2,13 @@
 // public service. Resolves the base URL and identity (token from SecretStorage per server, else the popcorn-cli
 // `cli_id` from ~/.popcorn.yaml).
 import * as vscode from 'vscode';
-import { readPopcornConfig } from '../core/popcornConfig';
+import { gpuModeBaseUrl, isGpuModeUrl } from '../core/gpumode/target';
+import { defaultPopcornConfigPath, readPopcornConfig } from '../core/popcornConfig';
 import type { Ctx } from './ctx';
 import { EmbeddedRunner } from './embeddedRunner';
 import type { RunOutput } from './runOutput';
+import { hooks } from './ui';
+import { createRunnerClient, type RunnerClient } from '../core/client';
 
 export type TargetKind = 'embedded' | 'server' | 'gpumode';
 
@@ -19,19 +22,14 @@ export interface ResolvedTarget {
 
 const SECRET_PREFIX = 'kernelRunner.token:';
 
-/** GPU MODE's service: the URL popcorn-cli uses (POPCORN_API_URL) or a host that names it. */
-export function isGpuModeUrl(url: string, popcornApiUrl = process.env.POPCORN_API_URL): boolean {
-  const norm = (u: string) => u.trim().replace(/\/+$/, '').toLowerCase();
-  if (popcornApiUrl && norm(popcornApiUrl) === norm(url)) return true;
-  try {
-    return /(^|\.)(gpumode|gpu-mode|discord-cluster-manager)/i.test(new URL(url).hostname);
-  } catch {
-    return false;
-  }
-}
+export { isGpuModeUrl };
 
 export class Targets implements vscode.Disposable {
   private embedded: EmbeddedRunner | undefined;
+  /** popcorn-cli's config (`cli_id`), ~/.popcorn.yaml; a test points it at a temporary file. */
+  get popcornConfigPath(): string {
+    return hooks.popcornConfigPath ?? defaultPopcornConfigPath();
+  }
 
   constructor(
     private readonly ctx: Ctx,
@@ -54,6 +52,11 @@ export class Targets implements vscode.Disposable {
     } catch {
       return server;
     }
+  }
+
+  /** GPU MODE's base URL: the configured server when it is GPU MODE, else POPCORN_API_URL or popcorn-cli's default. */
+  gpuModeUrl(): string {
+    return this.kind === 'gpumode' ? this.ctx.config.server : gpuModeBaseUrl();
   }
 
   /** The embedded runner's URL if it is running (test API). */
@@ -83,15 +86,15 @@ export class Targets implements vscode.Disposable {
     } catch {
       throw new Error(`kernelRunner.server is not an http(s) URL: "${server}". Clear it to use the embedded runner.`);
     }
-    const token = await this.ctx.extCtx.secrets.get(SECRET_PREFIX + server);
-    const cliId = token ? undefined : await readPopcornCliId();
-    return {
-      kind: this.kind,
-      baseUrl: server,
-      label: this.describe(),
-      ...(token ? { token } : {}),
-      ...(cliId ? { cliId } : {}),
-    };
+    return { kind: this.kind, baseUrl: server, label: this.describe(), ...(await this.identity(server)) };
+  }
+
+  /** The credentials for a server: its token from SecretStorage, else popcorn-cli's cli_id. */
+  async identity(baseUrl: string): Promise<{ token?: string; cliId?: string }> {
+    const token = await this.ctx.extCtx.secrets.get(SECRET_PREFIX + baseUrl.replace(/\/+$/, ''));
+    if (token) return { token };
+    const cliId = await readPopcornCliId(this.popcornConfigPath);
+    return cliId ? { cliId } : {};
   }
 
   async selectTarget(): Promise<void> {
@@ -111,7 +114,7 @@ export class Targets implements vscode.Disposable {
     }
     const url = await vscode.window.showInputBox({
       title: pick.id === 'gpumode' ? 'GPU MODE service URL' : 'Runner URL',
-      value: current || (pick.id === 'gpumode' ? (process.env.POPCORN_API_URL ?? '') : 'http://127.0.0.1:8787'),
+      value: pick.id === 'gpumode' ? (this.kind === 'gpumode' ? current : gpuModeBaseUrl()) : current && this.kind === 'server' ? current : 'http://127.0.0.1:8787',
       prompt: pick.id === 'gpumode' ? 'The URL popcorn-cli uses (POPCORN_API_URL)' : 'Base URL of `kernel-runner serve`',
       validateInput: (v) => {
         try {
@@ -160,11 +163,22 @@ export class Targets implements vscode.Disposable {
 }
 
 /** popcorn-cli's identity, shared: `cli_id` in ~/.popcorn.yaml (a malformed file is reported, not fatal). */
-async function readPopcornCliId(): Promise<string | undefined> {
+async function readPopcornCliId(file: string): Promise<string | undefined> {
   try {
-    return (await readPopcornConfig()).cliId;
+    return (await readPopcornConfig(file)).cliId;
   } catch (err) {
     void vscode.window.showWarningMessage(`Kernel Runner: ignoring ~/.popcorn.yaml: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
+}
+
+/** A client for a resolved target. GPU MODE's service has no live output or resumable streams: plain upstream there. */
+export function clientFor(target: Pick<ResolvedTarget, 'baseUrl' | 'kind' | 'token' | 'cliId'>): RunnerClient {
+  return createRunnerClient({
+    baseUrl: target.baseUrl,
+    ...(target.token ? { token: target.token } : {}),
+    ...(target.cliId ? { cliId: target.cliId } : {}),
+    extensions: target.kind !== 'gpumode',
+    userAgent: 'kernel-runner-vscode',
+  });
 }

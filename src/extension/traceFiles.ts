@@ -28,7 +28,8 @@ export class TraceFiles {
     private readonly relay: PerfettoRelay,
   ) {}
 
-  private async dir(): Promise<string> {
+  /** Where profile zips are kept (the extension's global storage). */
+  async tracesDir(): Promise<string> {
     const d = join(this.storage.fsPath, 'traces');
     await mkdir(d, { recursive: true });
     return d;
@@ -36,7 +37,7 @@ export class TraceFiles {
 
   async saveInlineZip(base64: string, name: string): Promise<{ path: string; bytes: number }> {
     const bytes = Buffer.from(base64, 'base64');
-    const path = join(await this.dir(), `${safeName(name)}.zip`);
+    const path = join(await this.tracesDir(), `${safeName(name)}.zip`);
     await writeFile(path, bytes);
     return { path, bytes: bytes.byteLength };
   }
@@ -92,7 +93,7 @@ export class TraceFiles {
     const cached = this.cache.get(p.downloadUrl);
     if (cached) return cached;
     if (!client) throw new Error('The run that produced this trace is gone: use "Download full trace".');
-    const dest = join(await this.dir(), `${safeName(p.downloadUrl.split('/').slice(-3).join('-'))}`);
+    const dest = join(await this.tracesDir(), `${safeName(p.downloadUrl.split('/').slice(-3).join('-'))}`);
     const r = await client.downloadArtifact({ url: p.downloadUrl }, dest, { overwrite: true });
     this.cache.set(p.downloadUrl, r.path);
     return r.path;

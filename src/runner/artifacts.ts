@@ -5,7 +5,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { ZipArchive } from 'archiver';
 
 /** Files under `dir`, relative, skipping `.rocprofv3` folders. */
 export async function listOutputs(dir: string): Promise<string[]> {
@@ -71,6 +70,8 @@ export async function packageProfile(opts: {
     }
   }
   const files = await listOutputs(outDir);
+  // archiver and its streams are loaded by the first profile only: most runs never zip anything
+  const { ZipArchive } = await import('archiver');
   const archive = new ZipArchive({ zlib: { level: opts.level } });
   const sink = createWriteStream(opts.zipPath);
   const done = pipeline(archive, sink);

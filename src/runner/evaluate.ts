@@ -1,18 +1,21 @@
 // Runs one submission the way GPU MODE's service does and builds its FullResults:
-//   problems: `python3 eval.py <mode> <cases>` with POPCORN_FD / POPCORN_SEED; test, benchmark,
+//   problems: `python3 eval.py <mode> <cases>` (lang: cu: sources built with nvcc, then `./eval.out <mode> <cases>`)
+//     with POPCORN_FD / POPCORN_SEED; test, benchmark,
 //     leaderboard (test -> benchmark -> ranked run, plus a secret-seed copy), profile (each benchmark case on its
 //     own under the profiler: profile.0, profile.1, ...);
 //   the `script` leaderboard: the file itself as a program (.py with python3; .hip/.cpp with hipcc; .cu with nvcc).
 import { randomInt } from 'node:crypto';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream, ProfileResult, RunResult, SubmissionMode, SystemInfo } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { summarizePath } from '../trace';
 import { packageProfile } from './artifacts';
-import { parsePopcornOutput, quoteCommand, runProcess, type ExecOutcome } from './executor';
+import { parsePopcornOutput, quoteCommand, runProcess, type ExecOutcome, type ExecSpec } from './executor';
 import type { GpuSlot } from './gpus';
-import { casesFileText, SUBMISSION_SOURCE, type CaseSpec, type Problem, type RankingBy } from './problems';
+import { scoreFromResultValues } from '../core/scoring';
+import { casesFileText, SUBMISSION_SOURCE, type CaseSpec, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
 import { buildReport } from './reports';
 
@@ -49,6 +52,8 @@ export interface RunContext {
   onLine(stream: OutputStream, line: ClassifiedLine): void;
   /** A run (`test`, `benchmark`, `profile.0` ...) starts. */
   onRun(key: string): void;
+  /** A child process group started (its pid = group id), or ended (null): the job record keeps it for crash cleanup. */
+  onProcess?(pid: number | null): void;
 }
 
 export type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -70,7 +75,24 @@ interface Flags {
   cancelled: boolean;
 }
 
-const signalNumbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
+function signalNumber(name: string): number {
+  return (osConstants.signals as Record<string, number | undefined>)[name] ?? 0;
+}
+
+const signalHints: Record<string, string> = {
+  SIGKILL: 'it cannot be caught: another process sent it, or the kernel did (the out-of-memory killer does)',
+  SIGSEGV: 'segmentation fault: an invalid memory access',
+  SIGBUS: 'bus error: a misaligned or unmapped memory access',
+  SIGABRT: 'aborted, e.g. by a failed assertion or abort()',
+  SIGFPE: 'arithmetic error, e.g. an integer division by zero',
+  SIGILL: 'illegal instruction',
+};
+
+/** Says that a program died of a signal, and what that signal usually means. */
+export function signalNote(signal: string): string {
+  const hint = signalHints[signal];
+  return `[kernel-runner] the program was killed by signal ${signal} (${signalNumber(signal)}; exit code ${128 + signalNumber(signal)})${hint ? `: ${hint}` : ''}`;
+}
 
 function childEnv(ctx: RunContext, extra: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...ctx.settings.env, PYTHONUNBUFFERED: '1', ...extra };
@@ -83,7 +105,7 @@ function childEnv(ctx: RunContext, extra: Record<string, string>): Record<string
 
 function toRunResult(o: ExecOutcome, opts: { timeoutSec: number; graceMs: number; passed: (exit: number, result: Record<string, string>) => boolean }): RunResult {
   const result = parsePopcornOutput(o.popcorn);
-  let exit = o.exitCode ?? (o.signal ? 128 + (signalNumbers[o.signal] ?? 0) : -1);
+  let exit = o.exitCode ?? (o.signal ? 128 + signalNumber(o.signal) : -1);
   const notes: string[] = [];
   if (o.spawnError) {
     exit = 127;
@@ -94,6 +116,7 @@ function toRunResult(o: ExecOutcome, opts: { timeoutSec: number; graceMs: number
     notes.push(`[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to the process group, SIGKILL after ${opts.graceMs / 1000} s`);
   }
   if (o.cancelled) notes.push('[kernel-runner] cancelled: sent SIGINT to the process group');
+  if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
   if (o.noiseLines > 0) {
     notes.push(`[kernel-runner] ${o.noiseLines} profiler log line(s) left out here (shown as noise in live output; full log: stderr.log in the trace archive)`);
   }
@@ -110,6 +133,15 @@ function toRunResult(o: ExecOutcome, opts: { timeoutSec: number; graceMs: number
     duration: o.durationSec,
     result,
   };
+}
+
+/** runProcess, telling the job which process group is running. */
+async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecOutcome> {
+  try {
+    return await runProcess({ ...spec, onSpawn: (pid) => ctx.onProcess?.(pid) });
+  } finally {
+    ctx.onProcess?.(null);
+  }
 }
 
 /** One run of a program (optionally under the profiler) -> EvalResult. */
@@ -142,7 +174,7 @@ async function evalRun(
     cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd });
     env.GPU_DUMP_CODE_OBJECT = '1';
   }
-  const outcome = await runProcess({
+  const outcome = await runChild(ctx, {
     command: cmd.command,
     args: cmd.args,
     cwd: opts.cwd,
@@ -218,21 +250,6 @@ function endState(results: FullResult[], flags: Flags): RunEndState {
   return 'succeeded';
 }
 
-/** Seconds, from the ranked run's benchmark means (nanoseconds), as `ranking_by` says. */
-export function computeScore(result: Record<string, string>, rankingBy: RankingBy): number | null {
-  const count = Number(result['benchmark-count']);
-  if (!Number.isInteger(count) || count <= 0) return null;
-  const means: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const m = Number(result[`benchmark.${i}.mean`]);
-    if (!Number.isFinite(m) || m <= 0) return null;
-    means.push(m / 1e9);
-  }
-  if (rankingBy === 'last') return means[means.length - 1] ?? null;
-  if (rankingBy === 'mean') return means.reduce((a, b) => a + b, 0) / means.length;
-  return Math.exp(means.reduce((a, b) => a + Math.log(b), 0) / means.length);
-}
-
 async function prepareProblemDir(problem: Problem, dir: string, code: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   for (const f of problem.files) {
@@ -249,24 +266,45 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
   const stopped = () => flags.cancelled || flags.timedOut;
   const checkPassed = (_exit: number, result: Record<string, string>) => result.check === 'pass';
 
+  let compileFailed = false;
+
   const fullRun = async (secret: boolean): Promise<FullResult> => {
     const dir = join(ctx.workDir, secret ? 'secret' : 'public');
     await prepareProblemDir(problem, dir, ctx.code);
     const seed = secret ? randomInt(1, 2 ** 31 - 1) : problem.seed;
     const env: Record<string, string> = seed !== null ? { POPCORN_SEED: String(seed) } : {};
     const runs: Record<string, EvalResult> = {};
+    // lang: py runs `python3 <main>`; lang: cu builds eval.out first, as upstream's run_cuda_script does
+    let command = ctx.settings.python;
+    let mainArgs = [problem.main];
+    let compilation: CompileResult | null = null;
+    if (problem.cuda) {
+      const start = new Date().toISOString();
+      compilation = await compile(ctx, flags, dir, 'nvcc', nvccArgs(problem.cuda, ctx.slot.gpu), { what: `the ${problem.name} task`, live: !secret });
+      // the task's sources are removed before the submission runs (upstream does so too: nothing to snoop on)
+      await Promise.all(problem.files.map((f) => rm(join(dir, f.name), { force: true })));
+      if (!compilation.success) {
+        compileFailed = true;
+        const key = ctx.mode === 'profile' ? 'profile.0' : ctx.mode === 'benchmark' ? 'benchmark' : 'test';
+        runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
+        return { success: true, error: '', system: ctx.system, runs };
+      }
+      command = join(dir, CUDA_PROGRAM);
+      mainArgs = [];
+    }
     const one = async (key: string, evalMode: string, cases: CaseSpec[], timeoutSec: number, profile = false) => {
       const casesPath = join(dir, `${key}.cases`);
       await writeFile(casesPath, casesFileText(cases));
       const r = await evalRun(ctx, flags, {
         key,
         cwd: dir,
-        command: ctx.settings.python,
-        args: [problem.main, evalMode, casesPath],
+        command,
+        args: [...mainArgs, evalMode, casesPath],
         env,
         timeoutSec,
         live: !secret,
         profile,
+        compilation,
         passed: checkPassed,
       });
       runs[key] = r.evalResult;
@@ -298,9 +336,9 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
   };
 
   const results = [await fullRun(false)];
-  if (ctx.mode === 'leaderboard' && !stopped()) results.push(await fullRun(true));
+  if (ctx.mode === 'leaderboard' && !stopped() && !compileFailed) results.push(await fullRun(true));
   const ranked = results[0]?.runs.leaderboard?.run;
-  const score = ranked?.passed ? computeScore(ranked.result, problem.rankingBy) : null;
+  const score = ranked?.passed ? scoreFromResultValues(ranked.result, problem.rankingBy) : null;
   return finish(ctx, results, flags, artifacts, score);
 }
 
@@ -311,14 +349,55 @@ function finish(ctx: RunContext, results: FullResult[], flags: Flags, artifacts:
   return { results, reports, state: endState(results, flags), artifacts, score };
 }
 
+/** What nvcc builds a `lang: cu` task into. */
+const CUDA_PROGRAM = 'eval.out';
+
+/** nvcc flags of GPU MODE's CUDA tasks (kernelbot's CUDA_FLAGS). */
+const CUDA_FLAGS = [
+  '--std=c++20',
+  '-DNDEBUG',
+  '-Xcompiler=-Wno-psabi',
+  '-Xcompiler=-fno-strict-aliasing',
+  '--expt-extended-lambda',
+  '--expt-relaxed-constexpr',
+  '-forward-unknown-to-host-compiler',
+  '-O3',
+  '-Xnvlink=--verbose',
+  '-Xptxas=--verbose',
+  '-Xptxas=--warn-on-spills',
+];
+
+/** Compute capability per GPU MODE GPU name; other GPUs build for the local device (`-arch=native`). */
+const SM_OF_GPU: Record<string, string> = { T4: '75', L4: '89', L4x4: '89', A100: '80', H100: '90a', B200: '100' };
+
+export function nvccArgs(build: CudaBuild, gpu: string): string[] {
+  const sm = SM_OF_GPU[gpu];
+  return [
+    ...CUDA_FLAGS,
+    ...build.flags,
+    ...build.includeDirs.map((d) => `-I${d}`),
+    ...Object.entries(build.defines).map(([name, value]) => (value === null ? `-D${name}` : `-D${name}=${value}`)),
+    ...build.sources,
+    sm ? `-gencode=arch=compute_${sm},code=sm_${sm}` : '-arch=native',
+    '-o',
+    CUDA_PROGRAM,
+  ];
+}
+
 const COMPILERS: Record<string, { compiler: 'hipcc' | 'nvcc'; what: string }> = {
   '.hip': { compiler: 'hipcc', what: 'HIP' },
   '.cpp': { compiler: 'hipcc', what: 'C++ (HIP)' },
   '.cu': { compiler: 'nvcc', what: 'CUDA' },
 };
 
-async function compile(ctx: RunContext, flags: Flags, dir: string, file: string, compiler: 'hipcc' | 'nvcc'): Promise<CompileResult> {
-  const args = ['-O3', '-o', 'program', file];
+async function compile(
+  ctx: RunContext,
+  flags: Flags,
+  dir: string,
+  compiler: 'hipcc' | 'nvcc',
+  args: string[],
+  opts: { what: string; live: boolean },
+): Promise<CompileResult> {
   const found = findOnPath(compiler, ctx.settings.env.PATH);
   if (!found) {
     return {
@@ -328,18 +407,18 @@ async function compile(ctx: RunContext, flags: Flags, dir: string, file: string,
       command: quoteCommand(compiler, args),
       stdout: '',
       stderr:
-        `${compiler} was not found on this runner's PATH, so ${file} cannot be built here. ` +
+        `${compiler} was not found on this runner's PATH, so ${opts.what} cannot be built here. ` +
         `Install ${compiler === 'hipcc' ? 'ROCm' : 'the CUDA toolkit'} on the runner, or submit to a GPU runner that has it ` +
         '(`kernel-runner submit --server URL`, or the kernelRunner.server setting in VS Code).\n',
       exit_code: 127,
     };
   }
-  const version = await runProcess({
+  const version = await runChild(ctx, {
     command: found, args: ['--version'], cwd: dir, env: childEnv(ctx, {}), timeoutMs: 30_000, graceMs: 1000,
     capBytes: 4096, signal: ctx.signal,
   });
-  ctx.onRun('compile');
-  const o = await runProcess({
+  if (opts.live) ctx.onRun('compile');
+  const o = await runChild(ctx, {
     command: found,
     args,
     cwd: dir,
@@ -348,14 +427,15 @@ async function compile(ctx: RunContext, flags: Flags, dir: string, file: string,
     graceMs: ctx.settings.graceMs,
     signal: ctx.signal,
     capBytes: ctx.settings.capBytes,
-    onLine: (stream, line) => ctx.onLine(stream, line),
+    onLine: opts.live ? (stream, line) => ctx.onLine(stream, line) : undefined,
   });
   if (o.timedOut) flags.timedOut = true;
   if (o.cancelled) flags.cancelled = true;
   const exit = o.timedOut ? EXIT_TIMEOUT : (o.exitCode ?? -1);
   return {
     nvcc_found: true,
-    nvcc_version: version.stdout.trim().split('\n').filter(Boolean).pop() ?? '',
+    // upstream keeps the whole `nvcc --version` text
+    nvcc_version: version.stdout.trim(),
     success: exit === 0 && !o.spawnError,
     command: quoteCommand(compiler, args),
     stdout: o.stdout,
@@ -381,7 +461,7 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
   const build = COMPILERS[ext];
   if (build) {
     const start = new Date().toISOString();
-    compilation = await compile(ctx, flags, dir, ctx.fileName, build.compiler);
+    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', '-o', 'program', ctx.fileName], { what: ctx.fileName, live: true });
     if (!compilation.success) {
       runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
       const result: FullResult = { success: true, error: '', system: ctx.system, runs };

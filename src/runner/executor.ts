@@ -26,6 +26,8 @@ export interface ExecSpec {
   capBytes: number;
   /** Where to copy stderr byte for byte (unfiltered). */
   stderrLogPath?: string;
+  /** The child started: its pid, which is also its process group id (not on Windows). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface ExecOutcome {
@@ -86,6 +88,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     forceKillAfterDelay: false,
   });
   const pid = child.pid;
+  if (pid !== undefined) spec.onSpawn?.(pid);
 
   const lineEnd = (line: ClassifiedLine) => (line.eol === '' ? '' : '\n');
   const stdoutLines = createLineClassifier({

@@ -1,5 +1,6 @@
 // Which GPUs this machine has, named the way GPU MODE names them (MI300X -> MI300), one job slot per device.
 import { execa } from 'execa';
+import { findOnPath } from './profilers';
 
 export type GpuRuntime = 'ROCm' | 'CUDA' | 'CPU';
 
@@ -68,27 +69,30 @@ export function nvidiaGpuName(product: string): string {
   return m ? (m[1] as string).toUpperCase() : 'NVIDIA';
 }
 
-async function tryRun(command: string, args: string[]): Promise<string | null> {
-  const r = await execa(command, args, { reject: false, timeout: 10_000, stdin: 'ignore' });
+async function tryRun(command: string, args: string[], pathValue: string | undefined): Promise<string | null> {
+  // Most machines have none of these tools: looking on PATH first saves starting a process that cannot exist.
+  const found = process.platform === 'win32' ? command : findOnPath(command, pathValue);
+  if (!found) return null;
+  const r = await execa(found, args, { reject: false, timeout: 10_000, stdin: 'ignore' });
   return r.exitCode === 0 && typeof r.stdout === 'string' ? r.stdout : null;
 }
 
-export async function detectGpus(override?: string): Promise<GpuInventory> {
+export async function detectGpus(override?: string, pathValue: string | undefined = process.env.PATH): Promise<GpuInventory> {
   let runtime: GpuRuntime = 'CPU';
   let products: string[] = [];
   let name = (p: string) => p;
 
-  const rocminfo = await tryRun('rocminfo', []);
+  const rocminfo = await tryRun('rocminfo', [], pathValue);
   if (rocminfo) products = parseRocminfo(rocminfo);
   if (products.length === 0) {
-    const smi = await tryRun('rocm-smi', ['--showproductname']);
+    const smi = await tryRun('rocm-smi', ['--showproductname'], pathValue);
     if (smi) products = parseRocmSmi(smi);
   }
   if (products.length) {
     runtime = 'ROCm';
     name = amdGpuName;
   } else {
-    const nv = await tryRun('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader']);
+    const nv = await tryRun('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], pathValue);
     if (nv) products = nv.split('\n').map((l) => l.trim()).filter(Boolean);
     if (products.length) {
       runtime = 'CUDA';

@@ -10,7 +10,7 @@ import { HttpError, sendError } from './http/errors';
 import { checkLocalCaller, checkToken, isLoopbackHost } from './http/auth';
 import { createJobManager, type JobManager } from './jobs';
 import { defaultDataDir, defaultProblemsDir, packageRoot } from './paths';
-import { loadProblems } from './problems';
+import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, type Profiler, type ProfilerChoice } from './profilers';
 import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
@@ -42,6 +42,8 @@ export interface RunnerOptions {
   /** Also ask rocprofv3 for its rocpd database (ROCm 7). Default false. */
   rocpd?: boolean;
   retention?: Partial<RetentionPolicy>;
+  /** How often retention runs (also once at start). Default 1 h. */
+  retentionIntervalMs?: number;
   /** Environment of child processes and of profiler discovery. Default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Python interpreter. Default python3. */
@@ -71,6 +73,69 @@ export function runnerVersion(): string {
   }
 }
 
+/**
+ * The problems folder, read on first use: a plain script's submission (the embedded runner of `kernel-runner
+ * submit`) never needs it, and parsing the task files costs a fresh process about 10 ms. Its warnings are logged
+ * when it is read.
+ */
+class LazyProblems extends Map<string, Problem> {
+  #load: (() => ProblemSet) | null;
+  #warnings: string[] = [];
+
+  constructor(load: () => ProblemSet) {
+    super();
+    this.#load = load;
+  }
+
+  #ready(): this {
+    const load = this.#load;
+    if (load) {
+      this.#load = null;
+      const set = load();
+      for (const [name, problem] of set.problems) super.set(name, problem);
+      this.#warnings = set.warnings;
+    }
+    return this;
+  }
+
+  get warnings(): string[] {
+    this.#ready();
+    return this.#warnings;
+  }
+  override get size(): number {
+    this.#ready();
+    return super.size;
+  }
+  override get(name: string): Problem | undefined {
+    this.#ready();
+    return super.get(name);
+  }
+  override has(name: string): boolean {
+    this.#ready();
+    return super.has(name);
+  }
+  override keys(): MapIterator<string> {
+    this.#ready();
+    return super.keys();
+  }
+  override values(): MapIterator<Problem> {
+    this.#ready();
+    return super.values();
+  }
+  override entries(): MapIterator<[string, Problem]> {
+    this.#ready();
+    return super.entries();
+  }
+  override forEach(fn: (problem: Problem, name: string, map: Map<string, Problem>) => void, thisArg?: unknown): void {
+    this.#ready();
+    super.forEach(fn, thisArg);
+  }
+  override [Symbol.iterator](): MapIterator<[string, Problem]> {
+    this.#ready();
+    return super[Symbol.iterator]();
+  }
+}
+
 export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunner> {
   const host = opts.host ?? '127.0.0.1';
   const port = opts.port ?? 8787;
@@ -87,8 +152,11 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const dataDir = resolve(opts.dataDir ?? defaultDataDir());
   const profiler = detectProfiler(opts.profiler ?? 'auto', env.PATH);
   const inventory = await detectGpus(opts.gpuName);
-  const { problems, warnings } = loadProblems(problemsDir);
-  for (const w of warnings) log(`warning: ${w}`);
+  const problems = new LazyProblems(() => {
+    const set = loadProblems(problemsDir);
+    for (const w of set.warnings) log(`warning: ${w}`);
+    return set;
+  });
   const python = opts.python ?? 'python3';
 
   const store = openStore(dataDir);
@@ -114,7 +182,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       settings,
       heartbeatMs: opts.heartbeatMs ?? 15_000,
       retention: { maxAgeDays: 30, maxTotalBytes: 10 * 1024 ** 3, ...opts.retention },
-      retentionIntervalMs: 3_600_000,
+      retentionIntervalMs: opts.retentionIntervalMs ?? 3_600_000,
       maxLiveOutputBytes: 1024 ** 3,
       maxQueuedJobs: 10_000,
       log,
@@ -185,9 +253,13 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       runtime: inventory.runtime,
       profiler,
       problemsDir,
-      problems: [...problems.keys()].sort(),
+      get problems() {
+        return [...problems.keys()].sort();
+      },
       dataDir,
-      warnings,
+      get warnings() {
+        return problems.warnings;
+      },
     },
     close() {
       closing ??= (async () => {

@@ -16,6 +16,7 @@ import { runSubmission, type RunSettings } from './evaluate';
 import type { EventLog, FrameBatch, LoggedEvent } from './eventLog';
 import type { GpuInventory, GpuSlot } from './gpus';
 import type { Problem } from './problems';
+import { killOrphanGroup, processGroupRef } from './orphans';
 import { createScheduler, type Scheduler } from './scheduler';
 import type { JobStore, RetentionPolicy, StoredJob } from './store';
 import type { SystemProbe } from './system';
@@ -98,9 +99,22 @@ const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' 
 
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/** JSON.stringify for a string, with a fast path for printable ASCII without quotes or backslashes (most lines). */
-export function jsonString(text: string): string {
-  return PLAIN_ASCII.test(text) ? '"' + text + '"' : JSON.stringify(text);
+// The data of an output event, `{"stream":"stdout","text":"...","noise":false}` (with `,"kind":"glog"` for noise and
+// fatal lines; left out for the program's own lines, most of the bytes), is built from constant head and tail
+// pieces: live output of a chatty program is millions of events, and each extra piece is an allocation.
+const OUTPUT_HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":', stderr: '{"stream":"stderr","text":' };
+const OUTPUT_HEAD_QUOTE: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":"', stderr: '{"stream":"stderr","text":"' };
+const outputTails = [0, 1, 2, 3].map(() => new Map<string, string>());
+
+/** `,"noise":false}` and the like; `closeQuote` starts it with the text's closing quote. */
+function outputJsonTail(closeQuote: boolean, noise: boolean, kind: string): string {
+  const tails = outputTails[(closeQuote ? 2 : 0) + (noise ? 1 : 0)] as Map<string, string>;
+  let tail = tails.get(kind);
+  if (tail === undefined) {
+    tail = `${closeQuote ? '"' : ''},"noise":${noise}${kind === 'program' ? '' : `,"kind":${JSON.stringify(kind)}`}}`;
+    tails.set(kind, tail);
+  }
+  return tail;
 }
 
 function elapsedSince(ms: number): number {
@@ -117,13 +131,21 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   const liveJobs = new Map<number, LiveJob>();
   let closing = false;
 
-  // Jobs that were queued or running when the runner last stopped are interrupted, not lost.
+  // Jobs that were queued or running when the runner last stopped are interrupted, not lost. If the runner died
+  // without stopping them (SIGKILL, OOM), the process group a running job left behind is ended first.
   for (const rec of store.loadJobs()) {
     if (rec.state === 'queued' || rec.state === 'running') {
-      const detail =
+      let detail =
         rec.state === 'running'
           ? 'Interrupted: the runner stopped while this job was running; submit it again'
           : 'Interrupted: the runner stopped before this job started; submit it again';
+      if (rec.process) {
+        const outcome = killOrphanGroup(rec.process);
+        if (outcome === 'killed') {
+          detail += ` (the processes it left behind, group ${rec.process.pgid}, were killed)`;
+          opts.log(`job ${rec.id}: killed process group ${rec.process.pgid} left behind by a runner that stopped without ending it`);
+        }
+      }
       store.interruptSync(rec, { status: 'error', detail, status_code: 503 });
     }
     lightRecords.set(rec.id, { ...rec, result: null });
@@ -160,9 +182,11 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       emit(job, 'output', `{"stream":"${stream}","text":${JSON.stringify(note)},"noise":false}`);
       return;
     }
-    // `kind` is left out for the program's own lines (the common case: it is most of the bytes of an event)
-    const kind = line.kind === 'program' ? '' : `,"kind":"${line.kind}"`;
-    emit(job, 'output', '{"stream":"' + stream + '","text":' + jsonString(line.text) + ',"noise":' + line.noise + kind + '}');
+    // One event per line, built from three pieces (see OUTPUT_HEAD).
+    const data = PLAIN_ASCII.test(line.text)
+      ? OUTPUT_HEAD_QUOTE[stream] + line.text + outputJsonTail(true, line.noise, line.kind)
+      : OUTPUT_HEAD[stream] + JSON.stringify(line.text) + outputJsonTail(false, line.noise, line.kind);
+    emit(job, 'output', data);
   };
 
   const updatePositions = (gpu: string) => {
@@ -188,6 +212,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     Object.assign(job.record, extra);
     job.record.state = state;
     job.record.queue_position = null;
+    job.record.process = null;
     job.record.finished_at = new Date().toISOString();
     if (terminal.event === 'result') job.record.result = terminal.data;
     else job.record.error = terminal.data;
@@ -233,6 +258,10 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         onRun: (key) => {
           job.currentRun = key;
           emitStatus(job);
+        },
+        onProcess: (pid) => {
+          rec.process = pid === null ? null : processGroupRef(pid);
+          void store.saveJob(rec);
         },
       });
       if (job.interrupting) {
@@ -304,6 +333,11 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       if (closing) throw new QueueFullError('the runner is shutting down');
       const waiting = scheduler.counts(req.gpu).queued;
       if (waiting >= opts.maxQueuedJobs) throw new QueueFullError(`the queue for ${req.gpu} is full (${waiting} jobs waiting); try again later`);
+      // `queue_position` (see core/protocol/api.ts): 0 = a free device takes it at once, else its place in line
+      const placeInLine = () => {
+        const c = scheduler.counts(req.gpu);
+        return c.idle > 0 ? 0 : c.queued + 1;
+      };
       const id = store.allocateId();
       const now = new Date();
       const record: StoredJob = {
@@ -313,7 +347,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         mode: req.mode,
         file_name: req.fileName,
         state: 'queued',
-        queue_position: waiting + 1,
+        queue_position: placeInLine(),
         created_at: now.toISOString(),
         started_at: null,
         finished_at: null,
@@ -327,6 +361,9 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         runner: '',
       };
       await store.createJob(record, req.code);
+      // others may have been queued meanwhile; from here to enqueue() nothing awaits
+      const position = placeInLine();
+      record.queue_position = position;
       let markDone = () => undefined as void;
       const done = new Promise<void>((resolve) => (markDone = resolve));
       const subscribers = new Set<Subscriber>(req.subscriber ? [req.subscriber] : []);
@@ -353,7 +390,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       };
       liveJobs.set(id, job);
       lightRecords.set(id, record);
-      emit(job, 'job', JSON.stringify({ job_id: id, leaderboard: req.leaderboard, gpu: req.gpu, mode: req.mode, queue_position: waiting + 1 }));
+      emit(job, 'job', JSON.stringify({ job_id: id, leaderboard: req.leaderboard, gpu: req.gpu, mode: req.mode, queue_position: position }));
       emitStatus(job);
       job.heartbeat = setInterval(() => emitStatus(job), opts.heartbeatMs);
       scheduler.enqueue(job);

@@ -4,17 +4,31 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SCRIPT_LEADERBOARD, type Leaderboard } from '../core/protocol/api';
+import type { RankingBy } from '../core/scoring';
 
 export const SUBMISSION_SOURCE = '@SUBMISSION@';
 export const DEFAULT_TIMEOUT_SEC = 180;
 
 export type CaseSpec = Record<string, string | number | boolean>;
-export type RankingBy = 'last' | 'mean' | 'geom';
+export type { RankingBy };
+
+/** How a `lang: cu` task is built (task.yml `config`, as upstream's CudaTaskData). */
+export interface CudaBuild {
+  /** Files given to nvcc (the others in `files` are headers). */
+  sources: string[];
+  /** `-I` folders, relative to the run folder unless absolute. */
+  includeDirs: string[];
+  /** `-DNAME=value`, or `-DNAME` for null. */
+  defines: Record<string, string | null>;
+  /** Extra nvcc flags (`compile_flags`), each starting with `-`. */
+  flags: string[];
+}
 
 export interface Problem {
   name: string;
   dir: string;
-  lang: string;
+  /** `py`: `python3 <main> <mode> <cases>`; `cu`: sources built with nvcc into eval.out, run as `./eval.out <mode> <cases>`. */
+  lang: 'py' | 'cu';
   description: string;
   /** `source` is the absolute path of the file to copy, or `@SUBMISSION@`. */
   files: Array<{ name: string; source: string }>;
@@ -25,6 +39,8 @@ export interface Problem {
   timeouts: { test: number; benchmark: number; ranked: number };
   rankingBy: RankingBy;
   seed: number | null;
+  /** Set for `lang: cu`. */
+  cuda: CudaBuild | null;
 }
 
 export interface ProblemSet {
@@ -64,6 +80,30 @@ function seconds(value: unknown, what: string): number {
   return value;
 }
 
+function stringList(value: unknown, what: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ProblemError(`${what} must be a list of strings`);
+  return value as string[];
+}
+
+function cudaBuild(config: Record<string, unknown>, fileNames: string[]): CudaBuild {
+  const sources = stringList(config.sources, 'config.sources');
+  if (sources.length === 0) throw new ProblemError('lang: cu needs config.sources, the files nvcc compiles (e.g. [eval.cu, submission.cu])');
+  for (const src of sources) if (!fileNames.includes(src)) throw new ProblemError(`config.sources lists ${src}, which is not in files`);
+  const defines: Record<string, string | null> = {};
+  const rawDefines = config.defines === undefined || config.defines === null ? {} : record(config.defines, 'config.defines');
+  for (const [name, value] of Object.entries(rawDefines)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ProblemError(`config.defines: ${name} is not a valid macro name`);
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new ProblemError(`config.defines.${name} must be a string, a number or null`);
+    }
+    defines[name] = value === null ? null : String(value);
+  }
+  const flags = stringList(config.compile_flags, 'config.compile_flags');
+  for (const f of flags) if (!f.startsWith('-')) throw new ProblemError(`config.compile_flags: ${f} should start with a dash`);
+  return { sources, includeDirs: stringList(config.include_dirs, 'config.include_dirs'), defines, flags };
+}
+
 /** Reads one task.yml; throws ProblemError naming the file and the field. */
 export function loadProblem(taskPath: string): Problem {
   const dir = dirname(taskPath);
@@ -76,7 +116,9 @@ export function loadProblem(taskPath: string): Problem {
   }
   try {
     const lang = typeof doc.lang === 'string' ? doc.lang : 'py';
-    if (lang !== 'py') throw new ProblemError(`lang '${lang}' is not run by kernel-runner serve (Python problems only; HIP/CUDA code goes in through load_inline)`);
+    if (lang !== 'py' && lang !== 'cu') {
+      throw new ProblemError(`lang '${lang}' is not run by kernel-runner serve (it runs lang: py, and lang: cu built with nvcc)`);
+    }
     const rawFiles = doc.files;
     if (!Array.isArray(rawFiles) || rawFiles.length === 0) throw new ProblemError('files must be a non-empty list of {name, source}');
     const files = rawFiles.map((f, i) => {
@@ -91,6 +133,7 @@ export function loadProblem(taskPath: string): Problem {
     if (!files.some((f) => f.source === SUBMISSION_SOURCE)) throw new ProblemError(`files has no ${SUBMISSION_SOURCE} entry`);
     const config = doc.config === undefined || doc.config === null ? {} : record(doc.config, 'config');
     const main = typeof config.main === 'string' ? config.main : 'eval.py';
+    const cuda = lang === 'cu' ? cudaBuild(config, files.map((f) => f.name)) : null;
     const rankingBy = doc.ranking_by ?? 'last';
     if (rankingBy !== 'last' && rankingBy !== 'mean' && rankingBy !== 'geom') throw new ProblemError('ranking_by must be last, mean or geom');
     return {
@@ -110,6 +153,7 @@ export function loadProblem(taskPath: string): Problem {
       },
       rankingBy,
       seed: typeof doc.seed === 'number' ? doc.seed : null,
+      cuda,
     };
   } catch (err) {
     if (err instanceof ProblemError) throw new ProblemError(`${taskPath}: ${err.message}`);

@@ -1,9 +1,14 @@
 // The markdown report of one FullResult (the `reports` of a result event): what ran, what passed, timings.
+import { decodePopcornBase64 } from '../core/reportEncoding';
 import type { EvalResult, FullResult, SubmissionMode } from '../core/protocol/api';
 
-function decodeReport(value: string): string {
-  // GPU MODE's evaluators base64 their profile reports with the `+*` alphabet (`*` for `/`)
-  return Buffer.from(value.replace(/\*/g, '/'), 'base64').toString('utf8');
+
+function readableReport(encoded: string): string {
+  try {
+    return decodePopcornBase64(encoded).trimEnd();
+  } catch {
+    return `(the evaluator's report is not valid +* base64; ${encoded.length} characters as sent)\n${encoded.slice(0, 2000)}`;
+  }
 }
 
 function fence(text: string): string {
@@ -56,7 +61,7 @@ function runSection(key: string, ev: EvalResult): string {
   }
   for (let i = 0; Number.isInteger(benches) && i < benches; i++) {
     const report = r[`benchmark.${i}.report`];
-    if (report) out += `Report \`${r[`benchmark.${i}.spec`] ?? i}\`:\n\n${fence(decodeReport(report).trimEnd())}\n`;
+    if (report) out += `Report \`${r[`benchmark.${i}.spec`] ?? i}\`:\n\n${fence(readableReport(report))}\n`;
   }
   if (ev.profile) {
     const k = ev.profile.summary?.kernels?.[0];

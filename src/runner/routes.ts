@@ -128,8 +128,11 @@ async function acceptSubmission(ctx: RequestContext, services: RouteServices): P
   );
   const first = problems[0];
   if (first) throw new HttpError(first.status, first.line ? `${first.message} (line ${first.line})` : first.message);
-  if (lb.problem && !fileName.endsWith('.py')) {
+  if (lb.problem?.lang === 'py' && !fileName.endsWith('.py')) {
     throw new HttpError(400, `Leaderboard '${lb.name}' takes Python submissions (a .py file defining custom_kernel); got ${fileName}`);
+  }
+  if (lb.problem?.lang === 'cu' && !/\.(cu|cuh|cpp)$/.test(fileName)) {
+    throw new HttpError(400, `Leaderboard '${lb.name}' takes CUDA submissions (a .cu file defining custom_kernel); got ${fileName}`);
   }
   const source = upload.bytes.toString('utf8');
   const directives = parseDirectivesServer(source, fileName, { expectedLeaderboard: lb.name });

@@ -7,11 +7,12 @@
 //   jobs/<id>/submission/<file>  the uploaded file
 //   jobs/<id>/artifacts/<name>   downloads (profile zips)
 //   jobs/<id>/work/              scratch folder of the running job, removed when it ends
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { jobRecordSchema, type ErrorEvent, type JobRecord } from '../core/protocol/api';
 import { formatFrame, openEventLog, repairLog, type EventLog, type FrameBatch } from './eventLog';
+import type { ProcessGroupRef } from './orphans';
 
 /** What job.json holds: the public record plus what the runner needs to answer later. */
 export type StoredJob = JobRecord & {
@@ -22,6 +23,8 @@ export type StoredJob = JobRecord & {
   score: number | null;
   /** Name of the GPU slot's device that ran it, e.g. `MI300 #0`. */
   runner: string;
+  /** The process group running now (ended by the next start if the runner dies); absent in older records. */
+  process?: ProcessGroupRef | null;
 };
 
 export class StoreError extends Error {
@@ -217,7 +220,9 @@ export function openStore(dataDir: string): JobStore {
       record.state = 'interrupted';
       record.error = error;
       record.queue_position = null;
+      record.process = null;
       record.finished_at = new Date().toISOString();
+      rmSync(store.workDir(record.id), { recursive: true, force: true });
       const tmp = join(jobDir(record.id), `.job.json.${process.pid}.tmp`);
       writeFileSync(tmp, JSON.stringify(record));
       renameSync(tmp, join(jobDir(record.id), 'job.json'));

@@ -31,6 +31,12 @@ export interface BenchmarkCaseView {
 export interface RunSectionView {
   /** `test`, `benchmark`, `leaderboard`, `profile.0` ... */
   key: string;
+  /** The service's secret-seed copy of the run (GPU MODE leaderboard submissions): not shown on the leaderboard. */
+  secret?: boolean;
+  /** The score the service gave this run (seconds), when it gave one. */
+  scoreS?: number;
+  /** Background submissions: the service reports no command or exit code, only passed/failed and timings. */
+  noProcessInfo?: boolean;
   success: boolean;
   passed: boolean;
   exitCode: number;
@@ -60,6 +66,25 @@ export interface ProfileView {
   note?: string;
 }
 
+/** A run's stdout or stderr as the result carried it (no live output: GPU MODE), profiler noise taken out. */
+export interface OutputView {
+  key: string;
+  stream: 'stdout' | 'stderr';
+  secret?: boolean;
+  text: string;
+  hiddenNoiseLines: number;
+}
+
+export interface RankedScoreView {
+  /** Seconds (upstream's unit). */
+  seconds: number;
+  /** "123.457 µs". */
+  text: string;
+  /** `run`: the service's own score; `computed`: from the ranked run's timings. */
+  source: 'run' | 'computed';
+  rankingBy: string;
+}
+
 export interface ResultView {
   title: string;
   fileName: string;
@@ -75,8 +100,18 @@ export interface ResultView {
   system?: Record<string, string>;
   runs: RunSectionView[];
   profiles: ProfileView[];
+  /** Plain-text reports (decoded `benchmark.<i>.report` of profile runs): shown preformatted. */
   reports: string[];
   hiddenNoiseLines: number;
+  /** The result's markdown `reports` (rendered with raw HTML disabled, then sanitised). */
+  markdownReports?: string[];
+  rankedScore?: RankedScoreView;
+  outputs?: OutputView[];
+  /** GPU MODE background submissions: the submission id and the job's final status in words. */
+  submissionId?: number;
+  jobStatus?: { status: string; label: string; explanation: string };
+  /** Short remarks shown under the header (e.g. that GPU MODE keeps no output for background submissions). */
+  notes?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 import type { KernelRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { h, svg, type Child } from './dom';
 import { formatBytes, formatCount, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
-import type { BenchmarkCaseView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
+import { renderMarkdown } from './markdown';
+import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
 export interface Actions {
   downloadTrace(profileKey: string): void;
@@ -18,12 +19,60 @@ export function renderResult(view: ResultView, actions: Actions): HTMLElement {
     'main',
     { class: 'results' },
     renderHeader(view, actions),
+    view.jobStatus && view.jobStatus.explanation
+      ? h('section', { class: 'error-box job-status', role: 'alert', 'data-job-status': view.jobStatus.status }, h('h2', {}, `Job ${view.jobStatus.label}`), h('p', {}, view.jobStatus.explanation))
+      : null,
     view.error ? h('section', { class: 'error-box', role: 'alert' }, h('h2', {}, 'Error'), h('pre', {}, view.error)) : null,
+    view.rankedScore ? renderRankedScore(view) : null,
     // A profile is what the person asked for: its trace summary comes before the run details.
     ...view.profiles.map((p) => renderProfile(p, actions)),
     ...view.runs.map(renderRun),
-    view.system ? renderSystem(view.system) : null,
+    view.markdownReports?.length ? renderMarkdownReports(view.markdownReports) : null,
     view.reports.length ? renderReports(view.reports) : null,
+    view.outputs?.length ? renderOutputs(view.outputs) : null,
+    view.system ? renderSystem(view.system) : null,
+  );
+}
+
+function renderRankedScore(view: ResultView): HTMLElement | null {
+  const s = view.rankedScore;
+  if (!s) return null;
+  const how = s.source === 'run' ? 'as scored by the service' : `computed from the ranked run's timings (ranking: ${s.rankingBy})`;
+  return h(
+    'div',
+    { class: 'cards ranked' },
+    h(
+      'div',
+      { class: 'card', 'data-ranked-score': String(s.seconds) },
+      h('div', { class: 'card-value' }, s.text),
+      h('div', { class: 'card-label' }, 'ranked score'),
+      h('div', { class: 'card-sub' }, `${view.leaderboard} on ${view.gpu}, ${how}`),
+    ),
+  );
+}
+
+function renderMarkdownReports(reports: string[]): HTMLElement {
+  return h(
+    'section',
+    { class: 'markdown-reports' },
+    h('h2', {}, 'Reports'),
+    ...reports.map((r) => h('article', { class: 'markdown' }, renderMarkdown(r))),
+  );
+}
+
+function renderOutputs(outputs: OutputView[]): HTMLElement {
+  return h(
+    'section',
+    { class: 'outputs' },
+    h('h2', {}, 'Program output'),
+    ...outputs.map((o) =>
+      h(
+        'details',
+        { 'data-output': `${o.key}.${o.stream}` },
+        h('summary', {}, `${o.key}${o.secret ? ' (secret run)' : ''} ${o.stream}`, o.hiddenNoiseLines ? ` · ${formatCount(o.hiddenNoiseLines)} profiler log lines hidden` : ''),
+        h('pre', {}, o.text),
+      ),
+    ),
   );
 }
 
@@ -52,6 +101,8 @@ function renderHeader(view: ResultView, actions: Actions): HTMLElement {
   add('GPU', view.gpu);
   add('mode', view.mode);
   add('target', view.target);
+  if (view.submissionId !== undefined) add('submission', `#${view.submissionId}`);
+  if (view.jobStatus) add('job', view.jobStatus.label);
   if (view.outcome !== 'trace') add('elapsed', formatSeconds(view.elapsedS));
   if (view.hiddenNoiseLines) add('hidden profiler lines', formatCount(view.hiddenNoiseLines));
   return h(
@@ -59,6 +110,7 @@ function renderHeader(view: ResultView, actions: Actions): HTMLElement {
     { class: 'header' },
     h('h1', {}, h('span', { class: `badge badge-${view.outcome}`, role: 'status' }, outcomeLabel(view)), ' ', view.title),
     h('div', { class: 'meta' }, ...meta),
+    ...(view.notes ?? []).map((n) => h('p', { class: 'note' }, n)),
     view.outcome === 'trace' ? null : button('Show output', 'show-output', () => actions.showOutput()),
   );
 }
@@ -82,14 +134,15 @@ function table(caption: string, headers: string[], rows: Child[][], cls = ''): H
 function renderRun(run: RunSectionView): HTMLElement {
   const status = run.passed ? 'passed' : run.success ? 'failed' : 'did not finish';
   const facts: Child[] = [
-    h('span', { class: `badge badge-${run.passed ? 'success' : 'failure'}` }, status),
-    h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'exit code '), String(run.exitCode), run.exitMeaning ? ` (${run.exitMeaning})` : ''),
+    h('span', { class: `badge badge-${run.passed ? 'success' : 'failure'}` }, run.noProcessInfo ? (run.passed ? 'passed' : 'failed') : status),
+    run.noProcessInfo ? null : h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'exit code '), String(run.exitCode), run.exitMeaning ? ` (${run.exitMeaning})` : ''),
     h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'duration '), formatSeconds(run.durationS)),
   ];
+  if (run.scoreS !== undefined) facts.push(h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'score '), formatSeconds(run.scoreS)));
   return h(
     'section',
-    { class: 'run', 'data-run': run.key },
-    h('h2', {}, `Run: ${run.key}`),
+    { class: `run${run.secret ? ' secret' : ''}`, 'data-run': run.key, 'data-secret': run.secret ? 'true' : null },
+    h('h2', {}, `Run: ${run.key}`, run.secret ? ' ' : '', run.secret ? h('span', { class: 'badge badge-secret', title: "The service's copy of the run with a hidden seed: it guards against tuning to the public seeds and is not shown on the leaderboard." }, 'secret run') : ''),
     h('div', { class: 'meta' }, ...facts),
     run.command ? h('details', { class: 'command' }, h('summary', {}, 'Command'), h('pre', {}, run.command)) : null,
     run.compile && !run.compile.success

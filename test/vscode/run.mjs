@@ -113,6 +113,16 @@ const freePort = () =>
     });
   });
 
+// The GPU MODE contract server for the UI checks (the mocha suites start their own): its URL is GPU MODE's for the
+// extension host (POPCORN_API_URL, as popcorn-cli reads it), and the throwaway home gets a popcorn config.
+let contract;
+if (!flag('--no-ui')) {
+  contract = await startContract().catch((err) => {
+    console.error(`[vscode-tests] ${err.message}`);
+    process.exit(1);
+  });
+}
+
 // 3. The VS Code server in its own process group, so that one kill ends it and its extension hosts.
 const port = await freePort();
 const resultsFile = join(tmp, 'mocha-results.json');
@@ -127,6 +137,7 @@ const serverEnv = {
   KR_TEST_OUTPUT: outputDir,
   KR_TEST_GREP: option('--grep') ?? '',
   KR_TEST_WORKSPACE: dirs.workspace,
+  ...(contract ? { POPCORN_API_URL: contract.url } : {}),
 };
 delete serverEnv.ELECTRON_RUN_AS_NODE;
 const server = spawn(
@@ -148,6 +159,7 @@ server.on('exit', () => { serverExited = true; });
 let browser;
 async function cleanup() {
   try { await browser?.close(); } catch { /* already gone */ }
+  contract?.child.kill('SIGTERM');
   if (!serverExited) {
     try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
     const deadline = Date.now() + 5000;
@@ -254,7 +266,7 @@ try {
         const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
         const page = await context.newPage();
         try {
-          await fn({ page, workbenchUrl, outputDir, root, workspace: dirs.workspace, say });
+          await fn({ page, workbenchUrl, outputDir, root, workspace: dirs.workspace, home: dirs.home, contract, say });
           passed++;
           console.log(`  ok   ${title} (${Date.now() - t0} ms)`);
         } catch (err) {
@@ -278,3 +290,27 @@ try {
 say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs in ${outputDir}`);
 console.log(`vscode: ${passed} passed, ${failed} failed`);
 process.exit(exitCode || (failed ? 1 : 0));
+
+/** test/vscode/contractProcess.ts under tsx: resolves with its URL and a registered cli_id once it listens. */
+function startContract() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/vscode/contractProcess.ts')], {
+      cwd: root,
+      env: { ...process.env, KR_CONTRACT_HEARTBEAT_MS: '1000' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let err = '';
+    let buf = '';
+    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const line = buf.split('\n').find((l) => l.includes('"ready"'));
+      if (line) {
+        const { url, aliceId } = JSON.parse(line);
+        resolve({ url, aliceId, child });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the GPU MODE contract server exited (${code}): ${err}`)));
+    setTimeout(() => reject(new Error(`the GPU MODE contract server did not start: ${err}`)), 30_000);
+  });
+}

@@ -3,6 +3,8 @@ import { register as filter } from './filter';
 import { register as summarize } from './summarize';
 import { register as serve } from './serve';
 import { register as submit } from './submit';
+import { register as registerCmd } from './register';
+import { register as submissions } from './submissions';
 
 /** Each command module exports `register(program)`; add one line here per command. */
 export const commands: Array<(program: Command) => void> = [
@@ -10,4 +12,6 @@ export const commands: Array<(program: Command) => void> = [
   summarize,
   serve,
   submit,
+  registerCmd,
+  submissions,
 ];

@@ -9,9 +9,11 @@ import { CliExit } from '../exit';
 import { createRunnerClient, RunnerClientError, type ClientEvent, type RunnerClient, type StreamOutcome } from '../../core/client/index';
 import { parseDirectivesClient } from '../../core/directives';
 import { readPopcornConfig } from '../../core/popcornConfig';
-import { SCRIPT_LEADERBOARD, isSubmissionMode, type ResultEvent, type SubmissionMode, type UserSubmissionDetail } from '../../core/protocol/api';
+import { SCRIPT_LEADERBOARD, isSubmissionMode, queueLabel, type SubmissionMode } from '../../core/protocol/api';
 import { renderErrorEvent, renderResult, resultPassed } from '../render/submissionResult';
-import { saveTraces, type SavedTrace } from '../submit/saveTraces';
+import { saveProfileTraces, type SavedTrace } from '../../core/gpumode/traces';
+import { gpuModeBaseUrl, isGpuModeUrl } from '../../core/gpumode/target';
+import { runGpuModeSubmit } from '../submit/gpumode';
 import { startRunner, type RunningRunner } from '../../runner/index';
 
 export interface SubmitCliOptions {
@@ -119,7 +121,7 @@ async function resolveTarget(client: RunnerClient, opts: SubmitCliOptions, sourc
 function describeStatus(event: ClientEvent, last: { text: string }): string | undefined {
   let text: string | undefined;
   const position = event.event === 'job' || event.event === 'status' ? (event.data.queue_position ?? 0) : 0;
-  if (position > 1) text = `queued behind ${position - 1} job${position === 2 ? '' : 's'}`;
+  if (position > 0) text = `${queueLabel(position)} (waiting for a free device)`;
   else if (event.event === 'status' && event.data.run && event.data.state !== 'queued') text = `running ${event.data.run}`;
   if (!text || text === last.text) return undefined;
   last.text = text;
@@ -150,7 +152,9 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
   };
   process.on('SIGINT', onSigint);
   try {
-    let baseUrl = opts.server;
+    let baseUrl = opts.server === 'gpumode' ? gpuModeBaseUrl() : opts.server;
+    // GPU MODE's service by its URL: its own flow (pre-flight checks, queue, background route + polling, cli_id).
+    if (baseUrl && isGpuModeUrl(baseUrl)) return await runGpuModeSubmit(file, bytes, { ...opts, server: baseUrl }, io, controller.signal);
     if (!baseUrl) {
       embeddedData = await mkdtemp(path.join(tmpdir(), 'kernel-runner-submit-'));
       embedded = await startRunner({ port: 0, dataDir: embeddedData, heartbeatMs: 5000 });
@@ -165,13 +169,11 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     })();
     // The embedded runner is ours and runs everything on its first GPU: no round trips needed to find out.
     const health = embedded ? undefined : await client.health({ signal: controller.signal }).catch(clientErrorExit);
+    const ours = embedded !== undefined || health?.version !== undefined;
+    // A server without our /health additions is GPU MODE's service (or a copy of it) under another name.
+    if (!ours) return await runGpuModeSubmit(file, bytes, { ...opts, server: client.baseUrl }, io, controller.signal);
     const target = await resolveTarget(client, opts, source, io, embedded?.info.gpus);
     const request = { ...target, file: { name: path.basename(file), content: bytes } };
-    const ours = embedded !== undefined || health?.version !== undefined;
-
-    if (!ours && target.mode !== 'profile') {
-      return await runBackground(client, request, opts, io, controller.signal);
-    }
 
     const sink = createLineSink(io, Boolean(opts.json));
     let hidden = 0;
@@ -203,7 +205,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
       return clientErrorExit(err);
     }
     sink.flush();
-    return await finish(client, outcome, { ...opts, file, live, hidden }, io, controller.signal);
+    return await finish(client, outcome, { ...opts, ...target, file, live, hidden }, io, controller.signal);
   } finally {
     process.off('SIGINT', onSigint);
     await embedded?.close();
@@ -227,12 +229,15 @@ async function finish(
   let saved: SavedTrace[] = [];
   let saveError: string | undefined;
   try {
-    saved = await saveTraces(outcome.result, {
+    saved = await saveProfileTraces(outcome.result, {
       client,
       outDir: path.resolve(io.cwd, ctx.out ?? DEFAULT_OUT),
       fileName: ctx.file,
-      jobId: outcome.jobId,
+      leaderboard: ctx.leaderboard,
+      gpu: ctx.gpu,
+      submissionId: outcome.jobId,
       signal,
+      summarize: false, // our runner sends the summary with the result
     });
   } catch (err) {
     saveError = err instanceof Error ? err.message : String(err);
@@ -255,41 +260,12 @@ function relativeTo(cwd: string, file: string): string {
   return rel.startsWith('..') ? file : rel;
 }
 
-/** GPU MODE's service for test/benchmark/leaderboard: the background route and polling, as popcorn-cli does. */
-async function runBackground(
-  client: RunnerClient,
-  request: Parameters<RunnerClient['submitBackground']>[0],
-  opts: SubmitCliOptions,
-  io: SubmitIo,
-  signal: AbortSignal,
-): Promise<number> {
-  const accepted = await client.submitBackground(request, { signal }).catch(clientErrorExit);
-  const id = accepted.details.id;
-  io.stderr.write(`kernel-runner: submission ${id} accepted; waiting for the result...\n`);
-  const detail: UserSubmissionDetail = await client
-    .waitForSubmission(id, {
-      signal,
-      onRetry: (err, n) => io.stderr.write(`kernel-runner: poll failed (${err.message}); retry ${n}\n`),
-    })
-    .catch(clientErrorExit);
-  const passed = detail.runs.length > 0 && detail.runs.every((r) => r.passed) && !detail.job?.error;
-  if (opts.json) {
-    io.stdout.write(`${JSON.stringify({ ok: passed, submission_id: id, submission: detail }, null, 2)}\n`);
-  } else {
-    const lines = detail.runs.map((r) => `${r.mode}${r.secret ? ' (secret)' : ''}: ${r.passed ? 'passed' : 'failed'}${r.score !== null ? ` · score ${r.score}` : ''}`);
-    if (detail.job?.error) lines.push(`error: ${detail.job.error}`);
-    const maybeResult = detail.runs.map((r) => r.result).find((r): r is ResultEvent => Boolean(r && typeof r === 'object' && 'results' in r));
-    io.stdout.write(`${lines.join('\n')}\n${maybeResult ? renderResult(maybeResult, { color: io.color }) : ''}`);
-  }
-  return passed ? 0 : 1;
-}
-
 export function register(program: Command): void {
   program
     .command('submit')
     .description('submit a file to a runner (an embedded one when --server is not given) and print its live output and result')
     .argument('<file>', 'the submission: a problem solution (submission.py), or any script for the `script` leaderboard')
-    .option('--server <url>', 'runner base URL (kernel-runner serve, or GPU MODE); default: an embedded runner for this command')
+    .option('--server <url>', 'runner base URL (kernel-runner serve), or `gpumode` for GPU MODE ($POPCORN_API_URL, else popcorn-cli\'s default); default: an embedded runner for this command')
     .option('--token <token>', "the runner's token (default: $KERNEL_RUNNER_TOKEN; for GPU MODE the cli_id from ~/.popcorn.yaml)")
     .option('--leaderboard <name>', 'leaderboard (default: the file\'s #!POPCORN leaderboard directive, else "script")')
     .option('--gpu <name>', "GPU (default: the file's #!POPCORN gpu directive, else the leaderboard's first GPU)")

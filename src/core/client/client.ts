@@ -30,6 +30,7 @@ import { downloadToFile, type DownloadOptions, type DownloadResult } from './dow
 import { RunnerClientError, isRetryable } from './errors';
 import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
 import { createTransport, type TransportOptions } from './http';
+import { multipartFile } from './multipart';
 
 export type RunnerClientOptions = TransportOptions;
 
@@ -95,11 +96,10 @@ export interface RunnerClient {
   deleteSubmission(id: number, options?: CallOptions): Promise<DeleteSubmissionAnswer>;
 }
 
-function uploadForm(file: SubmissionFile): FormData {
-  const bytes = typeof file.content === 'string' ? new TextEncoder().encode(file.content) : new Uint8Array(file.content);
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), file.name);
-  return form;
+/** The request body and header of an upload (the `file` form field). */
+function upload(file: SubmissionFile): { data: Buffer; headers: Record<string, string> } {
+  const { body, contentType } = multipartFile('file', file.name, file.content);
+  return { data: body, headers: { 'Content-Type': contentType } };
 }
 
 export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
@@ -122,7 +122,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
       try {
         return await followEvents(
           transport,
-          { method: 'POST', open: () => transport.stream('POST', path, { data: uploadForm(request.file), signal: o.signal }) },
+          { method: 'POST', open: () => transport.stream('POST', path, { ...upload(request.file), signal: o.signal }) },
           cursor,
           o,
         );
@@ -137,7 +137,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
     submitBackground: (request, o) =>
       transport.json('POST', routes.submitBackground(request.leaderboard, request.gpu, request.mode), backgroundAcceptedSchema, {
         ...call(o),
-        data: uploadForm(request.file),
+        ...upload(request.file),
       }),
 
     async waitForSubmission(id, o = {}) {

@@ -12,6 +12,8 @@ export interface RunnerClientErrorInit {
   detail?: string;
   /** Node's error code for `network` errors (ECONNREFUSED, ENOTFOUND, ...). */
   code?: string;
+  /** The wait the server asked for with `Retry-After` (429, 503), in milliseconds. */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -23,6 +25,7 @@ export class RunnerClientError extends Error {
   readonly status: number | undefined;
   readonly detail: string | undefined;
   readonly code: string | undefined;
+  readonly retryAfterMs: number | undefined;
 
   constructor(type: RunnerClientErrorType, summary: string, init: RunnerClientErrorInit) {
     const detail = init.detail ? ` — ${init.detail}` : '';
@@ -33,6 +36,7 @@ export class RunnerClientError extends Error {
     this.status = init.status;
     this.detail = init.detail;
     this.code = init.code;
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -69,4 +73,13 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined>)
     if (secret && secret.length >= 4) out = out.split(secret).join('***');
   }
   return out;
+}
+
+/** A `Retry-After` header (delta-seconds or an HTTP date) as milliseconds from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined | null, now: number = Date.now()): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const when = Date.parse(text);
+  return Number.isNaN(when) ? undefined : Math.max(0, when - now);
 }

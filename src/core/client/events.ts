@@ -1,6 +1,6 @@
 // From a raw SSE message to a typed runner event. Upstream servers send no `id:`; ours always do.
 import type { EventSourceMessage } from 'eventsource-parser';
-import { parseEventData, sseEventNames, type RunnerEvent, type SseEventName } from '../protocol/api';
+import { parseEventData, sseEventNames, type OutputEvent, type RunnerEvent, type SseEventName } from '../protocol/api';
 
 type WithOptionalId<T> = T extends RunnerEvent ? Omit<T, 'id'> & { id: number | undefined } : never;
 /** A runner event as the client sees it: `id` is undefined for upstream servers (no extensions). */
@@ -16,14 +16,36 @@ function isKnownEvent(name: string): name is SseEventName {
   return KNOWN_EVENTS.has(name);
 }
 
+// Live output is one event per line of the program's output (millions for a chatty program), so `output` data in
+// the exact form our runner writes is read with one regular expression instead of JSON.parse and the schema:
+//   {"stream":"stdout"|"stderr","text":"<no escapes, no control characters>","noise":true|false[,"kind":"<name>"]}
+// What it accepts is valid JSON that decodes to the same object. Anything else (escaped characters, another key
+// order, extra keys, another server) goes the general way.
+const OUTPUT_DATA = /^\{"stream":"std(o|e)(?:ut|rr)","text":"([^"\\\x00-\x1f]*)","noise":(t|f)(?:rue|alse)(?:,"kind":"([a-z0-9_-]*)")?\}$/; // eslint-disable-line no-control-regex
+
+/** The output event in our runner's own form, or undefined when `data` needs the general decoder. */
+export function decodeOutputFast(data: string): OutputEvent | undefined {
+  const m = OUTPUT_DATA.exec(data);
+  if (!m) return undefined;
+  const stream = m[1] === 'o' ? 'stdout' : 'stderr';
+  const text = m[2] as string;
+  const noise = m[3] === 't';
+  return m[4] === undefined ? { stream, text, noise } : { stream, text, noise, kind: m[4] };
+}
+
 /** Returns undefined for events this client does not know (forward compatible); throws EventDecodeError on bad data. */
 export function decodeEvent(message: EventSourceMessage): ClientEvent | undefined {
   const name = message.event ?? 'message';
-  if (!isKnownEvent(name)) return undefined;
+  const output = name === 'output';
+  if (!output && !isKnownEvent(name)) return undefined;
   let id: number | undefined;
   if (message.id !== undefined && message.id !== '') {
     id = Number(message.id);
     if (!Number.isSafeInteger(id) || id < 0) throw new EventDecodeError(`event '${name}' has a bad id ${JSON.stringify(message.id)}`);
+  }
+  if (output) {
+    const data = decodeOutputFast(message.data);
+    if (data) return { id, event: 'output', data };
   }
   let json: unknown;
   try {

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import axios, { type AxiosResponse, type RawAxiosRequestHeaders } from 'axios';
 import type { z } from 'zod';
 import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
-import { RunnerClientError, displayUrl, redact, type RunnerClientErrorType } from './errors';
+import { RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
 import { describeZodError } from './events';
 
 export interface TransportOptions {
@@ -187,13 +187,16 @@ export function createTransport(options: TransportOptions): Transport {
     return make('network', `Cannot reach the runner (${code ?? 'network error'})`, reason);
   }
 
-  function httpError(method: string, target: string, status: number, statusText: string, body: string): RunnerClientError {
+  function httpError(method: string, target: string, res: { status: number; statusText: string; headers: unknown }, body: string): RunnerClientError {
+    const { status, statusText } = res;
     const detail = detailFromBody(body);
+    const retryAfter = (res.headers as Record<string, unknown> | undefined)?.['retry-after'];
     return new RunnerClientError('http', `Request failed with status ${status}${statusText ? ` ${statusText}` : ''}`, {
       method,
       url: show(target),
       status,
       detail: detail && redact(detail, secrets),
+      retryAfterMs: typeof retryAfter === 'string' ? parseRetryAfter(retryAfter) : undefined,
     });
   }
 
@@ -239,7 +242,7 @@ export function createTransport(options: TransportOptions): Transport {
     const target = url(pathOrUrl);
     const res = await send(method, target, options);
     const text = Buffer.from(res.data ?? new ArrayBuffer(0)).toString('utf8');
-    if (res.status >= 400) throw httpError(method, target, res.status, res.statusText, text);
+    if (res.status >= 400) throw httpError(method, target, res, text);
     if (res.status === 204 || text.trim() === '') return undefined;
     return parseJson(method, target, text, schema);
   }
@@ -297,7 +300,7 @@ export function createTransport(options: TransportOptions): Transport {
       });
       if (res.status >= 400) {
         const text = await readLimited(body, ERROR_BODY_LIMIT);
-        throw httpError(method, target, res.status, res.statusText, text);
+        throw httpError(method, target, res, text);
       }
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);

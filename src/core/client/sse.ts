@@ -1,6 +1,7 @@
 // Server-sent events over a byte stream: bytes -> text (UTF-8, characters split across chunks kept whole) ->
 // eventsource-parser -> messages. Chunk boundaries can fall anywhere.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createUtf8StreamDecoder } from '../noise/utf8';
 
 export interface SseReaderOptions {
   onMessage: (message: EventSourceMessage) => void;
@@ -35,7 +36,8 @@ export function createSseReader(options: SseReaderOptions): SseReader {
       if (err.type === 'max-buffer-size-exceeded') overflow = new SseLimitError(`an event exceeded ${maxEventSize} characters`);
     },
   });
-  let decoder = new TextDecoder('utf-8');
+  // A leading byte-order mark is kept here and dropped by the parser (once, at the start of the stream).
+  let decoder = createUtf8StreamDecoder();
 
   function feedText(text: string): void {
     if (overflow) throw overflow;
@@ -45,14 +47,14 @@ export function createSseReader(options: SseReaderOptions): SseReader {
 
   return {
     feed(chunk) {
-      feedText(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      feedText(typeof chunk === 'string' ? chunk : decoder.write(chunk));
     },
     end() {
-      feedText(decoder.decode());
+      feedText(decoder.end());
     },
     reset() {
       overflow = undefined;
-      decoder = new TextDecoder('utf-8');
+      decoder = createUtf8StreamDecoder();
       parser.reset();
     },
   };

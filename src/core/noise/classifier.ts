@@ -1,6 +1,7 @@
 import { stripAnsi } from './ansi';
 import { classifyLine, createLegacyBlockTracker } from './patterns';
 import type { ClassifiedLine, LineEnding, LineKind } from './types';
+import { createUtf8StreamDecoder } from './utf8';
 
 export interface LineClassifierOptions {
   /** Called once per line (or per piece of an over-long line), in input order. */
@@ -40,8 +41,7 @@ export function createLineClassifier(options: LineClassifierOptions): LineClassi
   // A line this short in UTF-16 units cannot exceed maxLineBytes in UTF-8 (at most 3 bytes per unit).
   const surelyFits = Math.floor(maxLineBytes / 3);
 
-  let decoder = newDecoder(); // streaming: a character split across chunks is completed by the next one
-  let decoderHasBytes = false;
+  let decoder = createUtf8StreamDecoder(); // a character split across chunks is completed by the next one
   let pending = ''; // the current line so far, terminator not yet seen
   let pendingCR = false; // `pending` ended with CR at the end of a chunk: an LF opening the next one is its CRLF
   let continued: LineKind | null = null; // kind of the over-long line whose pieces are being delivered
@@ -116,17 +116,14 @@ export function createLineClassifier(options: LineClassifierOptions): LineClassi
   return {
     feed(chunk) {
       if (typeof chunk === 'string') {
-        if (decoderHasBytes) push(decoder.decode()); // an unfinished character becomes U+FFFD
-        decoderHasBytes = false;
+        if (decoder.pending) push(decoder.end()); // an unfinished character becomes U+FFFD
         push(chunk);
       } else {
-        decoderHasBytes = true;
-        push(decoder.decode(chunk, { stream: true }));
+        push(decoder.write(chunk));
       }
     },
     flush() {
-      if (decoderHasBytes) push(decoder.decode());
-      decoderHasBytes = false;
+      push(decoder.end());
       if (pendingCR) finish(pending, '\r');
       else if (pending !== '' || continued !== null) finish(pending, '');
       pending = '';
@@ -135,19 +132,13 @@ export function createLineClassifier(options: LineClassifierOptions): LineClassi
       legacy.reset();
     },
     reset() {
-      decoder = newDecoder();
-      decoderHasBytes = false;
+      decoder = createUtf8StreamDecoder();
       pending = '';
       pendingCR = false;
       continued = null;
       legacy.reset();
     },
   };
-}
-
-function newDecoder(): InstanceType<typeof TextDecoder> {
-  // Not fatal: invalid bytes become U+FFFD, never an exception. A byte-order mark is kept: it was received.
-  return new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 }
 
 const ANSI_CSI_AT = /\x1b\[[0-?]*[ -/]*[@-~]/y; // eslint-disable-line no-control-regex

@@ -83,13 +83,32 @@ export const leaderboardListSchema = z.array(leaderboardSchema);
 export const gpuListSchema = z.array(z.string());
 
 // ---------------------------------------------------------------------------------------------------------------
+// Queue position (additive; our runner). Jobs queue FIFO per GPU name, one job per device at a time.
+// `queue_position` in the `job` event, in `status` events and in job records means:
+//   0  the job is running, or about to run: a free device takes it at once (so a job submitted to an idle GPU
+//      reports 0 from its very first event);
+//   n  the job waits, n-th in line for the next free device of its GPU. On a one-device GPU exactly n jobs are
+//      ahead of it (the running one and n - 1 waiting); it moves to n - 1 as they start, and 0 when it starts.
+// Job records say null once the job has finished. In GET /runner_queue/{gpu}, `running_jobs` counts the jobs at 0
+// and `queued_jobs` those at n >= 1; a job submitted now would get 0 when `available_runners` > 0, else
+// `queued_jobs` + 1.
+
+/** How a client shows a position: `starting` for 0, `queued #n` otherwise. */
+export function queueLabel(position: number): string {
+  return position <= 0 ? 'starting' : `queued #${position}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // GET /runner_queue/{gpu}
 
 export const runnerQueueSchema = z.looseObject({
   runner: z.string(),
   gpu: z.string(),
+  /** Jobs waiting for a device (queue_position >= 1). */
   queued_jobs: z.number(),
+  /** Jobs running (queue_position 0). */
   running_jobs: z.number(),
+  /** Idle devices of this GPU. */
   available_runners: z.number(),
   status: z.enum(['available', 'unavailable']),
   error: z.string().nullable(),
@@ -196,6 +215,7 @@ export const statusEventSchema = z.looseObject({
   elapsed_time: z.number(),
   // additive
   state: jobStateSchema.optional(),
+  /** 0 = running or about to run; n = n-th in line (see "Queue position" above). */
   queue_position: z.number().optional(),
   /** Run in progress, e.g. `test`, `benchmark`, `profile.1`. */
   run: z.string().optional(),
@@ -224,6 +244,7 @@ export const jobEventSchema = z.looseObject({
   leaderboard: z.string(),
   gpu: z.string(),
   mode: submissionModeSchema,
+  /** 0 = a free device takes it at once; n = n-th in line (see "Queue position" above). */
   queue_position: z.number(),
 });
 export type JobEvent = z.infer<typeof jobEventSchema>;
@@ -360,7 +381,7 @@ export const jobRecordSchema = z.looseObject({
   mode: submissionModeSchema,
   file_name: z.string(),
   state: jobStateSchema,
-  /** 0 = running; n = n-th in line for its GPU; null once finished. */
+  /** 0 = running or about to run; n = n-th in line for its GPU (see "Queue position" above); null once finished. */
   queue_position: z.number().nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),

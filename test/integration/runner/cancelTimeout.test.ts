@@ -2,8 +2,10 @@
 // FIFO queue per GPU with positions.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { jobEventSchema, outputEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
-import { pidAlive, post, readSse, startTestRunner, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
+import { problemsDir, pidAlive, post, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
 
 // Prints its pid and a grandchild's pid; both ignore SIGINT, so only the SIGKILL after the grace period ends them.
 const stubborn = `
@@ -65,6 +67,37 @@ describe('timeouts', () => {
   });
 });
 
+describe('per-mode timeouts from task.yml', () => {
+  let runner: TestRunner;
+  let problems: string;
+  before(async () => {
+    // the example problem with a 1 s test_timeout (the runner's default would be 180 s)
+    problems = tempDir('kr-problems-');
+    for (const f of ['eval.py', 'utils.py']) copyFileSync(path.join(problemsDir, f), path.join(problems, f));
+    const dir = path.join(problems, 'vectoradd_py');
+    cpSync(path.join(problemsDir, 'vectoradd_py'), dir, { recursive: true });
+    const yml = readFileSync(path.join(dir, 'task.yml'), 'utf8');
+    writeFileSync(path.join(dir, 'task.yml'), yml.replace(/^test_timeout: \d+$/m, 'test_timeout: 1'));
+    runner = await startTestRunner({ problemsDir: problems, killGraceMs: 300 });
+  });
+  after(async () => {
+    await runner.dispose();
+    rmSync(problems, { recursive: true, force: true });
+  });
+
+  test('a submission that hangs in test mode is stopped after the task\'s test_timeout', async () => {
+    const hang = readFileSync(path.join(problemsDir, 'vectoradd_py/solutions/slow/hang.py'), 'utf8');
+    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/test`, { fileName: 'hang.py', content: hang, extensions: true });
+    const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
+    assert.equal(run.exit_code, 114);
+    assert.equal(run.passed, false);
+    assert.match(run.stderr, /timed out after 1 s: sent SIGINT to the process group, SIGKILL after 0\.3 s/);
+    assert.match(run.stdout, /hang: sleeping forever/);
+    const job = jobEventSchema.parse(events[0]!.data);
+    assert.equal((await jobRecord(runner, job.job_id)).state, 'timed_out');
+  });
+});
+
 describe('cancel and queue', () => {
   let runner: TestRunner;
   before(async () => {
@@ -123,5 +156,55 @@ describe('cancel and queue', () => {
     // cancelling a finished job changes nothing
     const again = await fetch(`${runner.url}/jobs/${aId}`, { method: 'DELETE' });
     assert.equal(((await again.json()) as { state: string }).state, 'cancelled');
+  });
+});
+
+describe('queue positions', () => {
+  let runner: TestRunner;
+  before(async () => {
+    runner = await startTestRunner({ killGraceMs: 300 });
+  });
+  after(() => runner.dispose());
+
+  test('0 = running or about to run, n = n-th in line: the same in job and status events and /runner_queue', async () => {
+    const positions = (events: SseEvent[]) =>
+      events.filter((e) => e.event === 'job' || e.event === 'status').map((e) => {
+        const d = e.data as { state?: string; queue_position?: number };
+        return `${e.event === 'job' ? 'job' : d.state}:${d.queue_position}`;
+      });
+    const queue = async () => {
+      const q = (await (await fetch(`${runner.url}/runner_queue/CPU`)).json()) as { queued_jobs: number; running_jobs: number; available_runners: number };
+      return [q.queued_jobs, q.running_jobs, q.available_runners];
+    };
+    assert.deepEqual(await queue(), [0, 0, 1]);
+
+    // first job on the idle GPU: 0 from its very first event
+    const first = readSse(await post(`${runner.url}/script/CPU/test`, { fileName: 'first.py', content: 'import time\nprint("started", flush=True)\ntime.sleep(60)\n', extensions: true }));
+    const firstId = await waitFor('first running', async () => {
+      const list = (await (await fetch(`${runner.url}/user/submissions`)).json()) as Array<{ id: number; file_name: string }>;
+      const id = list.find((s) => s.file_name === 'first.py')?.id;
+      return id !== undefined && (await jobRecord(runner, id)).state === 'running' ? id : undefined;
+    });
+    assert.equal((await jobRecord(runner, firstId)).queue_position, 0);
+
+    // second job: 1st in line behind the running one
+    const second = readSse(await post(`${runner.url}/script/CPU/test`, { fileName: 'second.py', content: 'print("second ran")\n', extensions: true }));
+    const secondId = await waitFor('second queued', async () => {
+      const list = (await (await fetch(`${runner.url}/user/submissions`)).json()) as Array<{ id: number; file_name: string }>;
+      return list.find((s) => s.file_name === 'second.py')?.id;
+    });
+    assert.equal((await jobRecord(runner, secondId)).queue_position, 1);
+    assert.deepEqual(await queue(), [1, 1, 0], 'queued_jobs = jobs at n >= 1, running_jobs = jobs at 0');
+
+    // the first ends: the second starts and says 0
+    await fetch(`${runner.url}/jobs/${firstId}`, { method: 'DELETE' });
+    const [a, b] = await Promise.all([first, second]);
+    const aPos = positions(a);
+    assert.equal(aPos[0], 'job:0', 'a job that runs at once reports 0 in its job event');
+    assert.ok(aPos.slice(1).every((p) => p.endsWith(':0')), aPos.join(' '));
+    const bPos = [...new Set(positions(b))];
+    assert.deepEqual(bPos.slice(0, 3), ['job:1', 'queued:1', 'running:0']);
+    assert.ok(b.some((e) => e.event === 'output' && (e.data as { text: string }).text === 'second ran'));
+    assert.equal(terminal(b).event, 'result');
   });
 });

@@ -7,6 +7,7 @@ import yauzl from 'yauzl';
 import { outputEventSchema, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { solutions, startTestRunner, submitAndRead, terminal, testBin, type TestRunner } from './helpers';
+import { GPU_AGENT, expectedRun } from './standInTimeline';
 
 const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
 const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'all' };
@@ -53,6 +54,24 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
       assert.equal(profile.download_url, `${runner.url}/jobs/${(events[0]!.data as { job_id: number }).job_id}/artifacts/${profile.artifact}`);
       const summary = traceSummarySchema.parse(profile.summary);
       assert.ok(summary.kernels.length > 0);
+      // one clock: a realistic busy share and a timeline, figures as the stand-in's rebasing rule gives them
+      const expected = expectedRun(0);
+      assert.equal(summary.wall?.spanNs, expected.wallSpanNs);
+      const gpu = summary.agents.find((a) => a.id === GPU_AGENT);
+      assert.ok(gpu, `agents: ${summary.agents.map((a) => a.id).join(', ')}`);
+      assert.equal(gpu.type, 'GPU', 'the kernels ran on a GPU listed in agent_info');
+      assert.equal(gpu.productName, 'AMD Instinct MI300X');
+      assert.deepEqual([gpu.kernelCalls, gpu.kernelNs, gpu.copyNs, gpu.busyNs], [expected.kernels.length, expected.kernelNs, expected.copyNs, expected.busyNs]);
+      assert.ok(gpu.busyNs <= summary.wall!.spanNs);
+      assert.ok(gpu.busyPercent! > 0 && gpu.busyPercent! <= 100, `busy ${gpu.busyPercent}%`);
+      assert.deepEqual(summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0).map((a) => a.id), [GPU_AGENT], 'no work on agents missing from agent_info');
+      const lane = summary.timeline?.agents.find((a) => a.agentId === GPU_AGENT);
+      assert.ok(lane && lane.busyFraction.some((f) => f > 0), 'a non-empty timeline');
+      assert.deepEqual(
+        new Map(summary.kernels.map((k) => [k.name, { calls: k.calls, totalNs: k.totalNs }])),
+        expected.perKernel,
+        'per-kernel totals are the recorded ones',
+      );
 
       const download = await fetch(profile.download_url!);
       assert.equal(download.status, 200);
@@ -105,5 +124,26 @@ describe('profile archives over the inline limit', () => {
     const download = await fetch(ev.profile!.download_url!);
     assert.equal(download.status, 200);
     assert.ok((await zipEntries(Buffer.from(await download.arrayBuffer()))).includes('combined.pftrace'));
+  });
+});
+
+describe('profile run that times out', () => {
+  let runner: TestRunner;
+  before(async () => {
+    runner = await startTestRunner({ profiler: 'rocprofv3', env, scriptTimeoutSec: 1, killGraceMs: 5000 });
+  });
+  after(() => runner.dispose());
+
+  test('SIGINT first: the profiler writes its files within the grace period and the trace is kept', async () => {
+    const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'slow.py', content: 'import time\nprint("working", flush=True)\ntime.sleep(60)\n', extensions: true });
+    const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
+    assert.equal(ev.run!.exit_code, 114);
+    assert.match(ev.run!.stderr, /timed out after 1 s: sent SIGINT to the process group/);
+    const summary = traceSummarySchema.parse(ev.profile!.summary);
+    assert.ok(summary.kernels.length > 0, 'the trace written on SIGINT was summarised');
+    const names = await zipEntries(Buffer.from(ev.profile!.trace, 'base64'));
+    assert.ok(names.some((n) => n.endsWith('_kernel_trace.csv')), names.join(', '));
+    const stderrLog = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    assert.ok(stderrLog.some((o) => o.noise && /caught signal 2/.test(o.text)), 'the profiler\'s signal handler lines arrive as noise');
   });
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { jobRecordSchema, resultEventSchema, userSubmissionDetailSchema, type JobRecord } from '../../../src/core/protocol/api';
@@ -70,9 +70,19 @@ test('restart on the same data dir: finished job, result and artifact are still 
   }
 });
 
-test('a crashed runner (SIGKILL): the job it was running is interrupted after the next start', async () => {
+test('a crashed runner (SIGKILL): the next start kills the process group it left behind and marks the job interrupted', async () => {
   const dataDir = tempDir();
-  let orphan = 0;
+  let pids: number[] = [];
+  // the job's program and a grandchild in the same process group, both ignoring SIGINT and SIGTERM
+  const family = [
+    'import os, signal, subprocess, sys, time',
+    'signal.signal(signal.SIGINT, signal.SIG_IGN)',
+    'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+    'child = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)"])',
+    'print(f"pids {os.getpid()} {child.pid}", flush=True)',
+    'time.sleep(60)',
+    '',
+  ].join('\n');
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,18 +92,31 @@ test('a crashed runner (SIGKILL): the job it was running is interrupted after th
     const [first] = (await once(lines, 'line')) as [string];
     const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
     assert.ok(url, first);
-    const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'sleep.py', content: sleeper })).json() as { details: { id: number } };
+    const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'family.py', content: family })).json() as { details: { id: number } };
     const id = accepted.details.id;
     const events = await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output');
-    orphan = Number(/^pid (\d+)$/.exec(outputEventSchema.parse(events[events.length - 1]!.data).text)?.[1]);
+    pids = (/^pids (\d+) (\d+)$/.exec(outputEventSchema.parse(events[events.length - 1]!.data).text) ?? []).slice(1).map(Number);
+    assert.equal(pids.length, 2);
+    const [leader] = pids as [number, number];
+    // the record names the running process group (its leader) before anything can go wrong
+    const stored = await waitFor('the process group in job.json', () => {
+      const rec = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(id), 'job.json'), 'utf8')) as { process?: { pgid: number; start_ticks: number } | null };
+      return rec.process?.pgid === leader ? rec.process : undefined;
+    });
+    assert.ok(stored.start_ticks > 0);
     server.kill('SIGKILL');
     await once(server, 'exit');
+    assert.ok(pids.every(pidAlive), 'a SIGKILLed runner cannot stop its children itself');
 
-    const runner = await startTestRunner({ dataDir });
+    const logged: string[] = [];
+    const runner = await startTestRunner({ dataDir, log: (line) => logged.push(line) });
     try {
+      await waitFor('the orphaned group to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 5000);
+      assert.ok(logged.some((l) => l.includes(`killed process group ${leader}`)), logged.join('\n'));
       const rec = await record(runner.url, id);
       assert.equal(rec.state, 'interrupted');
       assert.match(rec.error!.detail, /stopped while this job was running/);
+      assert.match(rec.error!.detail, new RegExp(`group ${leader}, were killed`));
       const replay = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
       const ids = replay.map((e) => Number(e.id));
       assert.deepEqual(ids, ids.map((_, i) => i + 1));
@@ -103,8 +126,8 @@ test('a crashed runner (SIGKILL): the job it was running is interrupted after th
     }
   } finally {
     if (server.exitCode === null) server.kill('SIGKILL');
-    // a SIGKILLed runner cannot stop its children; the test cleans up the one it left
-    if (orphan && pidAlive(orphan)) process.kill(orphan, 'SIGKILL');
+    // only if the assertions above failed: do not leave the test's own processes behind
+    for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

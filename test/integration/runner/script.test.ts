@@ -49,16 +49,60 @@ describe('script leaderboard', () => {
     assert.equal(run.stderr, 'about to fail\n');
   });
 
-  test('huge output: the result keeps head and tail and says how much was left out', async () => {
-    const source = 'for i in range(200000):\n    print(f"line {i:06d} " + "x" * 40)\n';
+  test('huge output (50 MB of lines, a 3 MB line without end): head and tail kept, the rest counted exactly', async () => {
+    // stdout: 500,000 lines of exactly 100 bytes; stderr: one 3,000,000-byte line with no newline
+    const source = [
+      'import sys',
+      'out = sys.stdout',
+      'for block in range(500):',
+      '    out.write("".join(f"{i:07d}" + "y" * 92 + "\\n" for i in range(block * 1000, block * 1000 + 1000)))',
+      'out.flush()',
+      'sys.stderr.write("E" * 3000000)',
+      '',
+    ].join('\n');
     const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'big.py', content: source });
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
-    assert.match(run.stdout, /^line 000000 x+\n/);
-    assert.match(run.stdout, /line 199999 x+\n$/);
-    const omitted = /\[\.\.\. (\d+) bytes omitted \.\.\.\]/.exec(run.stdout);
-    assert.ok(omitted, 'omission note');
-    assert.ok(Number(omitted[1]) > 9_000_000);
-    assert.ok(Buffer.byteLength(run.stdout) < 20_000);
+    assert.equal(run.exit_code, 0);
+    const split = (text: string) => {
+      const m = /\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/.exec(text);
+      assert.ok(m, `omission note in ${text.slice(0, 200)}`);
+      return { head: text.slice(0, m.index), omitted: Number(m[1]), tail: text.slice(m.index + m[0].length) };
+    };
+    const out = split(run.stdout);
+    assert.match(out.head, /^0000000y{92}\n0000001y{92}\n/);
+    assert.match(out.tail, /\n0499999y{92}\n$/);
+    assert.equal(Buffer.byteLength(out.head) + out.omitted + Buffer.byteLength(out.tail), 50_000_000, 'kept + omitted = everything printed');
+    assert.ok(Buffer.byteLength(run.stdout) <= 16 * 1024 + 100, 'the default cap of 16 KiB holds');
+    const err = split(run.stderr.replace(/\n?\[kernel-runner\][^\n]*\n$/, ''));
+    assert.match(err.head, /^E+\n?$/);
+    assert.match(err.tail, /^E+$/);
+    assert.equal(err.head.replace('\n', '').length + err.omitted + err.tail.length, 3_000_000);
+  });
+
+  test('bytes that are not UTF-8: replaced, never a broken stream or result', async () => {
+    const source = 'import sys\nsys.stdout.buffer.write(b"ok \\xff\\xfe end\\n\\xc3")\nsys.stdout.flush()\nsys.stderr.buffer.write(b"\\x00nul\\n")\n';
+    const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'bytes.py', content: source, extensions: true });
+    const out = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    assert.deepEqual(out.map((o) => `${o.stream}:${o.text}`).sort(), ['stderr:\u0000nul', 'stdout:ok \ufffd\ufffd end', 'stdout:\ufffd'].sort());
+    const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
+    assert.equal(run.passed, true);
+    assert.equal(run.stdout, 'ok \ufffd\ufffd end\n\ufffd');
+  });
+
+  test('a program killed by a signal: a clear result naming the signal', async () => {
+    for (const [sig, num, hint] of [['SIGKILL', 9, /cannot be caught/], ['SIGSEGV', 11, /segmentation fault/]] as const) {
+      const source = `import os, signal\nprint("before the signal", flush=True)\nos.kill(os.getpid(), signal.${sig})\nprint("never")\n`;
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'die.py', content: source });
+      const result = resultEventSchema.parse(terminal(events).data);
+      const run = result.results[0]!.runs.test!.run!;
+      assert.equal(run.passed, false);
+      assert.equal(run.success, false);
+      assert.equal(run.exit_code, 128 + num);
+      assert.equal(run.stdout, 'before the signal\n');
+      assert.match(run.stderr, new RegExp(`the program was killed by signal ${sig} \\(${num}; exit code ${128 + num}\\)`));
+      assert.match(run.stderr, hint);
+      assert.match(result.reports[0]!, new RegExp(`killed by signal ${sig}`), 'the report says it too');
+    }
   });
 
   for (const [file, compiler] of [['vector_add.hip', 'hipcc'], ['kernel.cu', 'nvcc'], ['main.cpp', 'hipcc']] as const) {

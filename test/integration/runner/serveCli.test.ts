@@ -3,9 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { resultEventSchema } from '../../../src/core/protocol/api';
 import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor } from './helpers';
 
 function dirBytes(p: string): number {
@@ -88,6 +89,38 @@ test('retention: finished jobs past the age or over the size budget are deleted,
     assert.equal(id, 4, 'ids are not reused after retention');
     assert.equal(terminal(await readSse(await fetch(`${byAge.url}/jobs/${id}/events`))).event, 'result');
     await byAge.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('retention never deletes a live job, even one over the size budget; it goes once finished', async () => {
+  const dataDir = tempDir();
+  const flag = path.join(dataDir, 'release-b');
+  try {
+    const first = await startTestRunner({ dataDir });
+    assert.equal(terminal(await submitAndRead(`${first.url}/script/CPU/test`, { fileName: 'a.py', content: 'print("a")\n' })).event, 'result');
+    await first.close();
+    // room for job 1 and 50 KB more: job 2 outgrows that while it runs (its event log), so a sweep then has to choose
+    const budget = dirBytes(path.join(dataDir, 'jobs', '1')) + 50_000;
+    const runner = await startTestRunner({ dataDir, retention: { maxTotalBytes: budget }, retentionIntervalMs: 100 });
+    try {
+      const b = `import os, time\nfor i in range(2000):\n    print(f"{i:05d} " + "b" * 94)\nprint("waiting", flush=True)\nwhile not os.path.exists(${JSON.stringify(flag)}):\n    time.sleep(0.05)\nprint("done")\n`;
+      const accepted = (await (await post(`${runner.url}/submission/script/CPU/test`, { fileName: 'b.py', content: b })).json()) as { details: { id: number } };
+      const id = accepted.details.id;
+      const stream = readSse(await fetch(`${runner.url}/jobs/${id}/events`));
+      await waitFor('job 1 to be swept while job 2 runs', async () => ((await fetch(`${runner.url}/jobs/1`)).status === 404 ? true : undefined));
+      assert.ok(dirBytes(path.join(dataDir, 'jobs', String(id))) > budget, 'the live job alone is over the budget');
+      const live = (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as { state: string };
+      assert.equal(live.state, 'running', 'and it is kept');
+      writeFileSync(flag, '');
+      const events = await stream;
+      const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
+      assert.match(run.stdout, /done\n$/);
+      await waitFor('job 2 to be swept once finished', async () => ((await fetch(`${runner.url}/jobs/${id}`)).status === 404 ? true : undefined));
+    } finally {
+      await runner.close();
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -57,7 +57,7 @@ test('profile mode: tables, noise hidden and counted, one zip per case saved wit
   const saved = readdirSync(out).sort();
   assert.equal(saved.length, 2);
   for (const f of saved) {
-    assert.match(f, /^submission-\d{8}-\d{6}-profile\.[01]\.zip$/);
+    assert.match(f, /^submission-vectoradd_py-[A-Za-z0-9._-]+-\d+-profile\.[01]\.zip$/); // <stem>-<leaderboard>-<gpu>-<job id>-<run>
     assert.equal(readFileSync(path.join(out, f)).subarray(0, 2).toString(), 'PK');
     assert.ok(first.stdout.includes(`trace: ${path.join('traces', f)}`), `${f} is named in the output`);
   }

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileS
 import path from 'node:path';
 import { decodePopcornBase64 } from '../../../src/core/reportEncoding';
 import { problems, repoRoot, tempDir, vectoradd } from './helpers';
+import { GAP_NS, GPU_AGENT, expectedRun, fixture, readCsv, shiftTo, type Row } from '../runner/standInTimeline';
 
 const standIn = path.join(repoRoot, 'test/bin/rocprofv3');
 let work: string;
@@ -120,4 +121,37 @@ test('stand-in rocprofv3: on SIGINT it passes the signal on and still writes its
   assert.equal(signal, 'SIGINT', `exit ${code} ${signal}`); // the app died of SIGINT, so does the tool (it replaces itself with the app)
   assert.match(stderr, /rocprofv3 caught signal 2/);
   assert.ok(existsSync(path.join(out, 'x_kernel_trace.csv')) && existsSync(path.join(out, 'x_agent_info.csv')));
+});
+
+test('stand-in rocprofv3: one clock per run (copies in, kernels, copies out), agents from its agent_info, recorded values kept', () => {
+  const out = path.join(work, 'prof-clock');
+  const before = process.hrtime.bigint(); // CLOCK_MONOTONIC, as the stand-in's clock
+  const r = spawnSync(
+    standIn,
+    ['--hip-trace', '--kernel-trace', '--marker-trace', '--memory-copy-trace', '--scratch-memory-trace', '-f', 'csv', '-d', out, '-o', 'run', '--', 'python3', '-c', 'pass'],
+    { encoding: 'utf8', env: { ...process.env, KR_FAKE_ROCPROF_NOISE: 'none' } },
+  );
+  const afterExit = process.hrtime.bigint();
+  assert.equal(r.status, 0, r.stderr);
+  const written = (kind: string) => readCsv(path.join(out, `run_${kind}.csv`));
+  const copies = written('memory_copy_trace');
+  const t0 = Math.min(...copies.map((c) => Number(c.Start_Timestamp)));
+  assert.ok(BigInt(t0) >= before && BigInt(t0) <= afterExit, 'T0 is a CLOCK_MONOTONIC time within the run');
+
+  const expected = expectedRun(t0);
+  assert.deepEqual(written('kernel_trace'), expected.kernels, 'kernels: GAP after the last copy in, on the GPU agent, recorded names and durations');
+  assert.deepEqual(copies, [...expected.toDevice, ...expected.back], 'copies in from T0, copies out GAP after the kernels, GPU end on the GPU agent');
+  assert.ok(copies.every((c) => [c.Source_Agent_Id, c.Destination_Agent_Id].sort().join() === `Agent 0,${GPU_AGENT}`));
+  const lastIn = Math.max(...expected.toDevice.map((c) => Number(c.End_Timestamp)));
+  const firstKernel = Math.min(...expected.kernels.map((k) => Number(k.Start_Timestamp)));
+  const lastKernel = Math.max(...expected.kernels.map((k) => Number(k.End_Timestamp)));
+  const firstOut = Math.min(...expected.back.map((c) => Number(c.Start_Timestamp)));
+  assert.deepEqual([firstKernel - lastIn, firstOut - lastKernel], [GAP_NS, GAP_NS]);
+  for (const [kind, name] of [['hip_api_trace', 'hip_trace'], ['marker_api_trace', 'marker_api_trace']] as const) {
+    assert.deepEqual(written(kind), shiftTo(fixture(name), t0), `${kind} starts at T0 with its recorded spacing`);
+  }
+  const scratch = written('scratch_memory_trace');
+  assert.deepEqual(scratch, shiftTo(fixture('scratch_memory_trace'), t0).map((row): Row => ({ ...row, Agent_Id: GPU_AGENT })));
+  const agents = readCsv(path.join(out, 'run_agent_info.csv'));
+  assert.deepEqual(agents.filter((a) => a.Agent_Type === 'GPU').map((a) => `Agent ${a.Node_Id}`)[0], GPU_AGENT, 'the kernels\' agent is a GPU of agent_info');
 });

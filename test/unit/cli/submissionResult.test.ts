@@ -1,13 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { EvalResult, ResultEvent } from '../../../src/core/protocol/api';
 import { encodePopcornBase64 } from '../../../src/core/reportEncoding';
-import { createRunnerClient } from '../../../src/core/client/index';
 import { renderErrorEvent, renderResult, resultPassed } from '../../../src/cli/render/submissionResult';
-import { saveTraces } from '../../../src/cli/submit/saveTraces';
 
 const system = { gpu: 'CPU', cpu: 'x', platform: 'Linux', torch: '' };
 
@@ -68,23 +63,4 @@ test('passed only when every run of every result passed', () => {
 
 test('an error event names the detail and status', () => {
   assert.equal(renderErrorEvent({ status: 'error', detail: 'Unknown leaderboard', status_code: 404 }), 'submission failed (status 404): Unknown leaderboard\n');
-});
-
-test('saveTraces writes each profiled run once and never replaces an earlier file', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kr-save-'));
-  try {
-    const zip = Buffer.from('PK\u0003\u0004 pretend zip');
-    const profile = { profiler: 'rocPROF', trace: zip.toString('base64'), download_url: null };
-    const result = event({ 'profile.0': run({}, {}, profile), 'profile.1': run({}, {}, profile), test: run({}) });
-    const client = createRunnerClient({ baseUrl: 'http://127.0.0.1:9' });
-    const now = new Date(2026, 0, 2, 3, 4, 5);
-    const first = await saveTraces(result, { client, outDir: dir, fileName: 'my kernel.py', now });
-    const second = await saveTraces(result, { client, outDir: dir, fileName: 'my kernel.py', now });
-    assert.deepEqual(first.map((t) => path.basename(t.path)), ['my_kernel-20260102-030405-profile.0.zip', 'my_kernel-20260102-030405-profile.1.zip']);
-    assert.deepEqual(second.map((t) => path.basename(t.path)), ['my_kernel-20260102-030405-profile.0-2.zip', 'my_kernel-20260102-030405-profile.1-2.zip']);
-    assert.equal(readdirSync(dir).length, 4);
-    assert.deepEqual(readFileSync(second[0]!.path), zip);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 });

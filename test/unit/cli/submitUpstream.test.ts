@@ -1,6 +1,7 @@
-// `kernel-runner submit` against a server that is not ours (no `version` in /health, like GPU MODE's service):
-// test/benchmark/leaderboard go through the background route and polling, as popcorn-cli does. The server is a
-// small scripted fake on a real port; the command runs in-process with its output captured.
+// `kernel-runner submit` against a server that is not ours (no `version` in /health, like GPU MODE's service under
+// another name): GPU MODE's flow with the cli_id — leaderboards checked, the queue shown, test/benchmark/leaderboard
+// through the background route and polling, as popcorn-cli does. The server is a small scripted fake on a real
+// port; the command runs in-process with its output captured. (The full flow: test/integration/gpumode.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,10 @@ test('an upstream server gets a background submission, polled until done', async
   const server = await startFakeServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     if (req.url === '/health') return json(200, { status: 'ok' });
-    if (req.url === '/gpus/vectoradd_py') return json(200, ['MI300', 'MI250']);
+    if (req.url === '/leaderboards') {
+      return json(200, [{ id: 1, name: 'vectoradd_py', description: 'add', deadline: null, gpu_types: ['MI300', 'MI250'], task: { lang: 'py', files: {}, ranking_by: 'last' } }]);
+    }
+    if (req.url === '/runner_queue/MI300') return json(200, { runner: 'r', gpu: 'MI300', queued_jobs: 1, running_jobs: 2, available_runners: 0, status: 'available', error: null });
     if (req.method === 'POST' && req.url === '/submission/vectoradd_py/MI300/benchmark') {
       return json(202, { status: 'accepted', details: { id: 77, job_status_id: 5 }, runner_queue: null });
     }
@@ -46,15 +50,27 @@ test('an upstream server gets a background submission, polled until done', async
   try {
     const file = path.join(dir, 'sub.py');
     writeFileSync(file, '#!POPCORN leaderboard vectoradd_py\ndef custom_kernel(data):\n    return data\n');
-    const out = capture();
-    const err = capture();
-    const code = await runSubmit(file, { server: server.url, mode: 'benchmark' }, { stdout: out.stream, stderr: err.stream, color: false, cwd: dir });
+    const io = () => ({ out: capture(), err: capture() });
+    // two GPUs and none chosen: asked, nothing sent
+    const first = io();
+    await assert.rejects(
+      runSubmit(file, { server: server.url, mode: 'benchmark', token: 'cli-id-1234' }, { stdout: first.out.stream, stderr: first.err.stream, color: false, cwd: dir }),
+      /which GPU\? vectoradd_py runs on MI300, MI250/,
+    );
+    const { out, err } = io();
+    process.env.KERNEL_RUNNER_POLL_MS = '50';
+    const code = await runSubmit(file, { server: server.url, mode: 'benchmark', gpu: 'MI300', token: 'cli-id-1234' }, { stdout: out.stream, stderr: err.stream, color: false, cwd: dir });
+    delete process.env.KERNEL_RUNNER_POLL_MS;
     assert.equal(code, 0, err.text());
-    assert.match(err.text(), /using GPU MI300 \(of MI300, MI250; --gpu chooses\)/);
+    assert.match(err.text(), /queue MI300: 1 queued, 2 running, 0 runners available/);
     assert.match(err.text(), /submission 77 accepted/);
-    assert.match(out.text(), /^benchmark: passed · score 0\.0123$/m);
+    assert.match(out.text(), /^Submission 77: succeeded$/m);
+    assert.match(out.text(), /^benchmark: passed/m);
     assert.ok(polls >= 2);
-    assert.equal(server.requests.filter((r) => r.method === 'POST').length, 1);
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    assert.equal(posts.length, 1);
+    assert.equal(posts[0]?.headers['x-popcorn-cli-id'], 'cli-id-1234');
+    assert.equal(posts[0]?.headers['x-kernel-runner-extensions'], undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await server.close();

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EvalResult, FullResult, ResultEvent } from '../../../src/core/protocol/api';
 import { encodePopcornBase64 } from '../../../src/core/reportEncoding';
-import { benchmarksOf, buildResultView, outcomeSummary, resultLines, resultOutputLines, testsOf } from '../../../src/extension/resultModel';
+import { benchmarksOf, buildResultView, buildSubmissionView, outcomeSummary, resultLines, resultOutputLines, testsOf } from '../../../src/extension/resultModel';
+import type { UserSubmissionDetail } from '../../../src/core/protocol/api';
 import { formatBytes, formatMeanErr, formatNs, formatPercent, formatSeconds } from '../../../src/webview/format';
 
 const ctx = {
@@ -148,5 +149,60 @@ describe('formatting', () => {
     assert.equal(formatPercent(42.123), '42.1%');
     assert.equal(formatPercent(1.5), '1.50%');
     assert.deepEqual([0, 1023, 1024, 5 * 1024 * 1024].map(formatBytes), ['0 B', '1023 B', '1.0 KiB', '5.0 MiB']);
+  });
+});
+
+describe('GPU MODE results', () => {
+  const bench = (m0: number, m1: number) => ({
+    'benchmark-count': '2',
+    'benchmark.0.spec': 'size: 4096',
+    'benchmark.0.mean': String(m0),
+    'benchmark.1.spec': 'size: 16384',
+    'benchmark.1.mean': String(m1),
+  });
+
+  it('a streamed leaderboard result: secret runs marked, ranked score from the public run, markdown reports, noise-free output', () => {
+    const pub = full({ test: evalResult({ check: 'pass', 'test-count': '1', 'test.0.spec': 's', 'test.0.status': 'pass' }), leaderboard: evalResult(bench(12_500, 48_000), { stderr: '[320.801]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\nreal warning\n' }) });
+    const secret = full({ leaderboard: evalResult(bench(12_900, 47_100)) });
+    const view = buildResultView({ ...ctx, mode: 'leaderboard' }, { kind: 'result', result: { status: 'success', results: [pub, secret], reports: ['## Done\n\n**ok**', '  '] } }, { ...opts, rankingBy: 'geom' });
+    assert.deepEqual(view.runs.map((r) => [r.key, r.secret === true]), [['test', false], ['leaderboard', false], ['leaderboard', true]]);
+    assert.equal(view.rankedScore?.text, '24.495 µs');
+    assert.equal(view.rankedScore?.source, 'computed');
+    assert.deepEqual(view.markdownReports, ['## Done\n\n**ok**']);
+    assert.deepEqual(view.outputs, [{ key: 'leaderboard', stream: 'stderr', text: 'real warning', hiddenNoiseLines: 1 }]);
+    assert.ok(resultLines(view).includes('▸ ranked score: 24.495 µs (computed from the timings, ranking: geom)'));
+  });
+
+  it('a background submission: the service\'s scores, secret runs, no process facts, job states in words', () => {
+    const detail: UserSubmissionDetail = {
+      id: 4200,
+      leaderboard_name: 'amd-fp8-mm',
+      file_name: 'submission.py',
+      submission_time: '2026-01-01T00:00:00Z',
+      done: true,
+      code: 'x',
+      runs: [
+        { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:03Z', mode: 'leaderboard', secret: false, runner: 'MI300', score: 2.4495e-5, passed: true, result: bench(12_500, 48_000) },
+        { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:03Z', mode: 'leaderboard', secret: true, runner: 'MI300', score: 2.4649e-5, passed: true, result: bench(12_900, 47_100) },
+      ],
+      job: { status: 'succeeded', error: null, last_heartbeat: null },
+    };
+    const view = buildSubmissionView({ ...ctx, mode: 'leaderboard' }, detail, opts);
+    assert.equal(view.outcome, 'success');
+    assert.equal(view.submissionId, 4200);
+    assert.deepEqual(view.rankedScore, { seconds: 2.4495e-5, text: '24.495 µs', source: 'run', rankingBy: 'last' });
+    assert.deepEqual(view.runs.map((r) => [r.key, r.secret === true, r.scoreS, r.noProcessInfo, r.durationS]), [
+      ['leaderboard', false, 2.4495e-5, true, 3],
+      ['leaderboard', true, 2.4649e-5, true, 3],
+    ]);
+    const lines = resultLines(view);
+    assert.ok(lines.includes('▸ leaderboard (secret run): passed · score 24.6 µs · 3.00 s'), lines.join('\n'));
+
+    const hacked = buildSubmissionView(ctx, { ...detail, runs: [], job: { status: 'hacked', error: 'Submission flagged', last_heartbeat: null } }, opts);
+    assert.equal(hacked.outcome, 'failure');
+    assert.equal(hacked.jobStatus?.label, 'flagged as hacked');
+    assert.equal(hacked.error, 'Submission flagged');
+    assert.equal(hacked.rankedScore, undefined);
+    assert.match(resultLines(hacked)[0] ?? '', /^✘ job flagged as hacked: /);
   });
 });

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { createHeadTail } from '../../../src/runner/headTail';
 import { amdGpuName, nvidiaGpuName, parseRocminfo, parseRocmSmi } from '../../../src/runner/gpus';
 import { formatFrame, openEventLog, parseFrame, readEventLog, readEvents, repairLog, type FrameBatch } from '../../../src/runner/eventLog';
-import { computeScore } from '../../../src/runner/evaluate';
+import { nvccArgs } from '../../../src/runner/evaluate';
+import { scoreFromResultValues as computeScore } from '../../../src/core/scoring';
 import { parsePopcornOutput, quoteCommand } from '../../../src/runner/executor';
 import { casesFileText, loadProblem, loadProblems } from '../../../src/runner/problems';
 import { safeFileName } from '../../../src/runner/routes';
@@ -135,7 +136,10 @@ test('problems: task.yml read as reference-kernels writes it; bad ones skipped w
     for (const [name, yml, reason] of [
       ['nosub', 'files:\n  - {"name": "eval.py", "source": "../eval.py"}\n', /no @SUBMISSION@/],
       ['missing', 'files:\n  - {"name": "submission.py", "source": "@SUBMISSION@"}\n  - {"name": "x.py", "source": "x.py"}\n', /x\.py does not exist/],
-      ['cuda', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\n', /lang 'cu'/],
+      ['rust', 'lang: rs\nfiles:\n  - {"name": "submission.rs", "source": "@SUBMISSION@"}\n', /lang 'rs' is not run by kernel-runner serve \(it runs lang: py, and lang: cu built with nvcc\)/],
+      ['cunosrc', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\n', /lang: cu needs config\.sources/],
+      ['cubadsrc', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\nconfig:\n  sources: [eval.cu]\n', /config\.sources lists eval\.cu, which is not in files/],
+      ['cudefine', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\nconfig:\n  sources: [submission.cu]\n  defines: {"A-B": 1}\n', /A-B is not a valid macro name/],
       ['escape', 'files:\n  - {"name": "../evil.py", "source": "@SUBMISSION@"}\n', /inside the run folder/],
       ['yaml', 'files: [\n', /task\.yml/],
     ] as const) {
@@ -145,7 +149,20 @@ test('problems: task.yml read as reference-kernels writes it; bad ones skipped w
     }
     const set = loadProblems(dir);
     assert.deepEqual([...set.problems.keys()], ['good']);
-    assert.equal(set.warnings.length, 5);
+    assert.equal(set.warnings.length, 8);
+    assert.equal(p.cuda, null);
+    mkdirSync(path.join(dir, 'cu'));
+    writeFileSync(path.join(dir, 'cu/eval.cu'), '');
+    writeFileSync(
+      path.join(dir, 'cu/task.yml'),
+      'lang: cu\nfiles:\n  - {"name": "eval.cu", "source": "eval.cu"}\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\n' +
+        'config:\n  sources: [eval.cu, submission.cu]\n  include_dirs: [/opt/tk/include]\n  defines: {"N": 4, "FAST": null}\n  compile_flags: [-lineinfo]\n',
+    );
+    const cu = loadProblem(path.join(dir, 'cu/task.yml'));
+    assert.equal(cu.lang, 'cu');
+    assert.deepEqual(cu.cuda, { sources: ['eval.cu', 'submission.cu'], includeDirs: ['/opt/tk/include'], defines: { N: '4', FAST: null }, flags: ['-lineinfo'] });
+    assert.deepEqual(nvccArgs(cu.cuda!, 'H100').slice(-9), ['-lineinfo', '-I/opt/tk/include', '-DN=4', '-DFAST', 'eval.cu', 'submission.cu', '-gencode=arch=compute_90a,code=sm_90a', '-o', 'eval.out']);
+    assert.equal(nvccArgs(cu.cuda!, 'CPU').at(-3), '-arch=native');
     assert.match(loadProblems(path.join(dir, 'none')).warnings[0]!, /does not exist/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,132 @@
+// What GPU MODE's answers mean for the user: 401 (unknown cli_id: register again), 400 without identity, 413 (file
+// too large), 429 (rate limited, with Retry-After), 400 with the server's detail. One error class; the message
+// names the method and URL (never the cli_id: the client already redacts it) and says what to do.
+import { RunnerClientError } from '../client/errors';
+export { parseRetryAfter } from '../client/errors';
+
+export type GpuModeErrorType =
+  | 'unregistered' // 401: the cli_id is unknown or was reset
+  | 'no-identity' // 400 "Missing X-Popcorn-Cli-Id header", or no cli_id in ~/.popcorn.yaml at all
+  | 'too-large' // 413
+  | 'rate-limited' // 429
+  | 'bad-request' // other 4xx, with the server's detail
+  | 'server' // 5xx
+  | 'network'
+  | 'timeout'
+  | 'cancelled'
+  | 'protocol';
+
+/** What to tell the user to do, by surface: actions, used as "To register, <register>." / "To register again, <reregister>." */
+export interface RegisterHints {
+  register: string;
+  reregister: string;
+}
+
+export const CLI_REGISTER_HINTS: RegisterHints = {
+  register: 'run `kernel-runner register discord` (or `kernel-runner register github`)',
+  reregister: 'run `kernel-runner register discord --reset` (or `github`; leave out --reset if you never registered)',
+};
+
+/** The VS Code command that registers (owned by the extension; named here so messages and the command agree). */
+export const EXTENSION_REGISTER_COMMAND = 'kernelRunner.registerGpuMode';
+export const EXTENSION_REREGISTER_COMMAND = 'kernelRunner.reregisterGpuMode';
+export const EXTENSION_REGISTER_HINTS: RegisterHints = {
+  register: 'run "Kernel Runner: Register with GPU MODE" from the Command Palette',
+  reregister: 'run "Kernel Runner: Register with GPU MODE" from the Command Palette and choose to re-register',
+};
+
+export interface GpuModeErrorInit {
+  method?: string;
+  url?: string;
+  status?: number;
+  detail?: string;
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+export class GpuModeError extends Error {
+  override readonly name = 'GpuModeError';
+  readonly type: GpuModeErrorType;
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly status: number | undefined;
+  /** The server's `detail` (or `message`). */
+  readonly detail: string | undefined;
+  /** From `Retry-After` on a 429/503, when the server sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(type: GpuModeErrorType, message: string, init: GpuModeErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.type = type;
+    this.method = init.method;
+    this.url = init.url;
+    this.status = init.status;
+    this.detail = init.detail;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+export function isGpuModeError(err: unknown): err is GpuModeError {
+  return err instanceof GpuModeError;
+}
+
+/**
+ * The wait a failed call asks for, if it says: a `retryAfterMs` number on the error (GpuModeError, or a
+ * RunnerClientError from the server's Retry-After header), else undefined.
+ */
+export function retryAfterMs(err: unknown): number | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const value = (err as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+export interface ExplainOptions {
+  /** What to tell the user; default CLI_REGISTER_HINTS (the extension passes EXTENSION_REGISTER_HINTS). */
+  hints?: RegisterHints;
+}
+
+/**
+ * Turns a client failure into a GpuModeError that says what happened and what to do. Anything that is not a
+ * RunnerClientError (a bug, a PopcornConfigError) is returned unchanged.
+ */
+export function explainGpuModeError(err: unknown, options: ExplainOptions = {}): unknown {
+  if (err instanceof GpuModeError || !(err instanceof RunnerClientError)) return err;
+  const hints = options.hints ?? CLI_REGISTER_HINTS;
+  const where = `${err.method} ${err.url}`;
+  const init: GpuModeErrorInit = {
+    method: err.method,
+    url: err.url,
+    status: err.status,
+    detail: err.detail,
+    retryAfterMs: retryAfterMs(err),
+    cause: err,
+  };
+  const said = err.detail ? ` (${err.detail})` : '';
+  if (err.type !== 'http') {
+    return new GpuModeError(err.type, err.message, init);
+  }
+  const status = err.status ?? 0;
+  if (status === 401) {
+    return new GpuModeError('unregistered', `GPU MODE does not recognise this cli_id (401)${said}: ${where}. To register again, ${hints.reregister}.`, init);
+  }
+  if (status === 400 && /x-popcorn-cli-id/i.test(err.detail ?? '')) {
+    return new GpuModeError('no-identity', `GPU MODE needs a cli_id and none was sent${said}: ${where}. To register, ${hints.register}.`, init);
+  }
+  if (status === 413) {
+    return new GpuModeError('too-large', `GPU MODE rejected the file as too large (413)${said}: ${where}. Submissions must be at most 1 MB.`, init);
+  }
+  if (status === 429) {
+    const wait = init.retryAfterMs !== undefined ? ` Try again in ${formatWait(init.retryAfterMs)}.` : ' Wait a little before trying again.';
+    return new GpuModeError('rate-limited', `GPU MODE is rate limiting these requests (429)${said}: ${where}.${wait}`, init);
+  }
+  if (status >= 500) return new GpuModeError('server', `GPU MODE failed to answer (${status})${said}: ${where}`, init);
+  return new GpuModeError('bad-request', `GPU MODE rejected the request (${status})${said}: ${where}`, init);
+}
+
+/** "3 s", "2 min", "1 h 5 min". */
+export function formatWait(ms: number): string {
+  const s = Math.max(1, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const min = Math.round(s / 60);
+  return min < 120 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
+}

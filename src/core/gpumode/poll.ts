@@ -1,0 +1,96 @@
+// Waiting for a background submission as popcorn-cli does (GET /user/submissions/{id} every 5 s for up to an
+// hour), but telling the caller about each state change, elapsed time and heartbeat, riding out network blips and
+// 5xx answers, and honouring Retry-After when the service rate-limits the polls (429).
+import type { RunnerClient } from '../client/index';
+import { RunnerClientError, isRetryable } from '../client/errors';
+import { sleep } from '../client/backoff';
+import type { UserSubmissionDetail } from '../protocol/api';
+import { explainGpuModeError, GpuModeError, retryAfterMs, type ExplainOptions } from './errors';
+import { describeJobStatus, submissionFinished, type JobStatusInfo } from './results';
+
+export interface PollUpdate {
+  detail: UserSubmissionDetail;
+  status: JobStatusInfo;
+  /** Since polling started, ms. */
+  elapsedMs: number;
+  /** The job's last heartbeat (ISO), if the service reports one. */
+  lastHeartbeat: string | null;
+  /** The status differs from the previous poll's (or this is the first poll). */
+  changed: boolean;
+}
+
+export interface PollRetry {
+  error: GpuModeError;
+  /** Failed polls in a row. */
+  failures: number;
+  /** How long before the next poll, ms (the server's Retry-After when it sent one). */
+  delayMs: number;
+}
+
+export interface PollOptions {
+  signal?: AbortSignal;
+  /** Between polls; default 5 s (popcorn-cli's interval). */
+  intervalMs?: number;
+  /** Give up after this long; default 1 h (popcorn-cli's limit). */
+  timeoutMs?: number;
+  /** Failed polls in a row tolerated (network, 5xx, 429); default 20. */
+  maxFailures?: number;
+  /** Wait after a failure without Retry-After: doubles from intervalMs up to this; default 60 s. */
+  maxRetryDelayMs?: number;
+  onUpdate?: (update: PollUpdate) => void;
+  onRetry?: (retry: PollRetry) => void;
+  hints?: ExplainOptions['hints'];
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/**
+ * Polls until the submission is done (or its job reaches a terminal status: succeeded, failed, timed_out, hacked)
+ * and resolves with the last detail. Throws a GpuModeError: `unregistered` on 401 (at once), `timeout` after
+ * timeoutMs, `cancelled` when the signal aborts, or the last failure after maxFailures.
+ */
+export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>, id: number, options: PollOptions = {}): Promise<UserSubmissionDetail> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const interval = options.intervalMs ?? 5000;
+  const timeoutMs = options.timeoutMs ?? 3_600_000;
+  const maxFailures = options.maxFailures ?? 20;
+  const maxRetryDelay = options.maxRetryDelayMs ?? 60_000;
+  const explain = (err: unknown) => explainGpuModeError(err, { hints: options.hints });
+  let failures = 0;
+  let lastStatus: string | undefined;
+  let lastError: GpuModeError | undefined;
+  for (;;) {
+    let delay = interval;
+    try {
+      const detail = await client.getSubmission(id, { signal: options.signal });
+      failures = 0;
+      const status = describeJobStatus(detail.job?.status ?? (detail.done ? 'succeeded' : 'pending'));
+      const changed = status.status !== lastStatus;
+      lastStatus = status.status;
+      options.onUpdate?.({ detail, status, elapsedMs: now() - started, lastHeartbeat: detail.job?.last_heartbeat ?? null, changed });
+      if (submissionFinished(detail)) return detail;
+    } catch (err) {
+      if (options.signal?.aborted) throw cancelled(err);
+      const explained = explain(err);
+      if (!(err instanceof RunnerClientError) || !isRetryable(err) || !(explained instanceof GpuModeError)) throw explained;
+      failures += 1;
+      lastError = explained;
+      if (failures > maxFailures) throw explained;
+      delay = retryAfterMs(err) ?? Math.min(maxRetryDelay, interval * 2 ** (failures - 1));
+      options.onRetry?.({ error: explained, failures, delayMs: delay });
+    }
+    const elapsed = now() - started;
+    if (elapsed + delay > timeoutMs) {
+      throw new GpuModeError('timeout', `Submission ${id} did not finish within ${Math.round(timeoutMs / 60_000)} min${lastError ? ` (last error: ${lastError.message})` : ''}`);
+    }
+    try {
+      await sleep(delay, options.signal);
+    } catch (err) {
+      throw cancelled(err);
+    }
+  }
+  function cancelled(cause: unknown): GpuModeError {
+    return new GpuModeError('cancelled', `Stopped waiting for submission ${id}`, { cause });
+  }
+}

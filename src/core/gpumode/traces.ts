@@ -1,0 +1,126 @@
+// Saves the profile archives of a result, one file per profiled run, never replacing a file, and summarises each
+// with the trace toolkit. Names say where a trace came from:
+//   <file stem>-<leaderboard>-<gpu>-<submission id | yyyymmdd-hhmmss>-<run key>.zip
+// e.g. `submission-amd-fp8-mm-MI300-4211-profile.0.zip`; a taken name gets `-2`, `-3`, ... The secret-seed copy of
+// a run (a second result) adds `-secret`.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RunnerClient } from '../client/index';
+import type { ProfileResult, ResultEvent } from '../protocol/api';
+import type { TraceSummary } from '../protocol/traceSummary';
+import { summarizePath } from '../../trace/index';
+
+export interface SavedTrace {
+  /** Run key, e.g. `profile.0` (`profile.0-secret` for a secret-seed copy). */
+  run: string;
+  path: string;
+  bytes: number;
+  /** Present when summarising was asked for and worked. */
+  summary?: TraceSummary;
+  /** Why the summary is missing, when summarising failed. */
+  summaryError?: string;
+}
+
+export interface TraceNameParts {
+  /** The submitted file's name (only its stem is used). */
+  fileName: string;
+  leaderboard?: string;
+  gpu?: string;
+  /** Submission (job) id; else a local timestamp from `now`. */
+  submissionId?: number;
+  now?: Date;
+}
+
+export interface SaveTracesOptions extends TraceNameParts {
+  outDir: string;
+  /** For archives that are not inline (our runner's `download_url` / `artifact`). */
+  client?: Pick<RunnerClient, 'downloadArtifact'>;
+  signal?: AbortSignal;
+  /** Summarise each saved zip with summarizePath (default true). A failure is kept in summaryError, not thrown. */
+  summarize?: boolean;
+}
+
+function stamp(date: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}-${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+}
+
+/** A file-name-safe piece: anything but letters, digits, `.`, `_`, `-` becomes `_`; no leading dots. */
+export function safeNamePart(part: string, fallback = 'submission'): string {
+  return part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 80) || fallback;
+}
+
+/** The name without run key, counter and extension: `<stem>-<leaderboard>-<gpu>-<id|timestamp>`. */
+export function traceBaseName(parts: TraceNameParts): string {
+  const stem = safeNamePart(path.basename(parts.fileName, path.extname(parts.fileName)));
+  const pieces = [stem];
+  if (parts.leaderboard) pieces.push(safeNamePart(parts.leaderboard));
+  if (parts.gpu) pieces.push(safeNamePart(parts.gpu));
+  pieces.push(parts.submissionId !== undefined ? String(parts.submissionId) : stamp(parts.now ?? new Date()));
+  return pieces.join('-');
+}
+
+/** Writes with `write(file)` at `<base>.zip`, `<base>-2.zip`, ... : the first name that does not exist yet (EEXIST-safe). */
+async function writeUnique(dir: string, base: string, write: (file: string) => Promise<number>): Promise<{ path: string; bytes: number }> {
+  for (let n = 1; n < 10_000; n++) {
+    const file = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}.zip`);
+    try {
+      return { path: file, bytes: await write(file) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  throw new Error(`no free file name for ${base}.zip in ${dir}`);
+}
+
+/** The profiled runs of a result, each with its key (`-secret` for the service's secret-seed copy). */
+export function profiledRuns(result: ResultEvent): Array<{ run: string; profile: ProfileResult }> {
+  const out: Array<{ run: string; profile: ProfileResult }> = [];
+  result.results.forEach((full, i) => {
+    for (const [key, ev] of Object.entries(full.runs)) if (ev.profile) out.push({ run: i > 0 ? `${key}-secret` : key, profile: ev.profile });
+  });
+  return out;
+}
+
+/**
+ * Saves every profiled run's archive: the inline base64 `trace` (GPU MODE), else `download_url`, else our
+ * runner's `artifact` (needs `client` and `submissionId`). Runs without any archive are skipped. Files are created
+ * exclusively: nothing is ever overwritten. Each saved zip is summarised unless `summarize: false`.
+ */
+export async function saveProfileTraces(result: ResultEvent, options: SaveTracesOptions): Promise<SavedTrace[]> {
+  const profiled = profiledRuns(result);
+  if (profiled.length === 0) return [];
+  await mkdir(options.outDir, { recursive: true });
+  const base = traceBaseName(options);
+  const saved: SavedTrace[] = [];
+  for (const { run, profile } of profiled) {
+    let write: ((file: string) => Promise<number>) | undefined;
+    if (profile.trace) {
+      const bytes = Buffer.from(profile.trace, 'base64');
+      write = async (file) => {
+        await writeFile(file, bytes, { flag: 'wx' });
+        return bytes.length;
+      };
+    } else if (profile.download_url && options.client) {
+      const { client } = options;
+      const url = profile.download_url;
+      write = async (file) => (await client.downloadArtifact({ url }, file, { signal: options.signal })).bytes;
+    } else if (profile.artifact && options.client && options.submissionId !== undefined) {
+      const { client } = options;
+      const ref = { jobId: options.submissionId, name: profile.artifact };
+      write = async (file) => (await client.downloadArtifact(ref, file, { signal: options.signal })).bytes;
+    }
+    if (!write) continue;
+    const file = await writeUnique(options.outDir, `${base}-${safeNamePart(run)}`, write);
+    const entry: SavedTrace = { run, ...file };
+    if (options.summarize !== false) {
+      try {
+        entry.summary = await summarizePath(file.path);
+      } catch (err) {
+        entry.summaryError = err instanceof Error ? err.message : String(err);
+      }
+    }
+    saved.push(entry);
+  }
+  return saved;
+}

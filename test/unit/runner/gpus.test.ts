@@ -1,0 +1,44 @@
+// GPU detection runs rocminfo / rocm-smi / nvidia-smi only when they are on PATH: real executables in a temporary
+// folder stand in for them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { detectGpus } from '../../../src/runner/gpus';
+
+const ROCMINFO = `*******
+Agent 1
+*******
+  Marketing Name:          AMD EPYC 9654 96-Core Processor
+  Device Type:             CPU
+*******
+Agent 2
+*******
+  Marketing Name:          AMD Instinct MI300X
+  Device Type:             GPU
+`;
+
+test('no GPU tool on PATH: a CPU inventory (the override names it)', async () => {
+  const empty = mkdtempSync(path.join(tmpdir(), 'kr-gpus-'));
+  try {
+    assert.deepEqual(await detectGpus(undefined, empty), { runtime: 'CPU', slots: [{ gpu: 'CPU', device: null, product: 'CPU' }], names: ['CPU'] });
+    assert.deepEqual((await detectGpus('MI300', empty)).names, ['MI300']);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test('rocminfo on PATH is asked, and its GPU agents become slots', { skip: process.platform === 'win32' }, async () => {
+  const bin = mkdtempSync(path.join(tmpdir(), 'kr-gpus-'));
+  try {
+    const rocminfo = path.join(bin, 'rocminfo');
+    writeFileSync(rocminfo, `#!/bin/sh\ncat <<'EOF'\n${ROCMINFO}EOF\n`);
+    chmodSync(rocminfo, 0o755);
+    const inventory = await detectGpus(undefined, bin);
+    assert.equal(inventory.runtime, 'ROCm');
+    assert.deepEqual(inventory.slots, [{ gpu: 'MI300', device: 0, product: 'AMD Instinct MI300X' }]);
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+});

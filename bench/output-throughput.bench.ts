@@ -13,35 +13,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRunnerClient } from '../src/core/client/index';
 import { startRunner } from '../src/runner/index';
-import { cpuSecondsSince, machineLoad, median, q, summary, timeShell } from './support';
+import { cpuSecondsSince, machineLoad, median, q, summary, timeShell, mixedOutputProgram } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
-const MB = 1024 * 1024;
 const TOTAL_MB = Number(process.env.BENCH_MB ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_MB_S = 50;
 
-// A ~1 MB block of mixed lines, written TOTAL_MB times.
-const program = `
-import random, sys
-random.seed(11)
-out, err, size, i = [], [], 0, 0
-while size < ${MB}:
-    r = random.random()
-    if r < 0.55:
-        line = f"step {i}: loss={random.random():.6f} time={random.random()*1000:.2f} us\\n"; out.append(line)
-    elif r < 0.7:
-        line = f"W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: {random.random():.6f} sec\\n"; err.append(line)
-    elif r < 0.8:
-        line = f"[{random.random()*1000:.3f}]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\\n"; err.append(line)
-    else:
-        line = f"note {i}: the program's own stderr " + "y" * int(random.random() * 100) + "\\n"; err.append(line)
-    size += len(line); i += 1
-o, e = "".join(out).encode(), "".join(err).encode()
-for _ in range(${TOTAL_MB}):
-    sys.stdout.buffer.write(o); sys.stderr.buffer.write(e)
-`;
+const program = mixedOutputProgram(TOTAL_MB);
 
 async function main(): Promise<void> {
   if (!existsSync(cli)) throw new Error('run `npm run build` first (dist/cli.cjs is missing)');

@@ -10,32 +10,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSIONS_HEADER } from '../src/core/protocol/api';
 import { startRunner } from '../src/runner/index';
-import { machineLoad, median, summary } from './support';
+import { machineLoad, median, summary, mixedOutputProgram } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MB = 1024 * 1024;
 const TOTAL_MB = Number(process.env.BENCH_MB ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-const program = `
-import sys, random
-random.seed(7)
-out, err, size, i = [], [], 0, 0
-while size < ${MB}:
-    r = random.random()
-    if r < 0.6:
-        line = f"step {i} kernel=gemm_fp8 time={random.random()*1000:.3f} us loss={random.random():.6f}\\n"; out.append(line)
-    elif r < 0.75:
-        line = f"W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: {random.random():.6f} sec\\n"; err.append(line)
-    elif r < 0.85:
-        line = f"[{random.random()*1000:.3f}]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\\n"; err.append(line)
-    else:
-        line = f"warning {i}: something the program says on stderr " + "x" * int(random.random() * 80) + "\\n"; err.append(line)
-    size += len(line); i += 1
-o, e = "".join(out).encode(), "".join(err).encode()
-for _ in range(${TOTAL_MB}):
-    sys.stdout.buffer.write(o); sys.stderr.buffer.write(e)
-`;
+const program = mixedOutputProgram(TOTAL_MB);
 
 // The client: POSTs the program with the extensions header and counts the bytes of the event stream.
 const clientSource = `

@@ -60,3 +60,30 @@ export function q(arg: string): string {
 export function summary(name: string, what: string, target: string, met: boolean): string {
   return `RESULT ${name}: ${what} (target ${target}): ${met ? 'MET' : 'NOT MET'}`;
 }
+
+/**
+ * A Python program that prints `totalMb` MB of mixed lines: the program's own output on stdout and stderr, and
+ * rocprof-style glog and Perfetto noise on stderr (a ~1 MB block, written `totalMb` times).
+ */
+export function mixedOutputProgram(totalMb: number): string {
+  const MB = 1024 * 1024;
+  return `
+import random, sys
+random.seed(11)
+out, err, size, i = [], [], 0, 0
+while size < ${MB}:
+    r = random.random()
+    if r < 0.55:
+        line = f"step {i}: loss={random.random():.6f} time={random.random()*1000:.2f} us\\n"; out.append(line)
+    elif r < 0.7:
+        line = f"W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: {random.random():.6f} sec\\n"; err.append(line)
+    elif r < 0.8:
+        line = f"[{random.random()*1000:.3f}]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\\n"; err.append(line)
+    else:
+        line = f"note {i}: the program's own stderr " + "y" * int(random.random() * 100) + "\\n"; err.append(line)
+    size += len(line); i += 1
+o, e = "".join(out).encode(), "".join(err).encode()
+for _ in range(${totalMb}):
+    sys.stdout.buffer.write(o); sys.stderr.buffer.write(e)
+`;
+}

@@ -120,13 +120,18 @@ export class RunController implements vscode.Disposable {
     try {
       await this.execute(doc, req, abort, file);
     } finally {
-      this.active = undefined;
-      if (!this.disposing) {
-        this.status.setJob(undefined);
-        this.finishedEmitter.fire();
-      }
-      finish();
+      this.endActive(finish);
     }
+  }
+
+  /** The active run is over (finished, failed or cancelled): clear the status bar and wake `idle()` waiters. */
+  private endActive(finish: () => void): void {
+    this.active = undefined;
+    if (!this.disposing) {
+      this.status.setJob(undefined);
+      this.finishedEmitter.fire();
+    }
+    finish();
   }
 
   private async documentFor(uri: vscode.Uri | undefined): Promise<vscode.TextDocument | undefined> {
@@ -623,12 +628,7 @@ export class RunController implements vscode.Disposable {
     } catch (err) {
       console.error('[kernel-runner] resuming a submission failed:', err);
     } finally {
-      this.active = undefined;
-      if (!this.disposing) {
-        this.status.setJob(undefined);
-        this.finishedEmitter.fire();
-      }
-      finish();
+      this.endActive(finish);
     }
   }
 }

@@ -4,12 +4,11 @@
 // nvcc are skipped where it is not installed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { leaderboardListSchema, resultEventSchema, userSubmissionDetailSchema } from '../../../src/core/protocol/api';
 import { findOnPath } from '../../../src/runner/profilers';
-import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, type TestRunner } from './helpers';
+import { post, pythonOnlyBin, readSse, repoRoot, startTestRunner, submitAndRead, terminal, type TestRunner } from './helpers';
 
 const problemsDir = path.join(repoRoot, 'test/fixtures/cuda-problems');
 const solution = (name: string) => readFileSync(path.join(problemsDir, 'vectorsum_cu/solutions', name), 'utf8');
@@ -75,9 +74,7 @@ describe('lang: cu problem without nvcc', () => {
   let runner: TestRunner;
   let bin: string;
   before(async () => {
-    bin = tempDir('kr-bin-');
-    const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
-    symlinkSync(python, path.join(bin, 'python3'));
+    bin = pythonOnlyBin();
     runner = await startTestRunner({ problemsDir, env: { ...process.env, PATH: bin } });
   });
   after(async () => {

@@ -1,6 +1,7 @@
 // Shared by the runner's integration tests: a real runner on 127.0.0.1 port 0 with a temporary data dir,
 // uploads with fetch + FormData, and an SSE reader built on eventsource-parser.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,15 @@ export interface TestRunner extends RunningRunner {
 
 export function tempDir(prefix = 'kr-runner-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/** A PATH folder holding python3 only (no ROCm or CUDA compilers, whatever the machine has). */
+export function pythonOnlyBin(): string {
+  const bin = tempDir('kr-bin-');
+  // the interpreter itself (a pyenv shim would need bash and pyenv on PATH)
+  const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+  symlinkSync(python, path.join(bin, 'python3'));
+  return bin;
 }
 
 export async function startTestRunner(opts: RunnerOptions = {}): Promise<TestRunner> {

@@ -1,21 +1,16 @@
 // The built-in `script` leaderboard: the submitted file run as a program.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { outputEventSchema, resultEventSchema } from '../../../src/core/protocol/api';
-import { repoRoot, startTestRunner, submitAndRead, tempDir, terminal, type TestRunner } from './helpers';
+import { pythonOnlyBin, repoRoot, startTestRunner, submitAndRead, terminal, type TestRunner } from './helpers';
 
 describe('script leaderboard', () => {
   let runner: TestRunner;
   let bin: string;
   before(async () => {
-    // a PATH holding python3 only: no ROCm/CUDA compilers, whatever the machine has
-    bin = tempDir('kr-bin-');
-    // the interpreter itself (a pyenv shim would need bash and pyenv on PATH)
-    const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
-    symlinkSync(python, path.join(bin, 'python3'));
+    bin = pythonOnlyBin();
     runner = await startTestRunner({ env: { ...process.env, PATH: bin } });
   });
   after(async () => {

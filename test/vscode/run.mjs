@@ -102,6 +102,8 @@ writeFileSync(
   JSON.stringify({ 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] }, null, 2),
 );
 mkdirSync(outputDir, { recursive: true });
+// Screenshots of failures from an earlier run would read as failures of this one.
+for (const f of readdirSync(outputDir)) if (f.startsWith('FAILED-')) rmSync(join(outputDir, f), { force: true });
 
 const freePort = () =>
   new Promise((resolve, reject) => {

@@ -89,7 +89,7 @@ function clientErrorExit(err: unknown): never {
   if (err instanceof RunnerClientError) {
     let hint = '';
     if (err.type === 'http' && (err.status === 401 || err.status === 403)) hint = ' (check --token / KERNEL_RUNNER_TOKEN, or the cli_id in ~/.popcorn.yaml)';
-    if (err.type === 'network' && err.code === 'ECONNREFUSED') hint = ' (is `kernel-runner serve` running there? Without --server an embedded runner is used)';
+    if (err.type === 'network' && err.code === 'ECONNREFUSED') hint = '. Start `kernel-runner serve` there, or leave out --server to use an embedded runner.';
     throw new CliExit(`${err.message}${hint}`, err.type === 'cancelled' ? 130 : 1);
   }
   throw err;

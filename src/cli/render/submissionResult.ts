@@ -164,8 +164,11 @@ function renderRun(key: string, run: EvalResult, opts: RenderResultOptions, s: S
     if (!opts.liveOutputShown) {
       if (r.stdout.trim()) lines.push('  stdout:', indent(tail(r.stdout, 40)));
       if (r.stderr.trim()) lines.push('  stderr:', indent(tail(r.stderr, 40)));
-    } else if (!r.success && !Object.keys(values).length && r.stderr.trim()) {
-      lines.push(s.dim(`  (its output is above)`));
+    } else {
+      // The runner's own notes (killed by a signal, output cut) are added to stderr after the live stream ended.
+      const notes = r.stderr.split('\n').filter((l) => l.startsWith('[kernel-runner] '));
+      if (notes.length) lines.push(...notes.map((n) => `  ${n.slice('[kernel-runner] '.length)}`));
+      else if (!r.success && !Object.keys(values).length && r.stderr.trim()) lines.push(s.dim(`  (its output is above)`));
     }
   }
   if (run.profile) {

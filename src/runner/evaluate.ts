@@ -117,6 +117,7 @@ function toRunResult(o: ExecOutcome, opts: { timeoutSec: number; graceMs: number
   }
   if (o.cancelled) notes.push('[kernel-runner] cancelled: sent SIGINT to the process group');
   if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
+  if (o.popcornOmitted > 0) notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
   if (o.noiseLines > 0) {
     notes.push(`[kernel-runner] ${o.noiseLines} profiler log line(s) left out here (shown as noise in live output; full log: stderr.log in the trace archive)`);
   }

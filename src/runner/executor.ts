@@ -28,6 +28,8 @@ export interface ExecSpec {
   stderrLogPath?: string;
   /** The child started: its pid, which is also its process group id (not on Windows). */
   onSpawn?: (pid: number) => void;
+  /** Most POPCORN_FD output kept, in characters (whole lines); the rest is counted, not kept. Default 32 Mi. */
+  popcornCapChars?: number;
 }
 
 export interface ExecOutcome {
@@ -43,12 +45,15 @@ export interface ExecOutcome {
   /** The program's stderr lines; profiler noise is counted in `noiseLines` and kept in the stderr log only. */
   stderr: string;
   noiseLines: number;
-  /** Everything written to POPCORN_FD. */
+  /** What was written to POPCORN_FD, up to the cap. */
   popcorn: string;
+  /** Characters of POPCORN_FD output past the cap, left out of `popcorn`. */
+  popcornOmitted: number;
   durationSec: number;
 }
 
 const MAX_LINE_BYTES = 64 * 1024;
+const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
 
 export function quoteCommand(command: string, args: readonly string[]): string {
   return [command, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
@@ -70,6 +75,8 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   const stderrKeep = createHeadTail(spec.capBytes);
   let noiseLines = 0;
   let popcorn = '';
+  let popcornOmitted = 0;
+  const popcornCap = spec.popcornCapChars ?? POPCORN_CAP_CHARS;
   let timedOut = false;
   let cancelled = false;
   let stderrLog: WriteStream | undefined;
@@ -115,7 +122,16 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   if (fd3 && 'on' in fd3) {
     fd3.setEncoding?.('utf8');
     fd3.on('data', (chunk: string | Buffer) => {
-      popcorn += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      // a submission flooding the pipe must not grow the runner's memory without end (past ~512 MB: a crash)
+      if (popcornOmitted > 0) popcornOmitted += text.length;
+      else if (popcorn.length + text.length <= popcornCap) popcorn += text;
+      else {
+        const room = (popcorn + text).slice(0, popcornCap);
+        const kept = room.slice(0, room.lastIndexOf('\n') + 1);
+        popcornOmitted = popcorn.length + text.length - kept.length;
+        popcorn = kept;
+      }
     });
   }
 
@@ -170,6 +186,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     stderr: stderrKeep.text(),
     noiseLines,
     popcorn,
+    popcornOmitted,
     durationSec: (performance.now() - started) / 1000,
   };
 }

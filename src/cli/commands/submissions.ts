@@ -28,10 +28,10 @@ function submissionId(value: string): number {
 }
 
 export async function runSubmissionsList(opts: CommonOptions & { leaderboard?: string; limit?: string; offset?: string }, io: CommandIo): Promise<number> {
-  const { client } = await connect(opts);
+  const { client, gpumode } = await connect(opts);
   const list = await client
     .listSubmissions({ leaderboard: opts.leaderboard, limit: positiveInt(opts.limit, '--limit', 20), offset: positiveInt(opts.offset, '--offset') })
-    .catch(exitFor);
+    .catch((e: unknown) => exitFor(e, gpumode));
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;
@@ -47,8 +47,8 @@ export async function runSubmissionsList(opts: CommonOptions & { leaderboard?: s
 
 export async function runSubmissionsShow(idArg: string, opts: CommonOptions & { code?: boolean }, io: CommandIo): Promise<number> {
   const id = submissionId(idArg);
-  const { client } = await connect(opts);
-  const detail = await client.getSubmission(id).catch(exitFor);
+  const { client, gpumode } = await connect(opts);
+  const detail = await client.getSubmission(id).catch((e: unknown) => exitFor(e, gpumode));
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(opts.code ? detail : { ...detail, code: undefined }, null, 2)}\n`);
     return 0;
@@ -79,10 +79,10 @@ export async function runSubmissionsDelete(
   io: CommandIo & { stdin?: NodeJS.ReadableStream; interactive?: boolean },
 ): Promise<number> {
   const id = submissionId(idArg);
-  const { client } = await connect(opts);
+  const { client, gpumode } = await connect(opts);
   if (!opts.yes) {
     if (!io.interactive || !io.stdin) throw new CliExit(`deleting submission ${id} cannot be undone: pass --yes to confirm`, 2);
-    const detail = await client.getSubmission(id).catch(exitFor);
+    const detail = await client.getSubmission(id).catch((e: unknown) => exitFor(e, gpumode));
     const rl = createInterface({ input: io.stdin, output: io.stderr });
     const answer = await rl.question(`Delete ${submissionHeadline(detail)}? [y/N] `);
     rl.close();
@@ -91,7 +91,7 @@ export async function runSubmissionsDelete(
       return 0;
     }
   }
-  const answer = await client.deleteSubmission(id).catch(exitFor);
+  const answer = await client.deleteSubmission(id).catch((e: unknown) => exitFor(e, gpumode));
   io.stdout.write(opts.json ? `${JSON.stringify(answer, null, 2)}\n` : `Deleted submission ${answer.submission_id}.\n`);
   return 0;
 }

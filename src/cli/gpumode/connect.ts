@@ -39,9 +39,12 @@ export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cl
   }
 }
 
-/** Ends the command with a one-line message that says what to do (401: register again); exit 2 for bad input/config. */
-export function exitFor(err: unknown): never {
-  const explained = explainGpuModeError(err);
+/**
+ * Ends the command with a one-line message that says what to do (401: register again); exit 2 for bad input/config.
+ * `gpumode: false` (our own runner) keeps the client's message: GPU MODE's wording and hints would mislead there.
+ */
+export function exitFor(err: unknown, gpumode = true): never {
+  const explained = gpumode ? explainGpuModeError(err) : err;
   if (explained instanceof GpuModeError) {
     const code = explained.type === 'cancelled' ? 130 : explained.type === 'no-identity' ? 2 : 1;
     throw new CliExit(explained.message, code);

@@ -283,6 +283,7 @@ export function createTransport(options: TransportOptions): Transport {
           decompress: true,
         });
       } catch (err) {
+        link.dispose(); // no body will close: the user's signal must not keep a listener per failed attempt
         if (timedOut) {
           throw new RunnerClientError('timeout', `No response within ${Math.round(connectTimeoutMs / 1000)} s`, { method, url: show(target), cause: err });
         }

@@ -205,6 +205,10 @@ export class RunController implements vscode.Disposable {
 
     let sawOutput = false;
     let jobId: number | undefined;
+    // The notification says the stage and the same ticking clock as the status bar: the runner's heartbeats come
+    // only every 15 s, so their elapsed_time would leave it stuck at "running · 0 s".
+    let stage = `submitting to ${target.label}`;
+    const reportStage = (progress: vscode.Progress<{ message?: string }>) => progress.report({ message: `${stage} · ${formatElapsed(Date.now() - t0)}` });
     const onEvent = (ev: ClientEvent, progress: vscode.Progress<{ message?: string }>) => {
       switch (ev.event) {
         case 'job':
@@ -222,8 +226,8 @@ export class RunController implements vscode.Disposable {
             // Upstream heartbeats do not say whether the job is queued or running.
             this.status.setJob({ file, mode: req.mode, state: 'running', note: ev.data.status, startedAt: t0 });
           }
-          const msg = state === 'queued' && q !== undefined ? queueLabel(q) : `${state ?? ev.data.status} · ${Math.round(ev.data.elapsed_time)} s`;
-          progress.report({ message: msg });
+          stage = state === 'queued' && q !== undefined ? queueLabel(q) : (state ?? ev.data.status);
+          reportStage(progress);
           // Upstream GPU MODE sends no live output: heartbeats are all there is until the result.
           if (!sawOutput && ev.id === undefined) log.info(`${ev.data.status} · ${Math.round(ev.data.elapsed_time)} s`);
           break;
@@ -232,6 +236,8 @@ export class RunController implements vscode.Disposable {
           if (!sawOutput) {
             sawOutput = true;
             this.status.setJob({ file, mode: req.mode, state: 'running', startedAt: t0 });
+            stage = 'running';
+            reportStage(progress);
           }
           log.program(ev.data.text, ev.data.noise);
           break;
@@ -249,8 +255,9 @@ export class RunController implements vscode.Disposable {
         { location: vscode.ProgressLocation.Notification, title: `Kernel Runner: ${req.title} ${file}`, cancellable: true },
         async (progress, token) => {
           const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled by the user')));
+          reportStage(progress);
+          const ticker = setInterval(() => reportStage(progress), 1000);
           try {
-            progress.report({ message: `submitting to ${target.label}` });
             return await client.submit(
               { leaderboard: choice.leaderboard, gpu: choice.gpu, mode: req.mode, file: { name: file, content: source } },
               {
@@ -261,6 +268,7 @@ export class RunController implements vscode.Disposable {
               },
             );
           } finally {
+            clearInterval(ticker);
             sub.dispose();
           }
         },

@@ -121,13 +121,19 @@ function button(label: string, id: string, onClick: () => void, extra: Record<st
   return b;
 }
 
+/** A data table inside its own horizontal scroller: a narrow panel scrolls the table, never the whole page. The
+ * scroller is focusable so the keyboard can scroll it too. */
 function table(caption: string, headers: string[], rows: Child[][], cls = ''): HTMLElement {
   return h(
-    'table',
-    { class: `data ${cls}`.trim() },
-    h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
+    'div',
+    { class: 'table-scroll', role: 'region', 'aria-label': caption, tabindex: 0 },
+    h(
+      'table',
+      { class: `data ${cls}`.trim() },
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
+    ),
   );
 }
 

@@ -3,7 +3,7 @@
 // and the links; "Open in Perfetto UI" opens the loopback relay page, which hands the trace to Perfetto UI by
 // postMessage. ui.perfetto.dev is not reachable here, so the browser serves a stand-in page at its address that
 // speaks the same protocol (answers PING with PONG, records the buffer it receives).
-import { assert, openFile, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
+import { assert, horizontalLayout, openFile, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
 
 const FAKE_PERFETTO = `<!DOCTYPE html><html><head><title>fake perfetto</title></head><body><script>
 window.addEventListener('message', (e) => {
@@ -46,6 +46,9 @@ export const tests = {
     assert((await frame.locator('section.profile').first().locator('figure.timeline svg.timeline-chart').count()) === 1, 'timeline chart');
     const links = await frame.locator('.links button').allInnerTexts();
     assert(links.includes('Download full trace') && links.includes('Open in Perfetto UI'), `links: ${links.join(', ')}`);
+    const layout = await horizontalLayout(frame);
+    assert(layout.pageOverflowPx <= 1, `page scrolls sideways by ${layout.pageOverflowPx}px: ${JSON.stringify(layout)}`);
+    assert(layout.tables > 0 && layout.tablesInScroller === layout.tables, `every table in a focusable scroller: ${JSON.stringify(layout)}`);
     await first.scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'profile-results');
 

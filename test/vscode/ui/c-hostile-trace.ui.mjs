@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
+import { assert, horizontalLayout, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
 
 const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
 const LONG = `void gemm_kernel<${'ck::Tuple<ck::tensor_layout::gemm::RowMajor, float, 256>, '.repeat(52)}int>(float const*, float*)`;
@@ -73,6 +73,11 @@ export const tests = {
     // Keyboard: the full name of a truncated kernel is reachable by Tab (focusable, with its title).
     const focusable = await frame.locator('table.kernels .kernel-name[tabindex="0"]').count();
     assert(focusable === NAMES.length, `focusable names: ${focusable}`);
+    // Layout: the 3,000-character name and the number columns do not widen the page in this narrow panel; the
+    // table scrolls in its own box (reachable by Tab) and the page keeps its left edge.
+    const layout = await horizontalLayout(frame);
+    assert(layout.pageOverflowPx <= 1, `page scrolls sideways by ${layout.pageOverflowPx}px: ${JSON.stringify(layout)}`);
+    assert(layout.tables > 0 && layout.tablesInScroller === layout.tables, `every table in a focusable scroller: ${JSON.stringify(layout)}`);
     await frame.locator('table.kernels').scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'hostile-trace');
   },

@@ -17,6 +17,9 @@ export const tests = {
     await runCommand(page, 'Notifications: Show Notifications');
     const item = page.locator('.notifications-center .notification-list-item', { hasText: 'Kernel Runner: Run slow_script.py' }).first();
     await item.waitFor({ timeout: 15_000 });
+    // The notification keeps the status bar's clock (m:ss), not the runner's 15-second heartbeat ("running · 0 s").
+    const note = (await item.innerText()).replace(/\u00a0/g, ' ');
+    assert(/Run slow_script\.py: running · \d+:\d\d/.test(note), `progress notification: ${note}`);
     await shot(page, outputDir, 'cancel-notification');
     await item.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
     await output.locator('.view-line', { hasText: 'Cancelled: job' }).first().waitFor({ timeout: 30_000 });

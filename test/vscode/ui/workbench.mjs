@@ -1,3 +1,4 @@
+/* global document, getComputedStyle */
 // Helpers that drive the VS Code workbench in Chromium the way a person does: keyboard, palette, clicks.
 import { join } from 'node:path';
 
@@ -63,6 +64,20 @@ export async function webviewFrame(page, selector, timeoutMs = 60_000) {
     await page.waitForTimeout(250);
   }
   throw new Error(`no webview frame with ${selector} within ${timeoutMs} ms; extension messages: ${extensionMessages.join(' | ') || 'none'}`);
+}
+
+/** How a results page lays out sideways: the page itself must never be wider than the panel (wide tables scroll
+ * inside their own focusable box instead, so headings and the first columns stay in view). */
+export async function horizontalLayout(frame) {
+  return frame.evaluate(() => {
+    const doc = document.scrollingElement ?? document.documentElement;
+    const boxes = [...document.querySelectorAll('table.data')].map((t) => t.parentElement);
+    return {
+      pageOverflowPx: doc.scrollWidth - doc.clientWidth,
+      tables: boxes.length,
+      tablesInScroller: boxes.filter((b) => b && b.classList.contains('table-scroll') && getComputedStyle(b).overflowX === 'auto' && b.tabIndex === 0).length,
+    };
+  });
 }
 
 export async function shot(page, outputDir, name) {

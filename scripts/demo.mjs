@@ -9,8 +9,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist/cli.cjs');
 
+const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+
 function step(title, args) {
-  console.log(`\n\x1b[1m$ kernel-runner ${args.join(' ')}\x1b[0m   # ${title}`);
+  console.log(`\n${bold(`$ kernel-runner ${args.join(' ')}`)}   # ${title}`);
   const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) {
     console.error(`\n${title} failed (exit ${r.status ?? r.signal})`);

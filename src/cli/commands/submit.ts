@@ -184,7 +184,11 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
       outcome = await client.submit(request, {
         signal: controller.signal,
         onEvent(event) {
-          if (event.event === 'job') jobId = event.data.job_id;
+          if (event.event === 'job') {
+            jobId = event.data.job_id;
+            const where = embedded ? 'embedded runner' : client.baseUrl;
+            sink.line(true, `kernel-runner: job ${jobId}: ${request.file.name} → ${target.leaderboard} on ${target.gpu}, ${target.mode} (${where})`);
+          }
           if (event.event === 'output') {
             live = true;
             if (event.data.noise && !opts.showNoise) hidden += 1;

@@ -17,17 +17,8 @@ export const EXIT_MEANINGS: Record<number, string> = {
   114: 'timeout',
 };
 
-export interface RunContext {
-  title: string;
-  fileName: string;
-  leaderboard: string;
-  gpu: string;
-  mode: string;
-  target: string;
-  startedAt: string;
-  elapsedS: number;
-  hiddenNoiseLines: number;
-}
+/** What the extension knows about a run before its result arrives: the panel's header fields. */
+export type RunContext = Pick<ResultView, 'title' | 'fileName' | 'leaderboard' | 'gpu' | 'mode' | 'target' | 'startedAt' | 'elapsedS' | 'hiddenNoiseLines'>;
 
 export type Terminal =
   | { kind: 'result'; result: ResultEvent }

@@ -1,9 +1,8 @@
 // From a runner's terminal event to the results panel's view model and the output channel's summary lines.
 // Pure (no vscode): unit-tested in test/unit/extension-free/.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSubmissionDetail } from '../core/protocol/api';
-import { decodePopcornBase64 } from '../core/reportEncoding';
 import { createLineClassifier } from '../core/noise';
-import { describeJobStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
+import { decodeReports, describeJobStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
 import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../webview/format';
 import type { BenchmarkCaseView, OutputView, ProfileView, RankedScoreView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
@@ -122,17 +121,9 @@ function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
 
 /** Profile reports (`benchmark.<i>.report`, base64 with the `+*` alphabet) decoded to text. */
 function reportsOf(key: string, ev: EvalResult): string[] {
-  const map = ev.run?.result ?? {};
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(map)) {
-    if (!/^benchmark\.\d+\.report$/.test(k)) continue;
-    try {
-      out.push(`${key} ${k}:\n${decodePopcornBase64(v)}`);
-    } catch {
-      out.push(`${key} ${k}: (report not decodable)`);
-    }
-  }
-  return out;
+  return decodeReports(key, ev.run?.result ?? {}).map((r) =>
+    r.text === undefined ? `${key} benchmark.${r.index}.report: (report not decodable)` : `${key} benchmark.${r.index}.report:\n${r.text}`,
+  );
 }
 
 function profileOf(key: string, ev: EvalResult, opts: BuildOptions): ProfileView | undefined {

@@ -1,7 +1,7 @@
 // Readable text for a submission's outcome: tests passed/failed with their messages, benchmark timings with
 // units, profile reports and trace tables. Pure: the submit command prints what this returns.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../../core/protocol/api';
-import { decodePopcornBase64 } from '../../core/reportEncoding';
+import { decodeReports } from '../../core/gpumode/results';
 import { formatNs, renderTraceTables } from './traceTables';
 
 export interface RenderResultOptions {
@@ -120,22 +120,16 @@ function renderBenchmarks(values: Record<string, string>, s: Style): string[] {
   return lines;
 }
 
-function renderReports(values: Record<string, string>, maxLines: number): string[] {
+function renderReports(run: string, values: Record<string, string>, maxLines: number): string[] {
   const lines: string[] = [];
-  const n = count(values, 'benchmark-count');
-  for (let i = 0; i < n; i++) {
-    const encoded = values[`benchmark.${i}.report`];
-    if (!encoded) continue;
-    let text: string;
-    try {
-      text = decodePopcornBase64(encoded);
-    } catch (err) {
-      lines.push(`  report ${i}: cannot decode (${err instanceof Error ? err.message : String(err)})`);
+  for (const report of decodeReports(run, values)) {
+    if (report.text === undefined) {
+      lines.push(`  report ${report.index}: cannot decode (${report.error})`);
       continue;
     }
-    const all = text.replace(/\s+$/, '').split('\n');
+    const all = report.text.replace(/\s+$/, '').split('\n');
     const shown = all.length > maxLines ? [...all.slice(0, maxLines), `… ${all.length - maxLines} more lines`] : all;
-    lines.push(`  report (${values[`benchmark.${i}.spec`] ?? `case ${i}`}):`, indent(shown.join('\n')));
+    lines.push(`  report (${report.spec ?? `case ${report.index}`}):`, indent(shown.join('\n')));
   }
   return lines;
 }
@@ -160,7 +154,7 @@ function renderRun(key: string, run: EvalResult, opts: RenderResultOptions, s: S
     const values = r.result;
     lines.push(...renderTests(values, s));
     lines.push(...renderBenchmarks(values, s));
-    if (run.profile || key.startsWith('profile')) lines.push(...renderReports(values, opts.maxReportLines ?? 60));
+    if (run.profile || key.startsWith('profile')) lines.push(...renderReports(key, values, opts.maxReportLines ?? 60));
     if (!opts.liveOutputShown) {
       if (r.stdout.trim()) lines.push('  stdout:', indent(tail(r.stdout, 40)));
       if (r.stderr.trim()) lines.push('  stderr:', indent(tail(r.stderr, 40)));

@@ -1,11 +1,97 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const noVscode = {
-  'no-restricted-imports': ['error', {
-    paths: [{ name: 'vscode', message: 'Only src/extension may import vscode: core, trace, runner, cli and webview stay editor-free.' }],
-  }],
-};
+// Layers (README, "Map"): core <- trace <- runner, cli, extension; webview is browser code that shares only types
+// and core's formatters. Each folder gets ONE import rule (flat config rule entries for the same rule replace each
+// other, they do not merge), combining the `vscode` ban with that folder's layer restrictions. Sources import
+// each other by relative paths (`../../core/protocol/api`), so every pattern is a regex on the specifier that
+// climbs out of the folder (`(../)+`) into another layer. typescript-eslint's version of no-restricted-imports
+// is used because it can let `import type` through (allowTypeImports); a type-only import that matches a pattern
+// with allowTypeImports is not checked against the other patterns, so those never overlap the ones that ban
+// every import.
+const UP = String.raw`^(\.\./)+`;
+/** An import of one of these top-level folders of src/ from a sibling folder. */
+const layers = (...names) => String.raw`${UP}(${names.join('|')})(/|$)`;
+
+const vscodeBan = { name: 'vscode', message: 'Only src/extension may import vscode: core, trace, runner, cli and webview stay editor-free.' };
+
+/** The folder's import rule, plus the same bans for `import()` expressions (which no-restricted-imports skips). */
+function layerRules(patterns, { vscode = false } = {}) {
+  // import() is always a value import: every pattern applies, allowTypeImports or not.
+  const dynamic = [...patterns, ...(vscode ? [] : [{ regex: '^vscode$', message: vscodeBan.message }])].map((p) => ({
+    // esquery regexes cannot hold a slash: it is written \x2F
+    selector: `ImportExpression > Literal.source[value=/${p.regex.replaceAll('/', String.raw`\x2F`)}/]`,
+    message: p.message,
+  }));
+  return {
+    'no-restricted-imports': 'off',
+    '@typescript-eslint/no-restricted-imports': ['error', { ...(vscode ? {} : { paths: [vscodeBan] }), patterns }],
+    'no-restricted-syntax': ['error', ...dynamic],
+  };
+}
+
+const cliLayer = { regex: layers('extension', 'webview'), message: 'src/cli imports core, trace and runner only: nothing of extension or webview.' };
+
+const layerConfig = [
+  {
+    files: ['src/core/**'],
+    rules: layerRules([
+      { regex: layers('trace', 'runner', 'cli', 'extension', 'webview'), message: 'src/core is the bottom layer: it imports nothing of trace, runner, cli, extension or webview.' },
+    ]),
+  },
+  {
+    files: ['src/trace/**'],
+    rules: layerRules([
+      { regex: layers('runner', 'cli', 'extension', 'webview'), message: 'src/trace imports only core/protocol: nothing of runner, cli, extension or webview.' },
+      { regex: String.raw`${UP}core(/(?!protocol(/|$))|$)`, message: 'src/trace imports only src/core/protocol/** of core.' },
+    ]),
+  },
+  {
+    files: ['src/runner/**'],
+    rules: layerRules([
+      { regex: layers('cli', 'extension', 'webview'), message: 'src/runner imports core and trace only: nothing of cli, extension or webview.' },
+    ]),
+  },
+  {
+    files: ['src/cli/**'],
+    rules: layerRules([cliLayer]),
+  },
+  {
+    // The commands are the top of the CLI, loaded one at a time by commands/index.ts (lazily, for start-up):
+    // what they share lives below them (submit/, render/, gpumode/), never in a command module.
+    files: ['src/cli/**'],
+    ignores: ['src/cli/main.ts', 'src/cli/commands/**'],
+    rules: layerRules([
+      cliLayer,
+      { regex: String.raw`^\.{1,2}/(\.\./)*commands(/|$)`, message: 'Only src/cli/main.ts and the commands themselves import src/cli/commands: shared code and types live below the commands (submit/, render/, gpumode/).' },
+    ]),
+  },
+  {
+    // The webview's protocol (src/webview/protocol.ts: message types and their descriptors, one definition for
+    // both sides) is all the host may import of the webview; the protocol itself imports only types (below), so
+    // importing it brings no DOM code into the extension.
+    files: ['src/extension/**'],
+    rules: layerRules(
+      [{ regex: String.raw`${UP}webview(/(?!protocol$)|$)`, message: 'src/extension imports nothing of the webview but its protocol (src/webview/protocol.ts).' }],
+      { vscode: true },
+    ),
+  },
+  {
+    files: ['src/webview/**'],
+    rules: layerRules([
+      {
+        // all of the `../` first, so that `../../core/format` cannot match as `../` + `../core/format`
+        regex: String.raw`${UP}(?!\.\./)(?!core/format(/|$))`,
+        allowTypeImports: true,
+        message: 'src/webview (browser code) imports only types from the rest of src/ (`import type`), and core/format.',
+      },
+    ]),
+  },
+  {
+    files: ['src/webview/protocol.ts'],
+    rules: layerRules([{ regex: '^', allowTypeImports: true, message: 'src/webview/protocol.ts is shared with the extension host: it imports types only.' }]),
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.vscode-test/**', 'out/**', '.test-output/**', 'bench/data/**'] },
@@ -19,7 +105,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
-  { files: ['src/core/**', 'src/trace/**', 'src/runner/**', 'src/cli/**', 'src/webview/**'], rules: noVscode },
+  ...layerConfig,
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },

@@ -4,7 +4,7 @@ import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSu
 import { createLineClassifier } from '../core/noise';
 import { decodeReports, describeJobStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
-import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../webview/format';
+import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../core/format/index';
 import type { BenchmarkCaseView, OutputView, ProfileView, RankedScoreView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
 
 /** What the evaluator's exit codes mean (reference-kernels eval.py). */

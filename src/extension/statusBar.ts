@@ -1,7 +1,11 @@
 // One status bar item: the target when idle; the running job (file, state, queue position, elapsed) while a
 // job runs. Clicking shows the output when idle, and offers Show Output / Cancel while running.
 import * as vscode from 'vscode';
+import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
+
+/** The running clock ("1:05"); runs.ts shows it in progress notifications too. */
+export { formatElapsed };
 
 export interface JobStatus {
   file: string;
@@ -66,9 +70,4 @@ export class StatusBar implements vscode.Disposable {
     if (this.ticker) clearInterval(this.ticker);
     this.item.dispose();
   }
-}
-
-export function formatElapsed(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }

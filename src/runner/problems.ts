@@ -1,15 +1,19 @@
-// Leaderboards served by the runner: every problem folder (reference-kernels layout, a task.yml) under the
-// problems directory, plus the built-in `script` leaderboard.
+// Leaderboards served by the runner, from a problems folder in the reference-kernels layout: every problem folder
+// (a task.yml) up to three levels deep, named as the competition files beside them say (competitions.ts: a folder
+// can be several leaderboards, each with its own GPUs and deadline); a folder in no competition is served under its
+// folder name. Plus the built-in `script` leaderboard.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { SCRIPT_LEADERBOARD, type Leaderboard } from '../core/protocol/api';
 import type { RankingBy } from '../core/scoring';
+import { loadCompetitions, parseYaml11 } from './competitions';
+import { caseLine } from './pyrepr';
 
 export const SUBMISSION_SOURCE = '@SUBMISSION@';
 export const DEFAULT_TIMEOUT_SEC = 180;
 
-export type CaseSpec = Record<string, string | number | boolean>;
+/** One test or benchmark case as task.yml gives it (values may be lists, booleans, strings, numbers). */
+export type CaseSpec = Record<string, unknown>;
 export type { RankingBy };
 
 /** How a `lang: cu` task is built (task.yml `config`, as upstream's CudaTaskData). */
@@ -25,6 +29,7 @@ export interface CudaBuild {
 }
 
 export interface Problem {
+  /** Leaderboard name. */
   name: string;
   dir: string;
   /** `py`: `python3 <main> <mode> <cases>`; `cu`: sources built with nvcc into eval.out, run as `./eval.out <mode> <cases>`. */
@@ -36,16 +41,27 @@ export interface Problem {
   config: Record<string, unknown>;
   tests: CaseSpec[];
   benchmarks: CaseSpec[];
+  /** The cases as the evaluator reads them, one line each (Python str() of every value, as upstream writes them). */
+  testLines: string[];
+  benchmarkLines: string[];
   timeouts: { test: number; benchmark: number; ranked: number };
   rankingBy: RankingBy;
   seed: number | null;
   /** Set for `lang: cu`. */
   cuda: CudaBuild | null;
+  /** `multi_gpu: true`: the run gets every device of its GPU slot and POPCORN_GPUS. */
+  multiGpu: boolean;
+  /** The leaderboard's GPUs (competition entry, else task.yml `gpus`); empty: the GPUs this runner has. */
+  gpus: string[];
+  /** ISO time (UTC) from the competition entry, or null. */
+  deadline: string | null;
+  /** The competition file that names this leaderboard, or null for a folder in none. */
+  competition: string | null;
 }
 
 export interface ProblemSet {
   problems: Map<string, Problem>;
-  /** Folders skipped, with why. */
+  /** Folders and entries skipped, with why. */
   warnings: string[];
 }
 
@@ -58,20 +74,26 @@ function record(value: unknown, what: string): Record<string, unknown> {
   throw new ProblemError(`${what} must be a mapping`);
 }
 
-function caseList(value: unknown, what: string): CaseSpec[] {
-  if (value === undefined || value === null) return [];
+/** A task file's value as plain JSON (it was read with integers as bigint, to tell `3` from `3.0`). */
+function plain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (value instanceof Date) return value.toISOString();
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
+}
+
+function caseList(value: unknown, what: string): { specs: CaseSpec[]; lines: string[] } {
+  if (value === undefined || value === null) return { specs: [], lines: [] };
   if (!Array.isArray(value)) throw new ProblemError(`${what} must be a list`);
-  return value.map((item, i) => {
+  const specs: CaseSpec[] = [];
+  const lines: string[] = [];
+  value.forEach((item, i) => {
     const spec = record(item, `${what}[${i}]`);
-    const out: CaseSpec = {};
-    for (const [k, v] of Object.entries(spec)) {
-      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
-        throw new ProblemError(`${what}[${i}].${k} must be a string, number or boolean`);
-      }
-      out[k] = v;
-    }
-    return out;
+    specs.push(plain(spec) as CaseSpec);
+    lines.push(caseLine(spec, { numbersAreFloats: true }));
   });
+  return { specs, lines };
 }
 
 function seconds(value: unknown, what: string): number {

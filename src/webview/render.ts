@@ -2,7 +2,7 @@
 // trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX).
 import type { KernelRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { h, svg, type Child } from './dom';
-import { formatBytes, formatCount, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
+import { formatBandwidth, formatBytes, formatCount, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderMarkdown } from './markdown';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
@@ -254,7 +254,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
             formatNs(c.minNs),
             formatNs(c.maxNs),
             formatBytes(c.bytes),
-            c.bandwidthGBps === null ? '–' : `${c.bandwidthGBps.toFixed(1)} GB/s`,
+            formatBandwidth(c.bandwidthGBps),
           ]),
           'copies',
         )

@@ -1,11 +1,12 @@
-// Which server a `register` / `submissions` / GPU MODE `submit` talks to, and with which identity. GPU MODE's
-// service (by URL: POPCORN_API_URL, popcorn-cli's default, or `--server gpumode`) gets the cli_id from
-// ~/.popcorn.yaml; our runner gets --token / $KERNEL_RUNNER_TOKEN, or nothing.
-import { createRunnerClient, RunnerClientError, type RunnerClient } from '../../core/client/index';
-import { explainGpuModeError, GpuModeError } from '../../core/gpumode/errors';
-import { openGpuMode } from '../../core/gpumode/session';
-import { gpuModeBaseUrl, isGpuModeUrl } from '../../core/gpumode/target';
+// Which server a `register` / `submissions` talks to, and with which identity, decided by the submission
+// workflow's one detection (src/core/submission/service.ts): GPU MODE's service (by URL, or a server whose /health
+// has none of our additions) gets the cli_id from ~/.popcorn.yaml (or --token); our runner gets --token /
+// $KERNEL_RUNNER_TOKEN.
+import type { RunnerClient } from '../../core/client/index';
+import { explainGpuModeError, GpuModeError, CLI_REGISTER_HINTS } from '../../core/gpumode/errors';
+import { gpuModeBaseUrl } from '../../core/gpumode/target';
 import { PopcornConfigError } from '../../core/popcornConfig';
+import { connect as connectService, explain } from '../../core/submission/index';
 import { CliExit } from '../exit';
 
 export interface ServerOptions {
@@ -28,14 +29,15 @@ export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cl
   const baseUrl = serverUrl(opts.server);
   const token = opts.token ?? (process.env.KERNEL_RUNNER_TOKEN || undefined);
   try {
-    if (isGpuModeUrl(baseUrl)) {
-      const session = await openGpuMode({ baseUrl, cliId: opts.token, userAgent });
-      return { client: session.client, baseUrl: session.baseUrl, gpumode: true };
+    const c = await connectService({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent });
+    if (c.service === 'gpumode' && !c.hasIdentity) {
+      throw new CliExit(`No GPU MODE cli_id in ${c.identitySource ?? '~/.popcorn.yaml'}. To register, ${CLI_REGISTER_HINTS.register}.`, 2);
     }
-    const client = createRunnerClient({ baseUrl, token, userAgent });
-    return { client, baseUrl: client.baseUrl, gpumode: false };
+    return { client: c.client, baseUrl: c.baseUrl, gpumode: c.service === 'gpumode' };
   } catch (err) {
-    return exitFor(err);
+    if (err instanceof CliExit) throw err;
+    const e = explain(err, { surface: 'cli', baseUrl });
+    throw new CliExit(e.message, e.kind === 'usage' ? 2 : 1);
   }
 }
 
@@ -44,12 +46,13 @@ export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cl
  * `gpumode: false` (our own runner) keeps the client's message: GPU MODE's wording and hints would mislead there.
  */
 export function exitFor(err: unknown, gpumode = true): never {
+  if (err instanceof CliExit) throw err;
   const explained = gpumode ? explainGpuModeError(err) : err;
   if (explained instanceof GpuModeError) {
     const code = explained.type === 'cancelled' ? 130 : explained.type === 'no-identity' ? 2 : 1;
     throw new CliExit(explained.message, code);
   }
   if (explained instanceof PopcornConfigError) throw new CliExit(explained.message, 2);
-  if (explained instanceof RunnerClientError) throw new CliExit(explained.message, 1);
-  throw explained;
+  const e = explain(explained, { surface: 'cli', service: 'kernel-runner' });
+  throw new CliExit(e.message, e.kind === 'usage' ? 2 : 1);
 }

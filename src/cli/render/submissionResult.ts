@@ -2,6 +2,8 @@
 // units, profile reports and trace tables. Pure: the submit command prints what this returns.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../../core/protocol/api';
 import { decodeReports } from '../../core/gpumode/results';
+import type { TraceSummary } from '../../core/protocol/traceSummary';
+import { benchmarksOf, testsOf } from '../../core/submission/resultMaps';
 import { formatNs, renderTraceTables } from './traceTables';
 
 export interface RenderResultOptions {
@@ -26,17 +28,6 @@ interface Style {
 function style(color: boolean): Style {
   const wrap = (code: string) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   return { bold: wrap('1'), green: wrap('32'), red: wrap('31'), dim: wrap('2') };
-}
-
-/** Whether every run of every result passed (what decides the command's exit code). */
-export function resultPassed(result: ResultEvent): boolean {
-  if (result.results.length === 0) return false;
-  return result.results.every((r) => r.success && Object.values(r.runs).every((run) => runPassed(run)));
-}
-
-function runPassed(run: EvalResult): boolean {
-  if (run.compilation && !run.compilation.success) return false;
-  return run.run !== null && run.run.success && run.run.passed;
 }
 
 /** Sorts run keys as the service runs them: test, benchmark, leaderboard, then profile.0, profile.1, ... */
@@ -69,52 +60,27 @@ function tail(text: string, lines: number): string {
   return all.length <= lines ? all.join('\n') : [`… ${all.length - lines} earlier lines`, ...all.slice(-lines)].join('\n');
 }
 
-function count(values: Record<string, string>, key: string): number {
-  const n = Number(values[key]);
-  return Number.isInteger(n) && n >= 0 ? n : 0;
-}
-
 function renderTests(values: Record<string, string>, s: Style): string[] {
-  const n = count(values, 'test-count');
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const spec = values[`test.${i}.spec`] ?? `test ${i}`;
-    const status = values[`test.${i}.status`];
-    if (status === 'pass') {
-      const message = values[`test.${i}.message`];
-      lines.push(`  ${s.green('✓')} ${spec}${message ? s.dim(` — ${message}`) : ''}`);
-    } else {
-      const error = values[`test.${i}.error`] ?? values[`test.${i}.message`] ?? 'failed';
-      lines.push(`  ${s.red('✗')} ${spec} — ${error}`);
-    }
-  }
-  return lines;
+  return testsOf(values).map((t) => {
+    const spec = t.spec || `test ${t.index}`;
+    if (t.passed) return `  ${s.green('✓')} ${spec}${t.message ? s.dim(` — ${t.message}`) : ''}`;
+    return `  ${s.red('✗')} ${spec} — ${t.error ?? t.message ?? 'failed'}`;
+  });
 }
 
 function renderBenchmarks(values: Record<string, string>, s: Style): string[] {
-  const n = count(values, 'benchmark-count');
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const spec = values[`benchmark.${i}.spec`] ?? `benchmark ${i}`;
-    const error = values[`benchmark.${i}.error`];
-    if (values[`benchmark.${i}.status`] === 'fail' || error !== undefined) {
-      lines.push(`  ${s.red('✗')} ${spec} — ${error ?? 'failed'}`);
+  for (const b of benchmarksOf(values)) {
+    const spec = b.spec || `benchmark ${b.index}`;
+    if (b.failed) {
+      lines.push(`  ${s.red('✗')} ${spec} — ${b.error ?? 'failed'}`);
       continue;
     }
-    const num = (k: string) => {
-      const v = values[`benchmark.${i}.${k}`];
-      return v === undefined || v === '' || !Number.isFinite(Number(v)) ? null : Number(v);
-    };
-    const mean = num('mean');
-    if (mean === null) continue; // profile runs list specs without timings
-    const parts = [`mean ${s.bold(formatNs(mean))}`];
-    const err = num('err');
-    if (err !== null) parts[0] += ` ± ${formatNs(err)}`;
-    const best = num('best');
-    const worst = num('worst');
-    if (best !== null && worst !== null) parts.push(`best ${formatNs(best)}, worst ${formatNs(worst)}`);
-    const runs = num('runs');
-    if (runs !== null) parts.push(`${runs} runs`);
+    if (b.meanNs === undefined) continue; // profile runs list specs without timings
+    const parts = [`mean ${s.bold(formatNs(b.meanNs))}`];
+    if (b.errNs !== undefined) parts[0] += ` ± ${formatNs(b.errNs)}`;
+    if (b.bestNs !== undefined && b.worstNs !== undefined) parts.push(`best ${formatNs(b.bestNs)}, worst ${formatNs(b.worstNs)}`);
+    if (b.runs !== undefined) parts.push(`${b.runs} runs`);
     lines.push(`  ${spec}: ${parts.join(' · ')}`);
   }
   return lines;
@@ -191,4 +157,22 @@ export function renderErrorEvent(error: ErrorEvent, opts: { color?: boolean } = 
   const code = error.status_code !== undefined ? ` (status ${error.status_code})` : '';
   const raw = error.raw_error ? `\n${indent(tail(error.raw_error, 30), '  ')}` : '';
   return `${s.red(`submission failed${code}:`)} ${error.detail}${raw}\n`;
+}
+
+/** The result with each saved trace's summary put where the renderer looks (`profile.summary`), when it has none. */
+export function withSummaries(result: ResultEvent, saved: ReadonlyArray<{ run: string; summary?: TraceSummary }>): ResultEvent {
+  const byRun = new Map(saved.filter((t) => t.summary).map((t) => [t.run, t.summary]));
+  if (byRun.size === 0) return result;
+  return {
+    ...result,
+    results: result.results.map((full, i) => ({
+      ...full,
+      runs: Object.fromEntries(
+        Object.entries(full.runs).map(([key, ev]) => {
+          const summary = byRun.get(i > 0 ? `${key}-secret` : key);
+          return [key, ev.profile && summary && !ev.profile.summary ? { ...ev, profile: { ...ev.profile, summary } } : ev];
+        }),
+      ),
+    })),
+  };
 }

@@ -1,5 +1,7 @@
 // Readable text tables for a TraceSummary (the `kernel-runner summarize` output).
+import { formatBandwidth, formatBytes as formatBytesCore, formatNs as formatNsCore, formatPercent } from '../../core/format/index';
 import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
+import { tableLines as table } from './table';
 
 export interface RenderOptions {
   /** Kernel and API rows shown (default 15). */
@@ -10,47 +12,21 @@ export interface RenderOptions {
   nameWidth?: number;
 }
 
-/** 1234 → `1.23 µs`; picks ns, µs, ms or s. */
+/** CLI tables: fixed decimals per unit, so that columns line up; '-' for a missing value. */
+const CLI = { align: true, missing: '-' } as const;
+
+/** 1234 → `1.23 µs`; picks ns, µs, ms or s (core's formatNs in the aligned CLI form). */
 export function formatNs(ns: number | null): string {
-  if (ns === null || !Number.isFinite(ns)) return '-';
-  const a = Math.abs(ns);
-  if (a < 1e3) return `${trim(ns, 0)} ns`;
-  if (a < 1e6) return `${trim(ns / 1e3, 2)} µs`;
-  if (a < 1e9) return `${trim(ns / 1e6, 2)} ms`;
-  return `${trim(ns / 1e9, 3)} s`;
+  return formatNsCore(ns, CLI);
 }
 
-function trim(v: number, digits: number): string {
-  return v.toFixed(digits);
-}
-
+/** 65536 → `64.0 KiB` (core's formatBytes in the aligned CLI form). */
 export function formatBytes(bytes: number | null): string {
-  if (bytes === null) return '-';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+  return formatBytesCore(bytes, CLI);
 }
 
 function cut(s: string, width: number): string {
   return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
-}
-
-type Align = 'l' | 'r';
-
-/** A plain table: columns padded to their widest cell, two spaces apart. */
-function table(header: string[], rows: string[][], align: Align[]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => (align[i] === 'r' ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)];
 }
 
 function launchText(l: LaunchConfig): string {
@@ -89,7 +65,7 @@ export function sparkline(fractions: number[], width = 50): string {
   return out;
 }
 
-const pct = (v: number | null): string => (v === null ? '-' : `${v.toFixed(1)}%`);
+const pct = (v: number | null): string => formatPercent(v, CLI);
 
 export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {}): string {
   const top = opts.top ?? 15;
@@ -147,7 +123,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       formatNs(c.totalNs),
       formatNs(c.avgNs),
       formatBytes(c.bytes),
-      c.bandwidthGBps === null ? '-' : `${c.bandwidthGBps.toFixed(1)} GB/s`,
+      formatBandwidth(c.bandwidthGBps, CLI),
     ]);
     out.push(...table(['Direction', 'Calls', 'Total', 'Avg', 'Bytes', 'Bandwidth'], rows, ['l', 'r', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
   }

@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { RunnerClient } from '../client/index';
 import type { ProfileResult, ResultEvent } from '../protocol/api';
 import type { TraceSummary } from '../protocol/traceSummary';
-import { summarizePath } from '../../trace/index';
 
 export interface SavedTrace {
   /** Run key, e.g. `profile.0` (`profile.0-secret` for a secret-seed copy). */
@@ -36,8 +35,11 @@ export interface SaveTracesOptions extends TraceNameParts {
   /** For archives that are not inline (our runner's `download_url` / `artifact`). */
   client?: Pick<RunnerClient, 'downloadArtifact'>;
   signal?: AbortSignal;
-  /** Summarise each saved zip with summarizePath (default true). A failure is kept in summaryError, not thrown. */
-  summarize?: boolean;
+  /**
+   * Summarises a saved zip whose run came without a summary (the trace toolkit's summarizePath; core does not import
+   * the toolkit, the front-end hands it in). A failure is kept in summaryError, not thrown. None: no summaries.
+   */
+  summarize?: (file: string) => Promise<TraceSummary>;
 }
 
 function stamp(date: Date): string {
@@ -85,7 +87,7 @@ export function profiledRuns(result: ResultEvent): Array<{ run: string; profile:
 /**
  * Saves every profiled run's archive: the inline base64 `trace` (GPU MODE), else `download_url`, else our
  * runner's `artifact` (needs `client` and `submissionId`). Runs without any archive are skipped. Files are created
- * exclusively: nothing is ever overwritten. Each saved zip is summarised unless `summarize: false`.
+ * exclusively: nothing is ever overwritten. Each saved zip without a summary of its own is summarised when `summarize` is given.
  */
 export async function saveProfileTraces(result: ResultEvent, options: SaveTracesOptions): Promise<SavedTrace[]> {
   const profiled = profiledRuns(result);
@@ -113,9 +115,9 @@ export async function saveProfileTraces(result: ResultEvent, options: SaveTraces
     if (!write) continue;
     const file = await writeUnique(options.outDir, `${base}-${safeNamePart(run)}`, write);
     const entry: SavedTrace = { run, ...file };
-    if (options.summarize !== false) {
+    if (options.summarize && !profile.summary) {
       try {
-        entry.summary = await summarizePath(file.path);
+        entry.summary = await options.summarize(file.path);
       } catch (err) {
         entry.summaryError = err instanceof Error ? err.message : String(err);
       }

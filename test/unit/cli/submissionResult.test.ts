@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EvalResult, ResultEvent } from '../../../src/core/protocol/api';
 import { encodePopcornBase64 } from '../../../src/core/reportEncoding';
-import { renderErrorEvent, renderResult, resultPassed } from '../../../src/cli/render/submissionResult';
+import { renderErrorEvent, renderResult } from '../../../src/cli/render/submissionResult';
+import { resultPassed } from '../../../src/core/submission/resultMaps';
 
 const system = { gpu: 'CPU', cpu: 'x', platform: 'Linux', torch: '' };
 

@@ -55,7 +55,7 @@ test('an upstream server gets a background submission, polled until done', async
     const first = io();
     await assert.rejects(
       runSubmit(file, { server: server.url, mode: 'benchmark', token: 'cli-id-1234' }, { stdout: first.out.stream, stderr: first.err.stream, color: false, cwd: dir }),
-      /which GPU\? vectoradd_py runs on MI300, MI250/,
+      /which GPU\? vectoradd_py runs on MI300, MI250/i,
     );
     const { out, err } = io();
     process.env.KERNEL_RUNNER_POLL_MS = '50';

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ZipArchive } from 'archiver';
 import type { EvalResult, ResultEvent } from '../../../src/core/protocol/api';
 import { saveProfileTraces, traceBaseName } from '../../../src/core/gpumode/index';
+import { summarizePath } from '../../../src/trace/index';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
@@ -44,10 +45,10 @@ test('each profile zip is saved under a per-run name, never overwritten, and sum
     reports: [],
     results: [{ success: true, error: '', system: { gpu: 'MI300', cpu: '', platform: '', torch: '' }, runs: { 'profile.0': profileRun(zip.toString('base64')), 'profile.1': profileRun(zip.toString('base64')), test: { ...profileRun(''), profile: null } } }],
   };
-  const opts = { outDir: dir, fileName: 'kernels/my kernel.py', leaderboard: 'amd-fp8-mm', gpu: 'MI300' };
+  const opts = { outDir: dir, fileName: 'kernels/my kernel.py', leaderboard: 'amd-fp8-mm', gpu: 'MI300', summarize: summarizePath };
   const first = await saveProfileTraces(result, { ...opts, submissionId: 42 });
   const again = await saveProfileTraces(result, { ...opts, submissionId: 42 });
-  const stamped = await saveProfileTraces(result, { ...opts, now: new Date(2026, 0, 2, 3, 4, 5), summarize: false });
+  const stamped = await saveProfileTraces(result, { ...opts, now: new Date(2026, 0, 2, 3, 4, 5), summarize: undefined });
   assert.deepEqual(first.map((s) => path.basename(s.path)), ['my_kernel-amd-fp8-mm-MI300-42-profile.0.zip', 'my_kernel-amd-fp8-mm-MI300-42-profile.1.zip']);
   assert.deepEqual(again.map((s) => path.basename(s.path)), ['my_kernel-amd-fp8-mm-MI300-42-profile.0-2.zip', 'my_kernel-amd-fp8-mm-MI300-42-profile.1-2.zip']);
   assert.deepEqual(stamped.map((s) => path.basename(s.path)), ['my_kernel-amd-fp8-mm-MI300-20260102-030405-profile.0.zip', 'my_kernel-amd-fp8-mm-MI300-20260102-030405-profile.1.zip']);

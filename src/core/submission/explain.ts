@@ -1,0 +1,172 @@
+// Every way a submission can fail, as one explanation: what happened, in words for the surface the user is on
+// (the CLI or the editor), and what they can do about it as actions. The CLI prints the message (its hints are in
+// it); the extension shows the actions as buttons.
+import { RunnerClientError, isRunnerClientError } from '../client/errors';
+import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, formatWait, type RegisterHints } from '../gpumode/errors';
+import { PopcornConfigError } from '../popcornConfig';
+import type { ServiceKind } from './service';
+
+/** Where the words go: the `kernel-runner` command or the VS Code extension. */
+export type Surface = 'cli' | 'editor';
+
+export type ActionId =
+  | 'register' // no cli_id yet
+  | 'reregister' // the cli_id is unknown to GPU MODE
+  | 'select-target' // the server is unreachable or cannot do this
+  | 'set-token' // our runner refused the credentials
+  | 'show-problems' // the file has problems the service would reject it for
+  | 'profile-on-gpu' // profile on another AMD Instinct GPU the leaderboard offers (`gpu`)
+  | 'profile-on-gpumode'; // the target has no profiler: GPU MODE's MI300s have one
+
+export interface Action {
+  id: ActionId;
+  /** Button text. */
+  label: string;
+  /** For `profile-on-gpu`. */
+  gpu?: string;
+}
+
+export type FailureKind =
+  | 'usage' // what the user asked for cannot be done as asked (bad flag, unknown leaderboard or GPU)
+  | 'rejected' // the file would be (or was) refused by the service
+  | 'no-identity'
+  | 'unregistered'
+  | 'unauthorized'
+  | 'rate-limited'
+  | 'no-profiler'
+  | 'no-gpu'
+  | 'network'
+  | 'timeout'
+  | 'server'
+  | 'protocol'
+  | 'cancelled'
+  | 'internal';
+
+export interface Explanation {
+  kind: FailureKind;
+  message: string;
+  actions: Action[];
+  /** When the service asked to wait (429). */
+  retryAfterMs?: number;
+  /** `file:line: message` lines, for `rejected` by a check before sending. */
+  problems?: string[];
+}
+
+/** A failure the workflow decided on itself (nothing went wrong in transport): it carries its explanation. */
+export class SubmissionError extends Error {
+  override readonly name = 'SubmissionError';
+  constructor(readonly explanation: Explanation) {
+    super(explanation.message);
+  }
+}
+
+export function submissionError(kind: FailureKind, message: string, actions: Action[] = [], extra: Partial<Explanation> = {}): SubmissionError {
+  return new SubmissionError({ kind, message, actions, ...extra });
+}
+
+export const ACTION_LABELS: Record<ActionId, string> = {
+  register: 'Register with GPU MODE…',
+  reregister: 'Re-register',
+  'select-target': 'Select Target…',
+  'set-token': 'Set Token',
+  'show-problems': 'Show Problems',
+  'profile-on-gpu': 'Profile on',
+  'profile-on-gpumode': 'Profile on GPU MODE',
+};
+
+export function action(id: ActionId, gpu?: string): Action {
+  return gpu ? { id, label: `${ACTION_LABELS[id]} ${gpu}`, gpu } : { id, label: ACTION_LABELS[id] };
+}
+
+export function registerHints(surface: Surface): RegisterHints {
+  return surface === 'cli' ? CLI_REGISTER_HINTS : EXTENSION_REGISTER_HINTS;
+}
+
+const TOKEN_HINT: Record<Surface, string> = {
+  cli: 'pass --token or set KERNEL_RUNNER_TOKEN',
+  editor: 'set one with "Kernel Runner: Set Token"',
+};
+
+const UNREACHABLE_HINT: Record<Surface, string> = {
+  cli: ' Start `kernel-runner serve` there, or leave out --server to use an embedded runner.',
+  editor: ' Is `kernel-runner serve` running? Check kernelRunner.server, or select the embedded runner ("Kernel Runner: Select Target…").',
+};
+
+export interface ExplainContext {
+  service?: ServiceKind;
+  /** "the runner at http://…" in messages. */
+  baseUrl?: string;
+  embedded?: boolean;
+  surface: Surface;
+}
+
+function networkWhy(code: string | undefined): string {
+  if (code === 'ECONNREFUSED') return 'connection refused (nothing is listening there)';
+  if (code === 'ENOTFOUND') return 'host not found';
+  return code ?? 'network error';
+}
+
+/** Turns anything a submission threw into an explanation. */
+export function explain(err: unknown, ctx: ExplainContext): Explanation {
+  if (err instanceof SubmissionError) return err.explanation;
+  if (err instanceof PopcornConfigError) return { kind: 'usage', message: err.message, actions: [] };
+  if (ctx.service === 'gpumode' || err instanceof GpuModeError) return explainUpstream(err, ctx);
+  if (isRunnerClientError(err)) return explainOurs(err, ctx);
+  return { kind: 'internal', message: err instanceof Error ? err.message : String(err), actions: [] };
+}
+
+function explainUpstream(err: unknown, ctx: ExplainContext): Explanation {
+  const e = explainGpuModeError(err, { hints: registerHints(ctx.surface) });
+  if (!(e instanceof GpuModeError)) return explain(e, { ...ctx, service: 'kernel-runner' });
+  const base = { message: e.message, actions: [] as Action[] };
+  switch (e.type) {
+    case 'unregistered':
+      return { ...base, kind: 'unregistered', actions: [action('reregister')] };
+    case 'no-identity':
+      return { ...base, kind: 'no-identity', actions: [action('register')] };
+    case 'rate-limited':
+      return { ...base, kind: 'rate-limited', ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) };
+    case 'too-large':
+    case 'bad-request':
+      return { ...base, kind: 'rejected' };
+    case 'network':
+      return { ...base, kind: 'network', actions: [action('select-target')] };
+    case 'timeout':
+    case 'server':
+    case 'protocol':
+    case 'cancelled':
+      return { ...base, kind: e.type };
+  }
+}
+
+function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
+  const where = ctx.embedded ? 'the embedded runner' : ctx.baseUrl ? `the runner at ${ctx.baseUrl}` : 'the runner';
+  switch (err.type) {
+    case 'network': {
+      const hint = ctx.embedded ? '' : UNREACHABLE_HINT[ctx.surface];
+      return { kind: 'network', message: `Cannot reach ${where}: ${networkWhy(err.code)}.${hint} (${err.method} ${err.url})`, actions: [action('select-target')] };
+    }
+    case 'http': {
+      const status = err.status ?? 0;
+      if (status === 401 || status === 403) {
+        return { kind: 'unauthorized', message: `${capital(where)} refused the credentials (${status}): ${TOKEN_HINT[ctx.surface]}. (${err.detail ?? err.message})`, actions: [action('set-token')] };
+      }
+      if (status === 429) {
+        const wait = err.retryAfterMs !== undefined ? ` Try again in ${formatWait(err.retryAfterMs)}.` : '';
+        return { kind: 'rate-limited', message: `${capital(where)} is busy (429): ${err.detail ?? err.message}.${wait}`, actions: [], ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+      }
+      if (status >= 500) return { kind: 'server', message: `${capital(where)} failed to answer (${status}): ${err.detail ?? err.message}`, actions: [] };
+      return { kind: 'rejected', message: `${capital(where)} answered ${status}: ${err.detail ?? err.message}`, actions: [] };
+    }
+    case 'timeout':
+      return { kind: 'timeout', message: `${capital(where)} did not answer in time. (${err.message})`, actions: [] };
+    case 'protocol':
+      return { kind: 'protocol', message: `${capital(where)} sent something this version cannot read. (${err.message})`, actions: [] };
+    case 'cancelled':
+      return { kind: 'cancelled', message: 'Cancelled.', actions: [] };
+  }
+}
+
+function capital(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

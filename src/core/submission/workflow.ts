@@ -1,0 +1,392 @@
+// One submission from file to outcome, for the CLI and the editor alike: identity, leaderboard and GPU, the checks
+// the service would reject the file for, the profiler, the runner queue, the route (streaming with live output on
+// our runner; GPU MODE's background route + polling for test/benchmark/leaderboard, its streaming route for
+// profile), cancel, the result read into a score and pass/fail, and the profile archives saved. Front-ends pass
+// callbacks and render the events; they decide nothing here.
+import path from 'node:path';
+import type { RunnerClient, StreamOutcome } from '../client/index';
+import type { ClientEvent } from '../client/events';
+import { formatRunnerQueue, type LeaderboardInfo } from '../gpumode/leaderboards';
+import { pollSubmission } from '../gpumode/poll';
+import { preflightSubmission } from '../gpumode/preflight';
+import {
+  describeJobStatus,
+  rankedScoreOfResult,
+  rankedScoreOfSubmission,
+  resultFromSubmission,
+  submissionPassed,
+} from '../gpumode/results';
+import { saveProfileTraces } from '../gpumode/traces';
+import { queueLabel, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
+import type { TraceSummary } from '../protocol/traceSummary';
+import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
+import { action, explain, registerHints, submissionError, type Surface } from './explain';
+import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingPollMs } from './policy';
+import { resultPassed } from './resultMaps';
+import type { Connection } from './service';
+import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
+
+export interface TraceOptions {
+  /** Where profile archives are saved (a function: made only when there is something to save). */
+  outDir: string | (() => Promise<string>);
+  /** Summarises an archive that came without a summary (the trace toolkit's summarizePath). */
+  summarize?: (file: string) => Promise<TraceSummary>;
+  /** Also download archives that are not inline (our runner's artifacts); default false (the editor fetches on demand). */
+  downloads?: boolean;
+}
+
+export interface WorkflowOptions {
+  connection: Connection;
+  surface: Surface;
+  onEvent?: (event: SubmissionEvent) => void;
+  signal?: AbortSignal;
+  traces?: TraceOptions;
+  /** Default POLL_INTERVAL_MS. */
+  pollIntervalMs?: number;
+  now?: () => number;
+}
+
+export interface RunSubmissionOptions extends WorkflowOptions {
+  /** Leaderboard and GPU; default chooseFromFile (flags, directives, the service's list). Undefined = dismissed. */
+  choose?: Chooser;
+  /**
+   * Problems the service would refuse the file for, as `file:line: message` lines; a non-empty list stops the
+   * submission before anything is sent. Default: GPU MODE's own checks (preflightSubmission) against GPU MODE.
+   */
+  check?: (target: ChosenTarget) => string[] | Promise<string[]>;
+}
+
+const noop = () => undefined;
+
+function clock(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** State shared by the steps of one submission. */
+class Run {
+  readonly emit: (event: SubmissionEvent) => void;
+  readonly now: () => number;
+  readonly startedAt: number;
+  readonly leaderboards: () => Promise<LeaderboardInfo[]>;
+  target: ChosenTarget | undefined;
+  route: Route | undefined;
+  id: number | undefined;
+  liveOutput = false;
+  noiseLines = 0;
+  private lastStatus = '';
+
+  constructor(
+    readonly options: WorkflowOptions,
+    readonly mode: SubmissionOutcome['mode'],
+    readonly fileName: string,
+  ) {
+    this.emit = options.onEvent ?? noop;
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    this.leaderboards = leaderboardCache(options.connection, options.signal);
+  }
+
+  get connection(): Connection {
+    return this.options.connection;
+  }
+
+  get client(): RunnerClient {
+    return this.options.connection.client;
+  }
+
+  status(phase: Extract<SubmissionEvent, { type: 'status' }>['phase'], text: string, extra: { queuePosition?: number; run?: string; heartbeatAgeMs?: number; always?: boolean } = {}): void {
+    const changed = extra.always === true || text !== this.lastStatus;
+    this.lastStatus = text;
+    const { always: _always, ...rest } = extra;
+    this.emit({ type: 'status', phase, text, changed, elapsedMs: this.now() - this.startedAt, ...rest });
+  }
+
+  outcome(fields: Partial<SubmissionOutcome> & Pick<SubmissionOutcome, 'kind'>): SubmissionOutcome {
+    return {
+      connection: this.connection,
+      mode: this.mode,
+      ...(this.target ? { target: this.target } : {}),
+      ...(this.route ? { route: this.route } : {}),
+      ...(this.id !== undefined ? { id: this.id } : {}),
+      passed: false,
+      score: null,
+      traces: [],
+      liveOutput: this.liveOutput,
+      noiseLines: this.noiseLines,
+      startedAt: this.startedAt,
+      elapsedMs: this.now() - this.startedAt,
+      ...fields,
+    };
+  }
+
+  /** The explanation for an aborted run: what happened to the job on the service. */
+  async cancelled(): Promise<SubmissionOutcome> {
+    const { connection } = this;
+    let message: string;
+    if (this.id === undefined) message = 'Cancelled before the service accepted the submission.';
+    else if (this.route === 'background') {
+      const later = this.options.surface === 'cli' ? `\`kernel-runner submissions show ${this.id}\` shows` : '"My Submissions" shows';
+      message = `Stopped waiting for submission ${this.id}: it keeps running on ${connection.label}; ${later} its result later.`;
+    } else if (connection.service === 'gpumode') message = `Cancelled (GPU MODE has no cancel: submission ${this.id} may still finish there).`;
+    else {
+      const state = await this.client.getJob(this.id, { timeoutMs: LOOKUP_TIMEOUT_MS }).then((j) => j.state, () => undefined);
+      message = `Cancelled: job ${this.id} on ${connection.label}${state ? ` is ${state}` : ' was stopped'}.`;
+    }
+    return this.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message, actions: [] } });
+  }
+
+  failed(err: unknown): SubmissionOutcome {
+    const { connection } = this;
+    const explanation = explain(err, { service: connection.service, baseUrl: connection.baseUrl, embedded: connection.embedded, surface: this.options.surface });
+    return this.outcome({ kind: 'failed', explanation });
+  }
+
+  resumeState(kind: ResumeState['kind'], id: number): ResumeState {
+    const t = this.target as ChosenTarget;
+    return {
+      kind,
+      baseUrl: this.connection.baseUrl,
+      service: this.connection.service,
+      id,
+      fileName: this.fileName,
+      mode: this.mode,
+      leaderboard: t.leaderboard,
+      gpu: t.gpu,
+      acceptedAt: this.now(),
+    };
+  }
+
+  /** The leaderboard's ranking rule, for a score computed from timings (leaderboard mode only). */
+  async rankingBy(): Promise<string | undefined> {
+    if (this.mode !== 'leaderboard' || !this.target) return undefined;
+    if (this.target.info?.rankingBy) return this.target.info.rankingBy;
+    const infos = await this.leaderboards().catch(() => []);
+    return findLeaderboard(infos, this.target.leaderboard)?.rankingBy;
+  }
+
+  async saveTraces(result: ResultEvent): Promise<Pick<SubmissionOutcome, 'traces' | 'traceError'>> {
+    const opts = this.options.traces;
+    if (!opts || !this.target) return { traces: [] };
+    const wanted = result.results.some((r) => Object.values(r.runs).some((ev) => ev.profile && (ev.profile.trace || opts.downloads)));
+    if (!wanted) return { traces: [] };
+    try {
+      const outDir = typeof opts.outDir === 'string' ? opts.outDir : await opts.outDir();
+      const traces = await saveProfileTraces(result, {
+        outDir,
+        fileName: this.fileName,
+        leaderboard: this.target.leaderboard,
+        gpu: this.target.gpu,
+        ...(this.id !== undefined ? { submissionId: this.id } : {}),
+        ...(opts.downloads ? { client: this.client } : {}),
+        ...(opts.summarize ? { summarize: opts.summarize } : {}),
+        signal: this.options.signal,
+      });
+      for (const trace of traces) this.emit({ type: 'trace-saved', trace });
+      return { traces };
+    } catch (err) {
+      return { traces: [], traceError: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Streaming route
+
+  private onStreamEvent(ev: ClientEvent, resume: boolean): void {
+    switch (ev.event) {
+      case 'job': {
+        this.id = ev.data.job_id;
+        if (resume) break;
+        const t = this.target as ChosenTarget;
+        const resumable = this.connection.service === 'kernel-runner' && !this.connection.embedded;
+        this.emit({
+          type: 'accepted',
+          id: this.id,
+          text: `job ${this.id}: ${this.fileName} → ${t.leaderboard} on ${t.gpu}, ${this.mode} (${this.connection.label === 'embedded runner' ? 'embedded runner' : this.connection.baseUrl})`,
+          ...(resumable ? { resume: this.resumeState('stream', this.id) } : {}),
+        });
+        this.status('queued', queueLabel(ev.data.queue_position), { queuePosition: ev.data.queue_position });
+        break;
+      }
+      case 'status': {
+        const d = ev.data;
+        if (d.state === undefined && d.queue_position === undefined && d.run === undefined) {
+          // Upstream heartbeats say only "processing" and the time since submitting.
+          this.status('running', `[${clock(d.elapsed_time * 1000)}] ${d.status}`, { always: true });
+          break;
+        }
+        const position = d.queue_position ?? 0;
+        if (position > 0) this.status('queued', `${queueLabel(position)} (waiting for a free device)`, { queuePosition: position });
+        else if (d.run && d.state !== 'queued') this.status('running', `running ${d.run}`, { run: d.run, queuePosition: 0 });
+        else this.status(d.state === 'queued' ? 'queued' : 'running', d.state === 'queued' ? queueLabel(position) : (d.state ?? d.status), { queuePosition: position });
+        break;
+      }
+      case 'output':
+        if (!this.liveOutput) {
+          this.liveOutput = true;
+          this.status('running', 'running');
+        }
+        if (ev.data.noise) this.noiseLines += 1;
+        this.emit({ type: 'output', stream: ev.data.stream, text: ev.data.text, noise: ev.data.noise });
+        break;
+      case 'result':
+      case 'error':
+        this.status('finishing', 'finishing');
+        break;
+    }
+  }
+
+  async stream(request: SubmissionRequest): Promise<SubmissionOutcome> {
+    const t = this.target as ChosenTarget;
+    const outcome = await this.client.submit(
+      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
+      this.followOptions(false),
+    );
+    return this.finishStream(outcome);
+  }
+
+  async resumeStream(state: ResumeState): Promise<SubmissionOutcome> {
+    this.id = state.id;
+    return this.finishStream(await this.client.streamJob(state.id, { ...this.followOptions(true), after: 0 }));
+  }
+
+  private followOptions(resume: boolean) {
+    return {
+      signal: this.options.signal,
+      cancelOnAbort: true,
+      idleTimeoutMs: STREAM_IDLE_TIMEOUT_MS,
+      onEvent: (ev: ClientEvent) => this.onStreamEvent(ev, resume),
+      onReconnect: (info: { jobId: number; lastEventId: number; attempt: number; delayMs: number; reason: Error }) =>
+        this.emit({ type: 'retry', delayMs: info.delayMs, text: `connection lost (${info.reason.message}); resuming job ${info.jobId} after event ${info.lastEventId} (attempt ${info.attempt})` }),
+    };
+  }
+
+  private async finishStream(outcome: StreamOutcome): Promise<SubmissionOutcome> {
+    if (outcome.jobId !== undefined) this.id = outcome.jobId;
+    if (outcome.kind === 'error') return this.outcome({ kind: 'error', error: outcome.error });
+    const rankingBy = await this.rankingBy();
+    const saved = await this.saveTraces(outcome.result);
+    return this.outcome({
+      kind: 'result',
+      result: outcome.result,
+      passed: resultPassed(outcome.result) && !saved.traceError,
+      score: rankedScoreOfResult(outcome.result, rankingBy),
+      ...(rankingBy ? { rankingBy } : {}),
+      ...saved,
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Background route + polling
+
+  async background(request: SubmissionRequest): Promise<SubmissionOutcome> {
+    const t = this.target as ChosenTarget;
+    const accepted = await this.client.submitBackground(
+      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
+      { signal: this.options.signal, timeoutMs: 120_000 },
+    );
+    this.id = accepted.details.id;
+    const queue = accepted.runner_queue ? ` · ${formatRunnerQueue(accepted.runner_queue)}` : '';
+    const resume = this.resumeState('poll', this.id);
+    this.emit({ type: 'accepted', id: this.id, text: `submission ${this.id} accepted (${t.leaderboard} · ${t.gpu} · ${this.mode})${queue}; polling for the result`, resume });
+    return this.poll(resume.acceptedAt);
+  }
+
+  async poll(acceptedAt: number): Promise<SubmissionOutcome> {
+    const id = this.id as number;
+    const detail: UserSubmissionDetail = await pollSubmission(this.client, id, {
+      signal: this.options.signal,
+      intervalMs: this.options.pollIntervalMs ?? POLL_INTERVAL_MS,
+      timeoutMs: remainingPollMs(acceptedAt, this.now()),
+      hints: registerHints(this.options.surface),
+      onUpdate: (u) => {
+        const phase = u.status.terminal ? 'finishing' : u.status.status === 'running' ? 'running' : 'queued';
+        const q = u.detail.runner_queue;
+        const note = phase === 'queued' && q && q.status === 'available' ? ` (${formatRunnerQueue(q)})` : '';
+        const at = u.lastHeartbeat ? Date.parse(u.lastHeartbeat) : NaN;
+        this.status(phase, `${u.status.label}${note}`, Number.isFinite(at) ? { heartbeatAgeMs: Math.max(0, this.now() - at) } : {});
+      },
+      onRetry: (r) => this.emit({ type: 'retry', delayMs: r.delayMs, text: `poll failed (${r.error.message}); retrying in ${Math.max(1, Math.ceil(r.delayMs / 1000))} s (${r.failures})` }),
+    });
+    const jobStatus = describeJobStatus(detail.job?.status ?? (detail.done ? 'succeeded' : undefined));
+    const rankingBy = await this.rankingBy();
+    return this.outcome({
+      kind: 'result',
+      result: resultFromSubmission(detail),
+      submission: detail,
+      jobStatus,
+      passed: submissionPassed(detail),
+      score: rankedScoreOfSubmission(detail, rankingBy),
+      ...(rankingBy ? { rankingBy } : {}),
+    });
+  }
+}
+
+function decode(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+}
+
+/** GPU MODE's own checks, against GPU MODE only (our runner checks on arrival and answers with a detail). */
+function defaultCheck(connection: Connection, request: SubmissionRequest): (target: ChosenTarget) => string[] {
+  return (target) => (connection.service === 'gpumode' ? preflightSubmission(request.filePath, request.content, { leaderboard: target.leaderboard }).problems.map((p) => p.text) : []);
+}
+
+/** Runs one submission to its outcome. Never throws for what can go wrong on the way: the outcome says. */
+export async function runSubmission(request: SubmissionRequest, options: RunSubmissionOptions): Promise<SubmissionOutcome> {
+  const run = new Run(options, request.mode, path.basename(request.filePath));
+  const { connection, signal } = options;
+  try {
+    if (connection.service === 'gpumode' && !connection.hasIdentity) {
+      throw submissionError('no-identity', `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`, [action('register')]);
+    }
+    const source = decode(request.content);
+    const ctx: ChooseContext = { connection, request, source, leaderboards: run.leaderboards, note: (text) => run.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
+    const target = await (options.choose ?? chooseFromFile)(ctx);
+    if (!target) return run.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
+    run.target = target;
+
+    const problems = await (options.check ?? defaultCheck(connection, request))(target);
+    if (problems.length) {
+      const who = connection.service === 'gpumode' ? 'GPU MODE' : 'the runner';
+      throw submissionError('rejected', `Not sent: ${who} would reject ${run.fileName} for ${problems.length === 1 ? 'this problem' : `these ${problems.length} problems`}:\n${problems.map((p) => `  ${p}`).join('\n')}`, [action('show-problems')], { problems });
+    }
+    if (request.mode === 'profile' && connection.service === 'kernel-runner' && connection.health && connection.health.profiler === null) {
+      const how = options.surface === 'cli' ? ' (`--server gpumode` profiles on GPU MODE)' : '';
+      throw submissionError(
+        'no-profiler',
+        `${connection.label === 'embedded runner' ? 'The embedded runner' : `The runner at ${connection.baseUrl}`} has no profiler: rocprofv3 is not on its PATH. Profile on GPU MODE's MI300s${how}, or on a runner of yours on a machine with ROCm.`,
+        [action('profile-on-gpumode'), action('select-target')],
+      );
+    }
+    run.route = connection.service === 'gpumode' && request.mode !== 'profile' ? 'background' : 'stream';
+    if (connection.service === 'gpumode' && request.mode === 'leaderboard' && target.info?.closed) {
+      run.emit({ type: 'note', text: `note: ${target.leaderboard} ${target.info.deadlineText}; the service may no longer rank it` });
+    }
+    run.emit({ type: 'target', target, mode: request.mode, route: run.route, connection });
+    run.status('submitting', `submitting to ${connection.label}`);
+    if (connection.service === 'gpumode') {
+      try {
+        run.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        run.emit({ type: 'note', text: `could not read the runner queue (${err instanceof Error ? err.message : String(err)})` });
+      }
+    }
+    return run.route === 'background' ? await run.background(request) : await run.stream(request);
+  } catch (err) {
+    return signal?.aborted ? run.cancelled() : run.failed(err);
+  }
+}
+
+/** Picks a submission up again after a restart (a window reload) and follows it to its outcome. */
+export async function resumeSubmission(state: ResumeState, options: WorkflowOptions): Promise<SubmissionOutcome> {
+  const run = new Run(options, state.mode, state.fileName);
+  run.target = { leaderboard: state.leaderboard, gpu: state.gpu };
+  run.route = state.kind === 'poll' ? 'background' : 'stream';
+  run.id = state.id;
+  try {
+    return state.kind === 'poll' ? await run.poll(state.acceptedAt) : await run.resumeStream(state);
+  } catch (err) {
+    return options.signal?.aborted ? run.cancelled() : run.failed(err);
+  }
+}

@@ -1,11 +1,14 @@
-// Overhead of `kernel-runner submit` on a trivial script, against its peer: running the same script with python3,
-// measured in the same round (interleaved, so both see the same machine load):
-//  - embedded runner (no --server: the runner starts and stops inside the command) -- the issue's target,
-//  - an already running runner (--server: client + queue + executor only),
-//  - and, for reference, node loading the CLI bundle alone (`--help`).
-// The CLI is run as users run it (dist/cli.cjs, whose code cache is warmed by the first run). CPU seconds of each
-// command are printed too: on a shared machine they say what the command costs while the wall time also says
-// how busy the machine was. Median of N runs each. Target: embedded overhead (median minus python3's) < 300 ms.
+// `kernel-runner submit` overhead over `python3` on a trivial script (the issue's figure: median of 15
+// interleaved runs; goal < 100 ms, must be < 150 ms), for
+//  - the embedded runner (no --server: the runner starts and stops inside the command),
+//  - an already running runner (--server: client, queue and executor only; the CLI loads no runner code),
+// against the peer measured in the same rounds: python3 running the same script. Each round runs every command
+// once, one after another, so a round's commands see the same machine load; the overhead of a round is the
+// command's wall time minus python3's in that round, and the figure is the median over the rounds. For reference,
+// node alone (`node -e 0`, the floor no Node CLI goes below) and node loading the CLI for `--help`.
+// The CLI is run as users run it (dist/cli.cjs, whose code cache is warmed by a first run of each command). CPU
+// seconds of each command are printed too: on a shared machine they say what the command costs while the wall
+// time also says how busy the machine was. Timings are reported, never a failure of the benchmark.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +19,8 @@ import { machineLoad, median, q, summary, timeShell } from './support';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
 const N = Number(process.env.BENCH_RUNS ?? 15);
-const TARGET_MS = 300;
+const GOAL_MS = 100;
+const LIMIT_MS = 150;
 
 interface Series {
   wall: number[];
@@ -38,39 +42,42 @@ async function main(): Promise<void> {
     python: `python3 ${q(script)}`,
     embedded: `${node} ${q(cli)} submit ${q(script)}`,
     server: `${node} ${q(cli)} submit ${q(script)} --server ${runner.url}`,
-    nodeOnly: `${node} ${q(cli)} --help`,
+    nodeAlone: `${node} -e 0`,
+    help: `${node} ${q(cli)} --help`,
   };
-  const series: Record<keyof typeof commands, Series> = {
-    python: { wall: [], cpu: [] },
-    embedded: { wall: [], cpu: [] },
-    server: { wall: [], cpu: [] },
-    nodeOnly: { wall: [], cpu: [] },
-  };
+  type Name = keyof typeof commands;
+  const series = Object.fromEntries(Object.keys(commands).map((k) => [k, { wall: [], cpu: [] }])) as unknown as Record<Name, Series>;
   const loadBefore = machineLoad();
   try {
     // warm the file cache and the CLI's code cache (one per command)
     for (const cmd of Object.values(commands)) await timeShell(cmd, { env, cwd });
     for (let i = 0; i < N; i++) {
-      for (const [name, cmd] of Object.entries(commands) as Array<[keyof typeof commands, string]>) {
+      for (const [name, cmd] of Object.entries(commands) as Array<[Name, string]>) {
         const r = await timeShell(cmd, { env, cwd });
         if (r.code !== 0) throw new Error(`${cmd} failed (exit ${r.code})`);
         series[name].wall.push(r.seconds * 1000);
         if (r.cpuSeconds !== null) series[name].cpu.push(r.cpuSeconds * 1000);
       }
     }
-    const wall = (name: keyof typeof commands) => median(series[name].wall);
-    const cpu = (name: keyof typeof commands) => (series[name].cpu.length ? `${median(series[name].cpu).toFixed(0)} ms CPU` : '? ms CPU');
+    const wall = (name: Name) => median(series[name].wall);
+    const cpu = (name: Name) => (series[name].cpu.length ? `${median(series[name].cpu).toFixed(0)} ms CPU` : '? ms CPU');
+    /** Median over the rounds of (command - python3) in the same round. */
+    const overhead = (name: Name) => median(series[name].wall.map((w, i) => w - (series.python.wall[i] as number)));
     const p = wall('python');
-    const line = (label: string, name: keyof typeof commands) =>
-      `  ours  ${label.padEnd(40)} ${wall(name).toFixed(0).padStart(5)} ms  overhead ${(wall(name) - p).toFixed(0).padStart(4)} ms  ${(wall(name) / p).toFixed(1)}x the peer  (${cpu(name)})`;
-    console.log(`kernel-runner submit on a trivial script, median of ${N} interleaved runs`);
+    const verdict = (ms: number) =>
+      `goal < ${GOAL_MS} ms: ${ms < GOAL_MS ? 'PASS' : 'FAIL'}; limit < ${LIMIT_MS} ms: ${ms < LIMIT_MS ? 'PASS' : 'FAIL'}`;
+    const line = (label: string, name: Name) =>
+      `  ours  ${label.padEnd(42)} ${wall(name).toFixed(0).padStart(5)} ms  overhead ${overhead(name).toFixed(0).padStart(4)} ms  ${(wall(name) / p).toFixed(2)}x the peer  (${cpu(name)})  ${verdict(overhead(name))}`;
+    console.log(`kernel-runner submit on a trivial script: overhead over python3, median of ${N} interleaved runs`);
     console.log(`  machine: ${loadBefore} at start, ${machineLoad()} at end`);
-    console.log(`  peer  ${'python3 trivial.py'.padEnd(40)} ${p.toFixed(0).padStart(5)} ms  (${cpu('python')})`);
+    console.log(`  peer  ${'python3 trivial.py'.padEnd(42)} ${p.toFixed(0).padStart(5)} ms  (${cpu('python')})`);
     console.log(line('kernel-runner submit (embedded runner)', 'embedded'));
     console.log(line('kernel-runner submit --server (running)', 'server'));
-    console.log(`  (node loading the CLI alone, --help: ${wall('nodeOnly').toFixed(0)} ms, ${cpu('nodeOnly')})`);
-    const overhead = wall('embedded') - p;
-    console.log(summary('submit-overhead', `embedded runner overhead ${overhead.toFixed(0)} ms over python3`, `< ${TARGET_MS} ms`, overhead < TARGET_MS));
+    console.log(`  (reference: node -e 0 ${wall('nodeAlone').toFixed(0)} ms, ${cpu('nodeAlone')}; node loading the CLI for --help ${wall('help').toFixed(0)} ms, ${cpu('help')})`);
+    for (const [label, name] of [['embedded runner', 'embedded'], ['--server', 'server']] as const) {
+      const ms = overhead(name);
+      console.log(summary('submit-overhead', `${label} overhead ${ms.toFixed(0)} ms over python3 (${(wall(name) / p).toFixed(2)}x), ${verdict(ms)}`, `goal < ${GOAL_MS} ms, limit < ${LIMIT_MS} ms`, ms < GOAL_MS));
+    }
   } finally {
     await runner.close();
     rmSync(cwd, { recursive: true, force: true });

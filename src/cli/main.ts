@@ -1,14 +1,15 @@
 import { Command, CommanderError } from 'commander';
 import { CliExit } from './exit';
-import { commands } from './commands';
+import { loadCommands } from './commands/index';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('kernel-runner')
     .description('Run and profile GPU kernels: runner service, submissions, trace summaries, log filtering.')
     .exitOverride()
     .showHelpAfterError();
-  for (const register of commands) register(program);
   try {
+    // Only the command being run is loaded (commands/index.ts): a start-up cost of one command, not of all.
+    for (const command of await loadCommands(argv.slice(2))) command.register(program);
     await program.parseAsync(argv, { from: 'node' });
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (err) {

@@ -4,7 +4,7 @@ export type RankingBy = 'last' | 'mean' | 'geom';
 /** Upstream's default when a task does not say (kernelbot `RankCriterion.LAST`). */
 export const DEFAULT_RANKING_BY: RankingBy = 'last';
 
-export function rankingByOf(value: string | undefined): RankingBy {
+export function rankingByOf(value: string | null | undefined): RankingBy {
   return value === 'mean' || value === 'geom' || value === 'last' ? value : DEFAULT_RANKING_BY;
 }
 
@@ -12,7 +12,7 @@ export function rankingByOf(value: string | undefined): RankingBy {
  * A ranked score in seconds from a run's `result` map: the benchmark means (ns) combined as the leaderboard ranks
  * them — `last` case, arithmetic `mean`, or `geom`etric mean. Null when any case lacks a positive mean.
  */
-export function scoreFromResultValues(values: Readonly<Record<string, string>>, rankingBy?: string): number | null {
+export function scoreFromResultValues(values: Readonly<Record<string, string>>, rankingBy?: string | null): number | null {
   const count = Number(values['benchmark-count']);
   if (!Number.isInteger(count) || count <= 0) return null;
   const means: number[] = [];

@@ -1,6 +1,8 @@
-// The object activate() returns. The VS Code suites (test/vscode/suite) use it to see what a person would see:
-// the output channel's lines of the last run, the open results panels and their state, the status bar text,
-// the embedded runner's URL. It also lets a test skip dialogs (download destination) and feed a panel.
+// The object activate() returns outside Production mode (main.ts, testApiEnabled: the test suites run the
+// extension in Test mode, a development host in Development mode; an installed extension returns nothing). The
+// VS Code suites (test/vscode/suite) use it to see what a person would see: the output channel's lines of the last
+// run, the open results panels and their state, the status bar text, the embedded runner's URL. It also lets a
+// test skip dialogs (download destination) and feed a panel.
 import * as vscode from 'vscode';
 import type { ResultView } from '../webview/protocol';
 import type { UserSubmissionDetail } from '../core/protocol/api';

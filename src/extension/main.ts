@@ -1,5 +1,6 @@
-// Activation: builds the context, the services and the command table; returns the extension's API (used by the
-// VS Code test suites to look at what a person would see in the output channel and results panels).
+// Activation: builds the context, the services and the command table; returns the extension's test API (used by
+// the VS Code test suites to look at what a person would see in the output channel and results panels) outside
+// Production mode only.
 import * as vscode from 'vscode';
 import { KernelCodeLensProvider, CODELENS_SELECTOR } from './codeLens';
 import { commandTable } from './commands';
@@ -30,7 +31,16 @@ const stableApi = new Proxy({} as KernelRunnerApi, {
   get: (_target, prop) => (currentApi ? (currentApi as unknown as Record<PropertyKey, unknown>)[prop] : undefined),
 });
 
-export function activate(context: vscode.ExtensionContext): KernelRunnerApi {
+/**
+ * The test API reads the output channel, answers dialogs and feeds panels: it is for the extension's own suites
+ * (Test mode) and its development host (Development mode), never handed to other extensions in an installed
+ * (Production) extension.
+ */
+export function testApiEnabled(mode: vscode.ExtensionMode): boolean {
+  return mode !== vscode.ExtensionMode.Production;
+}
+
+export function activate(context: vscode.ExtensionContext): KernelRunnerApi | undefined {
   const t0 = Date.now();
   const ctx = new Ctx(context);
   current = ctx;
@@ -74,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi {
   void runs.resumeInFlight();
 
   const activationMs = Date.now() - t0;
+  if (!testApiEnabled(context.extensionMode)) return undefined;
   currentApi = createTestApi({
     ctx,
     output,
@@ -90,7 +101,8 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi {
     reactivate: async () => {
       // Test API: what a window reload does to the extension, in the same extension host.
       await deactivate();
-      return activate(context);
+      activate(context);
+      return stableApi;
     },
   });
   return stableApi;

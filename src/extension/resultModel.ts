@@ -114,7 +114,7 @@ function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
   };
   if (EXIT_MEANINGS[exitCode]) section.exitMeaning = EXIT_MEANINGS[exitCode];
   if (map.check) section.check = map.check;
-  if (compile) section.compile = { success: compile.success, command: compile.command, exitCode: compile.exit_code, stderrTail: tail(compile.stderr, 30) };
+  if (compile) section.compile = { success: compile.success, command: compile.command, exitCode: compile.exit_code ?? -1, stderrTail: tail(compile.stderr, 30) };
   if (run && !run.passed && run.stderr.trim()) section.stderrTail = tail(run.stderr, 30);
   return section;
 }

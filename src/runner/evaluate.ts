@@ -1,8 +1,11 @@
-// Runs one submission the way GPU MODE's service does and builds its FullResults:
+// Runs one submission the way GPU MODE's service does (kernelbot's run_eval.py) and builds its FullResults:
 //   problems: `python3 eval.py <mode> <cases>` (lang: cu: sources built with nvcc, then `./eval.out <mode> <cases>`)
-//     with POPCORN_FD / POPCORN_SEED; test, benchmark,
-//     leaderboard (test -> benchmark -> ranked run, plus a secret-seed copy), profile (each benchmark case on its
-//     own under the profiler: profile.0, profile.1, ...);
+//     with POPCORN_FD / POPCORN_SEED (and POPCORN_GPUS plus every device of the slot for `multi_gpu` tasks);
+//     lang: py first runs `python3 submission.py` once per run (seed 1, 120 s), so that load_inline builds its
+//     extension outside the timed run, reported as a CompileResult when its output shows a torch extension build;
+//     test, benchmark, leaderboard (test -> benchmark -> ranked run, plus a copy with the leaderboard's fixed secret
+//     seed), profile (each benchmark case on its own under the profiler: profile.0, profile.1, ...); with
+//     `ranking_by: last` benchmark and leaderboard runs get only the last benchmark case;
 //   the `script` leaderboard: the file itself as a program (.py with python3; .hip/.cpp with hipcc; .cu with nvcc).
 import { randomInt } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
@@ -15,7 +18,7 @@ import { packageProfile } from './artifacts';
 import { parsePopcornOutput, quoteCommand, runProcess, type ExecOutcome, type ExecSpec } from './executor';
 import type { GpuSlot } from './gpus';
 import { scoreFromResultValues } from '../core/scoring';
-import { casesFileText, SUBMISSION_SOURCE, type CaseSpec, type CudaBuild, type Problem } from './problems';
+import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
 import { buildReport } from './reports';
 
@@ -42,6 +45,8 @@ export interface RunContext {
   fileName: string;
   code: string;
   slot: GpuSlot;
+  /** The leaderboard's fixed seed of the secret run (kernelbot's `secret_seed`). */
+  secretSeed: number;
   system: SystemInfo;
   workDir: string;
   artifactsDir: string;
@@ -65,10 +70,16 @@ export interface RunOutcome {
   artifacts: ArtifactInfo[];
   /** Ranked score in seconds (leaderboard mode), else null. */
   score: number | null;
+  /** The secret run's score, computed as the public one is (leaderboard mode), else null. */
+  secretScore: number | null;
 }
 
 const EXIT_TIMEOUT = 114;
 const EXIT_VALIDATE_FAIL = 112;
+/** kernelbot's Timeout.COMPILE, the budget of the `python3 submission.py` step. */
+const PY_COMPILE_TIMEOUT_SEC = 120;
+/** What torch's load_inline prints while it builds an extension (kernelbot looks for it in the step's stdout). */
+const TORCH_EXTENSION_MARK = '-DTORCH_EXTENSION_NAME';
 
 interface Flags {
   timedOut: boolean;
@@ -96,14 +107,22 @@ export function signalNote(signal: string): string {
 
 function childEnv(ctx: RunContext, extra: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...ctx.settings.env, PYTHONUNBUFFERED: '1', ...extra };
-  if (ctx.slot.device !== null) {
-    env.HIP_VISIBLE_DEVICES = String(ctx.slot.device);
-    env.CUDA_VISIBLE_DEVICES = String(ctx.slot.device);
+  if (ctx.slot.devices.length > 0) {
+    env.HIP_VISIBLE_DEVICES = ctx.slot.devices.join(',');
+    env.CUDA_VISIBLE_DEVICES = ctx.slot.devices.join(',');
   }
   return env;
 }
 
-function toRunResult(o: ExecOutcome, opts: { timeoutSec: number; graceMs: number; passed: (exit: number, result: Record<string, string>) => boolean }): RunResult {
+/** Why the job's processes were stopped, as the abort gave it (a cancel, the runner's hard timeout). */
+function stopReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
+}
+
+function toRunResult(
+  o: ExecOutcome,
+  opts: { timeoutSec: number; graceMs: number; stopReason: string; passed: (exit: number, result: Record<string, string>) => boolean },
+): RunResult {
   const result = parsePopcornOutput(o.popcorn);
   let exit = o.exitCode ?? (o.signal ? 128 + signalNumber(o.signal) : -1);
   const notes: string[] = [];
@@ -115,7 +134,7 @@ function toRunResult(o: ExecOutcome, opts: { timeoutSec: number; graceMs: number
     exit = EXIT_TIMEOUT;
     notes.push(`[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to the process group, SIGKILL after ${opts.graceMs / 1000} s`);
   }
-  if (o.cancelled) notes.push('[kernel-runner] cancelled: sent SIGINT to the process group');
+  if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}: sent SIGINT to the process group`);
   if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
   if (o.popcornOmitted > 0) notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
   if (o.noiseLines > 0) {
@@ -190,14 +209,20 @@ async function evalRun(
   });
   if (outcome.timedOut) flags.timedOut = true;
   if (outcome.cancelled) flags.cancelled = true;
-  const run = toRunResult(outcome, { timeoutSec: opts.timeoutSec, graceMs: ctx.settings.graceMs, passed: opts.passed });
+  const run = toRunResult(outcome, { timeoutSec: opts.timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed });
   let profile: ProfileResult | null = null;
   let artifact: ArtifactInfo | null = null;
   if (outDir && !outcome.cancelled) {
     const packed = await finishProfile(ctx, opts.key, opts.cwd, outDir, stderrLogPath);
-    profile = packed.profile;
     artifact = packed.artifact;
-    if (packed.note) run.stderr += `[kernel-runner] ${packed.note}\n`;
+    // upstream attaches a ProfileResult only to a run that succeeded; what the profiler wrote for one that did not
+    // (a crash, a timeout finalised with SIGINT) stays downloadable as the job's artifact
+    if (run.success) {
+      profile = packed.profile;
+      if (packed.note) run.stderr += `[kernel-runner] ${packed.note}\n`;
+    } else {
+      run.stderr += `[kernel-runner] the run did not succeed, so it has no ProfileResult (as upstream); what the profiler wrote is at ${packed.artifact.url}\n`;
+    }
   }
   return {
     evalResult: { start, end: new Date().toISOString(), compilation: opts.compilation ?? null, run, profile },
@@ -261,41 +286,97 @@ async function prepareProblemDir(problem: Problem, dir: string, code: string): P
   }
 }
 
+/**
+ * The cases a run of `mode` gets, one line each: `ranking_by: last` gives benchmark and leaderboard runs the last
+ * benchmark case only (kernelbot's run_single_evaluation); profile runs take one case each and are not cut.
+ */
+export function casesFor(problem: Pick<Problem, 'testLines' | 'benchmarkLines' | 'rankingBy'>, mode: 'test' | 'benchmark' | 'leaderboard'): string[] {
+  if (mode === 'test') return problem.testLines;
+  return problem.rankingBy === 'last' ? problem.benchmarkLines.slice(-1) : problem.benchmarkLines;
+}
+
+/** A ranked score from a run that succeeded and passed, as kernelbot's compute_score, else null. */
+function scoreOf(full: FullResult | undefined, rankingBy: Problem['rankingBy']): number | null {
+  const ranked = full?.runs.leaderboard?.run;
+  return ranked?.success && ranked.passed ? scoreFromResultValues(ranked.result, rankingBy) : null;
+}
+
+/**
+ * kernelbot's "compile" step of a Python task: the submission runs once on its own (seed 1, 120 s, POPCORN_FD
+ * open), which fills load_inline's build cache before the timed run. Its outcome never stops the evaluation; it is
+ * reported as a CompileResult (always `success: true`, as upstream) only when its stdout shows a torch extension
+ * build, else not at all.
+ */
+async function pythonCompileStep(ctx: RunContext, flags: Flags, dir: string, submissionFile: string, live: boolean): Promise<CompileResult | null> {
+  if (live) ctx.onRun('compile');
+  let built = false;
+  const o = await runChild(ctx, {
+    command: ctx.settings.python,
+    args: [submissionFile],
+    cwd: dir,
+    env: childEnv(ctx, { POPCORN_SEED: '1' }),
+    timeoutMs: PY_COMPILE_TIMEOUT_SEC * 1000,
+    graceMs: ctx.settings.graceMs,
+    signal: ctx.signal,
+    popcornFd: true,
+    capBytes: ctx.settings.capBytes,
+    onLine: (stream, line) => {
+      // looked for line by line: the kept stdout is cut to its head and tail, the mark may be in between
+      if (stream === 'stdout' && line.text.includes(TORCH_EXTENSION_MARK)) built = true;
+      if (live) ctx.onLine(stream, line);
+    },
+  });
+  if (o.cancelled) flags.cancelled = true;
+  if (!built) return null;
+  const exit = o.timedOut ? EXIT_TIMEOUT : (o.exitCode ?? (o.signal ? 128 + signalNumber(o.signal) : -1));
+  return { nvcc_found: true, nvcc_version: '', success: true, command: o.command, stdout: o.stdout, stderr: o.stderr, exit_code: exit };
+}
+
 async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome> {
   const flags: Flags = { timedOut: false, cancelled: false };
   const artifacts: ArtifactInfo[] = [];
   const stopped = () => flags.cancelled || flags.timedOut;
   const checkPassed = (_exit: number, result: Record<string, string>) => result.check === 'pass';
+  const submissionFile = problem.files.find((f) => f.source === SUBMISSION_SOURCE)?.name ?? 'submission.py';
 
   let compileFailed = false;
 
   const fullRun = async (secret: boolean): Promise<FullResult> => {
     const dir = join(ctx.workDir, secret ? 'secret' : 'public');
     await prepareProblemDir(problem, dir, ctx.code);
-    const seed = secret ? randomInt(1, 2 ** 31 - 1) : problem.seed;
+    // the secret copy runs with the leaderboard's fixed secret seed (kernelbot: task.seed = secret_seed)
+    const seed = secret ? ctx.secretSeed : problem.seed;
     const env: Record<string, string> = seed !== null ? { POPCORN_SEED: String(seed) } : {};
+    // kernelbot sets POPCORN_GPUS to the devices torch sees: here every device of the slot (1 on a runner without any)
+    if (problem.multiGpu) env.POPCORN_GPUS = String(Math.max(1, ctx.slot.devices.length));
     const runs: Record<string, EvalResult> = {};
     // lang: py runs `python3 <main>`; lang: cu builds eval.out first, as upstream's run_cuda_script does
     let command = ctx.settings.python;
     let mainArgs = [problem.main];
-    let compilation: CompileResult | null = null;
+    let nvccResult: CompileResult | null = null;
     if (problem.cuda) {
       const start = new Date().toISOString();
-      compilation = await compile(ctx, flags, dir, 'nvcc', nvccArgs(problem.cuda, ctx.slot.gpu), { what: `the ${problem.name} task`, live: !secret });
+      nvccResult = await compile(ctx, flags, dir, 'nvcc', nvccArgs(problem.cuda, ctx.slot.gpu), { what: `the ${problem.name} task`, live: !secret });
       // the task's sources are removed before the submission runs (upstream does so too: nothing to snoop on)
       await Promise.all(problem.files.map((f) => rm(join(dir, f.name), { force: true })));
-      if (!compilation.success) {
+      if (!nvccResult.success) {
         compileFailed = true;
         const key = ctx.mode === 'profile' ? 'profile.0' : ctx.mode === 'benchmark' ? 'benchmark' : 'test';
-        runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
+        runs[key] = { start, end: new Date().toISOString(), compilation: nvccResult, run: null, profile: null };
         return { success: true, error: '', system: ctx.system, runs };
       }
       command = join(dir, CUDA_PROGRAM);
       mainArgs = [];
     }
-    const one = async (key: string, evalMode: string, cases: CaseSpec[], timeoutSec: number, profile = false) => {
+    const one = async (key: string, evalMode: string, lines: readonly string[], timeoutSec: number, profile = false) => {
+      const start = new Date().toISOString();
+      const compilation = problem.lang === 'py' ? await pythonCompileStep(ctx, flags, dir, submissionFile, !secret) : nvccResult;
+      if (flags.cancelled) {
+        runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
+        return false;
+      }
       const casesPath = join(dir, `${key}.cases`);
-      await writeFile(casesPath, casesFileText(cases));
+      await writeFile(casesPath, linesFileText(lines));
       const r = await evalRun(ctx, flags, {
         key,
         cwd: dir,
@@ -308,28 +389,28 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
         compilation,
         passed: checkPassed,
       });
-      runs[key] = r.evalResult;
+      runs[key] = { ...r.evalResult, start };
       if (r.artifact) artifacts.push(r.artifact);
       return r.evalResult.run?.passed === true;
     };
     const t = problem.timeouts;
     switch (ctx.mode) {
       case 'test':
-        await one('test', 'test', problem.tests, t.test);
+        await one('test', 'test', casesFor(problem, 'test'), t.test);
         break;
       case 'benchmark':
-        await one('benchmark', 'benchmark', problem.benchmarks, t.benchmark);
+        await one('benchmark', 'benchmark', casesFor(problem, 'benchmark'), t.benchmark);
         break;
       case 'leaderboard':
-        if ((await one('test', 'test', problem.tests, t.test)) && !stopped()) {
-          if ((await one('benchmark', 'benchmark', problem.benchmarks, t.benchmark)) && !stopped()) {
-            await one('leaderboard', 'leaderboard', problem.benchmarks, t.ranked);
+        if ((await one('test', 'test', casesFor(problem, 'test'), t.test)) && !stopped()) {
+          if ((await one('benchmark', 'benchmark', casesFor(problem, 'benchmark'), t.benchmark)) && !stopped()) {
+            await one('leaderboard', 'leaderboard', casesFor(problem, 'leaderboard'), t.ranked);
           }
         }
         break;
       case 'profile':
-        for (let i = 0; i < problem.benchmarks.length && !stopped(); i++) {
-          await one(`profile.${i}`, 'profile', [problem.benchmarks[i] as CaseSpec], t.benchmark, true);
+        for (let i = 0; i < problem.benchmarkLines.length && !stopped(); i++) {
+          await one(`profile.${i}`, 'profile', [problem.benchmarkLines[i] as string], t.benchmark, true);
         }
         break;
     }
@@ -338,16 +419,22 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
 
   const results = [await fullRun(false)];
   if (ctx.mode === 'leaderboard' && !stopped() && !compileFailed) results.push(await fullRun(true));
-  const ranked = results[0]?.runs.leaderboard?.run;
-  const score = ranked?.passed ? scoreFromResultValues(ranked.result, problem.rankingBy) : null;
-  return finish(ctx, results, flags, artifacts, score);
+  return finish(ctx, results, flags, artifacts, scoreOf(results[0], problem.rankingBy), scoreOf(results[1], problem.rankingBy));
 }
 
-function finish(ctx: RunContext, results: FullResult[], flags: Flags, artifacts: ArtifactInfo[], score: number | null): RunOutcome {
+function finish(ctx: RunContext, results: FullResult[], flags: Flags, artifacts: ArtifactInfo[], score: number | null, secretScore: number | null = null): RunOutcome {
   const reports = results.map((r, i) =>
-    buildReport({ leaderboard: ctx.leaderboard, mode: ctx.mode, gpu: ctx.slot.gpu, fileName: ctx.fileName, secret: i > 0, result: r, score: i === 0 ? score : null }),
+    buildReport({
+      leaderboard: ctx.leaderboard,
+      mode: ctx.mode,
+      gpu: ctx.slot.gpu,
+      fileName: ctx.fileName,
+      secret: i > 0,
+      result: r,
+      score: i === 0 ? score : i === 1 ? secretScore : null,
+    }),
   );
-  return { results, reports, state: endState(results, flags), artifacts, score };
+  return { results, reports, state: endState(results, flags), artifacts, score, secretScore };
 }
 
 /** What nvcc builds a `lang: cu` task into. */

@@ -1,4 +1,6 @@
-// Which GPUs this machine has, named the way GPU MODE names them (MI300X -> MI300), one job slot per device.
+// Which GPUs this machine has, named the way GPU MODE names them (MI300X -> MI300): one job slot per device, and
+// for a GPU with n > 1 devices one more slot holding all of them, named as GPU MODE names its multi-GPU runners
+// (`MI300x8`, `L4x4`). A multi-device slot and the single slots of its devices exclude each other (scheduler.ts).
 import { execa } from 'execa';
 import { findOnPath } from './profilers';
 
@@ -7,8 +9,8 @@ export type GpuRuntime = 'ROCm' | 'CUDA' | 'CPU';
 export interface GpuSlot {
   /** GPU MODE name, e.g. `MI300`, `H100`, `CPU`. */
   gpu: string;
-  /** Device index for HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES; null when there is no device. */
-  device: number | null;
+  /** Device indices for HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES: one, all of a GPU's (`MI300x8`), or none (CPU). */
+  devices: number[];
   /** Marketing name as the driver reports it. */
   product: string;
 }
@@ -16,8 +18,25 @@ export interface GpuSlot {
 export interface GpuInventory {
   runtime: GpuRuntime;
   slots: GpuSlot[];
-  /** Distinct GPU names, in slot order. */
+  /** Distinct GPU names, in slot order (single-device names first, then the multi-device ones). */
   names: string[];
+}
+
+/** Whether a slot holds several devices (a multi-GPU runner such as `MI300x8`). */
+export function isMultiDevice(slot: GpuSlot): boolean {
+  return slot.devices.length > 1;
+}
+
+/** The inventory of these slots: a slot per device, plus one `<name>x<n>` slot for every name with n > 1 devices. */
+export function inventoryOf(runtime: GpuRuntime, deviceSlots: GpuSlot[]): GpuInventory {
+  const slots = [...deviceSlots];
+  const byName = new Map<string, GpuSlot[]>();
+  for (const s of deviceSlots) if (s.devices.length === 1) byName.set(s.gpu, [...(byName.get(s.gpu) ?? []), s]);
+  for (const [name, own] of byName) {
+    if (own.length < 2) continue;
+    slots.push({ gpu: `${name}x${own.length}`, devices: own.flatMap((s) => s.devices), product: own[0]?.product ?? name });
+  }
+  return { runtime, slots, names: [...new Set(slots.map((s) => s.gpu))] };
 }
 
 /** `rocminfo` output -> marketing names of GPU agents, in agent order. */
@@ -100,8 +119,6 @@ export async function detectGpus(override?: string, pathValue: string | undefine
     }
   }
 
-  let slots: GpuSlot[];
-  if (products.length === 0) slots = [{ gpu: override ?? 'CPU', device: null, product: 'CPU' }];
-  else slots = products.map((product, device) => ({ gpu: override ?? name(product), device, product }));
-  return { runtime, slots, names: [...new Set(slots.map((s) => s.gpu))] };
+  if (products.length === 0) return inventoryOf(runtime, [{ gpu: override ?? 'CPU', devices: [], product: 'CPU' }]);
+  return inventoryOf(runtime, products.map((product, device) => ({ gpu: override ?? name(product), devices: [device], product })));
 }

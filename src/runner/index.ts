@@ -33,6 +33,8 @@ export interface RunnerOptions {
   killGraceMs?: number;
   /** Timeout of the `script` leaderboard's runs. Default 180 s. */
   scriptTimeoutSec?: number;
+  /** The most one job may run, all its runs together; past it the job is `timed_out`. Default 1800 s (upstream's). */
+  hardTimeoutSec?: number;
   /** stdout/stderr kept in a RunResult (head + tail). Default 16 KiB each. */
   outputCapBytes?: number;
   /** Profile zips up to this size are inlined (base64) in ProfileResult.trace. Default 8 MB. */
@@ -151,7 +153,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const problemsDir = resolve(opts.problemsDir ?? defaultProblemsDir());
   const dataDir = resolve(opts.dataDir ?? defaultDataDir());
   const profiler = detectProfiler(opts.profiler ?? 'auto', env.PATH);
-  const inventory = await detectGpus(opts.gpuName);
+  const inventory = await detectGpus(opts.gpuName, env.PATH);
   const problems = new LazyProblems(() => {
     const set = loadProblems(problemsDir);
     for (const w of set.warnings) log(`warning: ${w}`);
@@ -185,6 +187,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       retentionIntervalMs: opts.retentionIntervalMs ?? 3_600_000,
       maxLiveOutputBytes: 1024 ** 3,
       maxQueuedJobs: 10_000,
+      hardTimeoutMs: (opts.hardTimeoutSec ?? 1800) * 1000,
       log,
     });
   } catch (err) {
@@ -211,7 +214,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       // route on the path as sent: URL parsing would resolve `..` and `%2e%2e` segments before we can refuse them
       const rawPath = (req.url ?? '/').split('?')[0] as string;
       if (token) {
-        if (rawPath !== '/health') checkToken(req, token);
+        // /auth/init is where popcorn-cli registers, before it has an id: it answers how to use the token instead
+        if (rawPath !== '/health' && rawPath !== '/auth/init') checkToken(req, token);
       } else checkLocalCaller(req);
       const { handler, params } = router.match(req.method ?? 'GET', rawPath);
       await handler({ req, res, url, params });

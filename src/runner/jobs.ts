@@ -12,6 +12,7 @@ import type {
   SubmissionMode,
 } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
+import { HARD_TIMEOUT_ERROR, upstreamCompletion } from './completion';
 import { runSubmission, type RunSettings } from './evaluate';
 import type { EventLog, FrameBatch, LoggedEvent } from './eventLog';
 import type { GpuInventory, GpuSlot } from './gpus';
@@ -45,6 +46,8 @@ export interface LiveJob {
   done: Promise<void>;
   markDone: () => void;
   interrupting: boolean;
+  /** The job ran past the runner's hard timeout and was stopped. */
+  hardTimedOut: boolean;
   finished: boolean;
   liveOutputBytes: number;
   liveOutputCut: boolean;
@@ -72,6 +75,8 @@ export interface JobManagerOptions {
   retentionIntervalMs: number;
   maxLiveOutputBytes: number;
   maxQueuedJobs: number;
+  /** The most a job may run, all its runs together (kernelbot's HARD_TIMEOUT_SEC: 30 min); then it is `timed_out`. */
+  hardTimeoutMs: number;
   log(message: string): void;
 }
 
@@ -122,7 +127,7 @@ function elapsedSince(ms: number): number {
 }
 
 function runnerName(slot: GpuSlot): string {
-  return slot.device === null ? slot.gpu : `${slot.gpu} #${slot.device}`;
+  return slot.devices.length === 1 ? `${slot.gpu} #${slot.devices[0]}` : slot.gpu;
 }
 
 export function createJobManager(opts: JobManagerOptions): JobManager {
@@ -211,6 +216,11 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     job.heartbeat = null;
     Object.assign(job.record, extra);
     job.record.state = state;
+    if (job.record.upstream_status === undefined || job.record.upstream_status === null) {
+      // ends without a result (cancelled, interrupted, failed inside the runner): upstream says failed, with why
+      job.record.upstream_status = 'failed';
+      job.record.upstream_error = terminal.event === 'error' ? (terminal.data.raw_error ?? terminal.data.detail) : null;
+    }
     job.record.queue_position = null;
     job.record.process = null;
     job.record.finished_at = new Date().toISOString();
@@ -238,6 +248,10 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     rec.runner = runnerName(slot);
     void store.saveJob(rec);
     emitStatus(job);
+    const hardTimer = setTimeout(() => {
+      job.hardTimedOut = true;
+      job.abort.abort(`${HARD_TIMEOUT_ERROR} (a job may run ${opts.hardTimeoutMs / 1000} s in all)`);
+    }, opts.hardTimeoutMs);
     try {
       await mkdir(store.workDir(job.id), { recursive: true });
       const outcome = await runSubmission({
@@ -248,6 +262,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         fileName: rec.file_name,
         code: job.code,
         slot,
+        secretSeed: job.problem && rec.mode === 'leaderboard' ? store.secretSeed(rec.leaderboard) : 0,
         system: opts.system.forSlot(slot),
         workDir: store.workDir(job.id),
         artifactsDir: store.artifactsDir(job.id),
@@ -264,20 +279,25 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
           void store.saveJob(rec);
         },
       });
+      const result = { event: 'result' as const, data: { status: 'success' as const, results: outcome.results, reports: outcome.reports } };
+      const scores = { artifacts: outcome.artifacts, score: outcome.score, secret_score: outcome.secretScore };
       if (job.interrupting) {
         await finish(job, { event: 'error', data: { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 } }, 'interrupted');
+      } else if (job.hardTimedOut) {
+        // the runs so far are kept, as upstream keeps the runs it recorded before its hard timeout
+        await finish(job, result, 'timed_out', { ...scores, upstream_status: 'timed_out', upstream_error: HARD_TIMEOUT_ERROR });
       } else if (outcome.state === 'cancelled') {
         await finish(job, { event: 'error', data: CANCELLED }, 'cancelled');
       } else {
-        await finish(job, { event: 'result', data: { status: 'success', results: outcome.results, reports: outcome.reports } }, outcome.state, {
-          artifacts: outcome.artifacts,
-          score: outcome.score,
-        });
+        const upstream = upstreamCompletion(rec.mode, rec.gpu, outcome.results);
+        await finish(job, result, outcome.state, { ...scores, upstream_status: upstream.status, upstream_error: upstream.error });
       }
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       opts.log(`job ${job.id} failed inside the runner: ${e.stack ?? e.message}`);
       await finish(job, { event: 'error', data: { status: 'error', detail: `An unexpected error occurred: ${e.name}`, raw_error: e.message, status_code: 500 } }, 'failed');
+    } finally {
+      clearTimeout(hardTimer);
     }
   };
 
@@ -384,6 +404,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         done,
         markDone,
         interrupting: false,
+        hardTimedOut: false,
         finished: false,
         liveOutputBytes: 0,
         liveOutputCut: false,

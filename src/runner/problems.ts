@@ -126,13 +126,17 @@ function cudaBuild(config: Record<string, unknown>, fileNames: string[]): CudaBu
   return { sources, includeDirs: stringList(config.include_dirs, 'config.include_dirs'), defines, flags };
 }
 
-/** Reads one task.yml; throws ProblemError naming the file and the field. */
+/** Reads one task.yml (named after its folder, in no competition); throws ProblemError naming the file and the field. */
 export function loadProblem(taskPath: string): Problem {
   const dir = dirname(taskPath);
   const name = basename(dir);
   let doc: Record<string, unknown>;
+  let exact: Record<string, unknown>;
   try {
-    doc = record(parseYaml(readFileSync(taskPath, 'utf8')), 'task.yml');
+    const text = readFileSync(taskPath, 'utf8');
+    doc = record(parseYaml11(text), 'task.yml');
+    // the cases once more with integers kept apart from floats, for their Python spelling (3 vs 3.0)
+    exact = record(parseYaml11(text, { intAsBigInt: true }), 'task.yml');
   } catch (err) {
     throw new ProblemError(`${taskPath}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -158,6 +162,18 @@ export function loadProblem(taskPath: string): Problem {
     const cuda = lang === 'cu' ? cudaBuild(config, files.map((f) => f.name)) : null;
     const rankingBy = doc.ranking_by ?? 'last';
     if (rankingBy !== 'last' && rankingBy !== 'mean' && rankingBy !== 'geom') throw new ProblemError('ranking_by must be last, mean or geom');
+    const tests = caseList(exact.tests, 'tests');
+    const benchmarks = caseList(exact.benchmarks, 'benchmarks');
+    const multiGpu = doc.multi_gpu === true;
+    if (multiGpu) {
+      // kernelbot's make_task_definition refuses these too
+      for (const [what, list] of [['test', tests.specs], ['benchmark', benchmarks.specs]] as const) {
+        const bad = list.find((spec) => !('world_size' in spec));
+        if (bad) throw new ProblemError(`multi-gpu ${what} ${JSON.stringify(bad)} does not specify world_size`);
+      }
+    }
+    const gpus = doc.gpus === undefined || doc.gpus === null ? [] : doc.gpus;
+    if (!Array.isArray(gpus) || !gpus.every((g) => typeof g === 'string')) throw new ProblemError('gpus must be a list of GPU names');
     return {
       name,
       dir,
@@ -166,8 +182,10 @@ export function loadProblem(taskPath: string): Problem {
       files,
       main,
       config,
-      tests: caseList(doc.tests, 'tests'),
-      benchmarks: caseList(doc.benchmarks, 'benchmarks'),
+      tests: tests.specs,
+      benchmarks: benchmarks.specs,
+      testLines: tests.lines,
+      benchmarkLines: benchmarks.lines,
       timeouts: {
         test: seconds(doc.test_timeout, 'test_timeout'),
         benchmark: seconds(doc.benchmark_timeout, 'benchmark_timeout'),
@@ -176,6 +194,10 @@ export function loadProblem(taskPath: string): Problem {
       rankingBy,
       seed: typeof doc.seed === 'number' ? doc.seed : null,
       cuda,
+      multiGpu,
+      gpus: gpus as string[],
+      deadline: null,
+      competition: null,
     };
   } catch (err) {
     if (err instanceof ProblemError) throw new ProblemError(`${taskPath}: ${err.message}`);
@@ -206,7 +228,10 @@ function findTaskFiles(dir: string, depth: number, out: string[]): void {
   }
 }
 
-/** Every task.yml up to three folders deep; the leaderboard name is the problem folder's name. */
+/**
+ * Every task.yml up to three folders deep, served under the names the competition files give it (all of them), or
+ * under its folder name when no competition lists it. The first of two leaderboards with one name wins.
+ */
 export function loadProblems(problemsDir: string): ProblemSet {
   const problems = new Map<string, Problem>();
   const warnings: string[] = [];
@@ -216,22 +241,46 @@ export function loadProblems(problemsDir: string): ProblemSet {
   }
   const tasks: string[] = [];
   findTaskFiles(problemsDir, 3, tasks);
+  const byDir = new Map<string, Problem>();
   for (const taskPath of tasks) {
     try {
       const problem = loadProblem(taskPath);
-      if (problem.name === SCRIPT_LEADERBOARD) throw new ProblemError(`${taskPath}: '${SCRIPT_LEADERBOARD}' is reserved for the built-in leaderboard`);
-      if (problems.has(problem.name)) throw new ProblemError(`${taskPath}: a problem named '${problem.name}' was already loaded from ${problems.get(problem.name)?.dir}`);
-      problems.set(problem.name, problem);
+      byDir.set(problem.dir, problem);
     } catch (err) {
       warnings.push(err instanceof Error ? err.message : String(err));
     }
   }
+  const add = (problem: Problem, where: string) => {
+    const taken = [...problems.keys()].find((k) => k.toLowerCase() === problem.name.toLowerCase());
+    if (problem.name.toLowerCase() === SCRIPT_LEADERBOARD) warnings.push(`${where}: '${SCRIPT_LEADERBOARD}' is reserved for the built-in leaderboard`);
+    else if (taken !== undefined) warnings.push(`${where}: a leaderboard named '${taken}' was already loaded from ${problems.get(taken)?.dir}`);
+    else problems.set(problem.name, problem);
+  };
+  const competitions = loadCompetitions(problemsDir);
+  warnings.push(...competitions.warnings);
+  const listed = new Set<string>();
+  for (const entry of competitions.entries) {
+    const where = `${join(problemsDir, entry.file)}: ${entry.name}`;
+    const task = byDir.get(entry.dir);
+    if (!task) {
+      // a folder whose task.yml was refused already has its warning
+      if (!existsSync(join(entry.dir, 'task.yml'))) warnings.push(`${where}: directory ${entry.dir} has no task.yml`);
+      continue;
+    }
+    listed.add(entry.dir);
+    add({ ...task, name: entry.name, gpus: entry.gpus.length ? entry.gpus : task.gpus, deadline: entry.deadline, competition: entry.file }, where);
+  }
+  for (const task of byDir.values()) if (!listed.has(task.dir)) add(task, join(task.dir, 'task.yml'));
   return { problems, warnings };
 }
 
-/** The cases file: one spec a line, `k: v; k: v`. */
-export function casesFileText(cases: readonly CaseSpec[]): string {
-  return cases.map((c) => Object.entries(c).map(([k, v]) => `${k}: ${v}`).join('; ')).join('\n') + '\n';
+/** The cases file: one case a line (`k: v; k: v`), each line ending in a newline, as upstream writes it. */
+export function casesFileText(cases: ReadonlyArray<Readonly<CaseSpec>>): string {
+  return linesFileText(cases.map((c) => caseLine(c)));
+}
+
+export function linesFileText(lines: readonly string[]): string {
+  return lines.map((l) => `${l}\n`).join('');
 }
 
 export const scriptDescription =
@@ -275,7 +324,7 @@ export function leaderboardEntry(problem: Problem | null, id: number, gpus: stri
     id,
     name: problem.name,
     description: problem.description,
-    deadline: null,
+    deadline: problem.deadline,
     gpu_types: gpus,
     task: {
       lang: problem.lang,
@@ -287,7 +336,8 @@ export function leaderboardEntry(problem: Problem | null, id: number, gpus: stri
       benchmark_timeout: problem.timeouts.benchmark,
       ranked_timeout: problem.timeouts.ranked,
       ranking_by: problem.rankingBy,
-      ...(problem.seed !== null ? { seed: problem.seed } : {}),
+      seed: problem.seed,
+      multi_gpu: problem.multiGpu,
     },
   };
 }

@@ -1,4 +1,7 @@
-// FIFO queue per GPU name, one job per device slot at a time.
+// FIFO queue per GPU name, one job per slot at a time. A slot holding several devices (`MI300x8`) and the slots of
+// those devices exclude each other: a slot is free when no running job holds any of its devices. Jobs start in the
+// order they arrived across all names that share devices: a job that cannot start yet keeps the devices of its
+// GPU's slots for itself, so a multi-GPU job is not overtaken forever by single-device jobs (nor the other way).
 import type { GpuSlot } from './gpus';
 
 export interface Schedulable {
@@ -24,22 +27,41 @@ export function createScheduler<J extends Schedulable>(
 ): Scheduler<J> {
   const queues = new Map<string, J[]>();
   const busy = new Map<GpuSlot, J>();
+  const arrival = new Map<J, number>();
+  let arrivals = 0;
 
-  const dispatch = (gpu: string) => {
-    const queue = queues.get(gpu);
-    let moved = false;
-    for (const slot of slots) {
-      if (!queue?.length) break;
-      if (slot.gpu !== gpu || busy.has(slot)) continue;
-      const job = queue.shift() as J;
+  const held = (): Set<number> => {
+    const devices = new Set<number>();
+    for (const slot of busy.keys()) for (const d of slot.devices) devices.add(d);
+    return devices;
+  };
+  const isFree = (slot: GpuSlot, taken: ReadonlySet<number>) => !busy.has(slot) && !slot.devices.some((d) => taken.has(d));
+
+  const dispatch = () => {
+    const waiting = [...queues.values()].flat().sort((a, b) => (arrival.get(a) ?? 0) - (arrival.get(b) ?? 0));
+    if (waiting.length === 0) return;
+    const taken = held();
+    const reserved = new Set<number>();
+    const moved = new Set<string>();
+    for (const job of waiting) {
+      const own = slots.filter((s) => s.gpu === job.gpu);
+      const slot = own.find((s) => isFree(s, taken) && !s.devices.some((d) => reserved.has(d)));
+      if (!slot) {
+        for (const s of own) for (const d of s.devices) reserved.add(d);
+        continue;
+      }
+      const queue = queues.get(job.gpu) as J[];
+      queue.splice(queue.indexOf(job), 1);
+      arrival.delete(job);
       busy.set(slot, job);
-      moved = true;
+      for (const d of slot.devices) taken.add(d);
+      moved.add(job.gpu);
       void run(job, slot).finally(() => {
         busy.delete(slot);
-        dispatch(gpu);
+        dispatch();
       });
     }
-    if (moved) onLineChange(gpu);
+    for (const gpu of moved) onLineChange(gpu);
   };
 
   return {
@@ -47,14 +69,19 @@ export function createScheduler<J extends Schedulable>(
       let queue = queues.get(job.gpu);
       if (!queue) queues.set(job.gpu, (queue = []));
       queue.push(job);
-      dispatch(job.gpu);
+      arrival.set(job, arrivals++);
+      dispatch();
     },
     remove(job) {
       const queue = queues.get(job.gpu);
       const at = queue?.indexOf(job) ?? -1;
       if (!queue || at < 0) return false;
       queue.splice(at, 1);
+      arrival.delete(job);
       onLineChange(job.gpu);
+      // a job that waited for devices no longer keeps them; after the caller's synchronous work (taking several
+      // jobs out at once must not start the ones behind them)
+      queueMicrotask(dispatch);
       return true;
     },
     position(job) {
@@ -64,8 +91,10 @@ export function createScheduler<J extends Schedulable>(
     },
     counts(gpu) {
       const own = slots.filter((s) => s.gpu === gpu);
+      const taken = held();
       const running = own.filter((s) => busy.has(s)).length;
-      return { queued: queues.get(gpu)?.length ?? 0, running, idle: own.length - running, slots: own.length };
+      const idle = own.filter((s) => isFree(s, taken)).length;
+      return { queued: queues.get(gpu)?.length ?? 0, running, idle, slots: own.length };
     },
     waiting(gpu) {
       return queues.get(gpu) ?? [];

@@ -2,12 +2,14 @@
 // modules). Layout under the data dir:
 //   runner.lock                  pid of the runner using it
 //   runner.json                  {next_id}
+//   secret-seeds.json            {leaderboard: seed}, each leaderboard's fixed secret seed, made on first use
 //   jobs/<id>/job.json           the job record, replaced atomically (write temp + rename)
 //   jobs/<id>/events.sse         every event, framed as sent to clients (see eventLog.ts)
 //   jobs/<id>/submission/<file>  the uploaded file
 //   jobs/<id>/artifacts/<name>   downloads (profile zips)
 //   jobs/<id>/work/              scratch folder of the running job, removed when it ends
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { jobRecordSchema, type ErrorEvent, type JobRecord } from '../core/protocol/api';
@@ -25,6 +27,15 @@ export type StoredJob = JobRecord & {
   runner: string;
   /** The process group running now (ended by the next start if the runner dies); absent in older records. */
   process?: ProcessGroupRef | null;
+  /**
+   * What GET /user/submissions/{id} says in `job.status` / `job.error` once the job has ended: upstream's view
+   * (completion.ts), which differs from `state` (ours: a failed test is `failed` there, `succeeded` here). Absent in
+   * older records, and until the job ends.
+   */
+  upstream_status?: string | null;
+  upstream_error?: string | null;
+  /** The secret run's score in seconds (leaderboard mode), computed as the public one is. */
+  secret_score?: number | null;
 };
 
 export class StoreError extends Error {
@@ -115,6 +126,11 @@ export interface JobStore {
   interruptSync(record: StoredJob, error: ErrorEvent): void;
   deleteJob(id: number): Promise<void>;
   readCode(record: StoredJob): string;
+  /**
+   * The leaderboard's fixed secret seed: drawn once, as kernelbot's leaderboard table does
+   * (`FLOOR(RANDOM() * 2147483648)`), and kept in the data dir, so every secret run of a leaderboard uses it.
+   */
+  secretSeed(leaderboard: string): number;
   /** Deletes finished jobs past the policy; `keep` says which ids must stay (live jobs). Returns deleted ids. */
   applyRetention(policy: RetentionPolicy, keep: (id: number) => boolean): Promise<number[]>;
   close(): void;
@@ -150,6 +166,8 @@ export function openStore(dataDir: string): JobStore {
   }
 
   const jobDir = (id: number) => join(root, 'jobs', String(id));
+  const seedsPath = join(root, 'secret-seeds.json');
+  let seeds: Record<string, number> | null = null;
   const saving = new Map<number, { running: Promise<void>; next: StoredJob | null }>();
 
   async function writeRecord(record: StoredJob): Promise<void> {
@@ -243,6 +261,26 @@ export function openStore(dataDir: string): JobStore {
     },
     async deleteJob(id) {
       await rm(jobDir(id), { recursive: true, force: true });
+    },
+    secretSeed(leaderboard) {
+      if (!seeds) {
+        seeds = {};
+        try {
+          const raw = JSON.parse(readFileSync(seedsPath, 'utf8')) as unknown;
+          if (raw && typeof raw === 'object') {
+            for (const [name, seed] of Object.entries(raw)) if (Number.isSafeInteger(seed)) seeds[name] = seed as number;
+          }
+        } catch {
+          // none yet
+        }
+      }
+      const known = seeds[leaderboard];
+      if (known !== undefined) return known;
+      const seed = randomInt(1, 2 ** 31);
+      seeds[leaderboard] = seed;
+      writeFileSync(seedsPath + '.tmp', JSON.stringify(seeds));
+      renameSync(seedsPath + '.tmp', seedsPath);
+      return seed;
     },
     readCode(record) {
       try {

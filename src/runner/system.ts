@@ -36,7 +36,8 @@ export function probeSystem(inventory: GpuInventory, python: string, env: NodeJS
     forSlot(slot) {
       return {
         gpu: slot.product,
-        device_count: inventory.slots.filter((s) => s.gpu === slot.gpu).length,
+        // a multi-device slot sees its devices; a single-device slot reports the machine's devices of its kind
+        device_count: slot.devices.length > 1 ? slot.devices.length : inventory.slots.filter((s) => s.gpu === slot.gpu).length,
         cpu,
         runtime: inventory.runtime,
         platform,

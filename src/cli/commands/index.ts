@@ -1,17 +1,30 @@
+// The CLI's commands by name, each loaded only when asked for: `kernel-runner submit` evaluates the submit command
+// and what it imports, not the runner behind `serve`, the trace readers (sql.js) behind `summarize`, the noise
+// filter or the GPU MODE account commands. Each module exports `register(program)`, which declares the command
+// (arguments, options, help) and its action. In the CLI bundle (scripts/build.mjs, CommonJS) esbuild keeps an
+// `import()` lazy: the module is in the bundle but its body, and its imports', run when the import() does.
 import type { Command } from 'commander';
-import { register as filter } from './filter';
-import { register as summarize } from './summarize';
-import { register as serve } from './serve';
-import { register as submit } from './submit';
-import { register as registerCmd } from './register';
-import { register as submissions } from './submissions';
 
-/** Each command module exports `register(program)`; add one line here per command. */
-export const commands: Array<(program: Command) => void> = [
-  filter,
-  summarize,
-  serve,
-  submit,
-  registerCmd,
-  submissions,
+export interface CommandModule {
+  register(program: Command): void;
+}
+
+/** Add one line per command; help lists them in this order. */
+export const commands: ReadonlyArray<{ name: string; load: () => Promise<CommandModule> }> = [
+  { name: 'filter', load: () => import('./filter') },
+  { name: 'summarize', load: () => import('./summarize') },
+  { name: 'serve', load: () => import('./serve') },
+  { name: 'submit', load: () => import('./submit') },
+  { name: 'register', load: () => import('./register') },
+  { name: 'submissions', load: () => import('./submissions') },
 ];
+
+/**
+ * The command modules to register for these arguments (process.argv minus node and the script): just the named
+ * command when the arguments start with one; every command otherwise (help, no or unknown command, options
+ * first), so that help, errors and suggestions read as they always did.
+ */
+export async function loadCommands(args: readonly string[]): Promise<CommandModule[]> {
+  const named = commands.find((c) => c.name === args[0]);
+  return Promise.all((named ? [named] : commands).map((c) => c.load()));
+}

@@ -1,6 +1,12 @@
 // What GPU MODE's answers mean for the user: 401 (unknown cli_id: register again), 400 without identity, 413 (file
-// too large), 429 (rate limited, with Retry-After), 400 with the server's detail. One error class; the message
-// names the method and URL (never the cli_id: the client already redacts it) and says what to do.
+// too large), 429 (rate limited), 400 with the server's detail. One error class; the message names the method and
+// URL (never the cli_id: the client already redacts it) and says what to do.
+//
+// The wait of a 429: GPU MODE sends no Retry-After header. Its limiter (kernelbot submission.py) raises
+// "Rate limit exceeded: 3/3 leaderboard submissions per hour. Try again in 1234s." — a 429 `{"detail": ...}` on
+// the background route (`{"message": ...}` where a KernelBotError reaches FastAPI's handler), and an in-stream
+// `error` event with status_code 400 on the streaming route. So the wait is read from a Retry-After header when
+// there is one (our runner, proxies), else from that text.
 import { RunnerClientError } from '../client/errors';
 export { parseRetryAfter } from '../client/errors';
 
@@ -52,7 +58,7 @@ export class GpuModeError extends Error {
   readonly status: number | undefined;
   /** The server's `detail` (or `message`). */
   readonly detail: string | undefined;
-  /** From `Retry-After` on a 429/503, when the server sent one. */
+  /** The wait the server asked for: its `Retry-After` header, else the "Try again in Ns." of its text. */
   readonly retryAfterMs: number | undefined;
 
   constructor(type: GpuModeErrorType, message: string, init: GpuModeErrorInit = {}) {
@@ -70,14 +76,33 @@ export function isGpuModeError(err: unknown): err is GpuModeError {
   return err instanceof GpuModeError;
 }
 
+const TRY_AGAIN = /\btry again in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?(?![a-z])/i;
+
+/**
+ * The wait a server's text asks for: GPU MODE's "Try again in 1234s." (also "in 30 seconds", "in 2 min", "in 1 h"),
+ * in milliseconds; undefined when the text names no wait ("please try again later").
+ */
+export function parseRetryAfterText(text: string | null | undefined): number | undefined {
+  const m = text ? TRY_AGAIN.exec(text) : null;
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = (m[2] ?? 's').toLowerCase();
+  const factor = unit.startsWith('ms') || unit.startsWith('milli') ? 1 : unit.startsWith('h') ? 3_600_000 : unit.startsWith('m') ? 60_000 : 1000;
+  const ms = Math.round(n * factor);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
 /**
  * The wait a failed call asks for, if it says: a `retryAfterMs` number on the error (GpuModeError, or a
- * RunnerClientError from the server's Retry-After header), else undefined.
+ * RunnerClientError from the server's Retry-After header), else the "Try again in Ns." of the server's detail
+ * (GPU MODE's rate limit sends no header), else undefined.
  */
 export function retryAfterMs(err: unknown): number | undefined {
   if (!err || typeof err !== 'object') return undefined;
   const value = (err as { retryAfterMs?: unknown }).retryAfterMs;
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  const detail = (err as { detail?: unknown }).detail;
+  return typeof detail === 'string' ? parseRetryAfterText(detail) : undefined;
 }
 
 export interface ExplainOptions {

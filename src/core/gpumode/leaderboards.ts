@@ -1,5 +1,6 @@
 // Leaderboards and runner queues as people read them: name, description, deadline ("closed" once past), GPUs;
-// "MI300: 3 queued, 1 running, 2 runners available". Pure (no Node imports): the webview may use it too.
+// "MI300: 3 queued, 1 running, 2 runners available", or only the counts the service knows ("MI300: 3 queued" from
+// GPU MODE's GitHub launcher, which counts nothing else). Pure (no Node imports): the webview may use it too.
 import type { Leaderboard, RunnerQueue } from '../protocol/api';
 
 export interface LeaderboardInfo {
@@ -53,19 +54,21 @@ export function formatDeadline(raw: string | null | undefined, now: Date = new D
 }
 
 export function describeLeaderboard(lb: Leaderboard, now: Date = new Date()): LeaderboardInfo {
-  const description = (lb.description ?? lb.task.description ?? '').trim();
-  const deadline = parseDeadline(lb.deadline);
+  const task = lb.task ?? {};
+  const description = (lb.description ?? task.description ?? '').trim();
+  const raw = lb.deadline ?? null;
+  const deadline = parseDeadline(raw);
   return {
     name: lb.name,
     summary: description.split('\n').find((l) => l.trim() !== '')?.trim() ?? '',
     description,
     deadline,
-    deadlineRaw: lb.deadline,
+    deadlineRaw: raw,
     closed: deadline !== null && deadline.getTime() <= now.getTime(),
-    deadlineText: formatDeadline(lb.deadline, now),
-    gpus: [...lb.gpu_types],
-    lang: lb.task.lang,
-    rankingBy: lb.task.ranking_by,
+    deadlineText: formatDeadline(raw, now),
+    gpus: [...(lb.gpu_types ?? [])],
+    lang: task.lang ?? undefined,
+    rankingBy: task.ranking_by ?? undefined,
   };
 }
 
@@ -84,13 +87,40 @@ export function describeLeaderboards(list: readonly Leaderboard[], now: Date = n
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** "MI300: 3 queued, 1 running, 2 runners available" or "MI300: unavailable — <error>". */
-export function formatRunnerQueue(queue: RunnerQueue): string {
-  if (queue.status === 'unavailable') return `${queue.gpu}: unavailable${queue.error ? ` — ${queue.error}` : ''}`;
-  return `${queue.gpu}: ${queue.queued_jobs} queued, ${queue.running_jobs} running, ${plural(queue.available_runners, 'runner')} available`;
+const count = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
+
+function queueCountParts(queue: RunnerQueue): string[] {
+  const parts: string[] = [];
+  if (count(queue.queued_jobs)) parts.push(`${queue.queued_jobs} queued`);
+  if (count(queue.running_jobs)) parts.push(`${queue.running_jobs} running`);
+  if (count(queue.available_runners)) parts.push(`${plural(queue.available_runners, 'runner')} available`);
+  return parts;
 }
 
-/** Whether a new submission will likely wait: unavailable, or more queued+running jobs than free runners. */
+/**
+ * The counts the service knows, e.g. "3 queued, 1 running, 2 runners available", "3 queued" (GPU MODE's GitHub
+ * launcher counts only the queued jobs), or '' when it knows none. Unknown counts are left out, never shown as 0
+ * or "null".
+ */
+export function formatQueueCounts(queue: RunnerQueue): string {
+  return queueCountParts(queue).join(', ');
+}
+
+/**
+ * "MI300: 3 queued, 1 running, 2 runners available", "MI300: 3 queued" (only what the service counts),
+ * "MI300: available" (no counts at all) or "MI300: unavailable — <error>".
+ */
+export function formatRunnerQueue(queue: RunnerQueue): string {
+  const name = queue.gpu || queue.runner || 'runner queue';
+  if (queue.status === 'unavailable') return `${name}: unavailable${queue.error ? ` — ${queue.error}` : ''}`;
+  const words = [...(queue.status === 'available' ? [] : [queue.status || 'status unknown']), ...queueCountParts(queue)];
+  return `${name}: ${words.length ? words.join(', ') : queue.status}${queue.error ? ` — ${queue.error}` : ''}`;
+}
+
+/**
+ * Whether a new submission will likely wait: unavailable, jobs queued, or no free runner. Counts the service does
+ * not know do not make it busy.
+ */
 export function queueIsBusy(queue: RunnerQueue): boolean {
-  return queue.status === 'unavailable' || queue.queued_jobs > 0 || queue.available_runners === 0;
+  return queue.status === 'unavailable' || (queue.queued_jobs ?? 0) > 0 || queue.available_runners === 0;
 }

@@ -1,12 +1,13 @@
 // Waiting for a background submission as popcorn-cli does (GET /user/submissions/{id} every 5 s for up to an
 // hour), but telling the caller about each state change, elapsed time and heartbeat, riding out network blips and
-// 5xx answers, and honouring Retry-After when the service rate-limits the polls (429).
+// 5xx answers, and waiting as long as the service asks when it rate-limits the polls (429: a Retry-After header,
+// or GPU MODE's "Try again in Ns." text). Answers without a job status (older deployments) end on `done`.
 import type { RunnerClient } from '../client/index';
 import { RunnerClientError, isRetryable } from '../client/errors';
 import { sleep } from '../client/backoff';
 import type { UserSubmissionDetail } from '../protocol/api';
 import { explainGpuModeError, GpuModeError, retryAfterMs, type ExplainOptions } from './errors';
-import { describeJobStatus, submissionFinished, type JobStatusInfo } from './results';
+import { describeSubmissionStatus, submissionFinished, type JobStatusInfo } from './results';
 
 export interface PollUpdate {
   detail: UserSubmissionDetail;
@@ -23,7 +24,7 @@ export interface PollRetry {
   error: GpuModeError;
   /** Failed polls in a row. */
   failures: number;
-  /** How long before the next poll, ms (the server's Retry-After when it sent one). */
+  /** How long before the next poll, ms (the wait the server asked for, when it said one). */
   delayMs: number;
 }
 
@@ -35,7 +36,7 @@ export interface PollOptions {
   timeoutMs?: number;
   /** Failed polls in a row tolerated (network, 5xx, 429); default 20. */
   maxFailures?: number;
-  /** Wait after a failure without Retry-After: doubles from intervalMs up to this; default 60 s. */
+  /** Wait after a failure that names no wait: doubles from intervalMs up to this; default 60 s. */
   maxRetryDelayMs?: number;
   onUpdate?: (update: PollUpdate) => void;
   onRetry?: (retry: PollRetry) => void;
@@ -65,7 +66,7 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
     try {
       const detail = await client.getSubmission(id, { signal: options.signal });
       failures = 0;
-      const status = describeJobStatus(detail.job?.status ?? (detail.done ? 'succeeded' : 'pending'));
+      const status = describeSubmissionStatus(detail);
       const changed = status.status !== lastStatus;
       lastStatus = status.status;
       options.onUpdate?.({ detail, status, elapsedMs: now() - started, lastHeartbeat: detail.job?.last_heartbeat ?? null, changed });
@@ -77,7 +78,7 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
       failures += 1;
       lastError = explained;
       if (failures > maxFailures) throw explained;
-      delay = retryAfterMs(err) ?? Math.min(maxRetryDelay, interval * 2 ** (failures - 1));
+      delay = explained.retryAfterMs ?? retryAfterMs(err) ?? Math.min(maxRetryDelay, interval * 2 ** (failures - 1));
       options.onRetry?.({ error: explained, failures, delayMs: delay });
     }
     const elapsed = now() - started;

@@ -3,7 +3,7 @@
 // (initial → pending → running → succeeded | failed | timed_out | hacked) in words, stdout/stderr without profiler
 // noise, and a background submission's detail as a result that the usual renderers read.
 import { createLineClassifier } from '../noise/index';
-import type { EvalResult, FullResult, ResultEvent, RunResult, UserSubmissionDetail } from '../protocol/api';
+import { parseScore, type EvalResult, type FullResult, type ResultEvent, type RunResult, type UserSubmissionDetail } from '../protocol/api';
 import { decodePopcornBase64 } from '../reportEncoding';
 
 export { DEFAULT_RANKING_BY, rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
@@ -28,7 +28,7 @@ export function formatScore(seconds: number): string {
   return `${seconds.toFixed(3)} s`;
 }
 
-function ranked(seconds: number, source: RankedScore['source'], rankingBy?: string): RankedScore {
+function ranked(seconds: number, source: RankedScore['source'], rankingBy?: string | null): RankedScore {
   return { seconds, source, rankingBy: rankingByOf(rankingBy), text: formatScore(seconds) };
 }
 
@@ -36,7 +36,7 @@ function ranked(seconds: number, source: RankedScore['source'], rankingBy?: stri
  * The ranked score of a streamed result: the first (public) result's passed `leaderboard` run, its timings combined
  * by `rankingBy`. Null for other modes and for a failed ranked run. The secret-seed copy is never the score.
  */
-export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string): RankedScore | null {
+export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string | null): RankedScore | null {
   const run = result.results[0]?.runs.leaderboard?.run;
   if (!run || !run.passed) return null;
   const seconds = scoreFromResultValues(run.result, rankingBy);
@@ -44,13 +44,15 @@ export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string): Ra
 }
 
 /**
- * The ranked score of a background submission: the public `leaderboard` run's `score` as the service computed it,
- * else computed from that run's `result` map. Null when there is no passed ranked run.
+ * The ranked score of a background submission: the public `leaderboard` run's `score` as the service computed it
+ * (a number, or the JSON string GPU MODE sends), else computed from that run's `result` map. Null when there is no
+ * passed ranked run, or no score to be had.
  */
-export function rankedScoreOfSubmission(detail: Pick<UserSubmissionDetail, 'runs'>, rankingBy?: string): RankedScore | null {
+export function rankedScoreOfSubmission(detail: Pick<UserSubmissionDetail, 'runs'>, rankingBy?: string | null): RankedScore | null {
   const run = detail.runs.find((r) => r.mode === 'leaderboard' && !r.secret);
   if (!run || !run.passed) return null;
-  if (typeof run.score === 'number' && Number.isFinite(run.score)) return ranked(run.score, 'run', rankingBy);
+  const score = parseScore(run.score);
+  if (score !== null) return ranked(score, 'run', rankingBy);
   const values = resultValues(run.result);
   const seconds = values ? scoreFromResultValues(values, rankingBy) : null;
   return seconds === null ? null : ranked(seconds, 'computed', rankingBy);
@@ -124,10 +126,15 @@ export interface JobStatusInfo {
   explanation: string;
 }
 
-/** A background job's status in words; unknown statuses are shown as they are. */
+/**
+ * A background job's status in words; statuses this client does not know are shown as they are, and no status
+ * (null: GPU MODE keeps no job for streaming-route submissions) is "status unknown", never a guess.
+ */
 export function describeJobStatus(status: string | undefined | null): JobStatusInfo {
-  const s = (status ?? 'initial').toLowerCase();
+  const s = (status ?? '').trim().toLowerCase();
   switch (s) {
+    case '':
+      return { status: 'unknown', terminal: false, ok: false, label: 'status unknown', explanation: '' };
     case 'initial':
       return { status: s, terminal: false, ok: false, label: 'submitted', explanation: '' };
     case 'pending':
@@ -157,6 +164,19 @@ export function describeJobStatus(status: string | undefined | null): JobStatusI
     default:
       return { status: s, terminal: false, ok: false, label: s.replace(/_/g, ' '), explanation: '' };
   }
+}
+
+/**
+ * A polled submission's status from what its answer says: the job's status when the service reports one; else
+ * `done` (deployments before mid-June 2026 send no job, streaming-route submissions a job of nulls): "done" once
+ * finished — fine when it recorded runs — and "status unknown" before.
+ */
+export function describeSubmissionStatus(detail: Pick<UserSubmissionDetail, 'done' | 'job' | 'runs'>): JobStatusInfo {
+  const status = detail.job?.status;
+  if (status) return describeJobStatus(status);
+  if (!detail.done) return describeJobStatus(null);
+  const ran = detail.runs.length > 0;
+  return { status: 'done', terminal: true, ok: ran, label: 'done', explanation: ran ? '' : 'The service finished the submission without recording any run.' };
 }
 
 /** Whether a polled submission is over: `done`, or its job in a terminal status. */
@@ -224,9 +244,9 @@ export function resultFromSubmission(detail: UserSubmissionDetail): ResultEvent 
     target.system.gpu ||= r.runner;
     target.runs[r.mode] = ev;
   }
-  const info = describeJobStatus(detail.job?.status);
-  const error = detail.job?.error ?? (info.terminal && !info.ok ? info.explanation : '');
-  publicResult.error = error ?? '';
+  const info = describeSubmissionStatus(detail);
+  const error = detail.job?.error || (info.terminal && !info.ok ? info.explanation : '');
+  publicResult.error = error;
   publicResult.success = !publicResult.error;
   const results = [publicResult];
   if (Object.keys(secretResult.runs).length > 0) results.push(secretResult);

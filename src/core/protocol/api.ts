@@ -2,8 +2,18 @@
 // Kernel Runner's additive extensions. One definition for the runner, the client, the extension and the webview:
 // pure module, no Node imports.
 //
-// Schemas are loose objects (unknown keys kept) so the client accepts a newer upstream; the types are what our
-// runner always writes.
+// The schemas read what GPU MODE's service (kernelbot) really sends, not a summary of it: its answers are plain
+// dicts and dataclasses, so informational fields come as null (queue counts from the GitHub launcher, the job of
+// a streaming-route submission), go missing (deployments before mid-June 2026 have no `job` and no
+// `runner_queue`), or change type (scores are JSON strings: a NUMERIC column read as Decimal). So:
+// - every schema is a loose object: unknown keys are kept;
+// - informational fields accept null and absence. Text where absent and '' mean the same (stdout, file names,
+//   system info, ...) is normalised to ''; other values become nullable and the readers show what is known;
+// - scores go through `scoreSchema`: a number or a numeric string, normalised to a finite number or null;
+// - what decides the shown outcome is still required and type-checked, so a malformed answer is refused rather
+//   than shown wrong: a submission's `id`, `done` and `runs`, a run's `mode`/`secret`/`passed`, a result's
+//   `success` and its `runs` map, a run result's `success`/`passed`, the queue's `status`.
+// Our runner writes the full shapes; the types (z.infer: what a parse gives) are what readers get.
 import { z } from 'zod';
 import { traceSummarySchema } from './traceSummary';
 
@@ -26,6 +36,36 @@ export function isSubmissionMode(value: string): value is SubmissionMode {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Tolerant building blocks
+
+const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A score as upstream sends it, in seconds: a JSON number, or a JSON string (`"0.0000246"`, `"1.5E-9"`: psycopg2's
+ * Decimal serialised by pydantic). A finite number, or null for null, absence, and anything that is not a number
+ * (`"NaN"`, `"Infinity"` and other text included): never NaN.
+ */
+export function parseScore(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  if (!NUMERIC.test(text)) return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A score field: number or numeric string in, `number | null` out (see parseScore); other JSON types are refused. */
+export const scoreSchema = z.union([z.number(), z.string()]).nullish().transform((v): number | null => parseScore(v));
+
+/** Text where absent, null and '' mean the same (stdout, a file name, a GPU model): normalised to ''. */
+const text = z.string().nullish().transform((v): string => v ?? '');
+
+/** An informational value that may be null or missing, normalised to null. */
+function orNull<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((v): z.output<T> | null => (v ?? null) as z.output<T> | null);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Errors: `{detail}` (some upstream server errors use `{message}`)
 
 export const errorBodySchema = z.looseObject({
@@ -38,11 +78,12 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 // GET /health
 
 export const healthSchema = z.looseObject({
-  status: z.string(),
+  /** `ok` upstream. */
+  status: z.string().nullish(),
   // additive (our runner)
-  version: z.string().optional(),
-  gpus: z.array(z.string()).optional(),
-  profiler: z.string().nullable().optional(),
+  version: z.string().nullish(),
+  gpus: z.array(z.string()).nullish(),
+  profiler: z.string().nullish(),
 });
 export type Health = z.infer<typeof healthSchema>;
 
@@ -52,30 +93,38 @@ export type Health = z.infer<typeof healthSchema>;
 /** A `files` entry as written in task.yml. */
 export const taskFileSchema = z.looseObject({ name: z.string(), source: z.string() });
 
+/** kernelbot's LeaderboardTask dataclass (task.py), all informational for a client. */
 export const leaderboardTaskSchema = z.looseObject({
-  lang: z.string(),
+  /** `py` or `cu`. */
+  lang: z.string().nullish(),
   /** Upstream serves a name -> contents map (`@SUBMISSION@` for the user's file); task.yml lists {name, source}. */
-  files: z.union([z.record(z.string(), z.string()), z.array(taskFileSchema)]),
-  config: z.looseObject({ main: z.string().optional() }).nullable().optional(),
-  tests: z.array(z.record(z.string(), z.unknown())).optional(),
-  benchmarks: z.array(z.record(z.string(), z.unknown())).optional(),
-  test_timeout: z.number().optional(),
-  benchmark_timeout: z.number().optional(),
-  ranked_timeout: z.number().optional(),
-  ranking_by: z.string().optional(),
-  description: z.string().optional(),
-  seed: z.number().nullable().optional(),
-  multi_gpu: z.boolean().optional(),
+  files: z.union([z.record(z.string(), z.string()), z.array(taskFileSchema)]).nullish(),
+  /** `{main}` for Python tasks, `{sources, include_dirs, defines, compile_flags}` for CUDA ones. */
+  config: z.looseObject({ main: z.string().nullish() }).nullish(),
+  tests: z.array(z.record(z.string(), z.unknown())).nullish(),
+  benchmarks: z.array(z.record(z.string(), z.unknown())).nullish(),
+  test_timeout: z.number().nullish(),
+  benchmark_timeout: z.number().nullish(),
+  ranked_timeout: z.number().nullish(),
+  /** `last` | `mean` | `geom`. */
+  ranking_by: z.string().nullish(),
+  /** Older task definitions carried it; upstream moved it to the leaderboard (2025-06). */
+  description: z.string().nullish(),
+  seed: z.number().nullish(),
+  multi_gpu: z.boolean().nullish(),
 });
 export type LeaderboardTask = z.infer<typeof leaderboardTaskSchema>;
 
+/** kernelbot's LeaderboardItem (db_types.py); upstream also sends creator_id, forum_id, secret_seed, visibility. */
 export const leaderboardSchema = z.looseObject({
-  id: z.number(),
+  id: z.number().nullish(),
+  /** What a submission names: required. */
   name: z.string(),
-  description: z.string().nullable().optional(),
-  deadline: z.string().nullable(),
-  gpu_types: z.array(z.string()),
-  task: leaderboardTaskSchema,
+  description: z.string().nullish(),
+  /** ISO time; null (or missing) means no deadline is known. */
+  deadline: orNull(z.string()),
+  gpu_types: z.array(z.string()).nullish().transform((v): string[] => v ?? []),
+  task: leaderboardTaskSchema.nullish().transform((v): LeaderboardTask => v ?? {}),
 });
 export type Leaderboard = z.infer<typeof leaderboardSchema>;
 export const leaderboardListSchema = z.array(leaderboardSchema);
@@ -101,31 +150,40 @@ export function queueLabel(position: number): string {
 // ---------------------------------------------------------------------------------------------------------------
 // GET /runner_queue/{gpu}
 
+// Upstream: kernelbot's RunnerQueueStatus dataclass (launchers/launcher.py), whose counts default to None. The
+// GitHub launcher (every AMD GPU) fills only `queued_jobs`; Modal `queued_jobs` (its backlog) and
+// `available_runners`; every error path sends all three null with `status: "unavailable"` and an `error`. Our
+// runner fills all three.
+
 export const runnerQueueSchema = z.looseObject({
-  runner: z.string(),
-  gpu: z.string(),
-  /** Jobs waiting for a device (queue_position >= 1). */
-  queued_jobs: z.number(),
-  /** Jobs running (queue_position 0). */
-  running_jobs: z.number(),
-  /** Idle devices of this GPU. */
-  available_runners: z.number(),
-  status: z.enum(['available', 'unavailable']),
-  error: z.string().nullable(),
+  /** `GitHub`, `Modal`, `unknown` upstream; ours names the runner. */
+  runner: z.string().nullish(),
+  gpu: z.string().nullish(),
+  /** Jobs waiting for a device (queue_position >= 1); null when the service cannot tell. */
+  queued_jobs: z.number().nullish(),
+  /** Jobs running (queue_position 0); null upstream except on our runner. */
+  running_jobs: z.number().nullish(),
+  /** Idle devices of this GPU; null when unknown. */
+  available_runners: z.number().nullish(),
+  /** `available` | `unavailable`: required, it says whether the counts mean anything. */
+  status: z.string(),
+  error: z.string().nullish(),
 });
 export type RunnerQueue = z.infer<typeof runnerQueueSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /submissions/{lb}/{gpu} (ranked entries)
 
+/** kernelbot's LeaderboardRankedEntry; upstream also sends leaderboard_name and user_id. */
 export const rankedSubmissionSchema = z.looseObject({
   submission_id: z.number(),
-  rank: z.number(),
-  submission_name: z.string(),
-  submission_time: z.string(),
-  submission_score: z.number(),
-  user_name: z.string(),
-  gpu_type: z.string(),
+  rank: orNull(z.number()),
+  submission_name: text,
+  submission_time: text,
+  /** Seconds; a number here upstream (the route's response model is float), a string would do too. */
+  submission_score: scoreSchema,
+  user_name: text,
+  gpu_type: text,
 });
 export type RankedSubmission = z.infer<typeof rankedSubmissionSchema>;
 export const rankedSubmissionListSchema = z.array(rankedSubmissionSchema);
@@ -133,47 +191,59 @@ export const rankedSubmissionListSchema = z.array(rankedSubmissionSchema);
 // ---------------------------------------------------------------------------------------------------------------
 // Result shapes
 
+// Upstream: the dataclasses of kernelbot's run_eval.py, serialised with dataclasses.asdict. SystemInfo's fields
+// default to '' (a failed run sends SystemInfo() as it is); CompileResult's stdout/stderr can be None; a run that
+// did not compile has `run: null`; a timed-out run has `result: {}`.
+
 export const systemInfoSchema = z.looseObject({
-  gpu: z.string(),
-  device_count: z.number().optional(),
-  cpu: z.string(),
-  runtime: z.string().optional(),
-  platform: z.string(),
-  torch: z.string(),
-  hostname: z.string().optional(),
+  gpu: text,
+  device_count: z.number().nullish(),
+  cpu: text,
+  /** `CUDA` | `ROCm` | ''. */
+  runtime: z.string().nullish(),
+  platform: text,
+  torch: text,
+  hostname: z.string().nullish(),
 });
 export type SystemInfo = z.infer<typeof systemInfoSchema>;
 
 export const compileResultSchema = z.looseObject({
-  nvcc_found: z.boolean(),
-  nvcc_version: z.string(),
+  nvcc_found: z.boolean().nullish(),
+  nvcc_version: text,
+  /** Decides what is shown (compile error): required. */
   success: z.boolean(),
-  command: z.string(),
-  stdout: z.string(),
-  stderr: z.string(),
-  exit_code: z.number(),
+  command: text,
+  stdout: text,
+  stderr: text,
+  exit_code: orNull(z.number()),
 });
 export type CompileResult = z.infer<typeof compileResultSchema>;
 
+/** A run result's flat key/value map as the evaluator wrote it to POPCORN_FD; null or missing reads as {}. */
+const resultMapSchema = z.record(z.string(), z.string()).nullish().transform((v): Record<string, string> => v ?? {});
+
 export const runResultSchema = z.looseObject({
+  /** The process ran (exit 0 or 112): required. */
   success: z.boolean(),
+  /** The tests passed (`check: pass`): required. */
   passed: z.boolean(),
-  command: z.string(),
-  stdout: z.string(),
-  stderr: z.string(),
-  exit_code: z.number(),
-  /** Process wall time in seconds. */
-  duration: z.number(),
+  command: text,
+  stdout: text,
+  stderr: text,
+  exit_code: orNull(z.number()),
+  /** Process wall time in seconds (upstream always sends it; 0 when an answer does not). */
+  duration: z.number().nullish().transform((v): number => v ?? 0),
   /** Flat key/value map written by the evaluator to POPCORN_FD. */
-  result: z.record(z.string(), z.string()),
+  result: resultMapSchema,
 });
 export type RunResult = z.infer<typeof runResultSchema>;
 
 export const profileResultSchema = z.looseObject({
-  profiler: z.string(),
-  /** Base64 of a ZIP; empty when the archive is over the runner's inline limit (then use download_url). */
-  trace: z.string(),
-  download_url: z.string().nullable(),
+  /** `rocPROF` | `Nsight-Compute`; '' when not sent. */
+  profiler: text,
+  /** Base64 of a ZIP; empty when not inline (over the runner's limit, or GitHub's: then use download_url). */
+  trace: text,
+  download_url: orNull(z.string()),
   // additive (our runner)
   summary: traceSummarySchema.optional(),
   /** Artifact name, for GET /jobs/{id}/artifacts/{name}. */
@@ -182,18 +252,24 @@ export const profileResultSchema = z.looseObject({
 export type ProfileResult = z.infer<typeof profileResultSchema>;
 
 export const evalResultSchema = z.looseObject({
-  start: z.string(),
-  end: z.string(),
-  compilation: compileResultSchema.nullable(),
-  run: runResultSchema.nullable(),
-  profile: profileResultSchema.nullable(),
+  /** ISO times (upstream's are naive local times of the runner); '' when not sent. */
+  start: text,
+  end: text,
+  compilation: orNull(compileResultSchema),
+  run: orNull(runResultSchema),
+  profile: orNull(profileResultSchema),
 });
 export type EvalResult = z.infer<typeof evalResultSchema>;
 
+const emptySystem = (): SystemInfo => ({ gpu: '', cpu: '', platform: '', torch: '' });
+
 export const fullResultSchema = z.looseObject({
+  /** Whether the runner (GitHub, Modal, ours) executed the job at all: required. */
   success: z.boolean(),
-  error: z.string(),
-  system: systemInfoSchema,
+  /** Why not, when not; '' otherwise. */
+  error: text,
+  system: systemInfoSchema.nullish().transform((v): SystemInfo => v ?? emptySystem()),
+  /** Run key (`test`, `benchmark`, `leaderboard`, `profile.<i>`) -> result: required, and a map. */
   runs: z.record(z.string(), evalResultSchema),
 });
 export type FullResult = z.infer<typeof fullResultSchema>;
@@ -211,8 +287,10 @@ export function isTerminalJobState(state: JobState): boolean {
 }
 
 export const statusEventSchema = z.looseObject({
-  status: z.string(),
-  elapsed_time: z.number(),
+  /** `processing` upstream; '' when not sent. */
+  status: text,
+  /** Seconds since the submission started (upstream rounds to 0.01); null when not sent. */
+  elapsed_time: z.number().nullish(),
   // additive
   state: jobStateSchema.optional(),
   /** 0 = running or about to run; n = n-th in line (see "Queue position" above). */
@@ -223,18 +301,30 @@ export const statusEventSchema = z.looseObject({
 export type StatusEvent = z.infer<typeof statusEventSchema>;
 
 export const resultEventSchema = z.looseObject({
-  status: z.literal('success'),
+  /** `success` upstream. */
+  status: z.string().nullish(),
+  /** One FullResult per run of the submission: the public one first, then the secret-seed copies. Required. */
   results: z.array(fullResultSchema),
-  reports: z.array(z.string()),
+  /** Markdown reports, one per result. */
+  reports: z.array(z.string()).nullish().transform((v): string[] => v ?? []),
 });
 export type ResultEvent = z.infer<typeof resultEventSchema>;
 
+/** An error's detail as text: FastAPI lets an HTTPException carry any JSON as `detail`. */
+const detailText = z.unknown().transform((v): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v)));
+
 export const errorEventSchema = z.looseObject({
-  status: z.literal('error'),
-  detail: z.string(),
-  /** Upstream omits it on some errors (a cancelled submission); our runner always sends it. */
-  status_code: z.number().optional(),
-  raw_error: z.string().optional(),
+  /** `error` upstream. */
+  status: z.string().nullish(),
+  /** '' when the service sent none. */
+  detail: detailText,
+  /**
+   * Upstream sends it for HTTPExceptions raised while preparing or running (400 for a rejected submission, the
+   * rate limit included); not for a cancelled submission nor an unexpected error (those carry `raw_error`). Our
+   * runner always sends it.
+   */
+  status_code: z.number().nullish(),
+  raw_error: z.string().nullish(),
 });
 export type ErrorEvent = z.infer<typeof errorEventSchema>;
 
@@ -303,10 +393,15 @@ export function parseEventData(event: string, data: unknown): RunnerEvent['data'
 // ---------------------------------------------------------------------------------------------------------------
 // Background route: POST /submission/{lb}/{gpu}/{mode} -> 202
 
+// Upstream: `{"status":"accepted","details":{"id","job_status_id"},"runner_queue":{...}}`; deployments before
+// mid-June 2026 send only status and details. The queue is informational: a malformed one reads as null rather
+// than losing the accepted submission.
 export const backgroundAcceptedSchema = z.looseObject({
-  status: z.literal('accepted'),
-  details: z.looseObject({ id: z.number(), job_status_id: z.number() }),
-  runner_queue: runnerQueueSchema.nullable().optional(),
+  /** `accepted` upstream (the 202 says it already). */
+  status: z.string().nullish(),
+  /** The submission id is what everything after depends on: required. */
+  details: z.looseObject({ id: z.number(), job_status_id: z.number().nullish() }),
+  runner_queue: runnerQueueSchema.nullish().catch(null),
 });
 export type BackgroundAccepted = z.infer<typeof backgroundAcceptedSchema>;
 
@@ -316,51 +411,72 @@ export type BackgroundAccepted = z.infer<typeof backgroundAcceptedSchema>;
 /** Upstream job status of a background submission. */
 export const upstreamJobStatuses = ['initial', 'pending', 'running', 'succeeded', 'failed', 'timed_out', 'hacked'] as const;
 
+// Upstream (leaderboard_db.py get_user_submissions): `runs` holds only the public passed runs of submissions
+// whose secret leaderboard run passed too — test, benchmark and leaderboard runs of a ranked submission, the first
+// two with score null — and is [] for everything else. Scores are JSON strings.
 export const userSubmissionSummarySchema = z.looseObject({
   id: z.number(),
-  leaderboard_name: z.string(),
-  file_name: z.string(),
-  submission_time: z.string(),
-  done: z.boolean(),
-  runs: z.array(z.looseObject({ gpu_type: z.string(), score: z.number().nullable() })),
+  leaderboard_name: text,
+  file_name: text,
+  submission_time: text,
+  /** Informational in a list; null or missing reads as not known. */
+  done: z.boolean().nullish(),
+  runs: z
+    .array(z.looseObject({ gpu_type: text, score: scoreSchema }))
+    .nullish()
+    .transform((v) => v ?? []),
 });
 export type UserSubmissionSummary = z.infer<typeof userSubmissionSummarySchema>;
 export const userSubmissionListSchema = z.array(userSubmissionSummarySchema);
 
+// Upstream (main.py get_user_submission): `result` only for public test/benchmark runs (secret runs and the ranked
+// run carry score and passed only); `job` from a LEFT JOIN, so all null for streaming-route submissions, and no
+// `job` key before mid-June 2026; `runner_queue` null while there are no runs (and no key before the queue PRs).
 export const submissionRunSchema = z.looseObject({
-  start_time: z.string().nullable(),
-  end_time: z.string().nullable(),
+  start_time: orNull(z.string()),
+  end_time: orNull(z.string()),
+  /** `test`, `benchmark`, `leaderboard`, `profile.<i>`: which run it is decides how it is shown. Required. */
   mode: z.string(),
+  /** The secret-seed copy is never the ranked score: required. */
   secret: z.boolean(),
-  runner: z.string(),
-  score: z.number().nullable(),
+  /** The GPU it ran on (`MI300`); '' when not sent. */
+  runner: text,
+  /** Seconds, for the ranked run; a JSON string upstream. */
+  score: scoreSchema,
+  /** Required: a run without it cannot be shown as passed or failed. */
   passed: z.boolean(),
+  /** The evaluator's flat map (public test/benchmark runs only). */
   result: z.unknown().optional(),
 });
 export type SubmissionRun = z.infer<typeof submissionRunSchema>;
 
+export const submissionJobSchema = z.looseObject({
+  /** initial → pending → running → succeeded | failed | timed_out | hacked; null when the service keeps no job. */
+  status: orNull(z.string()),
+  error: orNull(z.string()),
+  last_heartbeat: orNull(z.string()),
+  // additive: our runner's finer state
+  state: jobStateSchema.optional(),
+});
+export type SubmissionJob = z.infer<typeof submissionJobSchema>;
+
 export const userSubmissionDetailSchema = z.looseObject({
   id: z.number(),
-  leaderboard_name: z.string(),
-  file_name: z.string(),
-  submission_time: z.string(),
+  leaderboard_name: text,
+  file_name: text,
+  submission_time: text,
+  /** Whether the service is finished with it: decides when polling ends. Required. */
   done: z.boolean(),
-  code: z.string(),
+  code: text,
   runs: z.array(submissionRunSchema),
-  job: z
-    .looseObject({
-      status: z.string(),
-      error: z.string().nullable(),
-      last_heartbeat: z.string().nullable(),
-      // additive: our runner's finer state
-      state: jobStateSchema.optional(),
-    })
-    .nullable(),
-  runner_queue: runnerQueueSchema.nullable().optional(),
+  /** null when the answer has none (an older deployment) or says nothing. */
+  job: orNull(submissionJobSchema),
+  /** Informational: a malformed queue reads as null. */
+  runner_queue: runnerQueueSchema.nullish().catch(null),
 });
 export type UserSubmissionDetail = z.infer<typeof userSubmissionDetailSchema>;
 
-export const deleteSubmissionSchema = z.looseObject({ status: z.literal('ok'), submission_id: z.number() });
+export const deleteSubmissionSchema = z.looseObject({ status: z.string().nullish(), submission_id: z.number().nullish() });
 export type DeleteSubmissionAnswer = z.infer<typeof deleteSubmissionSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------

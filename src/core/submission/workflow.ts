@@ -322,6 +322,12 @@ class Run {
   }
 }
 
+/** Our runner's /health (it says whether there is a profiler); asked once per connection when it is not known yet. */
+async function ourHealth(connection: Connection, signal?: AbortSignal): Promise<Connection['health']> {
+  connection.health ??= await connection.client.health({ signal, timeoutMs: LOOKUP_TIMEOUT_MS * 2 });
+  return connection.health;
+}
+
 function decode(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }
@@ -350,7 +356,7 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
       const who = connection.service === 'gpumode' ? 'GPU MODE' : 'the runner';
       throw submissionError('rejected', `Not sent: ${who} would reject ${run.fileName} for ${problems.length === 1 ? 'this problem' : `these ${problems.length} problems`}:\n${problems.map((p) => `  ${p}`).join('\n')}`, [action('show-problems')], { problems });
     }
-    if (request.mode === 'profile' && connection.service === 'kernel-runner' && connection.health && connection.health.profiler === null) {
+    if (request.mode === 'profile' && connection.service === 'kernel-runner' && (await ourHealth(connection, signal))?.profiler === null) {
       const how = options.surface === 'cli' ? ' (`--server gpumode` profiles on GPU MODE)' : '';
       throw submissionError(
         'no-profiler',

@@ -17,6 +17,7 @@ import {
   type PollUpdate,
 } from '../../../src/core/gpumode/index';
 import { summarizePath } from '../../../src/trace/index';
+import type { TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { profilingPath, vectoradd } from '../submit/helpers';
 import { ensureBuilt, runCli, startServe } from './helpers';
 
@@ -73,7 +74,7 @@ test('profile over the streaming route: archives saved per run (never overwritte
     assert.equal(readFileSync(s.path).subarray(0, 2).toString(), 'PK');
     // our runner sends its own summary: the saved archive is not summarised again, and it reads as the same trace
     assert.equal(s.summary, undefined);
-    const sent = outcome.result.results[0]?.runs[s.run]?.profile?.summary;
+    const sent: TraceSummary | undefined = outcome.result.results[0]?.runs[s.run]?.profile?.summary;
     assert.ok(sent && sent.kernels.length > 0);
     assert.deepEqual((await summarizePath(s.path)).kernels.map((k) => k.name), sent.kernels.map((k) => k.name));
   }

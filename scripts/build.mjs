@@ -38,10 +38,42 @@ const axiosWithoutFetch = {
   },
 };
 
+// axios loads, when imported, two things we never use, ~7 ms of every CLI start together:
+//  - form-data, and some twenty packages with it (mime-db's JSON among them), for toFormData, which turns plain
+//    objects into multipart bodies: our client builds its own (src/core/client/multipart.ts);
+//  - node:http2, for requests with httpVersion 2: ours are HTTP/1.1.
+// So in our bundles axios gets stand-ins that load the real module on first use: same behaviour, cost only when used.
+const ON_DEMAND = {
+  'form-data': [
+    'let Real;',
+    '// `new FormData()` gives the real form-data object (a constructor that returns an object yields that object)',
+    "export default function FormData(...args) { Real ??= require('form-data'); return new Real(...args); }",
+  ],
+  http2: [
+    'let real;',
+    "const load = () => (real ??= require('node:http2'));",
+    'export default new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });',
+  ],
+};
+const axiosImportsOnDemand = {
+  name: 'axios-imports-on-demand',
+  setup(build) {
+    build.onResolve({ filter: /^(form-data|http2)$/ }, (args) =>
+      args.namespace === 'file' && /[\\/]node_modules[\\/]axios[\\/]/.test(args.importer)
+        ? { path: args.path, namespace: 'kernel-runner-on-demand', pluginData: { resolveDir: args.resolveDir } }
+        : undefined);
+    build.onLoad({ filter: /.*/, namespace: 'kernel-runner-on-demand' }, (args) => ({
+      contents: ON_DEMAND[args.path].join('\n'),
+      loader: 'js',
+      resolveDir: args.pluginData.resolveDir,
+    }));
+  },
+};
+
 // Sources are ESM and may use import.meta.url; the Node bundles are CommonJS (VS Code requires the extension),
 // so import.meta.url is rebuilt from __filename.
 const nodeCommon = {
-  plugins: [axiosWithoutFetch],
+  plugins: [axiosWithoutFetch, axiosImportsOnDemand],
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -23,25 +23,29 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform: 
   return path.join(base, 'kernel-runner', 'compile');
 }
 
-/** FNV-1a, enough to tell builds of the bundle apart in a file name. */
+/** FNV-1a, enough to tell builds of the bundle apart in a file name: 7 characters of [0-9a-z]. */
 function hash(text: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return (h >>> 0).toString(36);
+  return (h >>> 0).toString(36).padStart(7, '0');
 }
 
 /** Compiles the bundle with the code cache; returns the function that runs it, or null to load it the plain way. */
 function compileWithCodeCache(bundle: string, dir: string): (() => void) | null {
   const requireHere = createRequire(bundle);
   const stat = statSync(bundle);
-  // One cache per command (each warms the functions it runs) and per build of the bundle: V8 checks little more
-  // than the source's length against a cache, so which build it belongs to must be part of the key.
+  // One cache per command (each warms the functions it runs; the CLI loads only the command it runs) and per build
+  // of the bundle: V8 checks little more than the source's length against a cache, so which build it belongs to
+  // must be part of the key. Where the bundle lives is a key of its own: a new build replaces the caches of its
+  // older builds, never those of another install or checkout (two of them would otherwise evict each other's).
   const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? (process.argv[2] as string) : 'default';
+  // `<command>.<where: 7 chars><build: 7 chars>.cache`
+  const prefix = `${command}.${hash(bundle)}`;
   const key = hash(`${bundle}\0${stat.size}\0${stat.mtimeMs}\0${process.version}\0${process.arch}`);
-  const cacheFile = path.join(dir, `${command}.${key}.cache`);
+  const cacheFile = path.join(dir, `${prefix}${key}.cache`);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);
@@ -56,7 +60,9 @@ function compileWithCodeCache(bundle: string, dir: string): (() => void) | null 
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         for (const old of readdirSync(dir)) {
-          if (old.startsWith(`${command}.`) && old !== path.basename(cacheFile)) rmSync(path.join(dir, old), { force: true });
+          // this bundle's older builds, and caches named as older versions of this file named them (`<command>.<build>`)
+          const stale = old.startsWith(prefix) || new RegExp(`^${command}\\.[0-9a-z]{1,7}\\.cache$`).test(old);
+          if (stale && old !== path.basename(cacheFile)) rmSync(path.join(dir, old), { force: true });
         }
         const tmp = `${cacheFile}.${process.pid}.tmp`;
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });

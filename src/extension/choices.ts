@@ -1,13 +1,16 @@
 // Which leaderboard and GPU a file runs on: `#!POPCORN` directives first, then the choice remembered for the file
 // (workspaceState), then QuickPicks filled from GET /leaderboards (description, deadline, closed ones apart, GPUs)
-// and GET /gpus/{lb} (each GPU with its runner queue). "Profile" asks for the configured GPU (MI300) and says clearly
-// when the target has no such GPU. A choice made in a picker can be written into the file as directives.
+// and GET /gpus/{lb} (each GPU with its runner queue). "Profile" asks for the configured GPU (MI300); a leaderboard
+// without it but with another AMD Instinct GPU gets the one-click "Profile on MI355X" (core's chooseProfileGpu /
+// profileGpuMissing). A choice made in a picker can be written into the file as directives. Failures are core's
+// SubmissionErrors, so the run explains them with the workflow's actions.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { SCRIPT_LEADERBOARD, type RunnerQueue } from '../core/protocol/api';
 import { directiveMarker, parseDirectivesClient, upsertDirectives } from '../core/directives';
 import { isRunnerClientError, type RunnerClient } from '../core/client';
-import { describeLeaderboards, formatRunnerQueue } from '../core/gpumode/leaderboards';
+import { describeLeaderboards, formatQueueCounts, formatRunnerQueue } from '../core/gpumode/leaderboards';
+import { SubmissionError, action, chooseProfileGpu, profileGpuMissing, submissionError, type Chooser } from '../core/submission/index';
 import { notify, pickOne } from './ui';
 
 export interface Choice {
@@ -19,15 +22,8 @@ export interface Choice {
 
 const STATE_KEY = 'kernelRunner.choices';
 
-export class UserFacingError extends Error {
-  constructor(
-    message: string,
-    readonly actions: string[] = [],
-  ) {
-    super(message);
-    this.name = 'UserFacingError';
-  }
-}
+/** The target has no leaderboard of that name (one remembered from another target is asked for again). */
+class UnknownLeaderboardError extends SubmissionError {}
 
 export class ChoiceStore {
   constructor(private readonly memento: vscode.Memento) {}
@@ -49,14 +45,16 @@ export async function chooseLeaderboardAndGpu(opts: {
   source: string;
   store: ChoiceStore;
   targetLabel: string;
-  /** Profile: this GPU is required. */
+  /** Profile: this GPU is required (or an AMD Instinct alternative offered as an action). */
   requiredGpu?: string;
+  /** Remember the choice for the file (not for a one-off run on another target). Default true. */
+  remember?: boolean;
   signal?: AbortSignal;
 }): Promise<Choice | undefined> {
   const { client, uri, source, store, targetLabel, requiredGpu } = opts;
   const directives = parseDirectivesClient(source);
   if (directives.errors.length) {
-    throw new UserFacingError(`The file's #!POPCORN directives are invalid: ${directives.errors.map((e) => `line ${e.line}: ${e.reason}`).join('; ')}`);
+    throw submissionError('usage', `The file's #!POPCORN directives are invalid: ${directives.errors.map((e) => `line ${e.line}: ${e.reason}`).join('; ')}`);
   }
   const remembered = store.get(uri);
   let leaderboard = directives.leaderboard ?? remembered.leaderboard;
@@ -72,9 +70,12 @@ export async function chooseLeaderboardAndGpu(opts: {
   if (!leaderboard) return undefined;
 
   const gpusOf = (lb: string) =>
-    client.listGpus(lb, { signal: opts.signal }).catch((err: unknown) => {
-      if (isRunnerClientError(err) && err.type === 'http' && err.status === 404) {
-        throw new UserFacingError(`The target (${targetLabel}) has no leaderboard "${lb}" (${err.detail ?? err.message}).`, ['Select Target…']);
+    client.listGpus(lb, { signal: opts.signal }).catch(async (err: unknown) => {
+      // Our runner answers 404 for an unknown leaderboard, GPU MODE a 500 ("Leaderboard `x` does not exist."): ask
+      // the list rather than read the text.
+      if (isRunnerClientError(err) && err.type === 'http') {
+        const known = err.status === 404 ? false : await client.listLeaderboards({ signal: opts.signal }).then((all) => all.some((b) => b.name === lb), () => true);
+        if (!known) throw new UnknownLeaderboardError({ kind: 'usage', message: `The target (${targetLabel}) has no leaderboard "${lb}" (${err.detail ?? err.message}).`, actions: [action('select-target')] });
       }
       throw err;
     });
@@ -83,7 +84,7 @@ export async function chooseLeaderboardAndGpu(opts: {
     gpus = await gpusOf(leaderboard);
   } catch (err) {
     // A leaderboard remembered from another target: ask again rather than fail.
-    if (!(err instanceof UserFacingError) || directives.leaderboard || picked) throw err;
+    if (!(err instanceof UnknownLeaderboardError) || directives.leaderboard || picked) throw err;
     const pick = await pickLeaderboard(client, { fileName: uri.path.split('/').pop() ?? '', source, targetLabel, ...(opts.signal ? { signal: opts.signal } : {}) });
     if (pick === undefined) return undefined;
     leaderboard = pick.name;
@@ -93,28 +94,23 @@ export async function chooseLeaderboardAndGpu(opts: {
 
   let gpu: string | undefined;
   if (requiredGpu) {
-    gpu = gpus.find((g) => g === requiredGpu) ?? gpus.find((g) => g.toUpperCase().startsWith(requiredGpu.toUpperCase()));
-    if (!gpu) {
-      throw new UserFacingError(
-        `The target (${targetLabel}) has no ${requiredGpu} GPU for leaderboard "${leaderboard}" (it offers: ${gpus.join(', ') || 'none'}). ` +
-          `Point kernelRunner.server at a runner on an ${requiredGpu} machine ("Kernel Runner: Select Target…").`,
-        ['Select Target…'],
-      );
-    }
+    const profileGpu = chooseProfileGpu(requiredGpu, gpus);
+    if (profileGpu.kind !== 'exact') throw profileGpuMissing(requiredGpu, leaderboard, gpus, targetLabel);
+    gpu = profileGpu.gpu;
   } else {
     const wanted = directives.gpus[0] ?? remembered.gpu;
     if (wanted && gpus.includes(wanted)) gpu = wanted;
     else if (wanted && !directives.gpus.length) gpu = undefined; // a remembered GPU the target no longer has: ask
-    else if (wanted) throw new UserFacingError(`The file asks for GPU ${wanted}, which leaderboard "${leaderboard}" on ${targetLabel} does not offer (it offers: ${gpus.join(', ')}).`);
+    else if (wanted) throw submissionError('no-gpu', `The file asks for GPU ${wanted}, which leaderboard "${leaderboard}" on ${targetLabel} does not offer (it offers: ${gpus.join(', ')}).`);
     if (!gpu && gpus.length === 1) gpu = gpus[0];
     if (!gpu) {
-      if (gpus.length === 0) throw new UserFacingError(`Leaderboard "${leaderboard}" on ${targetLabel} offers no GPU.`);
+      if (gpus.length === 0) throw submissionError('no-gpu', `Leaderboard "${leaderboard}" on ${targetLabel} offers no GPU.`);
       gpu = await pickGpu(client, leaderboard, gpus, opts.signal);
       if (!gpu) return undefined;
       picked = true;
     }
   }
-  await store.set(uri, { leaderboard, ...(requiredGpu ? {} : { gpu }) });
+  if (opts.remember !== false) await store.set(uri, { leaderboard, ...(requiredGpu ? {} : { gpu }) });
   return { leaderboard, gpu, ...(picked ? { picked } : {}) };
 }
 
@@ -130,7 +126,7 @@ export async function pickLeaderboard(
   opts: { fileName: string; source: string; targetLabel: string; current?: string; signal?: AbortSignal },
 ): Promise<{ name: string; shown: boolean } | undefined> {
   const boards = await client.listLeaderboards({ signal: opts.signal });
-  if (boards.length === 0) throw new UserFacingError(`The target (${opts.targetLabel}) serves no leaderboards.`);
+  if (boards.length === 0) throw submissionError('usage', `The target (${opts.targetLabel}) serves no leaderboards.`, [action('select-target')]);
   if (boards.length === 1 && boards[0]) return { name: boards[0].name, shown: false };
   const infos = describeLeaderboards(boards);
   // Plain programs go to the built-in `script` leaderboard; submissions to a problem.
@@ -166,7 +162,8 @@ export async function pickGpu(client: RunnerClient, leaderboard: string, gpus: s
     const q: RunnerQueue | undefined = queues[i];
     return {
       label: gpu,
-      description: q ? (q.status === 'available' ? `${q.queued_jobs} queued · ${q.running_jobs} running` : 'unavailable') : '',
+      // Only the counts the service knows (GPU MODE's GitHub launcher counts queued jobs only).
+      description: q ? (q.status === 'available' ? formatQueueCounts(q).replace(/, /g, ' · ') || 'available' : 'unavailable') : '',
       detail: q ? formatRunnerQueue(q) : `${gpu}: queue status unknown`,
     };
   });
@@ -223,7 +220,7 @@ export async function chooseForFile(opts: { client: RunnerClient; doc: vscode.Te
   const lb = await pickLeaderboard(client, { fileName, source, targetLabel, ...(current ? { current } : {}) });
   if (!lb) return undefined;
   const gpus = await client.listGpus(lb.name);
-  if (gpus.length === 0) throw new UserFacingError(`Leaderboard "${lb.name}" on ${targetLabel} offers no GPU.`);
+  if (gpus.length === 0) throw submissionError('no-gpu', `Leaderboard "${lb.name}" on ${targetLabel} offers no GPU.`);
   const gpu = gpus.length === 1 ? gpus[0] : await pickGpu(client, lb.name, gpus);
   if (!gpu) return undefined;
   const choice: Choice = { leaderboard: lb.name, gpu, picked: true };
@@ -235,4 +232,24 @@ export async function chooseForFile(opts: { client: RunnerClient; doc: vscode.Te
   );
   if (answer === 'Insert Directives') await insertDirectives(doc, { leaderboard: choice.leaderboard, gpu: choice.gpu });
   return choice;
+}
+
+/**
+ * The workflow's `choose` for a document: its directives, the choice remembered for it, then the pickers, on the
+ * connection's service. A choice made in a picker comes back `picked` (the run offers to write it into the file).
+ */
+export function documentChooser(opts: { uri: vscode.Uri; store: ChoiceStore; requiredGpu?: string; remember?: boolean }): Chooser {
+  return async (ctx) => {
+    const choice = await chooseLeaderboardAndGpu({
+      client: ctx.connection.client,
+      uri: opts.uri,
+      source: ctx.source,
+      store: opts.store,
+      targetLabel: ctx.connection.label,
+      ...(opts.requiredGpu ? { requiredGpu: opts.requiredGpu } : {}),
+      ...(opts.remember === false ? { remember: false } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    return choice && { leaderboard: choice.leaderboard, gpu: choice.gpu, ...(choice.picked ? { picked: true } : {}) };
+  };
 }

@@ -2,7 +2,7 @@
 // `kernelRunner.`. A command that acts on a file takes an optional Uri (CodeLens, menus) and falls back to the
 // active editor.
 import * as vscode from 'vscode';
-import { chooseForFile, UserFacingError } from './choices';
+import { chooseForFile } from './choices';
 import type { Ctx } from './ctx';
 import type { Services } from './services';
 import { clientFor } from './targets';
@@ -53,7 +53,7 @@ export const commandTable: Record<string, CommandFactory> = {
       if (choice) await s.diagnostics.update(doc, false);
       return choice;
     } catch (err) {
-      void notify.error(`Kernel Runner: ${err instanceof UserFacingError || err instanceof Error ? err.message : String(err)}`);
+      void notify.error(`Kernel Runner: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     }
   },

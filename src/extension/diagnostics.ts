@@ -1,6 +1,7 @@
 // Editor diagnostics for submissions: bad `#!POPCORN` directives and what the service would reject the upload for
 // (src/extension/preflight.ts), on open, change (debounced) and save, for kernel sources that carry directives or
-// are GPU MODE submissions. A run asks `blockingProblems` before sending and refuses with the same reasons.
+// are GPU MODE submissions. A run asks `blockingProblems` before sending (the workflow's `check`) and refuses with
+// the same reasons.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { parseDirectivesClient } from '../core/directives';
@@ -44,9 +45,12 @@ export class SubmissionDiagnostics implements vscode.Disposable {
     return this.collection.get(uri) ?? [];
   }
 
-  /** Problems that stop a run, checked against the leaderboard the run goes to; the diagnostics are refreshed too. */
-  async blockingProblems(doc: vscode.TextDocument, leaderboard: string): Promise<FileProblem[]> {
-    const problems = preflight(fileNameOf(doc), doc.getText(), { leaderboard, gpumode: this.targets.kind === 'gpumode' });
+  /**
+   * Problems that stop a run, checked against the leaderboard the run goes to and the service it goes to (GPU MODE's
+   * rules; default: the configured target's); the diagnostics are refreshed too.
+   */
+  async blockingProblems(doc: vscode.TextDocument, leaderboard: string, gpumode = this.targets.kind === 'gpumode'): Promise<FileProblem[]> {
+    const problems = preflight(fileNameOf(doc), doc.getText(), { leaderboard, gpumode });
     this.collection.set(doc.uri, problems.map((p) => toDiagnostic(doc, p)));
     return problems.filter((p) => p.blocking);
   }

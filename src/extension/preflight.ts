@@ -114,7 +114,7 @@ function toFileProblem(p: SubmissionProblem, ctx: PreflightContext): FileProblem
   }
 }
 
-/** One line per blocking problem, for the refusal message and the output channel. */
-export function describeBlocking(problems: FileProblem[]): string[] {
-  return problems.filter((p) => p.blocking).map((p) => `line ${p.line + 1}: ${p.message}`);
+/** One `file:line: message` line per blocking problem: what the workflow's `check` returns for its refusal. */
+export function describeBlocking(problems: FileProblem[], fileName: string): string[] {
+  return problems.filter((p) => p.blocking).map((p) => `${fileName}:${p.line + 1}: ${p.message}`);
 }

@@ -1,10 +1,13 @@
-// From a runner's terminal event to the results panel's view model and the output channel's summary lines.
+// From a submission's outcome (core's workflow) or a runner's terminal event to the results panel's view model and
+// the output channel's summary lines.
 // Pure (no vscode): unit-tested in test/unit/extension-free/.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSubmissionDetail } from '../core/protocol/api';
 import { createLineClassifier } from '../core/noise';
 import { decodeReports, describeJobStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
 import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../core/format/index';
+import type { SubmissionOutcome } from '../core/submission/events';
+import { benchmarksOf, testsOf } from '../core/submission/resultMaps';
 import type { BenchmarkCaseView, OutputView, ProfileView, RankedScoreView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
 
 /** What the evaluator's exit codes mean (reference-kernels eval.py). */
@@ -44,56 +47,16 @@ export interface BuildOptions {
 
 const tail = (s: string, lines: number) => s.split('\n').slice(-lines).join('\n').trimEnd();
 
-function indexed(map: Record<string, string>, prefix: string): number[] {
-  const count = Number(map[`${prefix}-count`]);
-  if (Number.isInteger(count) && count >= 0) return [...Array(count).keys()];
-  const seen = new Set<number>();
-  const re = new RegExp(`^${prefix}\\.(\\d+)\\.`);
-  for (const k of Object.keys(map)) {
-    const m = re.exec(k);
-    if (m) seen.add(Number(m[1]));
-  }
-  return [...seen].sort((a, b) => a - b);
+/** The tests of a `result` map (core's reader; TestCase is the view's shape). */
+function testViews(map: Record<string, string>): TestCaseView[] {
+  return testsOf(map);
 }
 
-const num = (v: string | undefined): number | undefined => {
-  if (v === undefined || v.trim() === '') return undefined;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : undefined;
-};
-
-export function testsOf(map: Record<string, string>): TestCaseView[] {
-  return indexed(map, 'test').map((i) => {
-    const status = map[`test.${i}.status`] ?? 'unknown';
-    return {
-      index: i,
-      spec: map[`test.${i}.spec`] ?? '',
-      status,
-      passed: status === 'pass',
-      ...(map[`test.${i}.message`] ? { message: map[`test.${i}.message`] } : {}),
-      ...(map[`test.${i}.error`] ? { error: map[`test.${i}.error`] } : {}),
-    };
-  });
-}
-
-export function benchmarksOf(map: Record<string, string>): BenchmarkCaseView[] {
-  return indexed(map, 'benchmark')
-    .filter((i) => map[`benchmark.${i}.mean`] !== undefined || map[`benchmark.${i}.spec`] !== undefined)
-    .filter((i) => map[`benchmark.${i}.mean`] !== undefined)
-    .map((i) => {
-      const b: BenchmarkCaseView = { index: i, spec: map[`benchmark.${i}.spec`] ?? '' };
-      const set = (k: keyof BenchmarkCaseView, key: string) => {
-        const v = num(map[`benchmark.${i}.${key}`]);
-        if (v !== undefined) (b as unknown as Record<string, number>)[k] = v;
-      };
-      set('runs', 'runs');
-      set('meanNs', 'mean');
-      set('stdNs', 'std');
-      set('errNs', 'err');
-      set('bestNs', 'best');
-      set('worstNs', 'worst');
-      return b;
-    });
+/** The benchmark cases that were timed (a mean): profile runs name their cases without timings. */
+function benchmarkViews(map: Record<string, string>): BenchmarkCaseView[] {
+  return benchmarksOf(map)
+    .filter((b) => b.meanNs !== undefined)
+    .map(({ failed: _failed, error: _error, ...view }) => view);
 }
 
 function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
@@ -109,8 +72,8 @@ function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
     exitCode,
     durationS: run?.duration ?? 0,
     command: run?.command ?? compile?.command ?? '',
-    tests: testsOf(map),
-    benchmarks: benchmarksOf(map),
+    tests: testViews(map),
+    benchmarks: benchmarkViews(map),
   };
   if (EXIT_MEANINGS[exitCode]) section.exitMeaning = EXIT_MEANINGS[exitCode];
   if (map.check) section.check = map.check;
@@ -315,4 +278,66 @@ export function resultOutputLines(result: ResultEvent): { text: string; noise: b
     }
   }
   return out;
+}
+
+/** The header of a run's view that the outcome does not know: how the editor names the run. */
+export interface OutcomeHead {
+  title: string;
+  fileName: string;
+  hiddenNoiseLines: number;
+  /** Epoch ms the run started, when earlier than the outcome's (a submission resumed after a reload). */
+  startedAt?: number;
+}
+
+/**
+ * The results panel's view of a workflow outcome: the streamed result (each saved trace as the profile's local
+ * zip and summary), a background submission's detail, the runner's error, or the failure / cancellation in words.
+ */
+export function viewOfOutcome(outcome: SubmissionOutcome, head: OutcomeHead, opts: Pick<BuildOptions, 'perfettoMaxBytes'>): ResultView {
+  const startedAt = head.startedAt ?? outcome.startedAt;
+  const ctx: RunContext = {
+    title: head.title,
+    fileName: head.fileName,
+    leaderboard: outcome.target?.leaderboard ?? '',
+    gpu: outcome.target?.gpu ?? '',
+    mode: outcome.mode,
+    target: outcome.connection.label,
+    startedAt: new Date(startedAt).toISOString(),
+    elapsedS: (outcome.startedAt + outcome.elapsedMs - startedAt) / 1000,
+    hiddenNoiseLines: head.hiddenNoiseLines,
+  };
+  const extras = new Map<string, ProfileExtras>();
+  const summaries = new Map<string, TraceSummary>();
+  for (const t of outcome.traces) {
+    const extra: ProfileExtras = { localPath: t.path, traceBytes: t.bytes };
+    if (t.summary) summaries.set(t.run, t.summary);
+    else if (t.summaryError) extra.note = `No summary: ${t.summaryError}`;
+    extras.set(t.run, extra);
+  }
+  const build: BuildOptions = {
+    perfettoMaxBytes: opts.perfettoMaxBytes,
+    profileExtras: (k) => extras.get(k),
+    summaries: (k) => summaries.get(k),
+    ...(outcome.rankingBy ? { rankingBy: outcome.rankingBy } : {}),
+  };
+  let view: ResultView;
+  switch (outcome.kind) {
+    case 'result':
+      view = outcome.submission ? buildSubmissionView(ctx, outcome.submission, build) : buildResultView(ctx, { kind: 'result', result: outcome.result as ResultEvent }, build);
+      // The workflow's score is the one every front-end shows.
+      if (outcome.score) view.rankedScore = rankedView(outcome.score);
+      if (outcome.traceError) view.notes = [...(view.notes ?? []), `Could not save the profile traces: ${outcome.traceError}`];
+      break;
+    case 'error':
+      view = buildResultView(ctx, { kind: 'error', error: outcome.error as ErrorEvent }, build);
+      break;
+    case 'failed':
+      view = buildResultView(ctx, { kind: 'failed', detail: outcome.explanation?.message ?? 'failed' }, build);
+      break;
+    case 'cancelled':
+      view = buildResultView(ctx, { kind: 'cancelled', detail: outcome.explanation?.message || 'Cancelled.' }, build);
+      break;
+  }
+  if (outcome.route === 'background' && outcome.id !== undefined) view.submissionId = outcome.id;
+  return view;
 }

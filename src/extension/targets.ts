@@ -1,6 +1,6 @@
 // Where a file runs: the embedded runner (no configuration), a self-hosted `kernel-runner serve`, or GPU MODE's
 // public service. Resolves the base URL and identity (token from SecretStorage per server, else the popcorn-cli
-// `cli_id` from ~/.popcorn.yaml).
+// `cli_id` from ~/.popcorn.yaml) and connects through core's `connect` (which service a URL is).
 import * as vscode from 'vscode';
 import { gpuModeBaseUrl, isGpuModeUrl } from '../core/gpumode/target';
 import { defaultPopcornConfigPath, readPopcornConfig } from '../core/popcornConfig';
@@ -9,8 +9,14 @@ import { EmbeddedRunner } from './embeddedRunner';
 import type { RunOutput } from './runOutput';
 import { hooks } from './ui';
 import { createRunnerClient, type RunnerClient } from '../core/client';
+import { connect, type Connection } from '../core/submission/index';
 
 export type TargetKind = 'embedded' | 'server' | 'gpumode';
+
+/** Where a run goes: the configured target, or GPU MODE's service for one run ("Profile on GPU MODE"). */
+export type TargetChoice = 'configured' | 'gpumode';
+
+const USER_AGENT = 'kernel-runner-vscode';
 
 export interface ResolvedTarget {
   kind: TargetKind;
@@ -87,6 +93,36 @@ export class Targets implements vscode.Disposable {
       throw new Error(`kernelRunner.server is not an http(s) URL: "${server}". Clear it to use the embedded runner.`);
     }
     return { kind: this.kind, baseUrl: server, label: this.describe(), ...(await this.identity(server)) };
+  }
+
+  /**
+   * A connection to the configured target (core's `connect`: GPU MODE by URL or by its /health answer), or to GPU
+   * MODE's service without touching kernelRunner.server. Errors (a bad URL, an unreachable server, a malformed
+   * ~/.popcorn.yaml) are thrown for the workflow's `explain`.
+   */
+  async connect(where: TargetChoice = 'configured', signal?: AbortSignal): Promise<Connection> {
+    if (where === 'gpumode') return this.connectUrl(this.gpuModeUrl(), signal);
+    const target = await this.resolve();
+    if (target.kind === 'embedded') return connect({ baseUrl: target.baseUrl, embedded: {}, userAgent: USER_AGENT });
+    return this.connectWith(target.baseUrl, target, signal);
+  }
+
+  /** A connection to a server by URL with its credentials (a submission picked up again after a reload). */
+  async connectUrl(baseUrl: string, signal?: AbortSignal): Promise<Connection> {
+    return this.connectWith(baseUrl, await this.identity(baseUrl), signal);
+  }
+
+  private connectWith(baseUrl: string, { token, cliId }: { token?: string; cliId?: string }, signal?: AbortSignal): Promise<Connection> {
+    // A token stored for GPU MODE's URL is its cli_id (as `submit --token` takes it); our runner gets it as its token.
+    const id = cliId ?? token;
+    return connect({
+      baseUrl,
+      ...(token ? { token } : {}),
+      ...(id ? { cliId: id } : {}),
+      popcornConfigPath: this.popcornConfigPath,
+      userAgent: USER_AGENT,
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** The credentials for a server: its token from SecretStorage, else popcorn-cli's cli_id. */
@@ -179,6 +215,6 @@ export function clientFor(target: Pick<ResolvedTarget, 'baseUrl' | 'kind' | 'tok
     ...(target.token ? { token: target.token } : {}),
     ...(target.cliId ? { cliId: target.cliId } : {}),
     extensions: target.kind !== 'gpumode',
-    userAgent: 'kernel-runner-vscode',
+    userAgent: USER_AGENT,
   });
 }

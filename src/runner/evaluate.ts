@@ -7,7 +7,6 @@
 //     seed), profile (each benchmark case on its own under the profiler: profile.0, profile.1, ...); with
 //     `ranking_by: last` benchmark and leaderboard runs get only the last benchmark case;
 //   the `script` leaderboard: the file itself as a program (.py with python3; .hip/.cpp with hipcc; .cu with nvcc).
-import { randomInt } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';

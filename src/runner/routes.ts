@@ -21,7 +21,7 @@ import {
 import { parseDirectivesServer } from '../core/directives';
 import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS } from '../core/submissionChecks';
 import { readEventLog, type FrameBatch } from './eventLog';
-import type { GpuInventory } from './gpus';
+import { isMultiDevice, type GpuInventory } from './gpus';
 import { HttpError, sendJson } from './http/errors';
 import { createRouter, type RequestContext, type Router } from './http/router';
 import { createPlainFramer, openSse } from './http/sse';
@@ -110,13 +110,43 @@ interface AcceptedSubmission {
   bytes: Buffer;
 }
 
+/**
+ * A refusal of kernelbot's prepare_submission step (file extension, directives, ...). Upstream's streaming route
+ * reports these inside the stream, after its 200: `event: error` with `status_code: 400`; everywhere else (the
+ * background route, our extension clients) they are the HTTP answer.
+ */
+class PreparationError extends HttpError {
+  constructor(detail: string) {
+    super(400, detail);
+  }
+}
+
+/** The GPUs a leaderboard takes: its own list (competition entry or task.yml), else what this runner has. */
+function leaderboardGpus(services: RouteServices, problem: Problem | null): string[] {
+  if (problem?.gpus.length) return problem.gpus;
+  const { slots } = services.inventory;
+  const names = (multi: boolean) => [...new Set(slots.filter((s) => isMultiDevice(s) === multi).map((s) => s.gpu))];
+  if (!problem) return services.inventory.names;
+  // a multi-GPU task goes to the multi-device slots (MI300x8) when there are any; other tasks to single devices
+  if (problem.multiGpu && names(true).length) return names(true);
+  return names(false);
+}
+
 async function acceptSubmission(ctx: RequestContext, services: RouteServices): Promise<AcceptedSubmission> {
   const mode = (ctx.params.mode ?? '').toLowerCase();
   if (!isSubmissionMode(mode)) throw new HttpError(400, `Invalid submission mode value: '${ctx.params.mode}' (use test, benchmark, leaderboard or profile)`);
   const lb = findLeaderboard(services, ctx.params.lb ?? '');
   const gpu = ctx.params.gpu ?? '';
+  const gpus = leaderboardGpus(services, lb.problem);
+  if (!gpus.includes(gpu)) {
+    throw new HttpError(400, `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${gpus.join(', ') || 'None'}`);
+  }
   if (!services.inventory.names.includes(gpu)) {
-    throw new HttpError(400, `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${services.inventory.names.join(', ')}`);
+    const group = /^(.+)x(\d+)$/.exec(gpu);
+    const how = group
+      ? `a runner with ${group[2]} GPUs serves them as ${gpu} when started with --gpu-name ${group[1]}`
+      : `start the runner with --gpu-name ${gpu} to run them on this machine's GPU (or CPU)`;
+    throw new HttpError(400, `Leaderboard '${lb.name}' runs on ${gpu}, which this runner does not have (it has ${services.inventory.names.join(', ')}): ${how}.`);
   }
   const upload = await readUpload(ctx.req, services.maxFileBytes);
   const fileName = upload.fileName || (lb.problem ? 'submission.py' : '');
@@ -126,21 +156,23 @@ async function acceptSubmission(ctx: RequestContext, services: RouteServices): P
   const problems = checkSubmission(fileName, upload.bytes, isScript ? { extraExtensions: SCRIPT_EXTRA_EXTENSIONS } : {}).filter(
     (p) => !(isScript && p.code === 'stream-keyword'),
   );
-  const first = problems[0];
-  if (first) throw new HttpError(first.status, first.line ? `${first.message} (line ${first.line})` : first.message);
-  if (lb.problem?.lang === 'py' && !fileName.endsWith('.py')) {
-    throw new HttpError(400, `Leaderboard '${lb.name}' takes Python submissions (a .py file defining custom_kernel); got ${fileName}`);
-  }
+  const message = (p: (typeof problems)[number]) => (p.line ? `${p.message} (line ${p.line})` : p.message);
+  // upstream reads and checks the upload first (size, UTF-8, "stream"); the extension is a preparation check
+  const direct = problems.find((p) => p.code !== 'bad-extension');
+  if (direct) throw new HttpError(direct.status, message(direct));
+  const badExtension = problems[0];
+  if (badExtension) throw new PreparationError(message(badExtension));
+  // A .cpp or .cu upload to a Python leaderboard is taken as upstream takes it: its text becomes submission.py.
   if (lb.problem?.lang === 'cu' && !/\.(cu|cuh|cpp)$/.test(fileName)) {
-    throw new HttpError(400, `Leaderboard '${lb.name}' takes CUDA submissions (a .cu file defining custom_kernel); got ${fileName}`);
+    throw new PreparationError(`Leaderboard '${lb.name}' takes CUDA submissions (a .cu file defining custom_kernel); got ${fileName}`);
   }
   const source = upload.bytes.toString('utf8');
   const directives = parseDirectivesServer(source, fileName, { expectedLeaderboard: lb.name });
   // popcorn-cli lower-cases the URL's leaderboard name, so a directive may differ from it by case only
   const mismatchOk = (e: { code: string }) => e.code === 'leaderboard-mismatch' && directives.leaderboard?.toLowerCase() === lb.name.toLowerCase();
   const errors = directives.errors.filter((e) => !mismatchOk(e));
-  if (errors.length) throw new HttpError(400, errors.map((e) => e.message).join('; '));
-  if (mode === 'profile' && !services.profiler) throw new HttpError(400, noProfilerDetail(services.inventory.names));
+  if (errors.length) throw new PreparationError(errors.map((e) => e.message).join('; '));
+  if (mode === 'profile' && !services.profiler) throw new PreparationError(noProfilerDetail(services.inventory.names));
   return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes };
 }
 
@@ -168,7 +200,8 @@ function submissionRuns(rec: StoredJob): SubmissionRun[] {
         mode,
         secret: i > 0,
         runner: rec.runner || rec.gpu,
-        score: mode === 'leaderboard' && i === 0 ? rec.score : null,
+        // the secret copy is scored as the public run is (kernelbot scores every passed `leaderboard` run)
+        score: mode !== 'leaderboard' ? null : i === 0 ? rec.score : i === 1 ? (rec.secret_score ?? null) : null,
         passed: ev.run?.passed === true && (ev.compilation?.success ?? true),
         result: ev.run?.result ?? null,
       });
@@ -179,7 +212,10 @@ function submissionRuns(rec: StoredJob): SubmissionRun[] {
 
 function userSubmissionDetail(services: RouteServices, rec: StoredJob): UserSubmissionDetail {
   const done = isTerminalJobState(rec.state);
-  let error: string | null = rec.error?.detail ?? null;
+  // upstream's status once the job has ended (completion.ts); records from before it: our state, mapped
+  const known = rec.upstream_status !== undefined && rec.upstream_status !== null;
+  const status = known ? (rec.upstream_status as string) : jobStateToUpstream[rec.state];
+  let error: string | null = known ? (rec.upstream_error ?? null) : (rec.error?.detail ?? null);
   if (rec.state === 'cancelled' && !error) error = 'Submission cancelled';
   return {
     id: rec.id,
@@ -191,7 +227,7 @@ function userSubmissionDetail(services: RouteServices, rec: StoredJob): UserSubm
     done,
     code: services.store.readCode(rec),
     runs: submissionRuns(rec),
-    job: { status: jobStateToUpstream[rec.state], error, last_heartbeat: rec.last_heartbeat, state: rec.state },
+    job: { status, error, last_heartbeat: rec.last_heartbeat, state: rec.state },
     runner_queue: runnerQueue(services, rec.gpu),
   };
 }
@@ -276,14 +312,30 @@ export function createRoutes(services: RouteServices): Router {
 
   router.add('GET', '/leaderboards', ({ res }) => {
     const names = [...services.problems.keys()].sort();
-    const list = names.map((n, i) => leaderboardEntry(services.problems.get(n) as Problem, i + 1, services.inventory.names));
-    list.push(leaderboardEntry(null, names.length + 1, services.inventory.names));
+    const list = names.map((n, i) => {
+      const problem = services.problems.get(n) as Problem;
+      return leaderboardEntry(problem, i + 1, leaderboardGpus(services, problem));
+    });
+    list.push(leaderboardEntry(null, names.length + 1, leaderboardGpus(services, null)));
     sendJson(res, 200, list);
   });
 
   router.add('GET', '/gpus/:lb', (ctx) => {
-    findLeaderboard(services, ctx.params.lb ?? '');
-    sendJson(ctx.res, 200, services.inventory.names);
+    sendJson(ctx.res, 200, leaderboardGpus(services, findLeaderboard(services, ctx.params.lb ?? '').problem));
+  });
+
+  // Registration and invite codes are GPU MODE's: this runner knows one token, and every leaderboard is open.
+  router.add('GET', '/auth/init', (ctx) => {
+    throw new HttpError(
+      400,
+      'This runner does not register users: it takes its token as the identity. For popcorn-cli, put the token in ~/.popcorn.yaml ' +
+        '(cli_id: <token>; any value when the runner has no token) and set POPCORN_API_URL=' + baseUrl(ctx, services).replace(/\/$/, '') + '. ' +
+        'kernel-runner takes --server URL and --token (or $KERNEL_RUNNER_TOKEN); in VS Code, kernelRunner.server and Set Token.',
+    );
+  });
+
+  router.add('POST', '/user/join', () => {
+    throw new HttpError(400, 'This runner has no invite codes: every leaderboard on it is open to anyone with its token.');
   });
 
   router.add('GET', '/runner_queue/:gpu', (ctx) => sendJson(ctx.res, 200, runnerQueue(services, ctx.params.gpu ?? '')));
@@ -316,8 +368,19 @@ export function createRoutes(services: RouteServices): Router {
   });
 
   router.add('POST', '/:lb/:gpu/:mode', async (ctx) => {
-    const accepted = await acceptSubmission(ctx, services);
     const ext = wantsExtensions(ctx);
+    let accepted: AcceptedSubmission;
+    try {
+      accepted = await acceptSubmission(ctx, services);
+    } catch (err) {
+      if (ext || !(err instanceof PreparationError)) throw err;
+      // upstream: the stream has started (a status event), then the refusal arrives inside it
+      const writer = openSse(ctx.res, () => undefined);
+      writer.write(`event: status\ndata: ${JSON.stringify({ status: 'processing', elapsed_time: 0 })}\n\n`);
+      writer.write(`event: error\ndata: ${JSON.stringify({ status: 'error', detail: err.detail, status_code: err.status })}\n\n`);
+      writer.end();
+      return;
+    }
     let job: LiveJob | null = null;
     let finished = false;
     const plain = createPlainFramer(services.heartbeatMs);

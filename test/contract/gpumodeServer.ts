@@ -1,14 +1,33 @@
-// A contract server for what only GPU MODE's public service does, written from shared/docs/gpumode-api.md field
-// for field: OAuth registration (/auth/init, /auth/cli/{provider}), X-Popcorn-Cli-Id checks (400 missing, 401
-// unknown), leaderboards with deadlines (one closed), /gpus, /runner_queue, 413 over 1 MB, 429 with Retry-After,
-// the background route with job states initial → pending → running → succeeded | failed | timed_out | hacked
-// (one step per poll), leaderboard runs with a secret-seed copy, the streaming route with status heartbeats only
-// (no live output), profile runs with a base64 zip `trace` and `+*`-encoded reports, and /user/submissions
-// list/show (with code)/delete. A test double: the real submit/poll/stream flow is tested against our runner.
+// A contract server of GPU MODE's public submission service, derived from kernelbot's code at commit 4bdd839
+// (gpu-mode/kernelbot, 2026-07; the facts as builders in kernelbot.ts) rather than from a summary of it:
+// - src/kernelbot/api/main.py            the routes and their answers: the 202 with `details` and `runner_queue`,
+//   GET /user/submissions/{id} with `job` (a LEFT JOIN: all null for streaming-route submissions), `runner_queue`
+//   (null while there are no runs) and `result` only for public test/benchmark runs, the SSE stream (a status
+//   event at once and every 15 s, then `result`, or `error` with status_code for HTTPExceptions only)
+// - src/kernelbot/api/api_utils.py       to_submit_info's checks, in order, with their texts and codes (the
+//   `stream` keyword is a 500), and _run_submission (preparation errors arrive in-stream as 400)
+// - src/libkernelbot/submission.py       prepare_submission: extension, directives, rate limit (a 429 whose wait
+//   is only in its text), deadline
+// - src/libkernelbot/leaderboard_db.py   get_user_submissions (only public passed runs of submissions whose secret
+//   leaderboard run passed), get_submission_by_id, get_leaderboard_submissions (ranked entries), get_leaderboards
+// - src/libkernelbot/background_submission_manager.py  initial → pending → running → succeeded | failed |
+//   timed_out | hacked, heartbeats, "ranked validation failed on <GPU>" for a leaderboard run that did not pass
+// - src/libkernelbot/backend.py          one result per GPU plus the secret-seed copy, a score only on the ranked
+//   run; src/libkernelbot/launchers/{github,modal}.py the queue counts each launcher knows (GitHub: queued only)
+// - src/libkernelbot/run_eval.py         the result dataclasses; scores leave the database as JSON strings
+// Plus OAuth registration (/auth/init, /auth/cli/{provider}) and the X-Popcorn-Cli-Id checks (400 missing, 401
+// unknown). A test double: the real submit/poll/stream flow is tested against our runner too.
+//
+// `deployment: 'old'` is a deployment from before mid-June 2026 (before kernelbot #498, #503/#504 and #511): no
+// `job` key, no `runner_queue` key anywhere (and no GET /runner_queue: 404), a 202 with only status and details,
+// no run results in a submission's detail.
 //
 // What a submission does is chosen by marker comments in its source (the file itself is never run):
-//   `contract: fail`       tests fail (job succeeded, runs not passed)
-//   `contract: crash`      the job fails with an error (streaming: an `error` event)
+//   `contract: fail`       tests fail (test/benchmark: job succeeded, runs not passed; leaderboard: job failed
+//                          with the ranked-validation error, as upstream)
+//   `contract: crash`      the job fails with an error (background: job failed; streaming: an `error` event with
+//                          status_code 500)
+//   `contract: raise`      an unexpected exception (streaming: `error` with raw_error and no status_code)
 //   `contract: timed_out`  / `contract: hacked`  the job ends in that state (background route)
 //   `contract: slow=N`     N extra polls in `running` (background) / N extra heartbeats (streaming)
 import http from 'node:http';
@@ -20,23 +39,25 @@ import { PassThrough } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import { ZipArchive } from 'archiver';
+import { decimalText, isoformatUtc, modeCategory, naiveIsoformat, pydanticTime, pythonStrTime, queueAnswer, rateLimitText, systemInfo, type Json } from './kernelbot';
 
 export const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/rocprof');
 
 const MAX_BYTES = 1_000_000;
 const EXTENSIONS = ['.py', '.cu', '.cuh', '.cpp'];
 const MODES = ['test', 'benchmark', 'leaderboard', 'profile'];
+const TERMINAL = ['succeeded', 'failed', 'timed_out', 'hacked'];
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Values = Record<string, string>;
 
 interface LeaderboardDef {
   id: number;
   name: string;
   description: string;
-  deadline: string;
+  deadline: Date;
   gpu_types: string[];
   ranking_by: 'last' | 'mean' | 'geom';
+  secret_seed: number;
 }
 
 interface RunRecord {
@@ -45,6 +66,7 @@ interface RunRecord {
   mode: string;
   secret: boolean;
   runner: string;
+  /** Seconds, as stored (the answers carry it as a Decimal string). */
   score: number | null;
   passed: boolean;
   result: Values;
@@ -59,14 +81,18 @@ interface Submission {
   mode: string;
   fileName: string;
   code: string;
-  time: string;
+  time: Date;
+  /** Which route it came through: streaming-route submissions have no job row (their `job` is all null). */
+  route: 'background' | 'streaming';
   /** Job status steps still to come (background route); the current one is `status`. */
   steps: string[];
-  status: string;
+  status: string | null;
   error: string | null;
-  lastHeartbeat: string | null;
+  lastHeartbeat: Date | null;
   runs: RunRecord[];
   done: boolean;
+  /** The final status and error while polls still see `running` after `done` (options.doneBeforeStatus). */
+  final?: { status: string | null; error: string | null; polls: number };
 }
 
 export interface FailureRule {
@@ -74,8 +100,11 @@ export interface FailureRule {
   /** Matches the path (without query). */
   path: RegExp;
   status: number;
+  /** Sent as `{"detail": ...}` (FastAPI's HTTPException). */
   detail?: string;
-  /** Seconds, sent as Retry-After. */
+  /** Sent as `{"message": ...}` instead (a KernelBotError reaching FastAPI's handler). */
+  message?: string;
+  /** Seconds, sent as a Retry-After header (upstream sends none: a variant for clients that honour it). */
   retryAfter?: number;
   /** How many matching requests fail (default 1). */
   times?: number;
@@ -84,10 +113,30 @@ export interface FailureRule {
 export interface ContractServerOptions {
   /** Streaming route: seconds between status events are ~15 upstream; tests shorten it (ms). */
   heartbeatMs?: number;
-  /** Submissions (either route) per account per window before 429; default unlimited. */
-  submissionLimit?: { count: number; windowMs: number; retryAfterSeconds: number };
+  /**
+   * Upstream's per-leaderboard rate limit, per account and mode category (`leaderboard` or `test`) per window
+   * (an hour upstream): 429 `{"detail": "Rate limit exceeded: 1/1 test submissions per hour. Try again in 42s."}`
+   * with no Retry-After header (in-stream `error` with status_code 400 on the streaming route). The wait is
+   * `retryAfterSeconds`, else what is left of the window. `retryAfterHeader` adds a Retry-After header (not
+   * upstream's: a variant). Default unlimited.
+   */
+  submissionLimit?: { count: number; windowMs: number; retryAfterSeconds?: number; retryAfterHeader?: boolean };
   /** The profile zip's members: fixture CSV file names and their names in the zip. */
   profileFiles?: Array<{ fixture: string; name: string }>;
+  /** `current` (kernelbot 4bdd839, the default) or `old`: before mid-June 2026 (see the header). */
+  deployment?: 'current' | 'old';
+  /**
+   * Polls that see `done: true` while the job still says `running`: kernelbot marks the submission done (in
+   * submit_full's finally) before the background worker writes the final status. Default 0.
+   */
+  doneBeforeStatus?: number;
+  /** Modal's `available_runners` (num_total_runners) in queue answers; default 2. */
+  modalRunners?: number;
+  /**
+   * A profile run's `download_url`: the GitHub launcher sets its artifact's public URL (the trace is inline too).
+   * Default a github.com artifact URL on GitHub GPUs (AMD); null: none.
+   */
+  profileDownloadUrl?: string | null;
 }
 
 export interface ContractRequest {
@@ -116,31 +165,34 @@ const DEFAULT_PROFILE_FILES = [
 
 function leaderboards(now: number): LeaderboardDef[] {
   const day = 86_400_000;
-  const iso = (t: number) => new Date(t).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  const at = (t: number) => new Date(Math.floor(t / 1000) * 1000);
   return [
     {
       id: 1,
       name: 'amd-fp8-mm',
       description: 'FP8 block-scaled GEMM on MI300.\nImplement custom_kernel(data) -> output.',
-      deadline: iso(now + 30 * day),
+      deadline: at(now + 30 * day),
       gpu_types: ['MI300'],
       ranking_by: 'geom',
+      secret_seed: 4242,
     },
     {
       id: 2,
       name: 'grayscale',
       description: 'RGB to grayscale (closed).',
-      deadline: iso(now - 10 * day),
+      deadline: at(now - 10 * day),
       gpu_types: ['A100', 'H100', 'MI300'],
       ranking_by: 'last',
+      secret_seed: 7,
     },
     {
       id: 3,
       name: 'vectoradd',
       description: 'Add two vectors.',
-      deadline: iso(now + 3 * day),
+      deadline: at(now + 3 * day),
       gpu_types: ['MI300', 'T4'],
       ranking_by: 'mean',
+      secret_seed: 99,
     },
   ];
 }
@@ -149,30 +201,32 @@ const TESTS = [{ seed: 1001, size: 128 }, { seed: 5236, size: 1024 }];
 const BENCHMARKS = [{ seed: 8135, size: 4096 }, { seed: 4415, size: 16384 }];
 const spec = (s: Record<string, number>) => Object.entries(s).map(([k, v]) => `${k}: ${v}`).join('; ');
 
+/** A LeaderboardItem through jsonable_encoder: the task dataclass as a dict, the deadline with +00:00. */
 function leaderboardJson(lb: LeaderboardDef): Json {
   return {
     id: lb.id,
     name: lb.name,
-    description: lb.description,
-    deadline: lb.deadline,
-    gpu_types: lb.gpu_types,
-    creator_id: 1,
-    forum_id: null,
-    secret_seed: null,
+    deadline: isoformatUtc(lb.deadline),
     task: {
       lang: 'py',
       files: { 'submission.py': '@SUBMISSION@', 'reference.py': '# reference\n', 'eval.py': '# evaluator\n', 'task.py': '# types\n' },
       config: { main: 'eval.py' },
+      libraries: [],
       tests: TESTS,
-      benchmarks: BENCHMARKS,
       test_timeout: 180,
+      benchmarks: BENCHMARKS,
       benchmark_timeout: 180,
       ranked_timeout: 420,
       ranking_by: lb.ranking_by,
       seed: null,
       multi_gpu: false,
-      description: lb.description,
     },
+    gpu_types: lb.gpu_types,
+    creator_id: 0,
+    forum_id: -1,
+    description: lb.description,
+    secret_seed: lb.secret_seed,
+    visibility: 'public',
   };
 }
 
@@ -204,6 +258,7 @@ async function buildProfileZip(files: Array<{ fixture: string; name: string }>):
 interface Markers {
   fail: boolean;
   crash: boolean;
+  raise: boolean;
   timedOut: boolean;
   hacked: boolean;
   slow: number;
@@ -213,6 +268,7 @@ function markers(code: string): Markers {
   return {
     fail: /contract: fail\b/.test(code),
     crash: /contract: crash\b/.test(code),
+    raise: /contract: raise\b/.test(code),
     timedOut: /contract: timed_out\b/.test(code),
     hacked: /contract: hacked\b/.test(code),
     slow: Number(/contract: slow=(\d+)/.exec(code)?.[1] ?? 0),
@@ -267,19 +323,16 @@ export function profileReportText(i: number): string {
   ].join('\n');
 }
 
-function system(gpu: string): Json {
-  return { gpu: gpu === 'MI300' ? 'AMD Instinct MI300X' : gpu, device_count: 1, cpu: 'AMD EPYC 9654', runtime: gpu.startsWith('MI') ? 'ROCm' : 'CUDA', platform: 'Linux-6.8.0-x86_64-with-glibc2.35', torch: '2.6.0+rocm6.2', hostname: 'runner-7' };
-}
-
-function runJson(values: Values, passed: boolean, mode: string, start: string, end: string, profile: Json = null): Json {
+/** dataclasses.asdict(EvalResult) with the RunResult run_program builds; start/end the runner's naive times. */
+function runJson(values: Values, passed: boolean, mode: string, start: Date, end: Date, profile: Json = null): Json {
   return {
-    start,
-    end,
+    start: naiveIsoformat(start),
+    end: naiveIsoformat(end),
     compilation: null,
     run: {
       success: true,
       passed,
-      command: `python eval.py ${mode} /tmp/tmp69x1suxc`,
+      command: `python3 eval.py ${mode} /tmp/tmp69x1suxc`,
       stdout: passed ? 'all good\n' : '',
       // upstream does not filter the profiler's log: it reaches users in stderr
       stderr: mode.startsWith('profile') ? '[329.254] perfetto.cc:33197       Producer connected\nkernel done\n' : '',
@@ -291,10 +344,40 @@ function runJson(values: Values, passed: boolean, mode: string, start: string, e
   };
 }
 
+/** A KernelBotError raised by prepare_submission: a 4xx on the background route, an in-stream 400 on the other. */
+class PrepareError extends Error {
+  constructor(
+    message: string,
+    readonly code = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** submission._get_popcorn_directives: only the first comment block; unknown and repeated directives refused. */
+function popcornDirectives(code: string): { leaderboard: string | null; gpus: string[] | null } {
+  const info: { leaderboard: string | null; gpus: string[] | null } = { leaderboard: null, gpus: null };
+  for (const line of code.split(/\r?\n/)) {
+    if (!(line.startsWith('//') || line.startsWith('#'))) break;
+    const args = line.split(/\s+/).filter(Boolean);
+    if (args[0] !== '//!POPCORN' && args[0] !== '#!POPCORN') continue;
+    let arg = (args[1] ?? '').trim().toLowerCase();
+    if (args.length < 3) throw new PrepareError(`!POPCORN directive missing argument: ${line}`);
+    if (arg === 'gpu') arg = 'gpus';
+    if (arg !== 'gpus' && arg !== 'leaderboard') throw new PrepareError(`Invalid !POPCORN directive: ${arg}`);
+    if (info[arg] !== null) throw new PrepareError(`Found multiple values for !POPCORN directive ${arg}`);
+    if (arg === 'gpus') info.gpus = args.slice(2);
+    else info.leaderboard = args[2] as string;
+  }
+  return info;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 export async function startContractServer(options: ContractServerOptions = {}): Promise<ContractServer> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const old = options.deployment === 'old';
+  const modalRunners = options.modalRunners ?? 2;
   const boards = leaderboards(Date.now());
   const profileZip = (await buildProfileZip(options.profileFiles ?? DEFAULT_PROFILE_FILES)).toString('base64');
   /** cli_id → account (null until the OAuth callback linked it). */
@@ -302,16 +385,18 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   /** account → its current cli_id. */
   const accounts = new Map<string, string>();
   const submissions = new Map<number, Submission>();
+  /** `${account} ${leaderboard} ${category}` → submission times. */
   const submitTimes = new Map<string, number[]>();
   const failures: FailureRule[] = [];
   const requests: ContractRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
   let nextId = 4200;
   let nextJobStatus = 900;
+  let nextWorkflowRun = 16_000_000_000;
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, { message: `contract server bug: ${err instanceof Error ? err.message : String(err)}` });
+      if (!res.headersSent) send(res, 500, { detail: `contract server bug: ${err instanceof Error ? err.message : String(err)}` });
       else res.end();
     });
   });
@@ -331,17 +416,25 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       readonly status: number,
       readonly detail: string,
       readonly headers: Record<string, string> = {},
+      /** The body's key: HTTPException's `detail`, or `message` for a KernelBotError reaching FastAPI's handler. */
+      readonly key: 'detail' | 'message' = 'detail',
+      /** A body of its own (FastAPI's 422 validation errors). */
+      readonly body?: Json,
     ) {
       super(detail);
     }
   }
 
-  function account(req: http.IncomingMessage): string {
+  /**
+   * The identity checks: validate_cli_header (streaming route, `cli`) or validate_user_header (background route
+   * and /user/*, `user`, which also takes X-Web-Auth-Id), with their own texts.
+   */
+  function account(req: http.IncomingMessage, kind: 'cli' | 'user'): string {
     const raw = req.headers['x-popcorn-cli-id'];
     const id = Array.isArray(raw) ? raw[0] : raw;
-    if (!id) throw new HttpError(400, 'Missing X-Popcorn-Cli-Id header');
+    if (!id) throw new HttpError(400, kind === 'cli' ? 'Missing X-Popcorn-Cli-Id header' : 'Missing X-Web-Auth-Id or X-Popcorn-Cli-Id header');
     const owner = ids.get(id)?.account;
-    if (!owner) throw new HttpError(401, 'Invalid or unauthorized X-Popcorn-Cli-Id');
+    if (!owner) throw new HttpError(401, kind === 'cli' ? 'Invalid or unauthorized X-Popcorn-Cli-Id' : 'Invalid or unauthorized auth header');
     return owner;
   }
 
@@ -354,127 +447,158 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     return id;
   }
 
-  function rateLimit(owner: string): void {
+  /** leaderboard_db.check_rate_limit + prepare_submission's KernelBotError(code=429). */
+  function rateLimit(owner: string, lb: LeaderboardDef, mode: string): void {
     const limit = options.submissionLimit;
     if (!limit) return;
     const now = Date.now();
-    const times = (submitTimes.get(owner) ?? []).filter((t) => now - t < limit.windowMs);
+    const category = modeCategory(mode);
+    const key = `${owner} ${lb.name} ${category}`;
+    const times = (submitTimes.get(key) ?? []).filter((t) => now - t < limit.windowMs);
     if (times.length >= limit.count) {
-      throw new HttpError(429, `Rate limit exceeded: at most ${limit.count} submissions per ${Math.round(limit.windowMs / 1000)} s`, {
-        'Retry-After': String(limit.retryAfterSeconds),
-      });
+      const oldest = times[0] ?? now;
+      const wait = limit.retryAfterSeconds ?? Math.max(0, Math.ceil((oldest + limit.windowMs - now) / 1000));
+      throw new PrepareError(rateLimitText(times.length, limit.count, category, wait), 429);
     }
     times.push(now);
-    submitTimes.set(owner, times);
+    submitTimes.set(key, times);
+  }
+
+  /** FastAPI's request validation of `file: UploadFile`: 422 with a list as `detail`. */
+  function missingFile(): HttpError {
+    return new HttpError(422, 'Field required', {}, 'detail', { detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }] });
   }
 
   async function readUpload(req: http.IncomingMessage): Promise<{ fileName: string; bytes: Buffer }> {
     const type = req.headers['content-type'] ?? '';
-    if (!type.startsWith('multipart/form-data')) throw new HttpError(400, 'Expected a multipart/form-data upload with a `file` field');
+    if (!type.startsWith('multipart/form-data')) throw missingFile();
     return new Promise((resolve, reject) => {
       let file: { fileName: string; bytes: Buffer } | undefined;
-      let tooLarge = false;
-      const parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: MAX_BYTES + 1 } });
+      const parser = busboy({ headers: req.headers, limits: { files: 1 } });
       parser.on('file', (field, stream, info) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('limit', () => {
-          tooLarge = true;
-        });
         stream.on('end', () => {
-          if (field === 'file') file = { fileName: info.filename ?? 'submission', bytes: Buffer.concat(chunks) };
+          if (field === 'file') file = { fileName: info.filename ?? 'submission.py', bytes: Buffer.concat(chunks) };
         });
       });
-      parser.on('error', (err: Error) => reject(new HttpError(400, `Bad upload: ${err.message}`)));
+      parser.on('error', (err: Error) => reject(new HttpError(400, `Error reading submission file: ${err.message}`)));
       parser.on('close', () => {
-        if (tooLarge) return reject(new HttpError(413, 'Submission file is too large (limit: 1MB)'));
-        if (!file) return reject(new HttpError(400, 'No file uploaded (form field `file`)'));
+        if (!file) return reject(missingFile());
         resolve(file);
       });
       req.pipe(parser);
     });
   }
 
-  async function accept(req: http.IncomingMessage, lbName: string, gpu: string, mode: string, owner: string): Promise<Submission> {
+  /** api_utils.to_submit_info: mode, leaderboard and GPU, then the file (empty, 1 MB, UTF-8, `stream`). */
+  async function accept(req: http.IncomingMessage, lbName: string, gpu: string, rawMode: string, owner: string, route: Submission['route']): Promise<Submission> {
+    const mode = rawMode.toLowerCase();
+    if (![...MODES, 'private'].includes(mode)) throw new HttpError(400, `Invalid submission mode value: '${rawMode}'`);
+    if (!MODES.includes(mode)) throw new HttpError(400, `Submission mode '${rawMode}' is not supported for this endpoint`);
     const lb = boards.find((b) => b.name === lbName);
-    if (!lb) throw new HttpError(404, `Leaderboard '${lbName}' not found`);
-    if (!MODES.includes(mode)) throw new HttpError(400, `Invalid submission mode '${mode}'`);
-    if (!lb.gpu_types.includes(gpu)) throw new HttpError(400, `GPU ${gpu} is not available for leaderboard ${lb.name}; choose one of ${lb.gpu_types.join(', ')}`);
+    if (!lb) throw new HttpError(500, `Internal server error while validating leaderboard/GPU: Leaderboard \`${lbName}\` does not exist.`);
+    if (!lb.gpu_types.includes(gpu)) throw new HttpError(400, `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${lb.gpu_types.join(', ')}`);
     const upload = await readUpload(req);
     if (upload.bytes.length === 0) throw new HttpError(400, 'Empty file submitted. Please provide a file with code.');
-    if (upload.bytes.length > MAX_BYTES) throw new HttpError(413, 'Submission file is too large (limit: 1MB)');
+    if (upload.bytes.length > MAX_BYTES) throw new HttpError(413, 'Submission file is too large (limit: 1MB).');
     let code: string;
     try {
       code = new TextDecoder('utf-8', { fatal: true }).decode(upload.bytes);
     } catch {
       throw new HttpError(400, 'Failed to decode submission file content as UTF-8.');
     }
-    if (!EXTENSIONS.some((e) => upload.fileName.endsWith(e))) throw new HttpError(400, 'Please provide a Python (.py) or CUDA (.cu / .cuh / .cpp) file');
-    rateLimit(owner);
+    if (code.toLowerCase().includes('stream')) {
+      throw new HttpError(500, 'Your code contains work on another stream. This is not allowed and may result in your disqualification. If you think this is a mistake, please contact us.');
+    }
     const sub: Submission = {
-      id: nextId++,
-      jobStatusId: nextJobStatus++,
+      id: 0,
+      jobStatusId: 0,
       account: owner,
       leaderboard: lb,
       gpu,
       mode,
       fileName: upload.fileName,
       code,
-      time: new Date().toISOString(),
+      time: new Date(),
+      route,
       steps: [],
-      status: 'initial',
+      status: null,
       error: null,
       lastHeartbeat: null,
       runs: [],
       done: false,
     };
-    submissions.set(sub.id, sub);
     return sub;
   }
 
-  /** The FullResults of a finished run (what the streaming route sends and the runs the background route keeps). */
-  function outcome(sub: Submission): { results: Json[]; reports: string[]; runs: RunRecord[]; error?: string } {
+  /** submission.prepare_submission: extension, directives, rate limit, deadline. */
+  function prepare(sub: Submission): void {
+    if (!EXTENSIONS.some((e) => sub.fileName.endsWith(e))) throw new PrepareError('Please provide a Python (.py) or CUDA (.cu / .cuh / .cpp) file');
+    const info = popcornDirectives(sub.code);
+    if (info.leaderboard !== null && info.leaderboard !== sub.leaderboard.name) {
+      throw new PrepareError(
+        `Leaderboard name \`${sub.leaderboard.name}\` specified in the command doesn't match the one in the submission script header \`${info.leaderboard}\`.`,
+      );
+    }
+    rateLimit(sub.account, sub.leaderboard, sub.mode);
+    const now = new Date();
+    if (now > sub.leaderboard.deadline) {
+      throw new PrepareError(`The deadline to submit to ${sub.leaderboard.name} has passed.\nIt was ${pythonStrTime(sub.leaderboard.deadline)} and today is ${pythonStrTime(now)}.`);
+    }
+  }
+
+  function register(sub: Submission): void {
+    sub.id = nextId++;
+    submissions.set(sub.id, sub);
+  }
+
+  /** What backend.submit_full produces: the FullResults it returns and the runs it records (score on the ranked run only). */
+  function outcome(sub: Submission): { results: Json[]; reports: string[]; runs: RunRecord[] } {
     const m = markers(sub.code);
-    const start = new Date(Date.now() - 3000).toISOString();
-    const end = new Date().toISOString();
+    const startAt = new Date(Date.now() - 3000);
+    const endAt = new Date();
     const runs: RunRecord[] = [];
     const keep = (mode: string, values: Values, passed: boolean, secret: boolean, score: number | null) =>
-      runs.push({ start_time: start, end_time: end, mode, secret, runner: sub.gpu, score, passed, result: values });
-    const full = (r: Record<string, Json>): Json => ({ success: true, error: '', system: system(sub.gpu), runs: r });
+      runs.push({ start_time: pydanticTime(startAt), end_time: pydanticTime(endAt), mode, secret, runner: sub.gpu, score, passed, result: values });
+    const full = (r: Record<string, Json>): Json => ({ success: true, error: '', system: systemInfo(sub.gpu), runs: r });
     const passed = !m.fail;
     const results: Json[] = [];
     const reports: string[] = [];
     if (sub.mode === 'test') {
       const v = testValues(passed);
       keep('test', v, passed, false, null);
-      results.push(full({ test: runJson(v, passed, 'test', start, end) }));
+      results.push(full({ test: runJson(v, passed, 'test', startAt, endAt) }));
     } else if (sub.mode === 'benchmark') {
       const v = benchmarkValues(PUBLIC_MEANS_NS);
       keep('benchmark', v, passed, false, null);
-      results.push(full({ benchmark: runJson(v, passed, 'benchmark', start, end) }));
+      results.push(full({ benchmark: runJson(v, passed, 'benchmark', startAt, endAt) }));
     } else if (sub.mode === 'leaderboard') {
       for (const secret of [false, true]) {
         const means = secret ? SECRET_MEANS_NS : PUBLIC_MEANS_NS;
         const r: Record<string, Json> = {};
         const tv = testValues(passed);
         keep('test', tv, passed, secret, null);
-        r.test = runJson(tv, passed, 'test', start, end);
+        r.test = runJson(tv, passed, 'test', startAt, endAt);
         if (passed) {
           const bv = benchmarkValues(means);
           keep('benchmark', bv, true, secret, null);
-          r.benchmark = runJson(bv, true, 'benchmark', start, end);
+          r.benchmark = runJson(bv, true, 'benchmark', startAt, endAt);
           const lv = benchmarkValues(means);
           keep('leaderboard', lv, true, secret, scoreOf(means, sub.leaderboard.ranking_by));
-          r.leaderboard = runJson(lv, true, 'leaderboard', start, end);
+          r.leaderboard = runJson(lv, true, 'leaderboard', startAt, endAt);
         }
         results.push(full(r));
       }
     } else {
       const r: Record<string, Json> = {};
+      const github = queueAnswer(sub.gpu, { queued: 0 }).runner === 'GitHub';
+      const downloadUrl =
+        options.profileDownloadUrl !== undefined ? options.profileDownloadUrl : github ? `https://github.com/gpu-mode/kernelbot/actions/runs/${nextWorkflowRun++}/artifacts/${sub.id}` : null;
       BENCHMARKS.forEach((b, i) => {
         const v: Values = { 'benchmark-count': '1', 'benchmark.0.spec': spec(b), 'benchmark.0.report': popcornBase64(profileReportText(i)) };
         keep(`profile.${i}`, v, true, false, null);
-        r[`profile.${i}`] = runJson(v, true, `profile.${i}`, start, end, { profiler: 'rocPROF', trace: profileZip, download_url: null });
+        r[`profile.${i}`] = runJson(v, true, `profile.${i}`, startAt, endAt, { profiler: 'rocPROF', trace: profileZip, download_url: downloadUrl });
       });
       results.push(full(r));
     }
@@ -482,79 +606,174 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     return { results, reports, runs };
   }
 
+  /** background_submission_manager._run_one's end, and _ranked_completion_status for leaderboard mode. */
   function finishBackground(sub: Submission): void {
     sub.done = true;
-    if (sub.status === 'failed' || sub.status === 'timed_out' || sub.status === 'hacked') {
+    sub.lastHeartbeat = new Date();
+    const status = sub.status;
+    if (status === 'failed' || status === 'timed_out' || status === 'hacked') {
       sub.error =
-        sub.status === 'timed_out'
-          ? `Submission ran longer than the ranked timeout (${420} s)`
-          : sub.status === 'hacked'
+        status === 'timed_out'
+          ? 'hard timeout reached'
+          : status === 'hacked'
             ? 'Submission flagged: it tried to read the reference output'
-            : 'Runner crashed: exit code 110 (GPU API failure)';
+            : markers(sub.code).raise
+              ? 'Failed to trigger GitHub Action. Please check the configuration.'
+              : 'Runner crashed: exit code 110 (GPU API failure)';
       // a timed-out job keeps the runs that finished before the limit
-      if (sub.status === 'timed_out') sub.runs = outcome(sub).runs.filter((r) => r.mode === 'test');
+      if (status === 'timed_out') sub.runs = outcome(sub).runs.filter((r) => r.mode === 'test');
       return;
     }
     sub.runs = outcome(sub).runs;
+    if (sub.mode === 'leaderboard') {
+      const ranked = (secret: boolean) => sub.runs.some((r) => r.mode === 'leaderboard' && r.secret === secret && r.passed);
+      if (!ranked(false)) {
+        sub.status = 'failed';
+        sub.error = `ranked validation failed on ${sub.gpu}; submission will not appear on the leaderboard`;
+      } else if (!ranked(true) || sub.runs.some((r) => r.secret && !r.passed)) {
+        sub.status = 'failed';
+        sub.error = `secret validation failed on ${sub.gpu}; submission will not appear on the leaderboard`;
+      }
+    }
   }
 
+  /** One poll's worth of the background worker: the next job status. */
   function advance(sub: Submission): void {
+    if (sub.route !== 'background') return;
+    if (sub.final) {
+      // done already; the final status is written after `doneBeforeStatus` polls
+      if (--sub.final.polls > 0) return;
+      sub.status = sub.final.status;
+      sub.error = sub.final.error;
+      delete sub.final;
+      return;
+    }
     if (sub.done) return;
     const next = sub.steps.shift();
     if (!next) return;
     sub.status = next;
-    if (next === 'running') sub.lastHeartbeat = new Date().toISOString();
-    if (['succeeded', 'failed', 'timed_out', 'hacked'].includes(next)) finishBackground(sub);
+    if (next === 'pending' || next === 'running') sub.lastHeartbeat = new Date();
+    if (!TERMINAL.includes(next)) return;
+    finishBackground(sub);
+    const lag = options.doneBeforeStatus ?? 0;
+    if (lag > 0) {
+      // submit_full's finally marks the submission done; the worker writes the final status a moment later
+      sub.final = { status: sub.status, error: sub.error, polls: lag + 1 };
+      sub.status = 'running';
+      sub.error = null;
+      advance(sub);
+    }
   }
 
+  /** backend.get_runner_queue_status: what the GPU's launcher counts (GitHub: queued workflow runs only). */
   function queueJson(gpu: string): Json {
-    const known = boards.some((b) => b.gpu_types.includes(gpu));
-    const active = [...submissions.values()].filter((s) => s.gpu === gpu && !s.done);
-    return {
-      runner: gpu.startsWith('MI') ? 'amd-github-runner' : 'modal',
-      gpu,
-      queued_jobs: active.filter((s) => s.status === 'initial' || s.status === 'pending').length,
-      running_jobs: active.filter((s) => s.status === 'running').length,
-      available_runners: known ? 2 : 0,
-      status: known ? 'available' : 'unavailable',
-      error: known ? null : `No runners for GPU ${gpu}`,
-    };
+    const queued = [...submissions.values()].filter((s) => s.gpu === gpu && s.route === 'background' && !s.done && (s.status === 'initial' || s.status === 'pending')).length;
+    return queueAnswer(gpu, { queued, modalRunners });
   }
 
+  function runJsonOf(r: RunRecord): Json {
+    const run: { [key: string]: Json } = {
+      start_time: r.start_time,
+      end_time: r.end_time,
+      mode: r.mode,
+      secret: r.secret,
+      runner: r.runner,
+      score: r.score === null ? null : decimalText(r.score),
+      passed: r.passed,
+    };
+    if (!old && !r.secret && (r.mode === 'test' || r.mode === 'benchmark')) run.result = r.result;
+    return run;
+  }
+
+  /** main.get_user_submission. */
   function detailJson(sub: Submission): Json {
-    return {
+    const body: { [key: string]: Json } = {
       id: sub.id,
       leaderboard_id: sub.leaderboard.id,
       leaderboard_name: sub.leaderboard.name,
       file_name: sub.fileName,
       user_id: sub.account,
-      submission_time: sub.time,
+      submission_time: pydanticTime(sub.time),
       done: sub.done,
       code: sub.code,
-      runs: sub.runs.map((r) => ({ ...r })),
-      job: { status: sub.status, error: sub.error, last_heartbeat: sub.lastHeartbeat },
-      runner_queue: queueJson(sub.gpu),
+      runs: sub.runs.map(runJsonOf),
     };
+    if (old) return body;
+    const job = sub.route === 'background';
+    body.job = {
+      status: job ? sub.status : null,
+      error: job ? sub.error : null,
+      last_heartbeat: job && sub.lastHeartbeat ? pydanticTime(sub.lastHeartbeat) : null,
+    };
+    body.runner_queue = sub.runs.length ? queueJson(sub.runs[0]?.runner as string) : null;
+    return body;
   }
 
+  /** leaderboard_db.get_user_submissions: public passed runs, only where the secret leaderboard run passed too. */
+  function listRuns(sub: Submission): Json[] {
+    return sub.runs
+      .filter(
+        (r) =>
+          !r.secret &&
+          r.passed &&
+          sub.runs.some((s) => s.secret && s.runner === r.runner && s.mode === 'leaderboard' && s.passed) &&
+          !sub.runs.some((s) => s.secret && s.runner === r.runner && !s.passed),
+      )
+      .map((r) => ({ gpu_type: r.runner, score: r.score === null ? null : decimalText(r.score) }));
+  }
+
+  /** leaderboard_db.get_leaderboard_submissions (best per user); the float response model keeps scores numbers. */
+  function rankedJson(lb: LeaderboardDef, gpu: string): Json[] {
+    const best = new Map<string, { sub: Submission; score: number }>();
+    for (const sub of submissions.values()) {
+      if (sub.leaderboard !== lb || sub.status === 'hacked') continue;
+      if (listRuns(sub).length === 0) continue;
+      const run = sub.runs.find((r) => !r.secret && r.mode === 'leaderboard' && r.runner === gpu && r.passed && r.score !== null);
+      if (!run || run.score === null) continue;
+      const mine = best.get(sub.account);
+      if (!mine || run.score < mine.score) best.set(sub.account, { sub, score: run.score });
+    }
+    return [...best.values()]
+      .sort((a, b) => a.score - b.score)
+      .map(({ sub, score }, i) => ({
+        submission_id: sub.id,
+        rank: i + 1,
+        submission_name: sub.fileName,
+        submission_time: pydanticTime(sub.time),
+        submission_score: score,
+        leaderboard_name: lb.name,
+        user_id: sub.account,
+        user_name: sub.account,
+        gpu_type: gpu,
+      }));
+  }
+
+  /** main._stream_submission_response: a status event at once and every heartbeat, then result or error. */
   async function stream(res: http.ServerResponse, sub: Submission): Promise<void> {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
     const started = Date.now();
-    const status = () => res.write(`event: status\ndata: ${JSON.stringify({ status: 'processing', elapsed_time: (Date.now() - started) / 1000 })}\n\n`);
-    const m = markers(sub.code);
+    const status = () => res.write(`event: status\ndata: ${JSON.stringify({ status: 'processing', elapsed_time: Math.round((Date.now() - started) / 10) / 100 })}\n\n`);
+    const error = (body: Json): void => {
+      res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    };
     status();
+    try {
+      prepare(sub);
+    } catch (err) {
+      if (!(err instanceof PrepareError)) throw err;
+      // _run_submission wraps prepare_submission's errors as HTTPException(400)
+      return error({ status: 'error', detail: err.message, status_code: 400 });
+    }
+    register(sub);
+    const m = markers(sub.code);
     for (let i = 0; i < m.slow && !res.destroyed; i++) {
       await new Promise((r) => setTimeout(r, heartbeatMs));
       status();
     }
     if (res.destroyed) return;
     sub.done = true;
-    sub.status = m.crash ? 'failed' : 'succeeded';
-    if (m.crash) {
-      sub.error = 'Runner crashed: exit code 110 (GPU API failure)';
-      res.end(`event: error\ndata: ${JSON.stringify({ status: 'error', detail: sub.error, status_code: 500 })}\n\n`);
-      return;
-    }
+    if (m.crash) return error({ status: 'error', detail: 'Runner crashed: exit code 110 (GPU API failure)', status_code: 500 });
+    if (m.raise) return error({ status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: 'Failed to trigger GitHub Action. Please check the configuration.' });
     const o = outcome(sub);
     sub.runs = o.runs;
     res.end(`event: result\ndata: ${JSON.stringify({ status: 'success', results: o.results, reports: o.reports })}\n\n`);
@@ -572,72 +791,89 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         rule.times = (rule.times ?? 1) - 1;
         if (rule.times <= 0) failures.splice(failures.indexOf(rule), 1);
         req.resume();
-        throw new HttpError(rule.status, rule.detail ?? `Injected ${rule.status}`, rule.retryAfter !== undefined ? { 'Retry-After': String(rule.retryAfter) } : {});
+        const headers: Record<string, string> = rule.retryAfter !== undefined ? { 'Retry-After': String(rule.retryAfter) } : {};
+        if (rule.message !== undefined) throw new HttpError(rule.status, rule.message, headers, 'message');
+        throw new HttpError(rule.status, rule.detail ?? `Injected ${rule.status}`, headers);
       }
       let m: RegExpExecArray | null;
       if (method === 'GET' && p === '/health') return send(res, 200, { status: 'ok' });
       if (method === 'GET' && p === '/auth/init') {
         const provider = url.searchParams.get('provider') ?? '';
-        if (provider !== 'discord' && provider !== 'github') throw new HttpError(400, `Unsupported provider: ${provider}`);
+        if (provider !== 'discord' && provider !== 'github') throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
         const state = randomUUID();
         ids.set(state, { account: null, provider });
         return send(res, 200, { state });
       }
       if (method === 'GET' && (m = /^\/auth\/cli\/([^/]+)$/.exec(p))) {
         const provider = m[1] as string;
+        if (provider !== 'discord' && provider !== 'github') throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
         const code = url.searchParams.get('code');
         const state = url.searchParams.get('state');
-        if (!code || !state) throw new HttpError(400, 'Missing code or state');
+        if (!code || !state) throw new HttpError(400, 'Missing authorization code or state');
         let decoded: { cli_id?: unknown; is_reset?: unknown };
         try {
           if (!/^[A-Za-z0-9_-]+$/.test(state)) throw new Error('not base64url without padding');
           decoded = JSON.parse(Buffer.from(state, 'base64url').toString('utf8')) as typeof decoded;
-        } catch {
-          throw new HttpError(400, 'Invalid state parameter');
+        } catch (err) {
+          throw new HttpError(400, `Invalid state parameter: ${err instanceof Error ? err.message : String(err)}`);
         }
         const cliId = typeof decoded.cli_id === 'string' ? decoded.cli_id : '';
         const pending = ids.get(cliId);
-        if (!pending || typeof decoded.is_reset !== 'boolean') throw new HttpError(400, 'Invalid state parameter');
-        if (pending.provider !== provider) throw new HttpError(400, `State was issued for ${pending.provider}, not ${provider}`);
+        if (!pending || typeof decoded.is_reset !== 'boolean') throw new HttpError(400, "Invalid state parameter: 'cli_id'");
+        if (pending.provider !== provider) throw new HttpError(400, `Database update failed: state was issued for ${pending.provider}, not ${provider}`);
         // The code stands for the provider account; unverified detail: a second plain registration is refused.
         const name = `${provider}:${code}`;
         const previous = accounts.get(name);
-        if (previous && !decoded.is_reset) throw new HttpError(400, 'This account is already registered; use re-register (reset) to link a new CLI id');
+        if (previous && !decoded.is_reset) throw new HttpError(400, 'Database update failed: this account is already registered; re-register (reset) to link a new CLI id');
         if (previous) ids.delete(previous);
         ids.set(cliId, { account: name, provider });
         accounts.set(name, cliId);
-        return send(res, 200, { status: 'success', message: `Successfully ${decoded.is_reset ? 're-' : ''}registered the CLI id with ${provider}` });
+        return send(res, 200, {
+          status: 'success',
+          message: `Successfully authenticated via ${provider} and linked CLI ID.`,
+          user_id: name,
+          user_name: code,
+          is_reset: decoded.is_reset,
+        });
       }
       if (method === 'GET' && p === '/leaderboards') return send(res, 200, boards.map(leaderboardJson));
       if (method === 'GET' && (m = /^\/gpus\/([^/]+)$/.exec(p))) {
-        const lb = boards.find((b) => b.name === decodeURIComponent(m?.[1] ?? ''));
-        if (!lb) throw new HttpError(404, 'Leaderboard not found');
+        const name = decodeURIComponent(m[1] as string);
+        const lb = boards.find((b) => b.name === name);
+        if (!lb) throw new HttpError(500, `Error fetching GPU data: Leaderboard \`${name}\` does not exist.`);
         return send(res, 200, lb.gpu_types);
       }
-      if (method === 'GET' && (m = /^\/runner_queue\/([^/]+)$/.exec(p))) return send(res, 200, queueJson(decodeURIComponent(m[1] as string)));
+      if (method === 'GET' && !old && (m = /^\/runner_queue\/([^/]+)$/.exec(p))) return send(res, 200, queueJson(decodeURIComponent(m[1] as string)));
+      if (method === 'GET' && (m = /^\/submissions\/([^/]+)\/([^/]+)$/.exec(p))) {
+        const name = decodeURIComponent(m[1] as string);
+        const gpu = decodeURIComponent(m[2] as string);
+        const lb = boards.find((b) => b.name === name);
+        if (!lb) throw new HttpError(500, `Error fetching submissions: Leaderboard \`${name}\` does not exist.`);
+        const all = rankedJson(lb, gpu);
+        if (all.length === 0 && !lb.gpu_types.includes(gpu)) throw new HttpError(500, `Error fetching submissions: Invalid GPU type '${gpu}' for leaderboard '${name}'`);
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        const limit = url.searchParams.get('limit');
+        return send(res, 200, all.slice(offset, limit === null ? undefined : offset + Number(limit)));
+      }
       if (method === 'GET' && p === '/user/submissions') {
-        const owner = account(req);
+        const owner = account(req, 'user');
         const lb = url.searchParams.get('leaderboard');
         const limit = Number(url.searchParams.get('limit') ?? 50);
         const offset = Number(url.searchParams.get('offset') ?? 0);
+        if (limit < 1 || limit > 100) throw new HttpError(400, 'limit must be between 1 and 100');
+        if (offset < 0) throw new HttpError(400, 'offset must be >= 0');
         const list = [...submissions.values()]
           .filter((s) => s.account === owner && (!lb || s.leaderboard.name === lb))
-          .sort((a, b) => b.id - a.id)
+          .sort((a, b) => b.time.getTime() - a.time.getTime() || b.id - a.id)
           .slice(offset, offset + limit)
-          .map((s) => ({
-            id: s.id,
-            leaderboard_name: s.leaderboard.name,
-            file_name: s.fileName,
-            submission_time: s.time,
-            done: s.done,
-            runs: s.runs.filter((r) => !r.secret && r.mode === s.mode).map((r) => ({ gpu_type: s.gpu, score: r.score })),
-          }));
+          .map((s) => ({ id: s.id, leaderboard_name: s.leaderboard.name, file_name: s.fileName, submission_time: pydanticTime(s.time), done: s.done, runs: listRuns(s) }));
         return send(res, 200, list);
       }
       if ((m = /^\/user\/submissions\/(\d+)$/.exec(p))) {
-        const owner = account(req);
+        const owner = account(req, 'user');
         const sub = submissions.get(Number(m[1]));
-        if (!sub || sub.account !== owner) throw new HttpError(404, 'Submission not found');
+        if (!sub) throw new HttpError(404, 'Submission not found');
+        if (sub.account !== owner) throw new HttpError(403, `Not authorized to ${method === 'DELETE' ? 'delete' : 'view'} this submission`);
         if (method === 'GET') {
           advance(sub);
           return send(res, 200, detailJson(sub));
@@ -648,24 +884,38 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         }
       }
       if (method === 'POST' && (m = /^\/submission\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
-        const owner = account(req);
-        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner);
+        const owner = account(req, 'user');
+        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner, 'background');
+        try {
+          prepare(sub);
+        } catch (err) {
+          if (!(err instanceof PrepareError)) throw err;
+          // run_submission_async: HTTPException(status_code=e.http_code, detail=str(e)); no Retry-After upstream
+          const limit = options.submissionLimit;
+          const wait = err.code === 429 && limit?.retryAfterHeader ? /Try again in (\d+)s/.exec(err.message)?.[1] : undefined;
+          throw new HttpError(err.code, err.message, wait !== undefined ? { 'Retry-After': wait } : {});
+        }
+        register(sub);
+        sub.jobStatusId = nextJobStatus++;
+        sub.status = 'initial';
         const mk = markers(sub.code);
-        const end = mk.crash ? 'failed' : mk.timedOut ? 'timed_out' : mk.hacked ? 'hacked' : 'succeeded';
+        const end = mk.crash || mk.raise ? 'failed' : mk.timedOut ? 'timed_out' : mk.hacked ? 'hacked' : 'succeeded';
         sub.steps = ['pending', 'running', ...Array<string>(mk.slow).fill('running'), end];
-        return send(res, 202, { status: 'accepted', details: { id: sub.id, job_status_id: sub.jobStatusId }, runner_queue: queueJson(sub.gpu) });
+        const body: { [key: string]: Json } = { details: { id: sub.id, job_status_id: sub.jobStatusId } };
+        if (!old) body.runner_queue = queueJson(sub.gpu);
+        body.status = 'accepted';
+        return send(res, 202, body);
       }
       if (method === 'POST' && (m = /^\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
-        const owner = account(req);
-        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner);
-        sub.status = 'running';
+        const owner = account(req, 'cli');
+        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner, 'streaming');
         return stream(res, sub);
       }
       throw new HttpError(404, 'Not Found');
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       req.resume();
-      send(res, err.status, { detail: err.detail }, err.headers);
+      send(res, err.status, err.body ?? (err.key === 'message' ? { message: err.detail } : { detail: err.detail }), err.headers);
     }
   }
 

@@ -1,13 +1,14 @@
 // The GPU MODE contract server (test/contract/gpumodeServer.ts) in a process of its own, for the VS Code suites
 // and UI checks: run with tsx from the repository root (its fixtures are found relative to its own file, which a
-// bundle would move). Speaks JSON lines: prints `{"ready":true,"url","aliceId"}` once listening, then answers
+// bundle would move). $KR_CONTRACT_OPTIONS (JSON) is passed on as the server's options (e.g. `{"deployment":"old"}`);
+// $KR_CONTRACT_HEARTBEAT_MS sets its heartbeat. Speaks JSON lines: prints `{"ready":true,"url","aliceId"}` once listening, then answers
 // commands read from stdin, each `{"id", "cmd", ...}` answered by `{"id", ...}`:
 //   failNext {rule: {method?, path (a RegExp source), status, detail?, retryAfter?, times?}}
 //   requests                      -> {requests}
 //   oauth {url, code?}            -> what the browser does after the provider page: {status, body}
 //   submission {sid}              -> {submission}
 import { createInterface } from 'node:readline';
-import { completeOAuthInBrowser, startContractServer, type FailureRule } from '../contract/gpumodeServer';
+import { completeOAuthInBrowser, startContractServer, type ContractServerOptions, type FailureRule } from '../contract/gpumodeServer';
 
 interface Command {
   id?: number;
@@ -19,7 +20,8 @@ interface Command {
 }
 
 const heartbeatMs = Number(process.env.KR_CONTRACT_HEARTBEAT_MS ?? 200);
-const server = await startContractServer({ heartbeatMs });
+const extra = JSON.parse(process.env.KR_CONTRACT_OPTIONS || '{}') as ContractServerOptions;
+const server = await startContractServer({ heartbeatMs, ...extra });
 const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 out({ ready: true, url: server.url, aliceId: server.registeredId('alice') });
 

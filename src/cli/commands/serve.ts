@@ -18,6 +18,7 @@ interface ServeCliOptions {
   heartbeat?: string;
   killGrace?: string;
   scriptTimeout?: string;
+  hardTimeout?: string;
   publicUrl?: string;
 }
 
@@ -56,7 +57,7 @@ export function register(program: Command): void {
     .description('run the runner service: GPU MODE submission API with live output, resumable streams and trace downloads')
     .option('--host <host>', 'address to listen on (non-loopback needs --token)', '127.0.0.1')
     .option('--port <port>', 'port (0 = any free port)', '8787')
-    .option('--problems <dir>', 'problems folder (reference-kernels layout); default: the bundled examples/problems')
+    .option('--problems <dir>', 'problems folder (reference-kernels layout, its competition *.yaml files name the leaderboards); default: the bundled examples/problems')
     .option('--data-dir <dir>', 'where jobs, results and artifacts are kept; default: per-user state folder')
     .option('--token <token>', 'require this token (Authorization: Bearer, or X-Popcorn-Cli-Id) on every route but /health')
     .option('--gpu-name <name>', 'GPU name to serve under (default: detected, e.g. MI300; CPU without a GPU)')
@@ -65,6 +66,7 @@ export function register(program: Command): void {
     .option('--heartbeat <seconds>', 'interval of SSE status heartbeats', '15')
     .option('--kill-grace <seconds>', 'between SIGINT and SIGKILL when a job times out or is cancelled', '10')
     .option('--script-timeout <seconds>', "timeout of the 'script' leaderboard's runs", '180')
+    .option('--hard-timeout <seconds>', 'the most one job may run, all its runs together (then it is timed_out)', '1800')
     .option('--public-url <url>', 'base URL for artifact links when behind a proxy')
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
@@ -83,6 +85,7 @@ export function register(program: Command): void {
           heartbeatMs: (number(opts.heartbeat, '--heartbeat', { min: 0.05 }) ?? 15) * 1000,
           killGraceMs: (number(opts.killGrace, '--kill-grace', { min: 0 }) ?? 10) * 1000,
           scriptTimeoutSec: number(opts.scriptTimeout, '--script-timeout', { min: 0.1 }),
+          hardTimeoutSec: number(opts.hardTimeout, '--hard-timeout', { min: 0.1 }),
           publicUrl: opts.publicUrl,
           log: (line) => process.stderr.write(`kernel-runner serve: ${line}\n`),
         });

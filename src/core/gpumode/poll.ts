@@ -41,13 +41,19 @@ export interface PollOptions {
   onUpdate?: (update: PollUpdate) => void;
   onRetry?: (retry: PollRetry) => void;
   hints?: ExplainOptions['hints'];
+  /**
+   * Polls to wait for the final job status once `done` is set while the job still says pending/running (GPU MODE
+   * marks a submission done before its background worker writes the final status); default 2. 0 ends at `done`.
+   */
+  settlePolls?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
 
 /**
  * Polls until the submission is done (or its job reaches a terminal status: succeeded, failed, timed_out, hacked)
- * and resolves with the last detail. Throws a GpuModeError: `unregistered` on 401 (at once), `timeout` after
+ * and resolves with the last detail. A `done` submission whose job still says pending/running is polled up to
+ * settlePolls more times for its final status (which says whether ranked validation failed). Throws a GpuModeError: `unregistered` on 401 (at once), `timeout` after
  * timeoutMs, `cancelled` when the signal aborts, or the last failure after maxFailures.
  */
 export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>, id: number, options: PollOptions = {}): Promise<UserSubmissionDetail> {
@@ -58,7 +64,9 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
   const maxFailures = options.maxFailures ?? 20;
   const maxRetryDelay = options.maxRetryDelayMs ?? 60_000;
   const explain = (err: unknown) => explainGpuModeError(err, { hints: options.hints });
+  const settlePolls = options.settlePolls ?? 2;
   let failures = 0;
+  let settling = 0;
   let lastStatus: string | undefined;
   let lastError: GpuModeError | undefined;
   for (;;) {
@@ -70,7 +78,10 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
       const changed = status.status !== lastStatus;
       lastStatus = status.status;
       options.onUpdate?.({ detail, status, elapsedMs: now() - started, lastHeartbeat: detail.job?.last_heartbeat ?? null, changed });
-      if (submissionFinished(detail)) return detail;
+      if (submissionFinished(detail)) {
+        if (status.terminal || settling >= settlePolls) return detail;
+        settling += 1;
+      }
     } catch (err) {
       if (options.signal?.aborted) throw cancelled(err);
       const explained = explain(err);

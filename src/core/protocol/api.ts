@@ -69,8 +69,10 @@ function orNull<T extends z.ZodType>(schema: T) {
 // Errors: `{detail}` (some upstream server errors use `{message}`)
 
 export const errorBodySchema = z.looseObject({
-  detail: z.string().optional(),
-  message: z.string().optional(),
+  /** A string from HTTPExceptions; FastAPI's own 422 sends a list of validation errors here. */
+  detail: z.unknown().optional(),
+  /** A KernelBotError that reached FastAPI's handler. */
+  message: z.string().nullish(),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
@@ -311,7 +313,7 @@ export const resultEventSchema = z.looseObject({
 export type ResultEvent = z.infer<typeof resultEventSchema>;
 
 /** An error's detail as text: FastAPI lets an HTTPException carry any JSON as `detail`. */
-const detailText = z.unknown().transform((v): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v)));
+const detailText = z.unknown().optional().transform((v): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v)));
 
 export const errorEventSchema = z.looseObject({
   /** `error` upstream. */

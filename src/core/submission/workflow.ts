@@ -40,6 +40,11 @@ export interface WorkflowOptions {
   surface: Surface;
   onEvent?: (event: SubmissionEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Stops following without cancelling anything: the job keeps running on the service and can be resumed from the
+   * `accepted` event's ResumeState (the editor's window reload). `signal` cancels our runner's job (DELETE).
+   */
+  detach?: AbortSignal;
   traces?: TraceOptions;
   /** Default POLL_INTERVAL_MS. */
   pollIntervalMs?: number;
@@ -69,6 +74,8 @@ class Run {
   readonly now: () => number;
   readonly startedAt: number;
   readonly leaderboards: () => Promise<LeaderboardInfo[]>;
+  /** `signal` and `detach` in one. */
+  readonly signal: AbortSignal | undefined;
   target: ChosenTarget | undefined;
   route: Route | undefined;
   id: number | undefined;
@@ -84,7 +91,9 @@ class Run {
     this.emit = options.onEvent ?? noop;
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
-    this.leaderboards = leaderboardCache(options.connection, options.signal);
+    const { signal, detach } = options;
+    this.signal = signal && detach ? AbortSignal.any([signal, detach]) : (signal ?? detach);
+    this.leaderboards = leaderboardCache(options.connection, this.signal);
   }
 
   get connection(): Connection {
@@ -124,7 +133,8 @@ class Run {
   async cancelled(): Promise<SubmissionOutcome> {
     const { connection } = this;
     let message: string;
-    if (this.id === undefined) message = 'Cancelled before the service accepted the submission.';
+    if (this.options.detach?.aborted) message = `Stopped following ${this.route === 'background' ? 'submission' : 'job'} ${this.id ?? '(not accepted yet)'}: it keeps running on ${connection.label}.`;
+    else if (this.id === undefined) message = 'Cancelled before the service accepted the submission.';
     else if (this.route === 'background') {
       const later = this.options.surface === 'cli' ? `\`kernel-runner submissions show ${this.id}\` shows` : '"My Submissions" shows';
       message = `Stopped waiting for submission ${this.id}: it keeps running on ${connection.label}; ${later} its result later.`;
@@ -180,7 +190,7 @@ class Run {
         ...(this.id !== undefined ? { submissionId: this.id } : {}),
         ...(opts.downloads ? { client: this.client } : {}),
         ...(opts.summarize ? { summarize: opts.summarize } : {}),
-        signal: this.options.signal,
+        signal: this.signal,
       });
       for (const trace of traces) this.emit({ type: 'trace-saved', trace });
       return { traces };
@@ -238,22 +248,30 @@ class Run {
 
   async stream(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
-    const outcome = await this.client.submit(
-      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
-      this.followOptions(false),
-    );
+    const outcome = await this.client
+      .submit({ leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } }, this.followOptions(false))
+      .catch((err: unknown) => this.cancelJobOnAbort(err));
     return this.finishStream(outcome);
   }
 
   async resumeStream(state: ResumeState): Promise<SubmissionOutcome> {
     this.id = state.id;
-    return this.finishStream(await this.client.streamJob(state.id, { ...this.followOptions(true), after: 0 }));
+    const outcome = await this.client.streamJob(state.id, { ...this.followOptions(true), after: 0 }).catch((err: unknown) => this.cancelJobOnAbort(err));
+    return this.finishStream(outcome);
+  }
+
+  /** Cancel really cancels (DELETE /jobs/{id} on our runner, also for a resumed job); a detach does not. */
+  private async cancelJobOnAbort(err: unknown): Promise<never> {
+    if (this.options.signal?.aborted && !this.options.detach?.aborted && this.id !== undefined && this.connection.service === 'kernel-runner') {
+      await this.client.cancel(this.id, { timeoutMs: LOOKUP_TIMEOUT_MS }).catch(() => undefined);
+    }
+    throw err;
   }
 
   private followOptions(resume: boolean) {
     return {
-      signal: this.options.signal,
-      cancelOnAbort: true,
+      signal: this.signal,
+      cancelOnAbort: false,
       idleTimeoutMs: STREAM_IDLE_TIMEOUT_MS,
       onEvent: (ev: ClientEvent) => this.onStreamEvent(ev, resume),
       onReconnect: (info: { jobId: number; lastEventId: number; attempt: number; delayMs: number; reason: Error }) =>
@@ -283,7 +301,7 @@ class Run {
     const t = this.target as ChosenTarget;
     const accepted = await this.client.submitBackground(
       { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
-      { signal: this.options.signal, timeoutMs: 120_000 },
+      { signal: this.signal, timeoutMs: 120_000 },
     );
     this.id = accepted.details.id;
     const queue = accepted.runner_queue ? ` · ${formatRunnerQueue(accepted.runner_queue)}` : '';
@@ -295,7 +313,7 @@ class Run {
   async poll(acceptedAt: number): Promise<SubmissionOutcome> {
     const id = this.id as number;
     const detail: UserSubmissionDetail = await pollSubmission(this.client, id, {
-      signal: this.options.signal,
+      signal: this.signal,
       intervalMs: this.options.pollIntervalMs ?? POLL_INTERVAL_MS,
       timeoutMs: remainingPollMs(acceptedAt, this.now()),
       hints: registerHints(this.options.surface),
@@ -340,7 +358,8 @@ function defaultCheck(connection: Connection, request: SubmissionRequest): (targ
 /** Runs one submission to its outcome. Never throws for what can go wrong on the way: the outcome says. */
 export async function runSubmission(request: SubmissionRequest, options: RunSubmissionOptions): Promise<SubmissionOutcome> {
   const run = new Run(options, request.mode, path.basename(request.filePath));
-  const { connection, signal } = options;
+  const { connection } = options;
+  const { signal } = run;
   try {
     if (connection.service === 'gpumode' && !connection.hasIdentity) {
       throw submissionError('no-identity', `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`, [action('register')]);
@@ -393,6 +412,6 @@ export async function resumeSubmission(state: ResumeState, options: WorkflowOpti
   try {
     return state.kind === 'poll' ? await run.poll(state.acceptedAt) : await run.resumeStream(state);
   } catch (err) {
-    return options.signal?.aborted ? run.cancelled() : run.failed(err);
+    return run.signal?.aborted ? run.cancelled() : run.failed(err);
   }
 }

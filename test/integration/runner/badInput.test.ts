@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { RunnerStartError, startRunner } from '../../../src/runner/index';
-import { form, post, solutions, startTestRunner, submitAndRead, tempDir, terminal, type TestRunner } from './helpers';
+import { form, post, readSse, solutions, startTestRunner, submitAndRead, tempDir, terminal, type TestRunner } from './helpers';
 
 const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
 /** The solution without its own `#!POPCORN` header line. */
@@ -15,6 +15,20 @@ async function detail(res: Response): Promise<string> {
   const body = (await res.json()) as { detail?: unknown };
   assert.equal(typeof body.detail, 'string', JSON.stringify(body));
   return body.detail as string;
+}
+
+/**
+ * A preparation refusal on the plain streaming route arrives as upstream sends it: 200, a status event, then
+ * `event: error` with status_code 400. Returns its detail.
+ */
+async function inStreamDetail(res: Response): Promise<string> {
+  assert.equal(res.status, 200);
+  const events = await readSse(res);
+  assert.deepEqual(events.map((e) => e.event), ['status', 'error']);
+  const error = events[1]!.data as { status: string; detail: string; status_code: number };
+  assert.equal(error.status, 'error');
+  assert.equal(error.status_code, 400);
+  return error.detail;
 }
 
 /** A raw request (fetch would normalise `..` in the path). */
@@ -64,15 +78,15 @@ describe('bad uploads and routes', () => {
     assert.match(await detail(res), /UTF-8/);
   });
 
-  test('bad extension: 400; .hip only on the script leaderboard', async () => {
-    const txt = await post(url('/vectoradd_py/CPU/test'), { fileName: 'notes.txt', content: 'x = 1\n' });
+  test('bad extension: 400 (in-stream on the plain streaming route); .hip only on the script leaderboard', async () => {
+    const txt = await post(url('/vectoradd_py/CPU/test'), { fileName: 'notes.txt', content: 'x = 1\n', extensions: true });
     assert.equal(txt.status, 400);
     assert.match(await detail(txt), /\.py/);
-    const hip = await post(url('/vectoradd_py/CPU/test'), { fileName: 'k.hip', content: 'int main() {}\n' });
+    assert.match(await inStreamDetail(await post(url('/vectoradd_py/CPU/test'), { fileName: 'notes.txt', content: 'x = 1\n' })), /\.py/);
+    const hip = await post(url('/vectoradd_py/CPU/test'), { fileName: 'k.hip', content: 'int main() {}\n', extensions: true });
     assert.equal(hip.status, 400);
-    const cpp = await post(url('/vectoradd_py/CPU/test'), { fileName: 'k.cpp', content: 'int main() {}\n' });
-    assert.equal(cpp.status, 400);
-    assert.match(await detail(cpp), /takes Python submissions/);
+    const bg = await post(url('/submission/vectoradd_py/CPU/test'), { fileName: 'k.hip', content: 'int main() {}\n' });
+    assert.equal(bg.status, 400, 'the background route answers every refusal itself');
   });
 
   test('the word "stream" is refused on problems as upstream does (500), allowed on script', async () => {
@@ -100,15 +114,20 @@ describe('bad uploads and routes', () => {
   });
 
   test('bad directives: unknown, repeated, other leaderboard -> 400 naming the line', async () => {
-    const unknown = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN colour blue\n' + body });
+    const unknown = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN colour blue\n' + body, extensions: true });
     assert.equal(unknown.status, 400);
     assert.match(await detail(unknown), /a\.py:1: Invalid !POPCORN directive: colour/);
-    const repeated = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN gpu CPU\n#!POPCORN gpu CPU\n' + body });
+    const repeated = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN gpu CPU\n#!POPCORN gpu CPU\n' + body, extensions: true });
     assert.equal(repeated.status, 400);
     assert.match(await detail(repeated), /a\.py:2: Found multiple values/);
-    const other = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard prefixsum_py\n' + body });
+    const other = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard prefixsum_py\n' + body, extensions: true });
     assert.equal(other.status, 400);
     assert.match(await detail(other), /a\.py:1: Leaderboard name `vectoradd_py` specified in the command doesn't match/);
+    // a plain client (popcorn-cli) gets the same refusal inside the stream, as upstream sends it
+    assert.match(
+      await inStreamDetail(await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard prefixsum_py\n' + body })),
+      /Leaderboard name `vectoradd_py` specified in the command doesn't match/,
+    );
     const same = await submitAndRead(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard vectoradd_py\n#!POPCORN gpu CPU\n' + body });
     assert.equal(terminal(same).event, 'result');
   });

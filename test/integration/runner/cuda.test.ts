@@ -98,7 +98,7 @@ describe('lang: cu problem without nvcc', () => {
   });
 
   test('a CUDA leaderboard takes .cu files, not Python', async () => {
-    const res = await post(`${runner.url}/vectorsum_cu/CPU/test`, { fileName: 'k.py', content: 'def custom_kernel(d):\n    return sum(d)\n' });
+    const res = await post(`${runner.url}/vectorsum_cu/CPU/test`, { fileName: 'k.py', content: 'def custom_kernel(d):\n    return sum(d)\n', extensions: true });
     assert.equal(res.status, 400);
     assert.match(((await res.json()) as { detail: string }).detail, /takes CUDA submissions/);
   });

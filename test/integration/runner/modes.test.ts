@@ -116,7 +116,7 @@ describe('example problem, all modes', () => {
   });
 
   test('profile mode without a profiler is refused before anything runs, naming what is missing', async () => {
-    const res = await post(`${runner.url}/vectoradd_py/CPU/profile`, { fileName: 'map_add.py', content: correct });
+    const res = await post(`${runner.url}/vectoradd_py/CPU/profile`, { fileName: 'map_add.py', content: correct, extensions: true });
     assert.equal(res.status, 400);
     const body = await res.json() as { detail: string };
     assert.match(body.detail, /rocprofv3/);

@@ -134,14 +134,19 @@ describe('profile run that times out', () => {
   });
   after(() => runner.dispose());
 
-  test('SIGINT first: the profiler writes its files within the grace period and the trace is kept', async () => {
+  test('SIGINT first: the profiler writes its files within the grace period; no ProfileResult (as upstream), the trace is kept for download', async () => {
     const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'slow.py', content: 'import time\nprint("working", flush=True)\ntime.sleep(60)\n', extensions: true });
     const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
     assert.equal(ev.run!.exit_code, 114);
+    assert.equal(ev.run!.success, false);
     assert.match(ev.run!.stderr, /timed out after 1 s: sent SIGINT to the process group/);
-    const summary = traceSummarySchema.parse(ev.profile!.summary);
-    assert.ok(summary.kernels.length > 0, 'the trace written on SIGINT was summarised');
-    const names = await zipEntries(Buffer.from(ev.profile!.trace, 'base64'));
+    // upstream attaches a ProfileResult to a run that succeeded only
+    assert.equal(ev.profile, null);
+    const link = /no ProfileResult \(as upstream\); what the profiler wrote is at (\S+)/.exec(ev.run!.stderr);
+    assert.ok(link, ev.run!.stderr);
+    const download = await fetch(link[1]!);
+    assert.equal(download.status, 200);
+    const names = await zipEntries(Buffer.from(await download.arrayBuffer()));
     assert.ok(names.some((n) => n.endsWith('_kernel_trace.csv')), names.join(', '));
     const stderrLog = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
     assert.ok(stderrLog.some((o) => o.noise && /caught signal 2/.test(o.text)), 'the profiler\'s signal handler lines arrive as noise');

@@ -44,7 +44,7 @@ describe('preflight (what the editor marks and what stops a run)', () => {
       ],
     );
     assert.match(problems[0]?.message ?? '', /^GPU MODE rejects this file \(HTTP 500\): Your code contains work on another stream/);
-    assert.equal(describeBlocking(problems)[0]?.startsWith('line 2: GPU MODE rejects'), true);
+    assert.equal(describeBlocking(problems, 'k.py')[0]?.startsWith('k.py:2: GPU MODE rejects'), true);
   });
 
   it("our runner's `script` leaderboard accepts .hip files and the word stream; GPU MODE does not", () => {

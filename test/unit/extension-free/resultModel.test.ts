@@ -2,8 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EvalResult, FullResult, ResultEvent } from '../../../src/core/protocol/api';
 import { encodePopcornBase64 } from '../../../src/core/reportEncoding';
-import { benchmarksOf, buildResultView, buildSubmissionView, outcomeSummary, resultLines, resultOutputLines, testsOf } from '../../../src/extension/resultModel';
+import { buildResultView, buildSubmissionView, outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from '../../../src/extension/resultModel';
+import { benchmarksOf, testsOf } from '../../../src/core/submission/resultMaps';
 import type { UserSubmissionDetail } from '../../../src/core/protocol/api';
+import type { TraceSummary } from '../../../src/core/protocol/traceSummary';
+import type { SubmissionOutcome } from '../../../src/core/submission/events';
 import { formatBytes, formatMeanErr, formatNs, formatPercent, formatSeconds } from '../../../src/webview/format';
 
 const ctx = {
@@ -204,5 +207,77 @@ describe('GPU MODE results', () => {
     assert.equal(hacked.error, 'Submission flagged');
     assert.equal(hacked.rankedScore, undefined);
     assert.match(resultLines(hacked)[0] ?? '', /^✘ job flagged as hacked: /);
+  });
+});
+
+describe('views of workflow outcomes', () => {
+  const connection = { service: 'gpumode', client: {}, baseUrl: 'http://127.0.0.1:1', label: 'GPU MODE', embedded: false, hasIdentity: true } as unknown as SubmissionOutcome['connection'];
+  const base = (over: Partial<SubmissionOutcome>): SubmissionOutcome => ({
+    kind: 'result',
+    connection,
+    mode: 'profile',
+    target: { leaderboard: 'amd-fp8-mm', gpu: 'MI355X' },
+    route: 'stream',
+    passed: true,
+    score: null,
+    traces: [],
+    liveOutput: false,
+    noiseLines: 0,
+    startedAt: Date.parse('2026-01-01T00:00:10Z'),
+    elapsedMs: 5000,
+    ...over,
+  });
+  const head = { title: 'Profile: k.py', fileName: 'k.py', hiddenNoiseLines: 2 };
+  const summary = { version: 1, kernels: [], kernelTotals: { calls: 3, distinct: 1, totalNs: 10 }, agents: [] } as unknown as TraceSummary;
+
+  it('a streamed profile: each saved trace is the profile\'s local zip with its summary (or why there is none); specs without timings are no benchmarks', () => {
+    const profiled = (): EvalResult => ({ ...evalResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'm: 1' }), profile: { profiler: 'rocPROF', trace: 'UEsDBA==', download_url: null } });
+    const outcome = base({
+      result: event(full({ 'profile.0': profiled(), 'profile.1': profiled() })),
+      traces: [
+        { run: 'profile.0', path: '/tmp/k-amd-fp8-mm-MI355X-1-profile.0.zip', bytes: 1234, summary },
+        { run: 'profile.1', path: '/tmp/k-amd-fp8-mm-MI355X-1-profile.1.zip', bytes: 99, summaryError: 'no kernels' },
+      ],
+    });
+    const view = viewOfOutcome(outcome, head, opts);
+    assert.equal(view.outcome, 'success');
+    assert.deepEqual([view.leaderboard, view.gpu, view.mode, view.target, view.elapsedS, view.hiddenNoiseLines], ['amd-fp8-mm', 'MI355X', 'profile', 'GPU MODE', 5, 2]);
+    assert.deepEqual(view.profiles.map((p) => [p.key, p.localPath, p.traceBytes, p.perfetto, p.note]), [
+      ['profile.0', '/tmp/k-amd-fp8-mm-MI355X-1-profile.0.zip', 1234, 'too-large', undefined],
+      ['profile.1', '/tmp/k-amd-fp8-mm-MI355X-1-profile.1.zip', 99, 'available', 'No summary: no kernels'],
+    ]);
+    assert.equal(view.profiles[0]?.summary, summary);
+    assert.deepEqual(view.runs.map((r) => r.benchmarks.length), [0, 0], 'profile runs list their cases without timings');
+  });
+
+  it("the workflow's score is the one shown; a background outcome is the submission's view with its id; a resumed run keeps its first start", () => {
+    const detail: UserSubmissionDetail = {
+      id: 77,
+      leaderboard_name: 'amd-fp8-mm',
+      file_name: 'k.py',
+      submission_time: '2026-01-01T00:00:00Z',
+      done: true,
+      code: 'x',
+      runs: [{ start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:03Z', mode: 'leaderboard', secret: false, runner: 'MI300', score: 2.4495e-5, passed: true, result: { 'benchmark-count': '1', 'benchmark.0.spec': 's', 'benchmark.0.mean': '24495' } }],
+      job: { status: 'succeeded', error: null, last_heartbeat: null },
+    };
+    const outcome = base({ mode: 'leaderboard', route: 'background', id: 77, submission: detail, result: { status: 'success', results: [], reports: [] }, score: { seconds: 2.4495e-5, source: 'run', rankingBy: 'geom', text: '24.495 µs' } });
+    const view = viewOfOutcome(outcome, { ...head, startedAt: Date.parse('2026-01-01T00:00:00Z') }, opts);
+    assert.equal(view.submissionId, 77);
+    assert.equal(view.jobStatus?.status, 'succeeded');
+    assert.deepEqual(view.rankedScore, { seconds: 2.4495e-5, text: '24.495 µs', source: 'run', rankingBy: 'geom' });
+    assert.equal(view.startedAt, '2026-01-01T00:00:00.000Z');
+    assert.equal(view.elapsedS, 15, 'from the first start, not from the resume');
+    assert.deepEqual(view.runs[0]?.benchmarks.map((b) => b.meanNs), [24495]);
+  });
+
+  it('failures and cancellations are views with the explanation in words; a failed background poll keeps the submission id', () => {
+    const failed = viewOfOutcome(base({ kind: 'failed', route: 'background', id: 9, explanation: { kind: 'network', message: 'Cannot reach GPU MODE', actions: [] } }), head, opts);
+    assert.deepEqual([failed.outcome, failed.error, failed.submissionId], ['error', 'Cannot reach GPU MODE', 9]);
+    const cancelled = viewOfOutcome(base({ kind: 'cancelled', explanation: { kind: 'cancelled', message: 'Cancelled: job 3 on embedded runner is cancelled.', actions: [] } }), head, opts);
+    assert.deepEqual([cancelled.outcome, cancelled.error], ['cancelled', 'Cancelled: job 3 on embedded runner is cancelled.']);
+    const error = viewOfOutcome(base({ kind: 'error', error: { status: 'error', detail: 'compile failed', status_code: 500, raw_error: 'nvcc: boom' } }), head, opts);
+    assert.deepEqual([error.outcome, error.error], ['error', 'compile failed\nnvcc: boom']);
+    assert.equal(outcomeSummary(error), 'error: k.py · profile · 5.00 s');
   });
 });

@@ -26,10 +26,11 @@ export interface Contract {
   close(): Promise<void>;
 }
 
-export async function startContract(): Promise<Contract> {
+/** Starts the contract server; `options` are its ContractServerOptions (e.g. `{ deployment: 'old' }`), as JSON. */
+export async function startContract(options: Record<string, unknown> = {}): Promise<Contract> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/vscode/contractProcess.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', KR_CONTRACT_OPTIONS: JSON.stringify(options) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -1,5 +1,6 @@
 // Runs files through the real runner: the embedded one (in the extension host) and a separately started
-// `kernel-runner serve --token`, and checks what a person sees in the output channel and the results panel.
+// `kernel-runner serve --token`, and checks what a person sees in the output channel and the results panel; a job
+// on a self-hosted runner is followed again after a window reload.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -138,19 +139,26 @@ describe('runs', function () {
   });
 
   it('Profile says clearly when the target has no profiler or no MI300', async () => {
-    await setting('embedded.profiler', 'none');
+    api.setMessageResponder(() => undefined);
     try {
-      await vscode.commands.executeCommand('kernelRunner.profile', submission);
-      assert.match(api.lastRunLines().join('\n'), /✘ The target \(embedded runner\) has no profiler/);
+      await setting('embedded.profiler', 'none');
+      try {
+        await vscode.commands.executeCommand('kernelRunner.profile', submission);
+        assert.match(api.lastRunLines().join('\n'), /✘ The embedded runner has no profiler: rocprofv3 is not on its PATH\./);
+        assert.deepEqual(api.messages().filter((m) => m.level === 'error').pop()?.actions, ['Profile on GPU MODE', 'Select Target…', 'Show Output']);
+      } finally {
+        await setting('embedded.profiler', undefined);
+      }
+      await setting('embedded.gpuName', 'CPU');
+      try {
+        await vscode.commands.executeCommand('kernelRunner.profile', submission);
+        assert.match(api.lastRunLines().join('\n'), /✘ Leaderboard "vectoradd_py" on embedded runner has no MI300 GPU \(it offers: CPU\), and no other AMD Instinct GPU to profile on\./);
+        assert.deepEqual(api.messages().filter((m) => m.level === 'error').pop()?.actions, ['Select Target…', 'Show Output']);
+      } finally {
+        await setting('embedded.gpuName', 'MI300');
+      }
     } finally {
-      await setting('embedded.profiler', undefined);
-    }
-    await setting('embedded.gpuName', 'CPU');
-    try {
-      await vscode.commands.executeCommand('kernelRunner.profile', submission);
-      assert.match(api.lastRunLines().join('\n'), /✘ The target \(embedded runner\) has no MI300 GPU for leaderboard "vectoradd_py" \(it offers: CPU\)/);
-    } finally {
-      await setting('embedded.gpuName', 'MI300');
+      api.setMessageResponder(undefined);
     }
   });
 
@@ -191,7 +199,7 @@ describe('runs', function () {
 
       // Without the token: a clear 401 message.
       await vscode.commands.executeCommand('kernelRunner.runTests', submission);
-      assert.match(api.lastRunLines().join('\n'), /refused the credentials \(401\): set a token with "Kernel Runner: Set Token"/);
+      assert.match(api.lastRunLines().join('\n'), /✘ The runner at http:\/\/127\.0\.0\.1:\d+ refused the credentials \(401\): set one with "Kernel Runner: Set Token"/);
 
       await api.storeToken(url, 'T0ken-for-test');
       await vscode.commands.executeCommand('kernelRunner.runTests', submission);
@@ -200,6 +208,51 @@ describe('runs', function () {
       assert.match(text, /^3\/3 tests passed$/m);
       assert.equal(api.lastRun()?.view?.outcome, 'success');
       assert.equal(api.lastRun()?.baseUrl, url);
+    } finally {
+      child.kill('SIGTERM');
+      await setting('server', undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a job on a self-hosted runner is followed again after a window reload; Cancel then still kills it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kr-serve-resume-'));
+    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      await setting('server', url);
+      const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
+      const running = vscode.commands.executeCommand('kernelRunner.run', slow);
+      const pid = Number(await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started pid=(\d+)$/.exec(l)?.[1]).find(Boolean)));
+      const entry = await waitFor('the job to be kept for a reload', () => api.inFlight().find((e) => e.file === 'slow_script.py'));
+      assert.deepEqual([entry.kind, entry.service, entry.baseUrl, entry.leaderboard], ['stream', 'kernel-runner', url, 'script']);
+      await waitFor('a few ticks', () => api.lastRunLines().includes('tick 2'));
+
+      await api.reactivate();
+      await running; // the old activation stopped following without cancelling
+      assert.ok(processAlive(pid), 'the reload left the job running');
+      const resumed = await waitFor('the resumed job to show new output', () => {
+        const lines = api.lastRunLines();
+        const last = Math.max(...lines.map((l) => Number(/^tick (\d+)$/.exec(l)?.[1] ?? -1)));
+        return lines[0]?.endsWith(`· job ${entry.id}, resumed`) && last >= 6 ? lines : undefined;
+      });
+      assert.match(resumed[0] ?? '', new RegExp(`^━━ Run slow_script\\.py · script on MI300 · test · 127\\.0\\.0\\.1:\\d+ \\(${url.replace(/\./g, '\\.')}\\) · job ${entry.id}, resumed$`));
+      assert.ok(resumed.includes(`slow_script started pid=${pid}`), 'the output from the start, replayed');
+      assert.ok(api.isRunning());
+      assert.match(api.statusText(), /slow_script\.py · test · running/);
+
+      await vscode.commands.executeCommand('kernelRunner.cancel');
+      assert.match(api.lastRunLines().join('\n'), new RegExp(`^▸ Cancelled: job ${entry.id} on 127\\.0\\.0\\.1:\\d+ is cancelled\\.$`, 'm'));
+      assert.equal(api.lastRun()?.view?.outcome, 'cancelled');
+      const job = (await (await fetch(`${url}/jobs/${entry.id}`)).json()) as { state: string };
+      assert.equal(job.state, 'cancelled');
+      await waitFor('the program to be gone', () => !processAlive(pid), 15_000);
+      assert.deepEqual(api.inFlight(), []);
     } finally {
       child.kill('SIGTERM');
       await setting('server', undefined);
@@ -233,8 +286,8 @@ describe('runs', function () {
       const text = lines.join('\n');
       assert.match(lines[0] ?? '', / · GPU MODE \(http:\/\/127\.0\.0\.1:\d+\)$/);
       assert.ok(!lines.some((l) => l.startsWith('▸ job ')), 'no job event without the extensions');
-      assert.match(text, /^▸ runner queue: MI300: \d+ queued, \d+ running, \d+ runners? available$/m);
-      const id = Number(/^▸ submission (\d+) accepted by GPU MODE/m.exec(text)?.[1]);
+      assert.match(text, /^▸ queue MI300: \d+ queued, \d+ running, \d+ runners? available$/m);
+      const id = Number(/^▸ submission (\d+) accepted \(script · MI300 · test\)/m.exec(text)?.[1]);
       assert.ok(id > 0, text);
       assert.match(text, new RegExp(`^▸ submission ${id}: (queued|running|succeeded)`, 'm'));
       assert.ok(!lines.some((l) => NOISE.test(l)), text);

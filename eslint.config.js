@@ -8,7 +8,8 @@ import tseslint from 'typescript-eslint';
 // climbs out of the folder (`(../)+`) into another layer. typescript-eslint's version of no-restricted-imports
 // is used because it can let `import type` through (allowTypeImports); a type-only import that matches a pattern
 // with allowTypeImports is not checked against the other patterns, so those never overlap the ones that ban
-// every import.
+// every import. no-restricted-imports does not look at `import()`: the same patterns go to no-restricted-syntax
+// (also one entry per folder), so a lazy import cannot go round a layer.
 const UP = String.raw`^(\.\./)+`;
 /** An import of one of these top-level folders of src/ from a sibling folder. */
 const layers = (...names) => String.raw`${UP}(${names.join('|')})(/|$)`;
@@ -37,6 +38,13 @@ const layerConfig = [
     files: ['src/core/**'],
     rules: layerRules([
       { regex: layers('trace', 'runner', 'cli', 'extension', 'webview'), message: 'src/core is the bottom layer: it imports nothing of trace, runner, cli, extension or webview.' },
+    ]),
+  },
+  {
+    // bundled into the webview as well as the Node front-ends: pure, nothing but its own files
+    files: ['src/core/format/**'],
+    rules: layerRules([
+      { regex: String.raw`^(?!\./)`, message: 'src/core/format is shared with the webview: it imports nothing but its own files (no node:, no packages, no other folder).' },
     ]),
   },
   {

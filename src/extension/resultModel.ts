@@ -3,7 +3,7 @@
 // Pure (no vscode): unit-tested in test/unit/extension-free/.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSubmissionDetail } from '../core/protocol/api';
 import { createLineClassifier } from '../core/noise';
-import { decodeReports, describeJobStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
+import { decodeReports, describeSubmissionStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
 import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../core/format/index';
 import type { SubmissionOutcome } from '../core/submission/events';
@@ -187,7 +187,7 @@ function rankedView(r: RankedScore): RankedScoreView {
 export function buildSubmissionView(ctx: RunContext, detail: UserSubmissionDetail, opts: BuildOptions): ResultView {
   const view = buildResultView(ctx, { kind: 'result', result: resultFromSubmission(detail) }, opts);
   view.submissionId = detail.id;
-  const status = describeJobStatus(detail.job?.status ?? (detail.done ? 'succeeded' : 'pending'));
+  const status = describeSubmissionStatus(detail);
   view.jobStatus = { status: status.status, label: status.label, explanation: status.explanation };
   for (const section of view.runs) {
     section.noProcessInfo = true;

@@ -76,7 +76,7 @@ export function isGpuModeError(err: unknown): err is GpuModeError {
   return err instanceof GpuModeError;
 }
 
-const TRY_AGAIN = /\btry again in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?(?![a-z])/i;
+const TRY_AGAIN = /\btry again in\s+(\d+(?:\.\d+)?)(?:\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)(?![a-z])|(?!\s*[a-z]))/i;
 
 /**
  * The wait a server's text asks for: GPU MODE's "Try again in 1234s." (also "in 30 seconds", "in 2 min", "in 1 h"),

@@ -155,8 +155,8 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
         const wait = err.retryAfterMs !== undefined ? ` Try again in ${formatWait(err.retryAfterMs)}.` : '';
         return { kind: 'rate-limited', message: `${capital(where)} is busy (429): ${err.detail ?? err.message}.${wait}`, actions: [], ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
       }
-      if (status >= 500) return { kind: 'server', message: `${capital(where)} failed to answer (${status}): ${err.detail ?? err.message}`, actions: [] };
-      return { kind: 'rejected', message: `${capital(where)} answered ${status}: ${err.detail ?? err.message}`, actions: [] };
+      if (status >= 500) return { kind: 'server', message: `${capital(where)} failed to answer (${status}): ${err.detail ?? err.message} (${err.method} ${err.url})`, actions: [] };
+      return { kind: 'rejected', message: `${capital(where)} answered ${status}: ${err.detail ?? err.message} (${err.method} ${err.url})`, actions: [] };
     }
     case 'timeout':
       return { kind: 'timeout', message: `${capital(where)} did not answer in time. (${err.message})`, actions: [] };

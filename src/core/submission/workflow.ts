@@ -10,7 +10,7 @@ import { formatRunnerQueue, type LeaderboardInfo } from '../gpumode/leaderboards
 import { pollSubmission } from '../gpumode/poll';
 import { preflightSubmission } from '../gpumode/preflight';
 import {
-  describeJobStatus,
+  describeSubmissionStatus,
   rankedScoreOfResult,
   rankedScoreOfSubmission,
   resultFromSubmission,
@@ -326,7 +326,8 @@ class Run {
       },
       onRetry: (r) => this.emit({ type: 'retry', delayMs: r.delayMs, text: `poll failed (${r.error.message}); retrying in ${Math.max(1, Math.ceil(r.delayMs / 1000))} s (${r.failures})` }),
     });
-    const jobStatus = describeJobStatus(detail.job?.status ?? (detail.done ? 'succeeded' : undefined));
+    // As the polls said it: the job's status, else (deployments without `job`) `done`.
+    const jobStatus = describeSubmissionStatus(detail);
     const rankingBy = await this.rankingBy();
     return this.outcome({
       kind: 'result',

@@ -109,7 +109,7 @@ test('CLI: submissions list, show (with code), delete against our runner', async
   assert.equal(deleted.stdout, `Deleted submission ${id}.\n`);
   const gone = await cli(['submissions', 'show', String(id)]);
   assert.equal(gone.code, 1);
-  assert.match(gone.stderr, new RegExp(`status 404 Not Found: GET http://127\\.0\\.0\\.1:\\d+/user/submissions/${id} — Submission not found`));
+  assert.match(gone.stderr, new RegExp(`answered 404: Submission not found \\(GET http://127\\.0\\.0\\.1:\\d+/user/submissions/${id}\\)`));
   assert.doesNotMatch(gone.stderr, /GPU MODE/, 'our own runner is not called GPU MODE');
   const bad = await cli(['submissions', 'show', 'abc']);
   assert.equal(bad.code, 2);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunnerClientError } from '../../../src/core/client/errors';
-import { EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, parseRetryAfter } from '../../../src/core/gpumode/index';
+import { EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, parseRetryAfter, parseRetryAfterText, retryAfterMs } from '../../../src/core/gpumode/index';
 
 const url = 'http://127.0.0.1:4000/user/submissions/7';
 const http = (status: number, detail?: string) => new RunnerClientError('http', `Request failed with status ${status}`, { method: 'GET', url, status, detail });
@@ -48,4 +48,30 @@ test('Retry-After: seconds or an HTTP date', () => {
   assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now), 0);
   assert.equal(parseRetryAfter('soon'), undefined);
   assert.equal(parseRetryAfter(undefined), undefined);
+});
+
+test("429 as GPU MODE sends it: no Retry-After header, the wait in its text (\"Try again in 1234s.\")", () => {
+  const text = 'Rate limit exceeded: 3/3 leaderboard submissions per hour. Try again in 1234s.';
+  const limited = explain(http(429, text));
+  assert.equal(limited.type, 'rate-limited');
+  assert.equal(limited.retryAfterMs, 1_234_000);
+  assert.match(limited.message, /\(429\) \(Rate limit exceeded: 3\/3 leaderboard submissions per hour\. Try again in 1234s\.\): GET http[^ ]+\. Try again in 21 min\.$/);
+  assert.equal(retryAfterMs(http(429, text)), 1_234_000, 'the poller reads the same wait');
+  const header = explain(Object.assign(http(429, text), { retryAfterMs: 5000 }));
+  assert.equal(header.retryAfterMs, 5000, 'a Retry-After header wins over the text');
+  assert.equal(explain(http(429, 'Rate limit exceeded')).retryAfterMs, undefined);
+  assert.match(explain(http(429, 'Rate limit exceeded')).message, /Wait a little before trying again\.$/);
+  assert.equal(explain(http(400, 'The bot is currently not accepting any new submissions, please try again later.')).retryAfterMs, undefined);
+});
+
+test('the wait of a text: seconds as GPU MODE writes them, and other units', () => {
+  assert.equal(parseRetryAfterText('Try again in 1234s.'), 1_234_000);
+  assert.equal(parseRetryAfterText('Rate limit exceeded: 1/1 test submissions per hour. Try again in 0s.'), 0);
+  assert.equal(parseRetryAfterText('try again in 30 seconds'), 30_000);
+  assert.equal(parseRetryAfterText('Try again in 2 min'), 120_000);
+  assert.equal(parseRetryAfterText('Try again in 1.5h'), 5_400_000);
+  assert.equal(parseRetryAfterText('Try again in 250ms'), 250);
+  assert.equal(parseRetryAfterText('please try again later'), undefined);
+  assert.equal(parseRetryAfterText('Try again in 5 sheep'), undefined);
+  assert.equal(parseRetryAfterText(undefined), undefined);
 });

@@ -70,3 +70,38 @@ test('gives up after timeoutMs and stops when the signal aborts', async () => {
   setImmediate(() => controller.abort());
   await assert.rejects(pending, (e: unknown) => e instanceof GpuModeError && e.type === 'cancelled');
 });
+
+test('done before the final job status (GPU MODE marks done first): a few more polls for it, then the final status', async () => {
+  const doneRunning: UserSubmissionDetail = { ...at('running'), done: true };
+  const client = scripted([at('running'), doneRunning, at('failed', true)]);
+  const updates: PollUpdate[] = [];
+  const detail = await pollSubmission(client, 5, { intervalMs: 0, onUpdate: (u) => updates.push(u) });
+  assert.equal(detail.job?.status, 'failed', 'ranked validation failed: not shown as a pass');
+  assert.equal(client.calls(), 3);
+  const stuck = scripted([doneRunning]);
+  assert.equal((await pollSubmission(stuck, 5, { intervalMs: 0 })).done, true);
+  assert.equal(stuck.calls(), 3, 'gives up waiting for the status after settlePolls (2) more polls');
+  const now = scripted([doneRunning]);
+  await pollSubmission(now, 5, { intervalMs: 0, settlePolls: 0 });
+  assert.equal(now.calls(), 1);
+});
+
+test('no job status (older deployments send no job; streaming-route submissions a job of nulls): status unknown, then done', async () => {
+  const oldPending: UserSubmissionDetail = { ...base, job: null };
+  const oldDone: UserSubmissionDetail = { ...base, job: null, done: true, runs: [{ start_time: null, end_time: null, mode: 'test', secret: false, runner: 'MI300', score: null, passed: true }] };
+  const updates: PollUpdate[] = [];
+  await pollSubmission(scripted([oldPending, oldPending, oldDone]), 5, { intervalMs: 0, onUpdate: (u) => updates.push(u) });
+  assert.deepEqual(updates.map((u) => [u.status.label, u.changed]), [['status unknown', true], ['status unknown', false], ['done', true]]);
+  assert.equal(updates[2]?.status.ok, true);
+  const nulls: UserSubmissionDetail = { ...oldDone, job: { status: null, error: null, last_heartbeat: null } };
+  const last: PollUpdate[] = [];
+  await pollSubmission(scripted([nulls]), 5, { intervalMs: 0, onUpdate: (u) => last.push(u) });
+  assert.deepEqual(last.map((u) => [u.status.label, u.lastHeartbeat]), [['done', null]]);
+});
+
+test("429 without Retry-After: the wait comes from GPU MODE's text", async () => {
+  const text = 'Rate limit exceeded: 3/3 test submissions per hour. Try again in 0s.';
+  const retries: PollRetry[] = [];
+  await pollSubmission(scripted([err(429, { detail: text }), at('succeeded', true)]), 5, { intervalMs: 40, onRetry: (r) => retries.push(r) });
+  assert.deepEqual(retries.map((r) => [r.delayMs, r.error.type, r.error.retryAfterMs]), [[0, 'rate-limited', 0]], 'not the 40 ms backoff');
+});

@@ -5,6 +5,7 @@ import {
   decodeReports,
   decodeResultReports,
   describeJobStatus,
+  describeSubmissionStatus,
   filterNoise,
   filterResultNoise,
   formatScore,
@@ -128,4 +129,27 @@ test("the profiler's noise leaves stdout/stderr; the program's lines and fatal e
   assert.equal(filtered.result.results[0]?.runs['profile.0']?.run?.stderr, 'my line\n[rocprofv3] Fatal error: no GPU\nlast');
   assert.equal(result.results[0]?.runs['profile.0']?.run?.stderr, stderr, 'the input is not changed');
   assert.equal(decodeResultReports(result)[0]?.text, REAL_TEXT);
+});
+
+test('no job status is "status unknown", never a guess; a submission without one is judged by `done`', () => {
+  for (const s of [null, undefined, '', '  ']) assert.deepEqual(describeJobStatus(s), { status: 'unknown', terminal: false, ok: false, label: 'status unknown', explanation: '' });
+  assert.equal(describeJobStatus('Running').label, 'running');
+  assert.equal(describeJobStatus('queued_for_gpu').label, 'queued for gpu', 'statuses this client does not know are shown as they are');
+  const d = detail();
+  assert.equal(describeSubmissionStatus(d).label, 'succeeded');
+  assert.deepEqual(describeSubmissionStatus({ ...d, job: null }), { status: 'done', terminal: true, ok: true, label: 'done', explanation: '' });
+  assert.equal(describeSubmissionStatus({ ...d, job: { status: null, error: null, last_heartbeat: null } }).label, 'done');
+  assert.equal(describeSubmissionStatus({ ...d, job: null, done: false }).label, 'status unknown');
+  const empty = describeSubmissionStatus({ ...d, job: null, runs: [] });
+  assert.equal(empty.ok, false);
+  assert.match(empty.explanation, /without recording any run/);
+  assert.match(resultFromSubmission({ ...d, job: null, runs: [] }).results[0]?.error ?? '', /without recording any run/);
+});
+
+test('a string score (as GPU MODE sends it) is the ranked score; a non-numeric one falls back to the timings', () => {
+  const d = detail();
+  const withString = { runs: d.runs.map((r) => ({ ...r, score: (r.score === null ? null : String(r.score)) as unknown as number | null })) };
+  assert.equal(rankedScoreOfSubmission(withString)?.text, '30.000 µs');
+  const garbage = { runs: d.runs.map((r) => ({ ...r, score: 'n/a' as unknown as number | null })) };
+  assert.equal(rankedScoreOfSubmission(garbage, 'geom')?.source, 'computed');
 });

@@ -52,6 +52,12 @@ const cases: Case[] = [
   { file: 'src/core/x.ts', code: valueImport('./format/index'), ok: true },
   { file: 'src/core/x.ts', code: valueImport('zod'), ok: true },
   { file: 'src/core/x.ts', code: valueImport('vscode'), ok: false, says: /Only src\/extension may import vscode/ },
+  // core/format: pure, for the webview too
+  { file: 'src/core/format/x.ts', code: valueImport('./numbers'), ok: true },
+  { file: 'src/core/format/x.ts', code: valueImport('node:util'), ok: false, says: /shared with the webview/ },
+  { file: 'src/core/format/x.ts', code: valueImport('zod'), ok: false },
+  { file: 'src/core/format/x.ts', code: typeImport('../protocol/api'), ok: false },
+  { file: 'src/core/format/x.ts', code: valueImport('../../trace/index'), ok: false },
 
   // trace: core's protocol only
   { file: 'src/trace/x.ts', code: valueImport('../core/protocol/api'), ok: true },

@@ -222,7 +222,9 @@ describe('GPU MODE target (contract server)', function () {
     assert.ok(lines.includes(`▸ ranked score: ${EXPECTED_SCORE}`), text);
     assert.match(text, /^▸ leaderboard: passed · score 24\.5 µs · /m);
     assert.match(text, /^▸ leaderboard \(secret run\): passed · score 24\.6 µs · /m);
-    assert.match(text, /^▸ test \(secret run\): passed, tests 2\/2 passed · /m);
+    // Upstream keeps `result` only for the public test and benchmark runs: the secret ones are passed/score only.
+    assert.match(text, /^▸ test \(secret run\): passed · /m);
+    assert.match(text, /^▸ test: passed, tests 2\/2 passed · /m);
 
     const view = api.lastRun()?.view;
     assert.equal(view?.outcome, 'success');
@@ -291,7 +293,7 @@ describe('GPU MODE target (contract server)', function () {
     useCliId('not-a-registered-id');
     const uri = writeFile('gm_401.py', submissionSource());
     await vscode.commands.executeCommand('kernelRunner.runTests', uri);
-    assert.match(api.lastRunLines().join('\n'), /✘ GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized X-Popcorn-Cli-Id\): POST .*\/submission\/amd-fp8-mm\/MI300\/test\. To register again, run "Kernel Runner: Register with GPU MODE"/);
+    assert.match(api.lastRunLines().join('\n'), /✘ GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized auth header\): POST .*\/submission\/amd-fp8-mm\/MI300\/test\. To register again, run "Kernel Runner: Register with GPU MODE"/);
     const err = api.messages().filter((m) => m.level === 'error').pop();
     assert.deepEqual(err?.actions, ['Re-register', 'Show Output']);
 

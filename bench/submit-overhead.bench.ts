@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRunner } from '../src/runner/index';
-import { machineLoad, median, q, summary, timeShell } from './support';
+import { machineLoad, median, q, timeShell } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
@@ -74,9 +74,10 @@ async function main(): Promise<void> {
     console.log(line('kernel-runner submit (embedded runner)', 'embedded'));
     console.log(line('kernel-runner submit --server (running)', 'server'));
     console.log(`  (reference: node -e 0 ${wall('nodeAlone').toFixed(0)} ms, ${cpu('nodeAlone')}; node loading the CLI for --help ${wall('help').toFixed(0)} ms, ${cpu('help')})`);
-    for (const [label, name] of [['embedded runner', 'embedded'], ['--server', 'server']] as const) {
+    // the closing lines, one per variant: `RESULT submit-overhead <variant>: <figure> — goal …: PASS|FAIL; limit …: PASS|FAIL`
+    for (const [label, name] of [['embedded', 'embedded'], ['--server', 'server']] as const) {
       const ms = overhead(name);
-      console.log(summary('submit-overhead', `${label} overhead ${ms.toFixed(0)} ms over python3 (${(wall(name) / p).toFixed(2)}x), ${verdict(ms)}`, `goal < ${GOAL_MS} ms, limit < ${LIMIT_MS} ms`, ms < GOAL_MS));
+      console.log(`RESULT submit-overhead ${label}: ${ms.toFixed(0)} ms over python3 (${(wall(name) / p).toFixed(2)}x its ${p.toFixed(0)} ms) — ${verdict(ms)}`);
     }
   } finally {
     await runner.close();

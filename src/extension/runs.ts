@@ -175,7 +175,7 @@ export class RunController implements vscode.Disposable {
     };
   }
 
-  private async connectFailed(err: unknown, where: TargetChoice, presenter: RunPresenter, host: FailureActionHost, aborted: boolean): Promise<void> {
+  private connectFailed(err: unknown, where: TargetChoice, presenter: RunPresenter, host: FailureActionHost, aborted: boolean): void {
     if (aborted) {
       presenter.close();
       return;
@@ -195,7 +195,7 @@ export class RunController implements vscode.Disposable {
     try {
       connection = await this.targets.connect(where, run.abort.signal);
     } catch (err) {
-      await this.connectFailed(err, where, presenter, host, run.abort.signal.aborted);
+      this.connectFailed(err, where, presenter, host, run.abort.signal.aborted);
       return;
     }
     const record: RunRecord = { file, mode: req.mode, target: { baseUrl: connection.baseUrl, label: connection.label } };
@@ -252,10 +252,17 @@ export class RunController implements vscode.Disposable {
       return;
     }
     const view = presenter.finish(outcome, host);
+    if (!view) {
+      // A picker dismissed: nothing ran, nothing to remember.
+      const i = this.history.lastIndexOf(record);
+      if (i >= 0) this.history.splice(i, 1);
+      return;
+    }
     record.log = presenter.log;
-    if (view) record.view = view;
+    record.view = view;
+    if (outcome.target && !record.choice) record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
     if (entry) await this.inflight.remove(entry);
-    if (view) presenter.present(view, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
+    presenter.present(view, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
   }
 
   private profileActions(client: RunnerClient, jobId: number | undefined, file: string): ProfileActions {

@@ -1,8 +1,8 @@
-// Trace files on the extension's side: saving GPU MODE's inline (base64) profile zips, downloading the runner's
-// artifact for the user (Download full trace), finding the Perfetto trace inside a zip/folder, summarising a
-// saved trace with the trace toolkit.
+// Trace files on the extension's side: where profile zips are kept (the workflow saves them there), downloading the
+// runner's artifact for the user (Download full trace), finding the Perfetto trace inside a zip/folder, summarising
+// an opened trace with the trace toolkit.
 import * as vscode from 'vscode';
-import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import yauzl from 'yauzl';
 import type { RunnerClient } from '../core/client';
@@ -28,18 +28,11 @@ export class TraceFiles {
     private readonly relay: PerfettoRelay,
   ) {}
 
-  /** Where profile zips are kept (the extension's global storage). */
+  /** Where profile zips are kept (the extension's global storage): the workflow's `traces.outDir`. */
   async tracesDir(): Promise<string> {
     const d = join(this.storage.fsPath, 'traces');
     await mkdir(d, { recursive: true });
     return d;
-  }
-
-  async saveInlineZip(base64: string, name: string): Promise<{ path: string; bytes: number }> {
-    const bytes = Buffer.from(base64, 'base64');
-    const path = join(await this.tracesDir(), `${safeName(name)}.zip`);
-    await writeFile(path, bytes);
-    return { path, bytes: bytes.byteLength };
   }
 
   summarize(path: string): Promise<TraceSummary> {

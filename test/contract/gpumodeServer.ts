@@ -22,6 +22,12 @@
 // `job` key, no `runner_queue` key anywhere (and no GET /runner_queue: 404), a 202 with only status and details,
 // no run results in a submission's detail.
 //
+// Variants that are not upstream's defaults, as options: a Retry-After header on the rate limit
+// (`submissionLimit.retryAfterHeader`) or on injected failures (`failNext({retryAfter})`, `{message}` bodies),
+// polls that see `done` before the final job status (`doneBeforeStatus`, a real window upstream), no profile
+// `download_url` (`profileDownloadUrl: null`), and `rewrite` to change any answer before it is sent (with
+// upstreamAnswers.ts's `applyVariant`).
+//
 // What a submission does is chosen by marker comments in its source (the file itself is never run):
 //   `contract: fail`       tests fail (test/benchmark: job succeeded, runs not passed; leaderboard: job failed
 //                          with the ranked-validation error, as upstream)
@@ -40,6 +46,7 @@ import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import { ZipArchive } from 'archiver';
 import { decimalText, isoformatUtc, modeCategory, naiveIsoformat, pydanticTime, pythonStrTime, queueAnswer, rateLimitText, systemInfo, type Json } from './kernelbot';
+import type { AnswerKind } from './upstreamAnswers';
 
 export const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/rocprof');
 
@@ -137,6 +144,11 @@ export interface ContractServerOptions {
    * Default a github.com artifact URL on GitHub GPUs (AMD); null: none.
    */
   profileDownloadUrl?: string | null;
+  /**
+   * Changes each answer (JSON body or SSE event data, by kind as in upstreamAnswers.ts) just before it is sent:
+   * e.g. `applyVariant` of a variant, to drive a client through answers with a field removed or nulled.
+   */
+  rewrite?: (kind: AnswerKind, body: Json) => Json;
 }
 
 export interface ContractRequest {
@@ -396,7 +408,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, { detail: `contract server bug: ${err instanceof Error ? err.message : String(err)}` });
+      if (!res.headersSent) send(res, 500, { detail: `contract server bug: ${err instanceof Error ? err.message : String(err)}` }, 'errorBody');
       else res.end();
     });
   });
@@ -405,8 +417,11 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     s.on('close', () => sockets.delete(s));
   });
 
-  function send(res: http.ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
-    const text = JSON.stringify(body);
+  const rewrite = (kind: AnswerKind | undefined, body: Json): Json => (options.rewrite && kind ? options.rewrite(kind, body) : body);
+
+  /** Sends a JSON answer; `kind` (none for the OAuth routes) names it for options.rewrite. */
+  function send(res: http.ServerResponse, status: number, body: Json, kind: AnswerKind | undefined, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(rewrite(kind, body));
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
     res.end(text);
   }
@@ -752,9 +767,10 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   async function stream(res: http.ServerResponse, sub: Submission): Promise<void> {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
     const started = Date.now();
-    const status = () => res.write(`event: status\ndata: ${JSON.stringify({ status: 'processing', elapsed_time: Math.round((Date.now() - started) / 10) / 100 })}\n\n`);
+    const event = (name: string, kind: AnswerKind, body: Json) => `event: ${name}\ndata: ${JSON.stringify(rewrite(kind, body))}\n\n`;
+    const status = () => res.write(event('status', 'statusEvent', { status: 'processing', elapsed_time: Math.round((Date.now() - started) / 10) / 100 }));
     const error = (body: Json): void => {
-      res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+      res.end(event('error', 'errorEvent', body));
     };
     status();
     try {
@@ -776,7 +792,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     if (m.raise) return error({ status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: 'Failed to trigger GitHub Action. Please check the configuration.' });
     const o = outcome(sub);
     sub.runs = o.runs;
-    res.end(`event: result\ndata: ${JSON.stringify({ status: 'success', results: o.results, reports: o.reports })}\n\n`);
+    res.end(event('result', 'resultEvent', { status: 'success', results: o.results, reports: o.reports }));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -796,13 +812,13 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         throw new HttpError(rule.status, rule.detail ?? `Injected ${rule.status}`, headers);
       }
       let m: RegExpExecArray | null;
-      if (method === 'GET' && p === '/health') return send(res, 200, { status: 'ok' });
+      if (method === 'GET' && p === '/health') return send(res, 200, { status: 'ok' }, 'health');
       if (method === 'GET' && p === '/auth/init') {
         const provider = url.searchParams.get('provider') ?? '';
         if (provider !== 'discord' && provider !== 'github') throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
         const state = randomUUID();
         ids.set(state, { account: null, provider });
-        return send(res, 200, { state });
+        return send(res, 200, { state }, undefined);
       }
       if (method === 'GET' && (m = /^\/auth\/cli\/([^/]+)$/.exec(p))) {
         const provider = m[1] as string;
@@ -834,16 +850,16 @@ export async function startContractServer(options: ContractServerOptions = {}): 
           user_id: name,
           user_name: code,
           is_reset: decoded.is_reset,
-        });
+        }, undefined);
       }
-      if (method === 'GET' && p === '/leaderboards') return send(res, 200, boards.map(leaderboardJson));
+      if (method === 'GET' && p === '/leaderboards') return send(res, 200, boards.map(leaderboardJson), 'leaderboards');
       if (method === 'GET' && (m = /^\/gpus\/([^/]+)$/.exec(p))) {
         const name = decodeURIComponent(m[1] as string);
         const lb = boards.find((b) => b.name === name);
         if (!lb) throw new HttpError(500, `Error fetching GPU data: Leaderboard \`${name}\` does not exist.`);
-        return send(res, 200, lb.gpu_types);
+        return send(res, 200, lb.gpu_types, 'gpus');
       }
-      if (method === 'GET' && !old && (m = /^\/runner_queue\/([^/]+)$/.exec(p))) return send(res, 200, queueJson(decodeURIComponent(m[1] as string)));
+      if (method === 'GET' && !old && (m = /^\/runner_queue\/([^/]+)$/.exec(p))) return send(res, 200, queueJson(decodeURIComponent(m[1] as string)), 'runnerQueue');
       if (method === 'GET' && (m = /^\/submissions\/([^/]+)\/([^/]+)$/.exec(p))) {
         const name = decodeURIComponent(m[1] as string);
         const gpu = decodeURIComponent(m[2] as string);
@@ -853,7 +869,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         if (all.length === 0 && !lb.gpu_types.includes(gpu)) throw new HttpError(500, `Error fetching submissions: Invalid GPU type '${gpu}' for leaderboard '${name}'`);
         const offset = Number(url.searchParams.get('offset') ?? 0);
         const limit = url.searchParams.get('limit');
-        return send(res, 200, all.slice(offset, limit === null ? undefined : offset + Number(limit)));
+        return send(res, 200, all.slice(offset, limit === null ? undefined : offset + Number(limit)), 'rankedSubmissions');
       }
       if (method === 'GET' && p === '/user/submissions') {
         const owner = account(req, 'user');
@@ -867,7 +883,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
           .sort((a, b) => b.time.getTime() - a.time.getTime() || b.id - a.id)
           .slice(offset, offset + limit)
           .map((s) => ({ id: s.id, leaderboard_name: s.leaderboard.name, file_name: s.fileName, submission_time: pydanticTime(s.time), done: s.done, runs: listRuns(s) }));
-        return send(res, 200, list);
+        return send(res, 200, list, 'userSubmissions');
       }
       if ((m = /^\/user\/submissions\/(\d+)$/.exec(p))) {
         const owner = account(req, 'user');
@@ -876,11 +892,11 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         if (sub.account !== owner) throw new HttpError(403, `Not authorized to ${method === 'DELETE' ? 'delete' : 'view'} this submission`);
         if (method === 'GET') {
           advance(sub);
-          return send(res, 200, detailJson(sub));
+          return send(res, 200, detailJson(sub), 'userSubmission');
         }
         if (method === 'DELETE') {
           submissions.delete(sub.id);
-          return send(res, 200, { status: 'ok', submission_id: sub.id });
+          return send(res, 200, { status: 'ok', submission_id: sub.id }, 'deleteSubmission');
         }
       }
       if (method === 'POST' && (m = /^\/submission\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
@@ -904,7 +920,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         const body: { [key: string]: Json } = { details: { id: sub.id, job_status_id: sub.jobStatusId } };
         if (!old) body.runner_queue = queueJson(sub.gpu);
         body.status = 'accepted';
-        return send(res, 202, body);
+        return send(res, 202, body, 'backgroundAccepted');
       }
       if (method === 'POST' && (m = /^\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
         const owner = account(req, 'cli');
@@ -915,7 +931,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       req.resume();
-      send(res, err.status, err.body ?? (err.key === 'message' ? { message: err.detail } : { detail: err.detail }), err.headers);
+      send(res, err.status, err.body ?? (err.key === 'message' ? { message: err.detail } : { detail: err.detail }), 'errorBody', err.headers);
     }
   }
 

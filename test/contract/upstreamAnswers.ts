@@ -65,7 +65,12 @@ export interface Variant {
   label: string;
   /** The field's pattern (`runs[].score`), as in `required`. */
   path: string;
+  /** The concrete path (`['runs', 0, 'score']`): `applyVariant` makes the same change to another answer. */
+  keys: ReadonlyArray<string | number>;
   change: 'removed' | 'nulled' | 'garbage';
+  /** What the field becomes: undefined when removed. */
+  value: Json | undefined;
+  /** The sample answer with the change made. */
   body: Json;
 }
 
@@ -289,7 +294,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
         submission_time: pydanticTime(at(0)),
         submission_score: SCORE,
         leaderboard_name: 'amd-fp8-mm',
-        user_id: 123456789012345678,
+        user_id: 412345678901234, // the response model makes the TEXT column an int (a Discord id can exceed 2^53)
         user_name: 'alice',
         gpu_type: 'MI300',
       },
@@ -601,27 +606,44 @@ function clone(value: Json): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
 }
 
-/** A copy of `body` with the value at `keys` removed (`undefined`) or replaced. */
+/** A copy of `body` with the value at `keys` removed (`undefined`) or replaced; unchanged when the path is not there. */
 function changed(body: Json, keys: readonly Key[], value: Json | undefined): Json {
   const copy = clone(body);
-  let parent: Json = copy;
-  for (const key of keys.slice(0, -1)) parent = (parent as { [k: string]: Json })[key as string] as Json;
+  let parent: Json | undefined = copy;
+  for (const key of keys.slice(0, -1)) parent = parent !== null && typeof parent === 'object' ? (parent as { [k: string]: Json })[key as string] : undefined;
   const last = keys[keys.length - 1] as Key;
-  if (Array.isArray(parent)) {
-    if (value === undefined) parent.splice(last as number, 1);
-    else parent[last as number] = value;
-  } else if (isObject(parent)) {
-    if (value === undefined) delete parent[last as string];
-    else parent[last as string] = value;
+  if (Array.isArray(parent) && typeof last === 'number' && last < parent.length) {
+    if (value === undefined) parent.splice(last, 1);
+    else parent[last] = value;
+  } else if (parent !== undefined && isObject(parent) && typeof last === 'string' && (last in parent || value !== undefined)) {
+    if (value === undefined) delete parent[last];
+    else parent[last] = value;
   }
   return copy;
+}
+
+/**
+ * Makes a variant's change (a field removed, nulled or replaced at its concrete path) to another answer of the
+ * same kind — e.g. to what the contract server is about to send (its `rewrite` option). Answers without that path
+ * are returned as they are.
+ */
+export function applyVariant(body: Json, variant: Pick<Variant, 'keys' | 'value'>): Json {
+  return changed(body, variant.keys, variant.value);
 }
 
 /** The site removed, then nulled (unless null already). */
 function* changes(answer: UpstreamAnswer, site: Site): Generator<Variant> {
   const at = site.keys.join('.');
-  yield { label: `${at} removed`, path: site.pattern, change: 'removed', body: changed(answer.body, site.keys, undefined) };
-  if (site.value !== null) yield { label: `${at} nulled`, path: site.pattern, change: 'nulled', body: changed(answer.body, site.keys, null) };
+  const make = (change: 'removed' | 'nulled', value: Json | undefined): Variant => ({
+    label: `${at} ${change}`,
+    path: site.pattern,
+    keys: site.keys,
+    change,
+    value,
+    body: changed(answer.body, site.keys, value),
+  });
+  yield make('removed', undefined);
+  if (site.value !== null) yield make('nulled', null);
 }
 
 /**
@@ -639,6 +661,6 @@ export function* refusals(answer: UpstreamAnswer): Generator<Variant> {
   for (const site of sites(answer)) if (required.has(site.pattern)) yield* changes(answer, site);
   for (const g of answer.garbage ?? []) {
     const keys = g.path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
-    yield { label: `${g.path} = ${JSON.stringify(g.value).slice(0, 40)} (${g.why})`, path: g.path, change: 'garbage', body: changed(answer.body, keys, g.value) };
+    yield { label: `${g.path} = ${JSON.stringify(g.value).slice(0, 40)} (${g.why})`, path: g.path, keys, change: 'garbage', value: g.value, body: changed(answer.body, keys, g.value) };
   }
 }

@@ -159,8 +159,9 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
               say(ev.text);
               break;
             case 'status': {
-              if (!ev.changed || ev.phase === 'submitting' || ev.phase === 'finishing') break;
+              if (!ev.changed || ev.phase === 'submitting') break;
               if (route === 'background') say(`[${clock(ev.elapsedMs)}] ${ev.text}`);
+              else if (ev.phase === 'finishing') break;
               // A single-run mode needs no "running test" line; queue positions and leaderboard/profile runs are worth it.
               else if (ev.queuePosition !== undefined && ev.queuePosition > 0) say(ev.text);
               else if (ev.run && (mode === 'leaderboard' || mode === 'profile')) say(ev.text);

@@ -25,9 +25,7 @@ import {
   type UserSubmissionDetail,
   type UserSubmissionSummary,
 } from '../protocol/api';
-import { createBackoff, sleep } from './backoff';
 import { downloadToFile, type DownloadOptions, type DownloadResult } from './download';
-import { RunnerClientError, isRetryable } from './errors';
 import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
 import { createTransport, type TransportOptions } from './http';
 import { multipartFile } from './multipart';
@@ -57,19 +55,6 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface WaitOptions {
-  signal?: AbortSignal;
-  /** First poll interval; grows by half each poll up to maxIntervalMs. Defaults 1 s and 5 s (popcorn-cli polls every 5 s). */
-  intervalMs?: number;
-  maxIntervalMs?: number;
-  /** Give up after this long. Default 1 h (as popcorn-cli). */
-  timeoutMs?: number;
-  /** Failed polls in a row (network blips, 5xx) tolerated before giving up. Default 10. */
-  maxFailures?: number;
-  onPoll?: (detail: UserSubmissionDetail) => void;
-  onRetry?: (error: RunnerClientError, failures: number) => void;
-}
-
 export type ArtifactRef = { jobId: number; name: string } | { url: string };
 
 export interface RunnerClient {
@@ -83,8 +68,6 @@ export interface RunnerClient {
   submit(request: SubmitRequest, options?: SubmitOptions): Promise<StreamOutcome>;
   /** Background route: 202 with the submission id (== job id on our runner). */
   submitBackground(request: SubmitRequest, options?: CallOptions): Promise<BackgroundAccepted>;
-  /** Polls GET /user/submissions/{id} until `done`, riding out blips. */
-  waitForSubmission(id: number, options?: WaitOptions): Promise<UserSubmissionDetail>;
   /** Follows a job's events (extension route) from after `after` to the terminal event. */
   streamJob(jobId: number, options?: FollowOptions & { after?: number }): Promise<StreamOutcome>;
   getJob(jobId: number, options?: CallOptions): Promise<JobRecord>;
@@ -139,48 +122,6 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
         ...call(o),
         ...upload(request.file),
       }),
-
-    async waitForSubmission(id, o = {}) {
-      const deadline = Date.now() + (o.timeoutMs ?? 3_600_000);
-      const maxInterval = o.maxIntervalMs ?? 5000;
-      let interval = Math.min(o.intervalMs ?? 1000, maxInterval);
-      const retryBackoff = createBackoff({ initialMs: interval, maxMs: maxInterval });
-      let failures = 0;
-      let lastError: RunnerClientError | undefined;
-      for (;;) {
-        try {
-          const detail = await client.getSubmission(id, { signal: o.signal });
-          failures = 0;
-          retryBackoff.reset();
-          if (detail.done) return detail;
-          o.onPoll?.(detail);
-        } catch (err) {
-          if (!isRetryable(err)) throw err;
-          lastError = err as RunnerClientError;
-          failures += 1;
-          if (failures > (o.maxFailures ?? 10)) throw lastError;
-          o.onRetry?.(lastError, failures);
-        }
-        const wait = failures > 0 ? retryBackoff.next() : interval;
-        if (Date.now() + wait > deadline) {
-          throw new RunnerClientError('timeout', `Submission ${id} was not done within ${Math.round((o.timeoutMs ?? 3_600_000) / 1000)} s`, {
-            method: 'GET',
-            url: transport.show(transport.url(routes.userSubmission(id))),
-            detail: lastError?.message,
-          });
-        }
-        try {
-          await sleep(wait, o.signal);
-        } catch (err) {
-          throw new RunnerClientError('cancelled', 'Stopped waiting for the submission', {
-            method: 'GET',
-            url: transport.show(transport.url(routes.userSubmission(id))),
-            cause: err,
-          });
-        }
-        if (failures === 0) interval = Math.min(maxInterval, Math.round(interval * 1.5));
-      }
-    },
 
     streamJob(jobId, o = {}) {
       const cursor: Cursor = { jobId, lastEventId: o.after ?? 0 };

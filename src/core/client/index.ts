@@ -8,7 +8,6 @@ export type {
   SubmissionFile,
   SubmitOptions,
   SubmitRequest,
-  WaitOptions,
 } from './client';
 export { RunnerClientError, isRetryable, isRunnerClientError, type RunnerClientErrorType } from './errors';
 export type { ClientEvent } from './events';

@@ -1,6 +1,6 @@
-// The runner HTTP API: GPU MODE's submission API shapes (field for field, see shared/docs/gpumode-api.md) plus
-// Kernel Runner's additive extensions. One definition for the runner, the client, the extension and the webview:
-// pure module, no Node imports.
+// The runner HTTP API: GPU MODE's submission API shapes (shared/docs/gpumode-api.md, checked against kernelbot's
+// code) plus Kernel Runner's additive extensions. One definition for the runner, the client, the extension and the
+// webview: pure module, no Node imports.
 //
 // The schemas read what GPU MODE's service (kernelbot) really sends, not a summary of it: its answers are plain
 // dicts and dataclasses, so informational fields come as null (queue counts from the GitHub launcher, the job of

@@ -2,7 +2,8 @@
 // (the CLI or the editor), and what they can do about it as actions. The CLI prints the message (its hints are in
 // it); the extension shows the actions as buttons.
 import { RunnerClientError, isRunnerClientError } from '../client/errors';
-import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, formatWait, type RegisterHints } from '../gpumode/errors';
+import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, formatWait, parseRetryAfterText, type RegisterHints } from '../gpumode/errors';
+import type { ErrorEvent } from '../protocol/api';
 import { PopcornConfigError } from '../popcornConfig';
 import type { ServiceKind } from './service';
 
@@ -169,4 +170,15 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
 
 function capital(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/**
+ * A job that ended with an `error` event. Upstream's streaming route sends its refusals this way after the 200
+ * (`status_code: 400`), its rate limit among them ("... Try again in 1234s.").
+ */
+export function explainErrorEvent(error: ErrorEvent): Explanation {
+  const wait = parseRetryAfterText(error.detail);
+  if (wait !== undefined && /rate limit/i.test(error.detail)) return { kind: 'rate-limited', message: error.detail, actions: [], retryAfterMs: wait };
+  const code = error.status_code ?? 0;
+  return { kind: code >= 400 && code < 500 ? 'rejected' : 'server', message: error.detail, actions: [] };
 }

@@ -60,14 +60,11 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     const client = createRunnerClient({ baseUrl: options.baseUrl, ...(options.token ? { token: options.token } : {}), userAgent });
     return { service: 'kernel-runner', client, baseUrl: client.baseUrl, label: 'embedded runner', embedded: true, health: options.embedded.health, hasIdentity: true };
   }
-  let service: ServiceKind = 'gpumode';
-  let health: Health | undefined;
   if (!isGpuModeUrl(options.baseUrl)) {
     const probe = createRunnerClient({ baseUrl: options.baseUrl, ...(options.token ? { token: options.token } : {}), userAgent });
-    health = await probe.health({ signal: options.signal, timeoutMs: LOOKUP_TIMEOUT_MS * 2 });
-    service = serviceKindFromHealth(health);
-    if (service === 'kernel-runner') {
-      return { service, client: probe, baseUrl: probe.baseUrl, label: hostLabel(probe.baseUrl), embedded: false, health, hasIdentity: true };
+    const health = await probe.health({ signal: options.signal, timeoutMs: LOOKUP_TIMEOUT_MS * 2 });
+    if (serviceKindFromHealth(health) === 'kernel-runner') {
+      return { service: 'kernel-runner', client: probe, baseUrl: probe.baseUrl, label: hostLabel(probe.baseUrl), embedded: false, health, hasIdentity: true };
     }
   }
   const configPath = options.popcornConfigPath ?? defaultPopcornConfigPath();

@@ -20,7 +20,7 @@ import { saveProfileTraces } from '../gpumode/traces';
 import { queueLabel, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
-import { action, explain, registerHints, submissionError, type Surface } from './explain';
+import { action, explain, explainErrorEvent, registerHints, submissionError, type Surface } from './explain';
 import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingPollMs } from './policy';
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
@@ -56,7 +56,8 @@ export interface RunSubmissionOptions extends WorkflowOptions {
   choose?: Chooser;
   /**
    * Problems the service would refuse the file for, as `file:line: message` lines; a non-empty list stops the
-   * submission before anything is sent. Default: GPU MODE's own checks (preflightSubmission) against GPU MODE.
+   * submission before anything is sent. Without it, GPU MODE's own checks (preflightSubmission) run against GPU
+   * MODE before anything at all is asked of the service.
    */
   check?: (target: ChosenTarget) => string[] | Promise<string[]>;
 }
@@ -221,8 +222,9 @@ class Run {
       case 'status': {
         const d = ev.data;
         if (d.state === undefined && d.queue_position === undefined && d.run === undefined) {
-          // Upstream heartbeats say only "processing" and the time since submitting.
-          this.status('running', `[${clock(d.elapsed_time * 1000)}] ${d.status}`, { always: true });
+          // Upstream heartbeats say only "processing" and the time since submitting (ours when they leave it out).
+          const elapsedMs = typeof d.elapsed_time === 'number' ? d.elapsed_time * 1000 : this.now() - this.startedAt;
+          this.status('running', `[${clock(elapsedMs)}] ${d.status}`, { always: true });
           break;
         }
         const position = d.queue_position ?? 0;
@@ -281,7 +283,7 @@ class Run {
 
   private async finishStream(outcome: StreamOutcome): Promise<SubmissionOutcome> {
     if (outcome.jobId !== undefined) this.id = outcome.jobId;
-    if (outcome.kind === 'error') return this.outcome({ kind: 'error', error: outcome.error });
+    if (outcome.kind === 'error') return this.outcome({ kind: 'error', error: outcome.error, explanation: explainErrorEvent(outcome.error) });
     const rankingBy = await this.rankingBy();
     const saved = await this.saveTraces(outcome.result);
     return this.outcome({
@@ -351,9 +353,17 @@ function decode(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }
 
-/** GPU MODE's own checks, against GPU MODE only (our runner checks on arrival and answers with a detail). */
-function defaultCheck(connection: Connection, request: SubmissionRequest): (target: ChosenTarget) => string[] {
-  return (target) => (connection.service === 'gpumode' ? preflightSubmission(request.filePath, request.content, { leaderboard: target.leaderboard }).problems.map((p) => p.text) : []);
+/** GPU MODE's own checks (our runner checks on arrival and answers with a detail). */
+function gpuModeProblems(request: SubmissionRequest, leaderboard: string | undefined): string[] {
+  return preflightSubmission(request.filePath, request.content, leaderboard ? { leaderboard } : {}).problems.map((p) => p.text);
+}
+
+/** Stops the submission when the checks found problems. */
+function refuse(connection: Connection, fileName: string, problems: string[]): void {
+  if (!problems.length) return;
+  const who = connection.service === 'gpumode' ? 'GPU MODE' : 'the runner';
+  const what = problems.length === 1 ? 'this problem' : `these ${problems.length} problems`;
+  throw submissionError('rejected', `Not sent: ${who} would reject ${fileName} for ${what}:\n${problems.map((p) => `  ${p}`).join('\n')}`, [action('show-problems')], { problems });
 }
 
 /** Runs one submission to its outcome. Never throws for what can go wrong on the way: the outcome says. */
@@ -365,17 +375,15 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
     if (connection.service === 'gpumode' && !connection.hasIdentity) {
       throw submissionError('no-identity', `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`, [action('register')]);
     }
+    // Nothing leaves the machine (not even a look-up) before the file passes GPU MODE's own checks.
+    if (!options.check && connection.service === 'gpumode') refuse(connection, run.fileName, gpuModeProblems(request, request.leaderboard));
     const source = decode(request.content);
     const ctx: ChooseContext = { connection, request, source, leaderboards: run.leaderboards, note: (text) => run.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
     const target = await (options.choose ?? chooseFromFile)(ctx);
     if (!target) return run.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
     run.target = target;
 
-    const problems = await (options.check ?? defaultCheck(connection, request))(target);
-    if (problems.length) {
-      const who = connection.service === 'gpumode' ? 'GPU MODE' : 'the runner';
-      throw submissionError('rejected', `Not sent: ${who} would reject ${run.fileName} for ${problems.length === 1 ? 'this problem' : `these ${problems.length} problems`}:\n${problems.map((p) => `  ${p}`).join('\n')}`, [action('show-problems')], { problems });
-    }
+    if (options.check) refuse(connection, run.fileName, await options.check(target));
     if (request.mode === 'profile' && connection.service === 'kernel-runner' && (await ourHealth(connection, signal))?.profiler === null) {
       const how = options.surface === 'cli' ? ' (`--server gpumode` profiles on GPU MODE)' : '';
       throw submissionError(

@@ -94,7 +94,7 @@ test('CLI: an unknown provider is bad input; --no-wait returns at once', async (
   // not signed in: the next call explains the 401 and how to register again
   const list = await home.cli(['submissions', 'list']);
   assert.equal(list.code, 1);
-  assert.match(list.stderr, /GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized X-Popcorn-Cli-Id\): GET http:\/\/127\.0\.0\.1:\d+\/user\/submissions\?limit=20\. To register again, run `kernel-runner register discord --reset`/);
+  assert.match(list.stderr, /GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized auth header\): GET http:\/\/127\.0\.0\.1:\d+\/user\/submissions\?limit=20\. To register again, run `kernel-runner register discord --reset`/);
   const id = /cli_id: (\S+)/.exec(readFileSync(home.config, 'utf8'))?.[1] ?? '';
   assert.ok(!list.stderr.includes(id), 'the cli_id is never printed');
 });

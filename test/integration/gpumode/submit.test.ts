@@ -1,6 +1,6 @@
 // `kernel-runner submit` against the contract server (what only GPU MODE's service does): pre-flight checks,
 // queue, background route + polling through initial → pending → running → end, secret runs and the ranked score,
-// hacked / timed_out, 401 → re-register, 413, 429 with Retry-After, and profile runs over the streaming route with
+// hacked / timed_out, 401 → re-register, 413, 429 (wait in the text, or Retry-After), and profile runs over the streaming route with
 // heartbeats only, their zips saved per run and summarised and their `+*` reports decoded.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +31,9 @@ test('leaderboard mode: queue first, background route polled to the end, secret 
   const { server, home, file, cliId } = await setup(t);
   const run = await home.cli(['submit', '--server', 'gpumode', file('submission.py', `${SOLUTION}# contract: slow=2\n`), '--mode', 'leaderboard']);
   assert.equal(run.code, 0, run.stderr + run.stdout);
-  assert.match(run.stderr, /queue MI300: 0 queued, 0 running, 2 runners available/);
+  // MI300 runs through GitHub's launcher upstream: only the queued count is known
+  assert.match(run.stderr, /queue MI300: 0 queued\n/);
+  assert.doesNotMatch(run.stderr, /null|undefined|NaN/);
   assert.match(run.stderr, /submission 4200 accepted \(amd-fp8-mm · MI300 · leaderboard\)/);
   const states = [...run.stderr.matchAll(/\[\d\d:\d\d\] (.+)/g)].map((m) => m[1]);
   assert.deepEqual(states, ['queued', 'running', 'succeeded']);
@@ -54,7 +56,7 @@ test('leaderboard mode: queue first, background route polled to the end, secret 
   assert.equal(show.code, 0, show.stderr);
   assert.match(show.stdout, /^#4200 amd-fp8-mm · submission\.py · done \(succeeded\)$/m);
   assert.match(show.stdout, /^leaderboard +MI300 +passed +[\d.]+ µs +secret /m);
-  assert.match(show.stdout, /^Queue: MI300: 0 queued, 0 running, 2 runners available$/m);
+  assert.match(show.stdout, /^Queue: MI300: \d+ queued$/m);
   assert.match(show.stdout, /Code \(submission\.py\):\n-+\n#!POPCORN leaderboard amd-fp8-mm\n/);
   const deleted = await home.cli(['submissions', 'delete', '4200', '--yes', '--json']);
   assert.deepEqual(JSON.parse(deleted.stdout), { status: 'ok', submission_id: 4200 });
@@ -90,7 +92,7 @@ test('pre-flight: nothing is sent for a file GPU MODE would reject; messages car
   const { server, home, file } = await setup(t);
   const directive = await home.cli(['submit', '--server', 'gpumode', file('d.py', '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN leaderbord x\nx = 1 # upstream\n'), '--mode', 'test']);
   assert.equal(directive.code, 2);
-  assert.match(directive.stderr, /GPU MODE would reject this file:\n {2}d\.py:3:11: Your code contains work on another stream/);
+  assert.match(directive.stderr, /Not sent: GPU MODE would reject d\.py for these 2 problems:\n {2}d\.py:3:11: Your code contains work on another stream/);
   assert.match(directive.stderr, /d\.py:2: Invalid !POPCORN directive: leaderbord/);
   const big = await home.cli(['submit', '--server', 'gpumode', file('big.py', `${SOLUTION}${'#'.repeat(1_000_001)}\n`), '--mode', 'test']);
   assert.equal(big.code, 2);
@@ -101,7 +103,7 @@ test('pre-flight: nothing is sent for a file GPU MODE would reject; messages car
   assert.equal(server.requests.length, 0, 'no request at all');
   const noBoard = await home.cli(['submit', '--server', 'gpumode', file('n.py', 'x = 1\n')]);
   assert.equal(noBoard.code, 2);
-  assert.match(noBoard.stderr, /which leaderboard\?[^]*amd-fp8-mm \(MI300; closes [^)]*\)[^]*vectoradd/);
+  assert.match(noBoard.stderr, /which leaderboard\?[^]*amd-fp8-mm \(MI300; closes [^)]*\)[^]*vectoradd/i);
   assert.doesNotMatch(noBoard.stderr, /grayscale/, 'closed leaderboards are not offered');
   const wrongGpu = await home.cli(['submit', '--server', 'gpumode', file('g.py', SOLUTION), '--gpu', 'mi300']);
   assert.equal(wrongGpu.code, 2);
@@ -120,7 +122,7 @@ test('401 offers re-registration; the server-side 413 and 429 are explained; 429
   const upload = (content: string) => client.submitBackground({ leaderboard: 'amd-fp8-mm', gpu: 'MI300', mode: 'test', file: { name: 'a.py', content } });
   const tooLarge = explainGpuModeError(await upload('#'.repeat(1_000_001)).catch((e: unknown) => e));
   assert.ok(tooLarge instanceof GpuModeError && tooLarge.type === 'too-large', String(tooLarge));
-  assert.match(tooLarge.message, /413\) \(Submission file is too large \(limit: 1MB\)\): POST http/);
+  assert.match(tooLarge.message, /413\) \(Submission file is too large \(limit: 1MB\)\.\): POST http/);
   const missing = createRunnerClient({ baseUrl: server.url, extensions: false });
   const noId = explainGpuModeError(await missing.listSubmissions().catch((e: unknown) => e));
   assert.ok(noId instanceof GpuModeError && noId.type === 'no-identity', String(noId));
@@ -142,7 +144,7 @@ test('401 offers re-registration; the server-side 413 and 429 are explained; 429
   assert.equal(done.done, true);
   assert.equal(delays.length, 1);
 
-  // submissions over the service's rate limit: 429 with Retry-After, explained
+  // submissions over the service's rate limit: 429 with the wait only in upstream's text, explained with that wait
   const limitedServer = await startContractServer({ submissionLimit: { count: 1, windowMs: 60_000, retryAfterSeconds: 42 } });
   t.after(() => limitedServer.close());
   const c2 = createRunnerClient({ baseUrl: limitedServer.url, cliId: limitedServer.registeredId('carol'), extensions: false });
@@ -150,7 +152,8 @@ test('401 offers re-registration; the server-side 413 and 429 are explained; 429
   await submit2();
   const rate = explainGpuModeError(await submit2().catch((e: unknown) => e));
   assert.ok(rate instanceof GpuModeError && rate.type === 'rate-limited', String(rate));
-  assert.match(rate.message, /429\) \(Rate limit exceeded: at most 1 submissions per 60 s\): POST http/);
+  assert.match(rate.message, /429\) \(Rate limit exceeded: 1\/1 test submissions per hour\. Try again in 42s\.\): POST http.*Try again in 42 s\.$/);
+  assert.equal(rate.retryAfterMs, 42_000);
 });
 
 test('profile: streaming route with heartbeats only; zips saved per run, never overwritten, summarised; reports decoded', async (t) => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createRunnerClient, type ClientEvent } from '../../../src/core/client/index';
+import { pollSubmission } from '../../../src/core/gpumode/poll';
 import { startRunner, type RunningRunner } from '../../../src/runner/index';
 import { problems, profilingPath, scripts, startProxy, tempDir, vectoradd } from './helpers';
 
@@ -69,7 +70,7 @@ test('background submit, polling, attaching to the events, and the submission ro
   const client = createRunnerClient({ baseUrl: runner.url });
   const accepted = await client.submitBackground({ leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'hello.py', content: readFileSync(path.join(scripts, 'hello.py')) } });
   const id = accepted.details.id;
-  const done = await client.waitForSubmission(id, { intervalMs: 50, maxIntervalMs: 200 });
+  const done = await pollSubmission(client, id, { intervalMs: 50 });
   assert.equal(done.done, true);
   assert.equal(done.file_name, 'hello.py');
   assert.ok(done.runs.length >= 1 && done.runs.every((r) => r.passed));

@@ -194,33 +194,6 @@ test('an invalid base URL is rejected clearly', () => {
   assert.throws(() => createRunnerClient({ baseUrl: 'not a url' }), /Not a valid runner URL/);
 });
 
-test('waitForSubmission rides out 503 blips and resets between polls', async () => {
-  let calls = 0;
-  const detail = (done: boolean) =>
-    JSON.stringify({ id: 3, leaderboard_name: 'lb', file_name: 'a.py', submission_time: '2026-01-01T00:00:00Z', done, code: '', runs: [], job: null });
-  server = await startFakeServer((_req, res) => {
-    calls += 1;
-    if (calls === 1 || calls === 2 || calls === 4) res.writeHead(503).end('{"detail":"restarting"}');
-    else res.writeHead(200, { 'Content-Type': 'application/json' }).end(detail(calls >= 5));
-  });
-  const client = createRunnerClient({ baseUrl: server.url });
-  const retries: number[] = [];
-  const polls: boolean[] = [];
-  const done = await client.waitForSubmission(3, { intervalMs: 5, maxIntervalMs: 10, maxFailures: 2, onRetry: (_e, n) => retries.push(n), onPoll: (d) => polls.push(d.done) });
-  assert.equal(done.done, true);
-  assert.deepEqual(retries, [1, 2, 1]);
-  assert.deepEqual(polls, [false]);
-});
-
-test('waitForSubmission gives up after too many failures in a row, with the last error', async () => {
-  server = await startFakeServer((_req, res) => res.writeHead(502).end('bad gateway'));
-  await assert.rejects(
-    createRunnerClient({ baseUrl: server.url }).waitForSubmission(3, { intervalMs: 5, maxIntervalMs: 10, maxFailures: 2 }),
-    (err: unknown) => err instanceof RunnerClientError && err.status === 502,
-  );
-  assert.equal(server.requests.length, 3);
-});
-
 test('downloadArtifact streams to the file, never overwrites, and leaves nothing behind when cut short', async () => {
   const payload = Buffer.alloc(300_000, 7);
   server = await startFakeServer((req, res) => {

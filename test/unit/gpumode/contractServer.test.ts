@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startContractServer, type ContractServerOptions } from '../../contract/gpumodeServer';
-import { answersOf, type Json } from '../../contract/upstreamAnswers';
+import { answersOf, applyVariant, variants, type Json, type Variant } from '../../contract/upstreamAnswers';
 import { createRunnerClient } from '../../../src/core/client/index';
 import { backgroundAcceptedSchema, leaderboardListSchema, rankedSubmissionListSchema, runnerQueueSchema, userSubmissionDetailSchema, userSubmissionListSchema } from '../../../src/core/protocol/api';
-import { explainGpuModeError, GpuModeError, pollSubmission, submissionHeadline } from '../../../src/core/gpumode/index';
+import { describeSubmissionStatus, explainGpuModeError, GpuModeError, pollSubmission, rankedScoreOfSubmission, resultFromSubmission, submissionHeadline } from '../../../src/core/gpumode/index';
 
 const SOLUTION = '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n';
 
@@ -173,4 +173,20 @@ test("upstream's own checks, in its order and words", async (t) => {
   assert.deepEqual([anon.status, ((await anon.json()) as { detail: string }).detail], [400, 'Missing X-Web-Auth-Id or X-Popcorn-Cli-Id header']);
   const unknown = await fetch(`${s.url}/amd-fp8-mm/MI300/test`, { method: 'POST', headers: { 'X-Popcorn-Cli-Id': 'nope' }, body: new FormData() });
   assert.deepEqual([unknown.status, ((await unknown.json()) as { detail: string }).detail], [401, 'Invalid or unauthorized X-Popcorn-Cli-Id']);
+});
+
+test('rewrite + applyVariant: a client polled through every variant of a finished submission, served live', async (t) => {
+  let current: Variant | undefined;
+  const { submit, client } = await server(t, { rewrite: (kind, body) => (kind === 'userSubmission' && current ? applyVariant(body, current) : body) });
+  const all = [...variants(answersOf('userSubmission')[0]!)];
+  assert.ok(all.length > 30, `${all.length}`);
+  for (const v of all) {
+    current = undefined;
+    const id = backgroundAcceptedSchema.parse(JSON.parse((await submit('leaderboard')).text)).details.id;
+    current = v;
+    const done = await pollSubmission(client, id, { intervalMs: 0, settlePolls: 1 });
+    assert.equal(done.id, id, v.label);
+    const texts = [submissionHeadline(done), describeSubmissionStatus(done).label, rankedScoreOfSubmission(done, 'geom')?.text ?? '-', ...resultFromSubmission(done).results.map((r) => r.error)];
+    for (const text of texts) assert.doesNotMatch(text, /\bnull\b|\bundefined\b|NaN/, `${v.label}: ${text}`);
+  }
 });

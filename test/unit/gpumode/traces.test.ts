@@ -72,7 +72,7 @@ test('a zip the toolkit cannot read is still saved; the reason is kept', async (
     reports: [],
     results: [{ success: true, error: '', system: { gpu: 'MI300', cpu: '', platform: '', torch: '' }, runs: { 'profile.0': profileRun(Buffer.from('not a zip').toString('base64')) } }],
   };
-  const [saved] = await saveProfileTraces(result, { outDir: dir, fileName: 'a.py', submissionId: 1 });
+  const [saved] = await saveProfileTraces(result, { outDir: dir, fileName: 'a.py', submissionId: 1, summarize: summarizePath });
   assert.equal(readFileSync(saved!.path, 'utf8'), 'not a zip');
   assert.equal(saved!.summary, undefined);
   assert.ok(saved!.summaryError && saved!.summaryError.length > 0);

@@ -154,7 +154,7 @@ export function renderResult(result: ResultEvent, opts: RenderResultOptions = {}
 
 export function renderErrorEvent(error: ErrorEvent, opts: { color?: boolean } = {}): string {
   const s = style(opts.color ?? false);
-  const code = error.status_code !== undefined ? ` (status ${error.status_code})` : '';
+  const code = typeof error.status_code === 'number' ? ` (status ${error.status_code})` : '';
   const raw = error.raw_error ? `\n${indent(tail(error.raw_error, 30), '  ')}` : '';
   return `${s.red(`submission failed${code}:`)} ${error.detail}${raw}\n`;
 }

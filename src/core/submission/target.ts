@@ -67,11 +67,13 @@ export const chooseFromFile: Chooser = async (ctx) => {
     const info = findLeaderboard(infos, name);
     if (!info) throw submissionError('usage', `GPU MODE has no leaderboard "${name}". Open leaderboards:\n${openList(infos)}`);
     const gpu = request.gpu ?? directives.gpus[0];
+    const runsOn = info.gpus.length ? `runs on ${info.gpus.join(', ')}` : 'does not list its GPUs';
     if (!gpu) {
       if (info.gpus.length === 1) return { leaderboard: info.name, gpu: info.gpus[0] as string, info };
-      throw submissionError('usage', `Which GPU? ${info.name} runs on ${info.gpus.join(', ')}: pass --gpu or put "#!POPCORN gpu NAME" at the top of the file.`);
+      throw submissionError('usage', `Which GPU? ${info.name} ${runsOn}: pass --gpu or put "#!POPCORN gpu NAME" at the top of the file.`);
     }
-    if (!info.gpus.includes(gpu)) throw submissionError('no-gpu', `${info.name} does not run on "${gpu}" (GPU names are case-sensitive); it runs on ${info.gpus.join(', ')}.`);
+    // A leaderboard that lists no GPUs (an answer without gpu_types) cannot be checked here: the service checks.
+    if (info.gpus.length && !info.gpus.includes(gpu)) throw submissionError('no-gpu', `${info.name} does not run on "${gpu}" (GPU names are case-sensitive); it runs on ${info.gpus.join(', ')}.`);
     return { leaderboard: info.name, gpu, info };
   }
 

@@ -2,31 +2,18 @@
 // each message is a typed descriptor with `is()`). Pure types and constants: no vscode, no DOM, no Node.
 // Flow: the webview posts `ready`; the host answers with `state`; buttons post commands.
 import type { TraceSummary } from '../core/protocol/traceSummary';
+import type { BenchmarkCase, TestCase } from '../core/submission/resultMaps';
 
 export const RESULTS_VIEW_TYPE = 'kernelRunner.results';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The view model the host builds from a runner result (src/extension/resultModel.ts) or an opened trace.
 
-export interface TestCaseView {
-  index: number;
-  spec: string;
-  status: string;
-  passed: boolean;
-  message?: string;
-  error?: string;
-}
+/** A test case as the evaluator's result map says (core's reader: src/core/submission/resultMaps.ts). */
+export type TestCaseView = TestCase;
 
-export interface BenchmarkCaseView {
-  index: number;
-  spec: string;
-  runs?: number;
-  meanNs?: number;
-  stdNs?: number;
-  errNs?: number;
-  bestNs?: number;
-  worstNs?: number;
-}
+/** A benchmark case with its timings (only cases with a mean are shown). */
+export type BenchmarkCaseView = Omit<BenchmarkCase, 'failed' | 'error'>;
 
 export interface RunSectionView {
   /** `test`, `benchmark`, `leaderboard`, `profile.0` ... */

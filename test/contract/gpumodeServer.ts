@@ -206,6 +206,16 @@ function leaderboards(now: number): LeaderboardDef[] {
       ranking_by: 'mean',
       secret_seed: 99,
     },
+    {
+      // GPU MODE's AMD challenge of February 2026 (reference-kernels problems/amd_202602.yaml): MI355X only.
+      id: 4,
+      name: 'amd-mxfp4-mm',
+      description: 'MXFP4 matrix multiplication on MI355X.',
+      deadline: at(now + 20 * day),
+      gpu_types: ['MI355X'],
+      ranking_by: 'geom',
+      secret_seed: 2602,
+    },
   ];
 }
 

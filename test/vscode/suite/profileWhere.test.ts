@@ -2,7 +2,8 @@
 // but another AMD Instinct GPU offers "Profile on MI355X", and one click profiles the same file there; a target
 // without a profiler (the embedded runner without rocprofv3) offers "Profile on GPU MODE", which profiles the same
 // file on GPU MODE's service (the contract server, as POPCORN_API_URL) without changing kernelRunner.server, and
-// registers first when there is no cli_id yet.
+// registers first when there is no cli_id yet. Against GPU MODE itself (the contract server as kernelRunner.server),
+// amd-mxfp4-mm runs on MI355X only: the same offer, then one profile on MI355X over the streaming route.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -132,5 +133,69 @@ describe('Profile where the GPUs are', function () {
     assert.equal(errorsSince(seen2).length, 1);
     assert.equal(api.openedUrls().length, opened2, 'no registration this time');
     await setting('embedded.profiler', undefined);
+  });
+
+  it('GPU MODE, amd-mxfp4-mm (MI355X only): "Profile on MI355X" profiles there over the streaming route, and the file keeps asking for MI300', async () => {
+    writeFileSync(popcorn, `cli_id: ${contract.aliceId}\n`);
+    await setting('server', contract.url);
+    await waitFor('the status bar to name GPU MODE', () => /GPU MODE/.test(api.statusText()));
+    const text = ['#!POPCORN leaderboard amd-mxfp4-mm', 'import torch', '', 'def custom_kernel(data):', '    a, b = data', '    return a + b', ''].join('\n');
+    const uri = vscode.Uri.file(join(workspaceDir, 'pw_mxfp4.py'));
+    writeFileSync(uri.fsPath, text);
+    const offerText = /^Kernel Runner: pw_mxfp4\.py: Leaderboard "amd-mxfp4-mm" on GPU MODE has no MI300 GPU; it offers MI355X\. rocprofv3 runs on any AMD Instinct GPU: profile on MI355X instead\?$/;
+    const posts = async (from: number) => (await contract.requests()).slice(from).filter((r) => r.method === 'POST').map((r) => [r.path, r.cliId]);
+    const start = (await contract.requests()).length;
+    try {
+      // 1. Profile on MI300, the offer read and left unanswered: nothing has been submitted (no MI300 attempt either).
+      api.setMessageResponder(() => undefined);
+      let seen = api.messages().length;
+      await vscode.commands.executeCommand('kernelRunner.profile', uri);
+      let [offer] = errorsSince(seen);
+      assert.match(offer?.text ?? '', offerText);
+      assert.deepEqual(offer?.actions, ['Profile on MI355X', 'Show Output']);
+      assert.deepEqual(await posts(start), [], 'the offer comes before anything is submitted');
+
+      // 2. Profile on MI300 again, answered with the button: one profile, on MI355X, over the streaming route.
+      api.setMessageResponder((m) => (m.actions.includes('Profile on MI355X') ? 'Profile on MI355X' : undefined));
+      seen = api.messages().length;
+      await vscode.commands.executeCommand('kernelRunner.profile', uri);
+      [offer] = errorsSince(seen);
+      assert.match(offer?.text ?? '', offerText);
+      const view = await nextView('the profile on MI355X', (v) => v.gpu === 'MI355X');
+      const lines = api.lastRunLines();
+      const out = lines.join('\n');
+      assert.equal(view.outcome, 'success', out);
+      assert.equal(view.target, 'GPU MODE');
+      assert.equal(view.leaderboard, 'amd-mxfp4-mm');
+      assert.match(lines[0] ?? '', new RegExp(`^━━ Profile pw_mxfp4\\.py · amd-mxfp4-mm on MI355X · profile · GPU MODE \\(${contract.url.replace(/\./g, '\\.')}\\)$`));
+      assert.match(out, /^▸ \[\d\d:\d\d\] processing$/m, 'the streaming route\'s heartbeats');
+      assert.deepEqual(await posts(start), [['/amd-mxfp4-mm/MI355X/profile', contract.aliceId]], 'exactly one POST, the streaming profile route on MI355X');
+      assert.deepEqual(view.profiles.map((p) => p.key), ['profile.0', 'profile.1']);
+      for (const p of view.profiles) {
+        assert.ok(p.localPath && existsSync(p.localPath), `saved: ${p.localPath}`);
+        assert.ok((p.summary?.kernels.length ?? 0) > 0, `summarised: ${p.key}`);
+        assert.match(out, new RegExp(`^▸ ${p.key.replace('.', '\\.')}: trace saved to `, 'm'));
+      }
+      assert.equal(errorsSince(seen).length, 1, 'only the offer: the button ran the profile on MI355X');
+      const panel = await waitFor('the results panel of the MI355X profile', () => api.panels().find((p) => p.ready && p.view.gpu === 'MI355X'));
+      assert.deepEqual(panel.view.profiles.map((p) => [p.key, p.localPath, p.summary?.kernels.length]), view.profiles.map((p) => [p.key, p.localPath, p.summary?.kernels.length]));
+      assert.equal(readFileSync(uri.fsPath, 'utf8'), text, 'no gpu directive written into the file');
+
+      // 3. A later Profile: the choice for the file did not become MI355X (only its leaderboard is remembered, a
+      // profile's GPU never is): MI300 is asked for again and the offer comes back, with nothing submitted.
+      api.setMessageResponder(() => undefined);
+      seen = api.messages().length;
+      const before = (await contract.requests()).length;
+      await vscode.commands.executeCommand('kernelRunner.profile', uri);
+      [offer] = errorsSince(seen);
+      assert.match(offer?.text ?? '', offerText);
+      assert.deepEqual(offer?.actions, ['Profile on MI355X', 'Show Output']);
+      assert.deepEqual(await posts(before), []);
+      const profileGpu = cfg().inspect<string>('profileGpu');
+      assert.deepEqual([profileGpu?.workspaceValue, profileGpu?.globalValue], [undefined, undefined], 'kernelRunner.profileGpu untouched');
+    } finally {
+      await setting('server', undefined);
+      await waitFor('the status bar to name the embedded runner', () => /embedded runner/.test(api.statusText()));
+    }
   });
 });

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CliExit } from '../exit';
+import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
 import { isSubmissionMode } from '../../core/protocol/api';
@@ -77,10 +78,6 @@ function exitCode(e: Explanation): number {
   return 1;
 }
 
-function clock(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
-}
 
 function relativeTo(cwd: string, file: string): string {
   const rel = path.relative(cwd, file);
@@ -160,7 +157,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
               break;
             case 'status': {
               if (!ev.changed || ev.phase === 'submitting') break;
-              if (route === 'background') say(`[${clock(ev.elapsedMs)}] ${ev.text}`);
+              if (route === 'background') say(`[${formatElapsed(ev.elapsedMs, { padMinutes: true })}] ${ev.text}`);
               else if (ev.phase === 'finishing') break;
               // A single-run mode needs no "running test" line; queue positions and leaderboard/profile runs are worth it.
               else if (ev.queuePosition !== undefined && ev.queuePosition > 0) say(ev.text);

@@ -8,6 +8,7 @@
 // `error` event with status_code 400 on the streaming route. So the wait is read from a Retry-After header when
 // there is one (our runner, proxies), else from that text.
 import { RunnerClientError } from '../client/errors';
+import { formatWait } from '../format/durations';
 export { parseRetryAfter } from '../client/errors';
 
 export type GpuModeErrorType =
@@ -148,10 +149,4 @@ export function explainGpuModeError(err: unknown, options: ExplainOptions = {}):
   return new GpuModeError('bad-request', `GPU MODE rejected the request (${status})${said}: ${where}`, init);
 }
 
-/** "3 s", "2 min", "1 h 5 min". */
-export function formatWait(ms: number): string {
-  const s = Math.max(1, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  const min = Math.round(s / 60);
-  return min < 120 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
-}
+export { formatWait } from '../format/durations';

@@ -2,6 +2,7 @@
 // "MI300: 3 queued, 1 running, 2 runners available", or only the counts the service knows ("MI300: 3 queued" from
 // GPU MODE's GitHub launcher, which counts nothing else). Pure (no Node imports): the webview may use it too.
 import type { Leaderboard, RunnerQueue } from '../protocol/api';
+import { formatTimeLeft } from '../format/durations';
 
 export interface LeaderboardInfo {
   name: string;
@@ -36,14 +37,7 @@ function utc(date: Date): string {
 }
 
 /** "3 days", "5 h", "12 min". */
-export function formatDuration(ms: number): string {
-  const abs = Math.abs(ms);
-  const min = Math.round(abs / 60_000);
-  if (min < 60) return `${Math.max(1, min)} min`;
-  const h = Math.round(abs / 3_600_000);
-  if (h < 48) return `${h} h`;
-  return `${Math.round(abs / 86_400_000)} days`;
-}
+export const formatDuration = formatTimeLeft;
 
 export function formatDeadline(raw: string | null | undefined, now: Date = new Date()): string {
   if (!raw) return 'no deadline';

@@ -5,6 +5,7 @@
 import { createLineClassifier } from '../noise/index';
 import { parseScore, type EvalResult, type FullResult, type ResultEvent, type RunResult, type UserSubmissionDetail } from '../protocol/api';
 import { decodePopcornBase64 } from '../reportEncoding';
+import { formatScore } from '../format/durations';
 
 export { DEFAULT_RANKING_BY, rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
 import { rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
@@ -19,14 +20,7 @@ export interface RankedScore {
   text: string;
 }
 
-/** "812 ns", "123.457 µs", "4.210 ms", "1.500 s". */
-export function formatScore(seconds: number): string {
-  const abs = Math.abs(seconds);
-  if (abs < 1e-6) return `${(seconds * 1e9).toFixed(0)} ns`;
-  if (abs < 1e-3) return `${(seconds * 1e6).toFixed(3)} µs`;
-  if (abs < 1) return `${(seconds * 1e3).toFixed(3)} ms`;
-  return `${seconds.toFixed(3)} s`;
-}
+export { formatScore } from '../format/durations';
 
 function ranked(seconds: number, source: RankedScore['source'], rankingBy?: string | null): RankedScore {
   return { seconds, source, rankingBy: rankingByOf(rankingBy), text: formatScore(seconds) };

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { RunnerClient, StreamOutcome } from '../client/index';
 import type { ClientEvent } from '../client/events';
+import { formatElapsed } from '../format/durations';
 import { formatRunnerQueue, type LeaderboardInfo } from '../gpumode/leaderboards';
 import { pollSubmission } from '../gpumode/poll';
 import { preflightSubmission } from '../gpumode/preflight';
@@ -64,10 +65,6 @@ export interface RunSubmissionOptions extends WorkflowOptions {
 
 const noop = () => undefined;
 
-function clock(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
-}
 
 /** State shared by the steps of one submission. */
 class Run {
@@ -224,7 +221,7 @@ class Run {
         if (d.state === undefined && d.queue_position === undefined && d.run === undefined) {
           // Upstream heartbeats say only "processing" and the time since submitting (ours when they leave it out).
           const elapsedMs = typeof d.elapsed_time === 'number' ? d.elapsed_time * 1000 : this.now() - this.startedAt;
-          this.status('running', `[${clock(elapsedMs)}] ${d.status}`, { always: true });
+          this.status('running', `[${formatElapsed(elapsedMs, { padMinutes: true })}] ${d.status}`, { always: true });
           break;
         }
         const position = d.queue_position ?? 0;

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { RunnerClient, StreamOutcome } from '../client/index';
 import type { ClientEvent } from '../client/events';
+import { isRunnerClientError } from '../client/errors';
 import { formatElapsed } from '../format/durations';
 import { formatRunnerQueue, type LeaderboardInfo } from '../gpumode/leaderboards';
 import { pollSubmission } from '../gpumode/poll';
@@ -400,7 +401,9 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
         run.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
       } catch (err) {
         if (signal?.aborted) throw err;
-        run.emit({ type: 'note', text: `could not read the runner queue (${err instanceof Error ? err.message : String(err)})` });
+        // Deployments from before the queue routes answer 404: nothing to tell.
+        const absent = isRunnerClientError(err) && err.type === 'http' && err.status === 404;
+        if (!absent) run.emit({ type: 'note', text: `could not read the runner queue (${err instanceof Error ? err.message : String(err)})` });
       }
     }
     return run.route === 'background' ? await run.background(request) : await run.stream(request);

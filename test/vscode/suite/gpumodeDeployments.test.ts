@@ -80,7 +80,8 @@ for (const deployment of ['current', 'old'] as const) {
       const text = lines.join('\n');
       assert.match(lines[0] ?? '', new RegExp(`^━━ Tests ${file('test')} · amd-fp8-mm on MI300 · test · GPU MODE \\(http://127\\.0\\.0\\.1:\\d+\\)$`));
       if (old) {
-        assert.match(text, /^▸ could not read the runner queue \(/m, 'an old deployment has no GET /runner_queue');
+        // An old deployment has no GET /runner_queue (404): nothing about the queue is said, and no failure either.
+        assert.doesNotMatch(text, /runner queue|^▸ queue /m);
         assert.match(text, /^▸ submission \d+ accepted \(amd-fp8-mm · MI300 · test\); polling for the result$/m);
       } else {
         // GPU MODE's GitHub launcher (every AMD GPU) counts only the queued jobs: nothing else is shown, no "null".

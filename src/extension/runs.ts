@@ -16,7 +16,7 @@ import {
   runSubmission,
   type Connection,
   type SubmissionOutcome,
-  type TraceOptions,
+  type WorkflowOptions,
 } from '../core/submission/index';
 import { summarizePath } from '../trace/index';
 import { ChoiceStore, documentChooser, offerDirectives, type Choice } from './choices';
@@ -157,10 +157,18 @@ export class RunController implements vscode.Disposable {
     );
   }
 
-  private traceOptions(): TraceOptions {
-    // Saved into the extension's storage under names that never overwrite; our runner's artifacts are fetched on
-    // demand (Download full trace, Open in Perfetto), not after every run.
-    return { outDir: () => this.traceFiles.tracesDir(), summarize: summarizePath, downloads: false };
+  /** What every run and resumed run of the editor hands the workflow. */
+  private workflowOptions(connection: Connection, run: ActiveRun): WorkflowOptions {
+    return {
+      connection,
+      surface: 'editor',
+      signal: run.abort.signal,
+      detach: run.detach.signal,
+      pollIntervalMs: this.pollIntervalMs,
+      // Saved into the extension's storage under names that never overwrite; our runner's artifacts are fetched on
+      // demand (Download full trace, Open in Perfetto), not after every run.
+      traces: { outDir: () => this.traceFiles.tracesDir(), summarize: summarizePath, downloads: false },
+    };
   }
 
   /** What the failure notification's buttons act on: this file, run again with a change. */
@@ -206,12 +214,7 @@ export class RunController implements vscode.Disposable {
     const outcome = await runSubmission(
       { filePath: doc.uri.fsPath || doc.uri.path, content: new TextEncoder().encode(doc.getText()), mode: req.mode },
       {
-        connection,
-        surface: 'editor',
-        signal: run.abort.signal,
-        detach: run.detach.signal,
-        pollIntervalMs: this.pollIntervalMs,
-        traces: this.traceOptions(),
+        ...this.workflowOptions(connection, run),
         choose: documentChooser({
           uri: doc.uri,
           store: this.choices,
@@ -339,15 +342,7 @@ export class RunController implements vscode.Disposable {
     this.remember(record, run);
     presenter.beginResumed(state, connection);
     record.log = presenter.log;
-    const outcome = await resumeSubmission(state, {
-      connection,
-      surface: 'editor',
-      signal: run.abort.signal,
-      detach: run.detach.signal,
-      pollIntervalMs: this.pollIntervalMs,
-      traces: this.traceOptions(),
-      onEvent: presenter.onEvent,
-    });
+    const outcome = await resumeSubmission(state, { ...this.workflowOptions(connection, run), onEvent: presenter.onEvent });
     await this.conclude(outcome, presenter, record, host, entry, true);
   }
 }

@@ -43,8 +43,14 @@ export const tests = {
     // VS Code's own file dialog in the browser: a path box in the quick input.
     const input = page.locator('.quick-input-widget input');
     await input.waitFor();
-    await input.fill(csv);
-    await page.waitForTimeout(500);
+    // The dialog fills in its own starting folder a moment after it opens: typing before that gets mixed into it
+    // ("Please enter a path that exists"). Wait for it, then replace it, and check what the box holds.
+    await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
+    for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(csv); attempt++) {
+      await input.fill(csv);
+      await page.waitForTimeout(300);
+    }
+    assert((await input.inputValue()).endsWith(csv), `the path box holds ${await input.inputValue()}`);
     await page.keyboard.press('Enter');
 
     const frame = await webviewFrame(page, 'table.kernels tbody tr');

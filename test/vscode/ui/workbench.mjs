@@ -40,14 +40,16 @@ export async function runCommand(page, title) {
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
     try {
       await row.waitFor({ timeout: 3000 });
-      break;
+      // Click the row that names the command: Enter would run whichever row the palette put first, and titles that
+      // contain each other ("Register with GPU MODE…", "… (Discord)") can sort either way.
+      await row.click();
+      return;
     } catch (err) {
       if (Date.now() > deadline) throw err;
       await page.keyboard.press('Escape');
       await page.waitForTimeout(1000);
     }
   }
-  await page.keyboard.press('Enter');
 }
 
 /** The frame of a results webview whose document matches `selector` (webviews nest two iframes deep). */

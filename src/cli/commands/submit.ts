@@ -230,7 +230,9 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   for (const t of outcome.traces) if (t.summaryError) out.push(`  ${t.run}: the trace could not be summarised: ${t.summaryError}`);
   const score = outcome.score;
   if (score) out.push(`Ranked score: ${score.text} (${score.source === 'run' ? "the service's score" : `${score.rankingBy} of the benchmark means`}; the secret run is not ranked)`);
-  if (result.reports.length) out.push('', 'Reports:', ...result.reports.map((r) => r.trimEnd()));
+  // GPU MODE's markdown reports are its only summary; our runner's say again what the live output and the lines
+  // above already showed.
+  if (result.reports.length && !outcome.liveOutput) out.push('', 'Reports:', ...result.reports.map((r) => r.trimEnd()));
   io.stdout.write(`\n${out.join('\n')}\n`);
   if (hidden > 0) err(`${hidden} profiler log line${hidden === 1 ? '' : 's'} hidden (--show-noise shows them)`);
   if (outcome.traceError) err(`could not save the trace: ${outcome.traceError}`);

@@ -66,7 +66,6 @@ export interface RunSubmissionOptions extends WorkflowOptions {
 
 const noop = () => undefined;
 
-
 /** State shared by the steps of one submission. */
 class Run {
   readonly emit: (event: SubmissionEvent) => void;
@@ -408,7 +407,7 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
     }
     return run.route === 'background' ? await run.background(request) : await run.stream(request);
   } catch (err) {
-    return signal?.aborted ? run.cancelled() : run.failed(err);
+    return run.signal?.aborted ? run.cancelled() : run.failed(err);
   }
 }
 

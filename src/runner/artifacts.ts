@@ -28,7 +28,7 @@ export async function listOutputs(dir: string): Promise<string[]> {
 }
 
 async function concatenate(files: string[], target: string): Promise<void> {
-  const out = createWriteStream(target);
+  const out = createWriteStream(target, { mode: 0o600 });
   for (const f of files) await pipeline(createReadStream(f), out, { end: false });
   await new Promise<void>((resolve, reject) => {
     out.on('error', reject);
@@ -73,7 +73,7 @@ export async function packageProfile(opts: {
   // archiver and its streams are loaded by the first profile only: most runs never zip anything
   const { ZipArchive } = await import('archiver');
   const archive = new ZipArchive({ zlib: { level: opts.level } });
-  const sink = createWriteStream(opts.zipPath);
+  const sink = createWriteStream(opts.zipPath, { mode: 0o600 });
   const done = pipeline(archive, sink);
   for (const f of files) archive.file(join(outDir, f), { name: f.split('\\').join('/') });
   await archive.finalize();

@@ -16,6 +16,7 @@ import { summarizePath } from '../trace';
 import { packageProfile } from './artifacts';
 import { parsePopcornOutput, quoteCommand, runProcess, type ExecOutcome, type ExecSpec } from './executor';
 import type { GpuSlot } from './gpus';
+import type { Isolation } from './isolation';
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
@@ -33,6 +34,8 @@ export interface RunSettings {
   rocpd: boolean;
   /** Base environment of every child process. */
   env: NodeJS.ProcessEnv;
+  /** How a job's processes are kept together (detectIsolation); default: process group and job tag. */
+  isolation?: Isolation;
 }
 
 export interface RunContext {
@@ -157,7 +160,7 @@ function toRunResult(
 /** runProcess, telling the job which process group is running. */
 async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecOutcome> {
   try {
-    return await runProcess({ ...spec, onSpawn: (pid) => ctx.onProcess?.(pid) });
+    return await runProcess({ ...spec, isolation: ctx.settings.isolation, onSpawn: (pid) => ctx.onProcess?.(pid) });
   } finally {
     ctx.onProcess?.(null);
   }

@@ -3,7 +3,14 @@
 // One format for the file and the wire means an event is formatted once, encoded once, and written as the same
 // bytes to the file and to every following client; a replay after Last-Event-ID sends file bytes as they are.
 // Events are batched (one write per turn of the event loop, no fsync per line): live output of 100 MB programs.
-import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, ftruncateSync, openSync, readSync, type WriteStream } from 'node:fs';
+//
+// Ids are never reused, even across a crash. A batch reaches clients as soon as it is handed to the file stream,
+// before the bytes are in the file: a `kill -9` can lose frames clients have seen. So before a batch goes to the
+// listener its last id is written (one synchronous pwrite of a fixed-width number, no fsync) to the log's
+// high-water mark file beside it (`events.hwm`); recovery numbers its events past max(the file's last id, the
+// mark). A process crash cannot lose a completed write, so every id a client saw is at or below the mark. (A power
+// loss can lose both, as it can lose the log itself: nothing here is fsynced.)
+import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync, type WriteStream } from 'node:fs';
 import { sseEventNames, type SseEventName } from '../core/protocol/api';
 
 export interface LoggedEvent {
@@ -36,6 +43,52 @@ export function parseFrame(frame: string): LoggedEvent | null {
 }
 
 const TERMINATOR = Buffer.from('\n\n');
+
+/** The high-water mark file of a log: the highest id ever handed to a client (see the top of this file). */
+export function markPath(logPath: string): string {
+  return logPath.endsWith('.sse') ? `${logPath.slice(0, -4)}.hwm` : `${logPath}.hwm`;
+}
+
+/** The highest id a client may have been given for this log (0 when none was recorded). */
+export function readHighWaterMark(logPath: string): number {
+  try {
+    const n = Number(readFileSync(markPath(logPath), 'utf8').trim());
+    return Number.isSafeInteger(n) && n > 0 ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const MARK_WIDTH = 20;
+
+/**
+ * Keeps a log's high-water mark: `raise(id)` writes `id` in place (fixed width at offset 0, so a write is one
+ * syscall that a process crash cannot tear) unless the mark is already at or above it. Synchronous on purpose: it
+ * must be done before the ids it covers are sent.
+ */
+export function openHighWaterMark(logPath: string, start = 0): { raise(id: number): void; readonly value: number; close(): void } {
+  let fd: number | null = null;
+  let value = Math.max(start, readHighWaterMark(logPath));
+  const buf = Buffer.alloc(MARK_WIDTH);
+  return {
+    raise(id) {
+      if (id <= value) return;
+      fd ??= openSync(markPath(logPath), constants.O_RDWR | constants.O_CREAT, 0o600);
+      buf.fill(0x20);
+      buf.write(String(id), 0, 'latin1');
+      buf[MARK_WIDTH - 1] = 0x0a;
+      writeSync(fd, buf, 0, MARK_WIDTH, 0);
+      value = id;
+    },
+    get value() {
+      return value;
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
+}
 
 /**
  * Makes an existing log safe to append to after a crash (drops a torn last frame) and returns its last event id.
@@ -101,10 +154,11 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
   let last = lastId;
   let lastWrite: Promise<void> = Promise.resolve();
   let error: Error | null = null;
+  const mark = openHighWaterMark(path, lastId);
 
   const ensure = () => {
     if (!stream) {
-      stream = createWriteStream(path, { flags: 'a' });
+      stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
       stream.on('error', (err) => {
         error = err;
       });
@@ -119,6 +173,11 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
     const batch: FrameBatch = { bytes, first: pendingFirst, last: encodedLast, terminal };
     start = end;
     pendingFirst = encodedLast + 1;
+    try {
+      mark.raise(batch.last); // before any client sees these ids
+    } catch (err) {
+      error ??= err as Error;
+    }
     const s = ensure();
     lastWrite = new Promise<void>((resolve) => {
       s.write(bytes, () => resolve());
@@ -180,6 +239,7 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
     },
     async close() {
       flush();
+      mark.close();
       await lastWrite;
       const s = stream;
       stream = null;

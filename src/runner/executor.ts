@@ -1,12 +1,22 @@
 // Runs one child process for a job: its own process group, live output split into classified lines,
 // an optional POPCORN_FD result pipe, a timeout and cancellation that send SIGINT to the whole group, wait a grace
 // period (rocprofv3 writes its files on SIGINT) and then SIGKILL the group, so nothing is left behind.
+// Whatever left the group (setsid, a daemon) is found by the job's tag or lives in the job's PID namespace
+// (isolation.ts): it gets the same signals and dies when the main process ends, and the job's pipes are closed
+// a grace period after that at the latest, so no child can keep a job running.
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { OutputStream } from '../core/protocol/api';
 import { createLineClassifier } from '../core/noise';
 import type { ClassifiedLine } from '../core/noise/types';
 import { createHeadTail } from './headTail';
+import { JOB_TAG_VAR, killTagged, signalTagged, type Isolation } from './isolation';
+import { registerTag } from './orphans';
+import { findOnPath } from './profilers';
 
 export interface ExecSpec {
   command: string;
@@ -30,6 +40,8 @@ export interface ExecSpec {
   onSpawn?: (pid: number) => void;
   /** Most POPCORN_FD output kept, in characters (whole lines); the rest is counted, not kept. Default 32 Mi. */
   popcornCapChars?: number;
+  /** How the job's processes are kept together (detectIsolation); default: its process group and tag. */
+  isolation?: Isolation;
 }
 
 export interface ExecOutcome {
@@ -53,10 +65,25 @@ export interface ExecOutcome {
 }
 
 const MAX_LINE_BYTES = 64 * 1024;
+/** Where a PID namespace's init reports the signal that killed the program (isolation.ts). */
+const STATUS_FD = 4;
 const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
 
 export function quoteCommand(command: string, args: readonly string[]): string {
   return [command, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/**
+ * The program, behind the isolation's prefix (a PID namespace) when it has one and the program can be found; a
+ * program that cannot be found is started as it is, so that the error is the usual "command not found".
+ */
+function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command: string; args: string[]; statusFd?: boolean } {
+  const prefix = spec.isolation?.prefix ?? [];
+  if (prefix.length === 0) return { command: spec.command, args: spec.args };
+  const program = spec.command.includes('/') ? resolve(spec.cwd, spec.command) : findOnPath(spec.command, pathValue);
+  if (!program || !isAbsolute(program)) return { command: spec.command, args: spec.args };
+  const [command, ...rest] = prefix as [string, ...string[]];
+  return { command, args: [...rest, String(STATUS_FD), program, ...spec.args], statusFd: true };
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -82,20 +109,26 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   let stderrLog: WriteStream | undefined;
   if (spec.stderrLogPath) stderrLog = createWriteStream(spec.stderrLogPath);
 
-  const env = { ...spec.env, ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}) };
-  const child = execa(spec.command, spec.args, {
+  const tracked = process.platform === 'linux' && spec.isolation?.kind !== 'none';
+  const tag = tracked ? randomBytes(16).toString('hex') : '';
+  const env: Record<string, string | undefined> = { ...spec.env, ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}), ...(tag ? { [JOB_TAG_VAR]: tag } : {}) };
+  const launch = launchCommand(spec, env.PATH);
+  const child = execa(launch.command, launch.args, {
     cwd: spec.cwd,
     env,
     extendEnv: false,
     detached: process.platform !== 'win32',
     buffer: false,
     reject: false,
-    stdio: ['ignore', 'pipe', 'pipe', spec.popcornFd ? 'pipe' : 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe', spec.popcornFd ? 'pipe' : 'ignore', ...(launch.statusFd ? ['pipe' as const] : [])],
     windowsHide: true,
     forceKillAfterDelay: false,
   });
   const pid = child.pid;
-  if (pid !== undefined) spec.onSpawn?.(pid);
+  if (pid !== undefined) {
+    registerTag(pid, tag);
+    spec.onSpawn?.(pid);
+  }
 
   const lineEnd = (line: ClassifiedLine) => (line.eol === '' ? '' : '\n');
   const stdoutLines = createLineClassifier({
@@ -135,13 +168,21 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     });
   }
 
+  let initStatus = '';
+  const statusPipe = launch.statusFd ? ((child.stdio as readonly unknown[])[STATUS_FD] as Readable | null | undefined) : undefined;
+  if (statusPipe) statusPipe.on('data', (chunk: Buffer | string) => (initStatus += String(chunk).slice(0, 100)));
+
   let graceTimer: NodeJS.Timeout | undefined;
   let terminating = false;
   const terminate = () => {
     if (terminating) return;
     terminating = true;
     killGroup(pid, 'SIGINT');
-    graceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), spec.graceMs);
+    if (tag && pid !== undefined) signalTagged(tag, 'SIGINT', pid);
+    graceTimer = setTimeout(() => {
+      killGroup(pid, 'SIGKILL');
+      if (tag) killTagged(tag);
+    }, spec.graceMs);
   };
   const timeoutTimer = setTimeout(() => {
     timedOut = true;
@@ -153,16 +194,26 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   };
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener('abort', onAbort, { once: true });
-  // Whatever the main process leaves behind in its group (a background grandchild holding our pipes) goes with it.
+  // Whatever the main process leaves behind in its group or under its tag (a background grandchild holding our
+  // pipes, a daemon) goes with it; a process that escaped both cannot hold the job's pipes past the grace period.
+  let pipeTimer: NodeJS.Timeout | undefined;
   child.on('exit', () => {
     clearTimeout(timeoutTimer);
     if (graceTimer) clearTimeout(graceTimer);
     killGroup(pid, 'SIGKILL');
+    if (tag) killTagged(tag);
+    pipeTimer = setTimeout(() => {
+      for (const stream of [child.stdout, child.stderr, child.stdio[3], statusPipe]) {
+        if (stream && 'destroy' in stream && !stream.destroyed) stream.destroy();
+      }
+    }, Math.max(spec.graceMs, 100));
   });
 
   const result = await child;
   clearTimeout(timeoutTimer);
   if (graceTimer) clearTimeout(graceTimer);
+  if (pipeTimer) clearTimeout(pipeTimer);
+  if (pid !== undefined) registerTag(pid, null);
   spec.signal?.removeEventListener('abort', onAbort);
   stdoutLines.flush();
   stderrLines.flush();
@@ -175,10 +226,13 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   if (result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated) {
     spawnError = result.code === 'ENOENT' ? `${spec.command}: command not found` : result.shortMessage || String(result.message);
   }
+  // the program inside a PID namespace was killed by a signal: its init could only exit with 128+n
+  const initSignal = /^signal (\d+)$/m.exec(initStatus);
+  const signalName = initSignal ? Object.entries(osConstants.signals).find(([, n]) => n === Number(initSignal[1]))?.[0] : undefined;
   return {
     command: quoteCommand(spec.command, spec.args),
-    exitCode: result.exitCode ?? null,
-    signal: result.signal ?? null,
+    exitCode: signalName ? null : (result.exitCode ?? null),
+    signal: signalName ?? result.signal ?? null,
     timedOut,
     cancelled,
     spawnError,

@@ -1,17 +1,19 @@
 // The runner service: `startRunner()` is used by `kernel-runner serve`, by `kernel-runner submit` without
 // --server (embedded, for the command's duration) and by the VS Code extension in-process.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
 import { detectGpus, type GpuInventory } from './gpus';
 import { HttpError, sendError } from './http/errors';
-import { checkLocalCaller, checkToken, isLoopbackHost } from './http/auth';
+import { checkLocalCaller, checkOrigin, checkToken, isLoopbackHost } from './http/auth';
 import { createJobManager, type JobManager } from './jobs';
-import { defaultDataDir, defaultProblemsDir, packageRoot } from './paths';
+import { defaultDataDir, defaultProblemsDir, packageRoot, preparePrivateDir } from './paths';
 import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, type Profiler, type ProfilerChoice } from './profilers';
+import { detectIsolation, type Isolation } from './isolation';
 import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
 import { probeSystem } from './system';
@@ -50,8 +52,17 @@ export interface RunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** Python interpreter. Default python3. */
   python?: string;
-  /** Base URL used in artifact links instead of the request's Host. */
+  /**
+   * Base URL of artifact links (`download_url`), for a runner behind a proxy. Default: the listening address (the
+   * machine's host name for a wildcard address); never the request's Host header.
+   */
   publicUrl?: string;
+  /** The whole request head must arrive within this (Node's headersTimeout). Default 30 s. */
+  headersTimeoutMs?: number;
+  /** A request body that makes no progress for this long is answered 408 and closed. Default 30 s. */
+  bodyIdleTimeoutMs?: number;
+  /** Open connections beyond this are closed at once (server.maxConnections). Default 256. */
+  maxConnections?: number;
   /** Startup and warning lines. Default: nothing. */
   log?: (line: string) => void;
 }
@@ -60,7 +71,7 @@ export interface RunningRunner {
   url: string;
   close(): Promise<void>;
   /** What the runner found at start (for the startup line). */
-  info: { gpus: string[]; runtime: GpuInventory['runtime']; profiler: Profiler | null; problemsDir: string; problems: string[]; dataDir: string; warnings: string[] };
+  info: { gpus: string[]; runtime: GpuInventory['runtime']; profiler: Profiler | null; isolation: Pick<Isolation, 'kind' | 'description'>; problemsDir: string; problems: string[]; dataDir: string; warnings: string[] };
 }
 
 export class RunnerStartError extends Error {
@@ -152,6 +163,17 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const log = opts.log ?? (() => undefined);
   const problemsDir = resolve(opts.problemsDir ?? defaultProblemsDir());
   const dataDir = resolve(opts.dataDir ?? defaultDataDir());
+  if (opts.publicUrl !== undefined) {
+    let ok: boolean;
+    try {
+      ok = /^https?:$/.test(new URL(opts.publicUrl).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new RunnerStartError(`public URL "${opts.publicUrl}" is not an http(s) URL (e.g. https://runner.example.com)`);
+  }
+  const headersTimeoutMs = opts.headersTimeoutMs ?? 30_000;
+  const bodyIdleTimeoutMs = opts.bodyIdleTimeoutMs ?? 30_000;
   const profiler = detectProfiler(opts.profiler ?? 'auto', env.PATH);
   const inventory = await detectGpus(opts.gpuName, env.PATH);
   const problems = new LazyProblems(() => {
@@ -161,7 +183,11 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   });
   const python = opts.python ?? 'python3';
 
+  // private state: other users of the machine must not read jobs, code or results
+  preparePrivateDir(dataDir, log);
   const store = openStore(dataDir);
+  // how each job's processes are kept together (probed once; see isolation.ts)
+  const isolation = detectIsolation(env);
   const settings: RunSettings = {
     python,
     graceMs: opts.killGraceMs ?? 10_000,
@@ -173,6 +199,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     profiler,
     rocpd: opts.rocpd ?? false,
     env,
+    isolation,
   };
   const system = probeSystem(inventory, python, env);
   let jobs: JobManager;
@@ -195,6 +222,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     store.close();
     throw err;
   }
+  /** Where artifact links point: --public-url, else the address we listen on (set once listening). */
+  let linkBase = opts.publicUrl;
   const router = createRoutes({
     jobs,
     store,
@@ -203,16 +232,23 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     profiler,
     version: runnerVersion(),
     maxFileBytes: 1_000_000,
-    publicUrl: opts.publicUrl,
+    get publicUrl() {
+      return linkBase;
+    },
     maxClientBacklogBytes: 64 * 1024 * 1024,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // errors of a client that went away are reported to whoever reads the stream; none may become uncaught
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    watchBody(req, res);
     try {
       const url = new URL(req.url ?? '/', 'http://runner.invalid');
       // route on the path as sent: URL parsing would resolve `..` and `%2e%2e` segments before we can refuse them
       const rawPath = (req.url ?? '/').split('?')[0] as string;
+      checkOrigin(req, opts.publicUrl);
       if (token) {
         // /auth/init is where popcorn-cli registers, before it has an id: it answers how to use the token instead
         if (rawPath !== '/health' && rawPath !== '/auth/init') checkToken(req, token);
@@ -228,9 +264,45 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     }
   };
 
-  const server = createServer((req, res) => void handle(req, res));
+  /**
+   * A body that makes no progress for bodyIdleTimeoutMs is answered 408 and closed. The timer is the socket's and
+   * runs only while the body is incomplete: a streaming answer, which legitimately lasts as long as the job, is
+   * not subject to it.
+   */
+  const watchBody = (req: IncomingMessage, res: ServerResponse) => {
+    const length = req.headers['content-length'];
+    const hasBody = length !== undefined ? Number(length) > 0 : req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody || req.complete || bodyIdleTimeoutMs <= 0) return;
+    const stalled = () => {
+      if (req.complete) return;
+      log(`warning: ${req.method} ${req.url}: the request body made no progress for ${bodyIdleTimeoutMs} ms; closing the connection`);
+      if (!res.headersSent) {
+        sendError(res, new HttpError(408, `The request body made no progress for ${bodyIdleTimeoutMs >= 1000 ? `${Math.round(bodyIdleTimeoutMs / 1000)} s` : `${bodyIdleTimeoutMs} ms`}; the connection is closed`, { Connection: 'close' }));
+      }
+      res.once('finish', () => req.socket.destroy());
+      setTimeout(() => req.socket.destroy(), 1000).unref();
+    };
+    req.setTimeout(bodyIdleTimeoutMs, stalled);
+    req.once('end', () => {
+      req.off('timeout', stalled);
+      // once the answer is finished the socket's timer is Node's keep-alive timer: leave it
+      if (!res.writableFinished && !req.socket.destroyed) req.socket.setTimeout(0);
+    });
+    // an answer sent before the body was read (a refusal): Node drops the rest of the body, and a body that
+    // stalls then still meets the timer (with no listener left, Node destroys the socket)
+    res.once('close', () => req.off('timeout', stalled));
+  };
+
+  const server = createServer(
+    // headersTimeout is enforced by a periodic check: run it often enough for short (test) timeouts
+    { connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(headersTimeoutMs / 4))) },
+    (req, res) => void handle(req, res),
+  );
   server.keepAliveTimeout = 5_000;
   server.requestTimeout = 0; // streaming responses last as long as the job
+  server.headersTimeout = headersTimeoutMs;
+  server.maxConnections = opts.maxConnections ?? 256;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
   try {
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);
@@ -248,6 +320,11 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${urlHost}:${address.port}`;
+  if (!linkBase) {
+    const wildcard = address.address === '0.0.0.0' || address.address === '::';
+    linkBase = wildcard ? `http://${hostname()}:${address.port}` : url;
+    if (wildcard) log(`warning: artifact links use this machine's name (${linkBase}); pass --public-url URL if clients reach it under another address`);
+  }
 
   let closing: Promise<void> | null = null;
   return {
@@ -256,6 +333,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       gpus: inventory.names,
       runtime: inventory.runtime,
       profiler,
+      isolation: { kind: isolation.kind, description: isolation.description },
       problemsDir,
       get problems() {
         return [...problems.keys()].sort();
@@ -279,4 +357,35 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       return closing;
     },
   };
+}
+
+/** Reason phrases of the answers the HTTP layer makes itself. */
+function clientErrorStatus(err: NodeJS.ErrnoException): { status: number; detail: string } {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, detail: 'Request header fields too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, detail: 'The request head did not arrive in time; the connection is closed' };
+    default:
+      return { status: 400, detail: `Bad request: ${err.message}` };
+  }
+}
+
+/**
+ * Node's own answers (400 for a garbled request, 431 for a huge head, 408 for a head too slow) as raw HTTP with
+ * a JSON {detail} body, like every other answer; a socket that is already gone is just closed.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, detail } = clientErrorStatus(err);
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 1000).unref();
 }

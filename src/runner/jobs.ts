@@ -101,6 +101,9 @@ export interface JobManager {
 }
 
 const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' };
+const STOPPED_RUNNING: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 };
+/** close() waits this long past the kill grace period for running jobs to end. */
+const CLOSE_MARGIN_MS = 5_000;
 
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
@@ -167,6 +170,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   };
 
   const emitStatus = (job: LiveJob) => {
+    if (job.finished) return; // a job recorded as ended while its process was still going (see close)
     const status: StatusEvent = {
       status: 'processing',
       elapsed_time: elapsedSince(job.createdMs),
@@ -179,7 +183,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   };
 
   const emitOutput = (job: LiveJob, stream: OutputStream, line: ClassifiedLine) => {
-    if (job.liveOutputCut) return;
+    if (job.liveOutputCut || job.finished) return;
     job.liveOutputBytes += line.text.length + 1;
     if (job.liveOutputBytes > opts.maxLiveOutputBytes) {
       job.liveOutputCut = true;
@@ -282,7 +286,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       const result = { event: 'result' as const, data: { status: 'success' as const, results: outcome.results, reports: outcome.reports } };
       const scores = { artifacts: outcome.artifacts, score: outcome.score, secret_score: outcome.secretScore };
       if (job.interrupting) {
-        await finish(job, { event: 'error', data: { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 } }, 'interrupted');
+        await finish(job, { event: 'error', data: STOPPED_RUNNING }, 'interrupted');
       } else if (job.hardTimedOut) {
         // the runs so far are kept, as upstream keeps the runs it recorded before its hard timeout
         await finish(job, result, 'timed_out', { ...scores, upstream_status: 'timed_out', upstream_error: HARD_TIMEOUT_ERROR });
@@ -454,7 +458,17 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       }
       const notStarted: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped before this job started; submit it again', status_code: 503 };
       await Promise.all(waiting.map((job) => finish(job, { event: 'error', data: notStarted }, 'interrupted')));
-      await Promise.all(jobs.map((j) => j.done));
+      // The executor's stop path (SIGINT/SIGTERM, SIGKILL after the grace period) ends a running job; should one not
+      // end even then (a pipe held open by something outside its reach), it is still recorded as interrupted before
+      // the runner exits, rather than holding the stop up forever and leaving `running` on disk.
+      const bound = opts.settings.graceMs + CLOSE_MARGIN_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, bound)));
+      await Promise.race([Promise.all(jobs.map((j) => j.done)), timedOut]);
+      clearTimeout(timer);
+      const stuck = jobs.filter((j) => !j.finished);
+      for (const job of stuck) opts.log(`job ${job.id}: still running ${Math.round(bound / 1000)} s after it was told to stop; recording it as interrupted`);
+      await Promise.all(stuck.map((job) => finish(job, { event: 'error', data: STOPPED_RUNNING }, 'interrupted')));
       await retentionRun;
       store.close();
     },

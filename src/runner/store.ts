@@ -5,6 +5,7 @@
 //   secret-seeds.json            {leaderboard: seed}, each leaderboard's fixed secret seed, made on first use
 //   jobs/<id>/job.json           the job record, replaced atomically (write temp + rename)
 //   jobs/<id>/events.sse         every event, framed as sent to clients (see eventLog.ts)
+//   jobs/<id>/events.hwm         the highest event id ever handed to a client (may be past the file after a crash)
 //   jobs/<id>/submission/<file>  the uploaded file
 //   jobs/<id>/artifacts/<name>   downloads (profile zips)
 //   jobs/<id>/work/              scratch folder of the running job, removed when it ends
@@ -13,7 +14,7 @@ import { randomInt } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { jobRecordSchema, type ErrorEvent, type JobRecord } from '../core/protocol/api';
-import { formatFrame, openEventLog, repairLog, type EventLog, type FrameBatch } from './eventLog';
+import { formatFrame, openEventLog, readHighWaterMark, repairLog, type EventLog, type FrameBatch } from './eventLog';
 import type { ProcessGroupRef } from './orphans';
 
 /** What job.json holds: the public record plus what the runner needs to answer later. */
@@ -138,7 +139,7 @@ export interface JobStore {
 
 export function openStore(dataDir: string): JobStore {
   const root = resolve(dataDir);
-  mkdirSync(join(root, 'jobs'), { recursive: true });
+  mkdirSync(join(root, 'jobs'), { recursive: true, mode: 0o700 });
   if (lockedDirs.has(root)) throw new StoreError(`data dir ${root} is already used by a runner in this process`);
   const lockPath = join(root, 'runner.lock');
   if (existsSync(lockPath)) {
@@ -147,7 +148,7 @@ export function openStore(dataDir: string): JobStore {
       throw new StoreError(`data dir ${root} is in use by another kernel-runner (pid ${pid}); stop it or pass --data-dir DIR`);
     }
   }
-  const fd = openSync(lockPath, 'w');
+  const fd = openSync(lockPath, 'w', 0o600);
   writeSync(fd, `${process.pid}\n`);
   closeSync(fd);
   lockedDirs.add(root);
@@ -174,7 +175,7 @@ export function openStore(dataDir: string): JobStore {
     const dir = jobDir(record.id);
     if (!existsSync(dir)) return; // deleted meanwhile
     const tmp = join(dir, `.job.json.${process.pid}.tmp`);
-    await writeFile(tmp, JSON.stringify(record));
+    await writeFile(tmp, JSON.stringify(record), { mode: 0o600 });
     await rename(tmp, join(dir, 'job.json'));
   }
 
@@ -183,7 +184,7 @@ export function openStore(dataDir: string): JobStore {
     allocateId() {
       const id = nextId++;
       // rename is atomic: a crash leaves the old or the new counter, and the folder scan at start covers both
-      writeFileSync(metaPath + '.tmp', JSON.stringify({ next_id: nextId }));
+      writeFileSync(metaPath + '.tmp', JSON.stringify({ next_id: nextId }), { mode: 0o600 });
       renameSync(metaPath + '.tmp', metaPath);
       return id;
     },
@@ -194,9 +195,9 @@ export function openStore(dataDir: string): JobStore {
     eventsPath: (id) => join(jobDir(id), 'events.sse'),
     async createJob(record, code) {
       const dir = jobDir(record.id);
-      await mkdir(join(dir, 'submission'), { recursive: true });
-      await mkdir(join(dir, 'artifacts'), { recursive: true });
-      await writeFile(store.submissionPath(record.id, record.file_name), code);
+      await mkdir(join(dir, 'submission'), { recursive: true, mode: 0o700 });
+      await mkdir(join(dir, 'artifacts'), { recursive: true, mode: 0o700 });
+      await writeFile(store.submissionPath(record.id, record.file_name), code, { mode: 0o600 });
       await writeRecord(record);
     },
     saveJob(record) {
@@ -242,8 +243,9 @@ export function openStore(dataDir: string): JobStore {
     },
     interruptSync(record, error) {
       const path = store.eventsPath(record.id);
-      const id = repairLog(path) + 1;
-      appendFileSync(path, formatFrame(id, 'error', JSON.stringify(error)));
+      // past anything a client may have been given: frames sent but lost with the process are above the file's end
+      const id = Math.max(repairLog(path), readHighWaterMark(path), record.last_event_id) + 1;
+      appendFileSync(path, formatFrame(id, 'error', JSON.stringify(error)), { mode: 0o600 });
       record.last_event_id = id;
       record.state = 'interrupted';
       record.error = error;
@@ -252,12 +254,12 @@ export function openStore(dataDir: string): JobStore {
       record.finished_at = new Date().toISOString();
       rmSync(store.workDir(record.id), { recursive: true, force: true });
       const tmp = join(jobDir(record.id), `.job.json.${process.pid}.tmp`);
-      writeFileSync(tmp, JSON.stringify(record));
+      writeFileSync(tmp, JSON.stringify(record), { mode: 0o600 });
       renameSync(tmp, join(jobDir(record.id), 'job.json'));
     },
     openLog(id, onBatch) {
       const path = store.eventsPath(id);
-      return openEventLog(path, repairLog(path), onBatch);
+      return openEventLog(path, Math.max(repairLog(path), readHighWaterMark(path)), onBatch);
     },
     async deleteJob(id) {
       await rm(jobDir(id), { recursive: true, force: true });
@@ -278,7 +280,7 @@ export function openStore(dataDir: string): JobStore {
       if (known !== undefined) return known;
       const seed = randomInt(1, 2 ** 31);
       seeds[leaderboard] = seed;
-      writeFileSync(seedsPath + '.tmp', JSON.stringify(seeds));
+      writeFileSync(seedsPath + '.tmp', JSON.stringify(seeds), { mode: 0o600 });
       renameSync(seedsPath + '.tmp', seedsPath);
       return seed;
     },

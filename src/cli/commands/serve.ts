@@ -43,6 +43,7 @@ export function startupLines(runner: RunningRunner, tokenRequired: boolean): str
     `kernel-runner serve: listening on ${runner.url}`,
     `  GPUs:      ${gpus}`,
     `  profiler:  ${profiler}`,
+    `  isolation: ${info.isolation.description}`,
     `  problems:  ${[...info.problems, 'script'].join(', ')} (from ${tilde(info.problemsDir)})`,
     `  data:      ${tilde(info.dataDir)}`,
     `  auth:      ${tokenRequired ? 'token required (Bearer or X-Popcorn-Cli-Id)' : 'none; loopback only'}`,
@@ -67,7 +68,7 @@ export function register(program: Command): void {
     .option('--kill-grace <seconds>', 'between SIGINT and SIGKILL when a job times out or is cancelled', '10')
     .option('--script-timeout <seconds>', "timeout of the 'script' leaderboard's runs", '180')
     .option('--hard-timeout <seconds>', 'the most one job may run, all its runs together (then it is timed_out)', '1800')
-    .option('--public-url <url>', 'base URL for artifact links when behind a proxy')
+    .option('--public-url <url>', "base URL of artifact links (default: the listening address; never the request's Host header)")
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
       if (!PROFILERS.includes(opts.profiler as ProfilerChoice)) throw new CliExit(`--profiler takes ${PROFILERS.join(', ')}, not "${opts.profiler}"`, 2);

@@ -85,6 +85,25 @@ function upload(file: SubmissionFile): { data: Buffer; headers: Record<string, s
   return { data: body, headers: { 'Content-Type': contentType } };
 }
 
+const ARTIFACT_PATH = /^\/jobs\/\d+\/artifacts\/[^/]+$/;
+
+/**
+ * Where an artifact is fetched from. Our runner names its artifacts by the address it listens on (or its public
+ * URL), which need not be the address this client reached it by (`localhost` vs `127.0.0.1`, a tunnel): a link to
+ * our runner's own artifact route is fetched relative to the client's base URL, so the token goes with it. Other
+ * links (GPU MODE's artifact hosts) are fetched as they are, without identity.
+ */
+function artifactTarget(ref: ArtifactRef, ourRunner: boolean): string {
+  if (!('url' in ref)) return routes.artifact(ref.jobId, ref.name);
+  if (!ourRunner) return ref.url;
+  try {
+    const u = new URL(ref.url);
+    return ARTIFACT_PATH.test(u.pathname) ? `${u.pathname}${u.search}` : ref.url;
+  } catch {
+    return ref.url;
+  }
+}
+
 export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
   const transport = createTransport(options);
   const call = (o: CallOptions = {}) => ({ signal: o.signal, timeoutMs: o.timeoutMs });
@@ -132,8 +151,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
     cancel: (jobId, o) => transport.jsonOrEmpty('DELETE', routes.job(jobId), cancelAnswerSchema, call(o)),
 
     downloadArtifact(ref, dest, o) {
-      const target = 'url' in ref ? ref.url : routes.artifact(ref.jobId, ref.name);
-      return downloadToFile(transport, target, dest, o);
+      return downloadToFile(transport, artifactTarget(ref, options.extensions !== false), dest, o);
     },
 
     listSubmissions: (query = {}, o) => transport.json('GET', routes.userSubmissions(query), userSubmissionListSchema, call(o)),

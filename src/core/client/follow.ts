@@ -3,7 +3,7 @@
 // last id seen (a replay overlap) is skipped.
 import type { Readable } from 'node:stream';
 import { routes, type ErrorEvent, type ResultEvent } from '../protocol/api';
-import { createBackoff, sleep, type BackoffOptions } from './backoff';
+import { createBackoff, reconnectBackoffFromEnv, sleep, type BackoffOptions } from './backoff';
 import { RunnerClientError, isRetryable } from './errors';
 import { EventDecodeError, decodeEvent, isTerminalEvent, type ClientEvent } from './events';
 import type { StreamResponse, Transport } from './http';
@@ -13,12 +13,16 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Every event, in order, exactly once. */
   onEvent?: (event: ClientEvent) => void;
-  /** Before each reconnection attempt. */
+  /** Before each reconnection attempt (`attempt` counts every attempt of the stream). */
   onReconnect?: (info: ReconnectInfo) => void;
   /** A connection silent for this long counts as dropped (the runner sends a status heartbeat about every 15 s). Default 60 s. */
   idleTimeoutMs?: number;
-  /** Failed reconnection attempts in a row before giving up. Default 12 (about a minute with the default backoff). */
+  /**
+   * Reconnection attempts in all, over the whole stream (a connection that made progress does not reset it), before
+   * giving up with a {@link FollowGaveUpError}. Default 20 (a bit over a minute against a runner gone for good).
+   */
   maxReconnects?: number;
+  /** Default: 250 ms doubling to 5 s, or `KERNEL_RUNNER_RECONNECT_MS` as the longest wait (tests). */
   backoff?: BackoffOptions;
   /** Largest single event accepted, in characters. */
   maxEventSize?: number;
@@ -39,6 +43,30 @@ export type StreamOutcome =
 export interface Cursor {
   jobId: number | undefined;
   lastEventId: number;
+}
+
+/**
+ * The stream was given up after `reconnects` reconnection attempts; the job itself may still be running. Its type
+ * (and status, code) are those of the last failure, `reason`.
+ */
+export class FollowGaveUpError extends RunnerClientError {
+  constructor(
+    readonly jobId: number,
+    readonly reconnects: number,
+    readonly lastEventId: number,
+    readonly reason: RunnerClientError,
+  ) {
+    super(reason.type, `gave up following job ${jobId} after ${reconnects} reconnect${reconnects === 1 ? '' : 's'} (last: ${reason.message})`, {
+      method: reason.method,
+      url: reason.url,
+      ...(reason.status !== undefined ? { status: reason.status } : {}),
+      ...(reason.code !== undefined ? { code: reason.code } : {}),
+      ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
+      cause: reason,
+    });
+    // the summary already names the reason: no "METHOD url" tail twice
+    this.message = `gave up following job ${jobId} after ${reconnects} reconnect${reconnects === 1 ? '' : 's'} (last: ${reason.message})`;
+  }
 }
 
 interface Consumed {
@@ -138,8 +166,9 @@ export async function followEvents(
   cursor: Cursor,
   options: FollowOptions = {},
 ): Promise<StreamOutcome> {
-  const backoff = createBackoff(options.backoff);
-  const maxReconnects = options.maxReconnects ?? 12;
+  const backoff = createBackoff(options.backoff ?? reconnectBackoffFromEnv());
+  const maxReconnects = options.maxReconnects ?? 20;
+  let reconnects = 0; // in all, for this stream
   let method = first.method;
   let response: StreamResponse | undefined;
   let reason: RunnerClientError | undefined;
@@ -163,10 +192,11 @@ export async function followEvents(
     }
     method = 'GET';
     const path = routes.jobEvents(cursor.jobId);
-    for (let attempt = 1; !response; attempt++) {
-      if (attempt > maxReconnects) throw reason;
+    while (!response) {
+      if (reconnects >= maxReconnects) throw new FollowGaveUpError(cursor.jobId, reconnects, cursor.lastEventId, reason);
+      reconnects += 1;
       const delayMs = backoff.next();
-      options.onReconnect?.({ jobId: cursor.jobId, attempt, lastEventId: cursor.lastEventId, delayMs, reason });
+      options.onReconnect?.({ jobId: cursor.jobId, attempt: reconnects, lastEventId: cursor.lastEventId, delayMs, reason });
       try {
         await sleep(delayMs, options.signal);
       } catch (err) {

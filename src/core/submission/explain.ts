@@ -2,6 +2,7 @@
 // (the CLI or the editor), and what they can do about it as actions. The CLI prints the message (its hints are in
 // it); the extension shows the actions as buttons.
 import { RunnerClientError, isRunnerClientError } from '../client/errors';
+import { FollowGaveUpError } from '../client/follow';
 import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, formatWait, parseRetryAfterText, type RegisterHints } from '../gpumode/errors';
 import type { ErrorEvent } from '../protocol/api';
 import { PopcornConfigError } from '../popcornConfig';
@@ -111,6 +112,7 @@ function networkWhy(code: string | undefined): string {
 export function explain(err: unknown, ctx: ExplainContext): Explanation {
   if (err instanceof SubmissionError) return err.explanation;
   if (err instanceof PopcornConfigError) return { kind: 'usage', message: err.message, actions: [] };
+  if (err instanceof FollowGaveUpError) return explainGaveUp(err, ctx);
   if (ctx.service === 'gpumode' || err instanceof GpuModeError) return explainUpstream(err, ctx);
   if (isRunnerClientError(err)) return explainOurs(err, ctx);
   return { kind: 'internal', message: err instanceof Error ? err.message : String(err), actions: [] };
@@ -166,6 +168,20 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
     case 'cancelled':
       return { kind: 'cancelled', message: 'Cancelled.', actions: [] };
   }
+}
+
+/** The client stopped following a job that may still be running: name it, and where to see how it ended. */
+function explainGaveUp(err: FollowGaveUpError, ctx: ExplainContext): Explanation {
+  const why = err.reason.type === 'network' ? networkWhy(err.reason.code) : err.reason.type === 'http' ? `${err.reason.status ?? 'error'} ${err.reason.detail ?? ''}`.trim() : err.reason.message;
+  const jobUrl = ctx.baseUrl ? `${ctx.baseUrl.replace(/\/+$/, '')}/jobs/${err.jobId}` : `/jobs/${err.jobId}`;
+  const server = ctx.baseUrl && !ctx.embedded ? ` --server ${ctx.baseUrl}` : '';
+  const later =
+    ctx.surface === 'cli'
+      ? `\`kernel-runner submissions show ${err.jobId}${server}\` or GET ${jobUrl} shows it later`
+      : `GET ${jobUrl} (or \`kernel-runner submissions show ${err.jobId}${server}\`) shows it later`;
+  const message = `Gave up following job ${err.jobId} after ${err.reconnects} reconnect${err.reconnects === 1 ? '' : 's'} (${why}); the job may still be running: ${later}.`;
+  const kind: FailureKind = err.type === 'network' ? 'network' : err.type === 'timeout' ? 'timeout' : 'server';
+  return { kind, message, actions: kind === 'network' ? [action('select-target')] : [] };
 }
 
 function capital(s: string): string {

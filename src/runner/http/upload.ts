@@ -1,4 +1,6 @@
-// Reads the multipart upload (one field `file`, its filename kept) with explicit limits.
+// Reads the multipart upload (one field `file`, its filename kept) with explicit limits. Every stream involved
+// (the request, busboy, busboy's file stream) has its error handled: a truncated, garbled or aborted upload is a
+// 400 with a {detail}, never an uncaught error. Nothing is written to disk here: the file is kept in memory.
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { HttpError } from './errors';
@@ -11,6 +13,8 @@ export interface Upload {
 }
 
 const FORM_OVERHEAD = 64 * 1024;
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';
@@ -26,48 +30,88 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     try {
       parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxFileBytes + 1, fields: 16, parts: 32, fieldSize: 64 * 1024 } });
     } catch (err) {
-      reject(new HttpError(422, `Bad multipart body: ${err instanceof Error ? err.message : String(err)}`));
+      reject(new HttpError(422, `Bad multipart body: ${message(err)}`));
       return;
     }
     let upload: Upload | null = null;
-    let failed: HttpError | null = null;
+    let fileDone = true;
+    let parserDone = false;
+    let settled = false;
     let received = 0;
+
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('aborted', onAborted);
+      req.off('end', onEnd);
+    };
+    /** Refuses the upload once; the rest of the body is read and dropped (the answer says Connection: close). */
+    const fail = (err: HttpError) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      req.unpipe(parser);
+      // keep listening for late errors of the parser and its streams: they must not become uncaught
+      parser.on('error', () => undefined);
+      parser.removeAllListeners('file');
+      parser.on('file', (_name, stream) => {
+        stream.on('error', () => undefined);
+        stream.resume();
+      });
+      req.resume();
+      reject(err);
+    };
+    const bad = (err: unknown) => fail(new HttpError(400, `Bad multipart body: ${message(err)}`, { Connection: 'close' }));
+    const finish = () => {
+      if (settled || !parserDone || !fileDone) return;
+      settled = true;
+      cleanup();
+      if (!upload) reject(new HttpError(422, "Missing multipart field 'file' (the submission)"));
+      else resolve(upload);
+    };
+
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || upload) {
+      stream.on('error', bad);
+      if (name !== 'file' || upload || settled) {
         stream.resume();
         return;
       }
       const chunks: Buffer[] = [];
       const current: Upload = { fileName: info.filename ?? '', bytes: Buffer.alloc(0), truncated: false };
       upload = current;
+      fileDone = false;
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => {
         current.truncated = true;
       });
       stream.on('end', () => {
         current.bytes = Buffer.concat(chunks);
+        fileDone = true;
+        finish();
       });
     });
-    parser.on('error', (err: unknown) => {
-      failed = new HttpError(400, `Bad multipart body: ${err instanceof Error ? err.message : String(err)}`);
-      req.unpipe(parser);
-      req.resume();
-      reject(failed);
-    });
+    parser.on('error', bad);
     parser.on('close', () => {
-      if (failed) return;
-      if (!upload) reject(new HttpError(422, "Missing multipart field 'file' (the submission)"));
-      else resolve(upload);
+      parserDone = true;
+      finish();
     });
-    req.on('data', (chunk: Buffer) => {
+    // the request itself: a client that goes away mid-body, or a socket error
+    req.on('error', (err) => bad(err));
+    const onAborted = () => bad(new Error('the upload was aborted before its end'));
+    req.on('aborted', onAborted);
+    // busboy reports a body that ends early itself ("Unexpected end of form"); this catches a parser that has not
+    // said anything by the time the request is over
+    const onEnd = () =>
+      setTimeout(() => {
+        if (!settled && !parserDone) bad(new Error('Unexpected end of form'));
+      }, 1000);
+    req.on('end', onEnd);
+    const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxFileBytes + FORM_OVERHEAD && !failed) {
-        failed = new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' });
-        req.unpipe(parser);
-        req.resume();
-        reject(failed);
+      if (received > maxFileBytes + FORM_OVERHEAD) {
+        fail(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
       }
-    });
+    };
+    req.on('data', onData);
     req.pipe(parser);
   });
 }

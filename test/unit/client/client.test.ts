@@ -236,6 +236,27 @@ test('identity headers are not sent to another origin', async () => {
   }
 });
 
+test("our runner's artifact links are fetched from the base URL the client uses, token included", async () => {
+  // The runner names its links by its listening address (or --public-url); the client may reach it by another name.
+  server = await startFakeServer((_req, res) => res.writeHead(200, { 'Content-Length': '2' }).end('ok'));
+  const other = await startFakeServer((_req, res) => res.writeHead(200, { 'Content-Length': '2' }).end('no'));
+  const dir = mkdtempSync(join(tmpdir(), 'kr-dl-'));
+  try {
+    const link = `${other.url}/jobs/3/artifacts/job-3-profile.0.zip`;
+    await createRunnerClient({ baseUrl: server.url, token: 'tok-abcdef' }).downloadArtifact({ url: link }, join(dir, 'ours.zip'));
+    assert.equal(server.requests[0]?.url, '/jobs/3/artifacts/job-3-profile.0.zip');
+    assert.equal(server.requests[0]?.headers.authorization, 'Bearer tok-abcdef');
+    assert.equal(other.requests.length, 0, 'nothing went to the host the link names');
+    // GPU MODE's links (extensions off) are fetched where they point, with no identity
+    await createRunnerClient({ baseUrl: server.url, cliId: 'cli-abcdef', extensions: false }).downloadArtifact({ url: link }, join(dir, 'theirs.zip'));
+    assert.equal(other.requests.length, 1);
+    assert.equal(other.requests[0]?.headers['x-popcorn-cli-id'], undefined);
+  } finally {
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('streamJob attaches to a running job after a given id and retries a refused first connection', async () => {
   const all = jobEvents(5);
   let first = true;

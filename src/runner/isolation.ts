@@ -1,0 +1,206 @@
+// How a job's processes are kept together, so that when its main process exits, times out or is cancelled, every
+// descendant dies and the job's pipes close (detected once per runner, see detectIsolation):
+//
+//   pid-namespace  `setpriv --pdeathsig KILL unshare [--user --map-root-user] --pid --fork --kill-child --mount-proc
+//                  python3 -c INIT -- program ...`: a PID namespace per job. INIT (PID 1 inside) starts the program,
+//                  reaps, and exits with the program's exit code when it ends, at which the kernel kills everything
+//                  else in the namespace; `--kill-child` ends the namespace with unshare, and unshare dies with the
+//                  runner (pdeathsig), so even a SIGKILLed runner leaves nothing behind. Signals: SIGINT to the
+//                  process group (unshare blocks it, INIT ignores it, the program and the profiler get it as
+//                  before); SIGKILL of the group after the grace period ends INIT and with it the namespace.
+//                  Opt-in (KERNEL_RUNNER_ISOLATION=pid-namespace): inside, the program sees namespace pids.
+//   process-group  (default on Linux) the program leads its own process group, and every process of the job carries
+//                  KERNEL_RUNNER_JOB_TAG=<random> in its environment: whatever left the group (setsid, a daemon)
+//                  is found by that tag in /proc and gets the group's signals, and SIGKILL when the main process
+//                  ends. Pids stay the machine's. Only a process that drops its environment (exec with a clean
+//                  one) can escape; the job's pipes are still closed a grace period after its main process ended.
+//   none           (no /proc: not Linux) the process group only.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { findOnPath } from './profilers';
+
+export type IsolationKind = 'pid-namespace' | 'process-group' | 'none';
+
+export interface Isolation {
+  kind: IsolationKind;
+  /** One line for `serve`'s start: what is in effect, and what it means. */
+  description: string;
+  /** pid-namespace: the command put before the program (unshare ... INIT --). Empty otherwise. */
+  prefix: string[];
+}
+
+/** The environment variable every process of a job inherits: its random tag. */
+export const JOB_TAG_VAR = 'KERNEL_RUNNER_JOB_TAG';
+
+/**
+ * PID 1 of a job's namespace: starts the program (signal dispositions back to default, same process group), reaps
+ * every process handed to it, and exits with the program's status as soon as the program ends; the kernel then
+ * kills whatever else is left in the namespace. PID 1 cannot re-raise a signal that killed the program: it exits
+ * with 128+n and writes `signal <n>` to the status pipe it is given as its first argument (the executor's fd 4).
+ */
+const INIT = `
+import os, signal, sys
+def noop(*_):
+    pass
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+    signal.signal(s, noop)
+status_fd = int(sys.argv[1])
+os.set_inheritable(status_fd, False)
+argv = sys.argv[2:]
+defaults = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE, signal.SIGXFSZ)]
+try:
+    main = os.posix_spawn(argv[0], argv, os.environ, setsigdef=defaults)
+except OSError as e:
+    sys.stderr.write(f"kernel-runner: cannot start {argv[0]}: {e.strerror}\\n")
+    os._exit(127)
+for fd in (0, 1, 2, 3):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+while True:
+    try:
+        pid, status = os.waitpid(-1, 0)
+    except ChildProcessError:
+        os._exit(1)
+    if pid == main:
+        code = os.waitstatus_to_exitcode(status)
+        if code < 0:
+            try:
+                os.write(status_fd, f"signal {-code}\\n".encode())
+            except OSError:
+                pass
+        os._exit(code if code >= 0 else 128 - code)
+`;
+
+function probe(command: string, args: string[]): boolean {
+  try {
+    execFileSync(command, args, { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and daemons are found by their KERNEL_RUNNER_JOB_TAG and killed with the job)';
+
+/**
+ * What this runner uses; probes `unshare` once when a PID namespace is asked for (env KERNEL_RUNNER_ISOLATION =
+ * pid-namespace | process-group; default process-group), and says plainly what it fell back to.
+ */
+export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
+  if (process.platform !== 'linux') {
+    return {
+      kind: 'none',
+      prefix: [],
+      description: 'NONE available on this system (no /proc): jobs run, but only their process group is stopped; a child that leaves it can outlive its job',
+    };
+  }
+  const choice = env.KERNEL_RUNNER_ISOLATION ?? 'process-group';
+  if (choice !== 'pid-namespace') {
+    return { kind: 'process-group', prefix: [], description: `${GROUP_DESCRIPTION}; KERNEL_RUNNER_ISOLATION=pid-namespace for a PID namespace` };
+  }
+  const unshare = findOnPath('unshare', env.PATH) ?? findOnPath('unshare', '/usr/bin:/bin');
+  const python = findOnPath('python3', env.PATH);
+  const setpriv = findOnPath('setpriv', env.PATH) ?? findOnPath('setpriv', '/usr/bin:/bin');
+  const why = !unshare ? 'no unshare (util-linux) found' : !python ? 'no python3 for the namespace\'s init' : '';
+  if (!why && unshare && python) {
+    const root = process.getuid?.() === 0;
+    const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
+    for (const flags of flagSets) {
+      const args = [...flags, '--fork', '--kill-child', '--mount-proc'];
+      if (!probe(unshare, [...args, python, '-c', 'pass'])) continue;
+      const prefix = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args, python, '-c', INIT];
+      return { kind: 'pid-namespace', prefix, description: `PID namespace per job (unshare ${args.join(' ')})` };
+    }
+  }
+  return {
+    kind: 'process-group',
+    prefix: [],
+    description: `${GROUP_DESCRIPTION}; no PID namespace: ${why || 'unshare --pid is not permitted here (user namespaces disabled?)'}`,
+  };
+}
+
+interface Stat {
+  pgrp: number;
+  startTicks: number;
+  zombie: boolean;
+}
+
+/** Fields of /proc/<pid>/stat the runner needs, or null when the process is gone. */
+export function readStat(pid: number | string): Stat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses, so split after the last ')'
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const fields = text.slice(close + 2).split(' ');
+  // fields[0] is field 3 (state); field n is fields[n - 3]
+  const pgrp = Number(fields[2]);
+  const startTicks = Number(fields[19]);
+  if (!Number.isInteger(pgrp) || !Number.isInteger(startTicks)) return null;
+  return { pgrp, startTicks, zombie: fields[0] === 'Z' };
+}
+
+/** Live processes (not zombies) whose environment holds the job's tag, with their process groups. */
+export function taggedProcesses(tag: string): { pid: number; pgrp: number }[] {
+  if (process.platform !== 'linux' || !tag) return [];
+  const needle = Buffer.from(`\0${JOB_TAG_VAR}=${tag}\0`);
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: { pid: number; pgrp: number }[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (Buffer.concat([Buffer.from([0]), environ, Buffer.from([0])]).indexOf(needle) < 0) continue;
+    const st = readStat(name);
+    if (st && !st.zombie) found.push({ pid: Number(name), pgrp: st.pgrp });
+  }
+  return found;
+}
+
+/** Sends `signal` to every tagged process outside `exceptGroup` (that group gets it as a whole); how many. */
+export function signalTagged(tag: string, signal: NodeJS.Signals, exceptGroup?: number): number {
+  let sent = 0;
+  for (const p of taggedProcesses(tag)) {
+    if (exceptGroup !== undefined && p.pgrp === exceptGroup) continue;
+    try {
+      process.kill(p.pid, signal);
+      sent += 1;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sent;
+}
+
+/** SIGKILLs every tagged process, again while new ones appear (a fork during the sweep); how many were killed. */
+export function killTagged(tag: string): number {
+  const killed = new Set<number>();
+  for (let round = 0; round < 20; round += 1) {
+    const left = taggedProcesses(tag);
+    if (left.length === 0) break;
+    for (const p of left) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+        killed.add(p.pid);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return killed.size;
+}

@@ -1,0 +1,249 @@
+// Jobs cannot escape (issue 9, item 4): whatever a job's program starts (a `setsid` child holding stdout, a
+// daemon with its stdio closed) ends with the job, on timeout, on cancel, when the main process exits, and when the
+// runner itself was SIGKILLed (gone at the latest on the next start). Run under each isolation the machine allows:
+// the default process group + job tag, and a PID namespace per job (KERNEL_RUNNER_ISOLATION=pid-namespace).
+//
+// The job's processes are found from outside by a unique marker in their command line (inside a PID namespace a
+// program's own pid means nothing out here), recorded while the job runs, and checked afterwards.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { detectIsolation, type IsolationKind } from '../../../src/runner/isolation';
+import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, type TestRunner } from './helpers';
+
+const linux = process.platform === 'linux';
+const GRACE_MS = 1000;
+const TIMEOUT_SEC = 2;
+
+/** A marker no other process on the machine has: `sleep 300.<digits>` sleeps 300 s all the same. */
+function marker(): string {
+  return `300.${String(process.pid).padStart(7, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+}
+
+/** Pids (as seen here) of live processes whose command line has `mark` as an argument. */
+function withMarker(mark: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** Starts `setsid sleep MARK` keeping the job's stdout open, then does `then`. */
+const setsidKeepingStdout = (mark: string, then: string) => `
+import subprocess, time
+subprocess.Popen(["setsid", "sleep", "${mark}"])
+print("started", flush=True)
+${then}
+`;
+
+/** A classic daemon: double fork, setsid, stdio closed, then sleeps; the job's main process exits after 1 s. */
+const daemonising = (mark: string, mainSleep: number) => `
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        for fd in (0, 1, 2, 3):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        os.execvp("sleep", ["sleep", "${mark}"])
+    os._exit(0)
+print("started", flush=True)
+time.sleep(${mainSleep})
+`;
+
+async function jobRecord(runner: { url: string }, id: number): Promise<JobRecord> {
+  return (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
+}
+
+/** Submits in the background, waits for the program's "started" line and for the marked processes to show up. */
+async function startJob(url: string, fileName: string, content: string, mark: string, count = 1): Promise<{ id: number; pids: number[] }> {
+  const accepted = (await (await post(`${url}/submission/script/CPU/test`, { fileName, content })).json()) as { details: { id: number } };
+  const id = accepted.details.id;
+  await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output' && outputEventSchema.parse(ev.data).text === 'started');
+  const pids = await waitFor(`the job's marked process`, () => {
+    const found = withMarker(mark);
+    return found.length >= count ? found : undefined;
+  }, 10_000);
+  return { id, pids };
+}
+
+async function ended(runner: { url: string }, id: number, withinMs: number): Promise<JobRecord> {
+  return waitFor(`job ${id} to end`, async () => {
+    const rec = await jobRecord(runner, id);
+    return rec.state === 'running' || rec.state === 'queued' ? undefined : rec;
+  }, withinMs);
+}
+
+function killLeftovers(mark: string): void {
+  // only if an assertion failed: do not leave the test's own processes behind
+  for (const pid of withMarker(mark)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+const modes: IsolationKind[] = ['process-group', 'pid-namespace'];
+
+for (const mode of modes) {
+  const env: NodeJS.ProcessEnv = { ...process.env, KERNEL_RUNNER_ISOLATION: mode };
+  const available = linux && detectIsolation(env).kind === mode;
+
+  describe(`isolation: ${mode}`, { skip: available ? false : `${mode} is not available here` }, () => {
+    let runner: TestRunner;
+    before(async () => {
+      runner = await startTestRunner({ env, scriptTimeoutSec: TIMEOUT_SEC, killGraceMs: GRACE_MS });
+      assert.equal(runner.info.isolation.kind, mode);
+      assert.ok(runner.info.isolation.description.length > 0);
+    });
+    after(() => runner.dispose());
+
+    test('(a) a setsid child holding stdout: the timed-out job ends within the grace period and nothing of it is left', async () => {
+      const mark = marker();
+      try {
+        const started = Date.now();
+        const { id, pids } = await startJob(runner.url, 'a.py', setsidKeepingStdout(mark, 'time.sleep(60)'), mark);
+        const rec = await ended(runner, id, TIMEOUT_SEC * 1000 + GRACE_MS + 10_000);
+        assert.equal(rec.state, 'timed_out');
+        assert.ok(Date.now() - started < TIMEOUT_SEC * 1000 + GRACE_MS + 10_000);
+        const result = resultEventSchema.parse(terminal(await readSse(await fetch(`${runner.url}/jobs/${id}/events`))).data);
+        assert.equal(result.results[0]!.runs.test!.run!.exit_code, 114, 'the run timed out');
+        for (const pid of pids) assert.equal(pidAlive(pid), false, `pid ${pid} (setsid sleep) is gone`);
+        assert.deepEqual(withMarker(mark), []);
+      } finally {
+        killLeftovers(mark);
+      }
+    });
+
+    test('(a) a setsid child holding stdout: the main process exits and the job ends at once, the child with it', async () => {
+      const mark = marker();
+      try {
+        const { id, pids } = await startJob(runner.url, 'a2.py', setsidKeepingStdout(mark, 'time.sleep(1)'), mark);
+        const rec = await ended(runner, id, GRACE_MS + 10_000);
+        assert.equal(rec.state, 'succeeded');
+        const result = resultEventSchema.parse(terminal(await readSse(await fetch(`${runner.url}/jobs/${id}/events`))).data);
+        const run = result.results[0]!.runs.test!.run!;
+        assert.equal(run.exit_code, 0);
+        assert.equal(run.stdout, 'started\n');
+        for (const pid of pids) assert.equal(pidAlive(pid), false, `pid ${pid} (setsid sleep) is gone`);
+      } finally {
+        killLeftovers(mark);
+      }
+    });
+
+    test('(b) a daemonised child (double fork, setsid, stdio closed) does not outlive its finished job', async () => {
+      const mark = marker();
+      try {
+        const { id, pids } = await startJob(runner.url, 'b.py', daemonising(mark, 1), mark);
+        const rec = await ended(runner, id, GRACE_MS + 10_000);
+        assert.equal(rec.state, 'succeeded');
+        await waitFor('the daemon to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), GRACE_MS + 2000);
+        assert.deepEqual(withMarker(mark), []);
+      } finally {
+        killLeftovers(mark);
+      }
+    });
+
+    test('(c) DELETE /jobs/{id} of a job with such children answers within the grace period and leaves nothing', async () => {
+      const mark = marker();
+      const daemonMark = marker();
+      try {
+        // the main process ignores SIGINT, so only the SIGKILL after the grace period ends it
+        const content = setsidKeepingStdout(mark, `import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${daemonising(daemonMark, 60)}`);
+        const { id, pids } = await startJob(runner.url, 'c.py', content, mark);
+        const daemons = await waitFor('the daemon', () => {
+          const found = withMarker(daemonMark);
+          return found.length ? found : undefined;
+        }, 10_000);
+        const asked = Date.now();
+        const res = await fetch(`${runner.url}/jobs/${id}`, { method: 'DELETE' });
+        assert.equal(res.status, 200);
+        assert.equal(((await res.json()) as { state: string }).state, 'cancelled');
+        assert.ok(Date.now() - asked < GRACE_MS + 5000, `DELETE took ${Date.now() - asked} ms`);
+        for (const pid of [...pids, ...daemons]) assert.equal(pidAlive(pid), false, `pid ${pid} is gone`);
+        assert.deepEqual([...withMarker(mark), ...withMarker(daemonMark)], []);
+      } finally {
+        killLeftovers(mark);
+        killLeftovers(daemonMark);
+      }
+    });
+
+    test('(d) a runner killed with SIGKILL mid-job: after the next start nothing of the job is alive, and it is interrupted', async () => {
+      const dataDir = tempDir();
+      const mark = marker();
+      const daemonMark = marker();
+      // a runner in its own process, so that it can be SIGKILLed
+      const script = [
+        `import { startRunner } from ${JSON.stringify(path.join(repoRoot, 'src/runner/index.ts'))};`,
+        `const r = await startRunner({ port: 0, dataDir: ${JSON.stringify(dataDir)}, profiler: 'none', heartbeatMs: 200, killGraceMs: ${GRACE_MS} });`,
+        'console.log(r.url);',
+      ].join('\n');
+      const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        const [url] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+        assert.match(url, /^http:\/\//);
+        const content = setsidKeepingStdout(mark, `${daemonising(daemonMark, 60)}`);
+        const { id, pids } = await startJob(url, 'd.py', content, mark);
+        const daemons = await waitFor('the daemon', () => {
+          const found = withMarker(daemonMark);
+          return found.length ? found : undefined;
+        }, 10_000);
+        server.kill('SIGKILL');
+        await once(server, 'exit');
+        const runner = await startTestRunner({ dataDir, env });
+        try {
+          await waitFor('nothing of the old job left', () => ([...pids, ...daemons].every((p) => !pidAlive(p)) ? true : undefined), 5000);
+          assert.deepEqual([...withMarker(mark), ...withMarker(daemonMark)], []);
+          const rec = await jobRecord(runner, id);
+          assert.equal(rec.state, 'interrupted');
+          assert.match(rec.error!.detail, /stopped while this job was running/);
+        } finally {
+          await runner.close();
+        }
+      } finally {
+        if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+        killLeftovers(mark);
+        killLeftovers(daemonMark);
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    test('(e) profile mode: the stand-in rocprofv3 still gets SIGINT first and finalises its outputs on timeout', async () => {
+      const profEnv = { ...env, PATH: `${testBin}${path.delimiter}${env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'all' };
+      const profRunner = await startTestRunner({ env: profEnv, profiler: 'rocprofv3', scriptTimeoutSec: 1, killGraceMs: 5000 });
+      const mark = marker();
+      try {
+        const res = await post(`${profRunner.url}/script/CPU/profile`, { fileName: 'slow.py', content: setsidKeepingStdout(mark, 'time.sleep(60)'), extensions: true });
+        const events = await readSse(res);
+        const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
+        assert.equal(ev.run!.exit_code, 114);
+        assert.match(ev.run!.stderr, /timed out after 1 s: sent SIGINT to the process group/);
+        const link = /what the profiler wrote is at (\S+)/.exec(ev.run!.stderr);
+        assert.ok(link, ev.run!.stderr);
+        const zip = Buffer.from(await (await fetch(link[1]!)).arrayBuffer());
+        assert.ok(zip.includes(Buffer.from('_kernel_trace.csv')), 'the profiler wrote its files (SIGINT, not SIGKILL)');
+        const output = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+        assert.ok(output.some((o) => o.noise && /caught signal 2/.test(o.text)), "the profiler's signal handler ran");
+        assert.deepEqual(withMarker(mark), [], 'the setsid child is gone');
+      } finally {
+        killLeftovers(mark);
+        await profRunner.dispose();
+      }
+    });
+  });
+}

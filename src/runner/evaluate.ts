@@ -34,7 +34,7 @@ export interface RunSettings {
   rocpd: boolean;
   /** Base environment of every child process. */
   env: NodeJS.ProcessEnv;
-  /** How a job's processes are kept together (detectIsolation); default: process group and job tag. */
+  /** How a job's processes are kept together (detectIsolation): a PID namespace where allowed, else process group + job tag. */
   isolation?: Isolation;
 }
 

@@ -1,15 +1,18 @@
 // How a job's processes are kept together, so that when its main process exits, times out or is cancelled, every
 // descendant dies and the job's pipes close (detected once per runner, see detectIsolation):
 //
-//   pid-namespace  `setpriv --pdeathsig KILL unshare [--user --map-root-user] --pid --fork --kill-child --mount-proc
-//                  python3 -c INIT -- program ...`: a PID namespace per job. INIT (PID 1 inside) starts the program,
-//                  reaps, and exits with the program's exit code when it ends, at which the kernel kills everything
-//                  else in the namespace; `--kill-child` ends the namespace with unshare, and unshare dies with the
-//                  runner (pdeathsig), so even a SIGKILLed runner leaves nothing behind. Signals: SIGINT to the
-//                  process group (unshare blocks it, INIT ignores it, the program and the profiler get it as
-//                  before); SIGKILL of the group after the grace period ends INIT and with it the namespace.
-//                  Opt-in (KERNEL_RUNNER_ISOLATION=pid-namespace): inside, the program sees namespace pids.
-//   process-group  (default on Linux) the program leads its own process group, and every process of the job carries
+//   pid-namespace  (default on Linux where the kernel allows it) `setpriv --pdeathsig KILL unshare [--user
+//                  --map-root-user] --pid --fork --kill-child --mount-proc python3 -c INIT -- program ...`: a PID
+//                  namespace per job. INIT (PID 1 inside) starts the program, reaps, and exits with the program's
+//                  exit code when it ends, at which the kernel kills everything else in the namespace;
+//                  `--kill-child` ends the namespace with unshare, and unshare dies with the runner (pdeathsig), so
+//                  even a SIGKILLed runner leaves nothing behind. Signals: SIGINT to the process group (unshare
+//                  blocks it, INIT ignores it, the program and the profiler get it as before); SIGKILL of the group
+//                  after the grace period ends INIT and with it the namespace. Inside, the program sees namespace
+//                  pids. Detected by running that very command once (`... python3 -c pass`) at the runner's start.
+//                  Every job also carries the job tag below (the host sees it in /proc like any other process's).
+//   process-group  (where no PID namespace can be made, or KERNEL_RUNNER_ISOLATION=process-group) the program leads
+//                  its own process group, and every process of the job carries
 //                  KERNEL_RUNNER_JOB_TAG=<random> in its environment: whatever left the group (setsid, a daemon)
 //                  is found by that tag in /proc and gets the group's signals, and SIGKILL when the main process
 //                  ends. Pids stay the machine's. Only a process that drops its environment (exec with a clean
@@ -85,8 +88,9 @@ function probe(command: string, args: string[]): boolean {
 const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and daemons are found by their KERNEL_RUNNER_JOB_TAG and killed with the job)';
 
 /**
- * What this runner uses; probes `unshare` once when a PID namespace is asked for (env KERNEL_RUNNER_ISOLATION =
- * pid-namespace | process-group; default process-group), and says plainly what it fell back to.
+ * What this runner uses (env KERNEL_RUNNER_ISOLATION = pid-namespace | process-group; default: a PID namespace where
+ * one can be made). Runs the namespace's command once with a no-op program to know it works here, and says plainly
+ * what it fell back to when it does not.
  */
 export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
   if (process.platform !== 'linux') {
@@ -96,10 +100,11 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
       description: 'NONE available on this system (no /proc): jobs run, but only their process group is stopped; a child that leaves it can outlive its job',
     };
   }
-  const choice = env.KERNEL_RUNNER_ISOLATION ?? 'process-group';
-  if (choice !== 'pid-namespace') {
-    return { kind: 'process-group', prefix: [], description: `${GROUP_DESCRIPTION}; KERNEL_RUNNER_ISOLATION=pid-namespace for a PID namespace` };
+  const choice = env.KERNEL_RUNNER_ISOLATION?.trim() || 'pid-namespace';
+  if (choice === 'process-group') {
+    return { kind: 'process-group', prefix: [], description: `${GROUP_DESCRIPTION}; chosen by KERNEL_RUNNER_ISOLATION=process-group (no PID namespace)` };
   }
+  const unknown = choice === 'pid-namespace' ? '' : ` (KERNEL_RUNNER_ISOLATION=${choice} is not pid-namespace or process-group: ignored)`;
   const unshare = findOnPath('unshare', env.PATH) ?? findOnPath('unshare', '/usr/bin:/bin');
   const python = findOnPath('python3', env.PATH);
   const setpriv = findOnPath('setpriv', env.PATH) ?? findOnPath('setpriv', '/usr/bin:/bin');
@@ -109,15 +114,17 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
     const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
     for (const flags of flagSets) {
       const args = [...flags, '--fork', '--kill-child', '--mount-proc'];
-      if (!probe(unshare, [...args, python, '-c', 'pass'])) continue;
-      const prefix = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args, python, '-c', INIT];
-      return { kind: 'pid-namespace', prefix, description: `PID namespace per job (unshare ${args.join(' ')})` };
+      const head = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args, python, '-c'];
+      const [command, ...rest] = head as [string, ...string[]];
+      // the very command a job will run, with a program that does nothing
+      if (!probe(command, [...rest, 'pass'])) continue;
+      return { kind: 'pid-namespace', prefix: [...head, INIT], description: `PID namespace per job (unshare ${args.join(' ')})${unknown}` };
     }
   }
   return {
     kind: 'process-group',
     prefix: [],
-    description: `${GROUP_DESCRIPTION}; no PID namespace: ${why || 'unshare --pid is not permitted here (user namespaces disabled?)'}`,
+    description: `${GROUP_DESCRIPTION}; NO PID namespace: ${why || 'unshare --pid is not permitted here (user namespaces disabled?)'}${unknown}`,
   };
 }
 

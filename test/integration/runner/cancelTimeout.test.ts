@@ -2,17 +2,64 @@
 // FIFO queue per GPU with positions.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { jobEventSchema, outputEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { jobEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { problemsDir, pidAlive, post, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
 
-// Prints its pid and a grandchild's pid; both ignore SIGINT, so only the SIGKILL after the grace period ends them.
-const stubborn = `
+/** A marker no other process on the machine has in its command line. */
+function marker(): string {
+  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+}
+
+/**
+ * Pids (as seen here, on the host) of live processes with `mark` as an argument. Found from outside, as the pids a
+ * job sees inside its PID namespace mean nothing out here.
+ */
+function withMarker(mark: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** The two marked processes of a job, once both are there (the program and its grandchild). */
+async function markedPair(mark: string, timeoutMs = 10_000, everyMs = 50): Promise<number[]> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const found = withMarker(mark);
+    if (found.length >= 2) return found;
+    if (Date.now() > end) throw new Error(`timed out waiting for the two processes marked ${mark}: ${found.join(', ')}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+function killLeftovers(mark: string): void {
+  // only if an assertion failed: do not leave the test's own processes behind
+  for (const pid of withMarker(mark)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+// The program (re-executed with the marker as its argument, same pid) and a grandchild carrying it too; both ignore
+// SIGINT, so only the SIGKILL after the grace period ends them.
+const stubborn = (mark: string) => `
 import os, signal, subprocess, sys, time
+if "${mark}" not in sys.argv:
+    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "${mark}"])
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-child = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)"])
-print(f"pids {os.getpid()} {child.pid}", flush=True)
+child = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)", "${mark}"])
+print("started", flush=True)
 time.sleep(60)
 `;
 
@@ -27,15 +74,6 @@ print("working", flush=True)
 time.sleep(60)
 `;
 
-function pidsFrom(events: SseEvent[]): number[] {
-  for (const e of events) {
-    if (e.event !== 'output') continue;
-    const m = /^pids (\d+) (\d+)$/.exec(outputEventSchema.parse(e.data).text);
-    if (m) return [Number(m[1]), Number(m[2])];
-  }
-  throw new Error('no pids line');
-}
-
 async function jobRecord(runner: TestRunner, id: number): Promise<JobRecord> {
   return (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
 }
@@ -48,15 +86,24 @@ describe('timeouts', () => {
   after(() => runner.dispose());
 
   test('a timed-out job and its grandchild are both gone afterwards (SIGINT ignored -> SIGKILL)', async () => {
-    const events = await readSse(await post(`${runner.url}/script/CPU/test`, { fileName: 'stubborn.py', content: stubborn, extensions: true }));
-    const [pid, grandchild] = pidsFrom(events);
-    const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
-    assert.equal(run.exit_code, 114);
-    assert.equal(run.passed, false);
-    assert.match(run.stderr, /timed out after 1 s: sent SIGINT to the process group, SIGKILL after 0\.4 s/);
-    await waitFor('both processes to be gone', () => (!pidAlive(pid!) && !pidAlive(grandchild!) ? true : undefined), 5000);
-    const job = jobEventSchema.parse(events[0]!.data);
-    assert.equal((await jobRecord(runner, job.job_id)).state, 'timed_out');
+    const mark = marker();
+    try {
+      const reading = readSse(await post(`${runner.url}/script/CPU/test`, { fileName: 'stubborn.py', content: stubborn(mark), extensions: true }));
+      // found while the job runs (both live until the SIGKILL, 1.4 s after the start): look often
+      const [pid, grandchild] = await markedPair(mark, 10_000, 10);
+      const events = await reading;
+      const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
+      assert.equal(run.exit_code, 114);
+      assert.equal(run.passed, false);
+      assert.equal(run.stdout, 'started\n');
+      assert.match(run.stderr, /timed out after 1 s: sent SIGINT to the process group, SIGKILL after 0\.4 s/);
+      await waitFor('both processes to be gone', () => (!pidAlive(pid!) && !pidAlive(grandchild!) ? true : undefined), 5000);
+      assert.deepEqual(withMarker(mark), []);
+      const job = jobEventSchema.parse(events[0]!.data);
+      assert.equal((await jobRecord(runner, job.job_id)).state, 'timed_out');
+    } finally {
+      killLeftovers(mark);
+    }
   });
 
   test('SIGINT comes first: a program that finishes on SIGINT gets to write its output', async () => {
@@ -106,8 +153,9 @@ describe('cancel and queue', () => {
   after(() => runner.dispose());
 
   test('FIFO per GPU with queue positions; DELETE /jobs/{id} cancels queued and running jobs', async () => {
-    const open = async (name: string) => {
-      const res = await post(`${runner.url}/script/CPU/test`, { fileName: name, content: stubborn, extensions: true });
+    const marks = { a: marker(), b: marker(), c: marker() };
+    const open = async (name: 'a.py' | 'b.py' | 'c.py') => {
+      const res = await post(`${runner.url}/script/CPU/test`, { fileName: name, content: stubborn(marks[name[0] as 'a' | 'b' | 'c']), extensions: true });
       const reader = readSse(res);
       return reader;
     };
@@ -140,13 +188,15 @@ describe('cancel and queue', () => {
     await waitFor('c to move up', async () => ((await jobRecord(runner, cId)).queue_position === 1 ? true : undefined));
 
     // cancel the running a once it has started its grandchild: both processes are gone, then c starts
-    await readSse(await fetch(`${runner.url}/jobs/${aId}/events`), (ev) => ev.event === 'output' && /^pids /.test((ev.data as { text: string }).text));
+    await readSse(await fetch(`${runner.url}/jobs/${aId}/events`), (ev) => ev.event === 'output' && (ev.data as { text: string }).text === 'started');
+    const [pid, grandchild] = await markedPair(marks.a);
     const cancelA = await fetch(`${runner.url}/jobs/${aId}`, { method: 'DELETE' });
     assert.equal(((await cancelA.json()) as { state: string }).state, 'cancelled');
     const a = await aEvents;
-    const [pid, grandchild] = pidsFrom(a);
     assert.equal(terminal(a).event, 'error');
     await waitFor('a processes gone', () => (!pidAlive(pid!) && !pidAlive(grandchild!) ? true : undefined), 5000);
+    assert.deepEqual(withMarker(marks.a), []);
+    assert.deepEqual(withMarker(marks.b), [], 'the cancelled queued job never ran');
     await waitFor('c running', async () => ((await jobRecord(runner, cId)).state === 'running' ? true : undefined));
     await fetch(`${runner.url}/jobs/${cId}`, { method: 'DELETE' });
     const c = await cEvents;

@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { jobRecordSchema, outputEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { jobRecordSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { readHighWaterMark } from '../../../src/runner/eventLog';
 import { pidAlive, post, readSse, repoRoot, tempDir, terminal, waitFor, type SseEvent } from './helpers';
 
@@ -53,40 +53,77 @@ async function record(url: string, id: number): Promise<JobRecord> {
 
 const ids = (events: SseEvent[]) => events.map((e) => Number(e.id));
 
-/** Prints its pid and its child's, then a numbered line every millisecond or so, for a long time. */
-const chatty = [
+/** A marker no other process on the machine has in its command line. */
+function marker(): string {
+  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+}
+
+/**
+ * Pids (as seen here, on the host) of live processes with `mark` as an argument. Found from outside: inside its PID
+ * namespace a job's own pids mean nothing out here.
+ */
+function withMarker(mark: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** The job's two marked processes (the program and its child), once both are there. */
+function markedPair(mark: string): Promise<number[]> {
+  return waitFor(`the two processes marked ${mark}`, () => {
+    const found = withMarker(mark);
+    return found.length >= 2 ? found : undefined;
+  }, 10_000);
+}
+
+/** Only if an assertion failed: the test's own processes, found by their marker, are not left behind. */
+function killLeftovers(mark: string): void {
+  for (const pid of withMarker(mark)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+/**
+ * Re-executes itself with `mark` as its argument (same pid) and starts a child carrying it too, then prints a
+ * numbered line every millisecond or so, for a long time.
+ */
+const chatty = (mark: string) => [
   'import os, subprocess, sys, time',
-  'child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])',
-  'print(f"pids {os.getpid()} {child.pid}", flush=True)',
+  `if "${mark}" not in sys.argv:`,
+  `    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "${mark}"])`,
+  `child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "${mark}"])`,
+  'print("started", flush=True)',
   'for i in range(200000):',
   '    print(f"line {i}", flush=True)',
   '    time.sleep(0.001)',
   '',
 ].join('\n');
 
-function pidsOf(events: SseEvent[]): number[] {
-  for (const e of events) {
-    if (e.event !== 'output') continue;
-    const m = /^pids (\d+) (\d+)$/.exec(outputEventSchema.parse(e.data).text);
-    if (m) return [Number(m[1]), Number(m[2])];
-  }
-  return [];
-}
-
 test('SIGKILL mid-job: after a restart a resume from the highest id seen gets the interrupted end, numbered past it', async () => {
   const dataDir = tempDir('kr-crash-');
-  let pids: number[] = [];
+  const mark = marker();
   let first: Serve | undefined;
   let second: Serve | undefined;
   try {
     first = await startServe(dataDir);
-    const res = await post(`${first.url}/script/CPU/test`, { fileName: 'chatty.py', content: chatty, extensions: true });
+    const res = await post(`${first.url}/script/CPU/test`, { fileName: 'chatty.py', content: chatty(mark), extensions: true });
     assert.equal(res.status, 200);
     // read live output for a while, then kill the service while the stream is still flowing
     const seen = await readSse(res, (_ev, all) => all.filter((e) => e.event === 'output').length >= 300);
     const jobId = (seen[0]!.data as { job_id: number }).job_id;
-    pids = pidsOf(seen);
-    assert.equal(pids.length, 2, 'the program printed its pids');
+    const pids = await markedPair(mark);
+    assert.equal(pids.length, 2, 'the program and its child run');
     const highest = Math.max(...ids(seen));
     assert.deepEqual(ids(seen), ids(seen).map((_, i) => i + 1), 'live ids are consecutive');
     await kill(first, 'SIGKILL');
@@ -132,10 +169,11 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
     const onDisk = new Map(all.map((e) => [e.id, e.raw]));
     for (const e of seen) if (onDisk.has(e.id)) assert.equal(onDisk.get(e.id), e.raw, `event ${e.id}`);
     await waitFor('the job left behind by the killed runner to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 10_000);
+    assert.deepEqual(withMarker(mark), []);
   } finally {
     if (first) await kill(first, 'SIGKILL');
     if (second) await kill(second, 'SIGTERM');
-    for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL');
+    killLeftovers(mark);
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
@@ -143,12 +181,12 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
 test('kernel-runner submit against a runner gone for good ends after a bounded number of reconnects, naming the job', async () => {
   const dataDir = tempDir('kr-crash-');
   const work = tempDir('kr-crash-work-');
-  let pids: number[] = [];
+  const mark = marker();
   let serve: Serve | undefined;
   try {
     serve = await startServe(dataDir);
     const file = path.join(work, 'chatty.py');
-    writeFileSync(file, chatty);
+    writeFileSync(file, chatty(mark));
     const started = Date.now();
     const cli = spawn(process.execPath, ['--import', 'tsx', main, 'submit', file, '--server', serve.url, '--mode', 'test'], {
       cwd: repoRoot, // where tsx resolves
@@ -167,8 +205,6 @@ test('kernel-runner submit against a runner gone for good ends after a bounded n
     });
     const exited = once(cli, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     await Promise.race([sawOutput, exited.then(() => assert.fail(`submit ended early: ${stdout}\n${stderr}`))]);
-    const m = /pids (\d+) (\d+)/.exec(stdout);
-    pids = m ? [Number(m[1]), Number(m[2])] : [];
     await kill(serve, 'SIGKILL'); // gone for good: nothing listens there any more
     const [code] = await exited;
     const took = Date.now() - started;
@@ -184,7 +220,7 @@ test('kernel-runner submit against a runner gone for good ends after a bounded n
     assert.ok(took < 90_000, `ended after ${took} ms`);
   } finally {
     if (serve) await kill(serve, 'SIGKILL');
-    for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL');
+    killLeftovers(mark);
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   }
@@ -192,15 +228,15 @@ test('kernel-runner submit against a runner gone for good ends after a bounded n
 
 test('SIGTERM of serve with a job running: the job is interrupted after a restart and no process is left', async () => {
   const dataDir = tempDir('kr-crash-');
-  let pids: number[] = [];
+  const mark = marker();
   let first: Serve | undefined;
   let second: Serve | undefined;
   try {
     first = await startServe(dataDir);
-    const res = await post(`${first.url}/script/CPU/test`, { fileName: 'chatty.py', content: chatty, extensions: true });
+    const res = await post(`${first.url}/script/CPU/test`, { fileName: 'chatty.py', content: chatty(mark), extensions: true });
     const seen = await readSse(res, (_ev, all) => all.filter((e) => e.event === 'output').length >= 20);
     const jobId = (seen[0]!.data as { job_id: number }).job_id;
-    pids = pidsOf(seen);
+    const pids = await markedPair(mark);
     assert.equal(pids.length, 2);
     const highest = Math.max(...ids(seen));
     const exited = once(first.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
@@ -209,6 +245,7 @@ test('SIGTERM of serve with a job running: the job is interrupted after a restar
     assert.equal(code, 0, first.stderr());
     assert.match(first.stderr(), /SIGTERM: stopping jobs/);
     assert.ok(pids.every((p) => !pidAlive(p)), `processes left: ${pids.filter(pidAlive).join(', ')}`);
+    assert.deepEqual(withMarker(mark), [], 'no process of the job is left');
     // the record on disk says it, before anything else reads the data dir
     const stored = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(jobId), 'job.json'), 'utf8')) as JobRecord;
     assert.equal(stored.state, 'interrupted');
@@ -224,7 +261,7 @@ test('SIGTERM of serve with a job running: the job is interrupted after a restar
   } finally {
     if (first) await kill(first, 'SIGKILL');
     if (second) await kill(second, 'SIGTERM');
-    for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL');
+    killLeftovers(mark);
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

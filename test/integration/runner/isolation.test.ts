@@ -1,7 +1,8 @@
 // Jobs cannot escape (issue 9, item 4): whatever a job's program starts (a `setsid` child holding stdout, a
 // daemon with its stdio closed) ends with the job, on timeout, on cancel, when the main process exits, and when the
 // runner itself was SIGKILLed (gone at the latest on the next start). Run under each isolation the machine allows:
-// the default process group + job tag, and a PID namespace per job (KERNEL_RUNNER_ISOLATION=pid-namespace).
+// a PID namespace per job (the default where the kernel allows it), and the process group + job tag
+// (KERNEL_RUNNER_ISOLATION=process-group, and the fallback where no namespace can be made).
 //
 // The job's processes are found from outside by a unique marker in their command line (inside a PID namespace a
 // program's own pid means nothing out here), recorded while the job runs, and checked afterwards.

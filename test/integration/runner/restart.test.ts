@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { jobRecordSchema, resultEventSchema, userSubmissionDetailSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { detectIsolation } from '../../../src/runner/isolation';
 import { StoreError } from '../../../src/runner/store';
 import { outputEventSchema } from '../../../src/core/protocol/api';
 import { pidAlive, post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor } from './helpers';
@@ -70,68 +71,121 @@ test('restart on the same data dir: finished job, result and artifact are still 
   }
 });
 
-test('a crashed runner (SIGKILL): the next start kills the process group it left behind and marks the job interrupted', async () => {
-  const dataDir = tempDir();
-  let pids: number[] = [];
-  // the job's program and a grandchild in the same process group, both ignoring SIGINT and SIGTERM
-  const family = [
-    'import os, signal, subprocess, sys, time',
-    'signal.signal(signal.SIGINT, signal.SIG_IGN)',
-    'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
-    'child = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)"])',
-    'print(f"pids {os.getpid()} {child.pid}", flush=True)',
-    'time.sleep(60)',
-    '',
-  ].join('\n');
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  try {
-    const lines = createInterface({ input: server.stdout! });
-    const [first] = (await once(lines, 'line')) as [string];
-    const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
-    assert.ok(url, first);
-    const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'family.py', content: family })).json() as { details: { id: number } };
-    const id = accepted.details.id;
-    const events = await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output');
-    pids = (/^pids (\d+) (\d+)$/.exec(outputEventSchema.parse(events[events.length - 1]!.data).text) ?? []).slice(1).map(Number);
-    assert.equal(pids.length, 2);
-    const [leader] = pids as [number, number];
-    // the record names the running process group (its leader) before anything can go wrong
-    const stored = await waitFor('the process group in job.json', () => {
-      const rec = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(id), 'job.json'), 'utf8')) as { process?: { pgid: number; start_ticks: number } | null };
-      return rec.process?.pgid === leader ? rec.process : undefined;
-    });
-    assert.ok(stored.start_ticks > 0);
-    server.kill('SIGKILL');
-    await once(server, 'exit');
-    assert.ok(pids.every(pidAlive), 'a SIGKILLed runner cannot stop its children itself');
+/** A marker no other process on the machine has in its command line. */
+function marker(): string {
+  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+}
 
-    const logged: string[] = [];
-    const runner = await startTestRunner({ dataDir, log: (line) => logged.push(line) });
+/** Pids (as seen here, on the host) of live processes with `mark` as an argument: a PID namespace's pids mean nothing here. */
+function withMarker(mark: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
     try {
-      await waitFor('the orphaned group to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 5000);
-      assert.ok(logged.some((l) => l.includes(`killed process group ${leader}`)), logged.join('\n'));
-      const rec = await record(runner.url, id);
-      assert.equal(rec.state, 'interrupted');
-      assert.match(rec.error!.detail, /stopped while this job was running/);
-      assert.match(rec.error!.detail, new RegExp(`group ${leader}, were killed`));
-      const replay = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
-      const ids = replay.map((e) => Number(e.id));
-      // Strictly increasing from 1: events a client may have seen but the crash lost from disk leave a gap, and
-      // the recovered error is numbered past them (never a reused id).
-      assert.equal(ids[0], 1);
-      assert.ok(ids.every((v, i) => i === 0 || v > (ids[i - 1] as number)), ids.join(','));
-      assert.equal(replay.filter((e) => e.event === 'error' || e.event === 'result').length, 1);
-      assert.equal(terminal(replay).event, 'error');
-    } finally {
-      await runner.close();
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone
     }
-  } finally {
-    if (server.exitCode === null) server.kill('SIGKILL');
-    // only if the assertions above failed: do not leave the test's own processes behind
-    for (const p of pids) if (pidAlive(p)) process.kill(p, 'SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
   }
-});
+  return pids;
+}
+
+/** Process group and start time (clock ticks since boot) of a process, from /proc/<pid>/stat. */
+function statOf(pid: number): { pgrp: number; startTicks: number } {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { pgrp: Number(fields[2]), startTicks: Number(fields[19]) };
+}
+
+// Under both isolations: the default (a PID namespace where the kernel allows it: the job's processes die with the
+// SIGKILLed runner itself, by pdeathsig) and KERNEL_RUNNER_ISOLATION=process-group (they outlive it, and the next
+// start kills the group the record names).
+for (const mode of ['default', 'process-group'] as const) {
+  const serveEnv: NodeJS.ProcessEnv = mode === 'default' ? { ...process.env } : { ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' };
+  if (mode === 'default') delete serveEnv.KERNEL_RUNNER_ISOLATION;
+  const kind = detectIsolation(serveEnv).kind;
+  const outlives = kind !== 'pid-namespace';
+
+  test(`a crashed runner (SIGKILL, isolation ${mode}: ${kind}): nothing of its job survives the next start, which marks the job interrupted`, async () => {
+    const dataDir = tempDir();
+    const mark = marker();
+    let pids: number[] = [];
+    // the job's program (re-executed with the marker, same pid) and a grandchild in the same process group, both
+    // ignoring SIGINT and SIGTERM
+    const family = [
+      'import os, signal, subprocess, sys, time',
+      `if "${mark}" not in sys.argv:`,
+      `    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "${mark}"])`,
+      'signal.signal(signal.SIGINT, signal.SIG_IGN)',
+      'signal.signal(signal.SIGTERM, signal.SIG_IGN)',
+      `child = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)", "${mark}"])`,
+      'print("started", flush=True)',
+      'time.sleep(60)',
+      '',
+    ].join('\n');
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
+      cwd: repoRoot,
+      env: serveEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const lines = createInterface({ input: server.stdout! });
+      const [first] = (await once(lines, 'line')) as [string];
+      const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
+      assert.ok(url, first);
+      const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'family.py', content: family })).json() as { details: { id: number } };
+      const id = accepted.details.id;
+      const events = await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output');
+      assert.equal(outputEventSchema.parse(events[events.length - 1]!.data).text, 'started');
+      pids = await waitFor('the two marked processes', () => {
+        const found = withMarker(mark);
+        return found.length >= 2 ? found : undefined;
+      }, 10_000);
+      assert.equal(pids.length, 2);
+      // both in one process group, the job's
+      const groups = new Set(pids.map((p) => statOf(p).pgrp));
+      assert.equal(groups.size, 1, `one process group: ${[...groups].join(', ')}`);
+      const [pgid] = [...groups] as [number];
+      assert.ok(pgid > 1);
+      // the record names that running process group (its leader, with its start time) before anything can go wrong
+      const stored = await waitFor('the process group in job.json', () => {
+        const rec = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(id), 'job.json'), 'utf8')) as { process?: { pgid: number; start_ticks: number } | null };
+        return rec.process?.pgid === pgid ? rec.process : undefined;
+      });
+      assert.ok(stored.start_ticks > 0);
+      assert.equal(stored.start_ticks, statOf(pgid).startTicks, "the stored start time is the group leader's");
+      if (kind === 'process-group') assert.ok(pids.includes(pgid), 'without a namespace the program leads the group itself');
+      server.kill('SIGKILL');
+      await once(server, 'exit');
+      if (outlives) assert.ok(pids.every(pidAlive), 'a SIGKILLed runner cannot stop its children itself');
+      else await waitFor('the namespace to end with the runner', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 5000);
+
+      const logged: string[] = [];
+      const runner = await startTestRunner({ dataDir, env: serveEnv, log: (line) => logged.push(line) });
+      try {
+        await waitFor('the orphaned group to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 5000);
+        assert.deepEqual(withMarker(mark), [], 'nothing of the job is left');
+        if (outlives) assert.ok(logged.some((l) => l.includes(`killed process group ${pgid}`)), logged.join('\n'));
+        const rec = await record(runner.url, id);
+        assert.equal(rec.state, 'interrupted');
+        assert.match(rec.error!.detail, /stopped while this job was running/);
+        if (outlives) assert.match(rec.error!.detail, new RegExp(`group ${pgid}, were killed`));
+        const replay = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
+        const ids = replay.map((e) => Number(e.id));
+        // Strictly increasing from 1: events a client may have seen but the crash lost from disk leave a gap, and
+        // the recovered error is numbered past them (never a reused id).
+        assert.equal(ids[0], 1);
+        assert.ok(ids.every((v, i) => i === 0 || v > (ids[i - 1] as number)), ids.join(','));
+        assert.equal(replay.filter((e) => e.event === 'error' || e.event === 'result').length, 1);
+        assert.equal(terminal(replay).event, 'error');
+      } finally {
+        await runner.close();
+      }
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+      // only if the assertions above failed: do not leave the test's own processes behind (host pids, by marker)
+      for (const p of withMarker(mark)) process.kill(p, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+}

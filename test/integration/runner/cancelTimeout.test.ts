@@ -2,32 +2,12 @@
 // FIFO queue per GPU with positions.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { jobEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
-import { problemsDir, pidAlive, post, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
+import { marker, pidAlive, post, problemsDir, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
 
-/** A marker no other process on the machine has in its command line. */
-function marker(): string {
-  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-}
 
-/**
- * Pids (as seen here, on the host) of live processes with `mark` as an argument. Found from outside, as the pids a
- * job sees inside its PID namespace mean nothing out here.
- */
-function withMarker(mark: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
 
 /** The two marked processes of a job, once both are there (the program and its grandchild). */
 async function markedPair(mark: string, timeoutMs = 10_000, everyMs = 50): Promise<number[]> {

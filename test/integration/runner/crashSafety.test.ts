@@ -6,12 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { jobRecordSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { readHighWaterMark } from '../../../src/runner/eventLog';
-import { pidAlive, post, readSse, repoRoot, tempDir, terminal, waitFor, type SseEvent } from './helpers';
+import { marker, pidAlive, post, readSse, repoRoot, tempDir, terminal, waitFor, withMarker, type SseEvent } from './helpers';
 
 const main = path.join(repoRoot, 'src/cli/main.ts');
 
@@ -53,27 +53,7 @@ async function record(url: string, id: number): Promise<JobRecord> {
 
 const ids = (events: SseEvent[]) => events.map((e) => Number(e.id));
 
-/** A marker no other process on the machine has in its command line. */
-function marker(): string {
-  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-}
 
-/**
- * Pids (as seen here, on the host) of live processes with `mark` as an argument. Found from outside: inside its PID
- * namespace a job's own pids mean nothing out here.
- */
-function withMarker(mark: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
 
 /** The job's two marked processes (the program and its child), once both are there. */
 function markedPair(mark: string): Promise<number[]> {

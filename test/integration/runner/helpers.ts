@@ -1,7 +1,7 @@
 // Shared by the runner's integration tests: a real runner on 127.0.0.1 port 0 with a temporary data dir,
 // uploads with fetch + FormData, and an SSE reader built on eventsource-parser.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,4 +144,26 @@ export function pidAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** A marker no other process on the machine has in its command line. */
+export function marker(): string {
+  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+}
+
+/**
+ * Pids (as seen here, on the host) of live processes with `mark` as an argument. A job's processes are found from
+ * outside this way: inside its PID namespace a program's own pids mean nothing out here.
+ */
+export function withMarker(mark: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
 }

@@ -10,12 +10,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation, type IsolationKind } from '../../../src/runner/isolation';
-import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, type TestRunner } from './helpers';
+import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, withMarker, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
 const GRACE_MS = 1000;
@@ -26,19 +26,6 @@ function marker(): string {
   return `300.${String(process.pid).padStart(7, '0')}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
 
-/** Pids (as seen here) of live processes whose command line has `mark` as an argument. */
-function withMarker(mark: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
 
 /** Starts `setsid sleep MARK` keeping the job's stdout open, then does `then`. */
 const setsidKeepingStdout = (mark: string, then: string) => `

@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { jobRecordSchema, resultEventSchema, userSubmissionDetailSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
 import { StoreError } from '../../../src/runner/store';
 import { outputEventSchema } from '../../../src/core/protocol/api';
-import { pidAlive, post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor } from './helpers';
+import { marker, pidAlive, post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, withMarker } from './helpers';
 
 const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}` };
 const sleeper = 'import os, time\nprint(f"pid {os.getpid()}", flush=True)\ntime.sleep(60)\n';
@@ -71,24 +71,7 @@ test('restart on the same data dir: finished job, result and artifact are still 
   }
 });
 
-/** A marker no other process on the machine has in its command line. */
-function marker(): string {
-  return `kr-mark-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-}
 
-/** Pids (as seen here, on the host) of live processes with `mark` as an argument: a PID namespace's pids mean nothing here. */
-function withMarker(mark: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
 
 /** Process group and start time (clock ticks since boot) of a process, from /proc/<pid>/stat. */
 function statOf(pid: number): { pgrp: number; startTicks: number } {

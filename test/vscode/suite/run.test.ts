@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,13 +32,18 @@ function freePort(): Promise<number> {
   });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+/** Whether a live process on this machine has `mark` in its command line (how a job's program is found from outside its PID namespace). */
+function markedAlive(mark: string): boolean {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // a zombie's command line is empty: only live processes match
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark)) return true;
+    } catch {
+      // gone
+    }
   }
+  return false;
 }
 
 describe('runs', function () {
@@ -165,9 +170,8 @@ describe('runs', function () {
   it('Cancel kills the job on the runner', async () => {
     const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
     const running = vscode.commands.executeCommand('kernelRunner.run', slow);
-    const started = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started pid=(\d+)$/.exec(l)?.[1]).find(Boolean));
-    const pid = Number(started);
-    assert.ok(processAlive(pid));
+    const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
+    assert.ok(markedAlive(mark));
     assert.ok(api.isRunning());
     assert.match(api.statusText(), /slow_script\.py · test · running/);
     await vscode.commands.executeCommand('kernelRunner.cancel');
@@ -177,7 +181,7 @@ describe('runs', function () {
     assert.match(api.lastRunLines().join('\n'), new RegExp(`▸ Cancelled: job ${run?.jobId} on embedded runner is cancelled\\.`));
     const job = (await (await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`)).json()) as { state: string };
     assert.equal(job.state, 'cancelled');
-    await waitFor('the program to be gone', () => !processAlive(pid), 15_000);
+    await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
     assert.ok(!api.lastRunLines().some((l) => l.includes('finished without being cancelled')));
     assert.ok(!api.isRunning());
   });
@@ -228,21 +232,21 @@ describe('runs', function () {
       await setting('server', url);
       const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
       const running = vscode.commands.executeCommand('kernelRunner.run', slow);
-      const pid = Number(await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started pid=(\d+)$/.exec(l)?.[1]).find(Boolean)));
+      const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
       const entry = await waitFor('the job to be kept for a reload', () => api.inFlight().find((e) => e.file === 'slow_script.py'));
       assert.deepEqual([entry.kind, entry.service, entry.baseUrl, entry.leaderboard], ['stream', 'kernel-runner', url, 'script']);
       await waitFor('a few ticks', () => api.lastRunLines().includes('tick 2'));
 
       await api.reactivate();
       await running; // the old activation stopped following without cancelling
-      assert.ok(processAlive(pid), 'the reload left the job running');
+      assert.ok(markedAlive(mark), 'the reload left the job running');
       const resumed = await waitFor('the resumed job to show new output', () => {
         const lines = api.lastRunLines();
         const last = Math.max(...lines.map((l) => Number(/^tick (\d+)$/.exec(l)?.[1] ?? -1)));
         return lines[0]?.endsWith(`· job ${entry.id}, resumed`) && last >= 6 ? lines : undefined;
       });
       assert.match(resumed[0] ?? '', new RegExp(`^━━ Run slow_script\\.py · script on MI300 · test · 127\\.0\\.0\\.1:\\d+ \\(${url.replace(/\./g, '\\.')}\\) · job ${entry.id}, resumed$`));
-      assert.ok(resumed.includes(`slow_script started pid=${pid}`), 'the output from the start, replayed');
+      assert.ok(resumed.includes(`slow_script started mark=${mark}`), 'the output from the start, replayed');
       assert.ok(api.isRunning());
       assert.match(api.statusText(), /slow_script\.py · test · running/);
 
@@ -251,7 +255,7 @@ describe('runs', function () {
       assert.equal(api.lastRun()?.view?.outcome, 'cancelled');
       const job = (await (await fetch(`${url}/jobs/${entry.id}`)).json()) as { state: string };
       assert.equal(job.state, 'cancelled');
-      await waitFor('the program to be gone', () => !processAlive(pid), 15_000);
+      await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
       assert.deepEqual(api.inFlight(), []);
     } finally {
       child.kill('SIGTERM');

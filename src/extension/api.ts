@@ -42,6 +42,8 @@ export interface KernelRunnerApi {
   /** Posts a message to the newest panel's extension-side handler as if its webview had sent it. */
   simulateWebviewMessage(msg: unknown): Promise<void>;
   embeddedRunnerUrl(): Promise<string | undefined>;
+  /** The embedded runner's token (its clients send it; a test's direct requests need it). */
+  embeddedRunnerToken(): Promise<string | undefined>;
   storeToken(server: string, token: string): Promise<void>;
   setDownloadDestination(path: string | undefined): void;
   lastPerfettoUrl(): string | undefined;
@@ -112,6 +114,7 @@ export function createTestApi(parts: {
       await all[all.length - 1]?.handleMessage(msg);
     },
     embeddedRunnerUrl: () => targets.embeddedUrl(),
+    embeddedRunnerToken: () => targets.embeddedToken(),
     storeToken: (server, token) => targets.storeToken(server, token),
     setDownloadDestination: (path) => {
       traceFiles.downloadDestination = path;

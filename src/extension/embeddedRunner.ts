@@ -1,12 +1,14 @@
 // The embedded runner: the same service as `kernel-runner serve`, started in the extension host on loopback
-// (ephemeral port) on first use and stopped when the target changes or the extension deactivates.
+// (ephemeral port) on first use and stopped when the target changes or the extension deactivates. Each start has a
+// fresh random token that only this extension host knows (other local users and processes cannot use it).
 import * as vscode from 'vscode';
 import { delimiter } from 'node:path';
+import { generateToken } from '../core/runnerToken';
 import { startRunner } from '../runner/index';
 import type { Config } from './config';
 
 export class EmbeddedRunner implements vscode.Disposable {
-  private starting: Promise<{ url: string; close(): Promise<void> }> | undefined;
+  private starting: Promise<{ url: string; token: string; close(): Promise<void> }> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -17,20 +19,27 @@ export class EmbeddedRunner implements vscode.Disposable {
 
   /** Starts the runner once; later calls get the same URL. */
   url(): Promise<string> {
+    return this.endpoint().then((r) => r.url);
+  }
+
+  /** Starts the runner once; its URL and the token its clients send. */
+  endpoint(): Promise<{ url: string; token: string }> {
     this.starting ??= this.start();
-    return this.starting.then((r) => r.url);
+    return this.starting.then((r) => ({ url: r.url, token: r.token }));
   }
 
   get started(): boolean {
     return this.starting !== undefined;
   }
 
-  private async start(): Promise<{ url: string; close(): Promise<void> }> {
+  private async start(): Promise<{ url: string; token: string; close(): Promise<void> }> {
     const problemsDir = this.config.embeddedProblemsDir || vscode.Uri.joinPath(this.extensionUri, 'examples/problems').fsPath;
     const dataDir = vscode.Uri.joinPath(this.storageUri, 'embedded-runner').fsPath;
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(dataDir));
+    const token = generateToken();
     try {
       const runner = await startRunner({
+        token,
         host: '127.0.0.1',
         port: 0,
         problemsDir,
@@ -44,7 +53,7 @@ export class EmbeddedRunner implements vscode.Disposable {
         `embedded runner started at ${runner.url}: GPUs ${gpus.join(', ') || 'none'}; profiler ${profiler ? `${profiler.kind} (${profiler.path})` : 'none'}; leaderboards ${problems.join(', ')}` +
           (warnings.length ? `; warnings: ${warnings.join('; ')}` : ''),
       );
-      return runner;
+      return { url: runner.url, token, close: () => runner.close() };
     } catch (err) {
       this.starting = undefined;
       throw new Error(`The embedded runner did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { gpuModeBaseUrl, isGpuModeUrl } from '../core/gpumode/target';
 import { defaultPopcornConfigPath, readPopcornConfig } from '../core/popcornConfig';
+import { findLocalRunnerToken } from '../core/runnerToken';
 import type { Ctx } from './ctx';
 import { EmbeddedRunner } from './embeddedRunner';
 import type { RunOutput } from './runOutput';
@@ -70,6 +71,11 @@ export class Targets implements vscode.Disposable {
     return this.embedded?.started ? this.embedded.url() : undefined;
   }
 
+  /** The embedded runner's token if it is running (test API: tests call it directly). */
+  async embeddedToken(): Promise<string | undefined> {
+    return this.embedded?.started ? (await this.embedded.endpoint()).token : undefined;
+  }
+
   async resolve(): Promise<ResolvedTarget> {
     const server = this.ctx.config.server;
     if (!server) {
@@ -83,7 +89,8 @@ export class Targets implements vscode.Disposable {
           },
         });
       }
-      return { kind: 'embedded', baseUrl: await this.embedded.url(), label: 'embedded runner' };
+      const { url, token } = await this.embedded.endpoint();
+      return { kind: 'embedded', baseUrl: url, label: 'embedded runner', token };
     }
     let url: URL;
     try {
@@ -103,7 +110,7 @@ export class Targets implements vscode.Disposable {
   async connect(where: TargetChoice = 'configured', signal?: AbortSignal): Promise<Connection> {
     if (where === 'gpumode') return this.connectUrl(this.gpuModeUrl(), signal);
     const target = await this.resolve();
-    if (target.kind === 'embedded') return connect({ baseUrl: target.baseUrl, embedded: {}, userAgent: USER_AGENT });
+    if (target.kind === 'embedded') return connect({ baseUrl: target.baseUrl, embedded: {}, ...(target.token ? { token: target.token } : {}), userAgent: USER_AGENT });
     return this.connectWith(target.baseUrl, target, signal);
   }
 
@@ -112,9 +119,10 @@ export class Targets implements vscode.Disposable {
     return this.connectWith(baseUrl, await this.identity(baseUrl), signal);
   }
 
-  private connectWith(baseUrl: string, { token, cliId }: { token?: string; cliId?: string }, signal?: AbortSignal): Promise<Connection> {
+  private connectWith(baseUrl: string, { token, cliId, localToken }: { token?: string; cliId?: string; localToken?: boolean }, signal?: AbortSignal): Promise<Connection> {
     // A token stored for GPU MODE's URL is its cli_id (as `submit --token` takes it); our runner gets it as its token.
-    const id = cliId ?? token;
+    // The token found in serve's state folder goes to our runner only.
+    const id = cliId ?? (localToken ? undefined : token);
     return connect({
       baseUrl,
       ...(token ? { token } : {}),
@@ -125,12 +133,17 @@ export class Targets implements vscode.Disposable {
     });
   }
 
-  /** The credentials for a server: its token from SecretStorage, else popcorn-cli's cli_id. */
-  async identity(baseUrl: string): Promise<{ token?: string; cliId?: string }> {
+  /**
+   * The credentials for a server: its token from SecretStorage; else, for a loopback URL, the token `kernel-runner
+   * serve` of this user stored in its default state folder (as the CLI finds it); and popcorn-cli's cli_id (GPU MODE
+   * gets only the cli_id: core's connect never sends our token there).
+   */
+  async identity(baseUrl: string): Promise<{ token?: string; cliId?: string; localToken?: boolean }> {
     const token = await this.ctx.extCtx.secrets.get(SECRET_PREFIX + baseUrl.replace(/\/+$/, ''));
     if (token) return { token };
+    const local = isGpuModeUrl(baseUrl) ? undefined : findLocalRunnerToken(baseUrl);
     const cliId = await readPopcornCliId(this.popcornConfigPath);
-    return cliId ? { cliId } : {};
+    return { ...(local ? { token: local.token, localToken: true } : {}), ...(cliId ? { cliId } : {}) };
   }
 
   async selectTarget(): Promise<void> {
@@ -172,7 +185,7 @@ export class Targets implements vscode.Disposable {
   async setToken(): Promise<void> {
     const server = this.ctx.config.server;
     if (!server) {
-      void vscode.window.showInformationMessage('The embedded runner needs no token. Select a server first ("Kernel Runner: Select Target…").');
+      void vscode.window.showInformationMessage('The embedded runner makes its own token. Select a server first ("Kernel Runner: Select Target…").');
       return;
     }
     const token = await vscode.window.showInputBox({

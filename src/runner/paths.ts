@@ -1,8 +1,8 @@
 // Where the runner finds its package (for the bundled example problems) and keeps its state.
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultStateDir } from '../core/runnerToken';
 
 /** The folder holding our package.json, found upward from this module (source tree or dist bundle). */
 export function packageRoot(): string {
@@ -19,12 +19,9 @@ export function defaultProblemsDir(): string {
   return join(packageRoot(), 'examples', 'problems');
 }
 
-/** Per-user state folder: $XDG_STATE_HOME/kernel-runner, ~/Library/Application Support, %LOCALAPPDATA%. */
+/** Per-user state folder (shared with the clients' token lookup, src/core/runnerToken.ts). */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'kernel-runner');
-  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'kernel-runner');
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
-  return resolve(base, 'kernel-runner');
+  return defaultStateDir(env, platform);
 }
 
 /**

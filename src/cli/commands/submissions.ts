@@ -6,6 +6,7 @@ import { describeJobStatus, rankedScoreOfSubmission } from '../../core/gpumode/r
 import { runRow, submissionHeadline, submissionRow } from '../../core/gpumode/submissions';
 import { formatRunnerQueue } from '../../core/gpumode/leaderboards';
 import { CliExit } from '../exit';
+import { TOKEN_FILE_HELP } from '../runnerToken';
 import { connect, exitFor, type ServerOptions } from '../gpumode/connect';
 import { renderTable } from '../render/table';
 import type { CommandIo } from './register';
@@ -101,7 +102,8 @@ const std = (): CommandIo => ({ stdout: process.stdout, stderr: process.stderr }
 function addServerOptions(cmd: Command): Command {
   return cmd
     .option('--server <url>', "GPU MODE's base URL (default: $POPCORN_API_URL, else popcorn-cli's default) or a kernel-runner serve URL")
-    .option('--token <token>', "a kernel-runner serve token (default $KERNEL_RUNNER_TOKEN); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
+    .option('--token <token>', "a kernel-runner serve token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
+    .option('--token-file <path>', TOKEN_FILE_HELP)
     .option('--json', 'print JSON');
 }
 

@@ -7,6 +7,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CliExit } from '../exit';
+import { clientToken, TOKEN_FILE_HELP } from '../runnerToken';
+import { generateToken } from '../../core/runnerToken';
 import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
@@ -27,6 +29,7 @@ import type { RunningRunner } from '../../runner/index';
 export interface SubmitCliOptions {
   server?: string;
   token?: string;
+  tokenFile?: string;
   leaderboard?: string;
   gpu?: string;
   mode: string;
@@ -84,11 +87,13 @@ function relativeTo(cwd: string, file: string): string {
   return rel.startsWith('..') ? file : rel;
 }
 
-async function startEmbedded(): Promise<{ runner: RunningRunner; dataDir: string }> {
+/** The embedded runner, with a fresh token only this process knows (other local users cannot use it). */
+export async function startEmbedded(): Promise<{ runner: RunningRunner; dataDir: string; token: string }> {
   const { startRunner } = await import('../../runner/index');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'kernel-runner-submit-'));
-  const runner = await startRunner({ port: 0, dataDir, heartbeatMs: 5000 });
-  return { runner, dataDir };
+  const token = generateToken();
+  const runner = await startRunner({ port: 0, dataDir, heartbeatMs: 5000, token });
+  return { runner, dataDir, token };
 }
 
 /** The whole command; resolves to the exit code. */
@@ -112,16 +117,16 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);
-  let embedded: { runner: RunningRunner; dataDir: string } | undefined;
+  let embedded: { runner: RunningRunner; dataDir: string; token: string } | undefined;
   try {
     const baseUrl = opts.server === 'gpumode' ? gpuModeBaseUrl() : opts.server;
-    const token = opts.token ?? (process.env.KERNEL_RUNNER_TOKEN || undefined);
+    const token = baseUrl ? clientToken(opts, baseUrl) : undefined;
     let connection: Connection;
     try {
       if (!baseUrl) {
         embedded = await startEmbedded();
         const { info } = embedded.runner;
-        connection = await connect({ baseUrl: embedded.runner.url, embedded: { health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null } }, userAgent: 'kernel-runner-cli' });
+        connection = await connect({ baseUrl: embedded.runner.url, embedded: { health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null } }, token: embedded.token, userAgent: 'kernel-runner-cli' });
       } else {
         connection = await connect({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent: 'kernel-runner-cli', signal: controller.signal });
       }
@@ -245,7 +250,8 @@ export function register(program: Command): void {
     .description('submit a file to a runner (an embedded one when --server is not given) and print its live output and result')
     .argument('<file>', 'the submission: a problem solution (submission.py), or any script for the `script` leaderboard')
     .option('--server <url>', 'runner base URL (kernel-runner serve), or `gpumode` for GPU MODE ($POPCORN_API_URL, else popcorn-cli\'s default); default: an embedded runner for this command')
-    .option('--token <token>', "the runner's token (default: $KERNEL_RUNNER_TOKEN); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
+    .option('--token <token>', "the runner's token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
+    .option('--token-file <path>', TOKEN_FILE_HELP)
     .option('--leaderboard <name>', 'leaderboard (default: the file\'s #!POPCORN leaderboard directive, else "script")')
     .option('--gpu <name>', "GPU (default: the file's #!POPCORN gpu directive, else the leaderboard's first GPU)")
     .option('--mode <mode>', 'test | benchmark | leaderboard | profile', 'test')

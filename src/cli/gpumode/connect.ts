@@ -8,10 +8,12 @@ import { gpuModeBaseUrl } from '../../core/gpumode/target';
 import { PopcornConfigError } from '../../core/popcornConfig';
 import { connect as connectService, explain } from '../../core/submission/index';
 import { CliExit } from '../exit';
+import { clientToken } from '../runnerToken';
 
 export interface ServerOptions {
   server?: string;
   token?: string;
+  tokenFile?: string;
 }
 
 export interface Connection {
@@ -27,7 +29,7 @@ export function serverUrl(server: string | undefined): string {
 
 export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cli'): Promise<Connection> {
   const baseUrl = serverUrl(opts.server);
-  const token = opts.token ?? (process.env.KERNEL_RUNNER_TOKEN || undefined);
+  const token = clientToken(opts, baseUrl);
   try {
     const c = await connectService({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent });
     if (c.service === 'gpumode' && !c.hasIdentity) {

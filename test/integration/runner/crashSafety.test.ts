@@ -23,7 +23,7 @@ interface Serve {
 
 /** `kernel-runner serve` as a child process (from the sources), on `dataDir`. */
 async function startServe(dataDir: string): Promise<Serve> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--port', '0', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2', '--kill-grace', '1'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2', '--kill-grace', '1'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -106,7 +106,7 @@ for (const mode of ['default', 'process-group'] as const) {
       'time.sleep(60)',
       '',
     ].join('\n');
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
       cwd: repoRoot,
       env: serveEnv,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,7 +17,7 @@ function dirBytes(p: string): number {
 
 test('serve prints where it listens and what it serves, and stops cleanly on SIGTERM', async () => {
   const dataDir = tempDir();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--gpu-name', 'MI300', '--profiler', 'none'], {
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--gpu-name', 'MI300', '--profiler', 'none'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -32,7 +32,7 @@ test('serve prints where it listens and what it serves, and stops cleanly on SIG
     assert.match(text, /GPUs: +MI300/);
     assert.match(text, /profiler: +none/);
     assert.match(text, /problems: +.*vectoradd_py.*script/);
-    assert.match(text, /auth: +none; loopback only/);
+    assert.match(text, /auth: +none \(--no-token\); loopback only/);
     const health = (await (await fetch(`${url}/health`)).json()) as { gpus: string[] };
     assert.deepEqual(health.gpus, ['MI300']);
     const events = await submitAndRead(`${url}/script/MI300/test`, { fileName: 'a.py', content: 'print("on MI300 by name")\n' });
@@ -49,7 +49,7 @@ test('serve prints where it listens and what it serves, and stops cleanly on SIG
 test('serve refuses a non-loopback host without a token, and bad flags, with exit code 2', (t) => {
   const scratch = tempDir();
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
-  const open = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', scratch], { cwd: repoRoot, encoding: 'utf8' });
+  const open = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--host', '0.0.0.0', '--no-token', '--port', '0', '--data-dir', scratch], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(open.status, 2);
   assert.match(open.stderr, /refusing to listen on 0\.0\.0\.0 without a token/);
   const port = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', 'abc'], { cwd: repoRoot, encoding: 'utf8' });

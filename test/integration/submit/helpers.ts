@@ -68,10 +68,14 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/cli.cjs serve --port 0 ...` and waits for its "listening on" line. */
+/**
+ * Starts `node dist/cli.cjs serve --port 0 ...` and waits for its "listening on" line. Without --token/--token-file
+ * in extraArgs it passes --no-token (serve's default is a generated token; tests of that start serve themselves).
+ */
 export function startServe(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const dataDir = tempDir('kr-submit-serve-');
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--problems', problems, '--data-dir', dataDir, '--heartbeat', '0.5', '--kill-grace', '1', ...extraArgs], {
+  const auth = extraArgs.some((a) => a === '--token' || a === '--token-file') ? [] : ['--no-token'];
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--problems', problems, '--data-dir', dataDir, '--heartbeat', '0.5', '--kill-grace', '1', ...auth, ...extraArgs], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

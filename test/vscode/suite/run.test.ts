@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import { summarizePath } from '../../../src/trace/index';
@@ -179,7 +179,11 @@ describe('runs', function () {
     const run = api.lastRun();
     assert.equal(run?.view?.outcome, 'cancelled');
     assert.match(api.lastRunLines().join('\n'), new RegExp(`▸ Cancelled: job ${run?.jobId} on embedded runner is cancelled\\.`));
-    const job = (await (await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`)).json()) as { state: string };
+    // the embedded runner has a token of its own: a request without it is refused
+    assert.equal((await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`)).status, 401);
+    const embeddedToken = await api.embeddedRunnerToken();
+    assert.ok(embeddedToken && embeddedToken.length >= 40, 'the embedded runner has a random token');
+    const job = (await (await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`, { headers: { Authorization: `Bearer ${embeddedToken}` } })).json()) as { state: string };
     assert.equal(job.state, 'cancelled');
     await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
     assert.ok(!api.lastRunLines().some((l) => l.includes('finished without being cancelled')));
@@ -219,9 +223,39 @@ describe('runs', function () {
     }
   });
 
+  it('Run against a loopback `kernel-runner serve` started without flags: its stored token is found (no SecretStorage token)', async () => {
+    // serve's default data dir for this user (the extension host's HOME): the token is generated and stored there
+    const stateDir = join(process.env.XDG_STATE_HOME?.startsWith('/') ? process.env.XDG_STATE_HOME : join(homedir(), '.local', 'state'), 'kernel-runner');
+    assert.ok(!existsSync(join(stateDir, 'token')), `no token of an earlier run in ${stateDir}`);
+    const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+    delete env.KERNEL_RUNNER_TOKEN;
+    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--gpu-name', 'MI300'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      await waitFor('the token line', () => /generated a token/.test(out) || undefined, 10_000);
+      assert.equal((await fetch(`${url}/leaderboards`)).status, 401, 'the runner requires its token');
+      await setting('server', url);
+      await vscode.commands.executeCommand('kernelRunner.runTests', submission);
+      const text = api.lastRunLines().join('\n');
+      assert.match(text, /^3\/3 tests passed$/m);
+      assert.equal(api.lastRun()?.view?.outcome, 'success');
+      const token = readFileSync(join(stateDir, 'token'), 'utf8').trim();
+      assert.ok(!text.includes(token), 'the token is not shown');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('close', r));
+      }
+      await setting('server', undefined);
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
   it('a job on a self-hosted runner is followed again after a window reload; Cancel then still kills it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kr-serve-resume-'));
-    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
+    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -269,7 +303,7 @@ describe('runs', function () {
     // extension talks to GPU MODE's service (recognised here through POPCORN_API_URL, as popcorn-cli does). Since
     // long SSE connections drop, test/benchmark/leaderboard go to the background route and are polled.
     const dataDir = mkdtempSync(join(tmpdir(), 'kr-upstream-'));
-    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
+    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isLoopbackUrl } from './loopback';
 
 /** Per-user state folder of the runner: $XDG_STATE_HOME/kernel-runner, ~/Library/Application Support, %LOCALAPPDATA%. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -71,17 +72,6 @@ export function loadOrCreateStoredToken(stateDir: string, log: (line: string) =>
   return { token, file, created: true };
 }
 
-/** A URL on this machine (127.x, localhost, ::1): the only kind a stored token is sent to unasked. */
-export function isLoopbackUrl(baseUrl: string): boolean {
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname;
-  } catch {
-    return false;
-  }
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
 
 /**
  * The token a client of this user sends to a runner on this machine when none was given: the stored token of

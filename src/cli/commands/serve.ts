@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadOrCreateStoredToken, readTokenFile, RunnerTokenError, tokenFilePath } from '../../core/runnerToken';
-import { isLoopbackHost } from '../../runner/http/auth';
+import { isLoopbackHost } from '../../core/loopback';
 import { defaultDataDir, preparePrivateDir } from '../../runner/paths';
 import { CliExit } from '../exit';
 import { RunnerStartError, startRunner, type RunningRunner } from '../../runner/index';

@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream';
 import axios, { type AxiosResponse, type RawAxiosRequestHeaders } from 'axios';
 import type { z } from 'zod';
+import { isLoopbackHost } from '../loopback';
 import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
 import { RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
 import { describeZodError } from './events';
@@ -51,9 +52,6 @@ export interface Transport {
   toError(err: unknown, method: string, url: string): RunnerClientError;
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\./.test(hostname);
-}
 
 export function normaliseBaseUrl(baseUrl: string): string {
   let parsed: URL;
@@ -147,7 +145,7 @@ export function createTransport(options: TransportOptions): Transport {
   const origin = new URL(baseUrl).origin;
   const secrets = [options.token, options.cliId];
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const loopback = isLoopback(new URL(baseUrl).hostname);
+  const loopback = isLoopbackHost(new URL(baseUrl).hostname);
   const http = axios.create({
     adapter: 'http',
     validateStatus: () => true,

@@ -4,7 +4,7 @@
 // browser marks as coming from another site (Sec-Fetch-Site): a web page must not be able to run code through it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../core/loopback';
 import { CLI_ID_HEADER } from '../../core/protocol/api';
 import { HttpError } from './errors';
 
@@ -33,11 +33,6 @@ export function checkToken(req: IncomingMessage, token: string): void {
   if (!tokensEqual(given, token)) throw new HttpError(401, 'Invalid token', { 'WWW-Authenticate': 'Bearer' });
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
 
 /** The Host header's name part (`[::1]` kept bracketed), or '' when there is none. */
 function hostName(host: string): string {

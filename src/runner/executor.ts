@@ -109,7 +109,9 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   let stderrLog: WriteStream | undefined;
   if (spec.stderrLogPath) stderrLog = createWriteStream(spec.stderrLogPath);
 
-  const tracked = process.platform === 'linux' && spec.isolation?.kind !== 'none';
+  // The tag finds what left the process group. Inside a PID namespace nothing can leave it: the kernel ends the
+  // whole namespace with the job, so no /proc sweep is needed there.
+  const tracked = process.platform === 'linux' && (spec.isolation?.kind ?? 'process-group') === 'process-group';
   const tag = tracked ? randomBytes(16).toString('hex') : '';
   const env: Record<string, string | undefined> = { ...spec.env, ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}), ...(tag ? { [JOB_TAG_VAR]: tag } : {}) };
   const launch = launchCommand(spec, env.PATH);

@@ -110,10 +110,18 @@ export const tests = {
       if (r.url().startsWith(`${contract.url}/auth/cli/discord?`)) callbacks.push(r.status());
     });
     await openWorkbench(page, workbenchUrl());
-    await runCommand(page, 'Kernel Runner: Register with GPU MODE (Discord)');
-    // The workbench asks before opening an external site.
+    // The workbench asks before opening an external site. On a loaded machine the first palette run right after
+    // the workbench opened has been seen to do nothing at all (no dialog, no notification): run it again then.
     const open = page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Open$/ }).first();
-    await open.waitFor({ timeout: 30_000 });
+    for (let attempt = 1; ; attempt++) {
+      await runCommand(page, 'Kernel Runner: Register with GPU MODE (Discord)');
+      try {
+        await open.waitFor({ timeout: 15_000 });
+        break;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
     await shot(page, outputDir, 'gpumode-register-confirm');
     await open.click();
     const deadline = Date.now() + 60_000;

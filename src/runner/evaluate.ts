@@ -21,6 +21,7 @@ import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
 import { buildReport } from './reports';
+import type { OutputBudget } from './outputBudget';
 
 export interface RunSettings {
   python: string;
@@ -55,6 +56,8 @@ export interface RunContext {
   artifactUrl(name: string): string;
   signal: AbortSignal;
   settings: RunSettings;
+  /** What the job may still store of its output: the profiler's stderr logs take from it too. */
+  outputBudget?: OutputBudget;
   /** Live output of the public run. */
   onLine(stream: OutputStream, line: ClassifiedLine): void;
   /** A run (`test`, `benchmark`, `profile.0` ...) starts. */
@@ -207,6 +210,7 @@ async function evalRun(
     popcornFd: true,
     capBytes: ctx.settings.capBytes,
     stderrLogPath: stderrLogPath ?? undefined,
+    ...(ctx.outputBudget ? { outputBudget: ctx.outputBudget } : {}),
     onLine: opts.live ? (stream, line) => ctx.onLine(stream, line) : undefined,
   });
   if (outcome.timedOut) flags.timedOut = true;

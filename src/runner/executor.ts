@@ -16,6 +16,7 @@ import type { ClassifiedLine } from '../core/noise/types';
 import { createHeadTail } from './headTail';
 import { JOB_TAG_VAR, killTagged, signalTagged, type Isolation } from './isolation';
 import { registerTag } from './orphans';
+import { outputCutNote, type OutputBudget } from './outputBudget';
 import { findOnPath } from './profilers';
 
 export interface ExecSpec {
@@ -36,6 +37,8 @@ export interface ExecSpec {
   capBytes: number;
   /** Where to copy stderr byte for byte (unfiltered). */
   stderrLogPath?: string;
+  /** What the job may still store of its output; the stderr log takes from it, and a run that used it up says so. */
+  outputBudget?: OutputBudget;
   /** The child started: its pid, which is also its process group id (not on Windows). */
   onSpawn?: (pid: number) => void;
   /** Most POPCORN_FD output kept, in characters (whole lines); the rest is counted, not kept. Default 32 Mi. */
@@ -149,8 +152,17 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     },
   });
   child.stdout?.on('data', (chunk: Buffer) => stdoutLines.feed(chunk));
+  const budget = spec.outputBudget;
+  const budgetWasExhausted = budget?.exhausted ?? false;
+  let stderrLogCut = false;
   child.stderr?.on('data', (chunk: Buffer) => {
-    stderrLog?.write(chunk);
+    if (stderrLog && !stderrLogCut) {
+      if (!budget || budget.take(chunk.length)) stderrLog.write(chunk);
+      else {
+        stderrLogCut = true;
+        stderrLog.write(`\n${outputCutNote(budget.limit)}\n`);
+      }
+    }
     stderrLines.feed(chunk);
   });
   const fd3 = child.stdio[3];
@@ -239,7 +251,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     cancelled,
     spawnError,
     stdout: stdoutKeep.text(),
-    stderr: stderrKeep.text(),
+    stderr: stderrKeep.text() + (budget && budget.exhausted && !budgetWasExhausted ? `${outputCutNote(budget.limit)}\n` : ''),
     noiseLines,
     popcorn,
     popcornOmitted,

@@ -17,7 +17,11 @@ import { detectProfiler, type Profiler, type ProfilerChoice } from './profilers'
 import { detectIsolation, type Isolation } from './isolation';
 import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
+import { DEFAULT_MAX_JOB_OUTPUT } from './outputBudget';
 import { probeSystem } from './system';
+
+/** The data dir's budget for jobs (--max-data): 20 GB. */
+export const DEFAULT_MAX_DATA_BYTES = 20e9;
 
 export interface RunnerOptions {
   host?: string;
@@ -46,8 +50,14 @@ export interface RunnerOptions {
   zipLevel?: number;
   /** Also ask rocprofv3 for its rocpd database (ROCm 7). Default false. */
   rocpd?: boolean;
+  /** Stored output per job: live output events and profiler stderr logs together. Default 256 MiB. */
+  maxJobOutputBytes?: number;
+  /**
+   * Finished jobs older than maxAgeDays (default 30) are deleted, and the oldest finished jobs go first while the
+   * data dir's jobs take more than maxTotalBytes (default 20 GB).
+   */
   retention?: Partial<RetentionPolicy>;
-  /** How often retention runs (also once at start). Default 1 h. */
+  /** How often retention runs (also once at start, and after a job ends when the last sweep was a minute ago). Default 1 h. */
   retentionIntervalMs?: number;
   /** Environment of child processes and of profiler discovery. Default process.env. */
   env?: NodeJS.ProcessEnv;
@@ -211,9 +221,9 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       system,
       settings,
       heartbeatMs: opts.heartbeatMs ?? 15_000,
-      retention: { maxAgeDays: 30, maxTotalBytes: 10 * 1024 ** 3, ...opts.retention },
+      retention: { maxAgeDays: 30, maxTotalBytes: DEFAULT_MAX_DATA_BYTES, ...opts.retention },
       retentionIntervalMs: opts.retentionIntervalMs ?? 3_600_000,
-      maxLiveOutputBytes: 1024 ** 3,
+      maxJobOutputBytes: opts.maxJobOutputBytes ?? DEFAULT_MAX_JOB_OUTPUT,
       maxQueuedJobs: 10_000,
       hardTimeoutMs: (opts.hardTimeoutSec ?? 1800) * 1000,
       log,

@@ -18,6 +18,8 @@ import type { EventLog, FrameBatch, LoggedEvent } from './eventLog';
 import type { GpuInventory, GpuSlot } from './gpus';
 import type { Problem } from './problems';
 import { killOrphanGroup, processGroupRef } from './orphans';
+import { createOutputBatcher, type OutputBatcher } from './outputBatcher';
+import { createOutputBudget, outputCutNote, type OutputBudget } from './outputBudget';
 import { createScheduler, type Scheduler } from './scheduler';
 import type { JobStore, RetentionPolicy, StoredJob } from './store';
 import type { SystemProbe } from './system';
@@ -49,8 +51,10 @@ export interface LiveJob {
   /** The job ran past the runner's hard timeout and was stopped. */
   hardTimedOut: boolean;
   finished: boolean;
-  liveOutputBytes: number;
-  liveOutputCut: boolean;
+  /** Live output lines on their way to `output` events. */
+  output: OutputBatcher;
+  /** What the job may still store of its output (events and profiler stderr logs). */
+  outputBudget: OutputBudget;
 }
 
 export interface SubmitRequest {
@@ -73,7 +77,8 @@ export interface JobManagerOptions {
   heartbeatMs: number;
   retention: RetentionPolicy;
   retentionIntervalMs: number;
-  maxLiveOutputBytes: number;
+  /** Stored output per job (live output events and profiler stderr logs together), in bytes. */
+  maxJobOutputBytes: number;
   maxQueuedJobs: number;
   /** The most a job may run, all its runs together (kernelbot's HARD_TIMEOUT_SEC: 30 min); then it is `timed_out`. */
   hardTimeoutMs: number;
@@ -102,27 +107,16 @@ export interface JobManager {
 
 const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' };
 const STOPPED_RUNNING: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 };
+/** A job's end sweeps the data dir when the last sweep is at least this old. */
+const SWEEP_AFTER_JOB_MS = 60_000;
 /** close() waits this long past the kill grace period for running jobs to end. */
 const CLOSE_MARGIN_MS = 5_000;
 
-const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-// The data of an output event, `{"stream":"stdout","text":"...","noise":false}` (with `,"kind":"glog"` for noise and
-// fatal lines; left out for the program's own lines, most of the bytes), is built from constant head and tail
-// pieces: live output of a chatty program is millions of events, and each extra piece is an allocation.
-const OUTPUT_HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":', stderr: '{"stream":"stderr","text":' };
-const OUTPUT_HEAD_QUOTE: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":"', stderr: '{"stream":"stderr","text":"' };
-const outputTails = [0, 1, 2, 3].map(() => new Map<string, string>());
-
-/** `,"noise":false}` and the like; `closeQuote` starts it with the text's closing quote. */
-function outputJsonTail(closeQuote: boolean, noise: boolean, kind: string): string {
-  const tails = outputTails[(closeQuote ? 2 : 0) + (noise ? 1 : 0)] as Map<string, string>;
-  let tail = tails.get(kind);
-  if (tail === undefined) {
-    tail = `${closeQuote ? '"' : ''},"noise":${noise}${kind === 'program' ? '' : `,"kind":${JSON.stringify(kind)}`}}`;
-    tails.set(kind, tail);
-  }
-  return tail;
+/** A route under the base URL, keeping the base's path (a runner behind a proxy at https://host/gpu/). */
+export function artifactLink(baseUrl: string, route: string): string {
+  const base = new URL(baseUrl);
+  base.pathname = base.pathname.replace(/\/+$/, '') + route;
+  return base.href;
 }
 
 function elapsedSince(ms: number): number {
@@ -138,6 +132,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   const lightRecords = new Map<number, StoredJob>();
   const liveJobs = new Map<number, LiveJob>();
   let closing = false;
+  let lastSweepMs = 0;
 
   // Jobs that were queued or running when the runner last stopped are interrupted, not lost. If the runner died
   // without stopping them (SIGKILL, OOM), the process group a running job left behind is ended first.
@@ -160,6 +155,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   }
 
   const emit = (job: LiveJob, event: SseEventName, json: string): number => {
+    if (event !== 'output') job.output.flush(); // lines before this event go first
     const id = job.log.append(event, json, event === 'result' || event === 'error');
     job.record.last_event_id = id;
     if (event !== 'output') {
@@ -167,6 +163,19 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       for (const sub of job.subscribers) sub.event?.(ev);
     }
     return id;
+  };
+
+  /** A batch of output lines, if the job's output budget still takes it; past the budget one note, then nothing. */
+  const emitOutputBatch = (job: LiveJob, json: string) => {
+    if (job.finished) return;
+    const budget = job.outputBudget;
+    if (budget.exhausted) return;
+    if (budget.take(Buffer.byteLength(json))) {
+      emit(job, 'output', json);
+      return;
+    }
+    opts.log(`job ${job.id}: output cut at ${budget.limit} bytes`);
+    emit(job, 'output', JSON.stringify({ stream: 'stderr', text: outputCutNote(budget.limit), noise: false }));
   };
 
   const emitStatus = (job: LiveJob) => {
@@ -183,19 +192,8 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   };
 
   const emitOutput = (job: LiveJob, stream: OutputStream, line: ClassifiedLine) => {
-    if (job.liveOutputCut || job.finished) return;
-    job.liveOutputBytes += line.text.length + 1;
-    if (job.liveOutputBytes > opts.maxLiveOutputBytes) {
-      job.liveOutputCut = true;
-      const note = `[kernel-runner] live output stopped after ${opts.maxLiveOutputBytes} bytes; the program keeps running and its result keeps the head and tail`;
-      emit(job, 'output', `{"stream":"${stream}","text":${JSON.stringify(note)},"noise":false}`);
-      return;
-    }
-    // One event per line, built from three pieces (see OUTPUT_HEAD).
-    const data = PLAIN_ASCII.test(line.text)
-      ? OUTPUT_HEAD_QUOTE[stream] + line.text + outputJsonTail(true, line.noise, line.kind)
-      : OUTPUT_HEAD[stream] + JSON.stringify(line.text) + outputJsonTail(false, line.noise, line.kind);
-    emit(job, 'output', data);
+    if (job.finished || job.outputBudget.exhausted) return;
+    job.output.push(stream, line);
   };
 
   const updatePositions = (gpu: string) => {
@@ -215,6 +213,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     extra: Partial<StoredJob> = {},
   ) => {
     if (job.finished) return; // exactly one terminal event per job
+    job.output.flush();
     job.finished = true;
     if (job.heartbeat) clearInterval(job.heartbeat);
     job.heartbeat = null;
@@ -242,6 +241,8 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     lightRecords.set(job.id, { ...job.record, result: null });
     liveJobs.delete(job.id);
     job.markDone();
+    // the data dir's budget is kept between the hourly sweeps too, but a run of short jobs sweeps once a minute at most
+    if (!closing && Date.now() - lastSweepMs >= SWEEP_AFTER_JOB_MS) retentionRun = retentionSweep();
   };
 
   const runJob = async (job: LiveJob, slot: GpuSlot) => {
@@ -270,10 +271,11 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         system: opts.system.forSlot(slot),
         workDir: store.workDir(job.id),
         artifactsDir: store.artifactsDir(job.id),
-        artifactUrl: (name) => new URL(routes.artifact(job.id, name), rec.base_url).href,
+        artifactUrl: (name) => artifactLink(rec.base_url, routes.artifact(job.id, name)),
         signal: job.abort.signal,
         settings: opts.settings,
         onLine: (stream, line) => emitOutput(job, stream, line),
+        outputBudget: job.outputBudget,
         onRun: (key) => {
           job.currentRun = key;
           emitStatus(job);
@@ -308,6 +310,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   const scheduler: Scheduler<LiveJob> = createScheduler<LiveJob>(opts.inventory.slots, runJob, updatePositions);
 
   const retentionSweep = async () => {
+    lastSweepMs = Date.now();
     try {
       const deleted = await store.applyRetention(opts.retention, (id) => liveJobs.has(id));
       for (const id of deleted) lightRecords.delete(id);
@@ -410,8 +413,8 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         interrupting: false,
         hardTimedOut: false,
         finished: false,
-        liveOutputBytes: 0,
-        liveOutputCut: false,
+        output: createOutputBatcher({ emit: (json) => emitOutputBatch(job, json) }),
+        outputBudget: createOutputBudget(opts.maxJobOutputBytes),
       };
       liveJobs.set(id, job);
       lightRecords.set(id, record);

@@ -6,6 +6,8 @@ import { loadOrCreateStoredToken, readTokenFile, RunnerTokenError, tokenFilePath
 import { isLoopbackHost } from '../../core/loopback';
 import { defaultDataDir, preparePrivateDir } from '../../runner/paths';
 import { CliExit } from '../exit';
+import { parseSize } from '../sizes';
+import { formatBytes } from '../../core/format';
 import { RunnerStartError, startRunner, type RunningRunner } from '../../runner/index';
 import type { ProfilerChoice } from '../../runner/profilers';
 import { ProfilerError } from '../../runner/profilers';
@@ -27,6 +29,9 @@ interface ServeCliOptions {
   scriptTimeout?: string;
   hardTimeout?: string;
   publicUrl?: string;
+  maxJobOutput: string;
+  maxData: string;
+  maxConnections: string;
 }
 
 const PROFILERS: readonly ProfilerChoice[] = ['auto', 'rocprofv3', 'rocprof', 'none'];
@@ -38,6 +43,12 @@ function number(value: string | undefined, flag: string, opts: { min: number; ma
     throw new CliExit(`${flag} takes a ${opts.integer ? 'whole ' : ''}number from ${opts.min}${opts.max !== undefined ? ` to ${opts.max}` : ''}, not "${value}"`, 2);
   }
   return n;
+}
+
+function size(value: string, flag: string, min: number): number {
+  const bytes = parseSize(value);
+  if (bytes === undefined || bytes < min) throw new CliExit(`${flag} takes a size of at least ${formatBytes(min)} such as 256MiB, 20GB or 512M, not "${value}"`, 2);
+  return bytes;
 }
 
 const tilde = (p: string) => (p.startsWith(homedir()) ? `~${p.slice(homedir().length)}` : p);
@@ -161,6 +172,9 @@ export function register(program: Command): void {
     .option('--script-timeout <seconds>', "timeout of the 'script' leaderboard's runs", '180')
     .option('--hard-timeout <seconds>', 'the most one job may run, all its runs together (then it is timed_out)', '1800')
     .option('--public-url <url>', "base URL of artifact links (default: the listening address; never the request's Host header)")
+    .option('--max-job-output <size>', 'stored output per job (live output events and profiler stderr logs); past it output is counted, not stored, and the result says so', '256MiB')
+    .option('--max-data <size>', "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)", '20GB')
+    .option('--max-connections <n>', 'open connections beyond this are closed at once', '256')
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
       if (!PROFILERS.includes(opts.profiler as ProfilerChoice)) throw new CliExit(`--profiler takes ${PROFILERS.join(', ')}, not "${opts.profiler}"`, 2);
@@ -183,6 +197,9 @@ export function register(program: Command): void {
           scriptTimeoutSec: number(opts.scriptTimeout, '--script-timeout', { min: 0.1 }),
           hardTimeoutSec: number(opts.hardTimeout, '--hard-timeout', { min: 0.1 }),
           publicUrl: opts.publicUrl,
+          maxJobOutputBytes: size(opts.maxJobOutput, '--max-job-output', 64 * 1024),
+          retention: { maxTotalBytes: size(opts.maxData, '--max-data', 1024 ** 2) },
+          maxConnections: number(opts.maxConnections, '--max-connections', { min: 1, integer: true }),
           log,
         });
       } catch (err) {

@@ -33,6 +33,25 @@ export function decodeOutputFast(data: string): OutputEvent | undefined {
   return m[4] === undefined ? { stream, text, noise } : { stream, text, noise, kind: m[4] };
 }
 
+/**
+ * A batch of output lines (`lines`, `marks`) checked by hand after JSON.parse: the schema's per-mark tuples cost
+ * more than the parse. Undefined when it is not a well-formed batch (the schema then says what is wrong).
+ */
+export function decodeOutputBatch(json: unknown): OutputEvent | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const o = json as Record<string, unknown>;
+  if ((o.stream !== 'stdout' && o.stream !== 'stderr') || typeof o.text !== 'string' || typeof o.noise !== 'boolean') return undefined;
+  if (o.kind !== undefined && typeof o.kind !== 'string') return undefined;
+  if (o.lines !== undefined && !(Number.isSafeInteger(o.lines) && (o.lines as number) > 0)) return undefined;
+  if (o.marks !== undefined) {
+    if (!Array.isArray(o.marks)) return undefined;
+    for (const m of o.marks as unknown[]) {
+      if (!Array.isArray(m) || m.length !== 3 || !Number.isSafeInteger(m[0]) || (m[0] as number) < 0 || typeof m[1] !== 'string' || typeof m[2] !== 'boolean') return undefined;
+    }
+  }
+  return o as OutputEvent;
+}
+
 /** Returns undefined for events this client does not know (forward compatible); throws EventDecodeError on bad data. */
 export function decodeEvent(message: EventSourceMessage): ClientEvent | undefined {
   const name = message.event ?? 'message';
@@ -52,6 +71,10 @@ export function decodeEvent(message: EventSourceMessage): ClientEvent | undefine
     json = JSON.parse(message.data);
   } catch {
     throw new EventDecodeError(`event '${name}' carries data that is not JSON: ${message.data.slice(0, 120)}`);
+  }
+  if (output) {
+    const batch = decodeOutputBatch(json);
+    if (batch) return { id, event: 'output', data: batch };
   }
   let data: RunnerEvent['data'] | undefined;
   try {

@@ -344,15 +344,42 @@ export type JobEvent = z.infer<typeof jobEventSchema>;
 export const outputStreamSchema = z.enum(['stdout', 'stderr']);
 export type OutputStream = z.infer<typeof outputStreamSchema>;
 
-/** Additive: one line of live output (ANSI-free, no line terminator), classified by the noise filter. */
+/**
+ * Additive: live output (ANSI-free, no line terminators), classified by the noise filter line by line. One event
+ * holds `lines` consecutive lines of one stream (absent = 1), joined by "\n" in `text`; each line has the event's
+ * `noise`/`kind` except those listed in `marks` as `[index, kind, noise]`. Our runner batches lines this way
+ * (flushed every few ms or 64 KiB, and before any other event, so order is kept); expandOutput gives the lines.
+ */
 export const outputEventSchema = z.looseObject({
   stream: outputStreamSchema,
   text: z.string(),
   noise: z.boolean(),
   /** The classifier's kind (`perfetto`, `glog`, `rocprofv3`, `legacy`, `fatal`); absent for the program's own lines. */
   kind: z.string().optional(),
+  lines: z.number().int().positive().optional(),
+  marks: z.array(z.tuple([z.number().int().nonnegative(), z.string(), z.boolean()])).optional(),
 });
 export type OutputEvent = z.infer<typeof outputEventSchema>;
+
+/** One line of live output. */
+export interface OutputLine {
+  stream: OutputStream;
+  text: string;
+  noise: boolean;
+  kind?: string;
+}
+
+/** The lines of an output event (one for a single-line event), each with its own class. */
+export function expandOutput(data: OutputEvent): OutputLine[] {
+  const base = (text: string): OutputLine => (data.kind === undefined ? { stream: data.stream, text, noise: data.noise } : { stream: data.stream, text, noise: data.noise, kind: data.kind });
+  if (data.lines === undefined || data.lines === 1) return [base(data.text)];
+  const lines = data.text.split('\n').map(base);
+  for (const [i, kind, noise] of data.marks ?? []) {
+    const line = lines[i];
+    if (line) lines[i] = kind === 'program' ? { stream: data.stream, text: line.text, noise } : { stream: data.stream, text: line.text, noise, kind };
+  }
+  return lines;
+}
 
 export const sseEventNames = ['job', 'status', 'output', 'result', 'error'] as const;
 export type SseEventName = (typeof sseEventNames)[number];

@@ -85,7 +85,7 @@ export function registerHints(surface: Surface): RegisterHints {
 }
 
 const TOKEN_HINT: Record<Surface, string> = {
-  cli: 'pass --token or set KERNEL_RUNNER_TOKEN',
+  cli: 'pass --token-file PATH (the runner prints where its token is kept), or set KERNEL_RUNNER_TOKEN',
   editor: 'set one with "Kernel Runner: Set Token"',
 };
 

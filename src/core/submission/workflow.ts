@@ -19,7 +19,7 @@ import {
   submissionPassed,
 } from '../gpumode/results';
 import { saveProfileTraces } from '../gpumode/traces';
-import { queueLabel, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
+import { expandOutput, queueLabel, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
 import { action, explain, explainErrorEvent, registerHints, submissionError, type Surface } from './explain';
@@ -235,8 +235,10 @@ class Run {
           this.liveOutput = true;
           this.status('running', 'running');
         }
-        if (ev.data.noise) this.noiseLines += 1;
-        this.emit({ type: 'output', stream: ev.data.stream, text: ev.data.text, noise: ev.data.noise });
+        for (const line of expandOutput(ev.data)) {
+          if (line.noise) this.noiseLines += 1;
+          this.emit({ type: 'output', stream: line.stream, text: line.text, noise: line.noise });
+        }
         break;
       case 'result':
       case 'error':

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { expandOutput, outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation, type IsolationKind } from '../../../src/runner/isolation';
 import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, withMarker, type TestRunner } from './helpers';
 
@@ -60,7 +60,7 @@ async function jobRecord(runner: { url: string }, id: number): Promise<JobRecord
 async function startJob(url: string, fileName: string, content: string, mark: string, count = 1): Promise<{ id: number; pids: number[] }> {
   const accepted = (await (await post(`${url}/submission/script/CPU/test`, { fileName, content })).json()) as { details: { id: number } };
   const id = accepted.details.id;
-  await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output' && outputEventSchema.parse(ev.data).text === 'started');
+  await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === 'started'));
   const pids = await waitFor(`the job's marked process`, () => {
     const found = withMarker(mark);
     return found.length >= count ? found : undefined;
@@ -225,7 +225,7 @@ for (const mode of modes) {
         assert.ok(link, ev.run!.stderr);
         const zip = Buffer.from(await (await fetch(link[1]!)).arrayBuffer());
         assert.ok(zip.includes(Buffer.from('_kernel_trace.csv')), 'the profiler wrote its files (SIGINT, not SIGKILL)');
-        const output = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+        const output = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
         assert.ok(output.some((o) => o.noise && /caught signal 2/.test(o.text)), "the profiler's signal handler ran");
         assert.deepEqual(withMarker(mark), [], 'the setsid child is gone');
       } finally {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import {
   backgroundAcceptedSchema,
   jobEventSchema,
-  outputEventSchema,
+  expandOutput, outputEventSchema,
   rankedSubmissionListSchema,
   resultEventSchema,
   statusEventSchema,
@@ -70,7 +70,7 @@ describe('example problem, all modes', () => {
     assert.equal(job.mode, 'benchmark');
     const states = events.filter((e) => e.event === 'status').map((e) => statusEventSchema.parse(e.data).state);
     assert.ok(states.includes('queued') && states.includes('running'));
-    const out = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    const out = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
     assert.ok(out.some((o) => o.stream === 'stdout' && /^benchmark 0 \(size: 1024/.test(o.text)), 'live stdout line');
     assert.ok(out.some((o) => o.stream === 'stderr' && o.text === 'eval.py: seed default'));
     assert.ok(out.every((o) => o.noise === false));

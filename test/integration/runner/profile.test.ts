@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import yauzl from 'yauzl';
-import { outputEventSchema, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
+import { expandOutput, outputEventSchema, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { solutions, startTestRunner, submitAndRead, terminal, testBin, type TestRunner } from './helpers';
 import { GPU_AGENT, expectedRun } from './standInTimeline';
@@ -87,7 +87,7 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
       assert.ok(!names.some((n) => n.includes('.rocprofv3')), 'rocprofv3 scratch folder left out');
       assert.ok(!names.some((n) => /\d+_results\.pftrace$/.test(n)), 'per-process pftrace files were concatenated');
     }
-    const out = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    const out = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
     assert.ok(out.some((o) => o.noise && (o.kind === 'glog' || o.kind === 'perfetto')), 'profiler noise arrives marked');
     assert.ok(out.some((o) => !o.noise && o.text === 'eval.py: seed default'), 'program stderr arrives unmarked');
   });
@@ -148,7 +148,7 @@ describe('profile run that times out', () => {
     assert.equal(download.status, 200);
     const names = await zipEntries(Buffer.from(await download.arrayBuffer()));
     assert.ok(names.some((n) => n.endsWith('_kernel_trace.csv')), names.join(', '));
-    const stderrLog = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    const stderrLog = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
     assert.ok(stderrLog.some((o) => o.noise && /caught signal 2/.test(o.text)), 'the profiler\'s signal handler lines arrive as noise');
   });
 });

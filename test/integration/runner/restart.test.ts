@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { jobRecordSchema, resultEventSchema, userSubmissionDetailSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
 import { StoreError } from '../../../src/runner/store';
-import { outputEventSchema } from '../../../src/core/protocol/api';
+import { expandOutput, outputEventSchema } from '../../../src/core/protocol/api';
 import { marker, pidAlive, post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, withMarker } from './helpers';
 
 const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}` };
@@ -119,7 +119,7 @@ for (const mode of ['default', 'process-group'] as const) {
       const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'family.py', content: family })).json() as { details: { id: number } };
       const id = accepted.details.id;
       const events = await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output');
-      assert.equal(outputEventSchema.parse(events[events.length - 1]!.data).text, 'started');
+      assert.equal(expandOutput(outputEventSchema.parse(events[events.length - 1]!.data)).at(-1)?.text, 'started');
       pids = await waitFor('the two marked processes', () => {
         const found = withMarker(mark);
         return found.length >= 2 ? found : undefined;

@@ -2,7 +2,7 @@
 // exactly once, in order; the job keeps running meanwhile. A plain client that goes away cancels (as upstream).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EXTENSIONS_HEADER, outputEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { EXTENSIONS_HEADER, expandOutput, outputEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { post, readSse, startTestRunner, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
 
 const numbered = (count: number, delayMs: number) =>
@@ -36,7 +36,7 @@ describe('resume after a cut connection', () => {
     const all: SseEvent[] = [...first, ...rest];
     const ids = all.map((e) => Number(e.id));
     assert.deepEqual(ids, ids.map((_, i) => i + 1), 'ids contiguous from 1: nothing lost, nothing doubled');
-    const lines = all.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data).text);
+    const lines = all.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data)).flatMap((d) => expandOutput(d).map((l) => l.text));
     const expected = [...Array.from({ length: count }, (_, i) => `line ${i + 1}`), 'done'];
     // stdout and stderr are separate pipes: order is guaranteed within each
     assert.deepEqual(lines.filter((l) => /[13579]$|done/.test(l)), expected.filter((l) => /[13579]$|done/.test(l)));

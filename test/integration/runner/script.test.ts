@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { outputEventSchema, resultEventSchema } from '../../../src/core/protocol/api';
+import { expandOutput, outputEventSchema, resultEventSchema } from '../../../src/core/protocol/api';
 import { pythonOnlyBin, repoRoot, startTestRunner, submitAndRead, terminal, type TestRunner } from './helpers';
 
 describe('script leaderboard', () => {
@@ -21,7 +21,7 @@ describe('script leaderboard', () => {
   test('a .py file runs with python3; its output streams live in order and lands in the result', async () => {
     const source = readFileSync(path.join(repoRoot, 'examples/scripts/numbered_lines.py'), 'utf8');
     const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'numbered_lines.py', content: source, extensions: true });
-    const lines = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
     const expected: string[] = [];
     for (let n = 1; n <= 1000; n++) expected.push(`${n % 2 ? 'stdout' : 'stderr'}:${n % 2 ? 'out' : 'err'} ${n}`);
     expected.push('stdout:finished 1000');
@@ -77,7 +77,7 @@ describe('script leaderboard', () => {
   test('bytes that are not UTF-8: replaced, never a broken stream or result', async () => {
     const source = 'import sys\nsys.stdout.buffer.write(b"ok \\xff\\xfe end\\n\\xc3")\nsys.stdout.flush()\nsys.stderr.buffer.write(b"\\x00nul\\n")\n';
     const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'bytes.py', content: source, extensions: true });
-    const out = events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+    const out = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
     assert.deepEqual(out.map((o) => `${o.stream}:${o.text}`).sort(), ['stderr:\u0000nul', 'stdout:ok \ufffd\ufffd end', 'stdout:\ufffd'].sort());
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.passed, true);

@@ -123,7 +123,7 @@ test('a wrong token is a clear error that never shows the token', async () => {
   try {
     const r = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', guarded.url, '--token', 'wrong-token-xyz'], { cwd: work });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /The runner at http:\/\/127\.0\.0\.1:\d+ refused the credentials \(401\): pass --token or set KERNEL_RUNNER_TOKEN\. \(Invalid token\)/);
+    assert.match(r.stderr, /The runner at http:\/\/127\.0\.0\.1:\d+ refused the credentials \(401\): pass --token-file PATH \(the runner prints where its token is kept\), or set KERNEL_RUNNER_TOKEN\. \(Invalid token\)/);
     assert.match(r.stderr, /--token/);
     assert.ok(!r.stderr.includes('wrong-token-xyz') && !r.stdout.includes('wrong-token-xyz'));
     const ok = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', guarded.url], { cwd: work, env: { KERNEL_RUNNER_TOKEN: 'right-token-abc' } });

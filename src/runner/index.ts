@@ -72,6 +72,8 @@ export interface RunnerOptions {
   headersTimeoutMs?: number;
   /** A request body that makes no progress for this long is answered 408 and closed. Default 30 s. */
   bodyIdleTimeoutMs?: number;
+  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 64 MiB. */
+  maxClientBacklogBytes?: number;
   /** Open connections beyond this are closed at once (server.maxConnections). Default 256. */
   maxConnections?: number;
   /** Startup and warning lines. Default: nothing. */
@@ -246,7 +248,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     get publicUrl() {
       return linkBase;
     },
-    maxClientBacklogBytes: 64 * 1024 * 1024,
+    maxClientBacklogBytes: opts.maxClientBacklogBytes ?? 64 * 1024 * 1024,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
   });
 

@@ -24,7 +24,7 @@ import { readEventLog, type FrameBatch } from './eventLog';
 import { isMultiDevice, type GpuInventory } from './gpus';
 import { HttpError, sendJson } from './http/errors';
 import { createRouter, type RequestContext, type Router } from './http/router';
-import { createPlainFramer, openSse } from './http/sse';
+import { createPlainFramer, openSse, type SseWriter } from './http/sse';
 import { readUpload } from './http/upload';
 import type { JobManager, LiveJob, Subscriber } from './jobs';
 import { QueueFullError } from './jobs';
@@ -233,29 +233,35 @@ function userSubmissionDetail(services: RouteServices, rec: StoredJob): UserSubm
 }
 
 /**
- * Streams a job's events to an extension client: the log's frames with id > after, then live batches, until the
- * terminal event. Replay and live never overlap: pending events are flushed before subscribing, the replay stops
- * at the last id written then, and every later batch starts after it.
+ * Relays a job's events to an extension client on `writer`: the log's frames with id > after, then live batches,
+ * until the terminal event. Replay and live never overlap: pending events are flushed before subscribing, the
+ * replay stops at the last id written then, and every later batch starts after it. A client too slow for the live
+ * batches (its unsent backlog past maxClientBacklogBytes) is not cut off: it is unsubscribed, and once its socket
+ * drains it continues from the log the same way, so the runner's memory stays bounded and the client never has
+ * to reconnect.
  */
-async function streamJobEvents(ctx: RequestContext, services: RouteServices, id: number, after: number): Promise<void> {
+function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, live: LiveJob | undefined, after: number): { stop(): void } {
   const { jobs } = services;
-  const live: LiveJob | undefined = jobs.live(id);
-  const known = jobs.record(id)?.last_event_id ?? 0;
-  if (!live && after > known) throw new HttpError(400, `Last-Event-ID ${after} is past job ${id}'s last event (${known})`);
-  let buffered: FrameBatch[] | null = [];
+  let buffered: FrameBatch[] | null = null;
+  let lagging = false;
   let lastSent = after;
   let ended = false;
+  const sub: Subscriber = {
+    frames(batch) {
+      if (buffered) buffered.push(batch);
+      else sendBatch(batch);
+    },
+  };
   const stop = () => {
     ended = true;
     if (live) jobs.unsubscribe(live, sub);
   };
-  const writer = openSse(ctx.res, stop);
   const finish = () => {
     stop();
     writer.end();
   };
   const sendBatch = (batch: FrameBatch) => {
-    if (ended || batch.last <= lastSent) return;
+    if (ended || lagging || batch.last <= lastSent) return;
     let bytes = batch.bytes;
     if (batch.first <= lastSent) {
       // a live job asked for from an id inside this batch: start at the frame after lastSent
@@ -266,39 +272,55 @@ async function streamJobEvents(ctx: RequestContext, services: RouteServices, id:
     writer.write(bytes);
     if (batch.terminal) finish();
     else if (writer.backlog > services.maxClientBacklogBytes) {
-      stop();
-      ctx.res.destroy(); // too slow: it resumes from its Last-Event-ID
+      lagging = true;
+      if (live) jobs.unsubscribe(live, sub);
+      void writer.drain().then(follow);
     }
   };
-  const sub: Subscriber = {
-    frames(batch) {
-      if (buffered) buffered.push(batch);
-      else sendBatch(batch);
-    },
-  };
-  let upTo = Number.POSITIVE_INFINITY;
-  if (live) {
-    live.log.flush();
-    jobs.subscribe(live, sub);
-    upTo = live.log.lastId;
-    await live.log.flushed();
-  }
-  for await (const chunk of readEventLog(services.store.eventsPath(id), after, upTo)) {
+  const follow = async (): Promise<void> => {
     if (ended) return;
-    writer.write(chunk.text);
-    lastSent = chunk.last;
-    if (terminalEventNames.includes(chunk.lastEvent)) {
-      finish();
-      return;
+    lagging = false;
+    buffered = [];
+    let upTo = Number.POSITIVE_INFINITY;
+    if (live) {
+      live.log.flush();
+      jobs.subscribe(live, sub);
+      upTo = live.log.lastId;
+      await live.log.flushed();
     }
-    await writer.drain();
-  }
-  if (ended) return;
-  const pending = buffered ?? [];
-  buffered = null;
-  for (const batch of pending) sendBatch(batch);
-  // a job that ended before or during the replay has nothing more to send
-  if (!ended && (!live || !live.subscribers.has(sub))) finish();
+    for await (const chunk of readEventLog(services.store.eventsPath(id), lastSent, upTo)) {
+      if (ended) return;
+      writer.write(chunk.text);
+      lastSent = chunk.last;
+      if (terminalEventNames.includes(chunk.lastEvent)) {
+        finish();
+        return;
+      }
+      await writer.drain();
+    }
+    if (ended) return;
+    const pending = buffered ?? [];
+    buffered = null;
+    for (const batch of pending) sendBatch(batch);
+    // a job that ended before or during the replay has nothing more to send
+    if (!ended && !lagging && (!live || !live.subscribers.has(sub))) finish();
+  };
+  void follow().catch(() => {
+    stop();
+    writer.end();
+  });
+  return { stop };
+}
+
+/** GET /jobs/{id}/events: the job's events after `after` (Last-Event-ID), then live ones, until its end. */
+function streamJobEvents(ctx: RequestContext, services: RouteServices, id: number, after: number): void {
+  const { jobs } = services;
+  const live: LiveJob | undefined = jobs.live(id);
+  const known = jobs.record(id)?.last_event_id ?? 0;
+  if (!live && after > known) throw new HttpError(400, `Last-Event-ID ${after} is past job ${id}'s last event (${known})`);
+  let relay: { stop(): void } | null = null;
+  const writer = openSse(ctx.res, () => relay?.stop());
+  relay = relayJobEvents(services, writer, id, live, after);
 }
 
 export function createRoutes(services: RouteServices): Router {
@@ -385,23 +407,30 @@ export function createRoutes(services: RouteServices): Router {
     let finished = false;
     const plain = createPlainFramer(services.heartbeatMs);
     const writer = openSse(ctx.res, () => {
+      relay?.stop();
       if (!job || finished) return;
       jobs.unsubscribe(job, subscriber);
       // upstream cancels a streaming submission whose client went away; extension clients resume instead
       if (!ext) void jobs.cancel(job.id);
     });
-    const cutOff = () => {
-      if (job) jobs.unsubscribe(job, subscriber);
-      ctx.res.destroy(); // too slow: an extension client resumes from its Last-Event-ID
-    };
+    // too slow for the live batches: from here on it is relayed from the log (see relayJobEvents)
+    let relay: { stop(): void } | null = null;
+    let lastSent = 0;
     const subscriber: Subscriber = ext
       ? {
           frames(batch) {
             writer.write(batch.bytes);
+            lastSent = batch.last;
             if (batch.terminal) {
               finished = true;
               writer.end();
-            } else if (writer.backlog > services.maxClientBacklogBytes) cutOff();
+            } else if (writer.backlog > services.maxClientBacklogBytes && job) {
+              const slow = job;
+              jobs.unsubscribe(slow, subscriber);
+              void writer.drain().then(() => {
+                if (!writer.closed) relay = relayJobEvents(services, writer, slow.id, jobs.live(slow.id), lastSent);
+              });
+            }
           },
         }
       : {
@@ -485,7 +514,7 @@ export function createRoutes(services: RouteServices): Router {
     const header = ctx.req.headers['last-event-id'];
     const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : ctx.url.searchParams.get('after');
     const after = intParam(raw, 'Last-Event-ID', { min: 0, fallback: 0 });
-    await streamJobEvents(ctx, services, id, after);
+    streamJobEvents(ctx, services, id, after);
   });
 
   router.add('GET', '/jobs/:id/artifacts/:name', async (ctx) => {

@@ -1,0 +1,55 @@
+// A client that reads more slowly than the program prints is not cut off and loses nothing: past its backlog limit
+// it is relayed from the job's log once its socket drains, on the same connection (no reconnect), in id order.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createParser } from 'eventsource-parser';
+import { EXTENSIONS_HEADER, expandOutput, outputEventSchema } from '../../../src/core/protocol/api';
+import { form, startTestRunner } from './helpers';
+
+const program = `
+import sys
+for i in range(400000):
+    sys.stdout.write(f"line {i} " + "x" * 40 + "\\n")
+print("the end")
+`;
+
+async function readSlowly(res: Response, pauseMs: number): Promise<Array<{ id: number; event: string; data: string }>> {
+  const events: Array<{ id: number; event: string; data: string }> = [];
+  const parser = createParser({ onEvent: (m) => events.push({ id: Number(m.id), event: m.event ?? 'message', data: m.data }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  await sleep(pauseMs); // the program prints ~20 MB meanwhile: far past the backlog limit
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+    if (events.length % 50 === 0) await sleep(1);
+  }
+  return events;
+}
+
+for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
+  test(`${route}: a slow reader gets every event once, in order, on one connection`, async () => {
+    const runner = await startTestRunner({ maxClientBacklogBytes: 256 * 1024 });
+    try {
+      let res: Response;
+      if (route === 'the streaming POST') {
+        res = await fetch(`${runner.url}/script/CPU/test`, { method: 'POST', body: form('slow.py', program), headers: { [EXTENSIONS_HEADER]: '1' } });
+      } else {
+        const accepted = (await (await fetch(`${runner.url}/submission/script/CPU/test`, { method: 'POST', body: form('slow.py', program) })).json()) as { details: { id: number } };
+        res = await fetch(`${runner.url}/jobs/${accepted.details.id}/events`);
+      }
+      assert.equal(res.status, 200);
+      const events = await readSlowly(res, 1500);
+      assert.deepEqual(events.map((e) => e.id), events.map((_e, i) => i + 1), 'ids from 1, none missing or doubled');
+      assert.equal(events.at(-1)?.event, 'result');
+      const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(JSON.parse(e.data))));
+      assert.equal(lines.length, 400001);
+      assert.equal(lines[123456]?.text, `line 123456 ${'x'.repeat(40)}`);
+      assert.equal(lines.at(-1)?.text, 'the end');
+    } finally {
+      await runner.dispose();
+    }
+  });
+}

@@ -121,8 +121,13 @@ function innermost(list: RangeList, t: number): number {
  * range of its launch, or, without any launch call, in the range open when it started on the GPU.
  */
 export class RangeAttributor {
-  /** Correlation id of a launch call → the range it was made in; launches outside every range are not kept. */
-  private readonly launchRange = new Map<number, MarkerAgg>();
+  /** Launches inside some range: correlation ids and the index of their range in `markers` (typed: 1M launches). */
+  private corrs = new Float64Array(1024);
+  private rangeOf = new Int32Array(1024);
+  private kept = 0;
+  private readonly markers: MarkerAgg[] = [];
+  private readonly markerIndex = new Map<MarkerAgg, number>();
+  private lookup: ((corr: number) => MarkerAgg | undefined) | null = null;
   private launches = 0;
   private dispatches = 0;
   private inRanges = 0;
@@ -137,23 +142,58 @@ export class RangeAttributor {
     if (!Number.isFinite(correlationId) || correlationId <= 0) return;
     this.launches++;
     const hit = this.ranges.at(tid, start);
-    if (hit) this.launchRange.set(correlationId, hit.marker);
-  }
-
-  get hasLaunches(): boolean {
-    return this.launches > 0;
+    if (!hit) return;
+    let m = this.markerIndex.get(hit.marker);
+    if (m === undefined) {
+      m = this.markers.length;
+      this.markers.push(hit.marker);
+      this.markerIndex.set(hit.marker, m);
+    }
+    if (this.kept === this.corrs.length) {
+      const corrs = new Float64Array(this.kept * 2);
+      corrs.set(this.corrs);
+      this.corrs = corrs;
+      const rangeOf = new Int32Array(this.kept * 2);
+      rangeOf.set(this.rangeOf);
+      this.rangeOf = rangeOf;
+    }
+    this.corrs[this.kept] = correlationId;
+    this.rangeOf[this.kept++] = m;
+    this.lookup = null;
   }
 
   get by(): MarkerAttribution {
     return this.launches > 0 ? 'correlation' : 'gpu-overlap';
   }
 
+  /** Correlation ids are mostly dense (one counter per process): a table indexed by id, else a Map. */
+  private buildLookup(): (corr: number) => MarkerAgg | undefined {
+    let max = 0;
+    for (let i = 0; i < this.kept; i++) if ((this.corrs[i] as number) > max) max = this.corrs[i] as number;
+    const markers = this.markers;
+    if (Number.isSafeInteger(max) && max <= 4 * this.kept + 65536) {
+      const table = new Int32Array(max + 1).fill(-1);
+      for (let i = 0; i < this.kept; i++) table[this.corrs[i] as number] = this.rangeOf[i] as number;
+      return (corr) => (corr >= 0 && corr <= max ? markers[table[corr] as number] : undefined);
+    }
+    const map = new Map<number, number>();
+    for (let i = 0; i < this.kept; i++) map.set(this.corrs[i] as number, this.rangeOf[i] as number);
+    return (corr) => {
+      const m = map.get(corr);
+      return m === undefined ? undefined : markers[m];
+    };
+  }
+
   /** A kernel dispatch: by its launch call when the run has an API trace, else by GPU start time. */
   addDispatch(kernel: string, correlationId: number, tid: number, start: number, end: number): void {
     this.dispatches++;
     let marker: MarkerAgg | undefined;
-    if (this.launches > 0) marker = this.launchRange.get(correlationId);
-    else marker = (Number.isFinite(tid) && tid !== 0 ? this.ranges.at(tid, start) : this.ranges.atAnyThread(start))?.marker;
+    if (this.launches > 0) {
+      this.lookup ??= this.buildLookup();
+      marker = Number.isInteger(correlationId) ? this.lookup(correlationId) : undefined;
+    } else {
+      marker = (Number.isFinite(tid) && tid !== 0 ? this.ranges.at(tid, start) : this.ranges.atAnyThread(start))?.marker;
+    }
     if (!marker) return;
     this.inRanges++;
     addRangeKernel(marker, kernel, 1, end - start);

@@ -23,6 +23,7 @@ export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables
   if (index.count === 0) return false;
   const attributor = new RangeAttributor(index, tables);
   launches.replay((corr, tid, start) => attributor.addLaunch(corr, tid, start));
+  launches.clear();
   for (const f of files.kernels) await readDispatches(f, attributor);
   attributor.done();
   return true;
@@ -43,6 +44,11 @@ class LaunchBuffer {
     this.data[i] = corr;
     this.data[i + 1] = tid;
     this.data[i + 2] = start;
+  }
+
+  clear(): void {
+    this.data = new Float64Array(0);
+    this.n = 0;
   }
 
   replay(onLaunch: (corr: number, tid: number, start: number) => void): void {

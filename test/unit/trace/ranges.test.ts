@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { summarizePath, type TraceSummary } from '../../../src/trace/index';
 import { fixture, tempDir } from './helpers';
-import { A, B, C, PID, RANGES, writeRun } from './rangeRuns';
+import { A, B, C, LAUNCHES, PID, RANGES, writeRun } from './rangeRuns';
 
 function rangeKernels(s: TraceSummary): Record<string, Array<[string, number, number]>> {
   return Object.fromEntries(s.markers.map((m) => [m.name, m.kernels.map((k) => [k.name, k.calls, k.totalNs] as [string, number, number])]));
@@ -126,6 +126,19 @@ test('rocpd: the real database with two marker ranges added; dispatches follow s
     assert.equal(want0.reduce((n, r) => n + (r[1] as number), 0), 60);
     assert.equal(want1.reduce((n, r) => n + (r[1] as number), 0), 91);
     assert.deepEqual(s.rangeAttribution, { by: 'correlation', dispatches: 151, inRanges: 151 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sparse correlation ids (far apart, as after merging processes) give the same attribution', async () => {
+  const dir = tempDir('ranges-sparse');
+  try {
+    writeRun(dir, { launches: LAUNCHES.map((l) => ({ ...l, corr: l.corr * 1_000_000_007 })) });
+    const s = await summarizePath(dir);
+    assert.deepEqual(rangeKernels(s)['benchmark 1: n: 2048; seed: 2'], [[A, 1, 100], [C, 1, 40]]);
+    assert.deepEqual(rangeKernels(s).inner, [[C, 1, 40]]);
+    assert.deepEqual(s.rangeAttribution, { by: 'correlation', dispatches: 8, inRanges: 6 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

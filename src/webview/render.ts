@@ -328,7 +328,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
           'summary',
           {},
           h('span', { class: 'range-name' }, m.name),
-          ` · ${formatCount(kernelCalls(m))} dispatches · ${formatNs(total)} kernel time${m.kernelAttribution === 'gpu-overlap' ? ' (by GPU time)' : ''}`,
+          ` · ${formatCount(kernelCalls(m))} dispatch${kernelCalls(m) === 1 ? '' : 'es'} · ${formatNs(total)} kernel time${m.kernelAttribution === 'gpu-overlap' ? ' (by GPU time)' : ''}`,
         ),
         table(
           `Kernels in ${m.name}`,

@@ -1,10 +1,11 @@
 // The results webview's rocTX part in real Chromium (Debian's, driven by playwright-core): the summary of a run
 // written in rocprofv3's layout, whose range and kernel names are hostile, rendered by src/webview/render.ts
 // (bundled with esbuild). Each benchmark case gets its own section listing its kernels; every name shows as
-// text, exactly; no element, attribute or script comes out of the data, and no dialog opens.
+// text, exactly; no element, attribute or script comes out of the data, and no dialog opens. A screenshot of the
+// ranges part goes to .test-output/webview-ranges.png.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -76,6 +77,7 @@ describe('webview: a section per rocTX range with its kernels, hostile names', {
 
   test('each range with kernels has its section; names are text, nothing runs', async () => {
     await page.setContent('<!doctype html><html><body></body></html>');
+    await page.addStyleTag({ content: readFileSync(path.join(repoRoot, 'media/results.css'), 'utf8') });
     await page.addScriptTag({ content: bundle });
     const scriptsBefore = await page.evaluate('document.querySelectorAll("script").length');
     // handed over as a structured-clone argument, as the extension posts it to the webview
@@ -104,6 +106,8 @@ describe('webview: a section per rocTX range with its kernels, hostile names', {
       { attr: 'inner', text: 'inner', kernels: [k2] },
       { attr: HOSTILE_RANGES[2], text: HOSTILE_RANGES[2], kernels: [k1] },
     ].sort((a, b) => summary.markers.findIndex((m) => m.name === a.attr) - summary.markers.findIndex((m) => m.name === b.attr)));
+    mkdirSync(path.join(repoRoot, '.test-output'), { recursive: true });
+    await page.locator('div.ranges').screenshot({ path: path.join(repoRoot, '.test-output/webview-ranges.png') });
     assert.equal(seen.imgs, 0, 'no element made from a name');
     assert.equal(seen.scripts, scriptsBefore, 'no script element added');
     assert.deepEqual(seen.handlers, [], 'no event-handler attribute anywhere');

@@ -7,11 +7,15 @@ kernelbot), so the runner treats it exactly like an upstream problem:
   - results are `key: value` lines written to the file descriptor named by POPCORN_FD;
   - POPCORN_SEED, when set, is mixed into every case's seed (the service's secret-seed run);
   - exit codes: 0 ok, 110 device/API failure, 111 POPCORN_FD missing or unusable, 112 validation failed,
-    113 bad cases file, 114 the evaluator's own time budget ran out (KR_EVAL_TIMEOUT seconds, optional).
+    113 bad cases file, 114 the evaluator's own time budget ran out (KR_EVAL_TIMEOUT seconds, optional);
+  - benchmark, leaderboard and profile runs open a rocTX range per case, `benchmark <i>: <case line>`, through
+    torch.cuda.nvtx or libroctx64 when either is there (see CaseRanges), so that a profile has kernels per case.
 Pure Python on purpose: the example runs on a plain CPU with python3 alone.
 """
 import base64
+import contextlib
 import cProfile
+import importlib.util
 import io
 import math
 import os
@@ -83,6 +87,65 @@ def read_cases(path: str) -> list:
         print(f"eval.py: {path} holds no cases", file=sys.stderr)
         sys.exit(EXIT_BAD_SPEC)
     return cases
+
+
+ROCTX_LIBRARIES = ("libroctx64.so", "libroctx64.so.4", "/opt/rocm/lib/libroctx64.so")
+
+
+def _torch_nvtx():
+    """torch.cuda.nvtx's push/pop (rocTX on a ROCm build of torch), or None without torch or a GPU build."""
+    if "torch" not in sys.modules and importlib.util.find_spec("torch") is None:
+        return None
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            return None
+        return torch.cuda.nvtx.range_push, torch.cuda.nvtx.range_pop
+    except Exception:
+        return None
+
+
+def _roctx_library():
+    """roctxRangePushA/roctxRangePop from libroctx64 through ctypes, or None when it does not load."""
+    import ctypes
+    for name in ROCTX_LIBRARIES:
+        try:
+            lib = ctypes.CDLL(name)
+            push, pop = lib.roctxRangePushA, lib.roctxRangePop
+        except (OSError, AttributeError):
+            continue
+        push.argtypes, push.restype = [ctypes.c_char_p], ctypes.c_int
+        pop.argtypes, pop.restype = [], ctypes.c_int
+        return (lambda message: push(message.encode("utf-8", "replace"))), pop
+    return None
+
+
+class CaseRanges:
+    """A rocTX range around each benchmark case, named after it (`benchmark 0: size: 1024; seed: 1`), so that a
+    profile (rocprofv3 --marker-trace) gives each case its kernels. Nothing happens where neither torch's nvtx
+    nor libroctx64 is there, and a range that fails to open never fails the run."""
+
+    def __init__(self):
+        found = _torch_nvtx() or _roctx_library()
+        self._push, self._pop = found if found else (None, None)
+
+    @contextlib.contextmanager
+    def case(self, index: int, case: Case):
+        pushed = False
+        if self._push is not None:
+            try:
+                self._push(f"benchmark {index}: {case.spec}")
+                pushed = True
+            except Exception:
+                self._push = None
+        try:
+            yield
+        finally:
+            if pushed:
+                try:
+                    self._pop()
+                except Exception:
+                    self._push = None
 
 
 def mix_seed(cases: list, seed) -> None:
@@ -171,11 +234,13 @@ def time_case(case: Case, recheck: bool, budget_ns: float):
 
 def run_benchmarks(out: Popcorn, cases: list, mode: str) -> int:
     recheck = mode == "leaderboard"
+    ranges = CaseRanges()
     out.log("benchmark-count", len(cases))
     failed = False
     for i, case in enumerate(cases):
         out.log(f"benchmark.{i}.spec", case.spec)
-        result, error = time_case(case, recheck, BENCH_BUDGET_NS[mode])
+        with ranges.case(i, case):
+            result, error = time_case(case, recheck, BENCH_BUDGET_NS[mode])
         if result is None:
             failed = True
             out.log(f"benchmark.{i}.status", "fail")
@@ -193,31 +258,41 @@ def encode_report(text: str) -> str:
 
 
 def run_profile(out: Popcorn, cases: list) -> int:
+    ranges = CaseRanges()
     out.log("benchmark-count", len(cases))
     failed = False
     for i, case in enumerate(cases):
         out.log(f"benchmark.{i}.spec", case.spec)
-        data = generate_input(**case.args)
-        output, error = call_kernel(data)
-        if error is None:
-            ok, message = check(data, output)
-            error = None if ok else message
+        with ranges.case(i, case):
+            report, error = profile_case(case)
         if error is not None:
             failed = True
             out.log(f"benchmark.{i}.status", "fail")
             out.log(f"benchmark.{i}.error", error)
             continue
-        profiler = cProfile.Profile()
-        profiler.enable()
-        for _ in range(PROFILE_RUNS):
-            custom_kernel(data)
-        profiler.disable()
-        text = io.StringIO()
-        text.write(f"cProfile of custom_kernel, {PROFILE_RUNS} calls, case {case.spec}\n")
-        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(15)
-        out.log(f"benchmark.{i}.report", encode_report(text.getvalue()))
+        out.log(f"benchmark.{i}.report", encode_report(report))
     out.log("check", "fail" if failed else "pass")
     return EXIT_FAILED if failed else 0
+
+
+def profile_case(case: Case):
+    """One checked call, then PROFILE_RUNS calls under cProfile; returns (report text, None) or (None, error)."""
+    data = generate_input(**case.args)
+    output, error = call_kernel(data)
+    if error is None:
+        ok, message = check(data, output)
+        error = None if ok else message
+    if error is not None:
+        return None, error
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(PROFILE_RUNS):
+        custom_kernel(data)
+    profiler.disable()
+    text = io.StringIO()
+    text.write(f"cProfile of custom_kernel, {PROFILE_RUNS} calls, case {case.spec}\n")
+    pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(15)
+    return text.getvalue(), None
 
 
 def on_alarm(_signum, _frame):

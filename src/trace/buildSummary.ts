@@ -1,6 +1,6 @@
 // From accumulated state to the TraceSummary object (sorted, percentages, timeline).
 import {
-  TRACE_SUMMARY_VERSION, type ApiRow, type KernelRow, type LaunchConfig, type MarkerRow, type MemoryCopyRow,
+  TRACE_SUMMARY_VERSION, type ApiRow, type KernelRow, type LaunchConfig, type MarkerKernel, type MarkerRow, type MemoryCopyRow,
   type TraceAgent, type TraceSummary, type TraceTimeline,
 } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
@@ -96,10 +96,24 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
   const markers: MarkerRow[] = [...t.markers.values()]
     .map((m) => {
       const s = statsOut(m.stats);
-      return { name: m.name, calls: s.calls, totalNs: s.totalNs, avgNs: s.avgNs, minNs: s.minNs, maxNs: s.maxNs };
+      const kernels: MarkerKernel[] = [...m.kernels]
+        .map(([name, k]) => ({ name, calls: k.calls, totalNs: k.totalNs }))
+        .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
+      return {
+        name: m.name, calls: s.calls, totalNs: s.totalNs, avgNs: s.avgNs, minNs: s.minNs, maxNs: s.maxNs,
+        kernels, kernelAttribution: kernels.length ? m.attribution : null,
+      };
     })
     .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name))
     .slice(0, options.topMarkers ?? 100);
+
+  const ranges = t.rangeAttribution;
+  if (ranges?.by === 'gpu-overlap') {
+    acc.warnings.push(
+      `rocTX ranges: no API trace, so kernels were put in ranges by GPU time (the range open when each kernel started on the GPU: ${ranges.inRanges} of ${ranges.dispatches} dispatches); ` +
+        'kernels that ran after their range closed are missed: profile with --hip-trace (or -r) for exact attribution',
+    );
+  }
 
   const wall = Number.isFinite(acc.wallStart) && acc.wallEnd >= acc.wallStart
     ? { startNs: acc.wallStart, endNs: acc.wallEnd, spanNs: acc.wallEnd - acc.wallStart }
@@ -159,6 +173,7 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     api: apiAll.slice(0, options.topApi ?? 50),
     apiTotals: { calls: apiAll.reduce((s, a) => s + a.calls, 0), totalNs: apiAll.reduce((s, a) => s + a.totalNs, 0), distinct: apiAll.length },
     markers,
+    rangeAttribution: ranges ? { ...ranges } : null,
     agents,
     processes: [...acc.processes.values()].sort((a, b) => (a.host ?? '').localeCompare(b.host ?? '') || a.pid - b.pid),
     wall,

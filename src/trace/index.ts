@@ -6,3 +6,5 @@ export { shortKernelName } from './shortName';
 export { createCsvScanner, CsvFormatError, fieldText, fieldNumber, type CsvRow, type CsvScanner } from './csvScanner';
 export { BusyTracker } from './busy';
 export { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
+export { compareSummaries, compareKernels } from './compare';
+export type { TraceComparison } from '../core/protocol/traceComparison';

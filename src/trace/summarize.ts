@@ -21,6 +21,7 @@ import {
   SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
   readMemoryCopyTrace, readStatsFile, type CsvReadContext, type RowProblems, type StatsRow,
 } from './readers/rocprofv3Csv';
+import { attributeCsvRanges } from './readers/rangeCsv';
 import { listFolder, listSingleFile, listZip, type FileSource, type SourceSet } from './sources';
 import { RunTables, normalizeDirection } from './tables';
 
@@ -231,6 +232,20 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       have.copy ||= tables.copies.size > 0;
     } catch (err) {
       skip(p.file, err instanceof NotV1TraceError ? err.message : `unreadable: ${(err as Error).message}`);
+    }
+  }
+
+  // kernels per rocTX range: a second, light pass over the run's API and kernel traces, only when it has markers
+  if (tables.markers.size > 0 && have.kernel) {
+    try {
+      await attributeCsvRanges({ api: csvOf('api_trace').map((p) => p.file), kernels: csvOf('kernel_trace').map((p) => p.file) }, tables);
+    } catch (err) {
+      for (const m of tables.markers.values()) {
+        m.kernels.clear();
+        m.attribution = null;
+      }
+      tables.rangeAttribution = null;
+      acc.warnings.push(`rocTX ranges: the kernels of each range were not worked out (${(err as Error).message})`);
     }
   }
 

@@ -43,6 +43,30 @@ export interface ApiAgg {
 export interface MarkerAgg {
   name: string;
   stats: DurationStats;
+  /** Kernels launched inside this range (see ranges.ts), by kernel name. */
+  kernels: Map<string, { calls: number; totalNs: number }>;
+  /** How `kernels` were found (the weaker of the two when runs differ), null before any was. */
+  attribution: 'correlation' | 'gpu-overlap' | null;
+}
+
+/** The weaker attribution of two (GPU overlap is a guess, correlation is exact). */
+export function weakerAttribution(
+  a: MarkerAgg['attribution'],
+  b: MarkerAgg['attribution'],
+): MarkerAgg['attribution'] {
+  if (a === 'gpu-overlap' || b === 'gpu-overlap') return 'gpu-overlap';
+  return a ?? b;
+}
+
+/** Counts `calls` dispatches of `kernel` (`totalNs` of GPU time) as launched inside range `m`. */
+export function addRangeKernel(m: MarkerAgg, kernel: string, calls: number, totalNs: number): void {
+  const k = m.kernels.get(kernel);
+  if (k) {
+    k.calls += calls;
+    k.totalNs += totalNs;
+  } else {
+    m.kernels.set(kernel, { calls, totalNs });
+  }
 }
 
 export function newKernelAgg(name: string): KernelAgg {
@@ -97,6 +121,15 @@ export class RunTables {
   readonly copies = new Map<string, CopyAgg>();
   readonly api = new Map<string, ApiAgg>();
   readonly markers = new Map<string, MarkerAgg>();
+  /** Dispatches put against ranges (ranges.ts); null when no run had both ranges and dispatches. */
+  rangeAttribution: { by: 'correlation' | 'gpu-overlap'; dispatches: number; inRanges: number } | null = null;
+
+  noteRangeAttribution(by: 'correlation' | 'gpu-overlap', dispatches: number, inRanges: number): void {
+    const r = this.rangeAttribution;
+    this.rangeAttribution = r
+      ? { by: weakerAttribution(r.by, by) as typeof by, dispatches: r.dispatches + dispatches, inRanges: r.inRanges + inRanges }
+      : { by, dispatches, inRanges };
+  }
 
   kernel(name: string): KernelAgg {
     let k = this.kernels.get(name);
@@ -130,7 +163,7 @@ export class RunTables {
   marker(name: string): MarkerAgg {
     let m = this.markers.get(name);
     if (!m) {
-      m = { name, stats: emptyStats() };
+      m = { name, stats: emptyStats(), kernels: new Map(), attribution: null };
       this.markers.set(name, m);
     }
     return m;
@@ -160,7 +193,16 @@ export class RunTables {
       t.bytesCalls += c.bytesCalls;
     }
     for (const a of this.api.values()) mergeStats(target.apiCall(a.name, a.domain).stats, a.stats);
-    for (const m of this.markers.values()) mergeStats(target.marker(m.name).stats, m.stats);
+    for (const m of this.markers.values()) {
+      const t = target.marker(m.name);
+      mergeStats(t.stats, m.stats);
+      for (const [kernel, k] of m.kernels) addRangeKernel(t, kernel, k.calls, k.totalNs);
+      t.attribution = weakerAttribution(t.attribution, m.attribution);
+    }
+    if (this.rangeAttribution) {
+      const r = this.rangeAttribution;
+      target.noteRangeAttribution(r.by, r.dispatches, r.inRanges);
+    }
   }
 }
 

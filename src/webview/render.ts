@@ -1,6 +1,6 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
-// trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX).
-import type { KernelRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+// trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX ranges with a section per case).
+import type { KernelRow, MarkerRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderMarkdown } from './markdown';
@@ -276,15 +276,74 @@ export function renderTrace(s: TraceSummary): HTMLElement {
           'api',
         )
       : null,
-    s.markers.length
-      ? table(
-          'rocTX ranges',
-          ['range', 'calls', 'total', 'avg', 'min', 'max'],
-          s.markers.map((m) => [h('span', { title: m.name }, m.name), formatCount(m.calls), formatNs(m.totalNs), formatNs(m.avgNs), formatNs(m.minNs), formatNs(m.maxNs)]),
-          'markers',
+    s.markers.length ? renderRanges(s) : null,
+    renderSources(s),
+  );
+}
+
+/** Cases open at first; the rest stay folded (a run can have hundreds of ranges). */
+const OPEN_CASES = 8;
+
+/** The rocTX ranges table, then a section per range (per benchmark case) with the kernels launched inside it. */
+function renderRanges(s: TraceSummary): HTMLElement {
+  const kernelNs = (m: MarkerRow): number => m.kernels.reduce((n, k) => n + k.totalNs, 0);
+  const kernelCalls = (m: MarkerRow): number => m.kernels.reduce((n, k) => n + k.calls, 0);
+  const attributed = s.rangeAttribution !== null;
+  const shortNames = new Map(s.kernels.map((k) => [k.name, k.shortName]));
+  const ra = s.rangeAttribution;
+  const withKernels = s.markers.filter((m) => m.kernels.length > 0);
+  return h(
+    'div',
+    { class: 'ranges' },
+    table(
+      'rocTX ranges',
+      ['range', 'calls', 'total', 'avg', 'min', 'max', ...(attributed ? ['kernels', 'kernel time'] : [])],
+      s.markers.map((m) => [
+        h('span', { title: m.name }, m.name),
+        formatCount(m.calls),
+        formatNs(m.totalNs),
+        formatNs(m.avgNs),
+        formatNs(m.minNs),
+        formatNs(m.maxNs),
+        ...(attributed ? [formatCount(kernelCalls(m)), formatNs(kernelNs(m))] : []),
+      ]),
+      'markers',
+    ),
+    ra
+      ? h(
+          'p',
+          { class: 'note', 'data-range-attribution': ra.by },
+          `${formatCount(ra.inRanges)} of ${formatCount(ra.dispatches)} dispatches were launched inside a range, ` +
+            (ra.by === 'correlation'
+              ? 'each put in the innermost range open on its launching thread (by its Correlation_Id).'
+              : 'put there by GPU time because the profile has no API trace: kernels that ran after their range closed are missing.'),
         )
       : null,
-    renderSources(s),
+    ...withKernels.map((m, i) => {
+      const total = kernelNs(m);
+      return h(
+        'details',
+        { class: 'range-case', 'data-range': m.name, open: i < OPEN_CASES },
+        h(
+          'summary',
+          {},
+          h('span', { class: 'range-name' }, m.name),
+          ` · ${formatCount(kernelCalls(m))} dispatch${kernelCalls(m) === 1 ? '' : 'es'} · ${formatNs(total)} kernel time${m.kernelAttribution === 'gpu-overlap' ? ' (by GPU time)' : ''}`,
+        ),
+        table(
+          `Kernels in ${m.name}`,
+          ['kernel', 'calls', 'total', 'avg', '% of range'],
+          m.kernels.slice(0, TOP_KERNELS).map((k) => [
+            h('span', { class: 'kernel-name', title: k.name, tabindex: 0 }, shortNames.get(k.name) || k.name),
+            formatCount(k.calls),
+            formatNs(k.totalNs),
+            formatNs(k.calls > 0 ? k.totalNs / k.calls : null),
+            percentBar(total > 0 ? (k.totalNs / total) * 100 : 0),
+          ]),
+          'range-kernels',
+        ),
+      );
+    }),
   );
 }
 

@@ -33,7 +33,19 @@ export function hostileView(): ResultView {
     memoryCopies: [{ direction: '<b>HOST_TO_DEVICE</b>', calls: 2, totalNs: 5000, avgNs: 2500, minNs: 2000, maxNs: 3000, bytes: 4096, bandwidthGBps: 0.8 }],
     api: [{ name: '<iframe src=javascript:alert(1)>', domain: 'HIP_RUNTIME_API', calls: 3, totalNs: 900, avgNs: 300, minNs: 100, maxNs: 500, percent: 100 }],
     apiTotals: { calls: 3, totalNs: 900, distinct: 1 },
-    markers: [{ name: '<marquee>range</marquee>', calls: 1, totalNs: 100, avgNs: 100, minNs: 100, maxNs: 100 }],
+    markers: [
+      {
+        name: '<marquee>range</marquee>', calls: 1, totalNs: 100, avgNs: 100, minNs: 100, maxNs: 100,
+        kernels: HOSTILE_NAMES.slice(0, 2).map((name, i) => ({ name, calls: 2 - i, totalNs: 500 * (2 - i) })),
+        kernelAttribution: 'correlation',
+      },
+      {
+        name: 'benchmark 0: n: 1024; note: <img src=x onerror=alert("case")>', calls: 1, totalNs: 900, avgNs: 900, minNs: 900, maxNs: 900,
+        kernels: [{ name: HOSTILE_NAMES[4] as string, calls: 3, totalNs: 300 }],
+        kernelAttribution: 'gpu-overlap',
+      },
+    ],
+    rangeAttribution: { by: 'gpu-overlap', dispatches: 40, inRanges: 6 },
     agents: [{ id: 'Agent 1', type: 'GPU', name: 'gfx942', productName: '<i>MI300X</i>', cuCount: 304, kernelCalls: 40, kernelNs: 15_000_000, copyNs: 5000, busyNs: 12_000_000, busyPercent: 60, busyExact: true }],
     processes: [{ pid: 4242, host: '<b>host</b>', command: 'python3 -c "<script>alert(8)</script>"' }],
     wall: { startNs: 0, endNs: 20_000_000, spanNs: 20_000_000 },

@@ -13,6 +13,7 @@ export interface CommandModule {
 export const commands: ReadonlyArray<{ name: string; load: () => Promise<CommandModule> }> = [
   { name: 'filter', load: () => import('./filter') },
   { name: 'summarize', load: () => import('./summarize') },
+  { name: 'compare', load: () => import('./compare') },
   { name: 'serve', load: () => import('./serve') },
   { name: 'submit', load: () => import('./submit') },
   { name: 'register', load: () => import('./register') },

@@ -139,8 +139,38 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
   if (summary.markers.length > 0) {
     out.push('');
     out.push(h('rocTX ranges'));
-    const rows = summary.markers.slice(0, top).map((m) => [cut(m.name, nameWidth), String(m.calls), formatNs(m.totalNs), formatNs(m.avgNs)]);
-    out.push(...table(['Range', 'Calls', 'Total', 'Avg'], rows, ['l', 'r', 'r', 'r']).map((l) => `  ${l}`));
+    const shownMarkers = summary.markers.slice(0, top);
+    const withKernels = summary.rangeAttribution !== null;
+    const rows = shownMarkers.map((m) => [
+      cut(m.name, nameWidth),
+      String(m.calls),
+      formatNs(m.totalNs),
+      formatNs(m.avgNs),
+      ...(withKernels ? [String(m.kernels.reduce((n, k) => n + k.calls, 0)), formatNs(m.kernels.reduce((n, k) => n + k.totalNs, 0))] : []),
+    ]);
+    const header = ['Range', 'Calls', 'Total', 'Avg', ...(withKernels ? ['Kernels', 'Kernel time'] : [])];
+    out.push(...table(header, rows, ['l', 'r', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
+    const ra = summary.rangeAttribution;
+    if (ra) {
+      const how = ra.by === 'correlation' ? 'by their launch call (Correlation_Id)' : 'by GPU time (no API trace: kernels that ran after their range closed are missed)';
+      out.push(`  ${ra.inRanges} of ${ra.dispatches} dispatches were launched inside a range, put there ${how}.`);
+    }
+    const shortNames = new Map(summary.kernels.map((k) => [k.name, k.shortName]));
+    for (const m of shownMarkers) {
+      if (m.kernels.length === 0) continue;
+      const rangeNs = m.kernels.reduce((n, k) => n + k.totalNs, 0);
+      out.push('');
+      out.push(`  ${h(`Kernels in ${cut(m.name, 100)}`)}${m.kernelAttribution === 'gpu-overlap' ? ' (by GPU time)' : ''}`);
+      const krows = m.kernels.slice(0, top).map((k) => [
+        cut(shortNames.get(k.name) ?? k.name, nameWidth),
+        String(k.calls),
+        formatNs(k.totalNs),
+        formatNs(k.calls > 0 ? k.totalNs / k.calls : null),
+        pct(rangeNs > 0 ? (k.totalNs / rangeNs) * 100 : null),
+      ]);
+      out.push(...table(['Kernel', 'Calls', 'Total', 'Avg', '% of range'], krows, ['l', 'r', 'r', 'r', 'r']).map((l) => `    ${l}`));
+      if (m.kernels.length > top) out.push(`    (+${m.kernels.length - top} more)`);
+    }
   }
 
   out.push('');

@@ -78,6 +78,21 @@ export const apiRowSchema = z.object({
   percent: z.number().nonnegative(),
 });
 
+/** Kernels put in one rocTX range (see `markerRowSchema.kernels`), by full kernel name. */
+export const markerKernelSchema = z.object({
+  name: z.string(),
+  calls: count,
+  totalNs: ns,
+});
+
+/**
+ * How dispatches were put in ranges: `correlation` follows each dispatch's Correlation_Id to the API call that
+ * launched it and takes the innermost range open on that call's thread at that time; `gpu-overlap` (no API
+ * trace) takes the innermost range open when the kernel started on the GPU, which misses kernels that ran after
+ * their range closed (the usual case: launches are asynchronous).
+ */
+export const markerAttributionSchema = z.enum(['correlation', 'gpu-overlap']);
+
 /** A rocTX range (or instant marker, totalNs 0) aggregated by its message. */
 export const markerRowSchema = z.object({
   name: z.string(),
@@ -86,6 +101,17 @@ export const markerRowSchema = z.object({
   avgNs: ns,
   minNs: nsOrNull,
   maxNs: nsOrNull,
+  /** Kernels launched inside this range (innermost range only: a nested range keeps its own), by total time. */
+  kernels: z.array(markerKernelSchema).default([]),
+  /** How `kernels` were found; null when no kernel was put in any range (no kernel trace, or no ranges). */
+  kernelAttribution: markerAttributionSchema.nullable().default(null),
+});
+
+/** Dispatches against ranges over the whole summary: how many landed in some range, and how they were put there. */
+export const rangeAttributionSchema = z.object({
+  by: markerAttributionSchema,
+  dispatches: count,
+  inRanges: count,
 });
 
 export const agentSchema = z.object({
@@ -168,6 +194,8 @@ export const traceSummarySchema = z.object({
   api: z.array(apiRowSchema),
   apiTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
   markers: z.array(markerRowSchema),
+  /** Null when no kernel was put in a range (no ranges, or no kernel trace). */
+  rangeAttribution: rangeAttributionSchema.nullable().default(null),
   agents: z.array(agentSchema),
   processes: z.array(traceProcessSchema),
   /** First start to last end of GPU work (kernels and copies); null when there is no timed GPU work. */
@@ -185,6 +213,9 @@ export type KernelRow = z.infer<typeof kernelRowSchema>;
 export type MemoryCopyRow = z.infer<typeof memoryCopyRowSchema>;
 export type ApiRow = z.infer<typeof apiRowSchema>;
 export type MarkerRow = z.infer<typeof markerRowSchema>;
+export type MarkerKernel = z.infer<typeof markerKernelSchema>;
+export type MarkerAttribution = z.infer<typeof markerAttributionSchema>;
+export type RangeAttribution = z.infer<typeof rangeAttributionSchema>;
 export type TraceAgent = z.infer<typeof agentSchema>;
 export type TraceTimeline = z.infer<typeof timelineSchema>;
 export type TraceSource = z.infer<typeof traceSourceSchema>;

@@ -6,6 +6,7 @@ import type { AgentState, TraceAccumulator } from '../accumulator';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import { loadSqlJs } from '../sqlite';
 import { LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
+import { attributeRocpdRanges } from './rangeRocpd';
 import { gpuEndOfCopy } from './rocprofv3Csv';
 
 export class NotRocpdError extends Error {}
@@ -161,6 +162,7 @@ export async function readRocpd(
       });
     }
 
+    attributeRocpdRanges(db, views, tables);
     checkTopKernels(db, views, tables, acc, label);
     checkBusy(db, views, absIndexById, busySumByAbs, localStart, localEnd, acc, label);
     return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null };
@@ -237,7 +239,7 @@ function objects(db: Database, sql: string): Array<Record<string, SqlValue>> {
   return out;
 }
 
-function each(db: Database, sql: string, onRow: (row: SqlValue[]) => void): void {
+export function each(db: Database, sql: string, onRow: (row: SqlValue[]) => void): void {
   const stmt = db.prepare(sql);
   try {
     while (stmt.step()) onRow(stmt.get());
@@ -246,7 +248,7 @@ function each(db: Database, sql: string, onRow: (row: SqlValue[]) => void): void
   }
 }
 
-function columnsOf(db: Database, view: string): Set<string> {
+export function columnsOf(db: Database, view: string): Set<string> {
   const stmt = db.prepare(`SELECT * FROM ${view} LIMIT 0`);
   try {
     return new Set(stmt.getColumnNames());

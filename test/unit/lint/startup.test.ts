@@ -53,7 +53,7 @@ test('`kernel-runner submit` loads neither the runner, the trace readers, sql.js
   assert.ok(loaded.includes('src/cli/commands/submit.ts'), `the submit command itself was loaded: ${loaded.join(', ')}`);
   const forbidden = loaded.filter((m) =>
     /^src\/(runner|trace|webview|extension)\//.test(m) ||
-    /^src\/cli\/commands\/(serve|summarize|filter|register|submissions)\.ts$/.test(m) ||
+    /^src\/cli\/commands\/(serve|summarize|compare|filter|register|submissions)\.ts$/.test(m) ||
     /^node_modules\/(sql\.js|markdown-it|execa|archiver|yauzl|busboy)$/.test(m));
   assert.deepEqual(forbidden, [], `loaded at the start of submit: ${forbidden.join(', ')}`);
 });
@@ -61,5 +61,5 @@ test('`kernel-runner submit` loads neither the runner, the trace readers, sql.js
 test('`kernel-runner --help` still lists every command', () => {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
-  for (const name of ['filter', 'summarize', 'serve', 'submit', 'register', 'submissions']) assert.match(r.stdout, new RegExp(`^  ${name} `, 'm'));
+  for (const name of ['filter', 'summarize', 'compare', 'serve', 'submit', 'register', 'submissions']) assert.match(r.stdout, new RegExp(`^  ${name} `, 'm'));
 });

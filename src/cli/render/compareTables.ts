@@ -1,0 +1,106 @@
+// Text tables for a TraceComparison (the `kernel-runner compare A B` output).
+import { formatNs as formatNsCore } from '../../core/format/index';
+import type { AmountDelta, KernelDelta, TraceComparison } from '../../core/protocol/traceComparison';
+import { tableLines as table } from './table';
+
+export interface CompareRenderOptions {
+  /** Kernel rows shown, overall and per range (default 15). */
+  top?: number;
+  color?: boolean;
+  nameWidth?: number;
+}
+
+const CLI = { align: true, missing: '-' } as const;
+const ns = (v: number | null | undefined): string => formatNsCore(v, CLI);
+
+/** A signed duration: `+1.20 µs`, `-812 ns`, `0 ns`. */
+export function signedNs(v: number | null): string {
+  if (v === null) return '-';
+  return v > 0 ? `+${ns(v)}` : ns(v);
+}
+
+/** b / a as `1.25x`; `-` when either side is missing. */
+export function ratioText(r: number | null): string {
+  return r === null ? '-' : `${r.toFixed(2)}x`;
+}
+
+function cut(s: string, width: number): string {
+  return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
+}
+
+const MATCH_MARK: Record<KernelDelta['match'], string> = { exact: '', 'short-name': '≈', 'a-only': 'gone', 'b-only': 'new' };
+
+function kernelRows(rows: KernelDelta[], width: number): string[][] {
+  return rows.map((k) => [
+    cut(k.shortName || k.name, width),
+    MATCH_MARK[k.match],
+    k.a ? String(k.a.calls) : '-',
+    k.b ? String(k.b.calls) : '-',
+    ns(k.a?.totalNs),
+    ns(k.b?.totalNs),
+    signedNs(k.deltaTotalNs),
+    ratioText(k.ratio),
+    ns(k.a?.avgNs),
+    ns(k.b?.avgNs),
+  ]);
+}
+
+const KERNEL_HEADER = ['Kernel', '', 'A calls', 'B calls', 'A total', 'B total', 'Δ total', 'B/A', 'A avg', 'B avg'];
+const KERNEL_ALIGN = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] as const;
+
+function amountLine(label: string, d: AmountDelta): string {
+  return `${label}: A ${ns(d.a)}, B ${ns(d.b)}, change ${signedNs(d.deltaNs)} (${ratioText(d.ratio)})`;
+}
+
+export function renderComparison(c: TraceComparison, opts: CompareRenderOptions = {}): string {
+  const top = opts.top ?? 15;
+  const width = opts.nameWidth ?? 48;
+  const h = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[22m` : s);
+  const out: string[] = [];
+  out.push(h(`Compare A: ${c.a.label}`));
+  out.push(h(`   with B: ${c.b.label}`));
+  out.push(`A: ${c.a.calls} dispatches of ${c.a.distinct} kernels; B: ${c.b.calls} dispatches of ${c.b.distinct} kernels`);
+  out.push(amountLine('Kernel time', c.kernelTime));
+  out.push(amountLine('GPU busy', c.busy));
+  out.push(amountLine('GPU wall span', c.wall));
+
+  if (c.kernels.length) {
+    out.push('');
+    out.push(h(`Kernels, biggest change first${c.kernels.length > top ? ` (${top} of ${c.kernels.length})` : ''}`));
+    out.push(...table(KERNEL_HEADER, kernelRows(c.kernels.slice(0, top), width), KERNEL_ALIGN).map((l) => `  ${l}`));
+    const added = c.kernels.filter((k) => k.match === 'b-only').length;
+    const gone = c.kernels.filter((k) => k.match === 'a-only').length;
+    const short = c.kernels.filter((k) => k.match === 'short-name').length;
+    const notes = [
+      added ? `${added} new in B` : '',
+      gone ? `${gone} gone from A` : '',
+      short ? `${short} paired by base name (≈: the full names differ, e.g. template arguments)` : '',
+    ].filter(Boolean);
+    if (notes.length) out.push(`  ${notes.join('; ')}.`);
+  }
+
+  if (c.ranges) {
+    out.push('');
+    out.push(h('rocTX ranges (kernel time launched inside each)'));
+    const rows = c.ranges.map((r) => [
+      cut(r.name, width),
+      r.a ? String(r.a.kernelCalls) : '-',
+      r.b ? String(r.b.kernelCalls) : '-',
+      ns(r.a?.kernelNs),
+      ns(r.b?.kernelNs),
+      signedNs(r.a && r.b ? r.deltaKernelNs : r.a ? -r.a.kernelNs : (r.b?.kernelNs ?? null)),
+      ratioText(r.kernelRatio),
+      !r.a ? 'new' : !r.b ? 'gone' : '',
+    ]);
+    out.push(...table(['Range', 'A kernels', 'B kernels', 'A kernel time', 'B kernel time', 'Δ', 'B/A', ''], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
+    for (const r of c.ranges) {
+      if (!r.kernels.length || !(r.a && r.b)) continue;
+      out.push('');
+      out.push(`  ${h(`Range ${cut(r.name, 100)}`)}`);
+      out.push(...table(KERNEL_HEADER, kernelRows(r.kernels.slice(0, top), width), KERNEL_ALIGN).map((l) => `    ${l}`));
+    }
+    const by = [c.rangeAttribution.a, c.rangeAttribution.b];
+    if (by.includes('gpu-overlap')) out.push('', 'Note: a side without an API trace put kernels in ranges by GPU time, which misses kernels that ran after their range closed.');
+  }
+  return `${out.join('\n')}\n`;
+}

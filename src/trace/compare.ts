@@ -1,0 +1,125 @@
+// Compares two trace summaries: kernels paired by full name, then (template arguments changed) by base name (the
+// short name without template arguments) when that pairing is one to one; busy and wall time; per rocTX range when both have ranges.
+import type { KernelDelta, KernelSide, RangeDelta, TraceComparison } from '../core/protocol/traceComparison';
+import type { TraceSummary } from '../core/protocol/traceSummary';
+import { shortKernelName } from './shortName';
+
+interface NamedKernel {
+  name: string;
+  shortName: string;
+  calls: number;
+  totalNs: number;
+}
+
+const side = (k: NamedKernel): KernelSide => ({ calls: k.calls, totalNs: k.totalNs, avgNs: k.calls > 0 ? k.totalNs / k.calls : 0 });
+
+function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
+  return a !== null && a !== undefined && b !== null && b !== undefined && a > 0 ? b / a : null;
+}
+
+function delta(a: KernelSide | null, b: KernelSide | null, row: Omit<KernelDelta, 'a' | 'b' | 'deltaTotalNs' | 'deltaAvgNs' | 'ratio'>): KernelDelta {
+  return {
+    ...row,
+    a,
+    b,
+    deltaTotalNs: (b?.totalNs ?? 0) - (a?.totalNs ?? 0),
+    deltaAvgNs: a && b ? b.avgNs - a.avgNs : null,
+    ratio: a && b ? ratio(a.totalNs, b.totalNs) : null,
+  };
+}
+
+/** Kernel rows of two sides, paired; biggest absolute change first. */
+export function compareKernels(as: NamedKernel[], bs: NamedKernel[]): KernelDelta[] {
+  const out: KernelDelta[] = [];
+  const bByName = new Map(bs.map((k) => [k.name, k]));
+  const aLeft: NamedKernel[] = [];
+  const paired = new Set<string>();
+  for (const a of as) {
+    const b = bByName.get(a.name);
+    if (b) {
+      paired.add(b.name);
+      out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'exact', aName: null }));
+    } else {
+      aLeft.push(a);
+    }
+  }
+  const bLeft = bs.filter((b) => !paired.has(b.name));
+  const byShort = (ks: NamedKernel[]): Map<string, NamedKernel[]> => {
+    const m = new Map<string, NamedKernel[]>();
+    for (const k of ks) m.set(baseName(k.shortName), [...(m.get(baseName(k.shortName)) ?? []), k]);
+    return m;
+  };
+  const aShort = byShort(aLeft);
+  const bShort = byShort(bLeft);
+  const shortPaired = new Set<NamedKernel>();
+  for (const [short, aks] of aShort) {
+    const bks = bShort.get(short);
+    // only a one-to-one base name pairs: with several candidates a side, which is which is a guess
+    if (aks.length !== 1 || bks?.length !== 1) continue;
+    const a = aks[0] as NamedKernel;
+    const b = bks[0] as NamedKernel;
+    shortPaired.add(a).add(b);
+    out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'short-name', aName: a.name }));
+  }
+  for (const a of aLeft) if (!shortPaired.has(a)) out.push(delta(side(a), null, { name: a.name, shortName: a.shortName, match: 'a-only', aName: null }));
+  for (const b of bLeft) if (!shortPaired.has(b)) out.push(delta(null, side(b), { name: b.name, shortName: b.shortName, match: 'b-only', aName: null }));
+  return out.sort((x, y) => Math.abs(y.deltaTotalNs) - Math.abs(x.deltaTotalNs) || x.name.localeCompare(y.name));
+}
+
+/** The short name without its template arguments: `gemm<float, 2>` → `gemm`, `ck_tile::kentry<1, …>` → `ck_tile::kentry`. */
+export function baseName(shortName: string): string {
+  return shortName.replace(/<.*$/s, '') || shortName;
+}
+
+function gpuBusy(s: TraceSummary): number | null {
+  const gpus = s.agents.filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0));
+  return gpus.length ? gpus.reduce((n, a) => n + a.busyNs, 0) : null;
+}
+
+function amount(a: number | null, b: number | null) {
+  return { a, b, deltaNs: a !== null && b !== null ? b - a : null, ratio: ratio(a, b) };
+}
+
+function compareRanges(a: TraceSummary, b: TraceSummary): RangeDelta[] | null {
+  if (a.markers.length === 0 || b.markers.length === 0) return null;
+  const kernelsOf = (m: TraceSummary['markers'][number]): NamedKernel[] =>
+    m.kernels.map((k) => ({ name: k.name, shortName: shortKernelName(k.name), calls: k.calls, totalNs: k.totalNs }));
+  const sideOf = (m: TraceSummary['markers'][number]) => ({
+    calls: m.calls,
+    totalNs: m.totalNs,
+    kernelNs: m.kernels.reduce((n, k) => n + k.totalNs, 0),
+    kernelCalls: m.kernels.reduce((n, k) => n + k.calls, 0),
+  });
+  const bByName = new Map(b.markers.map((m) => [m.name, m]));
+  const names = [...new Set([...a.markers.map((m) => m.name), ...b.markers.map((m) => m.name)])];
+  const aByName = new Map(a.markers.map((m) => [m.name, m]));
+  return names.map((name) => {
+    const ma = aByName.get(name);
+    const mb = bByName.get(name);
+    const sa = ma ? sideOf(ma) : null;
+    const sb = mb ? sideOf(mb) : null;
+    return {
+      name,
+      a: sa,
+      b: sb,
+      deltaKernelNs: (sb?.kernelNs ?? 0) - (sa?.kernelNs ?? 0),
+      kernelRatio: sa && sb ? ratio(sa.kernelNs, sb.kernelNs) : null,
+      deltaTotalNs: (sb?.totalNs ?? 0) - (sa?.totalNs ?? 0),
+      kernels: compareKernels(ma ? kernelsOf(ma) : [], mb ? kernelsOf(mb) : []),
+    };
+  });
+}
+
+export function compareSummaries(a: TraceSummary, b: TraceSummary, labels: { a: string; b: string } = { a: 'A', b: 'B' }): TraceComparison {
+  const totals = (s: TraceSummary, label: string) => ({ label, ...s.kernelTotals });
+  return {
+    a: totals(a, labels.a),
+    b: totals(b, labels.b),
+    kernels: compareKernels(a.kernels, b.kernels),
+    kernelTime: amount(a.kernelTotals.totalNs, b.kernelTotals.totalNs),
+    busy: amount(gpuBusy(a), gpuBusy(b)),
+    wall: amount(a.wall?.spanNs ?? null, b.wall?.spanNs ?? null),
+    ranges: compareRanges(a, b),
+    rangeAttribution: { a: a.rangeAttribution?.by ?? null, b: b.rangeAttribution?.by ?? null },
+  };
+}

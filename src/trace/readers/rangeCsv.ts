@@ -1,0 +1,107 @@
+// rocTX ranges with their kernels from rocprofv3 CSVs: ranges from `*_marker_api_trace.csv`, launch calls from
+// the other API traces (`*_hip_api_trace.csv`, ...), dispatches from `*_kernel_trace.csv`, all joined on
+// Correlation_Id and Thread_Id. A second, light pass over those files, made only when a run has ranges, so that
+// the kernel trace's hot path (readKernelTrace) keeps no per-dispatch state.
+import { streamCsv } from '../csvFile';
+import type { FileSource } from '../sources';
+import { RangeAttributor, RangeIndex } from '../ranges';
+import { BytesInterner, isMarkerDomain, type RunTables } from '../tables';
+import { fieldText } from '../csvScanner';
+
+export interface RangeCsvFiles {
+  /** API traces of the run: marker rows give the ranges, the other rows the launch calls. */
+  api: FileSource[];
+  kernels: FileSource[];
+}
+
+/** Fills `tables.markers[*].kernels`; returns false when the run has no ranges or no dispatches (nothing done). */
+export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables): Promise<boolean> {
+  if (files.kernels.length === 0) return false;
+  const index = new RangeIndex();
+  const launches = new LaunchBuffer();
+  for (const f of files.api) await readApiRows(f, tables, index, launches);
+  if (index.count === 0) return false;
+  const attributor = new RangeAttributor(index, tables);
+  launches.replay((corr, tid, start) => attributor.addLaunch(corr, tid, start));
+  launches.clear();
+  for (const f of files.kernels) await readDispatches(f, attributor);
+  attributor.done();
+  return true;
+}
+
+/** Launch calls (correlation id, thread, start) kept in typed arrays until every range is known. */
+class LaunchBuffer {
+  private data = new Float64Array(3 * 1024);
+  private n = 0;
+
+  push(corr: number, tid: number, start: number): void {
+    if (3 * this.n + 3 > this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    const i = 3 * this.n++;
+    this.data[i] = corr;
+    this.data[i + 1] = tid;
+    this.data[i + 2] = start;
+  }
+
+  clear(): void {
+    this.data = new Float64Array(0);
+    this.n = 0;
+  }
+
+  replay(onLaunch: (corr: number, tid: number, start: number) => void): void {
+    for (let i = 0; i < 3 * this.n; i += 3) onLaunch(this.data[i] as number, this.data[i + 1] as number, this.data[i + 2] as number);
+  }
+}
+
+async function readApiRows(source: FileSource, tables: RunTables, index: RangeIndex, launches: LaunchBuffer): Promise<void> {
+  const domains = new BytesInterner();
+  const domainIsMarker: boolean[] = [];
+  await streamCsv(source, (c) => {
+    const cDomain = c.find('Domain');
+    const cFunction = c.find('Function');
+    const cCorr = c.find('Correlation_Id');
+    const cTid = c.find('Thread_Id');
+    const cStart = c.find('Start_Timestamp');
+    const cEnd = c.find('End_Timestamp');
+    return (row) => {
+      const start = row.values[cStart] as number;
+      const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
+      let marker = false;
+      if (cDomain >= 0 && cDomain < row.fieldCount) {
+        const d = domains.idFor(row.buf, row.starts[cDomain] as number, row.ends[cDomain] as number, row.escaped[cDomain] as number);
+        marker = domainIsMarker[d] ??= isMarkerDomain(domains.texts[d] as string);
+      }
+      if (!marker) {
+        if (cCorr >= 0) launches.push(row.values[cCorr] as number, tid, start);
+        return;
+      }
+      if (cFunction < 0 || cFunction >= row.fieldCount) return;
+      const name = fieldText(row, cFunction);
+      if (/^roctx[A-Z]/.test(name)) return; // roctx API entry points, not user ranges
+      index.add(tables.marker(name), tid, start, row.values[cEnd] as number);
+    };
+  });
+}
+
+async function readDispatches(source: FileSource, attributor: RangeAttributor): Promise<void> {
+  const names = new BytesInterner();
+  await streamCsv(source, (c) => {
+    const cName = c.find('Kernel_Name', 'KernelName');
+    const cCorr = c.find('Correlation_Id');
+    const cTid = c.find('Thread_Id');
+    const cStart = c.find('Start_Timestamp', 'BeginNs');
+    const cEnd = c.find('End_Timestamp', 'EndNs');
+    return (row) => {
+      const start = row.values[cStart] as number;
+      const end = row.values[cEnd] as number;
+      if (cName < 0 || cName >= row.fieldCount || !(end >= start)) return;
+      const id = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      const corr = cCorr >= 0 ? (row.values[cCorr] as number) : NaN;
+      const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
+      attributor.addDispatch(names.texts[id] as string, corr, tid, start, end);
+    };
+  });
+}

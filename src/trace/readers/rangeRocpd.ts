@@ -1,0 +1,54 @@
+// rocTX ranges with their kernels from a rocpd database: ranges are `regions` rows of a marker category; a
+// dispatch (`kernels` row) names its launch call (a `regions` row) by `stack_id`, rocprofiler's internal
+// correlation id (`corr_id` there is the external one, 0 unless the app set it: all 151 dispatches of the real
+// batched_gemm database link to their hipLaunchKernel / hipMemset region by stack_id, with corr_id 0).
+import type { Database } from 'sql.js';
+import { RangeAttributor, RangeIndex } from '../ranges';
+import { isMarkerDomain, type RunTables } from '../tables';
+import { columnsOf, each } from './rocpd';
+
+/** Fills `tables.markers[*].kernels` when the database has marker ranges and dispatches. */
+export function attributeRocpdRanges(db: Database, views: Set<string>, tables: RunTables): void {
+  if (!views.has('regions') || !views.has('kernels')) return;
+  const regionCols = columnsOf(db, 'regions');
+  const kernelCols = columnsOf(db, 'kernels');
+  const index = new RangeIndex();
+  const tid = (c: Set<string>): string => (c.has('tid') ? 'tid' : 'NULL');
+  each(db, `SELECT category, name, ${tid(regionCols)}, start, "end" FROM regions`, (r) => {
+    const category = r[0] === null || r[0] === undefined ? '' : String(r[0]);
+    const name = String(r[1] ?? '');
+    if (!isMarkerDomain(category) || /^roctx[A-Z]/.test(name)) return;
+    index.add(tables.marker(name), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), Number(r[3]), Number(r[4]));
+  });
+  if (index.count === 0) return;
+
+  const key = linkColumn(db, regionCols, kernelCols);
+  const attributor = new RangeAttributor(index, tables);
+  if (key) {
+    each(db, `SELECT category, ${key}, ${tid(regionCols)}, start FROM regions`, (r) => {
+      const category = r[0] === null || r[0] === undefined ? '' : String(r[0]);
+      if (isMarkerDomain(category)) return;
+      attributor.addLaunch(Number(r[1]), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), Number(r[3]));
+    });
+  }
+  each(db, `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start, "end" FROM kernels`, (r) => {
+    const start = Number(r[3]);
+    const end = Number(r[4]);
+    if (!(end >= start)) return;
+    attributor.addDispatch(String(r[0] ?? ''), Number(r[1]), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), start, end);
+  });
+  attributor.done();
+}
+
+/** `stack_id` when the dispatches carry it, else `corr_id`; null when neither links dispatches to calls. */
+function linkColumn(db: Database, regionCols: Set<string>, kernelCols: Set<string>): string | null {
+  for (const col of ['stack_id', 'corr_id']) {
+    if (!regionCols.has(col) || !kernelCols.has(col)) continue;
+    let linked = false;
+    each(db, `SELECT 1 FROM kernels WHERE ${col} > 0 LIMIT 1`, () => {
+      linked = true;
+    });
+    if (linked) return col;
+  }
+  return null;
+}

@@ -72,6 +72,24 @@ export function loadOrCreateStoredToken(stateDir: string, log: (line: string) =>
   return { token, file, created: true };
 }
 
+/** Where a runner says which loopback port it listens on while it runs (its pid and port, JSON, 0600). */
+export function listeningFilePath(stateDir: string): string {
+  return join(stateDir, 'listening.json');
+}
+
+/** Whether the runner of `stateDir` is running and listening on the port of `baseUrl`. */
+function servesOn(stateDir: string, baseUrl: string): boolean {
+  try {
+    const { pid, port } = JSON.parse(readFileSync(listeningFilePath(stateDir), 'utf8')) as { pid?: unknown; port?: unknown };
+    const url = new URL(baseUrl);
+    const urlPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    if (typeof pid !== 'number' || port !== urlPort) return false;
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false; // no such file, or its runner is gone (EPERM: the pid is another user's process now)
+  }
+}
 
 /**
  * The token a client of this user sends to a runner on this machine when none was given: the stored token of
@@ -81,7 +99,10 @@ export function loadOrCreateStoredToken(stateDir: string, log: (line: string) =>
  */
 export function findLocalRunnerToken(baseUrl: string, env: NodeJS.ProcessEnv = process.env): { token: string; file: string } | undefined {
   if (!isLoopbackUrl(baseUrl)) return undefined;
-  const file = tokenFilePath(defaultStateDir(env));
+  const stateDir = defaultStateDir(env);
+  // only to the port that runner listens on, while it runs: not to whatever else listens on loopback
+  if (!servesOn(stateDir, baseUrl)) return undefined;
+  const file = tokenFilePath(stateDir);
   try {
     const token = readTokenFile(file);
     return token ? { token, file } : undefined;

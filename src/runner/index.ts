@@ -2,13 +2,14 @@
 // --server (embedded, for the command's duration) and by the VS Code extension in-process.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
 import { detectGpus, type GpuInventory } from './gpus';
 import { HttpError, sendError } from './http/errors';
 import { isLoopbackHost } from '../core/loopback';
+import { listeningFilePath } from '../core/runnerToken';
 import { checkLocalCaller, checkOrigin, checkToken } from './http/auth';
 import { createJobManager, type JobManager } from './jobs';
 import { defaultDataDir, defaultProblemsDir, packageRoot, preparePrivateDir } from './paths';
@@ -339,6 +340,13 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     if (wildcard) log(`warning: artifact links use this machine's name (${linkBase}); pass --public-url URL if clients reach it under another address`);
   }
 
+  // clients of this user offer the stored token to this port only, and only while this runner runs
+  const listening = listeningFilePath(dataDir);
+  try {
+    writeFileSync(listening, JSON.stringify({ pid: process.pid, port: address.port }), { mode: 0o600 });
+  } catch (err) {
+    log(`warning: cannot write ${listening}: ${(err as Error).message}`);
+  }
   let closing: Promise<void> | null = null;
   return {
     url,
@@ -366,6 +374,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
         const grace = setTimeout(() => server.closeAllConnections(), 2000);
         await stopped;
         clearTimeout(grace);
+        rmSync(listening, { force: true });
       })();
       return closing;
     },

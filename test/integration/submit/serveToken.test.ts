@@ -225,3 +225,33 @@ test("the CLI's embedded runner has a random token per start and refuses request
     }
   }
 });
+
+test('the stored token goes only to the port its runner listens on, and only while it runs', async (t) => {
+  const home = tempDir('kr-token-port-');
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const env = userEnv(home);
+  // another program on loopback that a user might point the client at by mistake: it records what it was sent
+  const seen: string[] = [];
+  const { createServer } = await import('node:http');
+  const other = createServer((req, res) => {
+    seen.push(JSON.stringify(req.headers));
+    res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"detail":"not here"}');
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  t.after(() => other.close());
+  const otherUrl = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+
+  const runner = await serve([], env);
+  const token = readFileSync(path.join(home, '.local/state/kernel-runner/token'), 'utf8').trim();
+  try {
+    const wrongPort = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', otherUrl], { env });
+    assert.notEqual(wrongPort.code, 0);
+    assert.ok(seen.length > 0, 'the client did talk to the other program');
+    assert.ok(!seen.some((h) => h.includes(token)), 'and never sent it the token');
+    const ok = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', runner.url], { env });
+    assert.equal(ok.code, 0, ok.stderr);
+  } finally {
+    await runner.stop();
+  }
+  assert.ok(!existsSync(path.join(home, '.local/state/kernel-runner/listening.json')), 'a stopped runner no longer claims its port');
+});

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRunnerClient } from '../src/core/client/index';
+import { expandOutput } from '../src/core/protocol/api';
 import { startRunner } from '../src/runner/index';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 200);
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
             idleTimeoutMs: 600_000,
             onEvent(e) {
               if (e.event === 'job') maxQueue = Math.max(maxQueue, e.data.queue_position);
-              if (e.event === 'output') seen.push(e.data.text);
+              if (e.event === 'output') seen.push(...expandOutput(e.data).map((l) => l.text));
             },
           },
         );

@@ -1,12 +1,13 @@
 // From accumulated state to the TraceSummary object (sorted, percentages, timeline).
 import {
-  TRACE_SUMMARY_VERSION, type ApiRow, type KernelRow, type LaunchConfig, type MarkerRow, type MemoryCopyRow,
-  type TraceAgent, type TraceSummary, type TraceTimeline,
+  TRACE_SUMMARY_VERSION, type ApiRow, type KernelCounters, type KernelRow, type LaunchConfig, type MarkerRow,
+  type MemoryCopyRow, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline,
 } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
+import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
-import type { KernelAgg } from './tables';
+import type { KernelAgg, RunTables } from './tables';
 
 export interface BuildOptions {
   /** Timeline buckets (default 100). */
@@ -60,7 +61,11 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
   const buckets = Math.max(1, Math.floor(options.buckets ?? 100));
   const t = acc.tables;
 
-  const kernelAggs = [...t.kernels.values()];
+  const kernelAggs = [...t.kernels.values()].filter((k) => !isPseudoKernel(k.name));
+  const pseudoRows: PseudoRow[] = [...t.kernels.values()]
+    .filter((k) => isPseudoKernel(k.name))
+    .map((k) => ({ name: k.name, calls: k.stats.count, totalNs: k.stats.sum }))
+    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
   const kernelTotal = kernelAggs.reduce((s, k) => s + k.stats.sum, 0);
   const kernels = kernelAggs
     .map((k) => kernelRow(k, kernelTotal))
@@ -167,5 +172,22 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     skipped: acc.skipped,
     checks: acc.checks,
     warnings: acc.warnings,
+    ...(t.counters.size > 0 ? { counters: countersOut(t) } : {}),
+    ...(pseudoRows.length > 0 ? { pseudoRows } : {}),
   };
+}
+
+/** Per kernel (most dispatches first), each counter's mean/min/max over the dispatches that reported it. */
+function countersOut(t: RunTables): KernelCounters[] {
+  return [...t.counters.values()]
+    .filter((k) => !isPseudoKernel(k.kernel))
+    .map((k) => ({
+      kernel: k.kernel,
+      shortName: shortKernelName(k.kernel),
+      dispatches: k.dispatches,
+      counters: [...k.counters]
+        .map(([name, c]) => ({ name, dispatches: c.samples, mean: c.sum / c.samples, min: c.min, max: c.max }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    }))
+    .sort((a, b) => b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel));
 }

@@ -16,21 +16,33 @@ import { CsvFormatError } from './csvScanner';
 import { mergeStats, statsFromTotals } from './durationStats';
 import { LOOKED_FOR, TraceInputError } from './errors';
 import { MAX_V1_JSON_BYTES, NotV1TraceError, readV1Json } from './readers/legacyV1';
+import { readCounterCollection } from './readers/counterCollection';
 import { NotRocpdError, readRocpd } from './readers/rocpd';
 import {
   SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
   readMemoryCopyTrace, readStatsFile, type CsvReadContext, type RowProblems, type StatsRow,
 } from './readers/rocprofv3Csv';
-import { listFolder, listSingleFile, listZip, type FileSource, type SourceSet } from './sources';
+import { listFolder, listSingleFile, listZip, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
 import { RunTables, normalizeDirection } from './tables';
 
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
   busy?: BusyOptions;
+  /** Limits on what a zip may unpack to (defaults in sources.ts). */
+  zip?: Partial<ZipLimits>;
+  /** Largest rocpd database loaded whole (default 1.5 GiB). */
+  maxRocpdBytes?: number;
 }
 
-/** Largest rocpd database loaded (sql.js holds the whole file in WASM memory). */
+/** Largest rocpd database loaded (sql.js holds the whole file in WASM memory, plus our copy of its bytes). */
 const MAX_ROCPD_BYTES = 1536 * 1024 * 1024;
+
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+function rowsSkippedWarning(path: string, problems: RowProblems): string {
+  const at = problems.firstBadLine !== undefined ? ` (the first on line ${problems.firstBadLine})` : '';
+  return `${path}: ${problems.badRows} row(s) without valid fields or timestamps were skipped${at}`;
+}
 
 interface Planned {
   file: FileSource;
@@ -54,8 +66,9 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
   if (st.isDirectory()) set = await listFolder(abs);
   else if (await isZip(abs)) {
     try {
-      set = await listZip(abs);
+      set = await listZip(abs, options.zip);
     } catch (err) {
+      if (err instanceof ZipLimitError) throw new TraceInputError(`${path}: ${err.message}`, path);
       throw new TraceInputError(`${path}: unreadable zip (${(err as Error).message})`, path);
     }
   } else if (/\.zip$/i.test(abs)) {
@@ -108,7 +121,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
   for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {
-    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '');
+    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options);
   }
 
   if (acc.sources.length === 0) {
@@ -120,7 +133,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   return buildSummary(acc, options);
 }
 
-async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string): Promise<void> {
+async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
   const tables = new RunTables();
   const agents = new SetAgents(acc, agentPrefix);
   const ctx: CsvReadContext = { acc, tables, agents };
@@ -142,8 +155,9 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       skip(p.file, `a second database for the same run as ${fromDb}`);
       continue;
     }
-    if (p.file.size > MAX_ROCPD_BYTES) {
-      skip(p.file, `rocpd database larger than ${MAX_ROCPD_BYTES / 1024 / 1024} MiB: read its CSV output instead (rocpd convert -f csv)`);
+    const maxDb = options.maxRocpdBytes ?? MAX_ROCPD_BYTES;
+    if (p.file.size > maxDb) {
+      skip(p.file, `rocpd database of ${mib(p.file.size)}, over the ${mib(maxDb)} that can be loaded whole: not read; convert it to CSV (rocpd convert -i ${p.file.path.slice(p.file.path.lastIndexOf('/') + 1)} --output-format csv) and summarise that`);
       continue;
     }
     try {
@@ -152,7 +166,9 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       fromDb = p.file.path;
     } catch (err) {
       if (err instanceof NotRocpdError) skip(p.file, err.message);
-      else skip(p.file, `unreadable database: ${(err as Error).message}`);
+      else if (err instanceof RangeError || /memory/i.test((err as Error).message)) {
+        skip(p.file, `rocpd database of ${mib(p.file.size)}: not enough memory to load it (${(err as Error).message}); convert it to CSV (rocpd convert) and summarise that`);
+      } else skip(p.file, `unreadable database: ${(err as Error).message}`);
     }
   }
   const notePathProcess = (): void => {
@@ -184,7 +200,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
         acc.warnings.push(`${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`);
       }
     }
-    if (problems.badRows > 0) acc.warnings.push(`${file.path}: ${problems.badRows} row(s) without valid fields or timestamps were skipped`);
+    if (problems.badRows > 0) acc.warnings.push(rowsSkippedWarning(file.path, problems));
   };
 
   // 2. agent descriptions first: copies are attributed to their GPU end
@@ -194,13 +210,31 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     await guarded(p.file, async () => done(await readAgentInfo(p.file, agents)), done);
   }
   const have = { kernel: false, copy: false, marker: false };
+  let v1KernelCsv: string | null = null;
   for (const p of csvOf('kernel_trace')) {
     const variant = kernelVariant(p.columns);
+    const format = variant === 'v1' ? 'rocprof-v1-csv' : variant === 'rocprofv2' ? 'rocprofv2-csv' : 'rocprofv3-csv';
     const done = (rows: number): void => {
-      source(p.file, variant === 'v1' ? 'rocprof-v1-csv' : 'rocprofv3-csv', 'kernel_trace', variant, rows);
+      source(p.file, format, 'kernel_trace', variant, rows);
       have.kernel = true;
+      if (variant === 'v1') v1KernelCsv = p.file.path;
     };
     await guarded(p.file, async (problems) => done(await readKernelTrace(p.file, ctx, problems)), done);
+  }
+  // counters of the same run's dispatches; they are the kernel data only when no kernel trace was read
+  const kernelsTraced = have.kernel;
+  for (const p of csvOf('counter_collection')) {
+    const done = (rows: number, timed: boolean | null): void => {
+      source(p.file, 'rocprofv3-csv', 'counter_collection', timed === null ? 'rocprofv3' : timed ? 'rocm-7.0' : 'rocm-6.x', rows);
+      if (!kernelsTraced) have.kernel = true;
+    };
+    await guarded(p.file, async (problems) => {
+      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced);
+      done(res.rows, res.timed);
+      if (!kernelsTraced && !res.timed && res.dispatches > 0) {
+        acc.warnings.push(`${p.file.path}: a counter collection without timestamps (before ROCm 7): kernels have their dispatch counts, not their times`);
+      }
+    }, (rows) => done(rows, null));
   }
   for (const p of csvOf('memory_copy_trace')) {
     const done = (rows: number): void => {
@@ -225,8 +259,16 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       continue;
     }
     try {
-      const rows = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix);
-      source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', rows);
+      const res = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix, v1KernelCsv !== null);
+      source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', res.rows);
+      if (res.skipped > 0) acc.warnings.push(`${p.file.path}: ${res.skipped} event(s) without a valid begin/end were skipped`);
+      if (v1KernelCsv !== null) {
+        const check = compareKernels(v1KernelCsv, p.file.path, res.kernels, tables);
+        acc.checks.push(check);
+        if (check.mismatches.length > 0) {
+          acc.warnings.push(`${p.file.path} and ${v1KernelCsv} (one legacy run) disagree on ${check.mismatches.length} kernel(s), e.g. ${check.mismatches[0]}; the kernels are from ${v1KernelCsv}`);
+        }
+      }
       have.kernel ||= tables.kernels.size > 0;
       have.copy ||= tables.copies.size > 0;
     } catch (err) {
@@ -246,6 +288,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       skip(p.file, `unreadable: ${(err as Error).message}`);
       continue;
     }
+    if (problems.badRows > 0) acc.warnings.push(rowsSkippedWarning(p.file.path, problems));
     const variant = p.what.columns.has('MinNs') ? 'rocprofv3' : 'v1';
     const format = variant === 'v1' ? 'rocprof-v1-stats' : 'rocprofv3-stats';
     const kind = `${p.what.statsOf}_stats`;
@@ -301,4 +344,18 @@ function crossCheck(path: string, statsOf: StatsOf, family: string | null, rows:
   }
   for (const key of ours.keys()) if (!seen.has(key)) mismatches.push(`${key}: in the trace, not in the stats file`);
   return { what: `${statsOf} calls and totals vs ${path}`, compared: rows.length, mismatches };
+}
+
+/** A legacy run's results.json kernels (not added) against its results.csv (read). */
+function compareKernels(csvPath: string, jsonPath: string, fromJson: Map<string, { calls: number; totalNs: number }>, tables: RunTables) {
+  const mismatches: string[] = [];
+  for (const [name, j] of fromJson) {
+    const k = tables.kernels.get(name);
+    if (!k) mismatches.push(`${name}: in ${jsonPath}, not in ${csvPath}`);
+    else if (k.stats.count !== j.calls || Math.abs(k.stats.sum - j.totalNs) > 0.5) {
+      mismatches.push(`${name}: csv ${k.stats.count} calls ${k.stats.sum} ns, json ${j.calls} calls ${j.totalNs} ns`);
+    }
+  }
+  for (const k of tables.kernels.values()) if (!fromJson.has(k.name)) mismatches.push(`${k.name}: in ${csvPath}, not in ${jsonPath}`);
+  return { what: `kernel calls and totals of ${jsonPath} vs ${csvPath} (read once, from the csv)`, compared: fromJson.size, mismatches };
 }

@@ -19,7 +19,25 @@ interface ChromeEvent {
 /** Largest results.json parsed in memory (v1 is deprecated; its JSON is read whole). */
 export const MAX_V1_JSON_BYTES = 512 * 1024 * 1024;
 
-export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTables, agentPrefix: string): number {
+export interface V1JsonResult {
+  rows: number;
+  /** Complete events without a usable begin/end. */
+  skipped: number;
+  /** GPU (kernel) events by name, when they were only compared (see `kernelsFromCsv`). */
+  kernels: Map<string, { calls: number; totalNs: number }>;
+}
+
+/**
+ * `kernelsFromCsv`: the run's per-dispatch results.csv was read, so the GPU lane's kernels are not added again
+ * (they are the same dispatches); they are returned to be compared instead.
+ */
+export function readV1Json(
+  text: string,
+  acc: TraceAccumulator,
+  tables: RunTables,
+  agentPrefix: string,
+  kernelsFromCsv = false,
+): V1JsonResult {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -52,7 +70,9 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
     }
   }
   const described = new Set<number>();
+  const compared = new Map<string, { calls: number; totalNs: number }>();
   let rows = 0;
+  let skipped = 0;
   for (const e of events as ChromeEvent[]) {
     if (!e || e.ph !== 'X') continue;
     const args = e.args ?? {};
@@ -63,7 +83,10 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
       start = Number(e.ts) * 1000;
       end = start + Number(e.dur) * 1000;
     }
-    if (!(end >= start)) continue;
+    if (!(end >= start)) {
+      skipped++;
+      continue;
+    }
     const name = String(args.Name ?? e.name ?? '');
     const lane = processName.get(String(e.pid)) ?? '';
     const pid = Number(args.pid);
@@ -75,6 +98,13 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
       if (!described.has(devId)) {
         described.add(devId);
         describe(devId);
+      }
+      if (kernelsFromCsv) {
+        const c = compared.get(name) ?? { calls: 0, totalNs: 0 };
+        c.calls++;
+        c.totalNs += end - start;
+        compared.set(name, c);
+        continue;
       }
       const agent = acc.agent(`${agentPrefix}Agent ${devId}`);
       const k = tables.kernel(name);
@@ -102,5 +132,5 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
       rows--;
     }
   }
-  return rows;
+  return { rows, skipped, kernels: compared };
 }

@@ -253,13 +253,14 @@ test('a folder of one of everything: unread files are listed with reasons', asyn
   const s = await summarizePath(dir);
   const reasons = new Map(s.skipped.map((x) => [x.path, x.reason]));
   assert.match(reasons.get('.rocprofv3/') ?? '', /temporary/);
-  assert.match(reasons.get('5_counter_collection.csv') ?? '', /counter/);
   assert.match(reasons.get('5_scratch_memory_trace.csv') ?? '', /scratch/);
   assert.match(reasons.get('5_memory_allocation_trace.csv') ?? '', /allocation/);
   assert.match(reasons.get('5_results.pftrace') ?? '', /Perfetto/);
   assert.match(reasons.get('notes.txt') ?? '', /not a rocprof output/);
-  assert.equal(s.sources.length, 1);
+  // the counter collection is read for its counters; the kernel trace of the set keeps the dispatches
+  assert.deepEqual(s.sources.map((x) => [x.path, x.kind]), [['5_kernel_trace.csv', 'kernel_trace'], ['5_counter_collection.csv', 'counter_collection']]);
   assert.equal(s.kernelTotals.calls, 9);
+  assert.equal(s.counters?.length, 4);
 });
 
 test('a rocprofv3 kernel_stats.csv of the same run becomes a cross-check, not a second count', async () => {

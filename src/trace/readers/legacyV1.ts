@@ -3,6 +3,7 @@
 // their args. `otherData` holds rocminfo as `Agent<k>.Name`, `Agent<k>.ComputeUnit`, ...
 import type { TraceAccumulator } from '../accumulator';
 import { addDuration } from '../durationStats';
+import { isPseudoKernel } from '../pseudoRows';
 import { isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
 
 export class NotV1TraceError extends Error {}
@@ -98,6 +99,11 @@ export function readV1Json(
       if (!described.has(devId)) {
         described.add(devId);
         describe(devId);
+      }
+      if (kernelsFromCsv && isPseudoKernel(name)) {
+        // not in results.csv: listed apart (as pseudo-rows), not counted as GPU work twice either way
+        addDuration(tables.kernel(name).stats, end - start);
+        continue;
       }
       if (kernelsFromCsv) {
         const c = compared.get(name) ?? { calls: 0, totalNs: 0 };

@@ -93,7 +93,8 @@ export class ZipLimitError extends Error {
   readonly type = 'zip-limit' as const;
 }
 
-const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(2)} GiB`;
+const sizeText = (n: number): string =>
+  n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} bytes`;
 
 export async function listZip(zipPath: string, limits: Partial<ZipLimits> = {}): Promise<SourceSet> {
   const lim = { ...DEFAULT_ZIP_LIMITS, ...limits };
@@ -113,7 +114,9 @@ export async function listZip(zipPath: string, limits: Partial<ZipLimits> = {}):
       }
       total += entry.uncompressedSize;
       if (total > lim.maxTotalBytes) {
-        throw new ZipLimitError(`refused: the entries unpack to more than ${gib(lim.maxTotalBytes)} (over ${gib(total)} by entry ${name}); unpack it yourself and summarise the folder`);
+        throw new ZipLimitError(
+          `refused: the entries unpack to more than ${sizeText(lim.maxTotalBytes)} (${sizeText(total)} with entry ${name}); unpack it yourself and summarise the folder`,
+        );
       }
       if (name.split('/').includes('.rocprofv3')) {
         skipped.push({ path: name, reason: "rocprofv3's temporary folder" });

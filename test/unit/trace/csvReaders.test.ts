@@ -237,7 +237,7 @@ test('rows without usable timestamps are skipped and reported, not fatal', async
   writeFileSync(file, toRocprofCsv(['Kernel_Name', 'Start_Timestamp', 'End_Timestamp'], [['a', '10', '20'], ['a', 'x', '30'], ['a', '50', '40'], ['a', '60', '65']]));
   const s = await summarizePath(file);
   assert.deepEqual([s.kernels[0]?.calls, s.kernels[0]?.totalNs], [2, 15]);
-  assert.match(s.warnings.join('\n'), /y_kernel_trace\.csv: 2 row\(s\) without valid fields or timestamps were skipped/);
+  assert.match(s.warnings.join('\n'), /y_kernel_trace\.csv: 2 row\(s\) without valid fields or timestamps were skipped \(the first on line 3\)/);
 });
 
 test('a folder of one of everything: unread files are listed with reasons', async () => {

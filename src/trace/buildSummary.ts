@@ -69,7 +69,7 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
   const kernelTotal = kernelAggs.reduce((s, k) => s + k.stats.sum, 0);
   const kernels = kernelAggs
     .map((k) => kernelRow(k, kernelTotal))
-    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
+    .sort((a, b) => b.totalNs - a.totalNs || b.calls - a.calls || a.name.localeCompare(b.name));
 
   const memoryCopies: MemoryCopyRow[] = [...t.copies.values()]
     .map((c) => {
@@ -172,13 +172,15 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     skipped: acc.skipped,
     checks: acc.checks,
     warnings: acc.warnings,
-    ...(t.counters.size > 0 ? { counters: countersOut(t) } : {}),
+    ...(t.counters.size > 0 ? { counters: countersOut(t, kernels) } : {}),
     ...(pseudoRows.length > 0 ? { pseudoRows } : {}),
   };
 }
 
-/** Per kernel (most dispatches first), each counter's mean/min/max over the dispatches that reported it. */
-function countersOut(t: RunTables): KernelCounters[] {
+/** Per kernel (in the kernel table's order), each counter's mean/min/max over the dispatches that reported it. */
+function countersOut(t: RunTables, kernels: KernelRow[]): KernelCounters[] {
+  const rank = new Map(kernels.map((k, i) => [k.name, i]));
+  const order = (name: string): number => rank.get(name) ?? kernels.length;
   return [...t.counters.values()]
     .filter((k) => !isPseudoKernel(k.kernel))
     .map((k) => ({
@@ -189,5 +191,5 @@ function countersOut(t: RunTables): KernelCounters[] {
         .map(([name, c]) => ({ name, dispatches: c.samples, mean: c.sum / c.samples, min: c.min, max: c.max }))
         .sort((a, b) => a.name.localeCompare(b.name)),
     }))
-    .sort((a, b) => b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel));
+    .sort((a, b) => order(a.kernel) - order(b.kernel) || b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel));
 }

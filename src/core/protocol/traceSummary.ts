@@ -163,7 +163,7 @@ export const crossCheckSchema = z.object({
 export const counterValueSchema = z.object({
   /** Counter name as collected, e.g. `SQ_WAVES`, `GRBM_GUI_ACTIVE`. */
   name: z.string(),
-  /** Dispatches that reported this counter. */
+  /** Values of it that were read: one a dispatch (rocprofv3 writes one row per dispatch and counter). */
   dispatches: count,
   mean: z.number(),
   min: z.number(),

@@ -110,6 +110,15 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     ? { startNs: acc.wallStart, endNs: acc.wallEnd, spanNs: acc.wallEnd - acc.wallStart }
     : null;
 
+  // pseudo-rows keep their busy time (the packets did occupy the queue) but are not kernel dispatches
+  for (const k of t.kernels.values()) {
+    if (!isPseudoKernel(k.name) || k.agentIds.size !== 1) continue;
+    const a = acc.agents.get([...k.agentIds][0] as string);
+    if (a) {
+      a.kernelCalls = Math.max(0, a.kernelCalls - k.stats.count);
+      a.kernelNs = Math.max(0, a.kernelNs - k.stats.sum);
+    }
+  }
   const states = [...acc.agents.values()].filter(
     (a) => a.kernelCalls > 0 || a.copyNs > 0 || (a.described && a.info.type === 'GPU'),
   );

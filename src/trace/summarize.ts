@@ -4,6 +4,7 @@
 // wins over CSVs of the same run (it has copy sizes and agent details); traces win over stats files, which are
 // then used to cross-check our totals (`checks`); a stats file alone is used as the data.
 import { open as openFile, stat } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
 import type { TraceSummary } from '../core/protocol/traceSummary';
@@ -31,12 +32,15 @@ export interface SummarizeOptions extends BuildOptions {
   busy?: BusyOptions;
   /** Limits on what a zip may unpack to (defaults in sources.ts). */
   zip?: Partial<ZipLimits>;
-  /** Largest rocpd database loaded whole (default 1.5 GiB). */
+  /** Largest rocpd database loaded whole (default 1.5 GiB, or a quarter of the machine's memory if less). */
   maxRocpdBytes?: number;
 }
 
-/** Largest rocpd database loaded (sql.js holds the whole file in WASM memory, plus our copy of its bytes). */
-const MAX_ROCPD_BYTES = 1536 * 1024 * 1024;
+/**
+ * Largest rocpd database loaded: sql.js holds the whole file in WASM memory, beside our copy of its bytes, so a
+ * quarter of the machine's memory at most.
+ */
+const MAX_ROCPD_BYTES = Math.min(1536 * 1024 * 1024, Math.floor(totalmem() / 4));
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
@@ -248,15 +252,16 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     const base = p.file.path.slice(p.file.path.lastIndexOf('/') + 1).replace(/\.csv$/i, '');
     const kind = /marker/i.test(base) ? 'marker_api_trace' : /hsa/i.test(base) ? 'hsa_api_trace' : /rccl/i.test(base) ? 'rccl_api_trace' : /hip/i.test(base) ? 'hip_api_trace' : 'api_trace';
     const markersBefore = tables.markers.size;
+    const variant = apiVariant(p.columns);
     const done = (rows: number): void => {
-      source(p.file, 'rocprofv3-csv', kind, apiVariant(p.columns), rows);
+      source(p.file, variant === 'rocprofv2' ? 'rocprofv2-csv' : 'rocprofv3-csv', kind, variant, rows);
       if (tables.markers.size > markersBefore || kind === 'marker_api_trace') have.marker = true;
     };
     await guarded(p.file, async (problems) => done(await readApiTrace(p.file, ctx, problems, (pid) => acc.addProcess(pid, s.key.host))), done);
   }
   for (const p of of('v1_json')) {
     if (p.file.size > MAX_V1_JSON_BYTES) {
-      skip(p.file, `legacy results.json larger than ${MAX_V1_JSON_BYTES / 1024 / 1024} MiB: not parsed`);
+      skip(p.file, `legacy results.json of ${mib(p.file.size)}, over the ${mib(MAX_V1_JSON_BYTES)} parsed in memory: not read`);
       continue;
     }
     try {

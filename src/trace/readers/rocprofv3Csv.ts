@@ -64,7 +64,10 @@ export function copyVariant(c: Columns): string {
 }
 
 export function apiVariant(c: Columns): string {
-  return c.has('Guid') ? 'rocpd-convert' : 'rocprofv3';
+  if (c.has('Guid')) return 'rocpd-convert';
+  // rocprofv2 spells `Correlation_ID` and has no process column (plugin/file/file.cpp)
+  if (c.names.includes('Correlation_ID') && !c.has('Process_Id')) return 'rocprofv2';
+  return 'rocprofv3';
 }
 
 /** Per-file counters: rows handed to the reader so far, and rows that could not be used. */

@@ -220,6 +220,22 @@ test('several counters per dispatch: each dispatch counted once, mean/min/max pe
   assert.deepEqual(s.warnings, ['run_counter_collection.csv: 1 row(s) without valid fields or timestamps were skipped (the first on line 9)']);
 });
 
+test('a pseudo-row among counted dispatches: apart from the kernels and the agent\'s dispatch count, still in its busy time', async () => {
+  const dir = tempDir('pmcpseudo');
+  const header = ['Dispatch_Id', 'Agent_Id', 'Kernel_Name', 'Counter_Name', 'Counter_Value', 'Start_Timestamp', 'End_Timestamp'];
+  writeFileSync(path.join(dir, 'p_counter_collection.csv'), toRocprofCsv(header, [
+    ['1', 'Agent 2', GEMM, 'SQ_WAVES', '8', '100', '200'],
+    ['2', 'Agent 2', '<barrier packet>', 'SQ_WAVES', '0', '200', '250'],
+    ['3', 'Agent 2', GEMM, 'SQ_WAVES', '8', '300', '400'],
+  ]));
+  const s = await summary(dir);
+  assert.deepEqual(s.kernels.map((k) => [k.name, k.calls]), [[GEMM, 2]]);
+  assert.deepEqual(s.pseudoRows, [{ name: '<barrier packet>', calls: 1, totalNs: 50 }]);
+  assert.deepEqual(s.counters?.map((k) => k.kernel), [GEMM]);
+  const agent = s.agents.find((a) => a.id === 'Agent 2');
+  assert.deepEqual([agent?.kernelCalls, agent?.kernelNs, agent?.busyNs], [2, 200, 250]);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Names: prefixed stats files, rocprofv2 and v1 SQLite
 
@@ -244,8 +260,10 @@ test('rocprofv2 kernel timestamps (rocprof-compute\'s timestamps.csv) are read a
   ];
   writeFileSync(path.join(dir, 'timestamps.csv'), [header, ...rows].join('\n') + '\n');
   writeFileSync(path.join(dir, 'pmc_perf_0.csv'), `${header},SQ_WAVES\n${rows[0]},16\n`);
+  writeFileSync(path.join(dir, 'hip_api_trace.csv'), 'Domain,Function,Start_Timestamp,End_Timestamp,Correlation_ID\n\nHIP_API,hipLaunchKernel,900,950,1\nHIP_API,hipLaunchKernel,1650,1690,2\n');
   const s = await summary(dir);
-  assert.deepEqual(s.sources.map((x) => [x.path, x.format, x.variant, x.rows]), [['timestamps.csv', 'rocprofv2-csv', 'rocprofv2', 2]]);
+  assert.deepEqual(s.sources.map((x) => [x.path, x.format, x.variant, x.rows]), [['hip_api_trace.csv', 'rocprofv2-csv', 'rocprofv2', 2], ['timestamps.csv', 'rocprofv2-csv', 'rocprofv2', 2]]);
+  assert.deepEqual(s.api.map((a) => [a.name, a.calls, a.totalNs]), [['hipLaunchKernel', 2, 90]]);
   assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs, k.agentIds]), [[GEMM, 1, 600, ['Agent 4']], [ADD, 1, 50, ['Agent 4']]]);
   assert.match(new Map(s.skipped.map((x) => [x.path, x.reason])).get('pmc_perf_0.csv') ?? '', /rocprof-compute's pmc_perf table: another format, not read/);
 });

@@ -52,7 +52,8 @@ function statsKindFromName(base: string): { statsOf: StatsOf; family: string | n
   if (/rccl_api_stats\.csv$/.test(b)) return { statsOf: 'api', family: 'RCCL' };
   if (/copy_stats\.csv$/.test(b)) return { statsOf: 'copy', family: null };
   if (/marker_api_stats\.csv$/.test(b)) return { statsOf: 'marker', family: null };
-  if (/(^|[._])stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
+  // legacy v1: `results.stats.csv`, or `<name>.stats.csv` after `-o <name>.csv`
+  if (/(^|\.)stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
   return null;
 }
 
@@ -108,7 +109,11 @@ export async function classify(source: FileSource): Promise<Classified> {
   if (c.has('Name') && c.has('Calls') && c.has('TotalDurationNs')) {
     if (/domain_stats\.csv$/.test(lower)) return { kind: 'skip', reason: 'per-domain totals: not needed (the per-call stats and traces are read)' };
     const k = statsKindFromName(base);
-    if (!k) return { kind: 'skip', reason: 'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell: name it <prefix>kernel_stats.csv, ...hip_api_stats.csv, ...memory_copy_stats.csv' };
+    if (!k) {
+      const other = /([a-z]+(?:_[a-z]+)*)_stats\.csv$/.exec(lower);
+      if (other) return { kind: 'skip', reason: `${other[1]} stats: not summarised` };
+      return { kind: 'skip', reason: 'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell: name it <prefix>kernel_stats.csv, ...hip_api_stats.csv, ...memory_copy_stats.csv' };
+    }
     return { kind: 'stats', ...k, columns: c };
   }
   if (/^pmc_perf/.test(lower)) {

@@ -244,11 +244,12 @@ test('a stats file named <prefix>-kernel_stats.csv is recognised by its header a
   const header = ['Name', 'Calls', 'TotalDurationNs', 'AverageNs', 'Percentage', 'MinNs', 'MaxNs', 'StdDev'];
   writeFileSync(path.join(dir, 'mi300x-run3-kernel_stats.csv'), toRocprofCsv(header, [[GEMM, '4', '4000', '1000', '80.0', '900', '1100', '8.164966e+01'], [ADD, '2', '1000', '500', '20.0', '400', '600', '1.414214e+02']]));
   writeFileSync(path.join(dir, 'mi300x-run3-hip_api_stats.csv'), toRocprofCsv(header, [['hipMalloc', '2', '300', '150', '100.0', '100', '200', '70.71']]));
+  writeFileSync(path.join(dir, 'mi300x-run3-memory_allocation_stats.csv'), toRocprofCsv(header, [['MEMORY_ALLOCATION_ALLOCATE', '2', '300', '150', '100.0', '100', '200', '70.71']]));
   const s = await summary(dir);
   assert.deepEqual(s.sources.map((x) => [x.path, x.kind]), [['mi300x-run3-hip_api_stats.csv', 'api_stats'], ['mi300x-run3-kernel_stats.csv', 'kernel_stats']]);
   assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs, k.minNs, k.maxNs, k.stddevNs]), [[GEMM, 4, 4000, 900, 1100, 81.64966], [ADD, 2, 1000, 400, 600, 141.4214]]);
   assert.deepEqual(s.api.map((a) => [a.name, a.calls]), [['hipMalloc', 2]]);
-  assert.deepEqual(s.skipped, []);
+  assert.deepEqual(s.skipped, [{ path: 'mi300x-run3-memory_allocation_stats.csv', reason: 'memory_allocation stats: not summarised' }]);
 });
 
 test('rocprofv2 kernel timestamps (rocprof-compute\'s timestamps.csv) are read and named rocprofv2', async () => {

@@ -123,6 +123,15 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     s.files.push({ file, what });
   }
 
+  // rocprofv3 runs the program once per counter group (`--pmc A --pmc B`) into pass_1/, pass_2/, ...
+  const passes = new Set(
+    [...sets.values()]
+      .filter((s) => s.files.some((p) => p.what.kind === 'counter_collection'))
+      .flatMap((s) => /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(s.key.dir)?.[1] ?? []),
+  );
+  if (passes.size > 1) {
+    acc.warnings.push(`${passes.size} counter passes (${[...passes].join(', ')}): each is a separate run of the program, so dispatch counts add up over the passes`);
+  }
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
   for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {

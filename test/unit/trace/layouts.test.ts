@@ -3,7 +3,7 @@
 // counter_collection with and without timestamps, a prefixed stats name, rocprofv2 and v1 SQLite outputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
 import { summarizePath } from '../../../src/trace/index';
@@ -234,6 +234,18 @@ test('a pseudo-row among counted dispatches: apart from the kernels and the agen
   assert.deepEqual(s.counters?.map((k) => k.kernel), [GEMM]);
   const agent = s.agents.find((a) => a.id === 'Agent 2');
   assert.deepEqual([agent?.kernelCalls, agent?.kernelNs, agent?.busyNs], [2, 200, 250]);
+});
+
+test('counter passes (pass_1/, pass_2/): counters of both, and a warning that each pass is a run of its own', async () => {
+  const dir = tempDir('passes');
+  const header = ['Dispatch_Id', 'Agent_Id', 'Kernel_Name', 'Counter_Name', 'Counter_Value', 'Start_Timestamp', 'End_Timestamp'];
+  for (const [pass, counter] of [['pass_1', 'SQ_WAVES'], ['pass_2', 'GRBM_COUNT']] as const) {
+    mkdirSync(path.join(dir, pass, 'node-a'), { recursive: true });
+    writeFileSync(path.join(dir, pass, 'node-a', '311_counter_collection.csv'), toRocprofCsv(header, [['1', 'Agent 2', GEMM, counter, '8', '100', '200']]));
+  }
+  const s = await summary(dir);
+  assert.deepEqual(s.counters?.map((k) => [k.dispatches, k.counters.map((c) => c.name)]), [[2, ['GRBM_COUNT', 'SQ_WAVES']]]);
+  assert.deepEqual(s.warnings, ['2 counter passes (pass_1, pass_2): each is a separate run of the program, so dispatch counts add up over the passes']);
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -110,8 +110,9 @@ test('a missing path or a folder of junk: one line on stderr, exit code 2', () =
   assert.match(badTop.stderr, /--top takes a whole number/);
 });
 
-test('a --pmc run (counter_collection.csv only): dispatches and counters per kernel in the tables and --json', () => {
+test('a --pmc run (counter_collection.csv only): dispatches and counters per kernel in the tables and --json', (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-pmc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   copyFileSync(path.join(fixtures, 'rocm-systems__sdkdocs__counter_collection.csv'), path.join(dir, '15606_counter_collection.csv'));
   const r = summarize(dir);
   assert.equal(r.status, 0, r.stderr);
@@ -123,8 +124,9 @@ test('a --pmc run (counter_collection.csv only): dispatches and counters per ker
   ]);
 });
 
-test('a zip that would unpack far past its size: exit 2 with one line saying why', async () => {
+test('a zip that would unpack far past its size: exit 2 with one line saying why', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-bomb-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const zip = path.join(dir, 'profile.zip');
   const archive = new ZipArchive({ zlib: { level: 9 } });
   const out = createWriteStream(zip);

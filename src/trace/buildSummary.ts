@@ -1,12 +1,13 @@
 // From accumulated state to the TraceSummary object (sorted, percentages, timeline).
 import {
-  TRACE_SUMMARY_VERSION, type ApiRow, type KernelRow, type LaunchConfig, type MarkerKernel, type MarkerRow, type MemoryCopyRow,
-  type TraceAgent, type TraceSummary, type TraceTimeline,
+  TRACE_SUMMARY_VERSION, type ApiRow, type KernelCounters, type KernelRow, type LaunchConfig, type MarkerKernel, type MarkerRow,
+  type MemoryCopyRow, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline,
 } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
+import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
-import type { KernelAgg } from './tables';
+import type { KernelAgg, RunTables } from './tables';
 
 export interface BuildOptions {
   /** Timeline buckets (default 100). */
@@ -60,11 +61,15 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
   const buckets = Math.max(1, Math.floor(options.buckets ?? 100));
   const t = acc.tables;
 
-  const kernelAggs = [...t.kernels.values()];
+  const kernelAggs = [...t.kernels.values()].filter((k) => !isPseudoKernel(k.name));
+  const pseudoRows: PseudoRow[] = [...t.kernels.values()]
+    .filter((k) => isPseudoKernel(k.name))
+    .map((k) => ({ name: k.name, calls: k.stats.count, totalNs: k.stats.sum }))
+    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
   const kernelTotal = kernelAggs.reduce((s, k) => s + k.stats.sum, 0);
   const kernels = kernelAggs
     .map((k) => kernelRow(k, kernelTotal))
-    .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
+    .sort((a, b) => b.totalNs - a.totalNs || b.calls - a.calls || a.name.localeCompare(b.name));
 
   const memoryCopies: MemoryCopyRow[] = [...t.copies.values()]
     .map((c) => {
@@ -119,6 +124,15 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     ? { startNs: acc.wallStart, endNs: acc.wallEnd, spanNs: acc.wallEnd - acc.wallStart }
     : null;
 
+  // pseudo-rows keep their busy time (the packets did occupy the queue) but are not kernel dispatches
+  for (const k of t.kernels.values()) {
+    if (!isPseudoKernel(k.name) || k.agentIds.size !== 1) continue;
+    const a = acc.agents.get([...k.agentIds][0] as string);
+    if (a) {
+      a.kernelCalls = Math.max(0, a.kernelCalls - k.stats.count);
+      a.kernelNs = Math.max(0, a.kernelNs - k.stats.sum);
+    }
+  }
   const states = [...acc.agents.values()].filter(
     (a) => a.kernelCalls > 0 || a.copyNs > 0 || (a.described && a.info.type === 'GPU'),
   );
@@ -182,5 +196,24 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     skipped: acc.skipped,
     checks: acc.checks,
     warnings: acc.warnings,
+    ...(t.counters.size > 0 ? { counters: countersOut(t, kernels) } : {}),
+    ...(pseudoRows.length > 0 ? { pseudoRows } : {}),
   };
+}
+
+/** Per kernel (in the kernel table's order), each counter's mean/min/max over the dispatches that reported it. */
+function countersOut(t: RunTables, kernels: KernelRow[]): KernelCounters[] {
+  const rank = new Map(kernels.map((k, i) => [k.name, i]));
+  const order = (name: string): number => rank.get(name) ?? kernels.length;
+  return [...t.counters.values()]
+    .filter((k) => !isPseudoKernel(k.kernel))
+    .map((k) => ({
+      kernel: k.kernel,
+      shortName: shortKernelName(k.kernel),
+      dispatches: k.dispatches,
+      counters: [...k.counters]
+        .map(([name, c]) => ({ name, dispatches: c.samples, mean: c.sum / c.samples, min: c.min, max: c.max }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    }))
+    .sort((a, b) => order(a.kernel) - order(b.kernel) || b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel));
 }

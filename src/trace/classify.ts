@@ -7,7 +7,7 @@ import type { FileSource } from './sources';
 export type StatsOf = 'kernel' | 'api' | 'copy' | 'marker';
 
 export type Classified =
-  | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info'; columns: Columns }
+  | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info' | 'counter_collection'; columns: Columns }
   | { kind: 'stats'; statsOf: StatsOf; family: string | null; columns: Columns }
   | { kind: 'rocpd' }
   | { kind: 'v1_json' }
@@ -28,8 +28,8 @@ const ROCPROFV3_KINDS = [
   'memory_copy_stats', 'marker_api_stats', 'rccl_api_stats', 'domain_stats', 'results', 'hip_trace',
   'hsa_trace', 'marker_trace', 'rccl_trace',
 ];
-const KIND_RE = new RegExp(`^(.*?)[._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
-const V1_RE = /^(.*?)[._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
+const KIND_RE = new RegExp(`^(.*?)[-._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
+const V1_RE = /^(.*?)[-._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
 
 export function setKeyOf(path: string): SetKey {
   const slash = path.lastIndexOf('/');
@@ -43,15 +43,17 @@ export function setKeyOf(path: string): SetKey {
   return { key: `${dir}/${prefix}`, dir, prefix, pid, host };
 }
 
+/** The stats kind from the end of the file name, after any prefix (`run1-kernel_stats.csv`, `results.stats.csv`). */
 function statsKindFromName(base: string): { statsOf: StatsOf; family: string | null } | null {
   const b = base.toLowerCase();
-  if (/(^|[._])kernel_stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
-  if (/(^|[._])(hip_api_stats|hip_stats)\.csv$/.test(b)) return { statsOf: 'api', family: 'HIP' };
-  if (/(^|[._])(hsa_api_stats|hsa_stats)\.csv$/.test(b)) return { statsOf: 'api', family: 'HSA' };
-  if (/(^|[._])rccl_api_stats\.csv$/.test(b)) return { statsOf: 'api', family: 'RCCL' };
-  if (/(^|[._])(memory_copy_stats|copy_stats)\.csv$/.test(b)) return { statsOf: 'copy', family: null };
-  if (/(^|[._])marker_api_stats\.csv$/.test(b)) return { statsOf: 'marker', family: null };
-  if (/(^|[._])results\.stats\.csv$/.test(b) || /^stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
+  if (/kernel_stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
+  if (/(hip_api_stats|hip_stats)\.csv$/.test(b)) return { statsOf: 'api', family: 'HIP' };
+  if (/(hsa_api_stats|hsa_stats)\.csv$/.test(b)) return { statsOf: 'api', family: 'HSA' };
+  if (/rccl_api_stats\.csv$/.test(b)) return { statsOf: 'api', family: 'RCCL' };
+  if (/copy_stats\.csv$/.test(b)) return { statsOf: 'copy', family: null };
+  if (/marker_api_stats\.csv$/.test(b)) return { statsOf: 'marker', family: null };
+  // legacy v1: `results.stats.csv`, or `<name>.stats.csv` after `-o <name>.csv`
+  if (/(^|\.)stats\.csv$/.test(b)) return { statsOf: 'kernel', family: null };
   return null;
 }
 
@@ -105,16 +107,25 @@ export async function classify(source: FileSource): Promise<Classified> {
   if (!header || header.length === 0) return { kind: 'skip', reason: 'CSV without a header' };
   const c = new Columns(header);
   if (c.has('Name') && c.has('Calls') && c.has('TotalDurationNs')) {
+    if (/domain_stats\.csv$/.test(lower)) return { kind: 'skip', reason: 'per-domain totals: not needed (the per-call stats and traces are read)' };
     const k = statsKindFromName(base);
     if (!k) {
-      if (/(^|[._])domain_stats\.csv$/.test(lower)) return { kind: 'skip', reason: 'per-domain totals: not needed (the per-call stats and traces are read)' };
-      return { kind: 'skip', reason: 'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell' };
+      const other = /([a-z]+(?:_[a-z]+)*)_stats\.csv$/.exec(lower);
+      if (other) return { kind: 'skip', reason: `${other[1]} stats: not summarised` };
+      return { kind: 'skip', reason: 'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell: name it <prefix>kernel_stats.csv, ...hip_api_stats.csv, ...memory_copy_stats.csv' };
     }
     return { kind: 'stats', ...k, columns: c };
   }
-  if (c.has('Counter_Name')) return { kind: 'skip', reason: 'counter collection: per-dispatch counters are not summarised' };
+  if (/^pmc_perf/.test(lower)) {
+    return { kind: 'skip', reason: "rocprof-compute's pmc_perf table: another format, not read (its timestamps.csv is)" };
+  }
+  if (c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name')) return { kind: 'counter_collection', columns: c };
   if (c.has('Kernel_Name', 'KernelName')) {
     if (c.has('Start_Timestamp', 'BeginNs') && c.has('End_Timestamp', 'EndNs')) return { kind: 'kernel_trace', columns: c };
+    if (c.has('Stop_Timestamp') && c.has('Operation')) {
+      return { kind: 'skip', reason: 'rocprofv2 HIP activity trace (Stop_Timestamp): another format, not read (use its kernel trace)' };
+    }
+    if (c.has('KernelName')) return { kind: 'skip', reason: 'legacy rocprof v1 counter CSV (rocprof -i) without start/end timestamps: not read' };
     return { kind: 'skip', reason: 'kernel CSV without start/end timestamps (a counter run)' };
   }
   if (c.has('Direction') && c.has('Source_Agent_Id') && c.has('Start_Timestamp')) return { kind: 'memory_copy_trace', columns: c };

@@ -16,5 +16,5 @@ export class TraceInputError extends Error {
 /** What a rocprof output set is made of, for error messages. */
 export const LOOKED_FOR =
   'rocprofv3 CSVs (*_kernel_trace.csv, *_memory_copy_trace.csv, *_hip_api_trace.csv, *_marker_api_trace.csv, ' +
-  '*_agent_info.csv, *_stats.csv), a rocpd database (*_results.db), legacy rocprof files (results.stats.csv, ' +
+  '*_agent_info.csv, *_counter_collection.csv, *_stats.csv), a rocpd database (*_results.db), legacy rocprof files (results.stats.csv, ' +
   'results.json) or a zip of them';

@@ -70,14 +70,54 @@ export async function listSingleFile(absPath: string, size: number): Promise<Sou
   return { files: [fileSource(absPath, basename(absPath), size)], skipped: [], close: async () => {} };
 }
 
-export async function listZip(zipPath: string): Promise<SourceSet> {
+/**
+ * What a zip may unpack to. Sizes come from the zip's directory before anything is inflated; yauzl then stops any
+ * entry that inflates past its stated size, so a small zip cannot make us hold or write more than this.
+ */
+export interface ZipLimits {
+  /** All entries together, uncompressed. */
+  maxTotalBytes: number;
+  /** Uncompressed / compressed size of one entry; checked for entries over `ratioFloorBytes`. */
+  maxRatio: number;
+  ratioFloorBytes: number;
+}
+
+export const DEFAULT_ZIP_LIMITS: ZipLimits = {
+  maxTotalBytes: 16 * 1024 ** 3,
+  // rocprof CSVs deflate 10-40x; a zip bomb's zeros about 1000x
+  maxRatio: 200,
+  ratioFloorBytes: 1024 * 1024,
+};
+
+export class ZipLimitError extends Error {
+  readonly type = 'zip-limit' as const;
+}
+
+const sizeText = (n: number): string =>
+  n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} bytes`;
+
+export async function listZip(zipPath: string, limits: Partial<ZipLimits> = {}): Promise<SourceSet> {
+  const lim = { ...DEFAULT_ZIP_LIMITS, ...limits };
   const zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
   const files: FileSource[] = [];
   const skipped: SourceSet['skipped'] = [];
+  let total = 0;
   try {
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName;
       if (name.endsWith('/')) continue;
+      const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
+      if (entry.uncompressedSize > lim.ratioFloorBytes && ratio > lim.maxRatio) {
+        throw new ZipLimitError(
+          `refused: entry ${name} would unpack ${entry.compressedSize} bytes to ${entry.uncompressedSize} (${Math.round(ratio)}:1, over the ${lim.maxRatio}:1 that rocprof output reaches): not a profile, possibly a zip bomb`,
+        );
+      }
+      total += entry.uncompressedSize;
+      if (total > lim.maxTotalBytes) {
+        throw new ZipLimitError(
+          `refused: the entries unpack to more than ${sizeText(lim.maxTotalBytes)} (${sizeText(total)} with entry ${name}); unpack it yourself and summarise the folder`,
+        );
+      }
       if (name.split('/').includes('.rocprofv3')) {
         skipped.push({ path: name, reason: "rocprofv3's temporary folder" });
         continue;

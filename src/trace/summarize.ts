@@ -4,6 +4,7 @@
 // wins over CSVs of the same run (it has copy sizes and agent details); traces win over stats files, which are
 // then used to cross-check our totals (`checks`); a stats file alone is used as the data.
 import { open as openFile, stat } from 'node:fs/promises';
+import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
 import type { TraceSummary } from '../core/protocol/traceSummary';
@@ -16,22 +17,38 @@ import { CsvFormatError } from './csvScanner';
 import { mergeStats, statsFromTotals } from './durationStats';
 import { LOOKED_FOR, TraceInputError } from './errors';
 import { MAX_V1_JSON_BYTES, NotV1TraceError, readV1Json } from './readers/legacyV1';
+import { readCounterCollection } from './readers/counterCollection';
 import { NotRocpdError, readRocpd } from './readers/rocpd';
 import {
   SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
   readMemoryCopyTrace, readStatsFile, type CsvReadContext, type RowProblems, type StatsRow,
 } from './readers/rocprofv3Csv';
 import { attributeCsvRanges } from './readers/rangeCsv';
-import { listFolder, listSingleFile, listZip, type FileSource, type SourceSet } from './sources';
+import { isPseudoKernel } from './pseudoRows';
+import { listFolder, listSingleFile, listZip, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
 import { RunTables, normalizeDirection } from './tables';
 
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
   busy?: BusyOptions;
+  /** Limits on what a zip may unpack to (defaults in sources.ts). */
+  zip?: Partial<ZipLimits>;
+  /** Largest rocpd database loaded whole (default 1.5 GiB, or a quarter of the machine's memory if less). */
+  maxRocpdBytes?: number;
 }
 
-/** Largest rocpd database loaded (sql.js holds the whole file in WASM memory). */
-const MAX_ROCPD_BYTES = 1536 * 1024 * 1024;
+/**
+ * Largest rocpd database loaded: sql.js holds the whole file in WASM memory, beside our copy of its bytes, so a
+ * quarter of the machine's memory at most.
+ */
+const MAX_ROCPD_BYTES = Math.min(1536 * 1024 * 1024, Math.floor(totalmem() / 4));
+
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+function rowsSkippedWarning(path: string, problems: RowProblems): string {
+  const at = problems.firstBadLine !== undefined ? ` (the first on line ${problems.firstBadLine})` : '';
+  return `${path}: ${problems.badRows} row(s) without valid fields or timestamps were skipped${at}`;
+}
 
 interface Planned {
   file: FileSource;
@@ -55,8 +72,9 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
   if (st.isDirectory()) set = await listFolder(abs);
   else if (await isZip(abs)) {
     try {
-      set = await listZip(abs);
+      set = await listZip(abs, options.zip);
     } catch (err) {
+      if (err instanceof ZipLimitError) throw new TraceInputError(`${path}: ${err.message}`, path);
       throw new TraceInputError(`${path}: unreadable zip (${(err as Error).message})`, path);
     }
   } else if (/\.zip$/i.test(abs)) {
@@ -106,10 +124,19 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     s.files.push({ file, what });
   }
 
+  // rocprofv3 runs the program once per counter group (`--pmc A --pmc B`) into pass_1/, pass_2/, ...
+  const passes = new Set(
+    [...sets.values()]
+      .filter((s) => s.files.some((p) => p.what.kind === 'counter_collection'))
+      .flatMap((s) => /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(s.key.dir)?.[1] ?? []),
+  );
+  if (passes.size > 1) {
+    acc.warnings.push(`${passes.size} counter passes (${[...passes].join(', ')}): each is a separate run of the program, so dispatch counts add up over the passes`);
+  }
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
   for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {
-    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '');
+    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options);
   }
 
   if (acc.sources.length === 0) {
@@ -121,7 +148,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   return buildSummary(acc, options);
 }
 
-async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string): Promise<void> {
+async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
   const tables = new RunTables();
   const agents = new SetAgents(acc, agentPrefix);
   const ctx: CsvReadContext = { acc, tables, agents };
@@ -143,8 +170,9 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       skip(p.file, `a second database for the same run as ${fromDb}`);
       continue;
     }
-    if (p.file.size > MAX_ROCPD_BYTES) {
-      skip(p.file, `rocpd database larger than ${MAX_ROCPD_BYTES / 1024 / 1024} MiB: read its CSV output instead (rocpd convert -f csv)`);
+    const maxDb = options.maxRocpdBytes ?? MAX_ROCPD_BYTES;
+    if (p.file.size > maxDb) {
+      skip(p.file, `rocpd database of ${mib(p.file.size)}, over the ${mib(maxDb)} that can be loaded whole: not read; convert it to CSV (rocpd convert -i ${p.file.path.slice(p.file.path.lastIndexOf('/') + 1)} --output-format csv) and summarise that`);
       continue;
     }
     try {
@@ -153,7 +181,9 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       fromDb = p.file.path;
     } catch (err) {
       if (err instanceof NotRocpdError) skip(p.file, err.message);
-      else skip(p.file, `unreadable database: ${(err as Error).message}`);
+      else if (err instanceof RangeError || /memory/i.test((err as Error).message)) {
+        skip(p.file, `rocpd database of ${mib(p.file.size)}: not enough memory to load it (${(err as Error).message}); convert it to CSV (rocpd convert) and summarise that`);
+      } else skip(p.file, `unreadable database: ${(err as Error).message}`);
     }
   }
   const notePathProcess = (): void => {
@@ -185,7 +215,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
         acc.warnings.push(`${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`);
       }
     }
-    if (problems.badRows > 0) acc.warnings.push(`${file.path}: ${problems.badRows} row(s) without valid fields or timestamps were skipped`);
+    if (problems.badRows > 0) acc.warnings.push(rowsSkippedWarning(file.path, problems));
   };
 
   // 2. agent descriptions first: copies are attributed to their GPU end
@@ -195,13 +225,31 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     await guarded(p.file, async () => done(await readAgentInfo(p.file, agents)), done);
   }
   const have = { kernel: false, copy: false, marker: false };
+  let v1KernelCsv: string | null = null;
   for (const p of csvOf('kernel_trace')) {
     const variant = kernelVariant(p.columns);
+    const format = variant === 'v1' ? 'rocprof-v1-csv' : variant === 'rocprofv2' ? 'rocprofv2-csv' : 'rocprofv3-csv';
     const done = (rows: number): void => {
-      source(p.file, variant === 'v1' ? 'rocprof-v1-csv' : 'rocprofv3-csv', 'kernel_trace', variant, rows);
+      source(p.file, format, 'kernel_trace', variant, rows);
       have.kernel = true;
+      if (variant === 'v1') v1KernelCsv = p.file.path;
     };
     await guarded(p.file, async (problems) => done(await readKernelTrace(p.file, ctx, problems)), done);
+  }
+  // counters of the same run's dispatches; they are the kernel data only when no kernel trace was read
+  const kernelsTraced = have.kernel;
+  for (const p of csvOf('counter_collection')) {
+    const done = (rows: number, timed: boolean | null): void => {
+      source(p.file, 'rocprofv3-csv', 'counter_collection', timed === null ? 'rocprofv3' : timed ? 'rocm-7.0' : 'rocm-6.x', rows);
+      if (!kernelsTraced) have.kernel = true;
+    };
+    await guarded(p.file, async (problems) => {
+      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced);
+      done(res.rows, res.timed);
+      if (!kernelsTraced && !res.timed && res.dispatches > 0) {
+        acc.warnings.push(`${p.file.path}: a counter collection without timestamps (before ROCm 7): kernels have their dispatch counts, not their times`);
+      }
+    }, (rows) => done(rows, null));
   }
   for (const p of csvOf('memory_copy_trace')) {
     const done = (rows: number): void => {
@@ -214,20 +262,29 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     const base = p.file.path.slice(p.file.path.lastIndexOf('/') + 1).replace(/\.csv$/i, '');
     const kind = /marker/i.test(base) ? 'marker_api_trace' : /hsa/i.test(base) ? 'hsa_api_trace' : /rccl/i.test(base) ? 'rccl_api_trace' : /hip/i.test(base) ? 'hip_api_trace' : 'api_trace';
     const markersBefore = tables.markers.size;
+    const variant = apiVariant(p.columns);
     const done = (rows: number): void => {
-      source(p.file, 'rocprofv3-csv', kind, apiVariant(p.columns), rows);
+      source(p.file, variant === 'rocprofv2' ? 'rocprofv2-csv' : 'rocprofv3-csv', kind, variant, rows);
       if (tables.markers.size > markersBefore || kind === 'marker_api_trace') have.marker = true;
     };
     await guarded(p.file, async (problems) => done(await readApiTrace(p.file, ctx, problems, (pid) => acc.addProcess(pid, s.key.host))), done);
   }
   for (const p of of('v1_json')) {
     if (p.file.size > MAX_V1_JSON_BYTES) {
-      skip(p.file, `legacy results.json larger than ${MAX_V1_JSON_BYTES / 1024 / 1024} MiB: not parsed`);
+      skip(p.file, `legacy results.json of ${mib(p.file.size)}, over the ${mib(MAX_V1_JSON_BYTES)} parsed in memory: not read`);
       continue;
     }
     try {
-      const rows = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix);
-      source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', rows);
+      const res = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix, v1KernelCsv !== null);
+      source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', res.rows);
+      if (res.skipped > 0) acc.warnings.push(`${p.file.path}: ${res.skipped} event(s) without a valid begin/end were skipped`);
+      if (v1KernelCsv !== null) {
+        const check = compareKernels(v1KernelCsv, p.file.path, res.kernels, tables);
+        acc.checks.push(check);
+        if (check.mismatches.length > 0) {
+          acc.warnings.push(`${p.file.path} and ${v1KernelCsv} (one legacy run) disagree on ${check.mismatches.length} kernel(s), e.g. ${check.mismatches[0]}; the kernels are from ${v1KernelCsv}`);
+        }
+      }
       have.kernel ||= tables.kernels.size > 0;
       have.copy ||= tables.copies.size > 0;
     } catch (err) {
@@ -261,6 +318,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       skip(p.file, `unreadable: ${(err as Error).message}`);
       continue;
     }
+    if (problems.badRows > 0) acc.warnings.push(rowsSkippedWarning(p.file.path, problems));
     const variant = p.what.columns.has('MinNs') ? 'rocprofv3' : 'v1';
     const format = variant === 'v1' ? 'rocprof-v1-stats' : 'rocprofv3-stats';
     const kind = `${p.what.statsOf}_stats`;
@@ -283,8 +341,13 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
   notePathProcess();
 }
 
+/** Legacy v1 writes ` [clone .kd]` after kernel names in results.csv but not in its JSON or (with a trace) its stats. */
+function kernelKey(name: string): string {
+  return name.endsWith(' [clone .kd]') ? name.slice(0, -' [clone .kd]'.length) : name;
+}
+
 function statsKey(statsOf: StatsOf, name: string): string {
-  return statsOf === 'copy' ? normalizeDirection(name) : name;
+  return statsOf === 'copy' ? normalizeDirection(name) : statsOf === 'kernel' ? kernelKey(name) : name;
 }
 
 function useStats(statsOf: StatsOf, family: string | null, rows: StatsRow[], tables: RunTables): void {
@@ -300,12 +363,16 @@ function useStats(statsOf: StatsOf, family: string | null, rows: StatsRow[], tab
 /** Calls and total ns per name from the stats file against what we computed from the trace of the same run. */
 function crossCheck(path: string, statsOf: StatsOf, family: string | null, rows: StatsRow[], tables: RunTables) {
   const ours = new Map<string, { calls: number; total: number }>();
-  if (statsOf === 'kernel') for (const k of tables.kernels.values()) ours.set(k.name, { calls: k.stats.count, total: k.stats.sum });
+  if (statsOf === 'kernel') {
+    for (const k of tables.kernels.values()) if (!isPseudoKernel(k.name)) ours.set(kernelKey(k.name), { calls: k.stats.count, total: k.stats.sum });
+  }
   else if (statsOf === 'copy') for (const c of tables.copies.values()) ours.set(c.direction, { calls: c.stats.count, total: c.stats.sum });
   else for (const a of tables.api.values()) if (a.family === family) ours.set(a.name, { calls: a.stats.count, total: a.stats.sum });
   const mismatches: string[] = [];
   const seen = new Set<string>();
   for (const r of rows) {
+    // pseudo-rows are compared by nobody: a trace may or may not list them
+    if (statsOf === 'kernel' && isPseudoKernel(r.name)) continue;
     const key = statsKey(statsOf, r.name);
     seen.add(key);
     const o = ours.get(key);
@@ -316,4 +383,36 @@ function crossCheck(path: string, statsOf: StatsOf, family: string | null, rows:
   }
   for (const key of ours.keys()) if (!seen.has(key)) mismatches.push(`${key}: in the trace, not in the stats file`);
   return { what: `${statsOf} calls and totals vs ${path}`, compared: rows.length, mismatches };
+}
+
+/** A legacy run's results.json kernels (not added) against its results.csv (read). */
+function compareKernels(csvPath: string, jsonPath: string, fromJson: Map<string, { calls: number; totalNs: number }>, tables: RunTables) {
+  const csv = new Map<string, { calls: number; totalNs: number }>();
+  for (const k of tables.kernels.values()) {
+    if (isPseudoKernel(k.name)) continue;
+    const key = kernelKey(k.name);
+    const c = csv.get(key) ?? { calls: 0, totalNs: 0 };
+    c.calls += k.stats.count;
+    c.totalNs += k.stats.sum;
+    csv.set(key, c);
+  }
+  const json = new Map<string, { calls: number; totalNs: number }>();
+  for (const [name, j] of fromJson) {
+    if (isPseudoKernel(name)) continue;
+    const key = kernelKey(name);
+    const c = json.get(key) ?? { calls: 0, totalNs: 0 };
+    c.calls += j.calls;
+    c.totalNs += j.totalNs;
+    json.set(key, c);
+  }
+  const mismatches: string[] = [];
+  for (const [name, j] of json) {
+    const k = csv.get(name);
+    if (!k) mismatches.push(`${name}: in ${jsonPath}, not in ${csvPath}`);
+    else if (k.calls !== j.calls || Math.abs(k.totalNs - j.totalNs) > 0.5) {
+      mismatches.push(`${name}: csv ${k.calls} calls ${k.totalNs} ns, json ${j.calls} calls ${j.totalNs} ns`);
+    }
+  }
+  for (const name of csv.keys()) if (!json.has(name)) mismatches.push(`${name}: in ${csvPath}, not in ${jsonPath}`);
+  return { what: `kernel calls and totals of ${jsonPath} vs ${csvPath} (one run, read once from the csv)`, compared: json.size, mismatches };
 }

@@ -69,6 +69,20 @@ export function addRangeKernel(m: MarkerAgg, kernel: string, calls: number, tota
   }
 }
 
+/** One counter of one kernel over its dispatches. */
+export interface CounterAgg {
+  samples: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+
+export interface KernelCounterAgg {
+  kernel: string;
+  dispatches: number;
+  counters: Map<string, CounterAgg>;
+}
+
 export function newKernelAgg(name: string): KernelAgg {
   return { name, stats: emptyStats(), launches: [], launchesTruncated: false, lastLaunch: -1, agentIds: new Set() };
 }
@@ -129,6 +143,18 @@ export class RunTables {
     this.rangeAttribution = r
       ? { by: weakerAttribution(r.by, by) as typeof by, dispatches: r.dispatches + dispatches, inRanges: r.inRanges + inRanges }
       : { by, dispatches, inRanges };
+  }
+
+  /** Hardware counters per kernel name (counter_collection). */
+  readonly counters = new Map<string, KernelCounterAgg>();
+
+  kernelCounters(kernel: string): KernelCounterAgg {
+    let k = this.counters.get(kernel);
+    if (!k) {
+      k = { kernel, dispatches: 0, counters: new Map() };
+      this.counters.set(kernel, k);
+    }
+    return k;
   }
 
   kernel(name: string): KernelAgg {
@@ -203,7 +229,24 @@ export class RunTables {
       const r = this.rangeAttribution;
       target.noteRangeAttribution(r.by, r.dispatches, r.inRanges);
     }
+    for (const k of this.counters.values()) {
+      const t = target.kernelCounters(k.kernel);
+      t.dispatches += k.dispatches;
+      for (const [name, c] of k.counters) addCounterSamples(t, name, c);
+    }
   }
+}
+
+export function addCounterSamples(k: KernelCounterAgg, name: string, c: CounterAgg): void {
+  const t = k.counters.get(name);
+  if (!t) {
+    k.counters.set(name, { ...c });
+    return;
+  }
+  t.samples += c.samples;
+  t.sum += c.sum;
+  if (c.min < t.min) t.min = c.min;
+  if (c.max > t.max) t.max = c.max;
 }
 
 /** Normalises a copy direction: `MEMORY_COPY_HOST_TO_DEVICE` / `CopyHostToDevice` → `HOST_TO_DEVICE`. */

@@ -13,3 +13,4 @@ export const formatCount = (n: Value): string => format.formatCount(n);
 export const formatBandwidth = (gbps: Value): string => format.formatBandwidth(gbps);
 export const formatDim = (d: readonly [number, number, number] | null): string => format.formatDim(d);
 export const formatMeanErr = (meanNs: number | undefined, errNs: number | undefined): string => format.formatMeanErr(meanNs, errNs);
+export const formatCounterValue = (v: Value): string => format.formatCounterValue(v);

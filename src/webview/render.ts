@@ -1,8 +1,8 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
 // trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX ranges with a section per case).
-import type { KernelRow, MarkerRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import type { KernelCounters, KernelRow, MarkerRow, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { h, svg, type Child } from './dom';
-import { formatBandwidth, formatBytes, formatCount, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
+import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderMarkdown } from './markdown';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
@@ -240,8 +240,11 @@ export function renderTrace(s: TraceSummary): HTMLElement {
     { class: 'trace' },
     renderBusy(s),
     s.timeline ? renderTimeline(s.timeline) : null,
+    s.warnings.length ? renderWarnings(s.warnings) : null,
     renderKernels(s.kernels, s.kernelTotals),
+    s.pseudoRows?.length ? renderPseudoRows(s.pseudoRows) : null,
     renderLaunches(s.kernels),
+    s.counters?.length ? renderCounters(s.counters) : null,
     s.memoryCopies.length
       ? table(
           'Memory copies',
@@ -377,6 +380,8 @@ function percentBar(p: number): HTMLElement {
   return h('span', { class: 'bar', role: 'img', 'aria-label': formatPercent(p) }, h('span', { class: 'bar-track' }, bar), h('span', { class: 'bar-text' }, formatPercent(p)));
 }
 
+const untimed = (k: KernelRow): boolean => k.totalNs === 0 && k.minNs === null && k.calls > 0;
+
 function renderKernels(kernels: KernelRow[], totals: TraceSummary['kernelTotals']): HTMLElement {
   const shown = kernels.slice(0, TOP_KERNELS);
   const t = table(
@@ -385,8 +390,9 @@ function renderKernels(kernels: KernelRow[], totals: TraceSummary['kernelTotals'
     shown.map((k) => [
       h('span', { class: 'kernel-name', title: k.name, tabindex: 0 }, k.shortName || k.name),
       formatCount(k.calls),
-      formatNs(k.totalNs),
-      formatNs(k.avgNs),
+      // calls without times (a counter collection before ROCm 7): no durations to show
+      formatNs(untimed(k) ? null : k.totalNs),
+      formatNs(untimed(k) ? null : k.avgNs),
       formatNs(k.minNs),
       formatNs(k.maxNs),
       percentBar(k.percent),
@@ -394,6 +400,40 @@ function renderKernels(kernels: KernelRow[], totals: TraceSummary['kernelTotals'
     'kernels',
   );
   return t;
+}
+
+/** What the reader skipped or could not square: shown, not folded away, since it changes what the tables mean. */
+function renderWarnings(warnings: string[]): HTMLElement {
+  return h('div', { class: 'note trace-warnings', role: 'note' }, h('ul', {}, ...warnings.map((w) => h('li', {}, w))));
+}
+
+function renderPseudoRows(rows: PseudoRow[]): HTMLElement {
+  return h(
+    'p',
+    { class: 'note pseudo-rows' },
+    'Listed by the profiler but not kernels (not counted above): ',
+    ...rows.flatMap((r, i) => [i > 0 ? ', ' : '', h('code', {}, r.name), ` ${formatCount(r.calls)} × (${formatNs(r.totalNs)})`]),
+  );
+}
+
+function renderCounters(counters: KernelCounters[]): HTMLElement {
+  const shown = counters.slice(0, TOP_KERNELS);
+  return table(
+    `Hardware counters per kernel (${shown.length} of ${formatCount(counters.length)} kernels; mean, min and max over the dispatches)`,
+    ['kernel', 'dispatches', 'counter', 'values', 'mean', 'min', 'max'],
+    shown.flatMap((k) =>
+      k.counters.map((c, i) => [
+        i === 0 ? h('span', { class: 'kernel-name', title: k.kernel }, k.shortName || k.kernel) : '',
+        i === 0 ? formatCount(k.dispatches) : '',
+        h('code', {}, c.name),
+        formatCount(c.dispatches),
+        formatCounterValue(c.mean),
+        formatCounterValue(c.min),
+        formatCounterValue(c.max),
+      ]),
+    ),
+    'counters',
+  );
 }
 
 function renderLaunches(kernels: KernelRow[]): HTMLElement | null {

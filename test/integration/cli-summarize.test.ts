@@ -3,7 +3,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -108,4 +108,34 @@ test('a missing path or a folder of junk: one line on stderr, exit code 2', () =
   const badTop = summarize(DB, '--top', 'many');
   assert.equal(badTop.status, 2);
   assert.match(badTop.stderr, /--top takes a whole number/);
+});
+
+test('a --pmc run (counter_collection.csv only): dispatches and counters per kernel in the tables and --json', (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-pmc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(path.join(fixtures, 'rocm-systems__sdkdocs__counter_collection.csv'), path.join(dir, '15606_counter_collection.csv'));
+  const r = summarize(dir);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^Trace summary: 4 kernel dispatches of 4 kernels/);
+  assert.match(r.stdout, /Hardware counters per kernel\n\s+Kernel\s+Dispatches\s+Counter\s+Values\s+Mean\s+Min\s+Max\n\s+addition_kernel<float>\s+1\s+SQ_WAVES\s+1\s+16,384\s+16,384\s+16,384\n/);
+  const s = traceSummarySchema.parse(JSON.parse(summarize(dir, '--json').stdout));
+  assert.deepEqual(s.counters?.map((k) => [k.shortName, k.counters.map((c) => c.name)]).sort(), [
+    ['addition_kernel<float>', ['SQ_WAVES']], ['divide_kernel', ['SQ_WAVES']], ['multiply_kernel', ['SQ_WAVES']], ['subtract_kernel', ['SQ_WAVES']],
+  ]);
+});
+
+test('a zip that would unpack far past its size: exit 2 with one line saying why', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-bomb-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const zip = path.join(dir, 'profile.zip');
+  const archive = new ZipArchive({ zlib: { level: 9 } });
+  const out = createWriteStream(zip);
+  archive.pipe(out);
+  archive.append(Buffer.alloc(16 * 1024 * 1024), { name: '9_kernel_trace.csv' });
+  await archive.finalize();
+  if (!out.writableFinished) await once(out, 'finish');
+  const r = summarize(zip);
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^kernel-runner: .*profile\.zip: refused: entry 9_kernel_trace\.csv would unpack \d+ bytes to 16777216 \(\d+:1, over the 200:1 that rocprof output reaches\): not a profile, possibly a zip bomb\n$/);
 });

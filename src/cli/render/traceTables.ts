@@ -1,5 +1,5 @@
 // Readable text tables for a TraceSummary (the `kernel-runner summarize` output).
-import { formatBandwidth, formatBytes as formatBytesCore, formatNs as formatNsCore, formatPercent } from '../../core/format/index';
+import { formatBandwidth, formatBytes as formatBytesCore, formatCounterValue, formatNs as formatNsCore, formatPercent } from '../../core/format/index';
 import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
 import { tableLines as table } from './table';
 
@@ -100,18 +100,36 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
   if (summary.kernels.length > 0) {
     out.push('');
     out.push(h(`Top kernels${summary.kernels.length > top ? ` (${top} of ${summary.kernels.length})` : ''}`));
+    // a counter collection without timestamps gives calls only: no times to show
+    const timed = (k: KernelRow, ns: number): number | null => (k.totalNs === 0 && k.minNs === null && k.calls > 0 ? null : ns);
     const rows = summary.kernels.slice(0, top).map((k, i) => [
       String(i + 1),
       cut(k.shortName, nameWidth),
       String(k.calls),
-      formatNs(k.totalNs),
-      formatNs(k.avgNs),
+      formatNs(timed(k, k.totalNs)),
+      formatNs(timed(k, k.avgNs)),
       formatNs(k.minNs),
       formatNs(k.maxNs),
       pct(k.percent),
       kernelLaunch(k),
     ]);
     out.push(...table(['#', 'Kernel', 'Calls', 'Total', 'Avg', 'Min', 'Max', '%', 'Launch'], rows, ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
+  }
+
+  if (summary.pseudoRows?.length) {
+    const rows = summary.pseudoRows.map((p) => `${p.name} (${p.calls} call${p.calls === 1 ? '' : 's'}, ${formatNs(p.totalNs)})`);
+    out.push(`  Not kernels, not counted above: ${rows.join(', ')}`);
+  }
+
+  if (summary.counters?.length) {
+    out.push('');
+    const shown = summary.counters.slice(0, top);
+    out.push(h(`Hardware counters per kernel${summary.counters.length > shown.length ? ` (${shown.length} of ${summary.counters.length} kernels)` : ''}`));
+    const v = (x: number): string => formatCounterValue(x, CLI);
+    const rows = shown.flatMap((k) =>
+      k.counters.map((c, i) => [i === 0 ? cut(k.shortName, nameWidth) : '', i === 0 ? String(k.dispatches) : '', c.name, String(c.dispatches), v(c.mean), v(c.min), v(c.max)]),
+    );
+    out.push(...table(['Kernel', 'Dispatches', 'Counter', 'Values', 'Mean', 'Min', 'Max'], rows, ['l', 'r', 'l', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
   }
 
   if (summary.memoryCopies.length > 0) {

@@ -60,3 +60,11 @@ export function formatDim(d: readonly [number, number, number] | null | undefine
   if (!d) return opts.missing ?? MISSING;
   return d[1] === 1 && d[2] === 1 ? String(d[0]) : `${d[0]}×${d[1]}×${d[2]}`;
 }
+
+/** A hardware counter value: whole numbers with separators ("16,384"), others to four significant digits ("0.3333", "1.235e+12"). */
+export function formatCounterValue(v: number | null | undefined, opts: FormatOptions = {}): string {
+  if (!isShown(v)) return opts.missing ?? MISSING;
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
+  const a = Math.abs(v);
+  return a >= 1e6 || a < 1e-3 ? v.toExponential(3) : String(Number(v.toPrecision(4)));
+}

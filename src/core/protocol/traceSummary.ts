@@ -185,6 +185,33 @@ export const crossCheckSchema = z.object({
   mismatches: z.array(z.string()),
 });
 
+/** One hardware counter of one kernel over its dispatches (rocprofv3 `--pmc`, counter_collection.csv). */
+export const counterValueSchema = z.object({
+  /** Counter name as collected, e.g. `SQ_WAVES`, `GRBM_GUI_ACTIVE`. */
+  name: z.string(),
+  /** Values of it that were read: one a dispatch (rocprofv3 writes one row per dispatch and counter). */
+  dispatches: count,
+  mean: z.number(),
+  min: z.number(),
+  max: z.number(),
+});
+
+export const kernelCountersSchema = z.object({
+  /** Full kernel name (as `kernels[].name`). */
+  kernel: z.string(),
+  shortName: z.string(),
+  /** Dispatches of the kernel seen in the counter file. */
+  dispatches: count,
+  counters: z.array(counterValueSchema),
+});
+
+/** A row that a profiler lists with the kernels but is not one (`<barrier packet>`, `Unknown command type`). */
+export const pseudoRowSchema = z.object({
+  name: z.string(),
+  calls: count,
+  totalNs: ns,
+});
+
 export const traceSummarySchema = z.object({
   version: z.literal(TRACE_SUMMARY_VERSION),
   kernels: z.array(kernelRowSchema),
@@ -204,8 +231,12 @@ export const traceSummarySchema = z.object({
   sources: z.array(traceSourceSchema),
   skipped: z.array(skippedSourceSchema),
   checks: z.array(crossCheckSchema),
-  /** Human-readable notes: approximations, inconsistencies, fallbacks taken. */
+  /** Human-readable notes: approximations, inconsistencies, fallbacks taken, rows skipped. */
   warnings: z.array(z.string()),
+  /** Per kernel, its hardware counters (mean/min/max over dispatches), when a counter collection was read. */
+  counters: z.array(kernelCountersSchema).optional(),
+  /** Rows listed as kernels by the profiler that are not kernels; not in `kernels` or `kernelTotals`. */
+  pseudoRows: z.array(pseudoRowSchema).optional(),
 });
 
 export type LaunchConfig = z.infer<typeof launchConfigSchema>;
@@ -222,4 +253,7 @@ export type TraceSource = z.infer<typeof traceSourceSchema>;
 export type SkippedSource = z.infer<typeof skippedSourceSchema>;
 export type TraceProcess = z.infer<typeof traceProcessSchema>;
 export type CrossCheck = z.infer<typeof crossCheckSchema>;
+export type CounterValue = z.infer<typeof counterValueSchema>;
+export type KernelCounters = z.infer<typeof kernelCountersSchema>;
+export type PseudoRow = z.infer<typeof pseudoRowSchema>;
 export type TraceSummary = z.infer<typeof traceSummarySchema>;

@@ -1,8 +1,10 @@
 // Legacy rocprof (v1) `results.json`: a Chrome-trace JSON. Process-name metadata events say what each pid
 // holds (`COPY`, `CPU HIP API`, `GPU<n>`, ...); complete events (`ph: "X"`) carry exact `BeginNs`/`EndNs` in
 // their args. `otherData` holds rocminfo as `Agent<k>.Name`, `Agent<k>.ComputeUnit`, ...
+import { totalmem } from 'node:os';
 import type { TraceAccumulator } from '../accumulator';
 import { addDuration } from '../durationStats';
+import { isPseudoKernel } from '../pseudoRows';
 import { isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
 
 export class NotV1TraceError extends Error {}
@@ -16,10 +18,31 @@ interface ChromeEvent {
   args?: Record<string, unknown>;
 }
 
-/** Largest results.json parsed in memory (v1 is deprecated; its JSON is read whole). */
-export const MAX_V1_JSON_BYTES = 512 * 1024 * 1024;
+/**
+ * Largest results.json parsed in memory (v1 is deprecated; its JSON is read whole, and the parsed events take
+ * several times the text): 512 MiB, or a sixteenth of the machine's memory if less.
+ */
+export const MAX_V1_JSON_BYTES = Math.min(512 * 1024 * 1024, Math.floor(totalmem() / 16));
 
-export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTables, agentPrefix: string): number {
+export interface V1JsonResult {
+  rows: number;
+  /** Complete events without a usable begin/end. */
+  skipped: number;
+  /** GPU (kernel) events by name, when they were only compared (see `kernelsFromCsv`). */
+  kernels: Map<string, { calls: number; totalNs: number }>;
+}
+
+/**
+ * `kernelsFromCsv`: the run's per-dispatch results.csv was read, so the GPU lane's kernels are not added again
+ * (they are the same dispatches); they are returned to be compared instead.
+ */
+export function readV1Json(
+  text: string,
+  acc: TraceAccumulator,
+  tables: RunTables,
+  agentPrefix: string,
+  kernelsFromCsv = false,
+): V1JsonResult {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -52,7 +75,9 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
     }
   }
   const described = new Set<number>();
+  const compared = new Map<string, { calls: number; totalNs: number }>();
   let rows = 0;
+  let skipped = 0;
   for (const e of events as ChromeEvent[]) {
     if (!e || e.ph !== 'X') continue;
     const args = e.args ?? {};
@@ -63,7 +88,10 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
       start = Number(e.ts) * 1000;
       end = start + Number(e.dur) * 1000;
     }
-    if (!(end >= start)) continue;
+    if (!(end >= start)) {
+      skipped++;
+      continue;
+    }
     const name = String(args.Name ?? e.name ?? '');
     const lane = processName.get(String(e.pid)) ?? '';
     const pid = Number(args.pid);
@@ -75,6 +103,18 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
       if (!described.has(devId)) {
         described.add(devId);
         describe(devId);
+      }
+      if (kernelsFromCsv && isPseudoKernel(name)) {
+        // not in results.csv: listed apart (as pseudo-rows), not counted as GPU work twice either way
+        addDuration(tables.kernel(name).stats, end - start);
+        continue;
+      }
+      if (kernelsFromCsv) {
+        const c = compared.get(name) ?? { calls: 0, totalNs: 0 };
+        c.calls++;
+        c.totalNs += end - start;
+        compared.set(name, c);
+        continue;
       }
       const agent = acc.agent(`${agentPrefix}Agent ${devId}`);
       const k = tables.kernel(name);
@@ -102,5 +142,5 @@ export function readV1Json(text: string, acc: TraceAccumulator, tables: RunTable
       rows--;
     }
   }
-  return rows;
+  return { rows, skipped, kernels: compared };
 }

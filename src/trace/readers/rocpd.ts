@@ -37,6 +37,11 @@ export async function readRocpd(
   try {
     const views = new Set(all(db, "SELECT name FROM sqlite_master WHERE type IN ('view', 'table')").map((r) => String(r[0])));
     if (!views.has('kernels') && !views.has('regions')) {
+      if (views.has('KERN') || views.has('OPS')) {
+        throw new NotRocpdError(
+          'legacy rocprof v1 database (tables KERN, OPS, COPY, HIP): another format, not read; the results.csv, results.json and results.*stats.csv of the same run hold the same data',
+        );
+      }
       throw new NotRocpdError('SQLite database without rocpd views (kernels, memory_copies, regions)');
     }
     const schema = views.has('rocpd_metadata')
@@ -89,6 +94,8 @@ export async function readRocpd(
     }
 
     let rows = 0;
+    let skippedKernels = 0;
+    let skippedCopies = 0;
     let localStart = Infinity;
     let localEnd = -Infinity;
     // rocpd's `busy` view: per agent, the SUM of kernel and copy durations (copies on their destination agent)
@@ -108,7 +115,10 @@ export async function readRocpd(
       each(db, sql, (r) => {
         const start = Number(r[2]);
         const end = Number(r[3]);
-        if (!(end >= start)) return;
+        if (!(end >= start)) {
+          skippedKernels++;
+          return;
+        }
         rows++;
         const k = tables.kernel(String(r[0] ?? ''));
         addDuration(k.stats, end - start);
@@ -133,7 +143,10 @@ export async function readRocpd(
       each(db, sql, (r) => {
         const start = Number(r[1]);
         const end = Number(r[2]);
-        if (!(end >= start)) return;
+        if (!(end >= start)) {
+          skippedCopies++;
+          return;
+        }
         rows++;
         const direction = normalizeDirection(String(r[0] ?? 'UNKNOWN'));
         const size = r[3];
@@ -163,6 +176,9 @@ export async function readRocpd(
     }
 
     attributeRocpdRanges(db, views, tables);
+    // SQL rows have no line numbers: the count says how many
+    if (skippedKernels > 0) acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);
+    if (skippedCopies > 0) acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
     checkTopKernels(db, views, tables, acc, label);
     checkBusy(db, views, absIndexById, busySumByAbs, localStart, localEnd, acc, label);
     return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null };

@@ -46,11 +46,13 @@ export interface CsvReadContext {
   agents: SetAgents;
 }
 
-export type KernelVariant = 'rocm-7.0' | 'rocm-6.3' | 'rocm-6.2' | 'rocpd-convert' | 'v1';
+export type KernelVariant = 'rocm-7.0' | 'rocm-6.3' | 'rocm-6.2' | 'rocpd-convert' | 'v1' | 'rocprofv2';
 
 export function kernelVariant(c: Columns): KernelVariant {
   if (c.has('Guid')) return 'rocpd-convert';
   if (c.has('BeginNs') && c.has('KernelName')) return 'v1';
+  // rocprofv2 (`Dispatch_ID,GPU_ID,Queue_ID,PID,TID,Grid_Size,...`, also rocprof-compute's timestamps.csv)
+  if (c.has('GPU_ID') && !c.has('Agent_Id')) return 'rocprofv2';
   if (c.has('Stream_Id', 'LDS_Block_Size', 'VGPR_Count')) return 'rocm-7.0';
   if (c.has('Dispatch_Id', 'Thread_Id')) return 'rocm-6.3';
   return 'rocm-6.2';
@@ -62,13 +64,22 @@ export function copyVariant(c: Columns): string {
 }
 
 export function apiVariant(c: Columns): string {
-  return c.has('Guid') ? 'rocpd-convert' : 'rocprofv3';
+  if (c.has('Guid')) return 'rocpd-convert';
+  // rocprofv2 spells `Correlation_ID` and has no process column (plugin/file/file.cpp)
+  if (c.names.includes('Correlation_ID') && !c.has('Process_Id')) return 'rocprofv2';
+  return 'rocprofv3';
 }
 
 /** Per-file counters: rows handed to the reader so far, and rows that could not be used. */
 export interface RowProblems {
   rowsRead: number;
   badRows: number;
+  /** 1-based line of the first row that could not be used. */
+  firstBadLine?: number;
+}
+
+export function noteBadRow(problems: RowProblems, row: CsvRow): void {
+  if (problems.badRows++ === 0) problems.firstBadLine = row.line;
 }
 
 export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
@@ -94,7 +105,7 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
       const start = row.values[cStart] as number;
       const end = row.values[cEnd] as number;
       if (cName >= row.fieldCount || !(end >= start)) {
-        problems.badRows++;
+        noteBadRow(problems, row);
         return;
       }
       const id = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
@@ -154,7 +165,7 @@ export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContex
       const start = row.values[cStart] as number;
       const end = row.values[cEnd] as number;
       if (!(end >= start) || cDir < 0 || cDir >= row.fieldCount) {
-        problems.badRows++;
+        noteBadRow(problems, row);
         return;
       }
       const dirId = directions.idFor(row.buf, row.starts[cDir] as number, row.ends[cDir] as number, row.escaped[cDir] as number);
@@ -200,7 +211,7 @@ export async function readApiTrace(
       const start = row.values[cStart] as number;
       const end = row.values[cEnd] as number;
       if (!(end >= start) || cFunction < 0 || cFunction >= row.fieldCount) {
-        problems.badRows++;
+        noteBadRow(problems, row);
         return;
       }
       const pid = cPid >= 0 ? (row.values[cPid] as number) : NaN;
@@ -281,10 +292,15 @@ export interface StatsRow {
   stddevNs: number | null;
 }
 
-/** rocprofv3 `*_stats.csv` (with Min/Max/StdDev) or legacy `results.*stats.csv` (count and total only). */
+/**
+ * rocprofv3 `*_stats.csv` (with Min/Max/StdDev) or legacy `results.*stats.csv` (count and total only). Legacy
+ * files leave names unquoted even when they hold commas (`void f<int, 2>(...),6,...`): a row with more fields
+ * than the header takes its numbers from the end of the line and keeps the rest, commas and all, as the name.
+ */
 export async function readStatsFile(source: FileSource, problems: RowProblems): Promise<StatsRow[]> {
   const out: StatsRow[] = [];
   await streamCsv(source, (c) => {
+    const width = c.names.length;
     const cName = c.find('Name');
     const cCalls = c.find('Calls');
     const cTotal = c.find('TotalDurationNs');
@@ -292,17 +308,24 @@ export async function readStatsFile(source: FileSource, problems: RowProblems): 
     const cMax = c.find('MaxNs');
     const cStd = c.find('StdDev');
     return (row) => {
-      const calls = fieldNumber(row, cCalls);
-      const total = fieldNumber(row, cTotal);
-      if (!(calls >= 0) || !(total >= 0)) {
-        problems.badRows++;
+      const extra = row.fieldCount - width;
+      // only a first-column name can have swallowed the extra fields
+      const shift = extra > 0 && cName === 0 && row.quoted[0] === 0 ? extra : 0;
+      const at = (col: number): number => (col > cName ? col + shift : col);
+      const calls = fieldNumber(row, at(cCalls));
+      const total = fieldNumber(row, at(cTotal));
+      if ((extra > 0 && shift === 0) || !(calls >= 0) || !(total >= 0)) {
+        noteBadRow(problems, row);
         return;
       }
       const num = (col: number): number | null => {
-        const v = col >= 0 ? fieldNumber(row, col) : NaN;
+        const v = col >= 0 ? fieldNumber(row, at(col)) : NaN;
         return Number.isNaN(v) ? null : v;
       };
-      out.push({ name: fieldText(row, cName), calls, totalNs: total, minNs: num(cMin), maxNs: num(cMax), stddevNs: num(cStd) });
+      const name = shift > 0
+        ? row.buf.toString('utf8', row.starts[0] as number, row.ends[shift] as number)
+        : fieldText(row, cName);
+      out.push({ name, calls, totalNs: total, minNs: num(cMin), maxNs: num(cMax), stddevNs: num(cStd) });
     };
   }, problems);
   return out;

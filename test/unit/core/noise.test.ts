@@ -317,3 +317,80 @@ test('maxLineBytes is checked', () => {
   assert.throws(() => createLineClassifier({ onLine: () => {}, maxLineBytes: 3 }), RangeError);
   assert.throws(() => createLineClassifier({ onLine: () => {}, maxLineBytes: 1.5 }), RangeError);
 });
+
+// rocprofv3.py's warn_deprecated_output_formats (ROCm/rocm-systems PR #9870), word for word, as
+// `warning()` writes it: one line with the wrapper prefix.
+const DEPRECATION_WARNING =
+  '[rocprofv3] Warning: The following direct rocprofv3 output format(s) are deprecated: CSV, PFTrace (Perfetto). ' +
+  'Some tracing features, including hipFILE, rocSHMEM, and HIP event tracing, might not produce output in these formats. ' +
+  'Use `--output-format rocpd` (the default), then run `rocpd convert -i <database>.db --output-format csv` when CSV output is needed.';
+
+test('the rocprofv3 deprecation warning for direct CSV/PFTrace output is noise; the program quoting it is not', () => {
+  const log = [
+    DEPRECATION_WARNING,
+    '[rocprofv3] Warning: --stats has no effect for the requested output format(s) pftrace; add `--output-format rocpd` and use `rocpd summary -i <database>.db` to generate statistics from the rocpd database. Direct csv and json output also support --stats.',
+    'benchmark 0: m: 1024',
+    DEPRECATION_WARNING.slice('[rocprofv3] Warning: '.length),
+    `note: ${DEPRECATION_WARNING}`,
+    'Warning: The following direct output format(s) are deprecated: CSV',
+  ].join('\n');
+  const lines = classifyAll(`${ESC}[0;33m${log.split('\n')[0]}${ESC}[m\n${log.split('\n').slice(1).join('\n')}\n`);
+  assert.deepEqual(lines.map((l) => [l.kind, l.noise]), [
+    ['rocprofv3', true],
+    ['rocprofv3', true],
+    ['program', false],
+    ['program', false],
+    ['program', false],
+    ['program', false],
+  ]);
+});
+
+test('legacy rocprof v1 progress lines are noise in their exact forms, look-alikes stay the program\'s', () => {
+  const noise = [
+    "File '/home/u/app/results.csv' is generating",
+    "File '/home/u/app/results_mcopy.csv' is generating",
+    'scan ops data 100:2345' + ' '.repeat(100),
+    'scan HIP API data 0:17' + ' '.repeat(100),
+    'WARNING: We are phasing out development and support for roctracer/rocprofiler/rocprof/rocprofv2 in favor of rocprofiler-sdk/rocprofv3 in upcoming ROCm releases.',
+    "ROCProfiler pid(4242): rc-file '/opt/rocm/lib/rocprofiler/rpl_rc.xml'",
+    '  gpu_index = 0,1',
+    '  gpu_index =',
+  ];
+  for (const text of noise) assert.equal(classifyLine(text), 'legacy', text);
+  for (const text of [
+    "File 'results.csv' is generated",
+    "File 'results.csv' is generating now",
+    "Reading File 'x' is generating",
+    'scan ops data',
+    'scanning ops data 1:2',
+    'WARNING: We are phasing out our own API',
+    'gpu_index = 0',
+    '   gpu_index = 0',
+    '  gpu_index: 0',
+    '  4 metrics',
+    '  kernel = my_kernel',
+    '  range = 1:4',
+    'kernel = gemm',
+  ]) {
+    assert.equal(classifyLine(text), 'program', text);
+  }
+});
+
+test('a v1 input block whose header was lost still hides from its gpu_index line on; the program after it stays', () => {
+  const log = [
+    'Finished allocating vectors on the CPU',
+    '  gpu_index =',
+    '  kernel = vector_add',
+    '  range =',
+    '  2 metrics',
+    '    GPUBusy, Wavefronts',
+    '  0 traces',
+    'vcopy testing on GCD 0',
+    '  kernel = vector_add',
+    '  4 metrics',
+    "File '/work/app/results.csv' is generating",
+    'PASSED!',
+  ].join('\n');
+  const program = classifyAll(`${log}\n`).filter((l) => !l.noise).map((l) => l.text);
+  assert.deepEqual(program, ['Finished allocating vectors on the CPU', 'vcopy testing on GCD 0', '  kernel = vector_add', '  4 metrics', 'PASSED!']);
+});

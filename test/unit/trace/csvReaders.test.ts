@@ -237,7 +237,7 @@ test('rows without usable timestamps are skipped and reported, not fatal', async
   writeFileSync(file, toRocprofCsv(['Kernel_Name', 'Start_Timestamp', 'End_Timestamp'], [['a', '10', '20'], ['a', 'x', '30'], ['a', '50', '40'], ['a', '60', '65']]));
   const s = await summarizePath(file);
   assert.deepEqual([s.kernels[0]?.calls, s.kernels[0]?.totalNs], [2, 15]);
-  assert.match(s.warnings.join('\n'), /y_kernel_trace\.csv: 2 row\(s\) without valid fields or timestamps were skipped/);
+  assert.match(s.warnings.join('\n'), /y_kernel_trace\.csv: 2 row\(s\) without valid fields or timestamps were skipped \(the first on line 3\)/);
 });
 
 test('a folder of one of everything: unread files are listed with reasons', async () => {
@@ -253,13 +253,14 @@ test('a folder of one of everything: unread files are listed with reasons', asyn
   const s = await summarizePath(dir);
   const reasons = new Map(s.skipped.map((x) => [x.path, x.reason]));
   assert.match(reasons.get('.rocprofv3/') ?? '', /temporary/);
-  assert.match(reasons.get('5_counter_collection.csv') ?? '', /counter/);
   assert.match(reasons.get('5_scratch_memory_trace.csv') ?? '', /scratch/);
   assert.match(reasons.get('5_memory_allocation_trace.csv') ?? '', /allocation/);
   assert.match(reasons.get('5_results.pftrace') ?? '', /Perfetto/);
   assert.match(reasons.get('notes.txt') ?? '', /not a rocprof output/);
-  assert.equal(s.sources.length, 1);
+  // the counter collection is read for its counters; the kernel trace of the set keeps the dispatches
+  assert.deepEqual(s.sources.map((x) => [x.path, x.kind]), [['5_kernel_trace.csv', 'kernel_trace'], ['5_counter_collection.csv', 'counter_collection']]);
   assert.equal(s.kernelTotals.calls, 9);
+  assert.equal(s.counters?.length, 4);
 });
 
 test('a rocprofv3 kernel_stats.csv of the same run becomes a cross-check, not a second count', async () => {

@@ -71,3 +71,23 @@ test('long names are cut to the column width', () => {
   assert.ok(out.includes(`${'k'.repeat(29)}…`));
   assert.ok(!out.includes('k'.repeat(31)));
 });
+
+test('counters per kernel, pseudo-rows and calls without times', () => {
+  const k = summary.kernels[0] as TraceSummary['kernels'][number];
+  const withCounters: TraceSummary = traceSummarySchema.parse({
+    ...summary,
+    kernels: [k, { ...k, name: 'vector_add(float*, int)', shortName: 'vector_add', calls: 3, totalNs: 0, avgNs: 0, minNs: null, maxNs: null, stddevNs: null, percent: 0, launches: [] }],
+    counters: [
+      { kernel: k.name, shortName: k.shortName, dispatches: 10, counters: [
+        { name: 'GRBM_GUI_ACTIVE', dispatches: 10, mean: 1234.5678, min: 1000, max: 1500 },
+        { name: 'SQ_WAVES', dispatches: 10, mean: 16384, min: 16384, max: 16384 },
+      ] },
+    ],
+    pseudoRows: [{ name: '<barrier packet>', calls: 4, totalNs: 40 }],
+  });
+  const out = renderTraceTables(withCounters);
+  assert.match(out, /Hardware counters per kernel\n {2}Kernel +Dispatches +Counter +Values +Mean +Min +Max\n {2}gemm_kernel<float, 128, 128> +10 +GRBM_GUI_ACTIVE +10 +1235 +1,000 +1,500\n +SQ_WAVES +10 +16,384 +16,384 +16,384\n/);
+  assert.match(out, /\n {2}Not kernels, not counted above: <barrier packet> \(4 calls, 40 ns\)\n/);
+  assert.match(out, /\n {2}2 {2}vector_add +3 +- +- +- +- /, 'calls without times show no durations');
+  assert.ok(!renderTraceTables(summary).includes('Hardware counters'));
+});

@@ -25,6 +25,42 @@ function hostileCsv() {
   return [HEADER, ...rows].join('\n') + '\n';
 }
 
+// A --pmc run (counter_collection.csv, ROCm 7 layout) with hostile kernel and counter names, a pseudo-row and a
+// row that cannot be read: the counters table, the pseudo-row note and the warning show them all as text.
+const COUNTER_HEADER = '"Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id","Grid_Size","Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp"';
+export const COUNTER_NAMES = ['<img src=x onerror="alert(\'counter\')">', 'SQ_WAVES"><script>alert(1)</script>'];
+
+function hostileCounterCsv() {
+  const q = (s) => `"${s.replace(/"/g, '""')}"`;
+  const rows = [];
+  [...NAMES.slice(0, 4), '<barrier packet>'].forEach((name, i) => {
+    const start = 2_000_000 + i * 10_000;
+    for (const counter of COUNTER_NAMES) rows.push([i + 1, i + 1, '"Agent 1"', 1, 7, 7, 1024, i + 1, q(name), 256, 0, 0, 8, 0, 16, q(counter), 100 + i, start, start + 4000].join(','));
+  });
+  rows.push('99,99,"Agent 1",1,7,7,1024,1,"broken",256,0,0,8,0,16,"SQ_WAVES",not-a-number,1,2');
+  return [COUNTER_HEADER, ...rows].join('\n') + '\n';
+}
+
+async function openTrace(page, file) {
+  await runCommand(page, 'Kernel Runner: Open Trace…');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
+  for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(file); attempt++) {
+    await input.fill(file);
+    await page.waitForTimeout(300);
+  }
+  assert((await input.inputValue()).endsWith(file), `the path box holds ${await input.inputValue()}`);
+  // The dialog checks the path as it is typed; an Enter before that check ends gets "Please enter a path that
+  // exists" and the dialog stays. Press again until it closes.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.keyboard.press('Enter');
+    const closed = await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false);
+    if (closed) return;
+  }
+  throw new Error('the Open Trace dialog did not take the path');
+}
+
 export const tests = {
   async 'hostile kernel names are shown literally and run nothing'({ page, workbenchUrl, outputDir, workspace, root }) {
     assert(LONG.length >= 3000, `long name is ${LONG.length} chars`);
@@ -87,4 +123,36 @@ export const tests = {
     await frame.locator('table.kernels').scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'hostile-trace');
   },
+  async 'hostile counter names, pseudo-rows and warnings of a --pmc run are shown as text'({ page, workbenchUrl, outputDir, workspace }) {
+    const dir = join(workspace, 'hostile-counters');
+    mkdirSync(dir, { recursive: true });
+    const csv = join(dir, 'hostile_counter_collection.csv');
+    writeFileSync(csv, hostileCounterCsv());
+    const dialogs = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await openWorkbench(page, workbenchUrl());
+    await openTrace(page, csv);
+    const frame = await webviewFrame(page, 'table.counters tbody tr');
+    const shown = await frame.evaluate(() => ({
+      kernels: [...document.querySelectorAll('table.counters .kernel-name')].map((e) => e.getAttribute('title')),
+      counters: [...document.querySelectorAll('table.counters code')].map((e) => e.textContent),
+      pseudo: document.querySelector('.pseudo-rows')?.textContent ?? '',
+      warnings: [...document.querySelectorAll('.trace-warnings li')].map((e) => e.textContent),
+      imgs: document.querySelectorAll('img').length,
+      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+      injectedScripts: [...document.querySelectorAll('script')].filter((e) => /alert|pwned/.test(e.textContent + (e.getAttribute('src') ?? ''))).length,
+    }));
+    for (const n of NAMES.slice(0, 4)) assert(shown.kernels.includes(n), `kernel shown literally: ${n}; got ${JSON.stringify(shown.kernels)}`);
+    for (const c of COUNTER_NAMES) assert(shown.counters.filter((x) => x === c).length === 4, `counter shown literally per kernel: ${c}; got ${JSON.stringify(shown.counters)}`);
+    assert(shown.pseudo.includes('<barrier packet>'), `pseudo-row listed apart: ${shown.pseudo}`);
+    assert(shown.warnings.some((w) => /hostile_counter_collection\.csv: 1 row\(s\) .* skipped \(the first on line 12\)/.test(w ?? '')), `warning shown: ${JSON.stringify(shown.warnings)}`);
+    assert(shown.imgs === 0 && shown.handlers === 0 && shown.injectedScripts === 0, `nothing injected: ${JSON.stringify(shown)}`);
+    assert(dialogs.length === 0, `no alert ran: ${dialogs.join(', ')}`);
+    await frame.locator('table.counters').scrollIntoViewIfNeeded();
+    await shot(page, outputDir, 'hostile-counters');
+  },
+
 };

@@ -1,0 +1,105 @@
+// rocprofv3 `counter_collection.csv` (`--pmc`): one row per (dispatch, counter) with `Dispatch_Id`,
+// `Kernel_Name`, `Counter_Name`, `Counter_Value`, and from ROCm 7 also `Start_Timestamp` / `End_Timestamp`.
+// Every dispatch is counted once however many counters it has. When no kernel trace of the same run was read,
+// the dispatches are the kernel data (calls; times only when the file has timestamps).
+import type { AgentState } from '../accumulator';
+import { streamCsv } from '../csvFile';
+import { fieldNumber, type CsvRow } from '../csvScanner';
+import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
+import type { FileSource } from '../sources';
+import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelCounterAgg } from '../tables';
+import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
+
+export interface CounterReadResult {
+  rows: number;
+  dispatches: number;
+  /** The file has start/end timestamps (ROCm >= 7). */
+  timed: boolean;
+}
+
+export async function readCounterCollection(
+  source: FileSource,
+  ctx: CsvReadContext,
+  problems: RowProblems,
+  /** True when a kernel trace of the same run was read: then only the counters are taken from here. */
+  kernelsTraced: boolean,
+): Promise<CounterReadResult> {
+  const { acc, tables, agents } = ctx;
+  const kernels = new BytesInterner();
+  const counterNames = new BytesInterner();
+  const aggById: KernelCounterAgg[] = [];
+  const untimedCalls = new Map<string, number>();
+  const seen = new Set<number>();
+  const launch = new Float64Array(LAUNCH_WIDTH).fill(NaN);
+  let timed = false;
+  const rows = await streamCsv(source, (c) => {
+    const cDispatch = c.find('Dispatch_Id', 'Correlation_Id');
+    const cName = c.find('Kernel_Name');
+    const cCounter = c.find('Counter_Name');
+    const cValue = c.find('Counter_Value');
+    const cStart = c.find('Start_Timestamp');
+    const cEnd = c.find('End_Timestamp');
+    const cAgent = c.find('Agent_Id');
+    timed = cStart >= 0 && cEnd >= 0;
+    // launch values this file has (grid and workgroup sizes here are products, not x/y/z: left out)
+    const launchCols: Array<[number, number]> = [
+      [6, c.find('VGPR_Count', 'Arch_VGPR_Count')], [7, c.find('Accum_VGPR_Count')], [8, c.find('SGPR_Count')],
+      [9, c.find('LDS_Block_Size', 'Group_Segment_Size')], [10, c.find('Scratch_Size', 'Private_Segment_Size')],
+    ];
+    const agentCache = new Map<string, AgentState | null>();
+    return (row: CsvRow) => {
+      const dispatch = fieldNumber(row, cDispatch);
+      const value = fieldNumber(row, cValue);
+      if (cName < 0 || cName >= row.fieldCount || cCounter < 0 || cCounter >= row.fieldCount || Number.isNaN(value) || Number.isNaN(dispatch)) {
+        noteBadRow(problems, row);
+        return;
+      }
+      const id = kernels.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      const name = kernels.texts[id] as string;
+      const agg = (aggById[id] ??= tables.kernelCounters(name));
+      const counterId = counterNames.idFor(row.buf, row.starts[cCounter] as number, row.ends[cCounter] as number, row.escaped[cCounter] as number);
+      const counter = counterNames.texts[counterId] as string;
+      const known = agg.counters.get(counter);
+      if (known) {
+        known.samples++;
+        known.sum += value;
+        if (value < known.min) known.min = value;
+        if (value > known.max) known.max = value;
+      } else {
+        agg.counters.set(counter, { samples: 1, sum: value, min: value, max: value });
+      }
+
+      if (seen.has(dispatch)) return;
+      seen.add(dispatch);
+      agg.dispatches++;
+      if (kernelsTraced) return;
+      if (!timed) {
+        untimedCalls.set(name, (untimedCalls.get(name) ?? 0) + 1);
+        return;
+      }
+      const start = fieldNumber(row, cStart);
+      const end = fieldNumber(row, cEnd);
+      if (!(end >= start)) {
+        noteBadRow(problems, row);
+        return;
+      }
+      const k = tables.kernel(name);
+      addDuration(k.stats, end - start);
+      for (const [slot, col] of launchCols) launch[slot] = col >= 0 ? fieldNumber(row, col) : NaN;
+      addLaunch(k, launch);
+      let agent: AgentState | null = null;
+      if (cAgent >= 0 && cAgent < row.fieldCount) {
+        const raw = row.buf.toString('utf8', row.starts[cAgent] as number, row.ends[cAgent] as number);
+        agent = agentCache.get(raw) ?? null;
+        if (!agentCache.has(raw)) {
+          agent = agents.resolve(raw);
+          agentCache.set(raw, agent);
+        }
+      }
+      if (agent) k.agentIds.add(agent.id);
+      acc.addGpuWork(agent, start, end, 'kernel');
+    };
+  }, problems);
+  for (const [name, calls] of untimedCalls) mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
+  return { rows, dispatches: seen.size, timed };
+}

@@ -1,0 +1,106 @@
+// One kernel's disassembly through llvm-objdump (`-d --mcpu=<processor> --disassemble-symbols=<kernel>`), which
+// must be an LLVM build with the AMDGPU target: Debian's llvm-19 has it, and so does ROCm's /opt/rocm/llvm.
+import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
+
+const NAMES = ['llvm-objdump', ...[22, 21, 20, 19, 18, 17].map((v) => `llvm-objdump-${v}`)];
+/** The usual LLVM folders (ROCm's, Debian/Ubuntu's versioned ones, Homebrew's), after PATH. */
+export const LLVM_DIRS = [
+  '/opt/rocm/llvm/bin',
+  ...[22, 21, 20, 19, 18, 17].map((v) => `/usr/lib/llvm-${v}/bin`),
+  '/usr/local/opt/llvm/bin',
+  '/opt/homebrew/opt/llvm/bin',
+];
+
+export const HOW_TO_GET_OBJDUMP =
+  'install an llvm-objdump with the AMDGPU target (Debian/Ubuntu: `apt-get install llvm-19`, which knows gfx942; ' +
+  'ROCm ships one in /opt/rocm/llvm/bin) or pass --objdump PATH';
+
+export class DisassemblyError extends Error {
+  readonly type = 'disassembly' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'DisassemblyError';
+  }
+}
+
+export interface FindObjdumpOptions {
+  /** A path given by the user: used as is (and an error when it is not there). */
+  explicit?: string;
+  /** PATH to search; default process.env.PATH. */
+  path?: string;
+  /** Folders searched after PATH; default LLVM_DIRS. */
+  dirs?: readonly string[];
+}
+
+/** The first llvm-objdump that exists and lists amdgcn among its targets; undefined when there is none. */
+export async function findObjdump(options: FindObjdumpOptions = {}): Promise<string | undefined> {
+  if (options.explicit) {
+    if (!(await isExecutable(options.explicit))) throw new DisassemblyError(`--objdump ${options.explicit}: no such executable`);
+    if (!(await knowsAmdgpu(options.explicit))) throw new DisassemblyError(`--objdump ${options.explicit}: not an llvm-objdump with the AMDGPU target (its --version lists no amdgcn)`);
+    return options.explicit;
+  }
+  const pathDirs = (options.path ?? process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const dir of [...pathDirs, ...(options.dirs ?? LLVM_DIRS)]) {
+    for (const name of NAMES) {
+      const candidate = join(dir, name);
+      if ((await isExecutable(candidate)) && (await knowsAmdgpu(candidate))) return candidate;
+    }
+  }
+  return undefined;
+}
+
+export interface DisassembleRequest {
+  objdump: string;
+  /** The code object's bytes (written to a temporary file for objdump, removed after). */
+  bytes: Buffer;
+  /** `gfx942`. */
+  processor: string;
+  /** The kernel's function symbol: its metadata `.name`. */
+  kernel: string;
+}
+
+/** The kernel's function, from its `<addr> <name>:` line to the end of objdump's listing of it. */
+export async function disassembleKernel(req: DisassembleRequest): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kr-isa-'));
+  try {
+    const file = join(dir, 'code_object.o');
+    await writeFile(file, req.bytes);
+    const r = await execa(req.objdump, ['-d', `--mcpu=${req.processor}`, `--disassemble-symbols=${req.kernel}`, file], {
+      reject: false, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, stdin: 'ignore', env: { LC_ALL: 'C' },
+    });
+    if (r.exitCode !== 0) throw new DisassemblyError(`${req.objdump} failed (exit ${r.exitCode ?? r.signal}): ${String(r.stderr).trim().split('\n')[0] ?? ''}`);
+    const out = String(r.stdout);
+    const lines = out.split('\n');
+    const start = lines.findIndex((l) => /^[0-9a-f]+ <.*>:$/.test(l));
+    if (start === -1) throw new DisassemblyError(`llvm-objdump found no function ${req.kernel} in the code object`);
+    return `${lines.slice(start).join('\n').trimEnd()}\n`;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const knownTargets = new Map<string, Promise<boolean>>();
+
+function knowsAmdgpu(objdump: string): Promise<boolean> {
+  let known = knownTargets.get(objdump);
+  if (!known) {
+    known = execa(objdump, ['--version'], { reject: false, timeout: 10_000, stdin: 'ignore' }).then(
+      (r) => r.exitCode === 0 && /\bamdgcn\b/.test(String(r.stdout)),
+      () => false,
+    );
+    knownTargets.set(objdump, known);
+  }
+  return known;
+}

@@ -35,19 +35,31 @@ export interface FindObjdumpOptions {
   dirs?: readonly string[];
 }
 
-/** The first llvm-objdump that exists and lists amdgcn among its targets; undefined when there is none. */
+/**
+ * The llvm-objdump to use: the explicit one; else the newest with the AMDGPU target on PATH; else the newest in the
+ * usual LLVM folders. Newest, because an old one (Debian's default llvm-14) knows amdgcn but not gfx942 code
+ * objects. Undefined when there is none.
+ */
 export async function findObjdump(options: FindObjdumpOptions = {}): Promise<string | undefined> {
   if (options.explicit) {
     if (!(await isExecutable(options.explicit))) throw new DisassemblyError(`--objdump ${options.explicit}: no such executable`);
-    if (!(await knowsAmdgpu(options.explicit))) throw new DisassemblyError(`--objdump ${options.explicit}: not an llvm-objdump with the AMDGPU target (its --version lists no amdgcn)`);
+    if ((await amdgpuObjdumpVersion(options.explicit)) === undefined) {
+      throw new DisassemblyError(`--objdump ${options.explicit}: not an llvm-objdump with the AMDGPU target (its --version lists no amdgcn)`);
+    }
     return options.explicit;
   }
   const pathDirs = (options.path ?? process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  for (const dir of [...pathDirs, ...(options.dirs ?? LLVM_DIRS)]) {
-    for (const name of NAMES) {
-      const candidate = join(dir, name);
-      if ((await isExecutable(candidate)) && (await knowsAmdgpu(candidate))) return candidate;
+  for (const tier of [pathDirs, options.dirs ?? LLVM_DIRS]) {
+    let best: { path: string; version: number } | undefined;
+    for (const dir of tier) {
+      for (const name of NAMES) {
+        const candidate = join(dir, name);
+        if (!(await isExecutable(candidate))) continue;
+        const version = await amdgpuObjdumpVersion(candidate);
+        if (version !== undefined && (!best || version > best.version)) best = { path: candidate, version };
+      }
     }
+    if (best) return best.path;
   }
   return undefined;
 }
@@ -91,16 +103,21 @@ async function isExecutable(path: string): Promise<boolean> {
   }
 }
 
-const knownTargets = new Map<string, Promise<boolean>>();
+const versions = new Map<string, Promise<number | undefined>>();
 
-function knowsAmdgpu(objdump: string): Promise<boolean> {
-  let known = knownTargets.get(objdump);
+/** The LLVM major version of an llvm-objdump that lists amdgcn among its targets (0 when it says no version). */
+function amdgpuObjdumpVersion(objdump: string): Promise<number | undefined> {
+  let known = versions.get(objdump);
   if (!known) {
     known = execa(objdump, ['--version'], { reject: false, timeout: 10_000, stdin: 'ignore' }).then(
-      (r) => r.exitCode === 0 && /\bamdgcn\b/.test(String(r.stdout)),
-      () => false,
+      (r) => {
+        const out = String(r.stdout);
+        if (r.exitCode !== 0 || !/\bamdgcn\b/.test(out)) return undefined;
+        return Number(/LLVM version (\d+)/.exec(out)?.[1] ?? 0);
+      },
+      () => undefined,
     );
-    knownTargets.set(objdump, known);
+    versions.set(objdump, known);
   }
   return known;
 }

@@ -88,10 +88,20 @@ export async function disassembleKernel(req: DisassembleRequest): Promise<string
     const lines = out.split('\n');
     const start = lines.findIndex((l) => /^[0-9a-f]+ <.*>:$/.test(l));
     if (start === -1) throw new DisassemblyError(`llvm-objdump found no function ${req.kernel} in the code object`);
-    return `${lines.slice(start).join('\n').trimEnd()}\n`;
+    return `${dropPadding(lines.slice(start)).join('\n').trimEnd()}\n`;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The s_nop 0 run after the last s_endpgm is the code's alignment padding: one line says how many were left out. */
+function dropPadding(lines: string[]): string[] {
+  let end = lines.length;
+  while (end > 0 && lines[end - 1]!.trim() === '') end--;
+  let nops = end;
+  while (nops > 0 && /^\s*s_nop 0\b/.test(lines[nops - 1]!)) nops--;
+  if (nops === end || nops === 0 || !/^\s*s_endpgm\b/.test(lines[nops - 1]!)) return lines.slice(0, end);
+  return [...lines.slice(0, nops), `\t// ${end - nops} × s_nop 0 of padding after s_endpgm left out`];
 }
 
 async function isExecutable(path: string): Promise<boolean> {

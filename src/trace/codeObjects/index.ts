@@ -6,5 +6,5 @@ export {
   type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject, type ReadOptions,
 } from './read';
 export { TARGET_LIMITS, limitsFor, processorOf, estimateOccupancy, type OccupancyEstimate, type TargetLimits } from './occupancy';
-export { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS } from './disassemble';
+export { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS, type FindObjdumpOptions } from './disassemble';
 export { matchKernels, type KernelMatch } from './match';

@@ -10,7 +10,7 @@ import { ZipArchive } from 'archiver';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import { readCodeObjectsPath } from '../../../src/trace/codeObjects/index';
 import { builtCodeObjects, codeObjects } from '../../support/codeObjects';
-import { activateExtension, waitFor } from './helpers';
+import { activateExtension, repoRoot, waitFor } from './helpers';
 
 const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
 const dispatch = (id: number, name: string, start: number, ns: number) =>
@@ -129,5 +129,30 @@ describe('Kernels (ISA) section and disassembly editor', function () {
     assert.equal(isa.status, 'none');
     assert.deepEqual(isa.kernels, []);
     assert.match(isa.note ?? '', /No code objects in this trace/);
+  });
+
+  it('a profile from the embedded runner: the section reads the trace zip the run saved', async () => {
+    const cfg = () => vscode.workspace.getConfiguration('kernelRunner');
+    const set = (key: string, value: unknown) => cfg().update(key, value, vscode.ConfigurationTarget.Workspace);
+    // the test stand-in rocprofv3 (test/bin) on the embedded runner's PATH, and a GPU named MI300 (as suite/run.test.ts)
+    await set('embedded.path', [join(repoRoot, 'test/bin')]);
+    await set('embedded.gpuName', 'MI300');
+    await set('openResults', 'always');
+    try {
+      await vscode.commands.executeCommand('kernelRunner.profile', vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py')));
+      const panel = await waitFor('the profile panel with its Kernels (ISA) section', () => api.panels().find((p) => p.ready && p.view.profiles[0]?.isa));
+      const profile = panel.view.profiles[0]!;
+      assert.ok(profile.localPath && profile.downloadUrl, 'the run saved its trace zip');
+      // the stand-in profiler writes no code objects: the section says so (a real kernelbot zip has _code_object<N>.o)
+      assert.equal(profile.isa!.status, 'none');
+      assert.match(profile.isa!.note ?? '', /No code objects in this trace/);
+      // asking again reads it again, with the same answer
+      await api.simulateWebviewMessage({ method: 'loadIsa', params: { profileKey: profile.key } });
+      assert.deepEqual(api.panels().at(-1)!.view.profiles[0]!.isa, profile.isa);
+    } finally {
+      await set('embedded.path', undefined);
+      await set('embedded.gpuName', undefined);
+      await set('openResults', undefined);
+    }
   });
 });

@@ -48,6 +48,8 @@ export interface KernelRunnerApi {
   setDownloadDestination(path: string | undefined): void;
   lastPerfettoUrl(): string | undefined;
   statusText(): string;
+  /** Where the disassembly editor looks for llvm-objdump (`{ path: '', dirs: [] }`: nowhere); undefined: as usual. */
+  setObjdumpSearch(search: { path?: string; dirs?: string[] } | undefined): void;
 
   // GPU MODE
   /** Points the extension at a popcorn config file instead of ~/.popcorn.yaml (outlasts reactivate). */
@@ -121,6 +123,9 @@ export function createTestApi(parts: {
     },
     lastPerfettoUrl: () => traceFiles.lastPerfettoUrl,
     statusText: parts.statusText,
+    setObjdumpSearch: (search) => {
+      if (panels.isa) panels.isa.objdumpSearch = search;
+    },
 
     setPopcornConfigPath: (path) => {
       hooks.popcornConfigPath = path;

@@ -13,6 +13,7 @@ import { StatusBar } from './statusBar';
 import { Targets } from './targets';
 import { TraceOpener } from './traces';
 import { ResultsPanels } from './resultsPanel';
+import { IsaDocuments, ISA_SCHEME } from './isa';
 import { createTestApi, type KernelRunnerApi } from './api';
 import { PerfettoRelay } from './perfettoRelay';
 import { TraceFiles } from './traceFiles';
@@ -49,6 +50,9 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   const status = ctx.push(new StatusBar());
   const targets = ctx.push(new Targets(ctx, output));
   const panels = ctx.push(new ResultsPanels(ctx));
+  const isa = ctx.push(new IsaDocuments());
+  panels.isa = isa;
+  ctx.push(vscode.workspace.registerTextDocumentContentProvider(ISA_SCHEME, isa));
   const relay = new PerfettoRelay();
   ctx.push(relay);
   const traceFiles = new TraceFiles(context.globalStorageUri, ctx.config, relay);

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import {
   CopyTextCommand,
   DownloadTraceCommand,
+  LoadIsaCommand,
+  OpenDisassemblyCommand,
   OpenPerfettoCommand,
   ReadyCommand,
   RESULTS_VIEW_TYPE,
@@ -18,11 +20,14 @@ import {
   type ResultView,
 } from '../webview/protocol';
 import type { Ctx } from './ctx';
+import type { IsaDocuments } from './isa';
 
 /** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
 export interface ProfileActions {
   downloadTrace(profile: ProfileView): Promise<void>;
   openPerfetto(profile: ProfileView): Promise<void>;
+  /** The trace as a local file, downloading the runner's artifact if need be (for the Kernels (ISA) section). */
+  localTrace?(profile: ProfileView): Promise<string>;
 }
 
 export class ResultsPanel {
@@ -30,6 +35,9 @@ export class ResultsPanel {
   private readonly disposables: vscode.Disposable[] = [];
   /** Messages the webview sent (test API: shows the panel really talks back). */
   readonly received: string[] = [];
+  /** Where each profile's trace is on disk, for its code objects (the profile's localPath, or a download). */
+  private readonly tracePaths = new Map<string, string>();
+  private readonly isaPending = new Set<string>();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -47,6 +55,7 @@ export class ResultsPanel {
       panel.webview.onDidReceiveMessage((msg: unknown) => this.handleMessage(msg)),
       panel.onDidDispose(() => this.disposePanel()),
     );
+    void this.fillIsa();
   }
 
   get current(): ResultView {
@@ -62,6 +71,27 @@ export class ResultsPanel {
     if (actions) this.actions = actions;
     this.panel.title = view.title;
     if (this.ready) void this.post(StateNotification.make({ view }));
+    void this.fillIsa();
+  }
+
+  /** Reads the code objects of the profiles that have no Kernels (ISA) section yet. */
+  private async fillIsa(loadRemote?: string): Promise<void> {
+    const isa = this.owner.isa;
+    if (!isa) return;
+    const todo = this.view.profiles.filter((p) => (!p.isa || p.key === loadRemote) && !this.isaPending.has(p.key));
+    await Promise.all(todo.map(async (p) => {
+      this.isaPending.add(p.key);
+      try {
+        let path = this.tracePaths.get(p.key) ?? p.localPath;
+        if (!path && p.key === loadRemote && this.actions?.localTrace) path = await this.actions.localTrace(p);
+        if (path) this.tracePaths.set(p.key, path);
+        const section = await isa.viewFor(p, path);
+        const profiles = this.view.profiles.map((x) => (x.key === p.key ? { ...x, isa: section } : x));
+        this.update({ ...this.view, profiles });
+      } finally {
+        this.isaPending.delete(p.key);
+      }
+    }));
   }
 
   notice(text: string, level: 'info' | 'error' = 'info'): void {
@@ -94,6 +124,15 @@ export class ResultsPanel {
         await vscode.commands.executeCommand('kernelRunner.showOutput');
       } else if (CopyTextCommand.is(msg)) {
         await vscode.env.clipboard.writeText(String(msg.params.text));
+      } else if (LoadIsaCommand.is(msg)) {
+        await this.fillIsa(String(msg.params.profileKey));
+      } else if (OpenDisassemblyCommand.is(msg)) {
+        const p = this.profile(String(msg.params.profileKey));
+        const row = p?.isa?.kernels.find((k) => k.codeObject === msg.params.codeObject && k.kernel === msg.params.kernel);
+        const path = p ? (this.tracePaths.get(p.key) ?? p.localPath) : undefined;
+        if (!p || !row || !this.owner.isa) return;
+        if (!path) throw new Error('The trace of this panel is not on this machine any more: run the profile again to see its disassembly.');
+        await this.owner.isa.open(path, row.codeObject, row.name);
       }
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
@@ -144,6 +183,8 @@ export class ResultsPanel {
 
 export class ResultsPanels implements vscode.Disposable {
   private readonly open = new Set<ResultsPanel>();
+  /** Reads code objects and opens disassembly for the Kernels (ISA) sections (main.ts sets it). */
+  isa: IsaDocuments | undefined;
 
   constructor(private readonly ctx: Ctx) {}
 

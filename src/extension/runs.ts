@@ -272,6 +272,7 @@ export class RunController implements vscode.Disposable {
     return {
       downloadTrace: (p) => this.traceFiles.downloadForUser(client, p, `${file.replace(/\.[^.]+$/, '')}-${jobId ?? 'trace'}-${p.key}.zip`),
       openPerfetto: (p) => this.traceFiles.openInPerfetto(client, p, `${file} ${p.key}`),
+      localTrace: (p) => this.traceFiles.localTrace(client, p),
     };
   }
 

@@ -80,7 +80,7 @@ export class TraceFiles {
   }
 
   /** The zip (or folder / file) holding a profile's trace, downloading the runner's artifact into the cache. */
-  private async localTrace(client: RunnerClient | undefined, p: ProfileView): Promise<string> {
+  async localTrace(client: RunnerClient | undefined, p: ProfileView): Promise<string> {
     if (p.localPath) return p.localPath;
     if (!p.downloadUrl) throw new Error('This result has no trace.');
     const cached = this.cache.get(p.downloadUrl);

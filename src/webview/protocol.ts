@@ -41,6 +41,42 @@ export interface RunSectionView {
 
 export type PerfettoAvailability = 'available' | 'too-large' | 'none';
 
+/** A code object of the profile's trace (kernelbot ships `_code_object<N>.o` in the zip). */
+export interface IsaCodeObjectView {
+  file: string;
+  bundleEntry: string | null;
+  processor: string | null;
+}
+
+/** A kernel row of the "Kernels (ISA)" section: a code object kernel, with the profiled kernels it is. */
+export interface IsaKernelView {
+  /** Index into IsaView.codeObjects, and the kernel's index in that code object (for OpenDisassemblyCommand). */
+  codeObject: number;
+  kernel: number;
+  name: string;
+  /** The profiled kernel names (the trace's) that are this kernel; empty when it was not profiled. */
+  profiledNames: string[];
+  vgprCount: number | null;
+  agprCount: number | null;
+  sgprCount: number | null;
+  ldsBytes: number | null;
+  scratchBytes: number | null;
+  wavesPerSimd: number | null;
+  maxWavesPerSimd: number | null;
+  /** `LDS (workgroup 256)`, `VGPRs`, ... or '' when nothing holds it below the maximum. */
+  limitedBy: string;
+}
+
+export interface IsaView {
+  /** `ready`: read; `none`: the trace has no code objects; `remote`: the trace must be downloaded first; `error`. */
+  status: 'ready' | 'none' | 'remote' | 'error';
+  codeObjects: IsaCodeObjectView[];
+  kernels: IsaKernelView[];
+  /** Profiled kernels that no code object has. */
+  unmatched: string[];
+  note?: string;
+}
+
 export interface ProfileView {
   key: string;
   summary?: TraceSummary;
@@ -51,6 +87,8 @@ export interface ProfileView {
   traceBytes?: number;
   perfetto: PerfettoAvailability;
   note?: string;
+  /** The "Kernels (ISA)" section: the trace's code objects (src/extension/isa.ts fills it in). */
+  isa?: IsaView;
 }
 
 /** A run's stdout or stderr as the result carried it (no live output: GPU MODE), profiler noise taken out. */
@@ -125,6 +163,8 @@ export const DownloadTraceCommand = message<'downloadTrace', { profileKey: strin
 export const OpenPerfettoCommand = message<'openPerfetto', { profileKey: string }>('openPerfetto');
 export const ShowOutputCommand = message<'showOutput', Record<string, never>>('showOutput');
 export const CopyTextCommand = message<'copyText', { text: string }>('copyText');
+export const OpenDisassemblyCommand = message<'openDisassembly', { profileKey: string; codeObject: number; kernel: number }>('openDisassembly');
+export const LoadIsaCommand = message<'loadIsa', { profileKey: string }>('loadIsa');
 
 // host -> webview (notifications)
 export const StateNotification = message<'state', { view: ResultView }>('state');
@@ -135,7 +175,9 @@ export type WebviewToHost =
   | ReturnType<typeof DownloadTraceCommand.make>
   | ReturnType<typeof OpenPerfettoCommand.make>
   | ReturnType<typeof ShowOutputCommand.make>
-  | ReturnType<typeof CopyTextCommand.make>;
+  | ReturnType<typeof CopyTextCommand.make>
+  | ReturnType<typeof OpenDisassemblyCommand.make>
+  | ReturnType<typeof LoadIsaCommand.make>;
 
 export type HostToWebview = ReturnType<typeof StateNotification.make> | ReturnType<typeof NoticeNotification.make>;
 

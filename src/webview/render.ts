@@ -3,10 +3,11 @@
 import type { KernelCounters, KernelRow, MarkerRow, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
+import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
-export interface Actions {
+export interface Actions extends IsaActions {
   downloadTrace(profileKey: string): void;
   openPerfetto(profileKey: string): void;
   showOutput(): void;
@@ -231,6 +232,7 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
     links.length ? h('div', { class: 'links' }, ...links) : null,
     ...notes,
     p.summary ? renderTrace(p.summary) : h('p', { class: 'note' }, 'No trace summary came with this result.'),
+    renderIsaSection(p, actions),
   );
 }
 

@@ -1,5 +1,5 @@
 // The CLI's commands by name, each loaded only when asked for: `kernel-runner submit` evaluates the submit command
-// and what it imports, not the runner behind `serve`, the trace readers (sql.js) behind `summarize`, the noise
+// and what it imports, not the runner behind `serve`, the trace readers (sql.js) behind `summarize`, the code object reader behind `isa`, the noise
 // filter or the GPU MODE account commands. Each module exports `register(program)`, which declares the command
 // (arguments, options, help) and its action. In the CLI bundle (scripts/build.mjs, CommonJS) esbuild keeps an
 // `import()` lazy: the module is in the bundle but its body, and its imports', run when the import() does.
@@ -14,6 +14,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'filter', load: () => import('./filter') },
   { name: 'summarize', load: () => import('./summarize') },
   { name: 'compare', load: () => import('./compare') },
+  { name: 'isa', load: () => import('./isa') },
   { name: 'serve', load: () => import('./serve') },
   { name: 'submit', load: () => import('./submit') },
   { name: 'register', load: () => import('./register') },

@@ -1,0 +1,10 @@
+// AMDGPU code objects: kernel metadata (registers, LDS, scratch, ...), an occupancy estimate, disassembly.
+// vscode-free; used by the CLI (`kernel-runner isa`) and the extension (the profile panel's Kernels (ISA)).
+export { CodeObjectError } from './errors';
+export {
+  readCodeObjectsPath, loadCodeObjectsPath, readCodeObjectBuffer, MAX_CODE_OBJECT_BYTES,
+  type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject, type ReadOptions,
+} from './read';
+export { TARGET_LIMITS, limitsFor, processorOf, estimateOccupancy, type OccupancyEstimate, type TargetLimits } from './occupancy';
+export { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS, type FindObjdumpOptions } from './disassemble';
+export { matchKernels, type KernelMatch } from './match';

@@ -23,6 +23,8 @@ export interface RunHeading {
   mode: SubmissionMode;
   /** Epoch ms (for a resumed submission: when it was first started). */
   startedAt: number;
+  /** Which of the runs at once this is (the status bar's key). */
+  runId: number;
 }
 
 export interface PresenterDeps {
@@ -73,13 +75,13 @@ export class RunPresenter {
   }
 
   private setStatus(s: Pick<JobStatus, 'state' | 'queuePosition' | 'note'>): void {
-    this.deps.status.setJob({ file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
+    this.deps.status.setJob(this.heading.runId, { file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
   }
 
   /** Opens the channel block with its header (once), flushing what was said before. */
   begin(header: string): RunLog {
     if (this.log) return this.log;
-    const log = this.deps.output.begin(header);
+    const log = this.deps.output.begin(header, `${this.heading.file} · ${this.heading.mode}`);
     for (const line of this.early) log.info(line);
     this.early = [];
     this.log = log;

@@ -1,5 +1,6 @@
-// One status bar item: the target when idle; the running job (file, state, queue position, elapsed) while a
-// job runs. Clicking shows the output when idle, and offers Show Output / Cancel while running.
+// One status bar item: the target when idle; the running job (file, state, queue position, elapsed) while one
+// job runs; how many run (and the newest one's file) while several do. Clicking shows the output when idle, and
+// offers Show Output / Cancel while running.
 import * as vscode from 'vscode';
 import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
@@ -20,7 +21,8 @@ export interface JobStatus {
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kernelRunner.status', vscode.StatusBarAlignment.Left, 50);
   private target = '';
-  private job: JobStatus | undefined;
+  /** Running jobs by run id, in the order they started. */
+  private readonly jobs = new Map<number, JobStatus>();
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   constructor() {
@@ -34,14 +36,17 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
-  setJob(job: JobStatus | undefined): void {
-    this.job = job;
-    if (job && !this.ticker) this.ticker = setInterval(() => this.render(), 1000);
-    if (!job && this.ticker) {
+  /** The state of run `id`; undefined: it ended. */
+  setJob(id: number, job: JobStatus | undefined): void {
+    if (job) this.jobs.set(id, job);
+    else this.jobs.delete(id);
+    const busy = this.jobs.size > 0;
+    if (busy && !this.ticker) this.ticker = setInterval(() => this.render(), 1000);
+    if (!busy && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;
     }
-    void vscode.commands.executeCommand('setContext', 'kernelRunner.busy', !!job);
+    void vscode.commands.executeCommand('setContext', 'kernelRunner.busy', busy);
     this.render();
   }
 
@@ -51,7 +56,8 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const job = this.job;
+    const jobs = [...this.jobs.values()];
+    const job = jobs[jobs.length - 1];
     if (!job) {
       this.item.text = `$(server-environment) ${this.target || 'Kernel Runner'}`;
       this.item.tooltip = `Kernel Runner target: ${this.target}\nClick to show the output. Change it with "Kernel Runner: Select Target…".`;
@@ -59,9 +65,17 @@ export class StatusBar implements vscode.Disposable {
       this.item.backgroundColor = undefined;
       return;
     }
-    const state = job.state === 'queued' && job.queuePosition !== undefined ? queueLabel(job.queuePosition) : job.state;
-    this.item.text = `$(sync~spin) ${job.file} · ${job.mode} · ${state}${job.note ? ` (${job.note})` : ''} · ${formatElapsed(Date.now() - job.startedAt)}`;
-    this.item.tooltip = `Kernel Runner: ${job.mode} of ${job.file} on ${this.target}\nClick to show the output or cancel.`;
+    const line = (j: JobStatus) => {
+      const state = j.state === 'queued' && j.queuePosition !== undefined ? queueLabel(j.queuePosition) : j.state;
+      return `${j.file} · ${j.mode} · ${state}${j.note ? ` (${j.note})` : ''} · ${formatElapsed(Date.now() - j.startedAt)}`;
+    };
+    if (jobs.length === 1) {
+      this.item.text = `$(sync~spin) ${line(job)}`;
+      this.item.tooltip = `Kernel Runner: ${job.mode} of ${job.file} on ${this.target}\nClick to show the output or cancel.`;
+    } else {
+      this.item.text = `$(sync~spin) ${jobs.length} runs · ${job.file} · ${job.mode}`;
+      this.item.tooltip = `Kernel Runner: ${jobs.length} runs\n${jobs.map(line).join('\n')}\nClick to show the output or cancel one.`;
+    }
     this.item.command = { title: 'Kernel Runner job', command: 'kernelRunner.jobMenu' };
     this.item.backgroundColor = undefined;
   }

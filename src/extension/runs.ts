@@ -17,6 +17,7 @@ import {
   resumeSubmission,
   runSubmission,
   type Connection,
+  type ResumeState,
   type SubmissionOutcome,
   type WorkflowOptions,
 } from '../core/submission/index';
@@ -401,11 +402,19 @@ export class RunController implements vscode.Disposable {
     try {
       connection = await this.targets.connectUrl(entry.baseUrl, run.abort.signal);
     } catch (err) {
+      // Cancelled while reconnecting: the job is still to be cancelled on the service (the workflow does that when
+      // it resumes with the aborted signal), which needs the connection.
+      const again = run.abort.signal.aborted && !this.disposing ? await this.targets.connectUrl(entry.baseUrl).catch(() => undefined) : undefined;
+      if (again) return this.followResumed(entry, run, state, presenter, host, again);
       const explanation = explain(err, { surface: 'editor', service: entry.service, baseUrl: entry.baseUrl });
       presenter.failBeforeConnecting(explanation, `${entry.targetLabel} (${entry.baseUrl})`, host);
       await this.inflight.remove(entry);
       return;
     }
+    await this.followResumed(entry, run, state, presenter, host, connection);
+  }
+
+  private async followResumed(entry: InFlightSubmission, run: ActiveRun, state: ResumeState, presenter: RunPresenter, host: FailureActionHost, connection: Connection): Promise<void> {
     const record: RunRecord = { file: entry.file, mode: entry.mode, target: { baseUrl: connection.baseUrl, label: connection.label }, choice: { leaderboard: entry.leaderboard, gpu: entry.gpu }, jobId: entry.id };
     this.remember(record, run);
     presenter.beginResumed(state, connection);

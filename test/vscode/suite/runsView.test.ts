@@ -3,7 +3,9 @@
 // panel opens Perfetto from the kept trace; delete; the timing CodeLens after a profile.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import { readPerfettoTrace } from '../../../src/extension/traceFiles';
@@ -94,9 +96,62 @@ describe('several runs, the Runs view, the timing lens', function () {
     api.setPickResponder(undefined);
   });
 
+  it('two jobs on a self-hosted runner are both followed again after a reload, and both can be cancelled', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kr-serve-two-'));
+    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      await setting('server', url);
+      const first = vscode.commands.executeCommand('kernelRunner.run', slow);
+      const mark = await waitFor('the first job to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
+      const second = vscode.commands.executeCommand('kernelRunner.runBenchmark', slow);
+      const kept = await waitFor('both jobs to be kept for a reload', () => {
+        const e = api.inFlight().filter((x) => x.baseUrl === url);
+        return e.length === 2 ? e : undefined;
+      });
+      assert.deepEqual(kept.map((e) => e.mode).sort(), ['benchmark', 'test']);
+
+      const again = await api.reactivate();
+      await Promise.all([first, second]); // the old activation stopped following both without cancelling
+      assert.ok(markedAlive(mark), 'the reload left the running job running');
+      await waitFor('both jobs followed again', () => again.activeRuns().length === 2);
+      assert.deepEqual(again.activeRuns().map((r) => r.mode).sort(), ['benchmark', 'test']);
+      await waitFor('the status bar to count them', () => /2 runs/.test(again.statusText()));
+
+      again.setPickResponder((req) => (req.title.includes('Cancel') ? 'slow_script.py · test' : undefined));
+      await vscode.commands.executeCommand('kernelRunner.cancel');
+      await waitFor('the running job to be gone', () => !markedAlive(mark), 15_000).catch(async (err: Error) => {
+        const states = await Promise.all(kept.map(async (e) => `${e.mode} ${e.id}: ${((await (await fetch(`${url}/jobs/${e.id}`)).json()) as { state: string }).state}`));
+        throw new Error(`${err.message}; active ${JSON.stringify(again.activeRuns())}; jobs ${states.join(', ')}; picks ${JSON.stringify(again.picks().slice(-1))}\n${again.channelLines().slice(-30).join('\n')}`);
+      });
+      assert.deepEqual(again.activeRuns().map((r) => r.mode), ['benchmark']);
+      await vscode.commands.executeCommand('kernelRunner.cancel');
+      assert.deepEqual(again.activeRuns(), []);
+      const stateOf = async (id: number) => ((await (await fetch(`${url}/jobs/${id}`)).json()) as { state: string }).state;
+      for (const e of kept) {
+        const seen: string[] = [];
+        await waitFor(`job ${e.id} (${e.mode}) to be cancelled`, async () => (seen.push(await stateOf(e.id)), seen[seen.length - 1] === 'cancelled'), 15_000).catch((err: Error) => {
+          throw new Error(`${err.message}: ${[...new Set(seen)].join(' → ')}\n${again.channelLines().slice(-20).join('\n')}`);
+        });
+      }
+      assert.deepEqual(again.inFlight().filter((x) => x.baseUrl === url), []);
+      api = again;
+    } finally {
+      api.setPickResponder(undefined);
+      child.kill('SIGTERM');
+      await setting('server', undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a profile is kept in the Runs view with its trace; after a reload the row is there and a revived panel opens Perfetto from the kept trace', async () => {
-    const oldRunner = await api.embeddedRunnerUrl();
     await vscode.commands.executeCommand('kernelRunner.profile', timed);
+    const oldRunner = await api.embeddedRunnerUrl();
     const run = api.storedRuns()[0];
     assert.ok(run);
     assert.deepEqual([run.file, run.mode, run.outcome], ['timed_kernels.py', 'profile', 'success'], api.lastRunLines().join('\n'));

@@ -58,7 +58,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   const traceFiles = new TraceFiles(context.globalStorageUri, ctx.config, relay);
   const panels = ctx.push(new ResultsPanels(ctx, keptTraceActions(traceFiles)));
   // Without a folder open there is no workspace storage: such runs are kept with the extension's global storage.
-  const store = ctx.push(new RunStore(join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'), ctx.config));
+  const store = ctx.push(new RunStore(join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'), () => ctx.config.runsMaxStorageBytes));
   const runsView = ctx.push(new RunsView(store, panels, traceFiles));
   const choices = new ChoiceStore(context.workspaceState);
   const diagnostics = ctx.push(new SubmissionDiagnostics(targets, choices));

@@ -2,8 +2,7 @@
 // the panels and a reload: one folder per run with `run.json` (what the Runs view lists and the results view) and
 // the profile's trace zips, so that a panel opened later (or restored after a reload) reads its trace from here
 // instead of downloading it again. The folder's size is bounded by kernelRunner.runs.maxStorageMB, oldest runs
-// removed first (core's runsToRemove).
-import * as vscode from 'vscode';
+// removed first (core's runsToRemove). No vscode here: the store is tested on real folders with node:test.
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -13,7 +12,6 @@ import { formatNs, formatSeconds } from '../core/format/index';
 import type { ProfiledKernel } from '../core/kernelTimings';
 import { runsToRemove } from '../core/runRetention';
 import type { ResultView } from '../webview/protocol';
-import type { Config } from './config';
 
 const storedRunSchema = z.object({
   id: z.string().regex(/^[\w-]+$/),
@@ -93,17 +91,26 @@ async function folderBytes(dir: string): Promise<number> {
   return n;
 }
 
-export class RunStore implements vscode.Disposable {
+export class RunStore {
   private runs: StoredRun[] = [];
   private loaded: Promise<void> | undefined;
-  private readonly changed = new vscode.EventEmitter<void>();
-  /** A run stored or deleted. */
-  readonly onDidChange = this.changed.event;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly root: string,
-    private readonly config: Config,
+    /** kernelRunner.runs.maxStorageMB in bytes, read at each save. */
+    private readonly maxBytes: () => number,
   ) {}
+
+  /** Called after a run was stored or deleted (and once the stored runs are read); returns its unsubscribe. */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private fire(): void {
+    for (const l of [...this.listeners]) l();
+  }
 
   get folder(): string {
     return this.root;
@@ -124,7 +131,7 @@ export class RunStore implements vscode.Disposable {
         }
       }
       this.runs = found.sort((a, b) => b.storedAt - a.storedAt);
-      this.changed.fire();
+      this.fire();
     })();
     return this.loaded;
   }
@@ -147,10 +154,15 @@ export class RunStore implements vscode.Disposable {
     return this.runs.find((r) => r.uri === uri && r.kernels.length > 0);
   }
 
+  /** The stored view, its profiles pointing at the kept traces where the store is now (the folder may have moved). */
   async view(id: string): Promise<ResultView | undefined> {
-    if (!this.get(id)) return undefined;
+    const run = this.get(id);
+    if (!run) return undefined;
     const raw = JSON.parse(await readFile(join(this.dirOf(id), RUN_FILE), 'utf8')) as { view?: ResultView };
-    return raw.view;
+    if (!raw.view) return undefined;
+    const kept = new Set(run.traces);
+    const profiles = raw.view.profiles.map((p) => (p.localPath && kept.has(basename(p.localPath)) ? { ...p, localPath: join(this.dirOf(id), basename(p.localPath)) } : p));
+    return { ...raw.view, profiles };
   }
 
   /**
@@ -204,7 +216,7 @@ export class RunStore implements vscode.Disposable {
     await writeFile(join(dir, RUN_FILE), JSON.stringify({ run, view }));
     this.runs.unshift(run);
     await this.enforceBound();
-    this.changed.fire();
+    this.fire();
     return { run, view };
   }
 
@@ -214,19 +226,19 @@ export class RunStore implements vscode.Disposable {
     if (i < 0) return false;
     this.runs.splice(i, 1);
     await rm(this.dirOf(id), { recursive: true, force: true });
-    this.changed.fire();
+    this.fire();
     return true;
   }
 
   /** Oldest runs removed until the folder fits kernelRunner.runs.maxStorageMB. */
   private async enforceBound(): Promise<void> {
-    const remove = new Set(runsToRemove(this.runs, this.config.runsMaxStorageBytes));
+    const remove = new Set(runsToRemove(this.runs, this.maxBytes()));
     if (!remove.size) return;
     this.runs = this.runs.filter((r) => !remove.has(r.id));
     for (const id of remove) await rm(this.dirOf(id), { recursive: true, force: true });
   }
 
   dispose(): void {
-    this.changed.dispose();
+    this.listeners.clear();
   }
 }

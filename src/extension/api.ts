@@ -187,7 +187,7 @@ export function createTestApi(parts: {
       return rows.map((r) => {
         const item = runsView.getTreeItem(r);
         const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-        return { id: r.id, label, description: typeof item.description === 'string' ? item.description : '', contextValue: item.contextValue ?? '' };
+        return { id: item.id ?? '', label, description: typeof item.description === 'string' ? item.description : '', contextValue: item.contextValue ?? '' };
       });
     },
     storedRuns: () => store.list(),

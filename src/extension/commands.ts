@@ -69,4 +69,8 @@ export const commandTable: Record<string, CommandFactory> = {
   'runs.open': (_ctx, s) => (run) => s.runsView.open(runArg(run)),
   'runs.delete': (_ctx, s) => (run) => s.runsView.delete(runArg(run)),
   'runs.revealTrace': (_ctx, s) => (run) => s.runsView.revealTrace(runArg(run)),
+  'runs.cancel': (_ctx, s) => (node) => {
+    const id = typeof node === 'object' && node !== null ? (node as { activeId?: unknown }).activeId : node;
+    return typeof id === 'number' ? s.runs.cancelById(id) : s.runs.cancel();
+  },
 };

@@ -20,6 +20,7 @@ import { ChoiceStore } from './choices';
 import { SubmissionDiagnostics } from './diagnostics';
 import { GpuModeRegistration } from './gpumode/registration';
 import { MySubmissions } from './gpumode/submissionsView';
+import { ActiveJobs } from './activeJobs';
 import { RunStore } from './runStore';
 import { RunsView } from './runsView';
 import { KernelTimingLensProvider } from './timingLens';
@@ -51,7 +52,8 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   current = ctx;
 
   const output = ctx.push(new RunOutput(ctx.config));
-  const status = ctx.push(new StatusBar());
+  const jobs = ctx.push(new ActiveJobs());
+  const status = ctx.push(new StatusBar(jobs));
   const targets = ctx.push(new Targets(ctx, output));
   const relay = new PerfettoRelay();
   ctx.push(relay);
@@ -59,10 +61,10 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   const panels = ctx.push(new ResultsPanels(ctx, keptTraceActions(traceFiles)));
   // Without a folder open there is no workspace storage: such runs are kept with the extension's global storage.
   const store = ctx.push(new RunStore(join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'), () => ctx.config.runsMaxStorageBytes));
-  const runsView = ctx.push(new RunsView(store, panels, traceFiles));
+  const runsView = ctx.push(new RunsView(store, jobs, panels, traceFiles));
   const choices = new ChoiceStore(context.workspaceState);
   const diagnostics = ctx.push(new SubmissionDiagnostics(targets, choices));
-  const runs = ctx.push(new RunController(ctx, targets, output, status, panels, traceFiles, diagnostics, store));
+  const runs = ctx.push(new RunController(ctx, targets, output, jobs, panels, traceFiles, diagnostics, store));
   const traces = new TraceOpener(panels, traceFiles);
   const registration = new GpuModeRegistration(targets, output);
   const submissions = ctx.push(new MySubmissions(ctx, targets, panels));

@@ -12,7 +12,7 @@ import { notifyFailure, type FailureActionHost } from './failureActions';
 import { outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from './resultModel';
 import type { ProfileActions, ResultsPanels } from './resultsPanel';
 import type { RunLog, RunOutput } from './runOutput';
-import type { JobStatus, StatusBar } from './statusBar';
+import type { ActiveJobs, JobStatus } from './activeJobs';
 import { notify } from './ui';
 import type { ResultView } from '../webview/protocol';
 
@@ -29,7 +29,8 @@ export interface RunHeading {
 
 export interface PresenterDeps {
   output: RunOutput;
-  status: StatusBar;
+  /** The runs going on (drawn by the status bar and the Runs view). */
+  jobs: ActiveJobs;
   config: Config;
   panels: ResultsPanels;
 }
@@ -75,7 +76,7 @@ export class RunPresenter {
   }
 
   private setStatus(s: Pick<JobStatus, 'state' | 'queuePosition' | 'note'>): void {
-    this.deps.status.setJob(this.heading.runId, { file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
+    this.deps.jobs.setJob(this.heading.runId, { file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
   }
 
   /** Opens the channel block with its header (once), flushing what was said before. */

@@ -32,7 +32,7 @@ import type { ProfileActions, ResultsPanels } from './resultsPanel';
 import type { RunStore } from './runStore';
 import { RunPresenter, type RunHeading } from './runPresenter';
 import type { RunLog, RunOutput } from './runOutput';
-import type { StatusBar } from './statusBar';
+import type { ActiveJobs } from './activeJobs';
 import type { TargetChoice, Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import { hooks, pickOne } from './ui';
@@ -91,7 +91,7 @@ export class RunController implements vscode.Disposable {
     private readonly ctx: Ctx,
     private readonly targets: Targets,
     private readonly output: RunOutput,
-    private readonly status: StatusBar,
+    private readonly jobs: ActiveJobs,
     private readonly panels: ResultsPanels,
     private readonly traceFiles: TraceFiles,
     private readonly diagnostics: SubmissionDiagnostics,
@@ -159,7 +159,7 @@ export class RunController implements vscode.Disposable {
       this.active.delete(run.id);
       run.record.log?.release();
       if (!this.disposing) {
-        this.status.setJob(run.id, undefined);
+        this.jobs.setJob(run.id, undefined);
         this.finishedEmitter.fire();
       }
       finish();
@@ -173,7 +173,7 @@ export class RunController implements vscode.Disposable {
   }
 
   private presenter(heading: RunHeading, run: ActiveRun): RunPresenter {
-    return new RunPresenter({ output: this.output, status: this.status, config: this.ctx.config, panels: this.panels }, heading, () =>
+    return new RunPresenter({ output: this.output, jobs: this.jobs, config: this.ctx.config, panels: this.panels }, heading, () =>
       run.abort.abort(new Error('cancelled by the user')),
     );
   }
@@ -330,6 +330,13 @@ export class RunController implements vscode.Disposable {
   async cancel(): Promise<void> {
     const run = await this.pickRun('Kernel Runner: Cancel which run?');
     if (run) await this.cancelRun(run);
+  }
+
+  /** Cancel of one run by its id (the Runs view's row); false when it is no longer running. */
+  async cancelById(id: number): Promise<boolean> {
+    const run = this.active.get(id);
+    if (run) await this.cancelRun(run);
+    return !!run;
   }
 
   private async cancelRun(run: ActiveRun): Promise<void> {

@@ -1,8 +1,12 @@
-// The "Runs" tree of the Kernel Runner view container: every stored run of this workspace (runStore.ts), newest
-// first, with its file, mode, headline, target and when; open one into a results panel (its traces read from the
-// store, Perfetto included), delete it, reveal its trace file.
+// The "Runs" tree of the Kernel Runner view container: the runs going on now (with their state: queued #2,
+// running ...; cancel one from its row), then every stored run of this workspace (runStore.ts), newest first, with
+// its file, mode, headline, target and when; open one into a results panel (its traces read from the store,
+// Perfetto included), delete it, reveal its trace file.
 import * as vscode from 'vscode';
 import { join } from 'node:path';
+import { formatElapsed } from '../core/format/index';
+import { queueLabel } from '../core/protocol/api';
+import type { ActiveJobs, JobStatus } from './activeJobs';
 import type { ResultsPanel, ResultsPanels } from './resultsPanel';
 import type { RunStore, StoredRun } from './runStore';
 import { keptTraceActions, type TraceFiles } from './traceFiles';
@@ -30,29 +34,44 @@ export function whenLabel(ms: number, now = Date.now()): string {
 /** A command's argument: the tree's element, or a run id (the timing lens, the test API). */
 type RunArg = StoredRun | string | undefined;
 
-export class RunsView implements vscode.TreeDataProvider<StoredRun>, vscode.Disposable {
+/** A row of a run going on now. */
+export interface ActiveRunNode {
+  activeId: number;
+  job: JobStatus;
+}
+
+type RunNode = ActiveRunNode | StoredRun;
+
+const isActive = (n: RunNode): n is ActiveRunNode => 'activeId' in n;
+
+export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly store: RunStore,
+    private readonly jobs: ActiveJobs,
     private readonly panels: ResultsPanels,
     private readonly traceFiles: TraceFiles,
   ) {
     this.disposables.push(
       store.onDidChange(() => this.changed.fire()),
+      jobs.onDidChange(() => this.changed.fire()),
       vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: this, showCollapseAll: false }),
     );
   }
 
-  async getChildren(element?: StoredRun): Promise<StoredRun[]> {
+  async getChildren(element?: RunNode): Promise<RunNode[]> {
     if (element) return [];
     await this.store.load();
-    return this.store.list();
+    const active = this.jobs.list().map(({ id, job }) => ({ activeId: id, job }));
+    return [...active.reverse(), ...this.store.list()];
   }
 
-  getTreeItem(r: StoredRun): vscode.TreeItem {
+  getTreeItem(node: RunNode): vscode.TreeItem {
+    if (isActive(node)) return this.activeItem(node);
+    const r = node;
     const item = new vscode.TreeItem(`${r.file} · ${r.mode}`, vscode.TreeItemCollapsibleState.None);
     item.id = r.id;
     item.description = `${r.headline} · ${r.target} · ${whenLabel(r.storedAt)}`;
@@ -64,6 +83,18 @@ export class RunsView implements vscode.TreeDataProvider<StoredRun>, vscode.Disp
     if (r.traces.length) tip.appendText(`\ntrace${r.traces.length > 1 ? 's' : ''}: ${r.traces.join(', ')}`);
     item.tooltip = tip;
     item.command = { title: 'Open Run', command: 'kernelRunner.runs.open', arguments: [r.id] };
+    return item;
+  }
+
+  private activeItem({ activeId, job }: ActiveRunNode): vscode.TreeItem {
+    const item = new vscode.TreeItem(`${job.file} · ${job.mode}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `active-${activeId}`;
+    const state = job.state === 'queued' && job.queuePosition !== undefined ? queueLabel(job.queuePosition) : job.state;
+    item.description = `${state}${job.note ? ` (${job.note})` : ''} · started ${whenLabel(job.startedAt)}`;
+    item.iconPath = new vscode.ThemeIcon('sync~spin');
+    item.contextValue = 'kernelRunner.activeRun';
+    item.tooltip = `${job.file} (${job.mode}): ${state}, ${formatElapsed(Date.now() - job.startedAt)} so far`;
+    item.command = { title: 'Show Output', command: 'kernelRunner.showOutput' };
     return item;
   }
 

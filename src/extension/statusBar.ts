@@ -4,28 +4,21 @@
 import * as vscode from 'vscode';
 import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
+import type { ActiveJobs, JobStatus } from './activeJobs';
 
 /** The running clock ("1:05"); runs.ts shows it in progress notifications too. */
 export { formatElapsed };
 
-export interface JobStatus {
-  file: string;
-  mode: string;
-  state: 'connecting' | 'queued' | 'running' | 'finishing';
-  queuePosition?: number;
-  /** A few more words after the state (e.g. GPU MODE's queue: "3 queued, 1 running"). */
-  note?: string;
-  startedAt: number;
-}
+export type { JobStatus };
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kernelRunner.status', vscode.StatusBarAlignment.Left, 50);
   private target = '';
-  /** Running jobs by run id, in the order they started. */
-  private readonly jobs = new Map<number, JobStatus>();
+  private readonly subscription: vscode.Disposable;
   private ticker: ReturnType<typeof setInterval> | undefined;
 
-  constructor() {
+  constructor(private readonly active: ActiveJobs) {
+    this.subscription = active.onDidChange(() => this.onJobs());
     this.item.name = 'Kernel Runner';
     this.render();
     this.item.show();
@@ -36,11 +29,8 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
-  /** The state of run `id`; undefined: it ended. */
-  setJob(id: number, job: JobStatus | undefined): void {
-    if (job) this.jobs.set(id, job);
-    else this.jobs.delete(id);
-    const busy = this.jobs.size > 0;
+  private onJobs(): void {
+    const busy = this.active.size > 0;
     if (busy && !this.ticker) this.ticker = setInterval(() => this.render(), 1000);
     if (!busy && this.ticker) {
       clearInterval(this.ticker);
@@ -56,7 +46,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const jobs = [...this.jobs.values()];
+    const jobs = this.active.list().map((j) => j.job);
     const job = jobs[jobs.length - 1];
     if (!job) {
       this.item.text = `$(server-environment) ${this.target || 'Kernel Runner'}`;
@@ -81,6 +71,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.subscription.dispose();
     if (this.ticker) clearInterval(this.ticker);
     this.item.dispose();
   }

@@ -53,7 +53,11 @@ describe('several runs, the Runs view, the timing lens', function () {
     api.closePanels();
   });
 
-  afterEach(() => api.closePanels());
+  afterEach(async () => {
+    // a failed test leaves no run behind for the next one (each cancelled from its Runs view row)
+    for (const r of api.activeRuns()) await vscode.commands.executeCommand('kernelRunner.runs.cancel', { activeId: r.id });
+    api.closePanels();
+  });
 
   it('two runs at once: the second waits in the queue with its position; Cancel asks which, then cancels the last one directly', async () => {
     const first = vscode.commands.executeCommand('kernelRunner.run', slow);
@@ -68,6 +72,11 @@ describe('several runs, the Runs view, the timing lens', function () {
     });
     assert.match(queued[0] ?? '', /^━━ Benchmark slow_script\.py · script on MI300 · benchmark · embedded runner/);
     assert.match(api.statusText(), /2 runs · slow_script\.py · benchmark/);
+    // the Runs view: both runs on top with their state, newest first
+    const active = (await api.runRows()).filter((r) => r.contextValue === 'kernelRunner.activeRun');
+    assert.deepEqual(active.map((r) => r.label), ['slow_script.py · benchmark', 'slow_script.py · test']);
+    assert.match(active[0]?.description ?? '', /^queued #1 · started just now$/);
+    assert.match(active[1]?.description ?? '', /^running · started just now$/);
     // in the channel, each run's lines carry its tag while both write
     await waitFor('tagged ticks of the first run', () => api.channelLines().some((l) => /^\[slow_script\.py · test\] tick \d+$/.test(l)));
     assert.ok(api.channelLines().some((l) => /^\[slow_script\.py · benchmark\] ▸ .*queued/.test(l)), api.channelLines().slice(-20).join('\n'));
@@ -91,6 +100,7 @@ describe('several runs, the Runs view, the timing lens', function () {
     assert.deepEqual(api.activeRuns(), []);
     await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
     assert.match(api.statusText(), /embedded runner/);
+    assert.ok(!(await api.runRows()).some((r) => r.contextValue === 'kernelRunner.activeRun'), 'no run left on top of the Runs view');
     const kept = api.storedRuns().slice(0, 2);
     assert.deepEqual(kept.map((r) => [r.file, r.mode, r.outcome]), [['slow_script.py', 'test', 'cancelled'], ['slow_script.py', 'benchmark', 'cancelled']]);
     api.setPickResponder(undefined);
@@ -226,7 +236,8 @@ describe('several runs, the Runs view, the timing lens', function () {
     } finally {
       await vscode.commands.executeCommand('workbench.action.files.revert');
     }
-    assert.equal((await timingLenses(timed)).length, 2, 'the reverted file has both lenses again');
+    await waitFor('the reverted file to have both lenses again', async () => (await timingLenses(timed)).length === 2);
+    assert.ok(!doc.isDirty);
   });
 
   it('Delete removes a run: its row, its folder, and a panel opened from it is refused', async () => {

@@ -5,6 +5,13 @@ import { assert, openFile, openWorkbench, runCommand, shot, webviewFrame } from 
 
 const clean = (s) => s.replace(/\u00a0/g, ' ');
 
+/** The Kernel Runner container, from its activity bar icon (a click on an open container would close it). */
+async function openKernelRunnerView(page) {
+  const icon = page.locator('.activitybar .action-item:has(a[aria-label*="Kernel Runner"]), .activitybar .action-item[aria-label*="Kernel Runner"]').first();
+  if ((await icon.getAttribute('class'))?.includes('checked')) return;
+  await icon.locator('a').first().click().catch(() => icon.click());
+}
+
 export const tests = {
   async 'two runs at once: a progress notification each, the second with its queue position; the status bar counts them'({ page, workbenchUrl, outputDir }) {
     await openWorkbench(page, workbenchUrl());
@@ -30,6 +37,16 @@ export const tests = {
     assert(/queued #1 \(waiting for a free device\) · \d+:\d\d/.test(clean(await second.innerText())), `second: ${await second.innerText()}`);
     await shot(page, outputDir, 'several-runs');
 
+    // the Runs view has both on top, with their state
+    await page.keyboard.press('Escape');
+    await openKernelRunnerView(page);
+    const runsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) }).first();
+    const queuedRow = runsPane.locator('.monaco-list-row', { hasText: 'slow_script.py · benchmark' }).filter({ hasText: 'queued #1' }).first();
+    await queuedRow.waitFor({ timeout: 15_000 });
+    await runsPane.locator('.monaco-list-row', { hasText: 'slow_script.py · test' }).filter({ hasText: 'running' }).first().waitFor({ timeout: 15_000 });
+    await shot(page, outputDir, 'runs-view-active');
+    await runCommand(page, 'Notifications: Show Notifications');
+
     // Cancel each from its own notification
     await second.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
     await page.locator('.statusbar-item', { hasText: '2 runs' }).first().waitFor({ state: 'detached', timeout: 30_000 });
@@ -54,7 +71,7 @@ export const tests = {
     await shot(page, outputDir, 'timing-codelens');
 
     // the Runs view in the Kernel Runner container
-    await page.locator('.activitybar .action-item a[aria-label*="Kernel Runner"], .activitybar .action-item[aria-label*="Kernel Runner"]').first().click();
+    await openKernelRunnerView(page);
     const runsPane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) }).first();
     const row = runsPane.locator('.monaco-list-row', { hasText: 'timed_kernels.py · profile' }).first();
     await row.waitFor({ timeout: 30_000 });

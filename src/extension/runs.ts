@@ -295,6 +295,7 @@ export class RunController implements vscode.Disposable {
     if (outcome.target && !record.choice) record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
     if (entry) await this.inflight.remove(entry);
     const shown = await this.keep(view, record, outcome, about);
+    record.view = shown;
     presenter.present(shown, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
   }
 

@@ -291,12 +291,14 @@ export class RunController implements vscode.Disposable {
       return;
     }
     record.log = presenter.log;
-    record.view = view;
     if (outcome.target && !record.choice) record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
     if (entry) await this.inflight.remove(entry);
-    const shown = await this.keep(view, record, outcome, about);
-    record.view = shown;
-    presenter.present(shown, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
+    // The panel first; the run is kept (its traces copied or downloaded) while a person reads it, then the panel
+    // points at the kept traces, so that it opens Perfetto from them after a reload too.
+    presenter.present(view, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
+    const kept = await this.keep(view, record, outcome, about);
+    for (const p of this.panels.all) if (p.current === view) p.update(kept);
+    record.view = kept;
   }
 
   /** Into the run store (the Runs view, the timing lens) with its traces; the stored view points at the kept traces. */

@@ -4,7 +4,9 @@
 // run, the open results panels and their state, the status bar text, the embedded runner's URL. It also lets a
 // test skip dialogs (download destination) and feed a panel.
 import * as vscode from 'vscode';
-import type { ResultView } from '../webview/protocol';
+import { RESULTS_VIEW_TYPE, type ResultView } from '../webview/protocol';
+import type { RunStore, StoredRun } from './runStore';
+import type { RunsView } from './runsView';
 import type { UserSubmissionDetail } from '../core/protocol/api';
 import type { Ctx } from './ctx';
 import type { SubmissionDiagnostics } from './diagnostics';
@@ -72,6 +74,21 @@ export interface KernelRunnerApi {
   submissionRows(): Promise<Array<{ label: string; description: string }>>;
   showSubmission(id: number): Promise<UserSubmissionDetail | undefined>;
   deleteSubmission(id: number, confirmed: boolean): Promise<boolean>;
+  // Several runs, the Runs view, the timing lens
+  /** The output channel's last lines as written there (tags of runs at once included). */
+  channelLines(): string[];
+  /** The runs going on now. */
+  activeRuns(): Array<{ id: number; file: string; mode: string }>;
+  /** The Runs view's rows as shown. */
+  runRows(): Promise<Array<{ id: string; label: string; description: string; contextValue: string }>>;
+  storedRuns(): StoredRun[];
+  /** Where the run store keeps its folders. */
+  runStoreFolder(): string;
+  openRun(id: string): Promise<PanelInfo | undefined>;
+  deleteRun(id: string, confirmed: boolean): Promise<boolean>;
+  revealRunTrace(id: string): Promise<string | undefined>;
+  /** What VS Code does with a results panel after a reload: a new webview panel revived from its saved state. */
+  revivePanel(state: unknown): PanelInfo | undefined;
   /** Simulates a window reload: deactivate, then activate again in this extension host; returns the new API. */
   reactivate(): Promise<KernelRunnerApi>;
 }
@@ -89,9 +106,11 @@ export function createTestApi(parts: {
   registration: GpuModeRegistration;
   submissions: MySubmissions;
   diagnostics: SubmissionDiagnostics;
+  store: RunStore;
+  runsView: RunsView;
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
-  const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics } = parts;
+  const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } = parts;
   const info = (p: ResultsPanels['all'][number]): PanelInfo => ({ title: p.panel.title, ready: p.isReady, view: p.current, received: [...p.received] });
   return {
     activationMs: parts.activationMs,
@@ -166,6 +185,29 @@ export function createTestApi(parts: {
     },
     showSubmission: (id) => submissions.show(id),
     deleteSubmission: (id, confirmed) => submissions.delete(id, confirmed),
+    channelLines: () => (output.flush(), [...output.recent]),
+    activeRuns: () => runs.activeRuns(),
+    runRows: async () => {
+      const rows = await runsView.getChildren();
+      return rows.map((r) => {
+        const item = runsView.getTreeItem(r);
+        const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+        return { id: item.id ?? '', label, description: typeof item.description === 'string' ? item.description : '', contextValue: item.contextValue ?? '' };
+      });
+    },
+    storedRuns: () => store.list(),
+    runStoreFolder: () => store.folder,
+    openRun: async (id) => {
+      const p = await runsView.open(id);
+      return p ? info(p) : undefined;
+    },
+    deleteRun: (id, confirmed) => runsView.delete(id, confirmed),
+    revealRunTrace: (id) => runsView.revealTrace(id),
+    revivePanel: (state) => {
+      const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, 'restored', { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, {});
+      const p = panels.revive(panel, state);
+      return p ? info(p) : undefined;
+    },
     reactivate: parts.reactivate,
   };
 }

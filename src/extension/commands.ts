@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { chooseForFile } from './choices';
 import type { Ctx } from './ctx';
+import type { StoredRun } from './runStore';
 import type { Services } from './services';
 import { clientFor } from './targets';
 import { notify, pickOne } from './ui';
@@ -11,6 +12,8 @@ import { notify, pickOne } from './ui';
 export type CommandFactory = (ctx: Ctx, s: Services) => (...args: unknown[]) => unknown;
 
 const fileArg = (arg: unknown): vscode.Uri | undefined => (arg instanceof vscode.Uri ? arg : undefined);
+const runArg = (arg: unknown): StoredRun | string | undefined =>
+  typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as StoredRun) : undefined;
 
 export const commandTable: Record<string, CommandFactory> = {
   run: (ctx, s) => (uri) => s.runs.runFile(fileArg(uri), { mode: ctx.config.runMode, title: 'Run' }),
@@ -61,4 +64,13 @@ export const commandTable: Record<string, CommandFactory> = {
   'submissions.refresh': (_ctx, s) => () => s.submissions.refresh(),
   'submissions.show': (_ctx, s) => (node) => s.submissions.show(node),
   'submissions.delete': (_ctx, s) => (node) => s.submissions.delete(node),
+
+  // Runs view (the argument: its tree element, or a run id from the timing lens)
+  'runs.open': (_ctx, s) => (run) => s.runsView.open(runArg(run)),
+  'runs.delete': (_ctx, s) => (run) => s.runsView.delete(runArg(run)),
+  'runs.revealTrace': (_ctx, s) => (run) => s.runsView.revealTrace(runArg(run)),
+  'runs.cancel': (_ctx, s) => (node) => {
+    const id = typeof node === 'object' && node !== null ? (node as { activeId?: unknown }).activeId : node;
+    return typeof id === 'number' ? s.runs.cancelById(id) : s.runs.cancel();
+  },
 };

@@ -39,6 +39,10 @@ export class Config {
   get perfettoMaxTraceBytes(): number {
     return Math.max(1, this.cfg.get<number>('perfettoMaxTraceMB', 256)) * 1024 * 1024;
   }
+  /** Bound of the Runs view's storage (results and traces of this workspace's runs). */
+  get runsMaxStorageBytes(): number {
+    return Math.max(1, this.cfg.get<number>('runs.maxStorageMB', 500)) * 1024 * 1024;
+  }
   get embeddedProblemsDir(): string {
     return this.cfg.get<string>('embedded.problemsDir', '').trim();
   }

@@ -21,6 +21,12 @@ import { ChoiceStore } from './choices';
 import { SubmissionDiagnostics } from './diagnostics';
 import { GpuModeRegistration } from './gpumode/registration';
 import { MySubmissions } from './gpumode/submissionsView';
+import { ActiveJobs } from './activeJobs';
+import { RunStore } from './runStore';
+import { RunsView } from './runsView';
+import { KernelTimingLensProvider } from './timingLens';
+import { keptTraceActions } from './traceFiles';
+import { join } from 'node:path';
 
 let current: Ctx | undefined;
 let currentApi: KernelRunnerApi | undefined;
@@ -47,32 +53,40 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   current = ctx;
 
   const output = ctx.push(new RunOutput(ctx.config));
-  const status = ctx.push(new StatusBar());
+  const jobs = ctx.push(new ActiveJobs());
+  const status = ctx.push(new StatusBar(jobs));
   const targets = ctx.push(new Targets(ctx, output));
-  const panels = ctx.push(new ResultsPanels(ctx));
-  const isa = ctx.push(new IsaDocuments());
-  panels.isa = isa;
-  ctx.push(vscode.workspace.registerTextDocumentContentProvider(ISA_SCHEME, isa));
   const relay = new PerfettoRelay();
   ctx.push(relay);
   const traceFiles = new TraceFiles(context.globalStorageUri, ctx.config, relay);
+  const panels = ctx.push(new ResultsPanels(ctx, keptTraceActions(traceFiles)));
+  const isa = ctx.push(new IsaDocuments());
+  panels.isa = isa;
+  ctx.push(vscode.workspace.registerTextDocumentContentProvider(ISA_SCHEME, isa));
+  // Without a folder open there is no workspace storage: such runs are kept with the extension's global storage.
+  const store = ctx.push(new RunStore(join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'), () => ctx.config.runsMaxStorageBytes));
+  const runsView = ctx.push(new RunsView(store, jobs, panels, traceFiles));
   const choices = new ChoiceStore(context.workspaceState);
   const diagnostics = ctx.push(new SubmissionDiagnostics(targets, choices));
-  const runs = ctx.push(new RunController(ctx, targets, output, status, panels, traceFiles, diagnostics));
+  const runs = ctx.push(new RunController(ctx, targets, output, jobs, panels, traceFiles, diagnostics, store));
   const traces = new TraceOpener(panels, traceFiles);
   const registration = new GpuModeRegistration(targets, output);
   const submissions = ctx.push(new MySubmissions(ctx, targets, panels));
   ctx.push(runs.onDidFinishRun(() => submissions.refresh()));
-  const services: Services = { output, targets, runs, traces, registration, submissions, diagnostics, choices };
+  const services: Services = { output, targets, runs, traces, registration, submissions, diagnostics, choices, runsView };
 
   for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name, factory(ctx, services));
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
 
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));
   ctx.push(vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));
+  const timingLenses = ctx.push(new KernelTimingLensProvider(store, ctx.config));
+  ctx.push(vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, timingLenses));
+  void store.load();
   ctx.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('kernelRunner.codeLens') || e.affectsConfiguration('kernelRunner.profileGpu')) lenses.refresh();
+      if (e.affectsConfiguration('kernelRunner.codeLens')) timingLenses.refresh();
       if (Config.affectsTarget(e)) {
         status.setTarget(targets.describe());
         await ctx.resetTarget();
@@ -100,6 +114,8 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
     registration,
     submissions,
     diagnostics,
+    store,
+    runsView,
     statusText: () => status.text,
     activationMs,
     reactivate: async () => {

@@ -1,6 +1,7 @@
 // Results panels: one webview panel per result. Strict CSP (`default-src 'none'`, scripts only with a crypto
 // nonce), resources only from dist/ and media/, typed messages (src/webview/protocol.ts), a serializer that
-// restores panels after a reload from the state the webview saved.
+// restores panels after a reload from the state the webview saved (their buttons then use the traces kept in the
+// run store: `fallbackActions`).
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import {
@@ -116,10 +117,10 @@ export class ResultsPanel {
         await this.post(StateNotification.make({ view: this.view }));
       } else if (DownloadTraceCommand.is(msg)) {
         const p = this.profile(String(msg.params.profileKey));
-        if (p) await (this.actions ?? defaultActions).downloadTrace(p);
+        if (p) await (this.actions ?? this.owner.fallbackActions).downloadTrace(p);
       } else if (OpenPerfettoCommand.is(msg)) {
         const p = this.profile(String(msg.params.profileKey));
-        if (p) await (this.actions ?? defaultActions).openPerfetto(p);
+        if (p) await (this.actions ?? this.owner.fallbackActions).openPerfetto(p);
       } else if (ShowOutputCommand.is(msg)) {
         await vscode.commands.executeCommand('kernelRunner.showOutput');
       } else if (CopyTextCommand.is(msg)) {
@@ -186,7 +187,11 @@ export class ResultsPanels implements vscode.Disposable {
   /** Reads code objects and opens disassembly for the Kernels (ISA) sections (main.ts sets it). */
   isa: IsaDocuments | undefined;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(
+    private readonly ctx: Ctx,
+    /** What buttons do in a panel without its run (restored after a reload). */
+    readonly fallbackActions: ProfileActions,
+  ) {}
 
   get extensionUri(): vscode.Uri {
     return this.ctx.extensionUri;
@@ -207,15 +212,22 @@ export class ResultsPanels implements vscode.Disposable {
     this.ctx.push(
       vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state: unknown) => {
-          const view = (state as Partial<PersistedState> | undefined)?.view;
-          if (!view || typeof view !== 'object' || !Array.isArray(view.runs) || !Array.isArray(view.profiles)) {
-            panel.dispose();
-            return;
-          }
-          this.open.add(new ResultsPanel(panel, view, this, undefined));
+          this.revive(panel, state);
         },
       }),
     );
+  }
+
+  /** A panel VS Code restored after a reload, with the state its webview saved (public for the test API). */
+  revive(panel: vscode.WebviewPanel, state: unknown): ResultsPanel | undefined {
+    const view = (state as Partial<PersistedState> | undefined)?.view;
+    if (!view || typeof view !== 'object' || !Array.isArray(view.runs) || !Array.isArray(view.profiles)) {
+      panel.dispose();
+      return undefined;
+    }
+    const p = new ResultsPanel(panel, view, this, undefined);
+    this.open.add(p);
+    return p;
   }
 
   forget(p: ResultsPanel): void {
@@ -226,14 +238,3 @@ export class ResultsPanels implements vscode.Disposable {
     for (const p of [...this.open]) p.dispose();
   }
 }
-
-/** A restored panel no longer has its run: open the artifact URL in the browser or reveal the local file. */
-const defaultActions: ProfileActions = {
-  async downloadTrace(p) {
-    if (p.localPath) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(p.localPath));
-    else if (p.downloadUrl && /^https?:\/\//i.test(p.downloadUrl)) await vscode.env.openExternal(vscode.Uri.parse(p.downloadUrl));
-  },
-  async openPerfetto() {
-    throw new Error('This panel was restored after a reload: run the profile again to open its trace in Perfetto UI.');
-  },
-};

@@ -1,6 +1,8 @@
 // The "Kernel Runner" output channel (language `kernel-runner-log`, coloured by syntaxes/kernel-runner-log):
 // one block per run with a header, the program's lines as they arrive, our own status lines marked with `▸`,
-// profiler noise hidden unless `kernelRunner.showProfilerNoise` (kept aside and counted), a closing line.
+// profiler noise hidden unless `kernelRunner.showProfilerNoise` (kept aside and counted), a closing line. While
+// several runs write at once, each line in the channel starts with its run's tag (`[gemm.py · profile]`), so that
+// each run's section can be told apart (and filtered with the channel's filter box).
 import * as vscode from 'vscode';
 import type { Config } from './config';
 
@@ -17,9 +19,23 @@ export class RunLog {
   private finished = false;
 
   constructor(
-    private readonly write: (line: string) => void,
+    private readonly write: (line: string, log: RunLog) => void,
     private readonly showNoise: boolean,
+    /** What marks this run's lines while others write too. */
+    readonly tag = '',
+    private readonly onClose: (log: RunLog) => void = () => {},
   ) {}
+
+  get open(): boolean {
+    return !this.finished;
+  }
+
+  /** The run is over without a closing line (a reload stopped following it). */
+  release(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onClose(this);
+  }
 
   get hiddenNoise(): number {
     return this.showNoise ? 0 : this.noiseLines.length;
@@ -27,7 +43,7 @@ export class RunLog {
 
   private emit(line: string): void {
     this.shown.push(line);
-    this.write(line);
+    this.write(line, this);
   }
 
   /** A line of the program's own output (or, with noise=true, profiler chatter). */
@@ -63,6 +79,7 @@ export class RunLog {
     }
     this.emit(`━━ ${summary}`);
     this.emit('');
+    this.onClose(this);
   }
 }
 
@@ -71,11 +88,16 @@ export class RunOutput implements vscode.Disposable {
   private pending: string[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly runs: RunLog[] = [];
+  /** The channel's last lines as written (test API: what a person reads there). */
+  readonly recent: string[] = [];
+  /** Logs of runs still writing. */
+  private readonly writing = new Set<RunLog>();
 
   constructor(private readonly config: Config) {}
 
-  begin(header: string): RunLog {
-    const log = new RunLog((line) => this.append(line), this.config.showProfilerNoise);
+  begin(header: string, tag = ''): RunLog {
+    const log = new RunLog((line, from) => this.append(this.writing.size > 1 && from.tag && line ? `[${from.tag}] ${line}` : line), this.config.showProfilerNoise, tag, (l) => this.writing.delete(l));
+    this.writing.add(log);
     this.runs.push(log);
     if (this.runs.length > 20) this.runs.shift();
     log.block([`━━ ${header}`]);
@@ -99,6 +121,8 @@ export class RunOutput implements vscode.Disposable {
   /** Lines arrive one event at a time; batching keeps the channel's IPC to ~20 appends a second. */
   private append(line: string): void {
     this.pending.push(line);
+    this.recent.push(line);
+    if (this.recent.length > 500) this.recent.splice(0, this.recent.length - 500);
     this.timer ??= setTimeout(() => this.flush(), 50);
   }
 

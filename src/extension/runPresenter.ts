@@ -12,7 +12,7 @@ import { notifyFailure, type FailureActionHost } from './failureActions';
 import { outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from './resultModel';
 import type { ProfileActions, ResultsPanels } from './resultsPanel';
 import type { RunLog, RunOutput } from './runOutput';
-import type { JobStatus, StatusBar } from './statusBar';
+import type { ActiveJobs, JobStatus } from './activeJobs';
 import { notify } from './ui';
 import type { ResultView } from '../webview/protocol';
 
@@ -23,11 +23,14 @@ export interface RunHeading {
   mode: SubmissionMode;
   /** Epoch ms (for a resumed submission: when it was first started). */
   startedAt: number;
+  /** Which of the runs at once this is (the status bar's key). */
+  runId: number;
 }
 
 export interface PresenterDeps {
   output: RunOutput;
-  status: StatusBar;
+  /** The runs going on (drawn by the status bar and the Runs view). */
+  jobs: ActiveJobs;
   config: Config;
   panels: ResultsPanels;
 }
@@ -73,13 +76,13 @@ export class RunPresenter {
   }
 
   private setStatus(s: Pick<JobStatus, 'state' | 'queuePosition' | 'note'>): void {
-    this.deps.status.setJob({ file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
+    this.deps.jobs.setJob(this.heading.runId, { file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
   }
 
   /** Opens the channel block with its header (once), flushing what was said before. */
   begin(header: string): RunLog {
     if (this.log) return this.log;
-    const log = this.deps.output.begin(header);
+    const log = this.deps.output.begin(header, `${this.heading.file} · ${this.heading.mode}`);
     for (const line of this.early) log.info(line);
     this.early = [];
     this.log = log;

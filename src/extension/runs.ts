@@ -1,5 +1,7 @@
-// The runs of the editor: one active run at a time (cancel, the status bar's job menu), the last runs for the
-// test API, and submissions still in flight after a window reload. What a run does is core's submission workflow
+// The runs of the editor: any number at once (each with its own progress notification, channel section and
+// status bar count; Cancel and the status bar's job menu ask which when several run), the last runs for the test
+// API, every finished run kept in the workspace's run store (the Runs view), and submissions still in flight after
+// a window reload. What a run does is core's submission workflow
 // (src/core/submission: connection, leaderboard and GPU, checks, route, polling, cancel, traces, explanations);
 // this file hands it the editor's parts (the pickers as `choose`, the Problems panel as `check`, where traces go)
 // and runPresenter.ts draws its events. Submissions the workflow says are resumable (GPU MODE background polls,
@@ -15,6 +17,7 @@ import {
   resumeSubmission,
   runSubmission,
   type Connection,
+  type ResumeState,
   type SubmissionOutcome,
   type WorkflowOptions,
 } from '../core/submission/index';
@@ -26,12 +29,13 @@ import type { FailureActionHost, RerunChange } from './failureActions';
 import { InFlightStore, resumeStateOf, type InFlightSubmission } from './gpumode/inflight';
 import { describeBlocking } from './preflight';
 import type { ProfileActions, ResultsPanels } from './resultsPanel';
+import type { RunStore } from './runStore';
 import { RunPresenter, type RunHeading } from './runPresenter';
 import type { RunLog, RunOutput } from './runOutput';
-import type { StatusBar } from './statusBar';
+import type { ActiveJobs } from './activeJobs';
 import type { TargetChoice, Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
-import { hooks } from './ui';
+import { hooks, pickOne } from './ui';
 import type { ResultView } from '../webview/protocol';
 
 export interface RunRequest {
@@ -52,21 +56,29 @@ export interface RunRecord {
   jobId?: number;
   view?: ResultView;
   log?: RunLog;
+  /** Its id in the run store once kept. */
+  storedId?: string;
 }
 
 interface ActiveRun {
+  /** Which of the runs at once (status bar key, Cancel's pick). */
+  id: number;
   /** Cancel: the job is cancelled on our runner (DELETE), a background submission is no longer waited for. */
   abort: AbortController;
   /** A reload: stop following, leave the job running (it is resumed on the next activation). */
   detach: AbortController;
   /** Accepted with a resume state: a reload detaches instead of cancelling. */
   resumable: boolean;
+  /** The file's URI (string form) and where it was sent, to tell a repeated click from another run. */
+  uri: string;
+  where?: TargetChoice;
   record: Partial<RunRecord> & { file: string };
   done: Promise<void>;
 }
 
 export class RunController implements vscode.Disposable {
-  private active: ActiveRun | undefined;
+  private readonly active = new Map<number, ActiveRun>();
+  private nextId = 1;
   private readonly choices: ChoiceStore;
   private readonly history: RunRecord[] = [];
   private readonly inflight: InFlightStore;
@@ -79,10 +91,11 @@ export class RunController implements vscode.Disposable {
     private readonly ctx: Ctx,
     private readonly targets: Targets,
     private readonly output: RunOutput,
-    private readonly status: StatusBar,
+    private readonly jobs: ActiveJobs,
     private readonly panels: ResultsPanels,
     private readonly traceFiles: TraceFiles,
     private readonly diagnostics: SubmissionDiagnostics,
+    private readonly store: RunStore,
   ) {
     this.choices = new ChoiceStore(ctx.extCtx.workspaceState);
     this.inflight = new InFlightStore(ctx.extCtx.globalState);
@@ -103,12 +116,17 @@ export class RunController implements vscode.Disposable {
   }
 
   get running(): boolean {
-    return this.active !== undefined;
+    return this.active.size > 0;
   }
 
-  /** Resolves when the current run (if any) has finished. */
+  /** The runs going on now, in the order they started. */
+  activeRuns(): { id: number; file: string; mode: SubmissionMode }[] {
+    return [...this.active.values()].map((r) => ({ id: r.id, file: r.record.file, mode: r.record.mode ?? 'test' }));
+  }
+
+  /** Resolves when no run is in progress. */
   async idle(): Promise<void> {
-    await this.active?.done;
+    while (this.active.size) await Promise.all([...this.active.values()].map((r) => r.done));
   }
 
   async runFile(uri: vscode.Uri | undefined, req: RunRequest): Promise<void> {
@@ -117,28 +135,31 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showWarningMessage("Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.");
       return;
     }
-    if (this.active) {
-      const pick = await vscode.window.showWarningMessage(`Kernel Runner is already running ${this.active.record.file}.`, 'Cancel It', 'Show Output');
-      if (pick === 'Cancel It') await this.cancel();
+    const file = basename(doc.uri.fsPath || doc.uri.path);
+    // Other files, modes and targets run alongside; the same file in the same mode twice is most likely a double click.
+    const same = [...this.active.values()].find((r) => r.uri === doc.uri.toString() && r.record.mode === req.mode && (r.where ?? 'configured') === (req.where ?? 'configured'));
+    if (same) {
+      const pick = await vscode.window.showWarningMessage(`Kernel Runner is already running ${file} (${req.mode}).`, 'Cancel It', 'Show Output');
+      if (pick === 'Cancel It') await this.cancelRun(same);
       else if (pick === 'Show Output') this.output.show();
       return;
     }
-    const file = basename(doc.uri.fsPath || doc.uri.path);
-    await this.activate({ file, mode: req.mode }, (run) => this.execute(doc, req, run, file));
+    await this.activate({ file, mode: req.mode }, doc.uri.toString(), req.where, (run) => this.execute(doc, req, run, file));
   }
 
-  /** Makes `work` the active run until it ends: then the status bar is cleared and `idle()` waiters wake. */
-  private async activate(record: ActiveRun['record'], work: (run: ActiveRun) => Promise<void>): Promise<void> {
+  /** Makes `work` an active run until it ends: then its status bar entry is cleared and `idle()` waiters wake. */
+  private async activate(record: ActiveRun['record'], uri: string, where: TargetChoice | undefined, work: (run: ActiveRun) => Promise<void>): Promise<void> {
     let finish!: () => void;
     const done = new Promise<void>((r) => (finish = r));
-    const run: ActiveRun = { abort: new AbortController(), detach: new AbortController(), resumable: false, record, done };
-    this.active = run;
+    const run: ActiveRun = { id: this.nextId++, abort: new AbortController(), detach: new AbortController(), resumable: false, record, done, uri, ...(where ? { where } : {}) };
+    this.active.set(run.id, run);
     try {
       await work(run);
     } finally {
-      this.active = undefined;
+      this.active.delete(run.id);
+      run.record.log?.release();
       if (!this.disposing) {
-        this.status.setJob(undefined);
+        this.jobs.setJob(run.id, undefined);
         this.finishedEmitter.fire();
       }
       finish();
@@ -152,7 +173,7 @@ export class RunController implements vscode.Disposable {
   }
 
   private presenter(heading: RunHeading, run: ActiveRun): RunPresenter {
-    return new RunPresenter({ output: this.output, status: this.status, config: this.ctx.config, panels: this.panels }, heading, () =>
+    return new RunPresenter({ output: this.output, jobs: this.jobs, config: this.ctx.config, panels: this.panels }, heading, () =>
       run.abort.abort(new Error('cancelled by the user')),
     );
   }
@@ -172,12 +193,12 @@ export class RunController implements vscode.Disposable {
   }
 
   /** What the failure notification's buttons act on: this file, run again with a change. */
-  private failureHost(uri: vscode.Uri, req: RunRequest): FailureActionHost {
+  private failureHost(uri: vscode.Uri, req: RunRequest, run: ActiveRun): FailureActionHost {
     return {
       targets: this.targets,
       showOutput: () => this.output.show(false),
       rerun: async (change: RerunChange) => {
-        await this.idle();
+        await run.done;
         await this.runFile(uri, { ...req, ...change });
       },
     };
@@ -196,8 +217,8 @@ export class RunController implements vscode.Disposable {
 
   private async execute(doc: vscode.TextDocument, req: RunRequest, run: ActiveRun, file: string): Promise<void> {
     const startedAt = Date.now();
-    const presenter = this.presenter({ title: req.title, file, mode: req.mode, startedAt }, run);
-    const host = this.failureHost(doc.uri, req);
+    const presenter = this.presenter({ title: req.title, file, mode: req.mode, startedAt, runId: run.id }, run);
+    const host = this.failureHost(doc.uri, req, run);
     const where = req.where ?? 'configured';
     let connection: Connection;
     try {
@@ -243,11 +264,19 @@ export class RunController implements vscode.Disposable {
       },
     );
     await added;
-    await this.conclude(outcome, presenter, record, host, entry, false);
+    await this.conclude(outcome, presenter, record, host, entry, false, { uri: doc.uri.toString(), title: req.title, startedAt });
   }
 
   /** The outcome arrived: the channel, the recorded view, the entry forgotten, then the panel or a notification. */
-  private async conclude(outcome: SubmissionOutcome, presenter: RunPresenter, record: RunRecord, host: FailureActionHost, entry: InFlightSubmission | undefined, resumed: boolean): Promise<void> {
+  private async conclude(
+    outcome: SubmissionOutcome,
+    presenter: RunPresenter,
+    record: RunRecord,
+    host: FailureActionHost,
+    entry: InFlightSubmission | undefined,
+    resumed: boolean,
+    about: { uri: string; title: string; startedAt: number },
+  ): Promise<void> {
     if (outcome.id !== undefined) record.jobId = outcome.id;
     if (this.disposing) {
       // A reload: the entry stays for the next activation.
@@ -262,10 +291,35 @@ export class RunController implements vscode.Disposable {
       return;
     }
     record.log = presenter.log;
-    record.view = view;
     if (outcome.target && !record.choice) record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
     if (entry) await this.inflight.remove(entry);
+    // The panel first; the run is kept (its traces copied or downloaded) while a person reads it, then the panel
+    // points at the kept traces, so that it opens Perfetto from them after a reload too.
     presenter.present(view, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
+    const kept = await this.keep(view, record, outcome, about);
+    for (const p of this.panels.all) if (p.current === view) p.update(kept);
+    record.view = kept;
+  }
+
+  /** Into the run store (the Runs view, the timing lens) with its traces; the stored view points at the kept traces. */
+  private async keep(view: ResultView, record: RunRecord, outcome: SubmissionOutcome, about: { uri: string; title: string; startedAt: number }): Promise<ResultView> {
+    try {
+      const stored = await this.store.save({
+        file: record.file,
+        uri: about.uri,
+        mode: record.mode,
+        title: about.title,
+        target: record.target.label,
+        startedAt: about.startedAt,
+        view,
+        client: outcome.connection.client,
+      });
+      record.storedId = stored.run.id;
+      return stored.view;
+    } catch (err) {
+      console.error('[kernel-runner] could not store the run:', err);
+      return view;
+    }
   }
 
   private profileActions(client: RunnerClient, jobId: number | undefined, file: string): ProfileActions {
@@ -276,74 +330,107 @@ export class RunController implements vscode.Disposable {
     };
   }
 
+  /** "Kernel Runner: Cancel": the one run, or the one picked when several run. */
   async cancel(): Promise<void> {
-    const run = this.active;
-    if (!run) {
-      void vscode.window.showInformationMessage('Kernel Runner: nothing is running.');
-      return;
-    }
+    const run = await this.pickRun('Kernel Runner: Cancel which run?');
+    if (run) await this.cancelRun(run);
+  }
+
+  /** Cancel of one run by its id (the Runs view's row); false when it is no longer running. */
+  async cancelById(id: number): Promise<boolean> {
+    const run = this.active.get(id);
+    if (run) await this.cancelRun(run);
+    return !!run;
+  }
+
+  private async cancelRun(run: ActiveRun): Promise<void> {
     run.abort.abort(new Error('cancelled by the user'));
     await run.done;
   }
 
-  /** Status bar click while a job runs. */
+  /** The only active run, or the one a person picks among several; undefined when none runs or none is picked. */
+  private async pickRun(title: string): Promise<ActiveRun | undefined> {
+    const runs = [...this.active.values()];
+    if (runs.length <= 1) {
+      if (!runs.length) void vscode.window.showInformationMessage('Kernel Runner: nothing is running.');
+      return runs[0];
+    }
+    const items = runs.map((r) => ({ label: `${r.record.file} · ${r.record.mode ?? ''}`, description: `#${r.id}${r.record.target ? ` · ${r.record.target.label}` : ''}`, run: r }));
+    // The labels can repeat (a file in one mode on two targets): pick by the item, not the label.
+    const unique = items.map((i, n) => (items.findIndex((j) => j.label === i.label) === n ? i : { ...i, label: `${i.label} (#${i.run.id})` }));
+    return (await pickOne(unique, { title, placeHolder: `${runs.length} runs` }))?.run;
+  }
+
+  /** Status bar click while runs go on. */
   async jobMenu(): Promise<void> {
-    if (!this.active) {
+    if (!this.active.size) {
       this.output.show(false);
       return;
     }
-    const pick = await vscode.window.showQuickPick(['Show Output', 'Cancel Run'], { title: `Kernel Runner: ${this.active.record.file}` });
+    const run = await this.pickRun('Kernel Runner: which run?');
+    if (!run) return;
+    const pick = await vscode.window.showQuickPick(['Show Output', 'Cancel Run'], { title: `Kernel Runner: ${run.record.file}` });
     if (pick === 'Show Output') this.output.show(false);
-    else if (pick === 'Cancel Run') await this.cancel();
+    else if (pick === 'Cancel Run') await this.cancelRun(run);
   }
 
   async dispose(): Promise<void> {
     this.disposing = true;
     this.finishedEmitter.dispose();
-    const run = this.active;
-    if (!run) return;
-    // A resumable submission is left running (the next activation follows it again); anything else is cancelled.
-    if (run.resumable) run.detach.abort(new Error('the window is reloading'));
-    else run.abort.abort(new Error('extension deactivated'));
+    const runs = [...this.active.values()];
+    for (const run of runs) {
+      // A resumable submission is left running (the next activation follows it again); anything else is cancelled.
+      if (run.resumable) run.detach.abort(new Error('the window is reloading'));
+      else run.abort.abort(new Error('extension deactivated'));
+    }
+    if (!runs.length) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([run.done, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => (timer = setTimeout(r, 5000)))]);
     clearTimeout(timer);
   }
 
   // -------------------------------------------------------------------------------------------------------------
   // After a reload
 
-  /** On activation: every submission that was in flight when the window closed is followed again, one by one. */
+  /** On activation: every submission that was in flight when the window closed is followed again, all at once. */
   async resumeInFlight(): Promise<void> {
-    for (const entry of this.inflight.list()) {
-      while (this.active && !this.disposing) await this.active.done;
-      if (this.disposing) return;
-      await this.activate({ file: entry.file, mode: entry.mode }, (run) => this.resumeOne(entry, run)).catch((err: unknown) => {
-        console.error('[kernel-runner] resuming a submission failed:', err);
-      });
-    }
+    await Promise.all(
+      this.inflight.list().map((entry) =>
+        this.activate({ file: entry.file, mode: entry.mode }, entry.uri, undefined, (run) => this.resumeOne(entry, run)).catch((err: unknown) => {
+          console.error('[kernel-runner] resuming a submission failed:', err);
+        }),
+      ),
+    );
   }
 
   private async resumeOne(entry: InFlightSubmission, run: ActiveRun): Promise<void> {
     run.resumable = true;
     const state = resumeStateOf(entry);
     const req: RunRequest = { mode: entry.mode, title: entry.title };
-    const presenter = this.presenter({ title: entry.title, file: entry.file, mode: entry.mode, startedAt: entry.startedAt }, run);
-    const host = this.failureHost(vscode.Uri.parse(entry.uri), req);
+    const presenter = this.presenter({ title: entry.title, file: entry.file, mode: entry.mode, startedAt: entry.startedAt, runId: run.id }, run);
+    const host = this.failureHost(vscode.Uri.parse(entry.uri), req, run);
     let connection: Connection;
     try {
       connection = await this.targets.connectUrl(entry.baseUrl, run.abort.signal);
     } catch (err) {
+      // Cancelled while reconnecting: the job is still to be cancelled on the service (the workflow does that when
+      // it resumes with the aborted signal), which needs the connection.
+      const again = run.abort.signal.aborted && !this.disposing ? await this.targets.connectUrl(entry.baseUrl).catch(() => undefined) : undefined;
+      if (again) return this.followResumed(entry, run, state, presenter, host, again);
       const explanation = explain(err, { surface: 'editor', service: entry.service, baseUrl: entry.baseUrl });
       presenter.failBeforeConnecting(explanation, `${entry.targetLabel} (${entry.baseUrl})`, host);
       await this.inflight.remove(entry);
       return;
     }
+    await this.followResumed(entry, run, state, presenter, host, connection);
+  }
+
+  private async followResumed(entry: InFlightSubmission, run: ActiveRun, state: ResumeState, presenter: RunPresenter, host: FailureActionHost, connection: Connection): Promise<void> {
     const record: RunRecord = { file: entry.file, mode: entry.mode, target: { baseUrl: connection.baseUrl, label: connection.label }, choice: { leaderboard: entry.leaderboard, gpu: entry.gpu }, jobId: entry.id };
     this.remember(record, run);
     presenter.beginResumed(state, connection);
     record.log = presenter.log;
     const outcome = await resumeSubmission(state, { ...this.workflowOptions(connection, run), onEvent: presenter.onEvent });
-    await this.conclude(outcome, presenter, record, host, entry, true);
+    await this.conclude(outcome, presenter, record, host, entry, true, { uri: entry.uri, title: entry.title, startedAt: entry.startedAt });
   }
 }

@@ -5,6 +5,7 @@ import type { GpuModeRegistration } from './gpumode/registration';
 import type { MySubmissions } from './gpumode/submissionsView';
 import type { RunOutput } from './runOutput';
 import type { RunController } from './runs';
+import type { RunsView } from './runsView';
 import type { Targets } from './targets';
 import type { TraceOpener } from './traces';
 
@@ -17,4 +18,5 @@ export interface Services {
   submissions: MySubmissions;
   diagnostics: SubmissionDiagnostics;
   choices: ChoiceStore;
+  runsView: RunsView;
 }

@@ -1,29 +1,24 @@
-// One status bar item: the target when idle; the running job (file, state, queue position, elapsed) while a
-// job runs. Clicking shows the output when idle, and offers Show Output / Cancel while running.
+// One status bar item: the target when idle; the running job (file, state, queue position, elapsed) while one
+// job runs; how many run (and the newest one's file) while several do. Clicking shows the output when idle, and
+// offers Show Output / Cancel while running.
 import * as vscode from 'vscode';
 import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
+import type { ActiveJobs, JobStatus } from './activeJobs';
 
 /** The running clock ("1:05"); runs.ts shows it in progress notifications too. */
 export { formatElapsed };
 
-export interface JobStatus {
-  file: string;
-  mode: string;
-  state: 'connecting' | 'queued' | 'running' | 'finishing';
-  queuePosition?: number;
-  /** A few more words after the state (e.g. GPU MODE's queue: "3 queued, 1 running"). */
-  note?: string;
-  startedAt: number;
-}
+export type { JobStatus };
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kernelRunner.status', vscode.StatusBarAlignment.Left, 50);
   private target = '';
-  private job: JobStatus | undefined;
+  private readonly subscription: vscode.Disposable;
   private ticker: ReturnType<typeof setInterval> | undefined;
 
-  constructor() {
+  constructor(private readonly active: ActiveJobs) {
+    this.subscription = active.onDidChange(() => this.onJobs());
     this.item.name = 'Kernel Runner';
     this.render();
     this.item.show();
@@ -34,14 +29,14 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
-  setJob(job: JobStatus | undefined): void {
-    this.job = job;
-    if (job && !this.ticker) this.ticker = setInterval(() => this.render(), 1000);
-    if (!job && this.ticker) {
+  private onJobs(): void {
+    const busy = this.active.size > 0;
+    if (busy && !this.ticker) this.ticker = setInterval(() => this.render(), 1000);
+    if (!busy && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;
     }
-    void vscode.commands.executeCommand('setContext', 'kernelRunner.busy', !!job);
+    void vscode.commands.executeCommand('setContext', 'kernelRunner.busy', busy);
     this.render();
   }
 
@@ -51,7 +46,8 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const job = this.job;
+    const jobs = this.active.list().map((j) => j.job);
+    const job = jobs[jobs.length - 1];
     if (!job) {
       this.item.text = `$(server-environment) ${this.target || 'Kernel Runner'}`;
       this.item.tooltip = `Kernel Runner target: ${this.target}\nClick to show the output. Change it with "Kernel Runner: Select Target…".`;
@@ -59,14 +55,23 @@ export class StatusBar implements vscode.Disposable {
       this.item.backgroundColor = undefined;
       return;
     }
-    const state = job.state === 'queued' && job.queuePosition !== undefined ? queueLabel(job.queuePosition) : job.state;
-    this.item.text = `$(sync~spin) ${job.file} · ${job.mode} · ${state}${job.note ? ` (${job.note})` : ''} · ${formatElapsed(Date.now() - job.startedAt)}`;
-    this.item.tooltip = `Kernel Runner: ${job.mode} of ${job.file} on ${this.target}\nClick to show the output or cancel.`;
+    const line = (j: JobStatus) => {
+      const state = j.state === 'queued' && j.queuePosition !== undefined ? queueLabel(j.queuePosition) : j.state;
+      return `${j.file} · ${j.mode} · ${state}${j.note ? ` (${j.note})` : ''} · ${formatElapsed(Date.now() - j.startedAt)}`;
+    };
+    if (jobs.length === 1) {
+      this.item.text = `$(sync~spin) ${line(job)}`;
+      this.item.tooltip = `Kernel Runner: ${job.mode} of ${job.file} on ${this.target}\nClick to show the output or cancel.`;
+    } else {
+      this.item.text = `$(sync~spin) ${jobs.length} runs · ${job.file} · ${job.mode}`;
+      this.item.tooltip = `Kernel Runner: ${jobs.length} runs\n${jobs.map(line).join('\n')}\nClick to show the output or cancel one.`;
+    }
     this.item.command = { title: 'Kernel Runner job', command: 'kernelRunner.jobMenu' };
     this.item.backgroundColor = undefined;
   }
 
   dispose(): void {
+    this.subscription.dispose();
     if (this.ticker) clearInterval(this.ticker);
     this.item.dispose();
   }

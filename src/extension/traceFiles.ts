@@ -11,6 +11,8 @@ import { summarizePath } from '../trace/index';
 import type { ProfileView } from '../webview/protocol';
 import type { Config } from './config';
 import type { PerfettoRelay } from './perfettoRelay';
+import type { ProfileActions } from './resultsPanel';
+import { hooks } from './ui';
 
 const safeName = (s: string) => s.replace(/[^\w.-]+/g, '_').slice(0, 120);
 
@@ -39,7 +41,7 @@ export class TraceFiles {
     return summarizePath(path);
   }
 
-  async downloadForUser(client: RunnerClient, p: ProfileView, suggestedName: string): Promise<void> {
+  async downloadForUser(client: RunnerClient | undefined, p: ProfileView, suggestedName: string): Promise<void> {
     let dest = this.downloadDestination;
     if (!dest) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(this.storage.fsPath);
@@ -51,7 +53,7 @@ export class TraceFiles {
       if (!pick) return;
       dest = pick.fsPath;
     }
-    if (p.downloadUrl) {
+    if (p.downloadUrl && client) {
       const url = p.downloadUrl;
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Kernel Runner: downloading the trace', cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
@@ -69,6 +71,8 @@ export class TraceFiles {
       });
     } else if (p.localPath) {
       await copyFile(p.localPath, dest);
+    } else if (p.downloadUrl) {
+      throw new Error('The run that produced this trace is gone, and its trace was not kept.');
     } else {
       throw new Error('This result has no trace to download.');
     }
@@ -103,8 +107,28 @@ export class TraceFiles {
     const url = await this.relay.publish(trace.bytes, title, trace.fileName);
     this.lastPerfettoUrl = url;
     const external = await vscode.env.asExternalUri(vscode.Uri.parse(url));
-    await vscode.env.openExternal(external);
+    if (hooks.interceptExternal) hooks.opened.push(external.toString());
+    else await vscode.env.openExternal(external);
   }
+}
+
+/**
+ * What a panel's buttons do without its run (a run opened from the Runs view, a panel restored after a reload):
+ * the trace kept in the run store (its localPath), never downloaded again.
+ */
+export function keptTraceActions(traceFiles: TraceFiles): ProfileActions {
+  const kept = async (p: ProfileView): Promise<boolean> => !!p.localPath && (await stat(p.localPath).then((s) => s.isFile() || s.isDirectory(), () => false));
+  return {
+    async downloadTrace(p) {
+      if (await kept(p)) await traceFiles.downloadForUser(undefined, { ...p, downloadUrl: undefined }, basename(p.localPath as string));
+      else if (p.downloadUrl && /^https?:\/\//i.test(p.downloadUrl)) await vscode.env.openExternal(vscode.Uri.parse(p.downloadUrl));
+      else throw new Error('This trace is no longer kept (its run was deleted from the Runs view).');
+    },
+    async openPerfetto(p) {
+      if (!(await kept(p))) throw new Error('This trace is no longer kept (its run was deleted from the Runs view, or it is older than the Runs view): run the profile again to open it in Perfetto UI.');
+      await traceFiles.openInPerfetto(undefined, p, p.key);
+    },
+  };
 }
 
 /**

@@ -146,4 +146,18 @@ describe('grammars', { skip }, () => {
     assert.ok(has(scopesOf(lines, '"submission.py"'), 'string.quoted'));
     assert.ok(has(scopesOf(lines, 'ValueError'), 'invalid.illegal.exception'));
   });
+
+  it('Kernel Runner log: the same colours after a run\'s tag, while several runs write', async () => {
+    const text = [
+      '[gemm.py · profile] ━━ Profile gemm.py · gemm on MI300 · profile · embedded runner',
+      '[gemm.py · profile] ▸ queued #1 (waiting for a free device)',
+      '[slow.py · test]   ✘ test 1  size: 256  fail: mismatch at 3',
+      '[slow.py · test] tick 3',
+    ].join('\n');
+    const lines = await tokenize('text.log.kernel-runner', text);
+    assert.ok(has(lines[0]![0]!.scopes, 'markup.heading'));
+    assert.ok(lines[1]!.some((t) => has(t.scopes, 'comment.line.status')));
+    assert.ok(lines[2]!.some((t) => has(t.scopes, 'invalid.illegal.fail')));
+    assert.ok(!lines[3]!.some((t) => t.scopes.length > 1), 'a program line after its tag stays plain');
+  });
 });

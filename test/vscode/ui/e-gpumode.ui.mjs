@@ -82,11 +82,13 @@ export const tests = {
 
       // My Submissions, in the Kernel Runner view container.
       await runCommand(page, 'Kernel Runner: Focus on My Submissions View');
-      const row = page.locator('.monaco-list-row', { hasText: 'gm_ui.py' }).first();
+      // (the Runs view in the same container lists the same files: look in My Submissions only)
+      const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'My Submissions' }) }).first();
+      const row = pane.locator('.monaco-list-row', { hasText: 'gm_ui.py' }).first();
       await row.waitFor({ timeout: 30_000 });
       const rowText = await row.innerText();
       assert(/#\d+ · amd-fp8-mm · .* · done · 24\.495 µs/.test(rowText.replace(/\n/g, ' ')), `tree row: ${rowText}`);
-      assert(await page.locator('.monaco-list-row', { hasText: 'gm_ui_slow.py' }).count(), 'the resumed submission is listed');
+      assert(await pane.locator('.monaco-list-row', { hasText: 'gm_ui_slow.py' }).count(), 'the resumed submission is listed');
       await shot(page, outputDir, 'gpumode-my-submissions');
     } finally {
       rmSync(settingsDir, { recursive: true, force: true });

@@ -1,0 +1,106 @@
+// The Runs view's store (src/extension/runStore.ts) on real folders: runs kept with copies of their traces, read
+// back by a new store (a reload), bounded in size with the oldest runs removed from disk first, deleted; folders
+// it did not write are left out.
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunStore } from '../../../src/extension/runStore';
+import type { ResultView } from '../../../src/webview/protocol';
+
+const fixture = join(import.meta.dirname, '../../../../shared/fixtures/rocprof/batched_gemm__28_results.db');
+
+function view(over: Partial<ResultView> = {}): ResultView {
+  return {
+    title: 'Profile: gemm.py', fileName: 'gemm.py', leaderboard: 'gemm', gpu: 'MI300', mode: 'profile', target: 'embedded runner',
+    startedAt: new Date(0).toISOString(), elapsedS: 1, outcome: 'success', runs: [], profiles: [], reports: [], hiddenNoiseLines: 0, ...over,
+  };
+}
+
+const toStore = (file: string, v: ResultView) => ({ file, uri: `file:///w/${file}`, mode: v.mode, title: v.title, target: 'embedded runner', startedAt: 1, view: v });
+
+describe('run store', () => {
+  let dir: string;
+  let maxBytes: number;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kr-runstore-'));
+    maxBytes = 1 << 30;
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps a copy of a local trace; the stored view points at it; a new store reads the run back', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    let changes = 0;
+    store.onDidChange(() => changes++);
+    const { run, view: stored } = await store.save(toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })));
+    assert.equal(run.traces.length, 1);
+    const kept = join(store.dirOf(run.id), run.traces[0]!);
+    assert.equal(statSync(kept).size, statSync(fixture).size);
+    assert.equal(stored.profiles[0]?.localPath, kept);
+    assert.ok(run.bytes >= statSync(fixture).size);
+    assert.ok(changes >= 1);
+
+    const again = new RunStore(join(dir, 'runs'), () => maxBytes);
+    await again.load();
+    assert.deepEqual(again.list().map((r) => [r.id, r.file, r.mode, r.outcome]), [[run.id, 'gemm.py', 'profile', 'success']]);
+    assert.equal((await again.view(run.id))?.profiles[0]?.localPath, kept);
+  });
+
+  it('a moved storage folder: the view points at the trace where it is now', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const { run } = await store.save(toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })));
+    renameSync(join(dir, 'runs'), join(dir, 'moved'));
+    const moved = new RunStore(join(dir, 'moved'), () => maxBytes);
+    await moved.load();
+    assert.equal((await moved.view(run.id))?.profiles[0]?.localPath, join(dir, 'moved', run.id, run.traces[0]!));
+  });
+
+  it('stays within its bound: the oldest runs and their folders go first, the newest stays', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const size = statSync(fixture).size;
+    const withTrace = () => view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] });
+    const a = await store.save(toStore('a.py', withTrace()));
+    const b = await store.save(toStore('b.py', withTrace()));
+    maxBytes = Math.floor(size * 2.5);
+    const c = await store.save(toStore('c.py', withTrace()));
+    assert.deepEqual(store.list().map((r) => r.file), ['c.py', 'b.py']);
+    assert.deepEqual(readdirSync(join(dir, 'runs')).sort(), [b.run.id, c.run.id].sort(), `${a.run.id} removed from disk`);
+    maxBytes = 1;
+    await store.save(toStore('d.py', withTrace()));
+    assert.deepEqual(store.list().map((r) => r.file), ['d.py'], 'only the newest, though it alone is over the bound');
+  });
+
+  it('delete removes the run and its folder; unknown ids are refused', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const { run } = await store.save(toStore('gemm.py', view()));
+    assert.equal(await store.delete(run.id), true);
+    assert.deepEqual(readdirSync(join(dir, 'runs')), []);
+    assert.equal(await store.delete(run.id), false);
+    assert.equal(await store.view(run.id), undefined);
+  });
+
+  it('folders it did not write are left out and left alone', async () => {
+    const root = join(dir, 'runs');
+    mkdirSync(join(root, 'garbage'), { recursive: true });
+    writeFileSync(join(root, 'garbage', 'run.json'), '{not json');
+    mkdirSync(join(root, 'other-name'), { recursive: true });
+    const foreign = { run: { id: '../../escape', file: 'x', mode: 'test', title: 't', target: 't', outcome: 'success', startedAt: 0, storedAt: 0, headline: '', bytes: 0, traces: [] }, view: view() };
+    writeFileSync(join(root, 'other-name', 'run.json'), JSON.stringify(foreign));
+    writeFileSync(join(root, 'stray.txt'), 'x');
+    const store = new RunStore(root, () => maxBytes);
+    await store.load();
+    assert.deepEqual(store.list(), []);
+    assert.deepEqual(readdirSync(root).sort(), ['garbage', 'other-name', 'stray.txt']);
+  });
+
+  it('headlines: the score, the kernel time of a profile, the tests passed', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const scored = await store.save(toStore('a.py', view({ mode: 'leaderboard', rankedScore: { seconds: 1.2e-5, text: '12.000 µs', source: 'run', rankingBy: 'geom' } })));
+    assert.equal(scored.run.headline, 'score 12.000 µs');
+    const tested = await store.save(
+      toStore('b.py', view({ mode: 'test', runs: [{ key: 'test', success: true, passed: false, exitCode: 0, durationS: 1, command: 'x', tests: [{ index: 0, spec: 's', status: 'pass', passed: true }, { index: 1, spec: 's', status: 'fail', passed: false }], benchmarks: [] }] })),
+    );
+    assert.equal(tested.run.headline, '1/2 tests passed');
+  });
+});

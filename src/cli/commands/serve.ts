@@ -27,7 +27,16 @@ interface ServeCliOptions {
   scriptTimeout?: string;
   hardTimeout?: string;
   publicUrl?: string;
+  executor: string;
+  slurmPartition?: string;
+  slurmGres?: string;
+  slurmAccount?: string;
+  slurmQos?: string;
+  slurmArg: string[];
+  slurmSkipCheck?: boolean;
 }
+
+const EXECUTORS = ['local', 'slurm'] as const;
 
 const PROFILERS: readonly ProfilerChoice[] = ['auto', 'rocprofv3', 'rocprof', 'none'];
 
@@ -133,6 +142,7 @@ export function startupLines(runner: RunningRunner, source: TokenSource): string
     `kernel-runner serve: listening on ${runner.url}`,
     `  GPUs:      ${gpus}`,
     `  profiler:  ${profiler}`,
+    `  executor:  ${info.executor}`,
     `  isolation: ${info.isolation.description}`,
     `  problems:  ${[...info.problems, 'script'].join(', ')} (from ${tilde(info.problemsDir)})`,
     `  data:      ${tilde(info.dataDir)}`,
@@ -161,9 +171,19 @@ export function register(program: Command): void {
     .option('--script-timeout <seconds>', "timeout of the 'script' leaderboard's runs", '180')
     .option('--hard-timeout <seconds>', 'the most one job may run, all its runs together (then it is timed_out)', '1800')
     .option('--public-url <url>', "base URL of artifact links (default: the listening address; never the request's Host header)")
+    .option('--executor <kind>', `where jobs run: ${EXECUTORS.join('|')} (slurm: one Slurm job per run via srun; the data dir must be on a filesystem the nodes share)`, 'local')
+    .option('--slurm-partition <name>', 'Slurm partition of the jobs (default: the cluster\'s default partition)')
+    .option('--slurm-gres <gres>', 'GRES each job asks for, e.g. gpu:1 or gpu:mi300x:1')
+    .option('--slurm-account <account>', 'Slurm account of the jobs')
+    .option('--slurm-qos <qos>', 'Slurm QoS of the jobs')
+    .option('--slurm-arg <arg>', 'one more srun argument (repeatable; after ours, so it wins), e.g. --slurm-arg=--exclusive', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--slurm-skip-check', 'skip the start\'s check job that the nodes see the data dir')
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
       if (!PROFILERS.includes(opts.profiler as ProfilerChoice)) throw new CliExit(`--profiler takes ${PROFILERS.join(', ')}, not "${opts.profiler}"`, 2);
+      if (!(EXECUTORS as readonly string[]).includes(opts.executor)) throw new CliExit(`--executor takes ${EXECUTORS.join(', ')}, not "${opts.executor}"`, 2);
+      const slurmFlags = [opts.slurmPartition, opts.slurmGres, opts.slurmAccount, opts.slurmQos, opts.slurmSkipCheck].some((v) => v !== undefined) || opts.slurmArg.length > 0;
+      if (slurmFlags && opts.executor !== 'slurm') throw new CliExit('the --slurm-* flags need --executor slurm', 2);
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
       if (auth.source.kind === 'none') log('warning: --no-token: any local user and process can run code through this runner');
@@ -183,6 +203,15 @@ export function register(program: Command): void {
           scriptTimeoutSec: number(opts.scriptTimeout, '--script-timeout', { min: 0.1 }),
           hardTimeoutSec: number(opts.hardTimeout, '--hard-timeout', { min: 0.1 }),
           publicUrl: opts.publicUrl,
+          executor: opts.executor as (typeof EXECUTORS)[number],
+          slurm: {
+            partition: opts.slurmPartition,
+            gres: opts.slurmGres,
+            account: opts.slurmAccount,
+            qos: opts.slurmQos,
+            args: opts.slurmArg,
+            skipCheck: opts.slurmSkipCheck,
+          },
           log,
         });
       } catch (err) {

@@ -107,6 +107,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
   const env = opts.env;
   const partitionArgs = opts.partition ? ['-p', opts.partition] : [];
   let seq = 0;
+  /** Job names this start used: never mistaken for a previous start's. */
+  const startedHere = new Set<string>();
 
   let counts: QueueCounts | null = null;
   let gres: string[] = [];
@@ -140,7 +142,10 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
 
   let polling: Promise<void> = Promise.resolve();
   const poll = setInterval(() => {
-    polling = polling.then(refresh).catch(() => undefined);
+    polling = polling
+      .then(refresh)
+      .then(() => cancelLeftovers())
+      .catch(() => undefined);
   }, opts.pollMs ?? 5000);
   poll.unref();
 
@@ -161,9 +166,28 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     return how;
   };
 
+  // What a previous start of this runner left in Slurm is cancelled (its jobs are reported interrupted); when
+  // slurmctld does not answer at start, as soon as it does.
+  let leftoversChecked = false;
+  const cancelLeftovers = async (): Promise<void> => {
+    if (leftoversChecked || !health.available) return;
+    const mine = await slurmCommand('squeue', ['-h', '-o', SQUEUE_JOB_FORMAT], env);
+    if (!mine.ok) return;
+    leftoversChecked = true;
+    const left = parseSqueueJobs(mine.stdout).filter((j) => j.name.startsWith(namePrefix) && !startedHere.has(j.name));
+    if (left.length === 0) return;
+    const r = await slurmCommand('scancel', left.map((j) => String(j.id)), env);
+    opts.log(
+      r.ok
+        ? `cancelled ${left.length} Slurm job(s) a previous start of this runner left behind: ${left.map((j) => `${j.id} (${j.name}, ${j.state})`).join(', ')}`
+        : `warning: could not cancel the Slurm jobs a previous start left behind (${left.map((j) => j.id).join(', ')}): ${r.error}`,
+    );
+  };
+
   const run = async (req: ExecRequest): Promise<ExecResult> => {
     const started = performance.now();
     const name = `${namePrefix}${req.jobId ?? 'check'}`;
+    startedHere.add(name);
     const dir = join(runsDir, `${req.jobId ?? 'check'}-${++seq}`);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const statusPath = join(dir, 'status.json');
@@ -305,21 +329,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     };
   };
 
-  // what a previous start of this runner left in Slurm is cancelled: its jobs are reported interrupted
   await refresh();
-  if (health.available) {
-    const mine = await slurmCommand('squeue', ['-h', '-o', SQUEUE_JOB_FORMAT], env);
-    const left = mine.ok ? parseSqueueJobs(mine.stdout).filter((j) => j.name.startsWith(namePrefix)) : [];
-    if (left.length) {
-      const r = await slurmCommand('scancel', left.map((j) => String(j.id)), env);
-      opts.log(
-        r.ok
-          ? `cancelled ${left.length} Slurm job(s) a previous start of this runner left behind: ${left.map((j) => `${j.id} (${j.name}, ${j.state})`).join(', ')}`
-          : `warning: could not cancel the Slurm jobs a previous start left behind (${left.map((j) => j.id).join(', ')}): ${r.error}`,
-      );
-    }
-  }
-
+  await cancelLeftovers();
   const executor: SlurmExecutor = {
     kind: 'slurm',
     runnerId,
@@ -339,18 +350,18 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     },
   };
 
-  if (!health.available) {
-    await executor.close();
-    throw new SlurmStartError(`cannot use Slurm: ${health.detail}`);
-  }
   if (!opts.skipCheck) {
+    if (!health.available) {
+      await executor.close();
+      throw new SlurmStartError(`cannot use Slurm: ${health.detail} (--slurm-skip-check starts anyway; submissions then fail until Slurm answers)`);
+    }
     try {
       await checkSharedDataDir(executor, opts);
     } catch (err) {
       await executor.close();
       throw err;
     }
-  }
+  } else if (!health.available) opts.log(`warning: ${health.detail}; jobs fail until Slurm answers`);
   return executor;
 }
 

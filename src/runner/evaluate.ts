@@ -64,6 +64,8 @@ export interface RunContext {
   onRun(key: string): void;
   /** A child process group started (its pid = group id), or ended (null): the job record keeps it for crash cleanup. */
   onProcess?(pid: number | null): void;
+  /** The run's place in the executor's own queue (Slurm's pending jobs ahead, 1 = next; 0 = it runs). */
+  onQueuePosition?(position: number): void;
 }
 
 export type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -168,7 +170,13 @@ const localExecutor = createLocalExecutor();
 async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecResult> {
   const executor = ctx.settings.executor ?? localExecutor;
   try {
-    return await executor.run({ ...spec, jobId: ctx.jobId, isolation: ctx.settings.isolation, onSpawn: (pid) => ctx.onProcess?.(pid) });
+    return await executor.run({
+      ...spec,
+      jobId: ctx.jobId,
+      isolation: ctx.settings.isolation,
+      onSpawn: (pid) => ctx.onProcess?.(pid),
+      ...(ctx.onQueuePosition ? { onQueuePosition: (position: number) => ctx.onQueuePosition?.(position) } : {}),
+    });
   } finally {
     ctx.onProcess?.(null);
   }

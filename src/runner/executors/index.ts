@@ -6,6 +6,11 @@ import type { ExecOutcome, ExecSpec } from '../executor';
 export interface ExecRequest extends ExecSpec {
   /** The runner's job id: Slurm names its job after it. */
   jobId?: number;
+  /**
+   * The run waits in the executor's queue (Slurm: pending jobs of the partition in Slurm's order, 1 = next), or
+   * runs (0). Called as the place changes; never by the local executor, whose queue is the runner's scheduler.
+   */
+  onQueuePosition?: (position: number) => void;
 }
 
 export interface ExecResult extends ExecOutcome {

@@ -22,7 +22,7 @@ import { quoteCommand } from '../executor';
 import { findOnPath } from '../profilers';
 import type { ExecRequest, ExecResult, Executor, ExecutorHealth, QueueCounts } from './index';
 import { createOutputSink, readPopcornFile } from './output';
-import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT } from './slurmCli';
+import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT, type SlurmJobLine } from './slurmCli';
 import { SLURM_SHIM } from './slurmShim';
 
 export interface SlurmSettings {
@@ -114,6 +114,20 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
   let gres: string[] = [];
   let health: ExecutorHealth = { kind: 'slurm', available: false, detail: 'not checked yet' };
   const srunPath = () => findOnPath('srun', env.PATH);
+  /** Runs of ours that may still wait in Slurm's queue: their place is reported as it changes. */
+  const waiting = new Map<string, { report: (position: number) => void; last: number | null }>();
+  const reportPositions = (jobs: readonly SlurmJobLine[]) => {
+    const pending = jobs.filter((j) => j.state === 'PENDING');
+    for (const [name, w] of waiting) {
+      const at = pending.findIndex((j) => j.name === name);
+      const running = jobs.some((j) => j.name === name && j.state !== 'PENDING');
+      const position = at >= 0 ? at + 1 : running ? 0 : null;
+      if (position === null || position === w.last) continue;
+      w.last = position;
+      w.report(position);
+      if (position === 0) waiting.delete(name);
+    }
+  };
 
   const refresh = async (): Promise<void> => {
     if (!srunPath()) {
@@ -122,7 +136,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     }
     const [info, queue] = await Promise.all([
       slurmCommand('sinfo', ['-h', ...partitionArgs, '-o', '%T|%D|%G'], env),
-      slurmCommand('squeue', ['-h', ...partitionArgs, '-o', '%T'], env),
+      // Slurm's order: priority, then job id
+      slurmCommand('squeue', ['-h', ...partitionArgs, '--sort=-p,i', '-o', SQUEUE_JOB_FORMAT], env),
     ]);
     const failed = !info.ok ? info.error : !queue.ok ? queue.error : '';
     if (failed) {
@@ -132,7 +147,9 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     }
     const nodes = parseSinfo(info.stdout);
     gres = nodes.gres;
-    counts = { ...parseSqueueStates(queue.stdout), idle: nodes.idle };
+    const jobs = parseSqueueJobs(queue.stdout);
+    counts = { ...parseSqueueStates(jobs.map((j) => j.state).join('\n')), idle: nodes.idle };
+    reportPositions(jobs);
     health = {
       kind: 'slurm',
       available: nodes.nodes > 0,
@@ -188,6 +205,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     const started = performance.now();
     const name = `${namePrefix}${req.jobId ?? 'check'}`;
     startedHere.add(name);
+    const onQueuePosition = req.onQueuePosition;
+    if (onQueuePosition) waiting.set(name, { report: onQueuePosition, last: null });
     const dir = join(runsDir, `${req.jobId ?? 'check'}-${++seq}`);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const statusPath = join(dir, 'status.json');
@@ -282,6 +301,7 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     else req.signal?.addEventListener('abort', onAbort, { once: true });
 
     const result = await child;
+    waiting.delete(name);
     for (const t of timers) clearTimeout(t);
     req.signal?.removeEventListener('abort', onAbort);
     const out = await sink.end();

@@ -4,11 +4,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { healthSchema, outputEventSchema, resultEventSchema, runnerQueueSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { startRunner } from '../../../src/runner/index';
 import { SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
+import { createSlurmExecutor } from '../../../src/runner/executors/slurm';
 import { post, readSse, repoRoot, solutions, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, type SseEvent, type TestRunner } from '../runner/helpers';
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 
@@ -80,6 +81,7 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
     await runner?.dispose();
     await cluster?.stop();
     assert.equal(existsSync(pwned), false, 'the --slurm-arg with $(...) ran nothing');
+    rmSync(path.dirname(pwned), { recursive: true, force: true });
   });
 
   test('test mode: the run goes through Slurm under our job name, with live output and the POPCORN_FD result', async () => {
@@ -174,6 +176,44 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
       assert.ok(slurmJobs(cluster, prefix).every((j) => !/RUNNING|PENDING/.test(j.state)));
     } finally {
       await short.dispose();
+    }
+  });
+
+  test('queue positions come from squeue: a run behind two others on the 2-CPU node is 1st in line, then runs', async () => {
+    const executor = await createSlurmExecutor({ partition: cluster.partition, pollMs: 200, skipCheck: true, dataDir: path.join(cluster.root, 'data-queue'), env, python: 'python3', log: () => undefined });
+    const stops = [new AbortController(), new AbortController(), new AbortController()];
+    const positions: number[] = [];
+    const dir = path.join(cluster.root, 'queue-work');
+    mkdirSync(dir);
+    const spec = (i: number) => ({
+      jobId: 900 + i,
+      command: 'python3',
+      args: ['-c', 'import time; print("up", flush=True); time.sleep(60)'],
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      graceMs: 500,
+      capBytes: 4096,
+      signal: stops[i]!.signal,
+    });
+    try {
+      const seen = [0, 1].map(() => ({ up: false }));
+      const first = [0, 1].map((i) => executor.run({ ...spec(i), onLine: (_s, l) => void (l.text === 'up' && (seen[i]!.up = true)) }));
+      await waitFor('two runs to occupy the node', () => (seen.every((x) => x.up) ? true : undefined));
+      const third = executor.run({ ...spec(2), onQueuePosition: (p) => positions.push(p) });
+      await waitFor('the third run to be 1st in line', () => (positions.includes(1) ? true : undefined));
+      assert.ok((executor.queueCounts(GPU)?.queued ?? 0) >= 1, 'squeue counts it as queued');
+      assert.equal(executor.queueCounts(GPU)?.running, 2);
+      stops[0]!.abort();
+      await waitFor('the third run to start', () => (positions.at(-1) === 0 ? true : undefined), 20_000);
+      assert.deepEqual(positions, [1, 0]);
+      stops[1]!.abort();
+      stops[2]!.abort();
+      const outcomes = await Promise.all([...first, third]);
+      assert.ok(outcomes.every((o) => o.cancelled));
+    } finally {
+      for (const s of stops) s.abort();
+      await executor.close();
     }
   });
 

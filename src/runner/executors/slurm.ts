@@ -62,6 +62,8 @@ export class SlurmStartError extends Error {
 
 /** Between the final scancel and killing srun, should it not end by itself (Slurm's KillWait is 30 s by default). */
 const SRUN_KILL_MARGIN_MS = 45_000;
+/** How often a run looks for the shim's start file (its timeout starts then). */
+const START_WATCH_MS = 100;
 const SLURM_LINE = /^(srun|slurmstepd(-[\w.-]+)?|salloc): /;
 
 function runnerIdOf(dataDir: string): string {
@@ -287,12 +289,18 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
         }, req.graceMs),
       );
     };
-    timers.push(
-      setTimeout(() => {
-        timedOut = true;
-        terminate();
-      }, req.timeoutMs),
-    );
+    // the run's timeout counts from its start on a node, as Slurm's --time does: not the time it waited in the queue
+    // (the runner's hard timeout bounds the whole job, waiting included)
+    const startWatch = setInterval(() => {
+      if (!existsSync(startedPath)) return;
+      clearInterval(startWatch);
+      timers.push(
+        setTimeout(() => {
+          timedOut = true;
+          terminate();
+        }, req.timeoutMs),
+      );
+    }, START_WATCH_MS);
     const onAbort = () => {
       cancelled = true;
       terminate();
@@ -301,6 +309,7 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     else req.signal?.addEventListener('abort', onAbort, { once: true });
 
     const result = await child;
+    clearInterval(startWatch);
     waiting.delete(name);
     for (const t of timers) clearTimeout(t);
     req.signal?.removeEventListener('abort', onAbort);

@@ -3,7 +3,7 @@
 // check of the data dir, and a runner SIGKILLed with a job in flight. Without Slurm: skipped loudly, failed in CI.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { healthSchema, outputEventSchema, resultEventSchema, runnerQueueSchema, type JobRecord } from '../../../src/core/protocol/api';
@@ -57,6 +57,22 @@ async function submitUntil(url: string, fileName: string, content: string, stop:
 
 const startedLine = (ev: SseEvent) => ev.event === 'output' && (ev.data as { text: string }).text === 'started';
 const lines = (events: SseEvent[]) => events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+
+test('serve: the --slurm-* flags need --executor slurm, an unknown executor is refused, srun missing refuses the start (exit 2)', (t) => {
+  const scratch = tempDir();
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const serve = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--no-token', '--data-dir', scratch, ...args], { cwd: repoRoot, encoding: 'utf8', env, timeout: 60_000 });
+  const flags = serve(['--slurm-gres', 'gpu:1']);
+  assert.equal(flags.status, 2);
+  assert.match(flags.stderr, /the --slurm-\* flags need --executor slurm/);
+  const kind = serve(['--executor', 'pbs']);
+  assert.equal(kind.status, 2);
+  assert.match(kind.stderr, /--executor takes local, slurm, not "pbs"/);
+  const noSrun = serve(['--executor', 'slurm'], { ...process.env, PATH: scratch });
+  assert.equal(noSrun.status, 2);
+  assert.match(noSrun.stderr, /cannot use Slurm: Slurm: srun is not installed or not on PATH/);
+});
 
 describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm is not installed: ${missing}` : false }, () => {
   let cluster: SlurmCluster;
@@ -165,12 +181,12 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
   });
 
   test('timeout: SIGINT first through Slurm, exit 114, the Slurm job is gone', async () => {
-    const short = await startTestRunner({ executor: 'slurm', slurm: { partition: cluster.partition, pollMs: 300, skipCheck: true }, env, scriptTimeoutSec: 1, killGraceMs: 3000, dataDir: path.join(cluster.root, 'data-timeout') });
+    const short = await startTestRunner({ executor: 'slurm', slurm: { partition: cluster.partition, pollMs: 300, skipCheck: true }, env, scriptTimeoutSec: 2, killGraceMs: 3000, dataDir: path.join(cluster.root, 'data-timeout') });
     try {
       const events = await submitAndRead(`${short.url}/script/${GPU}/test`, { fileName: 'graceful.py', content: graceful, extensions: true });
       const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 114);
-      assert.match(run.stderr, /timed out after 1 s: sent SIGINT to Slurm job kernel-runner-/);
+      assert.match(run.stderr, /timed out after 2 s: sent SIGINT to Slurm job kernel-runner-/);
       assert.match(run.stdout, /got SIGINT, writing files/);
       const prefix = `kernel-runner-${await runnerId(short.dataDir)}-`;
       assert.ok(slurmJobs(cluster, prefix).every((j) => !/RUNNING|PENDING/.test(j.state)));
@@ -249,6 +265,29 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
       await cluster.startController();
     }
     await waitFor('health to recover', async () => (healthSchema.parse(await (await fetch(`${runner.url}/health`)).json()).executor?.available ? true : undefined));
+  });
+
+  test('serve --executor slurm says where jobs run and how they are kept together; /health names the executor', async () => {
+    const dataDir = path.join(cluster.root, 'data-cli');
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--executor', 'slurm', '--slurm-partition', cluster.partition, '--slurm-arg=--comment=kr-cli'], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      server.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await waitFor('startup lines', () => (out.includes('auth:') ? true : undefined), 30_000);
+      assert.match(out, /GPUs: +MI300/);
+      assert.match(out, /executor: +slurm \(srun, partition mi300; job names kernel-runner-[0-9a-f]{8}-<job id>\)/);
+      assert.match(out, /isolation: +Slurm's process tracking/);
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      const health = healthSchema.parse(await (await fetch(`${url}/health`)).json());
+      assert.deepEqual({ kind: health.executor?.kind, available: health.executor?.available }, { kind: 'slurm', available: true });
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
   });
 
   test('a runner SIGKILLed with a job in flight: the next start cancels its Slurm job and reports it interrupted', async () => {

@@ -25,7 +25,7 @@ export interface SlurmCluster {
   stop(): Promise<void>;
 }
 
-const DAEMONS = ['/usr/sbin/munged', '/usr/sbin/slurmctld', '/usr/sbin/slurmd', '/usr/bin/sbatch'];
+const DAEMONS = ['/usr/sbin/munged', '/usr/sbin/slurmctld', '/usr/sbin/slurmd', '/usr/bin/srun'];
 
 /** Why a cluster cannot be started here, or null when it can (Slurm and munge installed, running as root). */
 export function slurmMissing(): string | null {

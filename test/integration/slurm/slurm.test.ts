@@ -109,9 +109,14 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
     assert.equal(run.exit_code, 0);
     assert.equal(run.result['test-count'], '3');
     assert.ok(lines(events).some((o) => o.stream === 'stderr' && o.text === 'eval.py: seed default' && !o.noise), 'live stderr line, classified');
-    const jobs = slurmJobs(cluster, `kernel-runner-${await runnerId(runner.dataDir)}-${id}`);
-    // kernelbot's compile step (python3 submission.py) and the test run: one Slurm job each, both completed
-    assert.deepEqual(jobs.map((j) => j.state), ['COMPLETED', 'COMPLETED']);
+    const name = `kernel-runner-${await runnerId(runner.dataDir)}-${id}`;
+    // kernelbot's compile step (python3 submission.py) and the test run: one Slurm job each, both completed (the
+    // last one may still be COMPLETING for a moment: Slurm's clean-up after srun returned)
+    const states = await waitFor('both Slurm jobs to be completed', () => {
+      const s = slurmJobs(cluster, name).map((j) => j.state);
+      return s.includes('COMPLETING') ? undefined : s;
+    });
+    assert.deepEqual(states, ['COMPLETED', 'COMPLETED']);
   });
 
   test('benchmark and leaderboard mode: results and scores as with the local executor', async () => {

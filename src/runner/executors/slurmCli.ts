@@ -80,8 +80,9 @@ export function parseSqueueJobs(text: string): SlurmJobLine[] {
   return jobs;
 }
 
-/** Slurm's `--time` for a run: its timeout and kill grace, plus a margin, in minutes:seconds. */
+/** Slurm's `--time` for a run: its timeout and kill grace, plus a margin, as hours:minutes:seconds. */
 export function slurmTimeLimit(timeoutMs: number, graceMs: number, marginSec = 60): string {
   const total = Math.ceil((timeoutMs + graceMs) / 1000) + marginSec;
-  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${Math.floor(total / 3600)}:${two(Math.floor(total / 60) % 60)}:${two(total % 60)}`;
 }

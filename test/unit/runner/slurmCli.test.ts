@@ -27,10 +27,11 @@ test('squeue jobs: fields split on |, lines without a numeric id dropped (array 
   ]);
 });
 
-test('the Slurm time limit is the timeout plus the grace period plus a minute, as minutes:seconds', () => {
-  assert.equal(slurmTimeLimit(180_000, 10_000), '4:10');
-  assert.equal(slurmTimeLimit(1_000, 500), '1:02');
-  assert.equal(slurmTimeLimit(1_800_000, 0, 0), '30:00');
+test('the Slurm time limit is the timeout plus the grace period plus a minute, as hours:minutes:seconds', () => {
+  assert.equal(slurmTimeLimit(180_000, 10_000), '0:04:10');
+  assert.equal(slurmTimeLimit(1_000, 500), '0:01:02');
+  assert.equal(slurmTimeLimit(1_800_000, 10_000), '0:31:10');
+  assert.equal(slurmTimeLimit(7_200_000, 0, 0), '2:00:00');
 });
 
 test('an error names Slurm and the command as typed; a missing command says to install the client commands', () => {

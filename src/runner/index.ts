@@ -8,8 +8,7 @@ import { join, resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
 import { detectGpus, type GpuInventory } from './gpus';
 import { createLocalExecutor, type Executor, type ExecutorKind } from './executors';
-import { createSlurmExecutor, SlurmStartError, type SlurmSettings } from './executors/slurm';
-import { slurmInventory } from './executors/slurmInventory';
+import type { SlurmSettings } from './executors/slurm';
 import { HttpError, sendError } from './http/errors';
 import { isLoopbackHost } from '../core/loopback';
 import { checkLocalCaller, checkOrigin, checkToken } from './http/auth';
@@ -209,6 +208,9 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   let executor: Executor;
   let inventory: GpuInventory;
   if (opts.executor === 'slurm') {
+    // loaded only here: the embedded runners of `submit` and the extension never need it
+    const { createSlurmExecutor, SlurmStartError } = await import('./executors/slurm');
+    const { slurmInventory } = await import('./executors/slurmInventory');
     try {
       const slurm = await createSlurmExecutor({ ...opts.slurm, dataDir, env, python, log });
       executor = slurm;

@@ -14,7 +14,8 @@ import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream,
 import type { ClassifiedLine } from '../core/noise';
 import { summarizePath } from '../trace';
 import { packageProfile } from './artifacts';
-import { parsePopcornOutput, quoteCommand, runProcess, type ExecOutcome, type ExecSpec } from './executor';
+import { parsePopcornOutput, quoteCommand, type ExecSpec } from './executor';
+import { createLocalExecutor, type ExecResult, type Executor } from './executors';
 import type { GpuSlot } from './gpus';
 import type { Isolation } from './isolation';
 import { scoreFromResultValues } from '../core/scoring';
@@ -37,6 +38,8 @@ export interface RunSettings {
   env: NodeJS.ProcessEnv;
   /** How a job's processes are kept together (detectIsolation): a PID namespace where allowed, else process group + job tag. */
   isolation?: Isolation;
+  /** Where the processes run (executors/): default the local one. */
+  executor?: Executor;
 }
 
 export interface RunContext {
@@ -64,6 +67,8 @@ export interface RunContext {
   onRun(key: string): void;
   /** A child process group started (its pid = group id), or ended (null): the job record keeps it for crash cleanup. */
   onProcess?(pid: number | null): void;
+  /** The run's place in the executor's own queue (Slurm's pending jobs ahead, 1 = next; 0 = it runs). */
+  onQueuePosition?(position: number): void;
 }
 
 export type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
@@ -125,7 +130,7 @@ function stopReason(signal: AbortSignal): string {
 }
 
 function toRunResult(
-  o: ExecOutcome,
+  o: ExecResult,
   opts: { timeoutSec: number; graceMs: number; stopReason: string; passed: (exit: number, result: Record<string, string>) => boolean },
 ): RunResult {
   const result = parsePopcornOutput(o.popcorn);
@@ -137,9 +142,10 @@ function toRunResult(
   }
   if (o.timedOut) {
     exit = EXIT_TIMEOUT;
-    notes.push(`[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to the process group, SIGKILL after ${opts.graceMs / 1000} s`);
+    notes.push(`[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to ${o.stopTarget ?? 'the process group'}, SIGKILL after ${opts.graceMs / 1000} s`);
   }
-  if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}: sent SIGINT to the process group`);
+  if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}: sent SIGINT to ${o.stopTarget ?? 'the process group'}`);
+  if (o.failure) notes.push(`[kernel-runner] ${o.failure}`);
   if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
   if (o.popcornOmitted > 0) notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
   if (o.noiseLines > 0) {
@@ -147,10 +153,11 @@ function toRunResult(
   }
   let stderr = o.stderr;
   if (notes.length) stderr += (stderr && !stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
-  const success = !o.timedOut && !o.cancelled && !o.spawnError && (exit === 0 || exit === EXIT_VALIDATE_FAIL);
+  const ended = o.timedOut || o.cancelled || o.spawnError !== null || Boolean(o.failure);
+  const success = !ended && (exit === 0 || exit === EXIT_VALIDATE_FAIL);
   return {
     success,
-    passed: !o.timedOut && !o.cancelled && !o.spawnError && opts.passed(exit, result),
+    passed: !ended && opts.passed(exit, result),
     command: o.command,
     stdout: o.stdout,
     stderr,
@@ -160,10 +167,19 @@ function toRunResult(
   };
 }
 
-/** runProcess, telling the job which process group is running. */
-async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecOutcome> {
+const localExecutor = createLocalExecutor();
+
+/** Runs a process through the runner's executor, telling the job which local process group is running. */
+async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecResult> {
+  const executor = ctx.settings.executor ?? localExecutor;
   try {
-    return await runProcess({ ...spec, isolation: ctx.settings.isolation, onSpawn: (pid) => ctx.onProcess?.(pid) });
+    return await executor.run({
+      ...spec,
+      jobId: ctx.jobId,
+      isolation: ctx.settings.isolation,
+      onSpawn: (pid) => ctx.onProcess?.(pid),
+      ...(ctx.onQueuePosition ? { onQueuePosition: (position: number) => ctx.onQueuePosition?.(position) } : {}),
+    });
   } finally {
     ctx.onProcess?.(null);
   }

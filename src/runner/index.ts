@@ -7,6 +7,8 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
 import { detectGpus, type GpuInventory } from './gpus';
+import { createLocalExecutor, type Executor, type ExecutorKind } from './executors';
+import type { SlurmSettings } from './executors/slurm';
 import { HttpError, sendError } from './http/errors';
 import { isLoopbackHost } from '../core/loopback';
 import { listeningFilePath } from '../core/runnerToken';
@@ -33,6 +35,10 @@ export interface RunnerOptions {
   token?: string;
   gpuName?: string;
   profiler?: ProfilerChoice;
+  /** Where jobs run: `local` (default: children of the runner) or `slurm` (one Slurm job per run, see executors/slurm.ts). */
+  executor?: ExecutorKind;
+  /** The Slurm executor's partition, GRES, account, QoS, extra srun arguments and start check. */
+  slurm?: SlurmSettings;
 
   // Tuning (defaults suit a real service; tests shorten them)
   /** Interval of `status` heartbeats. Default 15 s (upstream's). */
@@ -85,7 +91,18 @@ export interface RunningRunner {
   url: string;
   close(): Promise<void>;
   /** What the runner found at start (for the startup line). */
-  info: { gpus: string[]; runtime: GpuInventory['runtime']; profiler: Profiler | null; isolation: Pick<Isolation, 'kind' | 'description'>; problemsDir: string; problems: string[]; dataDir: string; warnings: string[] };
+  info: {
+    gpus: string[];
+    runtime: GpuInventory['runtime'];
+    profiler: Profiler | null;
+    isolation: Pick<Isolation, 'kind' | 'description'>;
+    /** Where jobs run, one line. */
+    executor: string;
+    problemsDir: string;
+    problems: string[];
+    dataDir: string;
+    warnings: string[];
+  };
 }
 
 export class RunnerStartError extends Error {
@@ -189,7 +206,6 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const headersTimeoutMs = opts.headersTimeoutMs ?? 30_000;
   const bodyIdleTimeoutMs = opts.bodyIdleTimeoutMs ?? 30_000;
   const profiler = detectProfiler(opts.profiler ?? 'auto', env.PATH);
-  const inventory = await detectGpus(opts.gpuName, env.PATH);
   const problems = new LazyProblems(() => {
     const set = loadProblems(problemsDir);
     for (const w of set.warnings) log(`warning: ${w}`);
@@ -200,6 +216,27 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   // private state: other users of the machine must not read jobs, code or results
   preparePrivateDir(dataDir, log);
   const store = openStore(dataDir);
+  // after the store (one runner per data dir): the Slurm jobs a previous start left are cancelled before the job
+  // manager reports them interrupted (executors/slurm.ts)
+  let executor: Executor;
+  let inventory: GpuInventory;
+  if (opts.executor === 'slurm') {
+    // loaded only here: the embedded runners of `submit` and the extension never need it
+    const { createSlurmExecutor, SlurmStartError } = await import('./executors/slurm');
+    const { slurmInventory } = await import('./executors/slurmInventory');
+    try {
+      const slurm = await createSlurmExecutor({ ...opts.slurm, dataDir, env, python, log });
+      executor = slurm;
+      inventory = slurmInventory({ gpuName: opts.gpuName, partition: opts.slurm?.partition, gres: opts.slurm?.gres, nodeGres: slurm.gres });
+    } catch (err) {
+      store.close();
+      if (err instanceof SlurmStartError) throw new RunnerStartError(err.message);
+      throw err;
+    }
+  } else {
+    executor = createLocalExecutor();
+    inventory = await detectGpus(opts.gpuName, env.PATH);
+  }
   // how each job's processes are kept together (probed once; see isolation.ts)
   const isolation = detectIsolation(env);
   const settings: RunSettings = {
@@ -214,6 +251,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     rocpd: opts.rocpd ?? false,
     env,
     isolation,
+    executor,
   };
   const system = probeSystem(inventory, python, env);
   let jobs: JobManager;
@@ -234,6 +272,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   } catch (err) {
     system.stop();
     store.close();
+    await executor.close();
     throw err;
   }
   /** Where artifact links point: --public-url, else the address we listen on (set once listening). */
@@ -251,6 +290,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     },
     maxClientBacklogBytes: opts.maxClientBacklogBytes ?? 64 * 1024 * 1024,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
+    executor,
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -328,6 +368,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   } catch (err) {
     system.stop();
     await jobs.close();
+    await executor.close();
     const e = err as NodeJS.ErrnoException;
     throw new RunnerStartError(e.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use (try --port 0 for any free port)` : `cannot listen on ${host}:${port}: ${e.message}`);
   }
@@ -354,7 +395,14 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       gpus: inventory.names,
       runtime: inventory.runtime,
       profiler,
-      isolation: { kind: isolation.kind, description: isolation.description },
+      isolation: {
+        kind: isolation.kind,
+        description:
+          executor.kind === 'slurm'
+            ? "Slurm's process tracking on the nodes (its ProctrackType: proctrack/cgroup ends every process of a job; see the README)"
+            : isolation.description,
+      },
+      executor: executor.description,
       problemsDir,
       get problems() {
         return [...problems.keys()].sort();
@@ -369,6 +417,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
         const stopped = new Promise<void>((r) => server.close(() => r()));
         system.stop();
         await jobs.close();
+        await executor.close();
         // every stream has its terminal event now: let them drain, then cut whatever is left
         server.closeIdleConnections();
         const grace = setTimeout(() => server.closeAllConnections(), 2000);

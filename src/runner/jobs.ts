@@ -280,6 +280,12 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
           job.currentRun = key;
           emitStatus(job);
         },
+        // a run waiting in the executor's own queue (Slurm's pending jobs ahead of it): its place in status events
+        onQueuePosition: (position) => {
+          if (rec.queue_position === position) return;
+          rec.queue_position = position;
+          emitStatus(job);
+        },
         onProcess: (pid) => {
           rec.process = pid === null ? null : processGroupRef(pid);
           void store.saveJob(rec);

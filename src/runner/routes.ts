@@ -31,6 +31,7 @@ import { QueueFullError } from './jobs';
 import { leaderboardEntry, type Problem } from './problems';
 import { noProfilerDetail, type Profiler } from './profilers';
 import { containedPath, type JobStore, type StoredJob } from './store';
+import type { Executor } from './executors';
 
 export interface RouteServices {
   jobs: JobManager;
@@ -45,6 +46,8 @@ export interface RouteServices {
   /** An extension client whose unsent backlog passes this is cut off (it resumes with Last-Event-ID). */
   maxClientBacklogBytes: number;
   heartbeatMs: number;
+  /** Where jobs run; a Slurm executor's queue and availability are the cluster's. Default: local. */
+  executor?: Executor;
 }
 
 const jobStateToUpstream: Record<StoredJob['state'], string> = {
@@ -178,7 +181,14 @@ async function acceptSubmission(ctx: RequestContext, services: RouteServices): P
 
 function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {
   const known = services.inventory.names.includes(gpu);
-  const c = services.jobs.queueCounts(gpu);
+  const own = services.jobs.queueCounts(gpu);
+  const health = services.executor?.health();
+  if (known && health && !health.available) {
+    return { runner: 'kernel-runner', gpu, queued_jobs: null, running_jobs: null, available_runners: null, status: 'unavailable', error: health.detail };
+  }
+  // a cluster's queue: its pending and running jobs (all users) plus ours not handed to it yet, its idle nodes
+  const cluster = services.executor?.queueCounts(gpu) ?? null;
+  const c = cluster ? { queued: cluster.queued + own.queued, running: cluster.running, idle: cluster.idle } : own;
   return {
     runner: 'kernel-runner',
     gpu,
@@ -328,7 +338,14 @@ export function createRoutes(services: RouteServices): Router {
   const router = createRouter();
 
   router.add('GET', '/health', ({ res }) => {
-    const body: Health = { status: 'ok', version: services.version, gpus: services.inventory.names, profiler: services.profiler?.kind ?? null };
+    const executor = services.executor?.health();
+    const body: Health = {
+      status: 'ok',
+      version: services.version,
+      gpus: services.inventory.names,
+      profiler: services.profiler?.kind ?? null,
+      ...(executor ? { executor: { ...executor } } : {}),
+    };
     sendJson(res, 200, body);
   });
 

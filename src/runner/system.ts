@@ -36,8 +36,9 @@ export function probeSystem(inventory: GpuInventory, python: string, env: NodeJS
     forSlot(slot) {
       return {
         gpu: slot.product,
-        // a multi-device slot sees its devices; a single-device slot reports the machine's devices of its kind
-        device_count: slot.devices.length > 1 ? slot.devices.length : inventory.slots.filter((s) => s.gpu === slot.gpu).length,
+        // a multi-device slot sees its devices; a single-device slot reports the machine's devices of its kind (a Slurm
+        // runner's slots hold none: Slurm assigns the device, one per job)
+        device_count: slot.devices.length > 1 ? slot.devices.length : Math.max(1, inventory.slots.filter((s) => s.gpu === slot.gpu && s.devices.length === 1).length),
         cpu,
         runtime: inventory.runtime,
         platform,

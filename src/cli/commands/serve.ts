@@ -32,7 +32,16 @@ interface ServeCliOptions {
   maxJobOutput: string;
   maxData: string;
   maxConnections: string;
+  executor: string;
+  slurmPartition?: string;
+  slurmGres?: string;
+  slurmAccount?: string;
+  slurmQos?: string;
+  slurmArg: string[];
+  slurmSkipCheck?: boolean;
 }
+
+const EXECUTORS = ['local', 'slurm'] as const;
 
 const PROFILERS: readonly ProfilerChoice[] = ['auto', 'rocprofv3', 'rocprof', 'none'];
 
@@ -144,6 +153,7 @@ export function startupLines(runner: RunningRunner, source: TokenSource): string
     `kernel-runner serve: listening on ${runner.url}`,
     `  GPUs:      ${gpus}`,
     `  profiler:  ${profiler}`,
+    `  executor:  ${info.executor}`,
     `  isolation: ${info.isolation.description}`,
     `  problems:  ${[...info.problems, 'script'].join(', ')} (from ${tilde(info.problemsDir)})`,
     `  data:      ${tilde(info.dataDir)}`,
@@ -175,9 +185,19 @@ export function register(program: Command): void {
     .option('--max-job-output <size>', 'stored output per job (live output events and profiler stderr logs); past it output is counted, not stored, and the result says so', '256MiB')
     .option('--max-data <size>', "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)", '20GB')
     .option('--max-connections <n>', 'open connections beyond this are closed at once', '256')
+    .option('--executor <kind>', `where jobs run: ${EXECUTORS.join('|')} (slurm: one Slurm job per run via srun; the data dir must be on a filesystem the nodes share)`, 'local')
+    .option('--slurm-partition <name>', 'Slurm partition of the jobs (default: the cluster\'s default partition)')
+    .option('--slurm-gres <gres>', 'GRES each job asks for, e.g. gpu:1 or gpu:mi300x:1')
+    .option('--slurm-account <account>', 'Slurm account of the jobs')
+    .option('--slurm-qos <qos>', 'Slurm QoS of the jobs')
+    .option('--slurm-arg <arg>', 'one more srun argument (repeatable; after ours, so it wins), e.g. --slurm-arg=--exclusive', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--slurm-skip-check', 'skip the start\'s check job that the nodes see the data dir')
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
       if (!PROFILERS.includes(opts.profiler as ProfilerChoice)) throw new CliExit(`--profiler takes ${PROFILERS.join(', ')}, not "${opts.profiler}"`, 2);
+      if (!(EXECUTORS as readonly string[]).includes(opts.executor)) throw new CliExit(`--executor takes ${EXECUTORS.join(', ')}, not "${opts.executor}"`, 2);
+      const slurmFlags = [opts.slurmPartition, opts.slurmGres, opts.slurmAccount, opts.slurmQos, opts.slurmSkipCheck].some((v) => v !== undefined) || opts.slurmArg.length > 0;
+      if (slurmFlags && opts.executor !== 'slurm') throw new CliExit('the --slurm-* flags need --executor slurm', 2);
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
       if (auth.source.kind === 'none') log('warning: --no-token: any local user and process can run code through this runner');
@@ -200,6 +220,15 @@ export function register(program: Command): void {
           maxJobOutputBytes: size(opts.maxJobOutput, '--max-job-output', 64 * 1024),
           retention: { maxTotalBytes: size(opts.maxData, '--max-data', 1024 ** 2) },
           maxConnections: number(opts.maxConnections, '--max-connections', { min: 1, integer: true }),
+          executor: opts.executor as (typeof EXECUTORS)[number],
+          slurm: {
+            partition: opts.slurmPartition,
+            gres: opts.slurmGres,
+            account: opts.slurmAccount,
+            qos: opts.slurmQos,
+            args: opts.slurmArg,
+            skipCheck: opts.slurmSkipCheck,
+          },
           log,
         });
       } catch (err) {

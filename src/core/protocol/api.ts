@@ -86,6 +86,8 @@ export const healthSchema = z.looseObject({
   version: z.string().nullish(),
   gpus: z.array(z.string()).nullish(),
   profiler: z.string().nullish(),
+  /** Where jobs run (`local`, `slurm`) and whether it can take them now; `detail` says why not. */
+  executor: z.looseObject({ kind: z.string(), available: z.boolean(), detail: z.string().nullish() }).nullish(),
 });
 export type Health = z.infer<typeof healthSchema>;
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { healthSchema, outputEventSchema, resultEventSchema, runnerQueueSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { healthSchema, expandOutput, outputEventSchema, resultEventSchema, runnerQueueSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { startRunner } from '../../../src/runner/index';
 import { SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
 import { createSlurmExecutor } from '../../../src/runner/executors/slurm';
@@ -56,7 +56,7 @@ async function submitUntil(url: string, fileName: string, content: string, stop:
 }
 
 const startedLine = (ev: SseEvent) => ev.event === 'output' && (ev.data as { text: string }).text === 'started';
-const lines = (events: SseEvent[]) => events.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data));
+const lines = (events: SseEvent[]) => events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
 
 test('serve: the --slurm-* flags need --executor slurm, an unknown executor is refused, srun missing refuses the start (exit 2)', (t) => {
   const scratch = tempDir();

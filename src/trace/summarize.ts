@@ -16,6 +16,7 @@ import { CsvFormatError } from './csvScanner';
 import { mergeStats, statsFromTotals } from './durationStats';
 import { LOOKED_FOR, TraceInputError } from './errors';
 import { MAX_V1_JSON_BYTES, NotV1TraceError, readV1Json } from './readers/legacyV1';
+import type { ParallelOptions, ParallelRun } from './parallelKernelTrace';
 import { NotRocpdError, readRocpd } from './readers/rocpd';
 import {
   SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
@@ -27,6 +28,10 @@ import { RunTables, normalizeDirection } from './tables';
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
   busy?: BusyOptions;
+  /** Worker threads for large kernel traces (tests force them on small files). */
+  parallel?: ParallelOptions;
+  /** Told how each parallel read went. */
+  onParallelRun?: (run: ParallelRun) => void;
 }
 
 /** Largest rocpd database loaded (sql.js holds the whole file in WASM memory). */
@@ -108,7 +113,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
   for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {
-    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '');
+    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options);
   }
 
   if (acc.sources.length === 0) {
@@ -120,10 +125,10 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   return buildSummary(acc, options);
 }
 
-async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string): Promise<void> {
+async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
   const tables = new RunTables();
   const agents = new SetAgents(acc, agentPrefix);
-  const ctx: CsvReadContext = { acc, tables, agents };
+  const ctx: CsvReadContext = { acc, tables, agents, parallel: options.parallel, onParallelRun: options.onParallelRun };
   const { pid, host } = s.key;
   const source = (file: FileSource, format: string, kind: string, variant: string, rows: number, own?: { pid: number; host: string | null } | null): void => {
     acc.sources.push({ path: file.path, format, kind, variant, rows, pid: own?.pid ?? pid, host: own?.host ?? host });

@@ -1,0 +1,13 @@
+// Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one kernel_trace file it is sent,
+// with one collector for all of them (ids stay valid across its parts), and sends the batches back.
+import { parentPort } from 'node:worker_threads';
+import { KernelRowCollector, batchBuffers } from './kernelRows';
+import { scanPart, type PartTask } from './kernelTraceParts';
+
+let collector: KernelRowCollector | null = null;
+const port = parentPort;
+port?.on('message', (task: PartTask) => {
+  collector ??= new KernelRowCollector(task.columns, () => {});
+  const result = scanPart(task, collector);
+  port.postMessage(result, result.batches.flatMap(batchBuffers));
+});

@@ -50,6 +50,8 @@ export class KernelRowCollector {
   private sentNames = 0;
   private sentAgents = 0;
   private readonly launchValues: number[] = [];
+  /** The same values per launch id, for the per-dispatch comparison. */
+  private readonly launchView: Float64Array[] = [];
   private sentLaunches = 0;
   private readonly launchChains = new Map<number, number[]>();
   /** Launch id of the previous dispatch of each name: consecutive dispatches of a kernel mostly share one. */
@@ -62,7 +64,7 @@ export class KernelRowCollector {
   private batchNo = 1;
   private readonly scratch = new Float64Array(LAUNCH_WIDTH);
   /** Raw bytes of the previous agent field (a file mostly has one or a few agents, in runs). */
-  private lastAgentBuf: Buffer | null = null;
+  private lastAgent = new Uint8Array(0);
   private lastAgentId = -1;
   private readonly ids = {
     nameId: new Int32Array(BATCH_ROWS),
@@ -103,7 +105,7 @@ export class KernelRowCollector {
       const e = row.ends[c.agent] as number;
       if (!this.sameAgentBytes(buf, s, e)) {
         this.lastAgentId = this.agents.idFor(buf, s, e, row.escaped[c.agent] as number);
-        this.lastAgentBuf = Buffer.from(buf.subarray(s, e));
+        this.lastAgent = Uint8Array.prototype.slice.call(buf, s, e);
       }
       agentId = this.lastAgentId;
       const pair = nameId * 4294967296 + agentId;
@@ -114,19 +116,26 @@ export class KernelRowCollector {
     }
     const v = this.scratch;
     const launch = c.launch;
+    const last = this.lastLaunchOfName[nameId];
+    const lastValues = last === undefined ? null : this.launchView[last];
+    let same = lastValues !== null && lastValues !== undefined;
     for (let i = 0; i < LAUNCH_WIDTH; i++) {
       const col = launch[i] as number;
-      const x = col >= 0 && col < fields ? (values[col] as number) : NaN;
+      let x = col >= 0 && col < fields ? (values[col] as number) : NaN;
       // not a plain integer: decimal, quoted or empty, parsed from its text
-      v[i] = x === x || col < 0 ? x : fieldNumber(row, col);
+      if (x !== x && col >= 0) x = fieldNumber(row, col);
+      v[i] = x;
+      if (same) {
+        const y = (lastValues as Float64Array)[i] as number;
+        if (x !== y && !(x !== x && y !== y)) same = false;
+      }
     }
-    const last = this.lastLaunchOfName[nameId];
-    if (last !== undefined && this.launchEquals(last, v)) {
+    if (same) {
       if (this.pairStamp[nameId] === this.batchNo) {
         const at = this.lastPairOfName[nameId] as number;
         this.launches[at + 2] = (this.launches[at + 2] as number) + 1;
       } else {
-        this.countLaunch(nameId, last);
+        this.countLaunch(nameId, last as number);
       }
     } else {
       const id = this.launchIdFor(v);
@@ -158,9 +167,10 @@ export class KernelRowCollector {
   }
 
   private sameAgentBytes(buf: Buffer, s: number, e: number): boolean {
-    const ref = this.lastAgentBuf;
-    if (ref === null || e - s !== ref.length) return false;
-    for (let i = 0; i < ref.length; i++) if (buf[s + i] !== ref[i]) return false;
+    const ref = this.lastAgent;
+    const n = ref.length;
+    if (e - s !== n || n === 0) return false;
+    for (let i = n - 1; i >= 0; i--) if (buf[s + i] !== ref[i]) return false;
     return true;
   }
 
@@ -190,6 +200,7 @@ export class KernelRowCollector {
     }
     const id = this.launchValues.length / LAUNCH_WIDTH;
     for (let i = 0; i < LAUNCH_WIDTH; i++) this.launchValues.push(v[i] as number);
+    this.launchView.push(Float64Array.from(v));
     chain.push(id);
     return id;
   }

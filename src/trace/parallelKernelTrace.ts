@@ -15,7 +15,7 @@ import { scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 
 export interface ParallelOptions {
-  /** Worker threads (default: the cores, at most 4; 0 = scan on this thread). */
+  /** Worker threads (default: KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0 = one pass on this thread). */
   threads?: number;
   /** Files smaller than this are read in one pass on this thread (default 48 MiB: below that, starting workers costs more than it saves). */
   minBytes?: number;
@@ -59,7 +59,10 @@ export function workerEntry(): { script: string; evaluated: boolean } | null {
   return { script: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)});`, evaluated: true };
 }
 
-export function defaultThreads(): number {
+/** KERNEL_RUNNER_TRACE_THREADS when set (0: no workers), else the cores, at most 4. */
+export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.KERNEL_RUNNER_TRACE_THREADS;
+  if (set !== undefined && /^\d+$/.test(set.trim())) return Math.min(MAX_THREADS, Number(set));
   return Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
 }
 
@@ -72,8 +75,12 @@ interface Task extends PartTask {
 interface Lane {
   worker: Worker;
   source: BatchSource;
-  task: Task | null;
+  /** Sent and not answered yet, in order: a worker answers in the order it was sent parts. */
+  tasks: Task[];
 }
+
+/** Parts sent to a worker ahead: it starts the next one without waiting for this thread to answer. */
+const PER_WORKER = 2;
 
 export interface FileSpan {
   path: string;
@@ -114,7 +121,7 @@ export async function readKernelTraceParallel(
   const run: ParallelRun = { parts: count, rescans: 0, workers: 0, partsHere: 0 };
   let applied = 0;
   /** Parts handed out at most this far ahead of the next one to apply (bounds the batches held). */
-  const window = Math.max(2, threads * 2);
+  const window = Math.max(2, threads * (PER_WORKER + 1));
 
   const here = { collector: new KernelRowCollector(columns, () => {}), source: new BatchSource() };
   const scanHere = (task: Task): void => {
@@ -127,14 +134,16 @@ export async function readKernelTraceParallel(
   const lanes: Lane[] = [];
   let hereScheduled = false;
   const pump = (): void => {
-    for (const lane of lanes) {
-      if (lane.task) continue;
-      const i = queue.findIndex((t) => t.index < applied + window);
-      if (i < 0) break;
-      const [task] = queue.splice(i, 1) as [Task];
-      lane.task = task;
-      const { resolve: _r, reject: _j, promise: _p, ...message } = task;
-      lane.worker.postMessage(message);
+    for (let round = 0; round < PER_WORKER; round++) {
+      for (const lane of lanes) {
+        if (lane.tasks.length > round) continue;
+        const i = queue.findIndex((t) => t.index < applied + window);
+        if (i < 0) break;
+        const [task] = queue.splice(i, 1) as [Task];
+        lane.tasks.push(task);
+        const { resolve: _r, reject: _j, promise: _p, ...message } = task;
+        lane.worker.postMessage(message);
+      }
     }
     if (lanes.length === 0 && queue.length > 0 && !hereScheduled) {
       // no worker: one part per turn of the event loop, so that this thread stays responsive
@@ -157,20 +166,18 @@ export async function readKernelTraceParallel(
       } catch {
         break;
       }
-      const lane: Lane = { worker, source: new BatchSource(), task: null };
+      const lane: Lane = { worker, source: new BatchSource(), tasks: [] };
       const drop = (): void => {
         const at = lanes.indexOf(lane);
         if (at < 0) return;
         lanes.splice(at, 1);
-        if (lane.task) queue.unshift(lane.task); // another lane (or this thread) scans it
-        lane.task = null;
+        queue.unshift(...lane.tasks.splice(0)); // another lane (or this thread) scans them
         void worker.terminate();
         pump();
       };
       worker.on('message', (result: PartResult) => {
-        const task = lane.task;
+        const task = lane.tasks.shift();
         if (!task) return;
-        lane.task = null;
         for (const b of result.batches) lane.source.learn(b);
         task.resolve({ result, source: lane.source });
         pump();

@@ -17,10 +17,15 @@ import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 export interface ParallelOptions {
   /** Worker threads (default: KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0 = one pass on this thread). */
   threads?: number;
-  /** Files smaller than this are read in one pass on this thread (default 48 MiB: below that, starting workers costs more than it saves). */
+  /**
+   * Files smaller than this are read in one pass on this thread (default KERNEL_RUNNER_TRACE_MIN_BYTES, else
+   * 48 MiB: below that, starting workers costs about what they save).
+   */
   minBytes?: number;
   /** Bytes per part (default 32 MiB, smaller for smaller files so that every worker gets several). */
   partBytes?: number;
+  /** The worker to start (default: workerEntry()). */
+  worker?: { script: string; evaluated: boolean } | null;
 }
 
 /** How a parallel read went (for tests and the benchmark). */
@@ -57,6 +62,12 @@ export function workerEntry(): { script: string; evaluated: boolean } | null {
   }
   if (!existsSync(source)) return null;
   return { script: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)});`, evaluated: true };
+}
+
+/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else DEFAULT_MIN_BYTES. */
+export function defaultMinBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.KERNEL_RUNNER_TRACE_MIN_BYTES;
+  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : DEFAULT_MIN_BYTES;
 }
 
 /** KERNEL_RUNNER_TRACE_THREADS when set (0: no workers), else the cores, at most 4. */
@@ -157,7 +168,7 @@ export async function readKernelTraceParallel(
     }
   };
 
-  const entry = threads > 0 ? workerEntry() : null;
+  const entry = threads > 0 ? (options.worker === undefined ? workerEntry() : options.worker) : null;
   if (entry) {
     for (let i = 0; i < Math.min(threads, count); i++) {
       let worker: Worker;
@@ -219,6 +230,9 @@ export async function readKernelTraceParallel(
     queue.length = 0;
     await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
     onRun?.(run);
+    if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
+      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread\n`);
+    }
   }
   return rows;
 }

@@ -6,7 +6,7 @@ import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
 import { addDuration } from '../durationStats';
 import { BatchSource, applyBatch } from '../kernelBatches';
 import { KernelRowCollector, type KernelColumns } from '../kernelRows';
-import { DEFAULT_MIN_BYTES, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
+import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import type { FileSource } from '../sources';
 import {
   BytesInterner, isMarkerDomain, normalizeDirection, type ApiAgg,
@@ -100,7 +100,7 @@ export function kernelColumns(c: Columns): KernelColumns {
  */
 export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
   const parallel = ctx.parallel ?? {};
-  if (source.diskPath && source.size >= (parallel.minBytes ?? DEFAULT_MIN_BYTES) && (parallel.threads ?? defaultThreads()) > 0) {
+  if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
     const head = await readCsvHead(source.diskPath, source.size);
     if (head) {
       const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };

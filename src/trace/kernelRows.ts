@@ -61,6 +61,9 @@ export class KernelRowCollector {
   private readonly pairStamp: number[] = [];
   private readonly pairIndex = new Map<number, number>();
   private readonly kernelAgentSeen = new Set<number>();
+  /** Agent of the previous dispatch of each name in the current batch (stamp = `batchNo`): skips the set. */
+  private readonly lastAgentOfName: number[] = [];
+  private readonly agentStamp: number[] = [];
   private batchNo = 1;
   private readonly scratch = new Float64Array(LAUNCH_WIDTH);
   /** Raw bytes of the previous agent field (a file mostly has one or a few agents, in runs). */
@@ -108,10 +111,14 @@ export class KernelRowCollector {
         this.lastAgent = Uint8Array.prototype.slice.call(buf, s, e);
       }
       agentId = this.lastAgentId;
-      const pair = nameId * 4294967296 + agentId;
-      if (!this.kernelAgentSeen.has(pair)) {
-        this.kernelAgentSeen.add(pair);
-        this.kernelAgents.push(nameId, agentId);
+      if (this.agentStamp[nameId] !== this.batchNo || this.lastAgentOfName[nameId] !== agentId) {
+        this.agentStamp[nameId] = this.batchNo;
+        this.lastAgentOfName[nameId] = agentId;
+        const pair = nameId * 4294967296 + agentId;
+        if (!this.kernelAgentSeen.has(pair)) {
+          this.kernelAgentSeen.add(pair);
+          this.kernelAgents.push(nameId, agentId);
+        }
       }
     }
     const v = this.scratch;

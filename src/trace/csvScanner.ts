@@ -105,7 +105,6 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       atStart = false;
     }
     const { starts, ends, quoted, escaped, values } = row;
-    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
     // First line feed at or after the current quoted field (len: none): a quoted field that closes before it has
     // no newline inside, so one memchr per row counts the lines instead of one per quoted field.
     let nextLf = -1;
@@ -166,13 +165,6 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           if (neg) k++;
           const digitsStart = k;
           let c = 0;
-          // four digits per load while they last (timestamps have 16)
-          while (k + 4 <= len) {
-            const x = view.getUint32(k, true);
-            if ((x & 0xf0f0f0f0) !== 0x30303030 || ((x + 0x06060606) & 0xf0f0f0f0) !== 0x30303030) break;
-            v = v * 10000 + (x & 0xf) * 1000 + ((x >>> 8) & 0xf) * 100 + ((x >>> 16) & 0xf) * 10 + ((x >>> 24) & 0xf);
-            k += 4;
-          }
           while (k < len) {
             c = b[k] as number;
             const d = c - 0x30;

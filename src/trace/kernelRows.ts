@@ -19,7 +19,7 @@ export interface KernelColumns {
 }
 
 export interface KernelBatch {
-  /** Dispatches in the arrays (rows without a name or valid timestamps are only counted in `badRows`). */
+  /** Dispatches in the arrays, from their start (rows without a name or valid timestamps are only counted in `badRows`). */
   count: number;
   nameId: Int32Array;
   agentId: Int32Array;
@@ -69,12 +69,9 @@ export class KernelRowCollector {
   /** Raw bytes of the previous agent field (a file mostly has one or a few agents, in runs). */
   private lastAgent = new Uint8Array(0);
   private lastAgentId = -1;
-  private readonly ids = {
-    nameId: new Int32Array(BATCH_ROWS),
-    agentId: new Int32Array(BATCH_ROWS),
-    start: new Float64Array(BATCH_ROWS),
-    end: new Float64Array(BATCH_ROWS),
-  };
+  private ids = newRowArrays();
+  /** Row arrays handed back by the batches' consumer (see `recycle`). */
+  private readonly pool: RowArrays[] = [];
   private count = 0;
   private rows = 0;
   private badRows = 0;
@@ -216,13 +213,11 @@ export class KernelRowCollector {
   flush(): void {
     const n = this.count;
     const ids = this.ids;
-    // copies of the used part: the working arrays stay here for the next batch (no garbage per batch)
+    // the row arrays go with the batch (BATCH_ROWS long, `count` used) and come back through `recycle`
+    this.ids = this.pool.pop() ?? newRowArrays();
     const out: KernelBatch = {
       count: n,
-      nameId: ids.nameId.slice(0, n),
-      agentId: ids.agentId.slice(0, n),
-      start: ids.start.slice(0, n),
-      end: ids.end.slice(0, n),
+      ...ids,
       launches: Int32Array.from(this.launches),
       kernelAgents: Int32Array.from(this.kernelAgents),
       rows: this.rows,
@@ -246,6 +241,32 @@ export class KernelRowCollector {
     this.batchNo++;
     this.onBatch(out);
   }
+
+  /** Takes back the row arrays of a batch that has been applied, for a later batch (less garbage to collect). */
+  recycle(rows: RowArrays): void {
+    if (rows.nameId.length === BATCH_ROWS && this.pool.length < 16) this.pool.push(rows);
+  }
+}
+
+export interface RowArrays {
+  nameId: Int32Array;
+  agentId: Int32Array;
+  start: Float64Array;
+  end: Float64Array;
+}
+
+function newRowArrays(): RowArrays {
+  return {
+    nameId: new Int32Array(BATCH_ROWS),
+    agentId: new Int32Array(BATCH_ROWS),
+    start: new Float64Array(BATCH_ROWS),
+    end: new Float64Array(BATCH_ROWS),
+  };
+}
+
+/** The row arrays of a batch, to hand them back to its collector's thread. */
+export function rowArrays(b: KernelBatch): RowArrays {
+  return { nameId: b.nameId, agentId: b.agentId, start: b.start, end: b.end };
 }
 
 /** The buffers of a batch, to transfer it to another thread. */

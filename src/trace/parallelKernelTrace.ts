@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CsvFormatError } from './csvScanner';
 import { BatchSource, applyBatch } from './kernelBatches';
-import { KernelRowCollector, type KernelColumns } from './kernelRows';
+import { KernelRowCollector, rowArrays, type KernelBatch, type KernelColumns } from './kernelRows';
 import { scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 
@@ -22,7 +22,7 @@ export interface ParallelOptions {
    * 48 MiB: below that, starting workers costs about what they save).
    */
   minBytes?: number;
-  /** Bytes per part (default 32 MiB, smaller for smaller files so that every worker gets several). */
+  /** Bytes per part (default 16 MiB, smaller for smaller files so that every worker gets several). */
   partBytes?: number;
   /** The worker to start (default: workerEntry()). */
   worker?: { script: string; evaluated: boolean } | null;
@@ -113,7 +113,7 @@ export async function readKernelTraceParallel(
 ): Promise<number> {
   const threads = options.threads ?? defaultThreads();
   const span = file.size - file.dataStart;
-  const partBytes = Math.max(1, options.partBytes ?? Math.min(32 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
+  const partBytes = Math.max(1, options.partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
   const count = Math.max(1, Math.ceil(span / partBytes));
   const boundary = (k: number): number => (k >= count ? file.size : file.dataStart + k * partBytes);
 
@@ -143,6 +143,16 @@ export async function readKernelTraceParallel(
   };
 
   const lanes: Lane[] = [];
+  /** Row arrays of an applied batch back to the collector that made it. */
+  const giveBack = (source: BatchSource, b: KernelBatch): void => {
+    if (source === here.source) {
+      here.collector.recycle(rowArrays(b));
+      return;
+    }
+    const lane = lanes.find((l) => l.source === source);
+    const arrays = rowArrays(b);
+    lane?.worker.postMessage({ recycle: arrays }, [arrays.nameId.buffer, arrays.agentId.buffer, arrays.start.buffer, arrays.end.buffer] as ArrayBuffer[]);
+  };
   let hereScheduled = false;
   const pump = (): void => {
     for (let round = 0; round < PER_WORKER; round++) {
@@ -173,7 +183,7 @@ export async function readKernelTraceParallel(
     for (let i = 0; i < Math.min(threads, count); i++) {
       let worker: Worker;
       try {
-        worker = new Worker(entry.script, { eval: entry.evaluated });
+        worker = new Worker(entry.script, { eval: entry.evaluated, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       } catch {
         break;
       }
@@ -218,6 +228,7 @@ export async function readKernelTraceParallel(
         applyBatch(ctx, source, b, problems);
         rows += b.rows;
         problems.rowsRead = rows;
+        giveBack(source, b);
       }
       if (result.failure !== null) throw new Error(result.failure);
       if (result.error) throw new CsvFormatError(result.error.reason, lineBase + result.error.line - 1);

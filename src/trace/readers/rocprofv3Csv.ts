@@ -5,7 +5,7 @@ import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
 import { addDuration } from '../durationStats';
 import { BatchSource, applyBatch } from '../kernelBatches';
-import { KernelRowCollector, type KernelColumns } from '../kernelRows';
+import { KernelRowCollector, rowArrays, type KernelColumns } from '../kernelRows';
 import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import type { FileSource } from '../sources';
 import {
@@ -114,6 +114,7 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
       const rows = new KernelRowCollector(kernelColumns(c), (b) => {
         ids.learn(b);
         applyBatch(ctx, ids, b, problems);
+        rows.recycle(rowArrays(b));
       });
       collector = rows;
       return (row) => rows.add(row);

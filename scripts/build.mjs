@@ -95,6 +95,9 @@ const builds = [
     sourcemap: false, banner: { js: '#!/usr/bin/env node\n' + nodeCommon.banner.js } },
   { ...nodeCommon, entryPoints: { 'cli-main': join(root, 'src/cli/main.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
     sourcemap: true, minify: true, keepNames: true },
+  // The trace toolkit's worker thread (src/trace/parallelKernelTrace.ts looks for it beside the bundle that loads it).
+  { ...nodeCommon, entryPoints: { 'trace-worker': join(root, 'src/trace/kernelTraceWorker.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
+    sourcemap: false, minify: true },
   { bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning',
     entryPoints: { webview: join(root, 'src/webview/main.ts') }, outdir: join(root, 'dist') },
 ].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(p)));

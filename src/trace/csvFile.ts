@@ -1,4 +1,5 @@
 // Streaming a CSV FileSource through the byte scanner, with columns looked up by header name.
+import { open } from 'node:fs/promises';
 import { createCsvScanner, fieldText, type CsvRow } from './csvScanner';
 import type { FileSource } from './sources';
 
@@ -86,4 +87,46 @@ export async function streamCsv(
     stream.destroy();
   }
   return rows;
+}
+
+export interface CsvHead {
+  names: string[];
+  /** Offset of the first row after the header (the file size when there is none). */
+  dataStart: number;
+  /** Its line number. */
+  dataLine: number;
+}
+
+/** The header of a CSV file on disk and where its data rows begin; null when the header is not in its first MiB. */
+export async function readCsvHead(absPath: string, size: number): Promise<CsvHead | null> {
+  const fh = await open(absPath, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(size, 1 << 20));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const stop = new Error('head read');
+    let names: string[] | null = null;
+    let head: CsvHead | null = null;
+    const scanner = createCsvScanner({
+      onRow: (row) => {
+        if (names === null) {
+          names = Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i));
+          return;
+        }
+        head = { names, dataStart: row.offset, dataLine: row.line };
+        throw stop;
+      },
+    });
+    try {
+      scanner.feed(buf.subarray(0, bytesRead));
+      if (bytesRead === size) {
+        scanner.end();
+        if (names !== null && head === null) head = { names, dataStart: size, dataLine: scanner.line };
+      }
+    } catch (err) {
+      if (err !== stop) throw err;
+    }
+    return head;
+  } finally {
+    await fh.close();
+  }
 }

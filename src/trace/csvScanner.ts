@@ -15,10 +15,13 @@ const CR = 0x0d;
 export class CsvFormatError extends Error {
   readonly type = 'csv-format' as const;
   constructor(
-    message: string,
+    /** What is wrong, without the line. */
+    readonly reason: string,
     readonly line: number,
+    /** Offset of the row's first byte from the first byte fed, when known. */
+    readonly offset = -1,
   ) {
-    super(`${message} (line ${line})`);
+    super(`${reason} (line ${line})`);
   }
 }
 
@@ -37,6 +40,8 @@ export interface CsvRow {
   values: Float64Array;
   /** 1-based line number where the row starts. */
   line: number;
+  /** Offset of the row's first byte from the first byte fed (a BOM counts). */
+  offset: number;
 }
 
 export interface CsvScannerOptions {
@@ -45,6 +50,8 @@ export interface CsvScannerOptions {
   maxFields?: number;
   /** Longest row in bytes (default 64 MiB): protects against a file that is one unterminated quote. */
   maxRowBytes?: number;
+  /** The input is the start of a file, where a UTF-8 BOM is skipped (default true; false for a part of a file). */
+  fileStart?: boolean;
 }
 
 export interface CsvScanner {
@@ -52,11 +59,17 @@ export interface CsvScanner {
   /** Processes a last row without a line end; throws on an unterminated quote. */
   end(): void;
   reset(): void;
+  /** 1-based line number where the next row starts. */
+  readonly line: number;
 }
+
+/** Short quoted fields are searched byte by byte; longer ones by Buffer.indexOf (memchr), whose call costs more. */
+const PROBE = 16;
 
 export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   const maxFields = options.maxFields ?? 256;
   const maxRowBytes = options.maxRowBytes ?? 64 * 1024 * 1024;
+  const fileStart = options.fileStart ?? true;
   const onRow = options.onRow;
   const row: CsvRow = {
     buf: Buffer.alloc(0),
@@ -67,15 +80,19 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     escaped: new Uint8Array(maxFields),
     values: new Float64Array(maxFields),
     line: 1,
+    offset: 0,
   };
   let pending: Buffer | null = null;
   let line = 1;
-  let atStart = true;
+  let atStart = fileStart;
+  /** Stream offset of the buffer being scanned. */
+  let base = 0;
 
   function reset(): void {
     pending = null;
     line = 1;
-    atStart = true;
+    atStart = fileStart;
+    base = 0;
   }
 
   /** Scans complete rows of `b`; returns the offset of the first byte not consumed. */
@@ -88,20 +105,26 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       atStart = false;
     }
     const { starts, ends, quoted, escaped, values } = row;
+    // First line feed at or after the current quoted field (len: none): a quoted field that closes before it has
+    // no newline inside, so one memchr per row counts the lines instead of one per quoted field.
+    let nextLf = -1;
     rows: while (p < len) {
       const rowStart = p;
       let rowLines = 0;
       let f = 0;
       for (;;) {
-        if (f === maxFields) throw new CsvFormatError(`more than ${maxFields} fields in a row`, line);
+        if (f === maxFields) throw new CsvFormatError(`more than ${maxFields} fields in a row`, line, base + rowStart);
         if (b[p] === QUOTE) {
           let q = p + 1;
           let esc = 0;
           let close: number;
           for (;;) {
-            close = b.indexOf(QUOTE, q);
+            const probeEnd = q + PROBE < len ? q + PROBE : len;
+            close = q;
+            while (close < probeEnd && b[close] !== QUOTE) close++;
+            if (close === probeEnd) close = probeEnd < len ? b.indexOf(QUOTE, probeEnd) : -1;
             if (close < 0) {
-              if (final) throw new CsvFormatError('unterminated quoted field', line);
+              if (final) throw new CsvFormatError('unterminated quoted field', line, base + rowStart);
               return rowStart;
             }
             if (close + 1 < len) {
@@ -115,8 +138,15 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
             }
             break;
           }
-          // memchr instead of a byte loop: names are long, newlines inside them are rare
-          for (let nl = b.indexOf(LF, p + 1); nl >= 0 && nl < close; nl = b.indexOf(LF, nl + 1)) rowLines++;
+          if (nextLf <= p) {
+            nextLf = b.indexOf(LF, p + 1);
+            if (nextLf < 0) nextLf = len;
+          }
+          while (nextLf < close) {
+            rowLines++;
+            nextLf = b.indexOf(LF, nextLf + 1);
+            if (nextLf < 0) nextLf = len;
+          }
           starts[f] = p + 1;
           ends[f] = close;
           quoted[f] = 1;
@@ -125,33 +155,37 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           p = close + 1;
           if (p < len) {
             const c = b[p];
-            if (c !== COMMA && c !== LF && c !== CR) throw new CsvFormatError('unexpected character after a closing quote', line);
+            if (c !== COMMA && c !== LF && c !== CR) throw new CsvFormatError('unexpected character after a closing quote', line, base + rowStart);
           }
         } else {
+          // digits first (the common case: timestamps, ids, sizes), then anything else up to the delimiter
           let k = p;
           let v = 0;
-          let digits = 0;
-          let neg = false;
-          let numeric = true;
+          const neg = b[k] === 0x2d;
+          if (neg) k++;
+          const digitsStart = k;
+          let c = 0;
           while (k < len) {
-            const c = b[k] as number;
-            if (c === COMMA || c === LF || c === CR) break;
-            if (c >= 0x30 && c <= 0x39) {
-              v = v * 10 + (c - 0x30);
-              digits++;
-            } else if (c === 0x2d && k === p) {
-              neg = true;
-            } else {
-              numeric = false;
-            }
+            c = b[k] as number;
+            const d = c - 0x30;
+            if (d < 0 || d > 9) break;
+            v = v * 10 + d;
             k++;
           }
-          if (k === len && !final) return rowStart;
+          let numeric = k > digitsStart;
+          if (k < len && c !== COMMA && c !== LF && c !== CR) {
+            numeric = false;
+            for (k++; k < len; k++) {
+              c = b[k] as number;
+              if (c === COMMA || c === LF || c === CR) break;
+            }
+          }
+          if (k >= len && !final) return rowStart;
           starts[f] = p;
           ends[f] = k;
           quoted[f] = 0;
           escaped[f] = 0;
-          values[f] = numeric && digits > 0 ? (neg ? -v : v) : NaN;
+          values[f] = numeric ? (neg ? -v : v) : NaN;
           p = k;
         }
         f++;
@@ -178,6 +212,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       if (!blank) {
         row.buf = b;
         row.fieldCount = f;
+        row.offset = base + rowStart;
         onRow(row);
       }
       if (p >= len) break rows;
@@ -185,27 +220,55 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     return p;
   }
 
-  function take(b: Buffer, final: boolean): void {
-    const used = scan(b, final);
+  function keep(b: Buffer, used: number): void {
     if (used < b.length) {
-      if (b.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line);
+      if (b.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
       pending = b.subarray(used);
     } else {
       pending = null;
     }
+    base += used;
+  }
+
+  function take(b: Buffer, final: boolean): void {
+    keep(b, scan(b, final));
   }
 
   return {
     feed(chunk: Uint8Array): void {
       if (chunk.length === 0) return;
-      const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      take(pending ? Buffer.concat([pending, c]) : c, false);
+      let c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (pending) {
+        // Finish the row cut by the chunk boundary on a copy of its start plus as little of `c` as it needs, then
+        // scan the rest of `c` in place: a copy of every chunk would cost as much as the scan.
+        const head = pending;
+        for (let k = Math.min(c.length, Math.max(4096, head.length)); ; k = Math.min(c.length, k * 4)) {
+          const joined = Buffer.concat([head, c.subarray(0, k)]);
+          const used = scan(joined, false);
+          if (used > head.length || k === c.length) {
+            if (used <= head.length) {
+              keep(joined, used);
+              return;
+            }
+            base += used;
+            pending = null;
+            c = c.subarray(used - head.length);
+            break;
+          }
+          if (joined.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
+        }
+        if (c.length === 0) return;
+      }
+      take(c, false);
     },
     end(): void {
       if (pending && pending.length > 0) take(pending, true);
       pending = null;
     },
     reset,
+    get line() {
+      return line;
+    },
   };
 }
 

@@ -10,6 +10,8 @@ export interface FileSource {
   /** Path relative to the summarised root, with `/` separators (the entry name for zips). */
   path: string;
   size: number;
+  /** Absolute path of a file on disk (not a zip entry): worker threads can read parts of it themselves. */
+  diskPath?: string;
   open(): Promise<Readable>;
   readAll(): Promise<Buffer>;
 }
@@ -30,6 +32,7 @@ export function fileSource(absPath: string, relPath: string, size: number): File
   return {
     path: relPath,
     size,
+    diskPath: absPath,
     open: async () => createReadStream(absPath, { highWaterMark: CHUNK }),
     readAll: () => readFile(absPath),
   };

@@ -18,6 +18,7 @@ import { mergeStats, statsFromTotals } from './durationStats';
 import { LOOKED_FOR, TraceInputError } from './errors';
 import { MAX_V1_JSON_BYTES, NotV1TraceError, readV1Json } from './readers/legacyV1';
 import { readCounterCollection } from './readers/counterCollection';
+import type { ParallelOptions, ParallelRun } from './parallelKernelTrace';
 import { NotRocpdError, readRocpd } from './readers/rocpd';
 import {
   SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
@@ -35,6 +36,10 @@ export interface SummarizeOptions extends BuildOptions {
   zip?: Partial<ZipLimits>;
   /** Largest rocpd database loaded whole (default 1.5 GiB, or a quarter of the machine's memory if less). */
   maxRocpdBytes?: number;
+  /** Worker threads for large kernel traces (tests force them on small files). */
+  parallel?: ParallelOptions;
+  /** Told how each parallel read went. */
+  onParallelRun?: (run: ParallelRun) => void;
 }
 
 /**
@@ -151,7 +156,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
 async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
   const tables = new RunTables();
   const agents = new SetAgents(acc, agentPrefix);
-  const ctx: CsvReadContext = { acc, tables, agents };
+  const ctx: CsvReadContext = { acc, tables, agents, parallel: options.parallel, onParallelRun: options.onParallelRun };
   const { pid, host } = s.key;
   const source = (file: FileSource, format: string, kind: string, variant: string, rows: number, own?: { pid: number; host: string | null } | null): void => {
     acc.sources.push({ path: file.path, format, kind, variant, rows, pid: own?.pid ?? pid, host: own?.host ?? host });

@@ -258,12 +258,14 @@ export function normalizeDirection(raw: string): string {
 }
 
 /**
- * Interns names given as raw CSV bytes without making a string per row: a hash of the length and up to 48
- * sampled bytes picks a chain, and a native byte comparison (memcmp) confirms the match. Only a name seen for
- * the first time is decoded. Chains are short: the hash sees bytes spread over the whole name.
+ * Interns names given as raw CSV bytes without making a string per row: a hash of the length, 32 bytes spread
+ * over the name and its last 8 picks a slot of an open-addressing table, and a native byte comparison (memcmp)
+ * confirms the match. Only a name seen for the first time is decoded.
  */
 export class BytesInterner {
-  private readonly chains = new Map<number, number[]>();
+  /** Raw index + 1 per slot (0: empty). */
+  private slots = new Int32Array(1024);
+  private readonly hashes: number[] = [];
   private readonly raws: Buffer[] = [];
   private readonly byText = new Map<string, number>();
   readonly texts: string[] = [];
@@ -272,22 +274,20 @@ export class BytesInterner {
 
   idFor(buf: Buffer, start: number, end: number, escaped: number): number {
     const len = end - start;
-    let h = (len * 0x9e3779b1) | 0;
+    let h = Math.imul(len, 0x9e3779b1);
     if (len > 0) {
-      const step = len <= 48 ? 1 : Math.floor(len / 48);
-      for (let i = start; i < end; i += step) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
-      h = Math.imul(h ^ (buf[end - 1] as number), 0x01000193);
+      const step = len <= 40 ? 1 : (len >>> 5);
+      const sampled = len <= 40 ? end : start + step * 32;
+      for (let i = start; i < sampled; i += step) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+      for (let i = Math.max(sampled, end - 8); i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
     }
-    let chain = this.chains.get(h);
-    if (chain) {
-      for (let c = 0; c < chain.length; c++) {
-        const r = chain[c] as number;
-        const raw = this.raws[r] as Buffer;
-        if (raw.length === len && raw.compare(buf, start, end) === 0) return this.ids[r] as number;
-      }
-    } else {
-      chain = [];
-      this.chains.set(h, chain);
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let slot = (h ^ (h >>> 15)) & mask;
+    for (let r = slots[slot] as number; r !== 0; r = slots[slot] as number) {
+      const raw = this.raws[r - 1] as Buffer;
+      if (this.hashes[r - 1] === h && raw.length === len && raw.compare(buf, start, end) === 0) return this.ids[r - 1] as number;
+      slot = (slot + 1) & mask;
     }
     const raw = Buffer.from(buf.subarray(start, end));
     let text = raw.toString('utf8');
@@ -298,10 +298,24 @@ export class BytesInterner {
       this.texts.push(text);
       this.byText.set(text, id);
     }
-    chain.push(this.raws.length);
     this.raws.push(raw);
+    this.hashes.push(h);
     this.ids.push(id);
+    slots[slot] = this.raws.length;
+    if (this.raws.length * 2 > slots.length) this.grow();
     return id;
+  }
+
+  private grow(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let r = 0; r < this.raws.length; r++) {
+      const h = this.hashes[r] as number;
+      let slot = (h ^ (h >>> 15)) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = r + 1;
+    }
+    this.slots = slots;
   }
 
   idForText(text: string): number {

@@ -1,12 +1,15 @@
 // rocprofv3 CSV readers (ROCm 6.2, 6.3, 7.0 and `rocpd convert` variants), columns picked by header name.
 // Hot paths (kernel and API traces) work on bytes: no string per row.
 import type { AgentInfo, AgentState, TraceAccumulator } from '../accumulator';
-import { Columns, streamCsv } from '../csvFile';
+import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
 import { addDuration } from '../durationStats';
+import { BatchSource, applyBatch } from '../kernelBatches';
+import { KernelRowCollector, rowArrays, type KernelColumns } from '../kernelRows';
+import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import type { FileSource } from '../sources';
 import {
-  BytesInterner, LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type ApiAgg, type KernelAgg,
+  BytesInterner, isMarkerDomain, normalizeDirection, type ApiAgg,
   type MarkerAgg, type RunTables,
 } from '../tables';
 
@@ -44,6 +47,9 @@ export interface CsvReadContext {
   acc: TraceAccumulator;
   tables: RunTables;
   agents: SetAgents;
+  /** Worker threads for large kernel traces. */
+  parallel?: ParallelOptions;
+  onParallelRun?: (run: ParallelRun) => void;
 }
 
 export type KernelVariant = 'rocm-7.0' | 'rocm-6.3' | 'rocm-6.2' | 'rocpd-convert' | 'v1' | 'rocprofv2';
@@ -82,65 +88,52 @@ export function noteBadRow(problems: RowProblems, row: CsvRow): void {
   if (problems.badRows++ === 0) problems.firstBadLine = row.line;
 }
 
-export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
-  const { acc, tables, agents } = ctx;
-  const names = new BytesInterner();
-  const byId: KernelAgg[] = [];
-  const launch = new Float64Array(LAUNCH_WIDTH);
-  return streamCsv(source, (c) => {
-    const cName = c.find('Kernel_Name', 'KernelName');
-    const cStart = c.find('Start_Timestamp', 'BeginNs');
-    const cEnd = c.find('End_Timestamp', 'EndNs');
-    const cAgent = c.find('Agent_Id', 'gpu-id');
-    const launchCols = [
+/** The kernel trace's columns, by header name. */
+export function kernelColumns(c: Columns): KernelColumns {
+  return {
+    name: c.find('Kernel_Name', 'KernelName'),
+    start: c.find('Start_Timestamp', 'BeginNs'),
+    end: c.find('End_Timestamp', 'EndNs'),
+    agent: c.find('Agent_Id', 'gpu-id'),
+    launch: [
       c.find('Grid_Size_X', 'grd'), c.find('Grid_Size_Y'), c.find('Grid_Size_Z'),
       c.find('Workgroup_Size_X', 'wgr'), c.find('Workgroup_Size_Y'), c.find('Workgroup_Size_Z'),
       c.find('VGPR_Count', 'arch_vgpr', 'vgpr'), c.find('Accum_VGPR_Count', 'accum_vgpr'), c.find('SGPR_Count', 'sgpr'),
       c.find('LDS_Block_Size', 'Group_Segment_Size', 'lds'), c.find('Scratch_Size', 'Private_Segment_Size', 'scr'),
-    ];
-    // cache of the last agent field's bytes → agent
-    let lastAgentRaw = Buffer.alloc(0);
-    let lastAgent: AgentState | null = null;
-    return (row: CsvRow) => {
-      const start = row.values[cStart] as number;
-      const end = row.values[cEnd] as number;
-      if (cName >= row.fieldCount || !(end >= start)) {
-        noteBadRow(problems, row);
-        return;
-      }
-      const id = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
-      let k = byId[id];
-      if (k === undefined) {
-        k = tables.kernel(names.texts[id] as string);
-        byId[id] = k;
-      }
-      addDuration(k.stats, end - start);
-      for (let i = 0; i < LAUNCH_WIDTH; i++) {
-        const col = launchCols[i] as number;
-        launch[i] = col >= 0 ? fieldNumber(row, col) : NaN;
-      }
-      addLaunch(k, launch);
-      let agent: AgentState | null = null;
-      if (cAgent >= 0 && cAgent < row.fieldCount) {
-        const s = row.starts[cAgent] as number;
-        const e = row.ends[cAgent] as number;
-        if (e - s === lastAgentRaw.length && equalBytes(row.buf, s, lastAgentRaw)) {
-          agent = lastAgent;
-        } else {
-          lastAgentRaw = Buffer.from(row.buf.subarray(s, e));
-          lastAgent = agents.resolve(lastAgentRaw.toString('utf8'));
-          agent = lastAgent;
-        }
-      }
-      if (agent && !k.agentIds.has(agent.id)) k.agentIds.add(agent.id);
-      acc.addGpuWork(agent, start, end, 'kernel');
-    };
-  }, problems);
+    ],
+  };
 }
 
-function equalBytes(buf: Buffer, at: number, ref: Buffer): boolean {
-  for (let i = 0; i < ref.length; i++) if (buf[at + i] !== ref[i]) return false;
-  return true;
+/**
+ * Kernel dispatches: per-kernel stats, launch configurations, agents and busy time. A large file on disk is
+ * scanned by worker threads (parallelKernelTrace.ts), anything else in one pass here; both apply the same
+ * batches in file order, so the figures are the same.
+ */
+export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
+  const parallel = ctx.parallel ?? {};
+  if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
+    const head = await readCsvHead(source.diskPath, source.size);
+    if (head) {
+      const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };
+      return readKernelTraceParallel(file, kernelColumns(new Columns(head.names)), ctx, problems, parallel, ctx.onParallelRun);
+    }
+  }
+  const ids = new BatchSource();
+  let collector: KernelRowCollector | null = null;
+  try {
+    return await streamCsv(source, (c) => {
+      const rows = new KernelRowCollector(kernelColumns(c), (b) => {
+        ids.learn(b);
+        applyBatch(ctx, ids, b, problems);
+        rows.recycle(rowArrays(b));
+      });
+      collector = rows;
+      return (row) => rows.add(row);
+    }, problems);
+  } finally {
+    // rows collected before a malformed one still count
+    (collector as KernelRowCollector | null)?.flush();
+  }
 }
 
 export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {

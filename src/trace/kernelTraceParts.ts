@@ -1,0 +1,120 @@
+// One part of a kernel_trace CSV on disk, scanned into KernelRowCollector batches (in a worker thread, or on the
+// calling thread as a fallback). A part is a byte range [start, end): it holds the rows that START in it, so
+// its last row may run past `end`, and it reports where the first row at or after `end` starts (`stop`).
+//
+// A part other than the first does not know where its first row starts: it guesses the byte after the first
+// line feed at or after `start` (a line feed inside a quoted name fools it). The caller checks every guess
+// against the previous part's `stop` and has the part scanned again from there when they differ, so the
+// result is exact whatever the guess.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CsvFormatError, createCsvScanner } from './csvScanner';
+import type { KernelBatch, KernelColumns, KernelRowCollector } from './kernelRows';
+
+export interface PartTask {
+  /** Position of the part in the file (0 = first). */
+  index: number;
+  path: string;
+  fileSize: number;
+  start: number;
+  end: number;
+  /** `start` is known to be a row start (else it is guessed, see above). */
+  exactStart: boolean;
+  columns: KernelColumns;
+}
+
+export interface PartResult {
+  index: number;
+  /** Where the part's first row starts (the guess, unless the task was exact). */
+  start: number;
+  /** Where the first row at or after `end` starts (the file size when none). */
+  stop: number;
+  /** Lines from `start` to `stop`. */
+  lines: number;
+  batches: KernelBatch[];
+  /** A CSV format error in the part; line numbers count from the part's first line (1). */
+  error: { reason: string; line: number } | null;
+  /** Any other failure (I/O). */
+  failure: string | null;
+}
+
+const READ_BYTES = 1 << 20;
+const LF = 0x0a;
+
+/** The byte after the first line feed at or after `at - 1`, or the file size. */
+function guessRowStart(fd: number, at: number, fileSize: number, buf: Buffer): number {
+  if (at <= 0) return 0;
+  let pos = at - 1;
+  while (pos < fileSize) {
+    const n = readSync(fd, buf, 0, buf.length, pos);
+    if (n <= 0) break;
+    const i = buf.subarray(0, n).indexOf(LF);
+    if (i >= 0) return pos + i + 1;
+    pos += n;
+  }
+  return fileSize;
+}
+
+const STOP = Symbol('part end');
+/** Two read buffers per thread, used in turn (see below) and kept: a new pair per part is garbage that V8 frees late. */
+let readBuffers: Buffer[] | null = null;
+
+export function scanPart(task: PartTask, collector: KernelRowCollector): PartResult {
+  const batches: KernelBatch[] = [];
+  collector.onBatch = (b) => batches.push(b);
+  const bufs = (readBuffers ??= [Buffer.allocUnsafeSlow(READ_BYTES), Buffer.allocUnsafeSlow(READ_BYTES)]);
+  let fd = -1;
+  let start = task.start;
+  let stop = -1;
+  let lines = 0;
+  let error: PartResult['error'] = null;
+  let failure: string | null = null;
+  try {
+    fd = openSync(task.path, 'r');
+    if (!task.exactStart) start = guessRowStart(fd, task.start, task.fileSize, bufs[0] as Buffer);
+    const limit = task.end - start;
+    if (limit <= 0) return { index: task.index, start, stop: start, lines: 0, batches, error, failure };
+    const scanner = createCsvScanner({
+      fileStart: false,
+      onRow: (row) => {
+        if (row.offset >= limit) {
+          stop = start + row.offset;
+          lines = row.line - 1;
+          throw STOP;
+        }
+        collector.add(row);
+      },
+    });
+    try {
+      for (let pos = start, turn = 0; ; turn ^= 1) {
+        const buf = bufs[turn] as Buffer;
+        const n = readSync(fd, buf, 0, buf.length, pos);
+        if (n <= 0) {
+          scanner.end();
+          stop = task.fileSize;
+          lines = scanner.line - 1;
+          break;
+        }
+        pos += n;
+        // the scanner keeps a view of the unfinished row: reading into the other buffer leaves it intact
+        scanner.feed(buf.subarray(0, n));
+      }
+    } catch (err) {
+      if (err === STOP) {
+        // the part ends where the next one starts
+      } else if (err instanceof CsvFormatError && err.offset >= limit) {
+        stop = start + err.offset; // the bad row belongs to the next part
+        lines = err.line - 1;
+      } else if (err instanceof CsvFormatError) {
+        error = { reason: err.reason, line: err.line };
+      } else {
+        throw err;
+      }
+    }
+    collector.flush();
+  } catch (err) {
+    failure = (err as Error).message;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+  return { index: task.index, start, stop, lines, batches, error, failure };
+}

@@ -1,0 +1,43 @@
+// The BUILT CLI reads a kernel trace with its bundled worker (dist/trace-worker.cjs, found beside the bundle):
+// the summary equals the single-threaded one, and the worker really ran (KERNEL_RUNNER_TRACE_DEBUG says so).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureKernelTrace } from '../../bench/kernelTraceData';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(repoRoot, 'dist/cli.cjs');
+const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-parallel-'));
+
+before(() => {
+  if (!existsSync(cli) || !existsSync(path.join(repoRoot, 'dist/trace-worker.cjs'))) {
+    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+    assert.equal(r.status, 0, 'build failed');
+  }
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function summarize(file: string, env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [cli, 'summarize', file, '--json'], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env: { ...process.env, NO_COLOR: '1', KERNEL_RUNNER_TRACE_DEBUG: '1', ...env },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return r;
+}
+
+test('summarize --json of a kernel trace: the bundled worker reads it, the summary equals the one-thread read', async () => {
+  const file = await ensureKernelTrace(dir, { rows: 3000, kernels: 60, seed: 4 });
+  const many = summarize(file, { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2' });
+  assert.match(many.stderr, /kernel_trace\.csv: \d+ part\(s\), [12] worker thread\(s\), 0 rescanned, 0 on the main thread/);
+  const one = summarize(file, { KERNEL_RUNNER_TRACE_THREADS: '0' });
+  assert.equal(one.stderr, '', 'no parallel read');
+  assert.equal(many.stdout, one.stdout);
+  assert.equal(JSON.parse(many.stdout).kernelTotals.calls, 3000);
+});

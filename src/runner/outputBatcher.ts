@@ -22,7 +22,9 @@ export interface OutputBatcherOptions {
 export const FLUSH_MS = 5;
 export const BATCH_CHARS = 64 * 1024;
 
-const HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":', stderr: '{"stream":"stderr","text":' };
+const HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":"', stderr: '{"stream":"stderr","text":"' };
+/** Printable ASCII but `"` and `\\`: the line is its own JSON string body. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const classTails = new Map<string, string>();
 
 /** `,"noise":false}` and the like, built once per class. */
@@ -40,7 +42,8 @@ export function createOutputBatcher(opts: OutputBatcherOptions): OutputBatcher {
   const flushMs = opts.flushMs ?? FLUSH_MS;
   const batchChars = opts.batchChars ?? BATCH_CHARS;
   let stream: OutputStream = 'stdout';
-  // lines in an array joined once: a string grown line by line is a chain of one rope node per line to flatten
+  // lines as JSON string bodies, joined once by an escaped line feed: JSON.stringify of the joined text takes its
+  // slow path at every line feed, and most lines need no escaping at all
   let lines: string[] = [];
   let chars = 0;
   let noise = false;
@@ -53,7 +56,7 @@ export function createOutputBatcher(opts: OutputBatcherOptions): OutputBatcher {
     timer = null;
     const count = lines.length;
     if (count === 0) return;
-    let json = HEAD[stream] + JSON.stringify(count === 1 ? lines[0] : lines.join('\n')) + classJson(noise, kind);
+    let json = HEAD[stream] + (count === 1 ? lines[0] : lines.join('\\n')) + '"' + classJson(noise, kind);
     if (count > 1) json += `,"lines":${count}`;
     if (marks.length) json += `,"marks":[${marks.join(',')}]`;
     json += '}';
@@ -74,7 +77,7 @@ export function createOutputBatcher(opts: OutputBatcherOptions): OutputBatcher {
       } else if (line.noise !== noise || line.kind !== kind) {
         marks.push(`[${lines.length},"${line.kind}",${line.noise}]`);
       }
-      lines.push(line.text);
+      lines.push(PLAIN.test(line.text) ? line.text : JSON.stringify(line.text).slice(1, -1));
       chars += line.text.length + 1;
     },
     flush,

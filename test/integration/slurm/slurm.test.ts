@@ -181,7 +181,14 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
       assert.equal((await jobRecord(runner.url, id)).state, 'failed');
     } finally {
       // ReturnToService=2 may have brought it back already (then `resume` is refused)
-      if (/down/.test(cluster.slurm('sinfo', ['-h', '-n', cluster.node, '-o', '%T']))) cluster.slurm('scontrol', ['update', `nodename=${cluster.node}`, 'state=resume']);
+      if (/down/.test(cluster.slurm('sinfo', ['-h', '-n', cluster.node, '-o', '%T']))) {
+        try {
+          cluster.slurm('scontrol', ['update', `nodename=${cluster.node}`, 'state=resume']);
+        } catch (err) {
+          // it came back between sinfo and scontrol
+          if (!/Invalid node state specified/.test(String((err as { stderr?: unknown }).stderr ?? err))) throw err;
+        }
+      }
       await waitFor('the node to be idle again', () => (/^idle$/m.test(cluster.slurm('sinfo', ['-h', '-o', '%t'])) ? true : undefined), 30_000);
     }
   });

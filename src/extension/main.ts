@@ -13,6 +13,7 @@ import { StatusBar } from './statusBar';
 import { Targets } from './targets';
 import { TraceOpener } from './traces';
 import { ResultsPanels } from './resultsPanel';
+import { registerCompare } from './comparePanel';
 import { createTestApi, type KernelRunnerApi } from './api';
 import { PerfettoRelay } from './perfettoRelay';
 import { TraceFiles } from './traceFiles';
@@ -63,6 +64,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
 
   for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name, factory(ctx, services));
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
+  registerCompare(ctx);
 
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));
   ctx.push(vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));

@@ -15,10 +15,11 @@ const TOP_KERNELS = 40;
 const TOP_BARS = 12;
 const OPEN_CASES = 4;
 
-/** +1.20 ms / −350 ns / ±0 ns: the sign first, always. */
+/** +1.20 ms / −350 ns / ±0: the sign first, always. */
 export function signedNs(ns: number | null | undefined): string {
   if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
-  return `${ns > 0 ? '+' : ns < 0 ? '−' : '±'}${formatNs(Math.abs(ns))}`;
+  if (ns === 0) return '±0';
+  return `${ns > 0 ? '+' : '−'}${formatNs(Math.abs(ns))}`;
 }
 
 /** 0.50× (−50%), 3.00× (+200%). */
@@ -35,11 +36,11 @@ function trend(deltaNs: number | null | undefined): 'faster' | 'slower' | 'same'
   return deltaNs < 0 ? 'faster' : 'slower';
 }
 
-const MARKS: Record<KernelDelta['match'], { text: string; title: string }> = {
-  exact: { text: '', title: '' },
-  'short-name': { text: 'paired by name', title: 'different full names (template arguments changed), paired by base name' },
-  'a-only': { text: 'vanished', title: 'in A only: gone from B' },
-  'b-only': { text: 'new', title: 'in B only: new' },
+const MARKS: Record<KernelDelta['match'], { text: string; short: string; title: string }> = {
+  exact: { text: '', short: '', title: '' },
+  'short-name': { text: 'paired by name', short: 're-paired', title: 'different full names (template arguments changed), paired by base name' },
+  'a-only': { text: 'vanished', short: 'vanished', title: 'in A only: gone from B' },
+  'b-only': { text: 'new', short: 'new', title: 'in B only: new' },
 };
 
 export function renderComparison(view: CompareView, actions: CompareActions): HTMLElement {
@@ -197,12 +198,13 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
   const top = kernels.filter((k) => k.deltaTotalNs !== 0).slice(0, TOP_BARS);
   if (top.length === 0) return h('p', { class: 'note' }, 'No kernel changed its total time.');
   const max = Math.max(...top.map((k) => Math.abs(k.deltaTotalNs)));
+  // label | value | bars left of the axis | bars right of it | value: a value never runs into a label
   const rowH = 24;
-  const labelW = 300;
-  const half = 260;
-  const valueW = 90;
-  const width = labelW + 2 * half + valueW;
-  const axis = labelW + half;
+  const labelW = 330;
+  const valueW = 72;
+  const half = 220;
+  const width = labelW + 2 * (valueW + half);
+  const axis = labelW + valueW + half;
   const height = top.length * rowH + 8;
   const bars = top.map((k, i) => {
     const w = Math.max(1, (Math.abs(k.deltaTotalNs) / max) * (half - 8));
@@ -213,7 +215,7 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
       'g',
       { class: `bar-row trend-${trend(k.deltaTotalNs)} match-${k.match}`, role: 'img', 'aria-label': label, 'data-bar': k.name },
       svg('title', {}, `${label}\n${fullTitle(k)}`),
-      svg('text', { class: 'bar-label', x: labelW - 8, y: y + rowH / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, clip(kernelLabel(k), 40), MARKS[k.match].text ? ` (${MARKS[k.match].text})` : ''),
+      svg('text', { class: 'bar-label', x: labelW - 8, y: y + rowH / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, clip(kernelLabel(k), 30), MARKS[k.match].short ? ` (${MARKS[k.match].short})` : ''),
       svg('rect', { class: 'bar-rect', x, y: y + 4, width: w, height: rowH - 8, rx: 2 }),
       svg(
         'text',

@@ -97,8 +97,11 @@ describe('compare panel', function () {
   it('compares the rocpd database with the rocprofv3 CSV: every kernel new or vanished', async () => {
     const db = join(tmp, 'batched_gemm.db');
     copyFileSync(join(fixtures, 'batched_gemm__28_results.db'), db);
+    const csv = join(tmp, 'kernel_trace.csv');
+    copyFileSync(KERNEL_CSV, csv);
     old(db);
-    const panel = await compareFromExplorer(db, KERNEL_CSV);
+    const panel = await compareFromExplorer(db, csv);
+    assert.equal(panel.current.a.path, db);
     const shown = panel.rendered;
     assert.ok(shown);
     assert.deepEqual(shown.kernels.map((k) => k.mark).sort(), ['new', 'new', 'new', 'new', 'vanished', 'vanished']);

@@ -89,7 +89,15 @@ export const tests = {
         await page.waitForTimeout(1000);
       }
     }
+    // a click that lands while the menu is still settling is dropped: the focused item then takes Enter
     await item.click();
+    if (await item.isVisible().catch(() => false)) {
+      await page.waitForTimeout(500);
+      if (await item.isVisible().catch(() => false)) {
+        await item.hover();
+        await page.keyboard.press('Enter');
+      }
+    }
 
     const frame = await webviewFrame(page, 'svg.delta-chart g.bar-row');
     // the panel gets the width of the secondary side bar (chat) too
@@ -127,6 +135,12 @@ export const tests = {
 /** Types a path into VS Code's own open dialog (a path box in the quick input) and accepts it. */
 async function answerOpenDialog(page, title, path) {
   await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 10_000 });
+  // with profiles saved by earlier runs the command first offers them: browse instead
+  const browse = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Choose a file or folder…' }).first();
+  if (await browse.waitFor({ timeout: 1500 }).then(() => true, () => false)) {
+    await browse.click();
+    await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().waitFor({ timeout: 10_000 });
+  }
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   // the dialog fills in its starting folder a moment after it opens: wait for it, then replace it

@@ -2,7 +2,7 @@
 // Two profile runs in the workspace, selected together in the explorer, "Compare Two Profiles…" from its context
 // menu: the compare panel shows the headline, the chart of the biggest changes, the kernel table with the new,
 // vanished and re-paired kernels marked, and the per-case sections.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -127,6 +127,23 @@ export const tests = {
     await shot(page, outputDir, 'compare');
     await frame.locator('section.ranges-compare').scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'compare-cases');
+
+    // the same page in a dark theme (a workspace setting, put back afterwards)
+    const settingsFile = join(workspace, '.vscode/settings.json');
+    const saved = existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : undefined;
+    const hadFolder = existsSync(join(workspace, '.vscode'));
+    mkdirSync(join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(settingsFile, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), 'workbench.colorTheme': 'Default Dark Modern' }, null, 2));
+    try {
+      await page.locator('.monaco-workbench.vs-dark').waitFor({ timeout: 15_000 });
+      await frame.locator('section.chart-section').scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300);
+      await shot(page, outputDir, 'compare-dark');
+    } finally {
+      if (!hadFolder) rmSync(join(workspace, '.vscode'), { recursive: true, force: true });
+      else if (saved === undefined) rmSync(settingsFile, { force: true });
+      else writeFileSync(settingsFile, saved);
+    }
     rmSync(a, { recursive: true, force: true });
     rmSync(b, { recursive: true, force: true });
   },

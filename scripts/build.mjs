@@ -99,7 +99,7 @@ const builds = [
   { ...nodeCommon, entryPoints: { 'trace-worker': join(root, 'src/trace/kernelTraceWorker.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
     sourcemap: false, minify: true },
   { bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning',
-    entryPoints: { webview: join(root, 'src/webview/main.ts') }, outdir: join(root, 'dist') },
+    entryPoints: { webview: join(root, 'src/webview/main.ts'), compare: join(root, 'src/webview/compareMain.ts') }, outdir: join(root, 'dist') },
 ].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(p)));
 
 mkdirSync(join(root, 'dist'), { recursive: true });

@@ -14,6 +14,7 @@ import { Targets } from './targets';
 import { TraceOpener } from './traces';
 import { ResultsPanels } from './resultsPanel';
 import { IsaDocuments, ISA_SCHEME } from './isa';
+import { registerCompare } from './comparePanel';
 import { createTestApi, type KernelRunnerApi } from './api';
 import { PerfettoRelay } from './perfettoRelay';
 import { TraceFiles } from './traceFiles';
@@ -77,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
 
   for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name, factory(ctx, services));
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
+  registerCompare(ctx);
 
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));
   ctx.push(vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));

@@ -109,6 +109,9 @@ const cases: Case[] = [
   { file: 'src/extension/x.ts', code: typeImport('../webview/render'), ok: false },
   { file: 'src/extension/gpumode/x.ts', code: valueImport('../../webview/format'), ok: false },
   { file: 'src/extension/x.ts', code: valueImport('../webview'), ok: false },
+  { file: 'src/extension/x.ts', code: valueImport('../webview/compareProtocol'), ok: true },
+  { file: 'src/extension/x.ts', code: valueImport('../webview/compare'), ok: false, says: /nothing of the webview but its protocol/ },
+  { file: 'src/extension/x.ts', code: valueImport('../webview/compareProtocolish'), ok: false },
   { file: 'src/extension/x.ts', code: dynamicImport('../webview/render'), ok: false },
 
   // webview: types from elsewhere, values only from itself, packages and core/format
@@ -128,6 +131,8 @@ const cases: Case[] = [
   { file: 'src/webview/protocol.ts', code: typeImport('../core/protocol/traceSummary'), ok: true },
   { file: 'src/webview/protocol.ts', code: valueImport('./dom'), ok: false, says: /imports types only/ },
   { file: 'src/webview/protocol.ts', code: valueImport('../core/format/index'), ok: false },
+  { file: 'src/webview/compareProtocol.ts', code: typeImport('../core/protocol/traceComparison'), ok: true },
+  { file: 'src/webview/compareProtocol.ts', code: valueImport('./dom'), ok: false, says: /imports types only/ },
 ];
 
 for (const c of cases) {

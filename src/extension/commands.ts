@@ -1,6 +1,7 @@
 // The command table: short names to factories taking the context; main.ts registers them all under
 // `kernelRunner.`. A command that acts on a file takes an optional Uri (CodeLens, menus) and falls back to the
 // active editor.
+import { openComparePanel } from './comparePanel';
 import * as vscode from 'vscode';
 import { chooseForFile } from './choices';
 import type { Ctx } from './ctx';
@@ -69,6 +70,10 @@ export const commandTable: Record<string, CommandFactory> = {
   'runs.open': (_ctx, s) => (run) => s.runsView.open(runArg(run)),
   'runs.delete': (_ctx, s) => (run) => s.runsView.delete(runArg(run)),
   'runs.revealTrace': (_ctx, s) => (run) => s.runsView.revealTrace(runArg(run)),
+  'runs.compare': (ctx, s) => async (run, selected) => {
+    const sides = await s.runsView.compareSides(runArg(run), Array.isArray(selected) ? selected.map(runArg) : undefined);
+    return sides ? openComparePanel(ctx, ...sides) : undefined;
+  },
   'runs.cancel': (_ctx, s) => (node) => {
     const id = typeof node === 'object' && node !== null ? (node as { activeId?: unknown }).activeId : node;
     return typeof id === 'number' ? s.runs.cancelById(id) : s.runs.cancel();

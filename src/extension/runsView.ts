@@ -11,6 +11,7 @@ import type { ResultsPanel, ResultsPanels } from './resultsPanel';
 import type { RunStore, StoredRun } from './runStore';
 import { keptTraceActions, type TraceFiles } from './traceFiles';
 import { notify } from './ui';
+import type { CompareSide } from './comparePanel';
 
 export const RUNS_VIEW_ID = 'kernelRunner.runs';
 
@@ -58,7 +59,7 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     this.disposables.push(
       store.onDidChange(() => this.changed.fire()),
       jobs.onDidChange(() => this.changed.fire()),
-      vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: this, showCollapseAll: false }),
+      vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: this, showCollapseAll: false, canSelectMany: true }),
     );
   }
 
@@ -113,6 +114,36 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
       return undefined;
     }
     return this.panels.show(view, keptTraceActions(this.traceFiles), vscode.ViewColumn.Active);
+  }
+
+  /**
+   * The two runs to compare, older first (the baseline): the two selected in the view, or the one clicked and
+   * another picked from the traced runs. Each side is its run's first kept trace (profile.0 for a profile).
+   */
+  async compareSides(clicked: RunArg, selected?: readonly RunArg[]): Promise<[CompareSide, CompareSide] | undefined> {
+    await this.store.load();
+    const traced = (arg: RunArg) => {
+      const run = this.runOf(arg);
+      return run && run.traces.length ? run : undefined;
+    };
+    let runs = (selected ?? []).map(traced).filter((r): r is StoredRun => r !== undefined);
+    if (runs.length !== 2) {
+      const first = traced(clicked) ?? runs[0];
+      const others = this.store.list().filter((r) => r.traces.length && r.id !== first?.id);
+      if (!first || !others.length) {
+        void notify.info('Kernel Runner: comparing needs two runs that kept a trace (profile runs).');
+        return undefined;
+      }
+      const pick = await vscode.window.showQuickPick(
+        others.map((r) => ({ label: `${r.file} · ${r.mode}`, description: `${r.headline} · ${r.target} · ${whenLabel(r.storedAt)}`, run: r })),
+        { title: `Compare ${first.file} (${whenLabel(first.storedAt)}) with…` },
+      );
+      if (!pick) return undefined;
+      runs = [first, pick.run];
+    }
+    const [a, b] = [...runs].sort((x, y) => x.storedAt - y.storedAt) as [StoredRun, StoredRun];
+    const side = (r: StoredRun): CompareSide => ({ label: `${r.file} · ${r.mode}, ${whenLabel(r.storedAt)} (${r.traces[0]})`, path: join(this.store.dirOf(r.id), r.traces[0] as string) });
+    return [side(a), side(b)];
   }
 
   async delete(arg: RunArg, confirmed = false): Promise<boolean> {

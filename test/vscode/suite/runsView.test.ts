@@ -204,6 +204,22 @@ describe('several runs, the Runs view, the timing lens', function () {
     api = again;
   });
 
+  it('two profile runs selected in the Runs view open a comparison of their kept traces, the older as the baseline', async () => {
+    await vscode.commands.executeCommand('kernelRunner.profile', timed);
+    const [newer, older] = api.storedRuns().filter((r) => r.file === 'timed_kernels.py' && r.mode === 'profile');
+    assert.ok(newer && older, 'two kept profiles of the file');
+    // as the view passes them: the clicked row, then every selected row
+    const panel = (await vscode.commands.executeCommand('kernelRunner.runs.compare', newer, [newer, older])) as
+      | { current: { a: { path: string }; b: { path: string }; comparison: { kernels: Array<{ a: unknown; b: unknown }> } }; rendered?: unknown }
+      | undefined;
+    assert.ok(panel, 'a compare panel');
+    assert.equal(panel.current.a.path, join(api.runStoreFolder(), older.id, older.traces[0]!), 'the older run is A');
+    assert.equal(panel.current.b.path, join(api.runStoreFolder(), newer.id, newer.traces[0]!));
+    const kernels = panel.current.comparison.kernels;
+    assert.ok(kernels.length > 0 && kernels.every((k) => k.a !== null && k.b !== null), 'the same kernels on both sides');
+    await waitFor('the compare webview to draw', () => panel.rendered);
+  });
+
   it('the timing CodeLens shows each timed kernel\'s average and calls, opens its run, and goes when the kernel is removed', async () => {
     const run = api.storedRuns().find((r) => r.file === 'timed_kernels.py' && r.mode === 'profile');
     assert.ok(run, 'the profile of the test before');

@@ -174,9 +174,10 @@ const BROWSE = 'Choose a file or folder…';
 async function pickTrace(ctx: Ctx, title: string, except?: string): Promise<string | undefined> {
   const recent = (await recentTraces(ctx)).filter((r) => r.path !== except);
   if (recent.length) {
+    // browsing first: with many saved profiles it would be out of sight at the end
     const items = [
-      ...recent.map((r) => ({ label: basename(r.path), description: new Date(r.mtimeMs).toLocaleString(), detail: r.path, path: r.path })),
       { label: BROWSE, description: 'a profile zip, an output folder, a rocpd .db or a CSV', path: undefined },
+      ...recent.map((r) => ({ label: basename(r.path), description: new Date(r.mtimeMs).toLocaleString(), detail: r.path, path: r.path })),
     ];
     const pick = await pickOne(items, { title, placeHolder: 'A saved profile, or browse' });
     if (!pick) return undefined;

@@ -5,18 +5,16 @@
 // (isolation.ts): it gets the same signals and dies when the main process ends, and the job's pipes are closed
 // a grace period after that at the latest, so no child can keep a job running.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { OutputStream } from '../core/protocol/api';
-import { createLineClassifier } from '../core/noise';
 import type { ClassifiedLine } from '../core/noise/types';
-import { createHeadTail } from './headTail';
 import { JOB_TAG_VAR, killTagged, signalTagged, type Isolation } from './isolation';
 import { registerTag } from './orphans';
-import { outputCutNote, type OutputBudget } from './outputBudget';
+import { createOutputSink } from './executors/output';
+import type { OutputBudget } from './outputBudget';
 import { findOnPath } from './profilers';
 
 export interface ExecSpec {
@@ -67,7 +65,6 @@ export interface ExecOutcome {
   durationSec: number;
 }
 
-const MAX_LINE_BYTES = 64 * 1024;
 /** Where a PID namespace's init reports the signal that killed the program (isolation.ts). */
 const STATUS_FD = 4;
 const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
@@ -101,16 +98,12 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 
 export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   const started = performance.now();
-  const stdoutKeep = createHeadTail(spec.capBytes);
-  const stderrKeep = createHeadTail(spec.capBytes);
-  let noiseLines = 0;
   let popcorn = '';
   let popcornOmitted = 0;
   const popcornCap = spec.popcornCapChars ?? POPCORN_CAP_CHARS;
   let timedOut = false;
   let cancelled = false;
-  let stderrLog: WriteStream | undefined;
-  if (spec.stderrLogPath) stderrLog = createWriteStream(spec.stderrLogPath);
+  const output = createOutputSink(spec);
 
   // The tag finds what left the process group. Inside a PID namespace nothing can leave it: the kernel ends the
   // whole namespace with the job, so no /proc sweep is needed there.
@@ -135,36 +128,8 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     spec.onSpawn?.(pid);
   }
 
-  const lineEnd = (line: ClassifiedLine) => (line.eol === '' ? '' : '\n');
-  const stdoutLines = createLineClassifier({
-    maxLineBytes: MAX_LINE_BYTES,
-    onLine(line) {
-      stdoutKeep.push(line.text + lineEnd(line));
-      spec.onLine?.('stdout', line);
-    },
-  });
-  const stderrLines = createLineClassifier({
-    maxLineBytes: MAX_LINE_BYTES,
-    onLine(line) {
-      if (line.noise) noiseLines += 1;
-      else stderrKeep.push(line.text + lineEnd(line));
-      spec.onLine?.('stderr', line);
-    },
-  });
-  child.stdout?.on('data', (chunk: Buffer) => stdoutLines.feed(chunk));
-  const budget = spec.outputBudget;
-  const budgetWasExhausted = budget?.exhausted ?? false;
-  let stderrLogCut = false;
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderrLog && !stderrLogCut) {
-      if (!budget || budget.take(chunk.length)) stderrLog.write(chunk);
-      else {
-        stderrLogCut = true;
-        stderrLog.write(`\n${outputCutNote(budget.limit)}\n`);
-      }
-    }
-    stderrLines.feed(chunk);
-  });
+  child.stdout?.on('data', (chunk: Buffer) => output.stdout(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output.stderr(chunk));
   const fd3 = child.stdio[3];
   if (fd3 && 'on' in fd3) {
     fd3.setEncoding?.('utf8');
@@ -229,12 +194,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   if (pipeTimer) clearTimeout(pipeTimer);
   if (pid !== undefined) registerTag(pid, null);
   spec.signal?.removeEventListener('abort', onAbort);
-  stdoutLines.flush();
-  stderrLines.flush();
-  if (stderrLog) {
-    const log = stderrLog;
-    await new Promise<void>((resolve) => log.end(resolve));
-  }
+  const kept = await output.end();
 
   let spawnError: string | null = null;
   if (result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated) {
@@ -250,9 +210,9 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     timedOut,
     cancelled,
     spawnError,
-    stdout: stdoutKeep.text(),
-    stderr: stderrKeep.text() + (budget && budget.exhausted && !budgetWasExhausted ? `${outputCutNote(budget.limit)}\n` : ''),
-    noiseLines,
+    stdout: kept.stdout,
+    stderr: kept.stderr,
+    noiseLines: kept.noiseLines,
     popcorn,
     popcornOmitted,
     durationSec: (performance.now() - started) / 1000,

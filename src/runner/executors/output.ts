@@ -1,11 +1,13 @@
 // What an executor keeps of a run's output, as runProcess keeps it: live lines classified by the noise filter,
-// head + tail of stdout and of the program's stderr, noise lines counted, stderr copied byte for byte to its log;
+// head + tail of stdout and of the program's stderr, noise lines counted, stderr copied byte for byte to its log
+// while the job's output budget lasts (then a note ends the log, and the run's kept stderr says so too);
 // and the POPCORN_FD output read back from a file, up to its cap (whole lines).
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createLineClassifier, type ClassifiedLine } from '../../core/noise';
 import type { ExecSpec } from '../executor';
 import { createHeadTail } from '../headTail';
+import { outputCutNote } from '../outputBudget';
 
 const MAX_LINE_BYTES = 64 * 1024;
 const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
@@ -38,17 +40,28 @@ export function createOutputSink(spec: ExecSpec, onStderrLine?: (line: Classifie
       spec.onLine?.('stderr', line);
     },
   });
+  const budget = spec.outputBudget;
+  const budgetWasExhausted = budget?.exhausted ?? false;
+  let stderrLogCut = false;
   return {
     stdout: (chunk) => stdoutLines.feed(chunk),
     stderr(chunk) {
-      stderrLog?.write(chunk);
+      if (stderrLog && !stderrLogCut) {
+        if (!budget || budget.take(chunk.length)) stderrLog.write(chunk);
+        else {
+          stderrLogCut = true;
+          stderrLog.write(`\n${outputCutNote(budget.limit)}\n`);
+        }
+      }
       stderrLines.feed(chunk);
     },
     async end() {
       stdoutLines.flush();
       stderrLines.flush();
       if (stderrLog) await new Promise<void>((resolve) => stderrLog.end(resolve));
-      return { stdout: stdoutKeep.text(), stderr: stderrKeep.text(), noiseLines };
+      // the run that used up the job's budget says so in its result
+      const cut = budget && budget.exhausted && !budgetWasExhausted ? `${outputCutNote(budget.limit)}\n` : '';
+      return { stdout: stdoutKeep.text(), stderr: stderrKeep.text() + cut, noiseLines };
     },
   };
 }

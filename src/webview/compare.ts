@@ -4,7 +4,7 @@
 // per-case (rocTX range) deltas when both sides have ranges.
 import type { AmountDelta, KernelDelta, RangeDelta } from '../core/protocol/traceComparison';
 import type { CompareView } from './compareProtocol';
-import { h, svg, type Child } from './dom';
+import { dataTable, h, svg, type Child, type TableRow } from './dom';
 import { formatCount, formatNs } from './format';
 
 export interface CompareActions {
@@ -127,29 +127,14 @@ function mark(k: KernelDelta): Child {
   return m.text ? h('span', { class: `mark mark-${k.match}`, title: m.title }, m.text) : null;
 }
 
-/** A table inside its own horizontal scroller (as the results page's), focusable for the keyboard. */
-function table(caption: string, headers: string[], rows: Array<{ cells: Child[]; cls?: string; data?: Record<string, string> }>, cls = ''): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-scroll', role: 'region', 'aria-label': caption, tabindex: 0 },
-    h(
-      'table',
-      { class: `data ${cls}`.trim() },
-      h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', {}, ...rows.map((r) => h('tr', { class: r.cls, ...(r.data ?? {}) }, ...r.cells.map((c) => h('td', {}, c))))),
-    ),
-  );
-}
 
 function deltaCell(ns: number | null, text = signedNs(ns)): HTMLElement {
   return h('span', { class: `delta trend-${trend(ns)}` }, text);
 }
 
-function kernelRows(kernels: KernelDelta[]) {
+function kernelRows(kernels: KernelDelta[]): TableRow[] {
   return kernels.map((k) => ({
-    cls: `match-${k.match}`,
-    data: { 'data-kernel': k.name },
+    attrs: { class: `match-${k.match}`, 'data-kernel': k.name },
     cells: [
       h('span', { class: 'kernel-name', title: fullTitle(k), tabindex: 0 }, kernelLabel(k)),
       mark(k),
@@ -174,7 +159,7 @@ function renderKernels(kernels: KernelDelta[]): HTMLElement {
     'section',
     { class: 'kernels-compare' },
     h('h2', {}, 'Kernels'),
-    table(
+    dataTable(
       `Kernels, biggest change of total time first${kernels.length > shown.length ? ` (top ${shown.length} of ${kernels.length})` : ''}`,
       KERNEL_HEADERS,
       kernelRows(shown),
@@ -241,7 +226,7 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
       'details',
       { class: 'chart-data' },
       h('summary', {}, 'The chart as a table'),
-      table('Biggest changes of kernel time', ['kernel', '', 'Δ total', 'B / A'], top.map((k) => ({
+      dataTable('Biggest changes of kernel time', ['kernel', '', 'Δ total', 'B / A'], top.map((k) => ({
         cells: [h('span', { class: 'kernel-name', title: fullTitle(k) }, kernelLabel(k)), mark(k), deltaCell(k.deltaTotalNs), k.ratio === null ? '–' : ratioText(k.ratio)],
       })), 'chart-table'),
     ),
@@ -264,11 +249,11 @@ function renderRanges(view: CompareView): HTMLElement | null {
     'section',
     { class: 'ranges-compare' },
     h('h2', {}, 'Per case (rocTX ranges)'),
-    table(
+    dataTable(
       'Kernel time per range',
       ['range', 'A kernel time', 'B kernel time', 'Δ', 'B / A', 'A dispatches', 'B dispatches'],
       ranges.map((r) => ({
-        data: { 'data-range-row': r.name },
+        attrs: { 'data-range-row': r.name },
         cells: [
           h('span', { class: 'range-name' }, r.name, r.a ? '' : ' (new)', r.b ? '' : ' (vanished)'),
           formatNs(r.a?.kernelNs),
@@ -287,7 +272,7 @@ function renderRanges(view: CompareView): HTMLElement | null {
         'details',
         { class: 'range-case', 'data-range': r.name, open: i < OPEN_CASES },
         h('summary', {}, h('span', { class: 'range-name' }, r.name), ` · ${rangeSummary(r)} · `, deltaCell(r.deltaKernelNs)),
-        r.kernels.length ? table(`Kernels in ${r.name}`, KERNEL_HEADERS, kernelRows(r.kernels.slice(0, TOP_KERNELS)), 'kernels range-kernels') : h('p', { class: 'note' }, 'No kernels.'),
+        r.kernels.length ? dataTable(`Kernels in ${r.name}`, KERNEL_HEADERS, kernelRows(r.kernels.slice(0, TOP_KERNELS)), 'kernels range-kernels') : h('p', { class: 'note' }, 'No kernels.'),
       ),
     ),
   );

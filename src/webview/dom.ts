@@ -39,3 +39,31 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs =
 export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }
+
+/** A table row: its cells, and attributes of its `tr` (a class, data-* for the tests and the state report). */
+export interface TableRow {
+  cells: Child[];
+  attrs?: Attrs;
+}
+
+/**
+ * A data table inside its own horizontal scroller: a narrow panel scrolls the table, never the whole page. The
+ * scroller is focusable so the keyboard can scroll it too; `label` names it for screen readers (default: the caption).
+ */
+export function dataTable(caption: string, headers: string[], rows: Array<Child[] | TableRow>, cls = '', label = caption): HTMLElement {
+  const tr = (r: Child[] | TableRow) => {
+    const { cells, attrs } = Array.isArray(r) ? { cells: r, attrs: {} } : r;
+    return h('tr', attrs ?? {}, ...cells.map((c) => h('td', {}, c)));
+  };
+  return h(
+    'div',
+    { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: 0 },
+    h(
+      'table',
+      { class: `data ${cls}`.trim() },
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+      h('tbody', {}, ...rows.map(tr)),
+    ),
+  );
+}

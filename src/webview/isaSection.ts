@@ -1,7 +1,7 @@
 // The profile's "Kernels (ISA)" section: each profiled kernel linked by name to its code object kernel (registers,
 // LDS, scratch, occupancy estimate), then the code object kernels that were not profiled. A kernel's name opens its
 // disassembly in an editor (the host runs llvm-objdump).
-import { h, type Child } from './dom';
+import { dataTable, h, type Child, type TableRow } from './dom';
 import { formatBytes } from './format';
 import type { IsaKernelView, IsaView, ProfileView } from './protocol';
 
@@ -35,20 +35,11 @@ function loadButton(profileKey: string, actions: IsaActions): HTMLElement {
 function kernelsTable(profileKey: string, isa: IsaView, actions: IsaActions): HTMLElement {
   const headers = ['profiled kernel', 'code object kernel', 'target', 'VGPRs', 'AGPRs', 'SGPRs', 'LDS', 'scratch', 'waves/SIMD', 'limited by'];
   const rows = isa.kernels.map((k) => row(profileKey, isa, k, actions));
-  return h(
-    'div',
-    { class: 'table-scroll', role: 'region', 'aria-label': 'Kernels (ISA)', tabindex: 0 },
-    h(
-      'table',
-      { class: 'data isa-kernels' },
-      h('caption', {}, `Kernels (ISA): ${isa.codeObjects.length} code object${isa.codeObjects.length === 1 ? '' : 's'}; a name opens its disassembly`),
-      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', {}, ...rows),
-    ),
-  );
+  const caption = `Kernels (ISA): ${isa.codeObjects.length} code object${isa.codeObjects.length === 1 ? '' : 's'}; a name opens its disassembly`;
+  return dataTable(caption, headers, rows, 'isa-kernels', 'Kernels (ISA)');
 }
 
-function row(profileKey: string, isa: IsaView, k: IsaKernelView, actions: IsaActions): HTMLElement {
+function row(profileKey: string, isa: IsaView, k: IsaKernelView, actions: IsaActions): TableRow {
   const co = isa.codeObjects[k.codeObject];
   const link = h('button', { type: 'button', class: 'link kernel-link', 'data-action': 'open-disassembly', 'data-kernel': k.name, title: `${k.name} in ${co?.file ?? '?'}: open its disassembly` }, k.name);
   link.addEventListener('click', () => actions.openDisassembly(profileKey, k.codeObject, k.kernel));
@@ -64,5 +55,5 @@ function row(profileKey: string, isa: IsaView, k: IsaKernelView, actions: IsaAct
     k.wavesPerSimd === null ? '–' : `${k.wavesPerSimd}/${k.maxWavesPerSimd ?? '?'}`,
     k.limitedBy || '–',
   ];
-  return h('tr', { 'data-isa-kernel': k.name, 'data-profiled': k.profiledNames.length ? 'true' : 'false' }, ...cells.map((c) => h('td', {}, c)));
+  return { cells, attrs: { 'data-isa-kernel': k.name, 'data-profiled': k.profiledNames.length ? 'true' : 'false' } };
 }

@@ -1,7 +1,7 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
 // trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX ranges with a section per case).
 import type { KernelCounters, KernelRow, MarkerRow, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
-import { h, svg, type Child } from './dom';
+import { dataTable, h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
@@ -122,21 +122,6 @@ function button(label: string, id: string, onClick: () => void, extra: Record<st
   return b;
 }
 
-/** A data table inside its own horizontal scroller: a narrow panel scrolls the table, never the whole page. The
- * scroller is focusable so the keyboard can scroll it too. */
-function table(caption: string, headers: string[], rows: Child[][], cls = ''): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-scroll', role: 'region', 'aria-label': caption, tabindex: 0 },
-    h(
-      'table',
-      { class: `data ${cls}`.trim() },
-      h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
-      h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
-    ),
-  );
-}
 
 function renderRun(run: RunSectionView): HTMLElement {
   const status = run.passed ? 'passed' : run.success ? 'failed' : 'did not finish';
@@ -163,7 +148,7 @@ function renderRun(run: RunSectionView): HTMLElement {
 
 function renderTests(tests: TestCaseView[]): HTMLElement {
   const passed = tests.filter((t) => t.passed).length;
-  return table(
+  return dataTable(
     `Tests: ${passed} of ${tests.length} passed`,
     ['#', 'spec', 'status', 'message'],
     tests.map((t) => [
@@ -177,7 +162,7 @@ function renderTests(tests: TestCaseView[]): HTMLElement {
 }
 
 function renderBenchmarks(benches: BenchmarkCaseView[]): HTMLElement {
-  return table(
+  return dataTable(
     'Benchmarks',
     ['#', 'spec', 'runs', 'mean ± err', 'best', 'worst'],
     benches.map((b) => [
@@ -248,7 +233,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
     renderLaunches(s.kernels),
     s.counters?.length ? renderCounters(s.counters) : null,
     s.memoryCopies.length
-      ? table(
+      ? dataTable(
           'Memory copies',
           ['direction', 'calls', 'total', 'avg', 'min', 'max', 'bytes', 'bandwidth'],
           s.memoryCopies.map((c) => [
@@ -265,7 +250,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
         )
       : null,
     s.api.length
-      ? table(
+      ? dataTable(
           `Top HIP API calls (${formatCount(s.apiTotals.calls)} calls, ${formatNs(s.apiTotals.totalNs)} in ${formatCount(s.apiTotals.distinct)} functions)`,
           ['function', 'domain', 'calls', 'total', 'avg', 'min', 'max', '%'],
           s.api.slice(0, 15).map((a) => [
@@ -300,7 +285,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
   return h(
     'div',
     { class: 'ranges' },
-    table(
+    dataTable(
       'rocTX ranges',
       ['range', 'calls', 'total', 'avg', 'min', 'max', ...(attributed ? ['kernels', 'kernel time'] : [])],
       s.markers.map((m) => [
@@ -335,7 +320,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
           h('span', { class: 'range-name' }, m.name),
           ` · ${formatCount(kernelCalls(m))} dispatch${kernelCalls(m) === 1 ? '' : 'es'} · ${formatNs(total)} kernel time${m.kernelAttribution === 'gpu-overlap' ? ' (by GPU time)' : ''}`,
         ),
-        table(
+        dataTable(
           `Kernels in ${m.name}`,
           ['kernel', 'calls', 'total', 'avg', '% of range'],
           m.kernels.slice(0, TOP_KERNELS).map((k) => [
@@ -386,7 +371,7 @@ const untimed = (k: KernelRow): boolean => k.totalNs === 0 && k.minNs === null &
 
 function renderKernels(kernels: KernelRow[], totals: TraceSummary['kernelTotals']): HTMLElement {
   const shown = kernels.slice(0, TOP_KERNELS);
-  const t = table(
+  const t = dataTable(
     `Top kernels (${shown.length} of ${formatCount(totals.distinct)} by total time)`,
     ['kernel', 'calls', 'total', 'avg', 'min', 'max', '% of kernel time'],
     shown.map((k) => [
@@ -420,7 +405,7 @@ function renderPseudoRows(rows: PseudoRow[]): HTMLElement {
 
 function renderCounters(counters: KernelCounters[]): HTMLElement {
   const shown = counters.slice(0, TOP_KERNELS);
-  return table(
+  return dataTable(
     `Hardware counters per kernel (${shown.length} of ${formatCount(counters.length)} kernels; mean, min and max over the dispatches)`,
     ['kernel', 'dispatches', 'counter', 'values', 'mean', 'min', 'max'],
     shown.flatMap((k) =>
@@ -445,7 +430,7 @@ function renderLaunches(kernels: KernelRow[]): HTMLElement | null {
     'details',
     { class: 'launches' },
     h('summary', {}, 'Launch configurations'),
-    table(
+    dataTable(
       'Launch configurations of the top kernels',
       ['kernel', 'grid', 'workgroup', 'VGPR', 'SGPR', 'LDS', 'scratch', 'dispatches'],
       withLaunches.flatMap((k) =>

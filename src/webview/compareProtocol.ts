@@ -2,6 +2,7 @@
 // the results panel). Pure types and constants: no vscode, no DOM, no Node.
 // Flow: the webview posts `ready`; the host answers with `state`; once drawn, the webview reports what it shows.
 import type { TraceComparison } from '../core/protocol/traceComparison';
+import { message } from './protocol';
 
 export const COMPARE_VIEW_TYPE = 'kernelRunner.compare';
 
@@ -29,23 +30,6 @@ export interface CompareRendered {
   ranges: string[];
   /** The chart's bars, by their accessible label. */
   bars: string[];
-}
-
-interface MessageDescriptor<M extends string, P> {
-  readonly method: M;
-  is(msg: unknown): msg is { method: M; params: P };
-  make(params: P): { method: M; params: P };
-}
-
-function message<M extends string, P>(method: M): MessageDescriptor<M, P> {
-  return {
-    method,
-    is: (msg: unknown): msg is { method: M; params: P } => {
-      const m = msg as { method?: unknown; params?: unknown } | null;
-      return typeof m === 'object' && m !== null && m.method === method && typeof m.params === 'object' && m.params !== null;
-    },
-    make: (params: P) => ({ method, params }),
-  };
 }
 
 // webview -> host

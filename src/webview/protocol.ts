@@ -142,17 +142,20 @@ export interface ResultView {
 // ---------------------------------------------------------------------------------------------------------------
 // Messages
 
-interface MessageDescriptor<M extends string, P> {
+export interface MessageDescriptor<M extends string, P> {
   readonly method: M;
   is(msg: unknown): msg is { method: M; params: P };
   make(params: P): { method: M; params: P };
 }
 
-function message<M extends string, P>(method: M): MessageDescriptor<M, P> {
+/** A message of the host <-> webview protocols (this one and compareProtocol.ts): its method, with params an object. */
+export function message<M extends string, P>(method: M): MessageDescriptor<M, P> {
   return {
     method,
-    is: (msg: unknown): msg is { method: M; params: P } =>
-      typeof msg === 'object' && msg !== null && (msg as { method?: unknown }).method === method,
+    is: (msg: unknown): msg is { method: M; params: P } => {
+      const m = msg as { method?: unknown; params?: unknown } | null;
+      return typeof m === 'object' && m !== null && m.method === method && typeof m.params === 'object' && m.params !== null;
+    },
     make: (params: P) => ({ method, params }),
   };
 }

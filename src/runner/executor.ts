@@ -96,6 +96,11 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/** `SIGSEGV` for 11: the name of a signal number (as this machine numbers them), undefined for an unknown one. */
+export function signalNameOf(n: number): string | undefined {
+  return Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0];
+}
+
 export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   const started = performance.now();
   let popcorn = '';
@@ -202,7 +207,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   }
   // the program inside a PID namespace was killed by a signal: its init could only exit with 128+n
   const initSignal = /^signal (\d+)$/m.exec(initStatus);
-  const signalName = initSignal ? Object.entries(osConstants.signals).find(([, n]) => n === Number(initSignal[1]))?.[0] : undefined;
+  const signalName = initSignal ? signalNameOf(Number(initSignal[1])) : undefined;
   return {
     command: quoteCommand(spec.command, spec.args),
     exitCode: signalName ? null : (result.exitCode ?? null),

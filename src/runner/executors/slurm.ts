@@ -18,7 +18,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ClassifiedLine } from '../../core/noise';
-import { quoteCommand } from '../executor';
+import { quoteCommand, signalNameOf } from '../executor';
 import { findOnPath } from '../profilers';
 import type { ExecRequest, ExecResult, Executor, ExecutorHealth, QueueCounts } from './index';
 import { createOutputSink, readPopcornFile } from './output';
@@ -94,11 +94,6 @@ async function readJson<T>(path: string): Promise<T | null> {
   } catch {
     return null;
   }
-}
-
-function signalName(n: number): string {
-  const names: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
-  return names[n] ?? `SIG${n}`;
 }
 
 export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<SlurmExecutor> {
@@ -328,7 +323,7 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
       spawnError = status.errno === 2 ? `${req.command}: command not found` : `${req.command}: ${status.spawn_error}`;
     } else if (status) {
       exitCode = status.exit ?? null;
-      signal = typeof status.signal === 'number' ? signalName(status.signal) : null;
+      signal = typeof status.signal === 'number' ? (signalNameOf(status.signal) ?? `SIG${status.signal}`) : null;
     } else if (result.failed && result.exitCode === undefined && !result.isTerminated) {
       spawnError = slurmError(srun, srunArgs.slice(0, srunArgs.indexOf(opts.python)), result);
     } else if (!ranOnNode && !timedOut && !cancelled) {

@@ -37,6 +37,6 @@ if (existsSync(db)) {
 console.log(`
 Next:
   node dist/cli.cjs submit examples/scripts/hello.py               # any script, live output
-  node dist/cli.cjs serve                                           # a runner on 127.0.0.1:8787
-  node dist/cli.cjs submit FILE --server http://mi300-box:8787 --token T --mode profile
+  node dist/cli.cjs serve                                           # a runner on 127.0.0.1:8787 (prints where its token is kept)
+  node dist/cli.cjs submit FILE --server http://mi300-box:8787 --token-file ~/.mi300-token --mode profile
   npm run package                                                   # dist/kernel-runner.vsix for VS Code`);

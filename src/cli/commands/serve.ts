@@ -198,6 +198,9 @@ export function register(program: Command): void {
       if (!(EXECUTORS as readonly string[]).includes(opts.executor)) throw new CliExit(`--executor takes ${EXECUTORS.join(', ')}, not "${opts.executor}"`, 2);
       const slurmFlags = [opts.slurmPartition, opts.slurmGres, opts.slurmAccount, opts.slurmQos, opts.slurmSkipCheck].some((v) => v !== undefined) || opts.slurmArg.length > 0;
       if (slurmFlags && opts.executor !== 'slurm') throw new CliExit('the --slurm-* flags need --executor slurm', 2);
+      const maxJobOutputBytes = size(opts.maxJobOutput, '--max-job-output', 64 * 1024);
+      const maxDataBytes = size(opts.maxData, '--max-data', 1024 ** 2);
+      const maxConnections = number(opts.maxConnections, '--max-connections', { min: 1, integer: true });
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
       if (auth.source.kind === 'none') log('warning: --no-token: any local user and process can run code through this runner');
@@ -217,9 +220,9 @@ export function register(program: Command): void {
           scriptTimeoutSec: number(opts.scriptTimeout, '--script-timeout', { min: 0.1 }),
           hardTimeoutSec: number(opts.hardTimeout, '--hard-timeout', { min: 0.1 }),
           publicUrl: opts.publicUrl,
-          maxJobOutputBytes: size(opts.maxJobOutput, '--max-job-output', 64 * 1024),
-          retention: { maxTotalBytes: size(opts.maxData, '--max-data', 1024 ** 2) },
-          maxConnections: number(opts.maxConnections, '--max-connections', { min: 1, integer: true }),
+          maxJobOutputBytes,
+          retention: { maxTotalBytes: maxDataBytes },
+          maxConnections,
           executor: opts.executor as (typeof EXECUTORS)[number],
           slurm: {
             partition: opts.slurmPartition,

@@ -148,7 +148,13 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
   });
 
   test('/runner_queue and /health come from Slurm', async () => {
-    const queue = runnerQueueSchema.parse(await (await fetch(`${runner.url}/runner_queue/${GPU}`)).json());
+    // the previous test's job may still be completing on the node: Slurm (and so the runner) counts it busy until then
+    await waitFor('the node to be idle', () => (/^idle$/m.test(cluster.slurm('sinfo', ['-h', '-o', '%t'])) ? true : undefined), 30_000);
+    // the runner asks Slurm every pollMs: its answer follows within one poll
+    const queue = await waitFor('the runner to count the idle node', async () => {
+      const q = runnerQueueSchema.parse(await (await fetch(`${runner.url}/runner_queue/${GPU}`)).json());
+      return q.available_runners === 1 ? q : undefined;
+    }, 15_000);
     assert.equal(queue.status, 'available');
     assert.equal(queue.available_runners, 1, 'the idle node');
     assert.notEqual(queue.available_runners, SLURM_SLOTS);

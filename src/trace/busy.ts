@@ -73,6 +73,23 @@ export class BusyTracker {
     this.push(s, e);
   }
 
+  /** add(starts[i], ends[i]) for i in [from, to), in order; the common cases without a call per interval. */
+  addRange(starts: Float64Array, ends: Float64Array, from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const s = starts[i] as number;
+      const e = ends[i] as number;
+      const n = this.n;
+      if (n > 0 && e > s && s >= this.watermark) {
+        const lastEnd = this.ends[n - 1] as number;
+        if (s <= lastEnd && s >= (this.starts[n - 1] as number)) {
+          if (e > lastEnd) this.ends[n - 1] = e;
+          continue;
+        }
+      }
+      this.add(s, e);
+    }
+  }
+
   /** Busy ns so far (union length). */
   get busyNs(): number {
     let total = this.retiredNs;

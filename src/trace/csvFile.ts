@@ -1,6 +1,6 @@
 // Streaming a CSV FileSource through the byte scanner, with columns looked up by header name.
 import { open } from 'node:fs/promises';
-import { createCsvScanner, fieldText, type CsvRow } from './csvScanner';
+import { createCsvScanner, fieldText, type CsvRow, type FieldGuess } from './csvScanner';
 import type { FileSource } from './sources';
 
 /** Header names compare without case, spaces, dashes or underscores: `LDS_Block_Size` = `Lds_Block_Size`. */
@@ -61,17 +61,21 @@ export async function readCsvHeader(source: FileSource): Promise<string[] | null
  * `onHeader` gets the parsed header and returns the row handler; `progress.rowsRead` counts rows handed over so
  * far (still valid when a malformed row throws half-way).
  */
+/** A row handler; with `guess`, the scanner tries it on every row (see FieldGuess). */
+export type RowHandler = ((row: CsvRow) => void) & { guess?: FieldGuess };
+
 export async function streamCsv(
   source: FileSource,
-  onHeader: (columns: Columns) => (row: CsvRow) => void,
+  onHeader: (columns: Columns) => RowHandler,
   progress: { rowsRead: number } = { rowsRead: 0 },
 ): Promise<number> {
-  let handler: ((row: CsvRow) => void) | null = null;
+  let handler: RowHandler | null = null;
   let rows = 0;
   const scanner = createCsvScanner({
     onRow: (row) => {
       if (handler === null) {
         handler = onHeader(new Columns(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))));
+        scanner.setGuess(handler.guess);
         return;
       }
       rows++;

@@ -38,10 +38,24 @@ export interface CsvRow {
   escaped: Uint8Array;
   /** Integer value of an unquoted field made only of digits (optionally a leading `-`), else NaN. */
   values: Float64Array;
+  /** The guessed field (see FieldGuess) held exactly the guessed bytes. */
+  guessed: boolean;
   /** 1-based line number where the row starts. */
   line: number;
   /** Offset of the row's first byte from the first byte fed (a BOM counts). */
   offset: number;
+}
+
+/**
+ * A guess at the bytes of one quoted field from the row's earlier fields (a kernel name from its Kernel_Id): the
+ * scanner compares the guess with the input (one memcmp) instead of searching for the closing quote and line
+ * feeds, and the row says whether it held. A wrong guess costs that compare and changes nothing else.
+ */
+export interface FieldGuess {
+  /** The field guessed (the values it reads come before it). */
+  field: number;
+  /** The field's raw bytes between its quotes, holding no `"` and no line feed; undefined: no guess. */
+  bytes(values: Float64Array): Buffer | undefined;
 }
 
 export interface CsvScannerOptions {
@@ -52,6 +66,7 @@ export interface CsvScannerOptions {
   maxRowBytes?: number;
   /** The input is the start of a file, where a UTF-8 BOM is skipped (default true; false for a part of a file). */
   fileStart?: boolean;
+  guess?: FieldGuess;
 }
 
 export interface CsvScanner {
@@ -61,6 +76,14 @@ export interface CsvScanner {
   reset(): void;
   /** 1-based line number where the next row starts. */
   readonly line: number;
+  /**
+   * Scans the complete rows at the start of `b` (all of it when `final`) and returns how many bytes they took: the
+   * caller keeps the rest and passes it again, followed by more bytes, in one buffer it owns (no copy here). Not
+   * to be mixed with `feed`.
+   */
+  scanRows(b: Buffer, final: boolean): number;
+  /** Sets (or clears) the field guess for the rows after this call. */
+  setGuess(guess: FieldGuess | undefined): void;
 }
 
 /** Short quoted fields are searched byte by byte; longer ones by Buffer.indexOf (memchr), whose call costs more. */
@@ -79,9 +102,12 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     quoted: new Uint8Array(maxFields),
     escaped: new Uint8Array(maxFields),
     values: new Float64Array(maxFields),
+    guessed: false,
     line: 1,
     offset: 0,
   };
+  let guessField = options.guess?.field ?? -1;
+  let guessBytes = options.guess ? options.guess.bytes.bind(options.guess) : null;
   let pending: Buffer | null = null;
   let line = 1;
   let atStart = fileStart;
@@ -112,13 +138,28 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       const rowStart = p;
       let rowLines = 0;
       let f = 0;
+      let guessed = false;
       for (;;) {
         if (f === maxFields) throw new CsvFormatError(`more than ${maxFields} fields in a row`, line, base + rowStart);
         if (b[p] === QUOTE) {
           let q = p + 1;
           let esc = 0;
-          let close: number;
-          for (;;) {
+          let close = -1;
+          let guessedClose = -1;
+          if (f === guessField) {
+            // the guess holds when its bytes are there and followed by a quote that ends the field: having no `"`
+            // and no line feed, they put the first quote after p there and no line inside
+            const g = (guessBytes as FieldGuess['bytes'])(values);
+            const at = g === undefined ? -1 : q + g.length;
+            if (at >= 0 && at + 1 < len && b[at] === QUOTE) {
+              const c = b[at + 1];
+              if ((c === COMMA || c === LF || c === CR) && (g as Buffer).compare(b, q, at) === 0) {
+                close = guessedClose = at;
+                guessed = true;
+              }
+            }
+          }
+          while (close < 0) {
             const probeEnd = q + PROBE < len ? q + PROBE : len;
             close = q;
             while (close < probeEnd && b[close] !== QUOTE) close++;
@@ -131,6 +172,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
               if (b[close + 1] === QUOTE) {
                 esc = 1;
                 q = close + 2;
+                close = -1;
                 continue;
               }
             } else if (!final) {
@@ -138,14 +180,16 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
             }
             break;
           }
-          if (nextLf <= p) {
-            nextLf = b.indexOf(LF, p + 1);
-            if (nextLf < 0) nextLf = len;
-          }
-          while (nextLf < close) {
-            rowLines++;
-            nextLf = b.indexOf(LF, nextLf + 1);
-            if (nextLf < 0) nextLf = len;
+          if (close !== guessedClose) {
+            if (nextLf <= p) {
+              nextLf = b.indexOf(LF, p + 1);
+              if (nextLf < 0) nextLf = len;
+            }
+            while (nextLf < close) {
+              rowLines++;
+              nextLf = b.indexOf(LF, nextLf + 1);
+              if (nextLf < 0) nextLf = len;
+            }
           }
           starts[f] = p + 1;
           ends[f] = close;
@@ -210,6 +254,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       row.line = line;
       line += 1 + rowLines;
       if (!blank) {
+        row.guessed = guessed;
         row.buf = b;
         row.fieldCount = f;
         row.offset = base + rowStart;
@@ -266,6 +311,16 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       pending = null;
     },
     reset,
+    scanRows(b: Buffer, final: boolean): number {
+      const used = scan(b, final);
+      if (!final && b.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
+      base += used;
+      return used;
+    },
+    setGuess(guess: FieldGuess | undefined): void {
+      guessField = guess?.field ?? -1;
+      guessBytes = guess ? guess.bytes.bind(guess) : null;
+    },
     get line() {
       return line;
     },

@@ -2,7 +2,6 @@
 // workers) applied to the run's tables and the agents' busy trackers, in file order, exactly as one pass over
 // the rows would (same calls in the same order).
 import type { AgentState } from './accumulator';
-import { addDuration } from './durationStats';
 import type { KernelBatch } from './kernelRows';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 import { LAUNCH_WIDTH, addLaunch, type KernelAgg } from './tables';
@@ -50,11 +49,24 @@ export function applyBatch(ctx: CsvReadContext, source: BatchSource, b: KernelBa
   const { nameId, agentId, start, end } = b;
   for (let i = 0; i < b.count; i++) {
     const k = kernelOf[nameId[i] as number] ?? kernel(nameId[i] as number);
-    const s = start[i] as number;
-    const e = end[i] as number;
-    addDuration(k.stats, e - s);
+    // addDuration, written out: a call per dispatch would box its duration
+    const st = k.stats;
+    const d = (end[i] as number) - (start[i] as number);
+    const n = ++st.count;
+    st.sum += d;
+    if (d < st.min) st.min = d;
+    if (d > st.max) st.max = d;
+    const delta = d - st.mean;
+    st.mean += delta / n;
+    st.m2 += delta * (d - st.mean);
+  }
+  // busy time per run of dispatches on one agent (agents' trackers are independent: same result as row by row)
+  for (let i = 0; i < b.count; ) {
     const a = agentId[i] as number;
-    acc.addGpuWork(a >= 0 ? (agentOf[a] ?? agent(a)) : null, s, e, 'kernel');
+    let j = i + 1;
+    while (j < b.count && agentId[j] === a) j++;
+    acc.addKernelRange(a >= 0 ? (agentOf[a] ?? agent(a)) : null, start, end, i, j);
+    i = j;
   }
   const l = b.launches;
   for (let i = 0; i < l.length; i += 3) addLaunch(kernel(l[i] as number), launches[l[i + 1] as number] as Float64Array, l[i + 2] as number);

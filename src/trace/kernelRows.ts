@@ -5,7 +5,7 @@
 // figure is bit for bit what a single pass gives. What does not (launch configurations with their calls, in
 // order of first appearance; kernel-agent pairs) comes pre-counted per batch. Worker-safe: nothing here
 // touches the summary.
-import { fieldNumber, type CsvRow } from './csvScanner';
+import { fieldNumber, type CsvRow, type FieldGuess } from './csvScanner';
 import { BytesInterner, LAUNCH_WIDTH } from './tables';
 
 /** Column indexes of the fields a dispatch needs (-1: not in the file). */
@@ -14,6 +14,8 @@ export interface KernelColumns {
   start: number;
   end: number;
   agent: number;
+  /** Kernel_Id: the scanner's guess of the name (a kernel id names one kernel in a run) when it comes before it. */
+  kernelId: number;
   /** In LAUNCH_FIELDS order. */
   launch: number[];
 }
@@ -42,6 +44,9 @@ export interface KernelBatch {
 }
 
 const BATCH_ROWS = 1 << 16;
+const LF = 0x0a;
+/** Kernel ids below this are looked up by index (rocprofv3 numbers kernels from 1). */
+const SMALL_KERNEL_IDS = 1 << 16;
 
 /** Batches are handed over when full and on `flush`; ids stay valid across the batches of one collector. */
 export class KernelRowCollector {
@@ -69,6 +74,13 @@ export class KernelRowCollector {
   /** Raw bytes of the previous agent field (a file mostly has one or a few agents, in runs). */
   private lastAgent = new Uint8Array(0);
   private lastAgentId = -1;
+  /** Name id and raw bytes last seen with each Kernel_Id value: small ids by index, others in the map. */
+  private readonly nameOfSmallKernelId: Array<{ id: number; raw: Buffer } | undefined> = [];
+  private readonly nameOfKernelId = new Map<number, { id: number; raw: Buffer }>();
+  /** The name id the scanner's guess stood for (valid for a row whose `guessed` is set). */
+  private guessedName = -1;
+  /** For the scanner (the name from the row's Kernel_Id); undefined when the file has no Kernel_Id before the name. */
+  readonly guess: FieldGuess | undefined;
   private ids = newRowArrays();
   /** Row arrays handed back by the batches' consumer (see `recycle`). */
   private readonly pool: RowArrays[] = [];
@@ -83,7 +95,21 @@ export class KernelRowCollector {
     private readonly columns: KernelColumns,
     /** Receives each batch; may be replaced between batches. */
     public onBatch: (batch: KernelBatch) => void,
-  ) {}
+  ) {
+    const by = columns.kernelId;
+    if (by >= 0 && by < columns.name) {
+      this.guess = {
+        field: columns.name,
+        bytes: (values) => {
+          const k = values[by] as number;
+          const known = k >= 0 && k < SMALL_KERNEL_IDS && (k | 0) === k ? this.nameOfSmallKernelId[k] : this.nameOfKernelId.get(k);
+          if (known === undefined) return undefined;
+          this.guessedName = known.id;
+          return known.raw;
+        },
+      };
+    }
+  }
 
   add(row: CsvRow): void {
     const c = this.columns;
@@ -98,7 +124,22 @@ export class KernelRowCollector {
       return;
     }
     const buf = row.buf;
-    const nameId = this.names.idFor(buf, row.starts[c.name] as number, row.ends[c.name] as number, row.escaped[c.name] as number);
+    let nameId = this.guessedName;
+    if (!row.guessed) {
+      const escaped = row.escaped[c.name] as number;
+      nameId = this.names.idFor(buf, row.starts[c.name] as number, row.ends[c.name] as number, escaped);
+      const kernelId = this.guess ? (values[c.kernelId] as number) : NaN;
+      // a guess's bytes hold no quote (not escaped) and no line feed: the scanner relies on that
+      if (kernelId === kernelId && escaped === 0 && this.names.lastRaw.indexOf(LF) < 0) {
+        const known = { id: nameId, raw: this.names.lastRaw };
+        if (kernelId >= 0 && kernelId < SMALL_KERNEL_IDS && (kernelId | 0) === kernelId) {
+          while (this.nameOfSmallKernelId.length < kernelId) this.nameOfSmallKernelId.push(undefined);
+          this.nameOfSmallKernelId[kernelId] = known;
+        } else {
+          this.nameOfKernelId.set(kernelId, known);
+        }
+      }
+    }
     let agentId = -1;
     if (c.agent >= 0 && c.agent < fields) {
       const s = row.starts[c.agent] as number;

@@ -37,7 +37,7 @@ export interface PartResult {
   failure: string | null;
 }
 
-const READ_BYTES = 1 << 20;
+const READ_BYTES = 1 << 17;
 const LF = 0x0a;
 
 /** The byte after the first line feed at or after `at - 1`, or the file size. */
@@ -55,13 +55,13 @@ function guessRowStart(fd: number, at: number, fileSize: number, buf: Buffer): n
 }
 
 const STOP = Symbol('part end');
-/** Two read buffers per thread, used in turn (see below) and kept: a new pair per part is garbage that V8 frees late. */
-let readBuffers: Buffer[] | null = null;
+/** The read buffer of this thread, kept: a new one per part is garbage that V8 frees late. It grows for a longer row. */
+let readBuffer: Buffer | null = null;
 
 export function scanPart(task: PartTask, collector: KernelRowCollector): PartResult {
   const batches: KernelBatch[] = [];
   collector.onBatch = (b) => batches.push(b);
-  const bufs = (readBuffers ??= [Buffer.allocUnsafeSlow(READ_BYTES), Buffer.allocUnsafeSlow(READ_BYTES)]);
+  let buf = (readBuffer ??= Buffer.allocUnsafeSlow(READ_BYTES));
   let fd = -1;
   let start = task.start;
   let stop = -1;
@@ -70,11 +70,12 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
   let failure: string | null = null;
   try {
     fd = openSync(task.path, 'r');
-    if (!task.exactStart) start = guessRowStart(fd, task.start, task.fileSize, bufs[0] as Buffer);
+    if (!task.exactStart) start = guessRowStart(fd, task.start, task.fileSize, buf);
     const limit = task.end - start;
     if (limit <= 0) return { index: task.index, start, stop: start, lines: 0, batches, error, failure };
     const scanner = createCsvScanner({
       fileStart: false,
+      guess: collector.guess,
       onRow: (row) => {
         if (row.offset >= limit) {
           stop = start + row.offset;
@@ -85,18 +86,25 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
       },
     });
     try {
-      for (let pos = start, turn = 0; ; turn ^= 1) {
-        const buf = bufs[turn] as Buffer;
-        const n = readSync(fd, buf, 0, buf.length, pos);
+      // the unfinished row at the end of each read moves to the buffer's start and the next read goes after it
+      for (let pos = start, kept = 0; ; ) {
+        if (kept === buf.length) {
+          const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+          buf.copy(bigger, 0, 0, kept);
+          buf = readBuffer = bigger;
+        }
+        const n = readSync(fd, buf, kept, buf.length - kept, pos);
         if (n <= 0) {
-          scanner.end();
+          scanner.scanRows(buf.subarray(0, kept), true);
           stop = task.fileSize;
           lines = scanner.line - 1;
           break;
         }
         pos += n;
-        // the scanner keeps a view of the unfinished row: reading into the other buffer leaves it intact
-        scanner.feed(buf.subarray(0, n));
+        const have = kept + n;
+        const used = scanner.scanRows(buf.subarray(0, have), false);
+        buf.copy(buf, 0, used, have);
+        kept = have - used;
       }
     } catch (err) {
       if (err === STOP) {

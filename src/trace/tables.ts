@@ -271,6 +271,8 @@ export class BytesInterner {
   readonly texts: string[] = [];
   /** Id of each raw spelling, as an alias of a text id (two spellings of one text share an id). */
   private readonly ids: number[] = [];
+  /** The stored raw bytes of the spelling the last idFor found or added. */
+  lastRaw: Buffer = Buffer.alloc(0);
 
   idFor(buf: Buffer, start: number, end: number, escaped: number): number {
     const len = end - start;
@@ -286,7 +288,10 @@ export class BytesInterner {
     let slot = (h ^ (h >>> 15)) & mask;
     for (let r = slots[slot] as number; r !== 0; r = slots[slot] as number) {
       const raw = this.raws[r - 1] as Buffer;
-      if (this.hashes[r - 1] === h && raw.length === len && raw.compare(buf, start, end) === 0) return this.ids[r - 1] as number;
+      if (this.hashes[r - 1] === h && raw.length === len && raw.compare(buf, start, end) === 0) {
+        this.lastRaw = raw;
+        return this.ids[r - 1] as number;
+      }
       slot = (slot + 1) & mask;
     }
     const raw = Buffer.from(buf.subarray(start, end));
@@ -299,6 +304,7 @@ export class BytesInterner {
       this.byText.set(text, id);
     }
     this.raws.push(raw);
+    this.lastRaw = raw;
     this.hashes.push(h);
     this.ids.push(id);
     slots[slot] = this.raws.length;

@@ -95,6 +95,7 @@ export function kernelColumns(c: Columns): KernelColumns {
     start: c.find('Start_Timestamp', 'BeginNs'),
     end: c.find('End_Timestamp', 'EndNs'),
     agent: c.find('Agent_Id', 'gpu-id'),
+    kernelId: c.find('Kernel_Id'),
     launch: [
       c.find('Grid_Size_X', 'grd'), c.find('Grid_Size_Y'), c.find('Grid_Size_Z'),
       c.find('Workgroup_Size_X', 'wgr'), c.find('Workgroup_Size_Y'), c.find('Workgroup_Size_Z'),
@@ -128,7 +129,7 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
         rows.recycle(rowArrays(b));
       });
       collector = rows;
-      return (row) => rows.add(row);
+      return Object.assign((row: CsvRow) => rows.add(row), { guess: rows.guess });
     }, problems);
   } finally {
     // rows collected before a malformed one still count

@@ -163,3 +163,79 @@ test('reset starts over: header, line numbers and BOM handling', () => {
   scanner.end();
   assert.deepEqual(rows, [['a', 'b'], ['c', 'd']]);
 });
+
+/** Scans `buf` with a guess for field `field` made by `pick` (called with the row's values so far). */
+function scanGuessing(buf: Buffer, field: number, pick: (values: Float64Array) => string | undefined, chunks?: Uint8Array[]): Scanned & { guessed: boolean[] } {
+  const out: Scanned & { guessed: boolean[] } = { rows: [], values: [], quoted: [], lines: [], guessed: [] };
+  const scanner = createCsvScanner({
+    guess: { field, bytes: (values) => { const g = pick(values); return g === undefined ? undefined : Buffer.from(g); } },
+    onRow: (row: CsvRow) => {
+      out.rows.push(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)));
+      out.values.push(Array.from(row.values.subarray(0, row.fieldCount)));
+      out.quoted.push(Array.from(row.quoted.subarray(0, row.fieldCount)));
+      out.lines.push(row.line);
+      out.guessed.push(row.guessed);
+    },
+  });
+  for (const c of chunks ?? [buf]) scanner.feed(c);
+  scanner.end();
+  return out;
+}
+
+test('a field guess: right guesses are taken, wrong ones (prefix, longer, same length, quote after) change nothing', () => {
+  const names = ['gemm<1, 2>(float*, int)', 'say ""hi""', 'multi\nline', 'short', 'shorter', '', 'x,,y', 'x,\r\ny'];
+  const next = seededRandom(42);
+  for (let doc = 0; doc < 300; doc++) {
+    const lines = ['"Kernel_Id","Kernel_Name","Start"'];
+    for (let r = 0; r < 1 + Math.floor(next() * 8); r++) lines.push(`${Math.floor(next() * names.length)},"${names[Math.floor(next() * names.length)]}",${r}`);
+    const text = lines.join(next() < 0.5 ? '\n' : '\r\n') + (next() < 0.5 ? '\n' : '');
+    const buf = Buffer.from(text);
+    const expected = scanChunks([buf]);
+    // the guesser knows the texts (those without `"` or a line feed), picks one at random or none
+    const guessable = ['gemm<1, 2>(float*, int)', 'gemm<1, 2>(float*', 'gemm<1, 2>(float*, int)x', 'gemm<1, 3>(float*, int)', 'short', 'shorter', 'say ', '', 'x', 'x,'];
+    const pick = (): string | undefined => (next() < 0.15 ? undefined : guessable[Math.floor(next() * guessable.length)]);
+    const got = scanGuessing(buf, 1, pick);
+    assert.deepEqual(got.rows, expected.rows, JSON.stringify(text));
+    assert.deepEqual(got.values, expected.values);
+    assert.deepEqual(got.quoted, expected.quoted);
+    assert.deepEqual(got.lines, expected.lines, 'line numbers are unchanged');
+    const chunked = scanGuessing(buf, 1, pick, randomChunks(buf, next));
+    assert.deepEqual(chunked.rows, expected.rows, `${JSON.stringify(text)} (chunked)`);
+    assert.deepEqual(chunked.lines, expected.lines);
+    for (const [i, g] of [...got.guessed.entries(), ...chunked.guessed.entries()]) {
+      if (g) assert.ok(!/["\n]/.test(expected.rows[i]![1]!), 'a guess holds only for a field without quotes or line feeds');
+    }
+  }
+  // a guess equal to the field holds (the row says so) and one that is not, does not
+  const header = '"Kernel_Id","Kernel_Name","Start"\n';
+  const exact = scanGuessing(Buffer.from(`${header}1,"short",5\n2,"shorter",6\n3,"say ""x""",7\n`), 1, (v) => (v[0] === 1 ? 'short' : v[0] === 2 ? 'short' : 'say '));
+  assert.deepEqual(exact.guessed, [false, true, false, false]);
+  assert.deepEqual(exact.rows.slice(1).map((r) => r[1]), ['short', 'shorter', 'say "x"']);
+});
+
+test('scanRows over a buffer the caller refills: same rows, lines and offsets as feed, for any read size', () => {
+  const buf = Buffer.from(tricky.repeat(20));
+  const expected: Array<[string[], number, number]> = [];
+  const whole = createCsvScanner({ onRow: (row) => expected.push([Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)), row.line, row.offset]) });
+  whole.feed(buf);
+  whole.end();
+  for (const readSize of [1, 2, 3, 7, 16, 100, 4096]) {
+    const got: Array<[string[], number, number]> = [];
+    const scanner = createCsvScanner({ onRow: (row) => got.push([Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)), row.line, row.offset]) });
+    let own = Buffer.alloc(readSize);
+    let kept = 0;
+    for (let pos = 0; ; ) {
+      if (kept === own.length) own = Buffer.concat([own, Buffer.alloc(own.length)]);
+      const n = buf.copy(own, kept, pos, Math.min(buf.length, pos + own.length - kept));
+      if (n === 0) {
+        scanner.scanRows(own.subarray(0, kept), true);
+        break;
+      }
+      pos += n;
+      const used = scanner.scanRows(own.subarray(0, kept + n), false);
+      own.copy(own, 0, used, kept + n);
+      kept = kept + n - used;
+    }
+    assert.deepEqual(got, expected, `reads of ${readSize} bytes`);
+  }
+});

@@ -21,7 +21,7 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-const HEADER = '"Kind","Agent_Id","Queue_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","Workgroup_Size_X","Grid_Size_X"';
+const HEADER = '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","Workgroup_Size_X","Grid_Size_X"';
 
 const NAMES = [
   'void gemm<128, 64>(float const*, float*, int)',
@@ -52,14 +52,17 @@ function generate(file: string, o: GenOptions): string {
   const lines = [HEADER];
   let t = 1_700_000_000_000_000;
   for (let i = 0; i < o.rows; i++) {
-    const name = NAMES[Math.floor(next() * NAMES.length)] as string;
+    const which = Math.floor(next() * NAMES.length);
+    const name = NAMES[which] as string;
+    // a kernel id names one kernel, except in merged runs: some rows reuse another kernel's id
+    const kernelId = next() < 0.1 ? 1 + Math.floor(next() * NAMES.length) : 1 + which;
     const start = t + Math.floor(next() * 5000);
     const end = o.badAt?.includes(i) ? start - 10 : start + 100 + Math.floor(next() * 100000);
     t = start + Math.floor(next() * 60000);
     const agent = next() < 0.8 ? 'Agent 4' : 'Agent 5';
     const lds = next() < 0.1 ? '' : next() < 0.1 ? '16384.0' : String([0, 4096, 65536][Math.floor(next() * 3)]);
     const quotedName = i === o.malformedAt ? `"${name}"x` : `"${name}"`;
-    lines.push(`"KERNEL_DISPATCH","${agent}",${1 + Math.floor(next() * 4)},${quotedName},${i + 1},${start},${end},${lds},${[8, 32, 128][Math.floor(next() * 3)]},256,${[256, 1024, 65536][Math.floor(next() * 3)]}`);
+    lines.push(`"KERNEL_DISPATCH","${agent}",${1 + Math.floor(next() * 4)},${kernelId},${quotedName},${i + 1},${start},${end},${lds},${[8, 32, 128][Math.floor(next() * 3)]},256,${[256, 1024, 65536][Math.floor(next() * 3)]}`);
   }
   const text = (o.bom ? '\ufeff' : '') + lines.join(eol) + (o.trailingEol === false ? '' : eol);
   writeFileSync(file, text);
@@ -102,6 +105,20 @@ test('rows spanning part boundaries: identical summary for LF, CRLF, BOM and no 
     assert.match(one.warnings.join('\n'), /3 row\(s\) without valid fields or timestamps were skipped/);
     assert.ok(one.kernels.some((k) => k.name === 'two\nlines, and a comma'), 'the name with a newline decoded');
     assert.ok(one.kernels.some((k) => k.name === 'say "hi", then, go'), 'doubled quotes decoded');
+  }
+});
+
+test('names guessed from Kernel_Id (one id reused for other kernels, as in merged runs): the same summary as without the column', async () => {
+  const withId = path.join(tempDir('par-id'), 'run_kernel_trace.csv');
+  const text = generate(withId, { rows: 600, seed: 11, badAt: [7] });
+  const withoutId = path.join(tempDir('par-noid'), 'run_kernel_trace.csv');
+  writeFileSync(withoutId, text.replace('"Kernel_Id"', '"Kernel_Ix"'));
+  for (const parallel of [{ threads: 0 }, { threads: 2, minBytes: 0, partBytes: 5000 }]) {
+    const a = await summarizePath(withId, { parallel });
+    const b = await summarizePath(withoutId, { parallel });
+    assert.deepEqual({ ...a, sources: [] }, { ...b, sources: [] }, `threads ${parallel.threads}`);
+    assert.equal(a.kernelTotals.calls, 599);
+    assert.ok(a.kernels.some((k) => k.name === 'x'.repeat(3000)));
   }
 });
 

@@ -77,26 +77,22 @@ export class TraceAccumulator {
   }
 
   /**
-   * Kernel dispatches [starts[i], ends[i]] for i in [from, to) on one agent (null: none), as addGpuWork would take
-   * them one by one: the same calls in the same order, without a call (and its boxed numbers) per dispatch.
+   * Busy runs of kernel dispatches [starts[i], ends[i]] for i in [from, to) on one agent (null: none; see BusyRuns):
+   * the wall span and the agent's busy union, as addGpuWork would take the dispatches (their counts and GPU time
+   * come apart, per batch).
    */
-  addKernelRange(agent: AgentState | null, starts: Float64Array, ends: Float64Array, from: number, to: number): void {
+  addKernelRuns(agent: AgentState | null, starts: Float64Array, ends: Float64Array, from: number, to: number): void {
     let wallStart = this.wallStart;
     let wallEnd = this.wallEnd;
-    let ns = 0;
     for (let i = from; i < to; i++) {
       const s = starts[i] as number;
       const e = ends[i] as number;
       if (s < wallStart) wallStart = s;
       if (e > wallEnd) wallEnd = e;
-      ns += e - s;
     }
     this.wallStart = wallStart;
     this.wallEnd = wallEnd;
-    if (!agent) return;
-    agent.kernelCalls += to - from;
-    agent.kernelNs += ns;
-    agent.busy.addRange(starts, ends, from, to);
+    agent?.busy.addRange(starts, ends, from, to);
   }
 
   addProcess(pid: number, host: string | null, command: string | null = null): void {

@@ -5,8 +5,9 @@
 // interleave, so a file is not sorted by start). We keep a compacted list of disjoint busy islands, sorted by
 // start, in two Float64Arrays. A new interval is merged into it: appended or extended at the tail in O(1) (the
 // common case), else placed by binary search (islands that it touches are fused, so the list only holds gaps).
-// The list holds at most `maxIslands` islands (default 65,536 = 1 MiB). When it is full, the oldest half is
-// retired: their lengths are added to the busy total and their coverage to a fixed-size histogram whose bin width
+// The list holds `maxIslands` islands (default 65,536 = 1 MiB) when a new one is appended; an interval placed
+// inside the list may take it up to half as many more (so that only appends retire, see BusyRuns). When it is
+// full, all but the newest `maxIslands / 2` islands are retired: their lengths are added to the busy total and their coverage to a fixed-size histogram whose bin width
 // doubles (pairs of bins merge) as time runs on; the end of the last retired island becomes a watermark.
 // Result: exact whenever no interval reaches back behind the watermark, i.e. when no record arrives more than
 // about `maxIslands / 2` idle gaps late; otherwise the part behind the watermark is left out (a lower bound) and
@@ -15,6 +16,61 @@
 // The timeline is exact (computed from islands) when nothing was retired; otherwise the retired part comes from
 // the histogram, spread uniformly within each bin (error at most one bin per output bucket edge).
 
+/**
+ * Intervals merged into runs before they reach a BusyTracker: consecutive intervals of one key (an agent) while
+ * each starts inside the run so far. Adding the run gives the tracker the state that adding its intervals one by
+ * one gives: the first interval decides the path (append, extend the last island, insert) by its start, which is
+ * the run's; after an append or an extension the others only extend the last island; after an insertion the
+ * others are insertions too (they start before the last island) and the union does not depend on grouping,
+ * since insertions retire nothing below the hard cap. Two things differ, both only where the result is already
+ * flagged inexact or the list is at its hard cap: `lateNs` counts a run's late part once, not each interval's.
+ */
+export class BusyRuns {
+  count = 0;
+  private key = 0;
+  private s = 0;
+  private e = 0;
+  private open = false;
+
+  /** Runs are written to the arrays (as many as they hold between two `reset`s). */
+  constructor(
+    readonly keys: Int32Array,
+    readonly starts: Float64Array,
+    readonly ends: Float64Array,
+  ) {}
+
+  static withCapacity(n: number): BusyRuns {
+    return new BusyRuns(new Int32Array(n), new Float64Array(n), new Float64Array(n));
+  }
+
+  add(key: number, s: number, e: number): void {
+    if (this.open && key === this.key && s >= this.s && s <= this.e) {
+      if (e > this.e) this.e = e;
+      return;
+    }
+    this.close();
+    this.key = key;
+    this.s = s;
+    this.e = e;
+    this.open = true;
+  }
+
+  /** Ends the open run (call before reading the arrays). */
+  close(): void {
+    if (!this.open) return;
+    const i = this.count++;
+    this.keys[i] = this.key;
+    this.starts[i] = this.s;
+    this.ends[i] = this.e;
+    this.open = false;
+  }
+
+  reset(): void {
+    this.count = 0;
+    this.open = false;
+  }
+}
+
 export interface BusyOptions {
   maxIslands?: number;
   histogramBins?: number;
@@ -22,6 +78,8 @@ export interface BusyOptions {
 
 export class BusyTracker {
   private readonly cap: number;
+  /** Islands an insertion may take the list to before it retires (appends retire at `cap`). */
+  private readonly hardCap: number;
   private readonly bins: number;
   private starts: Float64Array;
   private ends: Float64Array;
@@ -38,6 +96,7 @@ export class BusyTracker {
 
   constructor(options: BusyOptions = {}) {
     this.cap = Math.max(4, options.maxIslands ?? 65536);
+    this.hardCap = this.cap + (this.cap >> 1);
     this.bins = Math.max(16, options.histogramBins ?? 4096);
     const initial = Math.min(this.cap, 1024);
     this.starts = new Float64Array(initial);
@@ -142,20 +201,15 @@ export class BusyTracker {
   }
 
   private push(s: number, e: number): void {
-    if (this.n === this.starts.length) {
-      if (this.n >= this.cap) {
-        this.retire(this.cap >> 1);
-      } else {
-        this.grow();
-      }
-    }
+    if (this.n >= this.cap) this.retire(this.n - (this.cap >> 1));
+    else if (this.n === this.starts.length) this.grow();
     this.starts[this.n] = s;
     this.ends[this.n] = e;
     this.n++;
   }
 
   private grow(): void {
-    const size = Math.min(this.cap, this.starts.length * 2);
+    const size = Math.min(this.hardCap, this.starts.length * 2);
     const ns = new Float64Array(size);
     const ne = new Float64Array(size);
     ns.set(this.starts.subarray(0, this.n));
@@ -190,8 +244,8 @@ export class BusyTracker {
     if (j < i) {
       // no overlap: open a gap at i
       if (this.n === this.starts.length) {
-        if (this.n >= this.cap) {
-          this.retire(this.cap >> 1);
+        if (this.n >= this.hardCap) {
+          this.retire(this.n - (this.cap >> 1));
           this.add(s, e);
           return;
         }

@@ -1,7 +1,11 @@
 // The single-threaded half of reading a kernel trace: KernelRowCollector batches (from this thread or from
-// workers) applied to the run's tables and the agents' busy trackers, in file order, exactly as one pass over
-// the rows would (same calls in the same order).
+// workers) applied to the run's tables and the agents' busy trackers in file order. Busy runs go to the
+// trackers in order (the union depends on it); durations are summed as exact moments per kernel over the file
+// and become the kernels' stats when the file is done (KernelTraceTotals.finish), so the figures do not depend
+// on how the rows were cut into batches.
 import type { AgentState } from './accumulator';
+import { mergeStats } from './durationStats';
+import { ExactMoments, MOMENT_WIDTH } from './exactMoments';
 import type { KernelBatch } from './kernelRows';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 import { LAUNCH_WIDTH, addLaunch, type KernelAgg } from './tables';
@@ -22,12 +26,32 @@ export class BatchSource {
   }
 }
 
+/** The durations of one kernel_trace file per kernel, until the file is read. */
+export class KernelTraceTotals {
+  private readonly moments = new Map<KernelAgg, ExactMoments>();
+
+  of(k: KernelAgg): ExactMoments {
+    let m = this.moments.get(k);
+    if (!m) {
+      m = new ExactMoments();
+      this.moments.set(k, m);
+    }
+    return m;
+  }
+
+  /** Adds the file's durations to its kernels' stats (also after a read that failed half-way: those rows count). */
+  finish(): void {
+    for (const [k, m] of this.moments) mergeStats(k.stats, m.toStats());
+    this.moments.clear();
+  }
+}
+
 /**
- * Applies one batch whose source has learnt its ids: each dispatch's duration and busy interval in order, then
- * the batch's launch counts (in their order of first appearance, as one addLaunch per dispatch would keep them).
+ * Applies one batch whose source has learnt its ids: its kernels' moments, its agents' totals, its busy runs in
+ * order, then its launch counts (in their order of first appearance, as one addLaunch per dispatch would keep them).
+ * `lineBase`: the file line of the batch's line 1 (a worker counts lines from its part's start).
  */
-/** `lineBase`: the file line of the batch's line 1 (a worker counts lines from its part's start). */
-export function applyBatch(ctx: CsvReadContext, source: BatchSource, b: KernelBatch, problems: RowProblems, lineBase = 1): void {
+export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, source: BatchSource, b: KernelBatch, problems: RowProblems, lineBase = 1): void {
   const { acc, tables, agents } = ctx;
   const { kernelOf, agentOf, launches } = source;
   const kernel = (n: number): KernelAgg => {
@@ -46,26 +70,24 @@ export function applyBatch(ctx: CsvReadContext, source: BatchSource, b: KernelBa
     }
     return known;
   };
-  const { nameId, agentId, start, end } = b;
-  for (let i = 0; i < b.count; i++) {
-    const k = kernelOf[nameId[i] as number] ?? kernel(nameId[i] as number);
-    // addDuration, written out: a call per dispatch would box its duration
-    const st = k.stats;
-    const d = (end[i] as number) - (start[i] as number);
-    const n = ++st.count;
-    st.sum += d;
-    if (d < st.min) st.min = d;
-    if (d > st.max) st.max = d;
-    const delta = d - st.mean;
-    st.mean += delta / n;
-    st.m2 += delta * (d - st.mean);
+  const m = b.moments;
+  for (let o = 0; o < m.length; o += MOMENT_WIDTH) totals.of(kernel(m[o] as number)).addEntry(m, o);
+  const long = b.longDurations;
+  for (let i = 0; i < long.length; i += 2) totals.of(kernel(long[i] as number)).addLongSquare(long[i + 1] as number);
+  const at = b.agentTotals;
+  for (let i = 0; i < at.length; i += 3) {
+    const a = agent(at[i] as number);
+    if (!a) continue;
+    a.kernelCalls += at[i + 1] as number;
+    a.kernelNs += at[i + 2] as number;
   }
-  // busy time per run of dispatches on one agent (agents' trackers are independent: same result as row by row)
-  for (let i = 0; i < b.count; ) {
-    const a = agentId[i] as number;
+  // runs of one agent at a time (agents' trackers are independent: the same as run by run)
+  const { runAgent, runStart, runEnd, runCount } = b;
+  for (let i = 0; i < runCount; ) {
+    const a = runAgent[i] as number;
     let j = i + 1;
-    while (j < b.count && agentId[j] === a) j++;
-    acc.addKernelRange(a >= 0 ? (agentOf[a] ?? agent(a)) : null, start, end, i, j);
+    while (j < runCount && runAgent[j] === a) j++;
+    acc.addKernelRuns(a >= 0 ? (agentOf[a] ?? agent(a)) : null, runStart, runEnd, i, j);
     i = j;
   }
   const l = b.launches;

@@ -1,11 +1,13 @@
-// Kernel dispatches of a kernel_trace CSV as columns: the byte scanner's rows become numbers (name and agent as
-// interned ids), in batches that a worker thread can transfer without copying. The parse (the costly part) can
-// so run on several threads while the aggregation stays on one, in file order: what depends on the order
-// (Welford mean/variance, the busy union) gets every dispatch in file order as a single pass would, so every
-// figure is bit for bit what a single pass gives. What does not (launch configurations with their calls, in
-// order of first appearance; kernel-agent pairs) comes pre-counted per batch. Worker-safe: nothing here
-// touches the summary.
+// Kernel dispatches of a kernel_trace CSV reduced per batch on the thread that scans them (a worker, or the one
+// thread of a small file): per kernel the exact moments of its durations (exactMoments.ts), per agent its
+// dispatches and GPU time, the busy intervals merged into runs (BusyRuns), launch configurations with their
+// calls in order of first appearance, kernel-agent pairs. Names and agents are interned ids. The thread that
+// owns the summary applies the batches in file order (kernelBatches.ts): what depends on the order (the busy
+// union) gets the runs in file order, what does not is summed exactly, so every figure is what a single pass
+// over the rows gives, whatever the batches. Worker-safe: nothing here touches the summary.
 import { fieldNumber, type CsvRow, type FieldGuess } from './csvScanner';
+import { BusyRuns } from './busy';
+import { BatchMoments, MAX_BATCH_DISPATCHES } from './exactMoments';
 import { BytesInterner, LAUNCH_WIDTH } from './tables';
 
 /** Column indexes of the fields a dispatch needs (-1: not in the file). */
@@ -21,12 +23,19 @@ export interface KernelColumns {
 }
 
 export interface KernelBatch {
-  /** Dispatches in the arrays, from their start (rows without a name or valid timestamps are only counted in `badRows`). */
+  /** Dispatches in the batch (rows without a name or valid timestamps are only counted in `badRows`). */
   count: number;
-  nameId: Int32Array;
-  agentId: Int32Array;
-  start: Float64Array;
-  end: Float64Array;
+  /** Busy runs (see BusyRuns), `runCount` of them: agent id (-1: none), start, end. */
+  runCount: number;
+  runAgent: Int32Array;
+  runStart: Float64Array;
+  runEnd: Float64Array;
+  /** Per kernel, MOMENT_WIDTH values (exactMoments.ts), keyed by name id. */
+  moments: Float64Array;
+  /** (name id, duration) of dispatches too long to square in `moments`. */
+  longDurations: Float64Array;
+  /** (agent id, dispatches, GPU ns) per agent of the batch. */
+  agentTotals: Float64Array;
   /** (name id, launch id, calls) per launch configuration of a kernel, in order of first appearance. */
   launches: Int32Array;
   /** (name id, agent id) for each pair seen in the batch. */
@@ -43,7 +52,7 @@ export interface KernelBatch {
   newLaunches: Float64Array;
 }
 
-const BATCH_ROWS = 1 << 16;
+const BATCH_ROWS = MAX_BATCH_DISPATCHES;
 const LF = 0x0a;
 /** Kernel ids below this are looked up by index (rocprofv3 numbers kernels from 1). */
 const SMALL_KERNEL_IDS = 1 << 16;
@@ -81,9 +90,15 @@ export class KernelRowCollector {
   private guessedName = -1;
   /** For the scanner (the name from the row's Kernel_Id); undefined when the file has no Kernel_Id before the name. */
   readonly guess: FieldGuess | undefined;
-  private ids = newRowArrays();
-  /** Row arrays handed back by the batches' consumer (see `recycle`). */
-  private readonly pool: RowArrays[] = [];
+  private runs = newRuns();
+  /** Run arrays handed back by the batches' consumer (see `recycle`). */
+  private readonly pool: BusyRuns[] = [];
+  private readonly moments = new BatchMoments();
+  /** Per agent id in this batch: dispatches and GPU ns (stamp = `batchNo`). */
+  private agentCalls: number[] = [];
+  private agentNs: number[] = [];
+  private readonly agentTotalStamp: number[] = [];
+  private batchAgents: number[] = [];
   private count = 0;
   private rows = 0;
   private badRows = 0;
@@ -188,13 +203,20 @@ export class KernelRowCollector {
       this.countLaunch(nameId, id);
     }
 
-    const i = this.count++;
-    const ids = this.ids;
-    ids.nameId[i] = nameId;
-    ids.agentId[i] = agentId;
-    ids.start[i] = start;
-    ids.end[i] = end;
-    if (this.count === BATCH_ROWS) this.flush();
+    const d = end - start;
+    this.moments.add(nameId, d);
+    this.runs.add(agentId, start, end);
+    if (agentId >= 0) {
+      if (this.agentTotalStamp[agentId] !== this.batchNo) {
+        this.agentTotalStamp[agentId] = this.batchNo;
+        this.agentCalls[agentId] = 0;
+        this.agentNs[agentId] = 0;
+        this.batchAgents.push(agentId);
+      }
+      this.agentCalls[agentId] = (this.agentCalls[agentId] as number) + 1;
+      this.agentNs[agentId] = (this.agentNs[agentId] as number) + d;
+    }
+    if (++this.count === BATCH_ROWS) this.flush();
   }
 
   private countLaunch(nameId: number, launchId: number): void {
@@ -252,13 +274,26 @@ export class KernelRowCollector {
 
   /** Hands over the current batch (even an empty one, which still carries row counts and new ids). */
   flush(): void {
-    const n = this.count;
-    const ids = this.ids;
-    // the row arrays go with the batch (BATCH_ROWS long, `count` used) and come back through `recycle`
-    this.ids = this.pool.pop() ?? newRowArrays();
+    const runs = this.runs;
+    runs.close();
+    // the run arrays go with the batch (BATCH_ROWS long, `runCount` used) and come back through `recycle`
+    this.runs = this.pool.pop() ?? newRuns();
+    const { moments, long } = this.moments.take();
+    const agentTotals = new Float64Array(this.batchAgents.length * 3);
+    this.batchAgents.forEach((a, i) => {
+      agentTotals[i * 3] = a;
+      agentTotals[i * 3 + 1] = this.agentCalls[a] as number;
+      agentTotals[i * 3 + 2] = this.agentNs[a] as number;
+    });
     const out: KernelBatch = {
-      count: n,
-      ...ids,
+      count: this.count,
+      runCount: runs.count,
+      runAgent: runs.keys,
+      runStart: runs.starts,
+      runEnd: runs.ends,
+      moments,
+      longDurations: long,
+      agentTotals,
       launches: Int32Array.from(this.launches),
       kernelAgents: Int32Array.from(this.kernelAgents),
       rows: this.rows,
@@ -277,40 +312,36 @@ export class KernelRowCollector {
     this.firstBadLine = 0;
     this.launches = [];
     this.kernelAgents = [];
+    this.batchAgents = [];
     this.pairIndex.clear();
     this.kernelAgentSeen.clear();
     this.batchNo++;
     this.onBatch(out);
   }
 
-  /** Takes back the row arrays of a batch that has been applied, for a later batch (less garbage to collect). */
-  recycle(rows: RowArrays): void {
-    if (rows.nameId.length === BATCH_ROWS && this.pool.length < 16) this.pool.push(rows);
+  /** Takes back the run arrays of a batch that has been applied, for a later batch (less garbage to collect). */
+  recycle(arrays: RunArrays): void {
+    if (arrays.runAgent.length !== BATCH_ROWS || this.pool.length >= 16) return;
+    this.pool.push(new BusyRuns(arrays.runAgent, arrays.runStart, arrays.runEnd));
   }
 }
 
-export interface RowArrays {
-  nameId: Int32Array;
-  agentId: Int32Array;
-  start: Float64Array;
-  end: Float64Array;
+export interface RunArrays {
+  runAgent: Int32Array;
+  runStart: Float64Array;
+  runEnd: Float64Array;
 }
 
-function newRowArrays(): RowArrays {
-  return {
-    nameId: new Int32Array(BATCH_ROWS),
-    agentId: new Int32Array(BATCH_ROWS),
-    start: new Float64Array(BATCH_ROWS),
-    end: new Float64Array(BATCH_ROWS),
-  };
+function newRuns(): BusyRuns {
+  return BusyRuns.withCapacity(BATCH_ROWS);
 }
 
-/** The row arrays of a batch, to hand them back to its collector's thread. */
-export function rowArrays(b: KernelBatch): RowArrays {
-  return { nameId: b.nameId, agentId: b.agentId, start: b.start, end: b.end };
+/** The run arrays of a batch, to hand them back to its collector's thread. */
+export function runArrays(b: KernelBatch): RunArrays {
+  return { runAgent: b.runAgent, runStart: b.runStart, runEnd: b.runEnd };
 }
 
 /** The buffers of a batch, to transfer it to another thread. */
 export function batchBuffers(b: KernelBatch): ArrayBuffer[] {
-  return [b.nameId, b.agentId, b.start, b.end, b.launches, b.kernelAgents, b.newLaunches].map((a) => a.buffer as ArrayBuffer);
+  return [b.runAgent, b.runStart, b.runEnd, b.moments, b.longDurations, b.agentTotals, b.launches, b.kernelAgents, b.newLaunches].map((a) => a.buffer as ArrayBuffer);
 }

@@ -2,12 +2,12 @@
 // with one collector for all of them (ids stay valid across its parts), and sends the batches back; their row
 // arrays come back once applied, for later batches.
 import { parentPort } from 'node:worker_threads';
-import { KernelRowCollector, batchBuffers, type RowArrays } from './kernelRows';
+import { KernelRowCollector, batchBuffers, type RunArrays } from './kernelRows';
 import { scanPart, type PartTask } from './kernelTraceParts';
 
 let collector: KernelRowCollector | null = null;
 const port = parentPort;
-port?.on('message', (message: PartTask | { recycle: RowArrays }) => {
+port?.on('message', (message: PartTask | { recycle: RunArrays }) => {
   if ('recycle' in message) {
     collector?.recycle(message.recycle);
     return;

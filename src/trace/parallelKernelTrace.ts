@@ -9,8 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CsvFormatError } from './csvScanner';
-import { BatchSource, applyBatch } from './kernelBatches';
-import { KernelRowCollector, rowArrays, type KernelBatch, type KernelColumns } from './kernelRows';
+import { BatchSource, applyBatch, type KernelTraceTotals } from './kernelBatches';
+import { KernelRowCollector, runArrays, type KernelBatch, type KernelColumns } from './kernelRows';
 import { scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 
@@ -107,6 +107,7 @@ export async function readKernelTraceParallel(
   file: FileSpan,
   columns: KernelColumns,
   ctx: CsvReadContext,
+  totals: KernelTraceTotals,
   problems: RowProblems,
   options: ParallelOptions = {},
   onRun?: (run: ParallelRun) => void,
@@ -143,15 +144,15 @@ export async function readKernelTraceParallel(
   };
 
   const lanes: Lane[] = [];
-  /** Row arrays of an applied batch back to the collector that made it. */
+  /** Run arrays of an applied batch back to the collector that made it. */
   const giveBack = (source: BatchSource, b: KernelBatch): void => {
     if (source === here.source) {
-      here.collector.recycle(rowArrays(b));
+      here.collector.recycle(runArrays(b));
       return;
     }
     const lane = lanes.find((l) => l.source === source);
-    const arrays = rowArrays(b);
-    lane?.worker.postMessage({ recycle: arrays }, [arrays.nameId.buffer, arrays.agentId.buffer, arrays.start.buffer, arrays.end.buffer] as ArrayBuffer[]);
+    const arrays = runArrays(b);
+    lane?.worker.postMessage({ recycle: arrays }, [arrays.runAgent.buffer, arrays.runStart.buffer, arrays.runEnd.buffer] as ArrayBuffer[]);
   };
   let hereScheduled = false;
   const pump = (): void => {
@@ -225,7 +226,7 @@ export async function readKernelTraceParallel(
         ({ result, source } = await again.promise);
       }
       for (const b of result.batches) {
-        applyBatch(ctx, source, b, problems, lineBase);
+        applyBatch(ctx, totals, source, b, problems, lineBase);
         rows += b.rows;
         problems.rowsRead = rows;
         giveBack(source, b);

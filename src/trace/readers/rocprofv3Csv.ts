@@ -4,8 +4,8 @@ import type { AgentInfo, AgentState, TraceAccumulator } from '../accumulator';
 import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
 import { addDuration } from '../durationStats';
-import { BatchSource, applyBatch } from '../kernelBatches';
-import { KernelRowCollector, rowArrays, type KernelColumns } from '../kernelRows';
+import { BatchSource, KernelTraceTotals, applyBatch } from '../kernelBatches';
+import { KernelRowCollector, runArrays, type KernelColumns } from '../kernelRows';
 import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import type { FileSource } from '../sources';
 import {
@@ -112,28 +112,33 @@ export function kernelColumns(c: Columns): KernelColumns {
  */
 export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
   const parallel = ctx.parallel ?? {};
-  if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
-    const head = await readCsvHead(source.diskPath, source.size);
-    if (head) {
-      const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };
-      return readKernelTraceParallel(file, kernelColumns(new Columns(head.names)), ctx, problems, parallel, ctx.onParallelRun);
-    }
-  }
-  const ids = new BatchSource();
-  let collector: KernelRowCollector | null = null;
+  const totals = new KernelTraceTotals();
   try {
-    return await streamCsv(source, (c) => {
-      const rows = new KernelRowCollector(kernelColumns(c), (b) => {
-        ids.learn(b);
-        applyBatch(ctx, ids, b, problems);
-        rows.recycle(rowArrays(b));
-      });
-      collector = rows;
-      return Object.assign((row: CsvRow) => rows.add(row), { guess: rows.guess });
-    }, problems);
+    if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
+      const head = await readCsvHead(source.diskPath, source.size);
+      if (head) {
+        const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };
+        return await readKernelTraceParallel(file, kernelColumns(new Columns(head.names)), ctx, totals, problems, parallel, ctx.onParallelRun);
+      }
+    }
+    const ids = new BatchSource();
+    let collector: KernelRowCollector | null = null;
+    try {
+      return await streamCsv(source, (c) => {
+        const rows = new KernelRowCollector(kernelColumns(c), (b) => {
+          ids.learn(b);
+          applyBatch(ctx, totals, ids, b, problems);
+          rows.recycle(runArrays(b));
+        });
+        collector = rows;
+        return Object.assign((row: CsvRow) => rows.add(row), { guess: rows.guess });
+      }, problems);
+    } finally {
+      // rows collected before a malformed one still count
+      (collector as KernelRowCollector | null)?.flush();
+    }
   } finally {
-    // rows collected before a malformed one still count
-    (collector as KernelRowCollector | null)?.flush();
+    totals.finish();
   }
 }
 

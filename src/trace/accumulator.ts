@@ -76,25 +76,6 @@ export class TraceAccumulator {
     agent.busy.add(start, end);
   }
 
-  /**
-   * Busy runs of kernel dispatches [starts[i], ends[i]] for i in [from, to) on one agent (null: none; see BusyRuns):
-   * the wall span and the agent's busy union, as addGpuWork would take the dispatches (their counts and GPU time
-   * come apart, per batch).
-   */
-  addKernelRuns(agent: AgentState | null, starts: Float64Array, ends: Float64Array, from: number, to: number): void {
-    let wallStart = this.wallStart;
-    let wallEnd = this.wallEnd;
-    for (let i = from; i < to; i++) {
-      const s = starts[i] as number;
-      const e = ends[i] as number;
-      if (s < wallStart) wallStart = s;
-      if (e > wallEnd) wallEnd = e;
-    }
-    this.wallStart = wallStart;
-    this.wallEnd = wallEnd;
-    agent?.busy.addRange(starts, ends, from, to);
-  }
-
   addProcess(pid: number, host: string | null, command: string | null = null): void {
     const key = `${host ?? ''}\u0000${pid}`;
     const known = this.processes.get(key);

@@ -80,6 +80,8 @@ export class BusyTracker {
   private readonly cap: number;
   /** Islands an insertion may take the list to before it retires (appends retire at `cap`). */
   private readonly hardCap: number;
+  /** The interval being inserted (see addRange). */
+  private readonly pending = new Float64Array(2);
   private readonly bins: number;
   private starts: Float64Array;
   private ends: Float64Array;
@@ -132,20 +134,33 @@ export class BusyTracker {
     this.push(s, e);
   }
 
-  /** add(starts[i], ends[i]) for i in [from, to), in order; the common cases without a call per interval. */
+  /**
+   * add(starts[i], ends[i]) for i in [from, to), in order. Appends and extensions happen here; an insertion gets
+   * its interval through `pending` (a call with two numbers would box both, for a third of a trace's runs).
+   */
   addRange(starts: Float64Array, ends: Float64Array, from: number, to: number): void {
     for (let i = from; i < to; i++) {
       const s = starts[i] as number;
       const e = ends[i] as number;
       const n = this.n;
-      if (n > 0 && e > s && s >= this.watermark) {
-        const lastEnd = this.ends[n - 1] as number;
-        if (s <= lastEnd && s >= (this.starts[n - 1] as number)) {
-          if (e > lastEnd) this.ends[n - 1] = e;
-          continue;
-        }
+      if (!(e > s) || s < this.watermark || n === 0) {
+        this.add(s, e); // rare: empty, late or first
+        continue;
       }
-      this.add(s, e);
+      const lastEnd = this.ends[n - 1] as number;
+      if (s > lastEnd) {
+        if (n >= this.cap) this.retire(n - (this.cap >> 1));
+        else if (n === this.starts.length) this.grow();
+        this.starts[this.n] = s;
+        this.ends[this.n] = e;
+        this.n++;
+      } else if (s >= (this.starts[n - 1] as number)) {
+        if (e > lastEnd) this.ends[n - 1] = e;
+      } else {
+        this.pending[0] = s;
+        this.pending[1] = e;
+        this.insertPending();
+      }
     }
   }
 
@@ -220,6 +235,15 @@ export class BusyTracker {
 
   /** General case: [s, e) starts before the last island. Islands are disjoint and sorted, so ends are sorted. */
   private insert(s: number, e: number): void {
+    this.pending[0] = s;
+    this.pending[1] = e;
+    this.insertPending();
+  }
+
+  /** insert() of the interval in `pending`. */
+  private insertPending(): void {
+    const s = this.pending[0] as number;
+    const e = this.pending[1] as number;
     const starts = this.starts;
     const ends = this.ends;
     const n = this.n;

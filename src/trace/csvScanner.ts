@@ -67,6 +67,8 @@ export interface CsvScannerOptions {
   /** The input is the start of a file, where a UTF-8 BOM is skipped (default true; false for a part of a file). */
   fileStart?: boolean;
   guess?: FieldGuess;
+  /** Rows that start at or after this offset (from the first byte fed) are not scanned: see `stoppedAt`. */
+  stopAt?: number;
 }
 
 export interface CsvScanner {
@@ -76,6 +78,8 @@ export interface CsvScanner {
   reset(): void;
   /** 1-based line number where the next row starts. */
   readonly line: number;
+  /** Offset of the row at `stopAt` where the scan stopped (nothing more is scanned), else -1. */
+  readonly stoppedAt: number;
   /**
    * Scans the complete rows at the start of `b` (all of it when `final`) and returns how many bytes they took: the
    * caller keeps the rest and passes it again, followed by more bytes, in one buffer it owns (no copy here). Not
@@ -108,6 +112,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   };
   let guessField = options.guess?.field ?? -1;
   let guessBytes = options.guess ? options.guess.bytes.bind(options.guess) : null;
+  const stopAt = options.stopAt ?? Infinity;
+  let stoppedAt = -1;
   let pending: Buffer | null = null;
   let line = 1;
   let atStart = fileStart;
@@ -115,6 +121,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   let base = 0;
 
   function reset(): void {
+    stoppedAt = -1;
     pending = null;
     line = 1;
     atStart = fileStart;
@@ -125,6 +132,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   function scan(b: Buffer, final: boolean): number {
     const len = b.length;
     let p = 0;
+    if (stoppedAt >= 0) return len;
     if (atStart) {
       if (len < 3 && !final) return 0;
       if (len >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) p = 3;
@@ -136,6 +144,10 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     let nextLf = -1;
     rows: while (p < len) {
       const rowStart = p;
+      if (base + p >= stopAt) {
+        stoppedAt = base + p;
+        return len;
+      }
       let rowLines = 0;
       let f = 0;
       let guessed = false;
@@ -323,6 +335,9 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     },
     get line() {
       return line;
+    },
+    get stoppedAt() {
+      return stoppedAt;
     },
   };
 }

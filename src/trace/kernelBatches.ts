@@ -81,13 +81,15 @@ export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, sourc
     a.kernelCalls += at[i + 1] as number;
     a.kernelNs += at[i + 2] as number;
   }
+  if (b.wallStart < acc.wallStart) acc.wallStart = b.wallStart;
+  if (b.wallEnd > acc.wallEnd) acc.wallEnd = b.wallEnd;
   // runs of one agent at a time (agents' trackers are independent: the same as run by run)
   const { runAgent, runStart, runEnd, runCount } = b;
   for (let i = 0; i < runCount; ) {
     const a = runAgent[i] as number;
     let j = i + 1;
     while (j < runCount && runAgent[j] === a) j++;
-    acc.addKernelRuns(a >= 0 ? (agentOf[a] ?? agent(a)) : null, runStart, runEnd, i, j);
+    if (a >= 0) (agentOf[a] ?? agent(a))?.busy.addRange(runStart, runEnd, i, j);
     i = j;
   }
   const l = b.launches;

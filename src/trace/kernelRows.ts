@@ -25,6 +25,9 @@ export interface KernelColumns {
 export interface KernelBatch {
   /** Dispatches in the batch (rows without a name or valid timestamps are only counted in `badRows`). */
   count: number;
+  /** Earliest start and latest end of the batch's dispatches (Infinity, -Infinity: none). */
+  wallStart: number;
+  wallEnd: number;
   /** Busy runs (see BusyRuns), `runCount` of them: agent id (-1: none), start, end. */
   runCount: number;
   runAgent: Int32Array;
@@ -88,6 +91,9 @@ export class KernelRowCollector {
   private readonly nameOfKernelId = new Map<number, { id: number; raw: Buffer }>();
   /** The name id the scanner's guess stood for (valid for a row whose `guessed` is set). */
   private guessedName = -1;
+  /** The launch columns, and the last of them (Infinity when one is missing: no fast comparison). */
+  private readonly launchColumns: Int32Array;
+  private readonly lastLaunchColumn: number;
   /** For the scanner (the name from the row's Kernel_Id); undefined when the file has no Kernel_Id before the name. */
   readonly guess: FieldGuess | undefined;
   private runs = newRuns();
@@ -99,6 +105,8 @@ export class KernelRowCollector {
   private agentNs: number[] = [];
   private readonly agentTotalStamp: number[] = [];
   private batchAgents: number[] = [];
+  private wallStart = Infinity;
+  private wallEnd = -Infinity;
   private count = 0;
   private rows = 0;
   private badRows = 0;
@@ -111,6 +119,8 @@ export class KernelRowCollector {
     /** Receives each batch; may be replaced between batches. */
     public onBatch: (batch: KernelBatch) => void,
   ) {
+    this.launchColumns = Int32Array.from(columns.launch);
+    this.lastLaunchColumn = columns.launch.some((col) => col < 0) ? Infinity : Math.max(...columns.launch);
     const by = columns.kernelId;
     if (by >= 0 && by < columns.name) {
       this.guess = {
@@ -177,17 +187,31 @@ export class KernelRowCollector {
     const v = this.scratch;
     const launch = c.launch;
     const last = this.lastLaunchOfName[nameId];
-    const lastValues = last === undefined ? null : this.launchView[last];
-    let same = lastValues !== null && lastValues !== undefined;
-    for (let i = 0; i < LAUNCH_WIDTH; i++) {
-      const col = launch[i] as number;
-      let x = col >= 0 && col < fields ? (values[col] as number) : NaN;
-      // not a plain integer: decimal, quoted or empty, parsed from its text
-      if (x !== x && col >= 0) x = fieldNumber(row, col);
-      v[i] = x;
-      if (same) {
-        const y = (lastValues as Float64Array)[i] as number;
-        if (x !== y && !(x !== x && y !== y)) same = false;
+    const lastValues = last === undefined ? undefined : this.launchView[last];
+    let same = false;
+    if (lastValues !== undefined && fields > this.lastLaunchColumn) {
+      // the common case: every launch field an integer equal to the kernel's previous dispatch
+      same = true;
+      const cols = this.launchColumns;
+      for (let i = 0; i < LAUNCH_WIDTH; i++) {
+        if (values[cols[i] as number] !== lastValues[i]) {
+          same = false;
+          break;
+        }
+      }
+    }
+    if (!same) {
+      same = lastValues !== undefined;
+      for (let i = 0; i < LAUNCH_WIDTH; i++) {
+        const col = launch[i] as number;
+        let x = col >= 0 && col < fields ? (values[col] as number) : NaN;
+        // not a plain integer: decimal, quoted or empty, parsed from its text
+        if (x !== x && col >= 0) x = fieldNumber(row, col);
+        v[i] = x;
+        if (same) {
+          const y = (lastValues as Float64Array)[i] as number;
+          if (x !== y && !(x !== x && y !== y)) same = false;
+        }
       }
     }
     if (same) {
@@ -204,6 +228,8 @@ export class KernelRowCollector {
     }
 
     const d = end - start;
+    if (start < this.wallStart) this.wallStart = start;
+    if (end > this.wallEnd) this.wallEnd = end;
     this.moments.add(nameId, d);
     this.runs.add(agentId, start, end);
     if (agentId >= 0) {
@@ -287,6 +313,8 @@ export class KernelRowCollector {
     });
     const out: KernelBatch = {
       count: this.count,
+      wallStart: this.wallStart,
+      wallEnd: this.wallEnd,
       runCount: runs.count,
       runAgent: runs.keys,
       runStart: runs.starts,
@@ -307,6 +335,8 @@ export class KernelRowCollector {
     this.sentAgents = this.agents.texts.length;
     this.sentLaunches = this.launchValues.length;
     this.count = 0;
+    this.wallStart = Infinity;
+    this.wallEnd = -Infinity;
     this.rows = 0;
     this.badRows = 0;
     this.firstBadLine = 0;

@@ -54,7 +54,6 @@ function guessRowStart(fd: number, at: number, fileSize: number, buf: Buffer): n
   return fileSize;
 }
 
-const STOP = Symbol('part end');
 /** The read buffer of this thread, kept: a new one per part is garbage that V8 frees late. It grows for a longer row. */
 let readBuffer: Buffer | null = null;
 
@@ -73,18 +72,7 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
     if (!task.exactStart) start = guessRowStart(fd, task.start, task.fileSize, buf);
     const limit = task.end - start;
     if (limit <= 0) return { index: task.index, start, stop: start, lines: 0, batches, error, failure };
-    const scanner = createCsvScanner({
-      fileStart: false,
-      guess: collector.guess,
-      onRow: (row) => {
-        if (row.offset >= limit) {
-          stop = start + row.offset;
-          lines = row.line - 1;
-          throw STOP;
-        }
-        collector.add(row);
-      },
-    });
+    const scanner = createCsvScanner({ fileStart: false, guess: collector.guess, stopAt: limit, onRow: (row) => collector.add(row) });
     try {
       // the unfinished row at the end of each read moves to the buffer's start and the next read goes after it
       for (let pos = start, kept = 0; ; ) {
@@ -96,20 +84,24 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
         const n = readSync(fd, buf, kept, buf.length - kept, pos);
         if (n <= 0) {
           scanner.scanRows(buf.subarray(0, kept), true);
-          stop = task.fileSize;
+          stop = scanner.stoppedAt >= 0 ? start + scanner.stoppedAt : task.fileSize;
           lines = scanner.line - 1;
           break;
         }
         pos += n;
         const have = kept + n;
         const used = scanner.scanRows(buf.subarray(0, have), false);
+        if (scanner.stoppedAt >= 0) {
+          // the part ends where the next one starts
+          stop = start + scanner.stoppedAt;
+          lines = scanner.line - 1;
+          break;
+        }
         buf.copy(buf, 0, used, have);
         kept = have - used;
       }
     } catch (err) {
-      if (err === STOP) {
-        // the part ends where the next one starts
-      } else if (err instanceof CsvFormatError && err.offset >= limit) {
+      if (err instanceof CsvFormatError && err.offset >= limit) {
         stop = start + err.offset; // the bad row belongs to the next part
         lines = err.line - 1;
       } else if (err instanceof CsvFormatError) {

@@ -212,6 +212,8 @@ export async function readKernelTraceParallel(
   }
 
   let rows = 0;
+  /** Time this thread spent applying batches (shown with KERNEL_RUNNER_TRACE_DEBUG). */
+  let applyMs = 0;
   try {
     pump();
     let expected = file.dataStart;
@@ -225,12 +227,14 @@ export async function readKernelTraceParallel(
         pump();
         ({ result, source } = await again.promise);
       }
+      const applying = performance.now();
       for (const b of result.batches) {
         applyBatch(ctx, totals, source, b, problems, lineBase);
         rows += b.rows;
         problems.rowsRead = rows;
         giveBack(source, b);
       }
+      applyMs += performance.now() - applying;
       if (result.failure !== null) throw new Error(result.failure);
       if (result.error) throw new CsvFormatError(result.error.reason, lineBase + result.error.line - 1);
       expected = result.stop;
@@ -243,7 +247,7 @@ export async function readKernelTraceParallel(
     await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
     onRun?.(run);
     if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
-      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread\n`);
+      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there\n`);
     }
   }
   return rows;

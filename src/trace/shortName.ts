@@ -4,12 +4,22 @@
 // kept only at the top level and nested ones collapsed to `<…>`, capped at `max` characters:
 // `ck_tile::kentry<1, BatchedGemmKernel<…>>`.
 
-const OPEN = new Set(['<', '(', '[', '{']);
-const CLOSE = new Set(['>', ')', ']', '}']);
+/** +1 for an opening bracket (`<`, `(`, `[`, `{`), -1 for a closing one, else 0 (by char code: names are long). */
+function bracket(c: number): number {
+  if (c === 0x3c || c === 0x28 || c === 0x5b || c === 0x7b) return 1;
+  if (c === 0x3e || c === 0x29 || c === 0x5d || c === 0x7d) return -1;
+  return 0;
+}
 
 export function shortKernelName(full: string, max = 80): string {
   let name = full.trim().replace(/\s*\[clone [^\]]*\]$/, '').replace(/\.kd$/, '');
   if (name.startsWith('_Z')) return cap(demangleBase(name) ?? name, max);
+  if (!/[<([{]/.test(name)) {
+    // no brackets: everything is at the top level (most names; the scans below run once per kernel, cold)
+    const scopes = name.slice(name.lastIndexOf(' ') + 1).split('::');
+    const qualified = scopes.slice(-2).filter((x) => x.length > 0).join('::');
+    return cap(qualified || full, max);
+  }
   name = stripArguments(name);
   name = stripReturnType(name);
   const scopes = splitTopLevel(name, '::');
@@ -57,34 +67,39 @@ function stripReturnType(name: string): string {
   let depth = 0;
   let cut = -1;
   for (let i = 0; i < name.length; i++) {
-    const c = name[i] as string;
-    if (OPEN.has(c)) depth++;
-    else if (CLOSE.has(c)) depth = Math.max(0, depth - 1);
-    else if (c === ' ' && depth === 0) cut = i;
+    const c = name.charCodeAt(i);
+    const b = bracket(c);
+    if (b > 0) depth++;
+    else if (b < 0) depth = Math.max(0, depth - 1);
+    else if (c === 0x20 && depth === 0) cut = i;
   }
   return cut >= 0 ? name.slice(cut + 1) : name;
 }
 
 function topLevelIndex(s: string, ch: string): number {
+  const want = ch.charCodeAt(0);
   let depth = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i] as string;
-    if (c === ch && depth === 0) return i;
-    if (OPEN.has(c)) depth++;
-    else if (CLOSE.has(c)) depth = Math.max(0, depth - 1);
+    const c = s.charCodeAt(i);
+    if (c === want && depth === 0) return i;
+    const b = bracket(c);
+    if (b > 0) depth++;
+    else if (b < 0) depth = Math.max(0, depth - 1);
   }
   return -1;
 }
 
 function splitTopLevel(s: string, sep: string): string[] {
   const out: string[] = [];
+  const first = sep.charCodeAt(0);
   let depth = 0;
   let from = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i] as string;
-    if (OPEN.has(c)) depth++;
-    else if (CLOSE.has(c)) depth = Math.max(0, depth - 1);
-    else if (depth === 0 && s.startsWith(sep, i)) {
+    const c = s.charCodeAt(i);
+    const b = bracket(c);
+    if (b > 0) depth++;
+    else if (b < 0) depth = Math.max(0, depth - 1);
+    else if (depth === 0 && c === first && s.startsWith(sep, i)) {
       out.push(s.slice(from, i));
       from = i + sep.length;
       i += sep.length - 1;

@@ -179,3 +179,47 @@ test('small files are read on this thread: no worker is started by default', asy
   assert.equal(s.kernelTotals.calls, 100);
   assert.deepEqual(runs, []);
 });
+
+test('launch configurations per kernel: counted like a naive reference when fields change, are decimals, empty or missing', async () => {
+  const dir = tempDir('par-launch');
+  const next = seededRandom(77);
+  // [columns present, row values]: one layout with every launch column, one without Scratch/Accum (older files)
+  const layouts = [
+    ['"Kind","Agent_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"', 11],
+    ['"Kind","Agent_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","SGPR_Count","Workgroup_Size_X","Grid_Size_X"', 5],
+  ] as const;
+  for (const [header, width] of layouts) {
+    const expected = new Map<string, Map<string, number>>();
+    const lines: string[] = [header];
+    let t = 1_000_000;
+    for (let i = 0; i < 3000; i++) {
+      const k = Math.floor(next() * 3);
+      // mostly the kernel's usual config, sometimes another; a decimal, an empty field or a quoted number now and then
+      const base = next() < 0.8 ? [k * 100, 16, 32 + k, 0, 48, 256, 1, 1, 4096 * (k + 1), 1, 1] : [Math.floor(next() * 3) * 64, 0, 64, 4, 96, 128, 2, 1, 1024, 8, 1];
+      const fields = base.slice(0, width).map(String);
+      const r = next();
+      if (r < 0.03) fields[0] = `${fields[0]}.0`;
+      else if (r < 0.05) fields[1] = '';
+      else if (r < 0.07) fields[2] = `"${fields[2]}"`;
+      const key = fields.map((f) => (f === '' ? 'null' : String(Number(f.replaceAll('"', ''))))).join(',');
+      const name = `kernel_${k}`;
+      if (!expected.has(name)) expected.set(name, new Map());
+      const m = expected.get(name)!;
+      m.set(key, (m.get(key) ?? 0) + 1);
+      t += 1000;
+      lines.push(`"KERNEL_DISPATCH","Agent 4",${k + 1},"${name}",${t},${t + 500},${fields.join(',')}`);
+    }
+    const file = path.join(dir, `w${width}_kernel_trace.csv`);
+    writeFileSync(file, lines.join('\n') + '\n');
+    for (const parallel of [{ threads: 0 }, { threads: 2, minBytes: 0, partBytes: 7000 }]) {
+      const s = await summarizePath(file, { parallel });
+      for (const [name, configs] of expected) {
+        const k = s.kernels.find((x) => x.name === name);
+        assert.ok(k, name);
+        const calls = k.launches.map((l) => l.calls).sort((a, b) => b - a);
+        assert.deepEqual(calls, [...configs.values()].sort((a, b) => b - a), `${name}, ${width} launch columns, threads ${parallel.threads}`);
+        assert.equal(calls.reduce((a, b) => a + b, 0), k.calls);
+      }
+    }
+  }
+});

@@ -17,6 +17,9 @@ test('short names drop return types, arguments, clone suffixes and nested templa
       'ck_tile::kentry<1, BatchedGemmKernel<…>, BatchedGemmKernelArgs>'],
     ['void foo<(ck::Mode)1, 8>(int)', 'foo<1, 8>'],
     ['void (anonymous namespace)::scan<int>(int*)', '(anonymous namespace)::scan<int>'],
+    ['unsigned int ns::inner::plain_kernel', 'inner::plain_kernel'],
+    ['ns::inner::plain_kernel<int>', 'inner::plain_kernel<int>'],
+    ['::leading', 'leading'],
   ];
   for (const [full, short] of cases) assert.equal(shortKernelName(full), short, full);
 });

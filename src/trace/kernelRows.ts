@@ -137,6 +137,7 @@ export class KernelRowCollector {
   }
 
   add(row: CsvRow): void {
+    // the hot path is kept small (V8 optimises it better); what rows rarely need is in the methods below
     const c = this.columns;
     this.rows++;
     const values = row.values;
@@ -148,73 +149,12 @@ export class KernelRowCollector {
       if (this.firstBadLine === 0) this.firstBadLine = row.line;
       return;
     }
-    const buf = row.buf;
-    let nameId = this.guessedName;
-    if (!row.guessed) {
-      const escaped = row.escaped[c.name] as number;
-      nameId = this.names.idFor(buf, row.starts[c.name] as number, row.ends[c.name] as number, escaped);
-      const kernelId = this.guess ? (values[c.kernelId] as number) : NaN;
-      // a guess's bytes hold no quote (not escaped) and no line feed: the scanner relies on that
-      if (kernelId === kernelId && escaped === 0 && this.names.lastRaw.indexOf(LF) < 0) {
-        const known = { id: nameId, raw: this.names.lastRaw };
-        if (kernelId >= 0 && kernelId < SMALL_KERNEL_IDS && (kernelId | 0) === kernelId) {
-          while (this.nameOfSmallKernelId.length < kernelId) this.nameOfSmallKernelId.push(undefined);
-          this.nameOfSmallKernelId[kernelId] = known;
-        } else {
-          this.nameOfKernelId.set(kernelId, known);
-        }
-      }
-    }
-    let agentId = -1;
-    if (c.agent >= 0 && c.agent < fields) {
-      const s = row.starts[c.agent] as number;
-      const e = row.ends[c.agent] as number;
-      if (!this.sameAgentBytes(buf, s, e)) {
-        this.lastAgentId = this.agents.idFor(buf, s, e, row.escaped[c.agent] as number);
-        this.lastAgent = Uint8Array.prototype.slice.call(buf, s, e);
-      }
-      agentId = this.lastAgentId;
-      if (this.agentStamp[nameId] !== this.batchNo || this.lastAgentOfName[nameId] !== agentId) {
-        this.agentStamp[nameId] = this.batchNo;
-        this.lastAgentOfName[nameId] = agentId;
-        const pair = nameId * 4294967296 + agentId;
-        if (!this.kernelAgentSeen.has(pair)) {
-          this.kernelAgentSeen.add(pair);
-          this.kernelAgents.push(nameId, agentId);
-        }
-      }
-    }
-    const v = this.scratch;
-    const launch = c.launch;
+    const nameId = row.guessed ? this.guessedName : this.nameOf(row);
+    const agentId = c.agent >= 0 && c.agent < fields ? this.agentOf(row, nameId) : -1;
     const last = this.lastLaunchOfName[nameId];
     const lastValues = last === undefined ? undefined : this.launchView[last];
-    let same = false;
-    if (lastValues !== undefined && fields > this.lastLaunchColumn) {
-      // the common case: every launch field an integer equal to the kernel's previous dispatch
-      same = true;
-      const cols = this.launchColumns;
-      for (let i = 0; i < LAUNCH_WIDTH; i++) {
-        if (values[cols[i] as number] !== lastValues[i]) {
-          same = false;
-          break;
-        }
-      }
-    }
-    if (!same) {
-      same = lastValues !== undefined;
-      for (let i = 0; i < LAUNCH_WIDTH; i++) {
-        const col = launch[i] as number;
-        let x = col >= 0 && col < fields ? (values[col] as number) : NaN;
-        // not a plain integer: decimal, quoted or empty, parsed from its text
-        if (x !== x && col >= 0) x = fieldNumber(row, col);
-        v[i] = x;
-        if (same) {
-          const y = (lastValues as Float64Array)[i] as number;
-          if (x !== y && !(x !== x && y !== y)) same = false;
-        }
-      }
-    }
-    if (same) {
+    // the common case: every launch field an integer equal to the kernel's previous dispatch
+    if (lastValues !== undefined && fields > this.lastLaunchColumn && sameIntegers(values, this.launchColumns, lastValues)) {
       if (this.pairStamp[nameId] === this.batchNo) {
         const at = this.lastPairOfName[nameId] as number;
         this.launches[at + 2] = (this.launches[at + 2] as number) + 1;
@@ -222,11 +162,8 @@ export class KernelRowCollector {
         this.countLaunch(nameId, last as number);
       }
     } else {
-      const id = this.launchIdFor(v);
-      this.lastLaunchOfName[nameId] = id;
-      this.countLaunch(nameId, id);
+      this.launchOf(row, nameId, lastValues);
     }
-
     const d = end - start;
     if (start < this.wallStart) this.wallStart = start;
     if (end > this.wallEnd) this.wallEnd = end;
@@ -243,6 +180,75 @@ export class KernelRowCollector {
       this.agentNs[agentId] = (this.agentNs[agentId] as number) + d;
     }
     if (++this.count === BATCH_ROWS) this.flush();
+  }
+
+  /** The name id of a row whose name was not guessed; it becomes the guess for the row's Kernel_Id. */
+  private nameOf(row: CsvRow): number {
+    const c = this.columns;
+    const escaped = row.escaped[c.name] as number;
+    const nameId = this.names.idFor(row.buf, row.starts[c.name] as number, row.ends[c.name] as number, escaped);
+    const kernelId = this.guess ? (row.values[c.kernelId] as number) : NaN;
+    // a guess's bytes hold no quote (not escaped) and no line feed: the scanner relies on that
+    if (kernelId === kernelId && escaped === 0 && this.names.lastRaw.indexOf(LF) < 0) {
+      const known = { id: nameId, raw: this.names.lastRaw };
+      if (kernelId >= 0 && kernelId < SMALL_KERNEL_IDS && (kernelId | 0) === kernelId) {
+        while (this.nameOfSmallKernelId.length < kernelId) this.nameOfSmallKernelId.push(undefined);
+        this.nameOfSmallKernelId[kernelId] = known;
+      } else {
+        this.nameOfKernelId.set(kernelId, known);
+      }
+    }
+    return nameId;
+  }
+
+  /** The agent id of a row (the previous row's when the bytes are the same), noting the kernel-agent pair. */
+  private agentOf(row: CsvRow, nameId: number): number {
+    const col = this.columns.agent;
+    const buf = row.buf;
+    const s = row.starts[col] as number;
+    const e = row.ends[col] as number;
+    if (!this.sameAgentBytes(buf, s, e)) {
+      this.lastAgentId = this.agents.idFor(buf, s, e, row.escaped[col] as number);
+      this.lastAgent = Uint8Array.prototype.slice.call(buf, s, e);
+    }
+    const agentId = this.lastAgentId;
+    if (this.agentStamp[nameId] !== this.batchNo || this.lastAgentOfName[nameId] !== agentId) {
+      this.agentStamp[nameId] = this.batchNo;
+      this.lastAgentOfName[nameId] = agentId;
+      const pair = nameId * 4294967296 + agentId;
+      if (!this.kernelAgentSeen.has(pair)) {
+        this.kernelAgentSeen.add(pair);
+        this.kernelAgents.push(nameId, agentId);
+      }
+    }
+    return agentId;
+  }
+
+  /** Counts the launch of a row whose launch fields are not the integers of the kernel's previous dispatch. */
+  private launchOf(row: CsvRow, nameId: number, lastValues: Float64Array | undefined): void {
+    const v = this.scratch;
+    const launch = this.columns.launch;
+    const values = row.values;
+    const fields = row.fieldCount;
+    let same = lastValues !== undefined;
+    for (let i = 0; i < LAUNCH_WIDTH; i++) {
+      const col = launch[i] as number;
+      let x = col >= 0 && col < fields ? (values[col] as number) : NaN;
+      // not a plain integer: decimal, quoted or empty, parsed from its text
+      if (x !== x && col >= 0) x = fieldNumber(row, col);
+      v[i] = x;
+      if (same) {
+        const y = (lastValues as Float64Array)[i] as number;
+        if (x !== y && !(x !== x && y !== y)) same = false;
+      }
+    }
+    if (same) {
+      this.countLaunch(nameId, this.lastLaunchOfName[nameId] as number);
+    } else {
+      const id = this.launchIdFor(v);
+      this.lastLaunchOfName[nameId] = id;
+      this.countLaunch(nameId, id);
+    }
   }
 
   private countLaunch(nameId: number, launchId: number): void {
@@ -354,6 +360,12 @@ export class KernelRowCollector {
     if (arrays.runAgent.length !== BATCH_ROWS || this.pool.length >= 16) return;
     this.pool.push(new BusyRuns(arrays.runAgent, arrays.runStart, arrays.runEnd));
   }
+}
+
+/** values[cols[i]] === last[i] for every i (false for a NaN). */
+function sameIntegers(values: Float64Array, cols: Int32Array, last: Float64Array): boolean {
+  for (let i = 0; i < cols.length; i++) if (values[cols[i] as number] !== last[i]) return false;
+  return true;
 }
 
 export interface RunArrays {

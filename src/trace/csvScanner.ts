@@ -75,7 +75,8 @@ export interface CsvScanner {
   feed(chunk: Uint8Array): void;
   /** Processes a last row without a line end; throws on an unterminated quote. */
   end(): void;
-  reset(): void;
+  /** Starts over (line 1, offset 0), with a new `stopAt` when given (else none). */
+  reset(stopAt?: number): void;
   /** 1-based line number where the next row starts. */
   readonly line: number;
   /** Offset of the row at `stopAt` where the scan stopped (nothing more is scanned), else -1. */
@@ -112,7 +113,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   };
   let guessField = options.guess?.field ?? -1;
   let guessBytes = options.guess ? options.guess.bytes.bind(options.guess) : null;
-  const stopAt = options.stopAt ?? Infinity;
+  let stopAt = options.stopAt ?? Infinity;
   let stoppedAt = -1;
   let pending: Buffer | null = null;
   let line = 1;
@@ -120,7 +121,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   /** Stream offset of the buffer being scanned. */
   let base = 0;
 
-  function reset(): void {
+  function reset(newStopAt = Infinity): void {
+    stopAt = newStopAt;
     stoppedAt = -1;
     pending = null;
     line = 1;
@@ -144,8 +146,10 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     let nextLf = -1;
     rows: while (p < len) {
       const rowStart = p;
-      if (base + p >= stopAt) {
-        stoppedAt = base + p;
+      // (the sum is taken on every row: code optimised before the first stop then has what it needs for it)
+      const at = base + p;
+      if (at >= stopAt) {
+        stoppedAt = at;
         return len;
       }
       let rowLines = 0;
@@ -153,7 +157,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       let guessed = false;
       for (;;) {
         if (f === maxFields) throw new CsvFormatError(`more than ${maxFields} fields in a row`, line, base + rowStart);
-        if (b[p] === QUOTE) {
+        // p is len after a comma that ends the input; no read past the end (optimised code assumes none)
+        if (p < len && b[p] === QUOTE) {
           let q = p + 1;
           let esc = 0;
           let close = -1;
@@ -217,7 +222,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           // digits first (the common case: timestamps, ids, sizes), then anything else up to the delimiter
           let k = p;
           let v = 0;
-          const neg = b[k] === 0x2d;
+          const neg = k < len && b[k] === 0x2d;
           if (neg) k++;
           const digitsStart = k;
           let c = 0;

@@ -7,7 +7,7 @@
 // against the previous part's `stop` and has the part scanned again from there when they differ, so the
 // result is exact whatever the guess.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { CsvFormatError, createCsvScanner } from './csvScanner';
+import { CsvFormatError, createCsvScanner, type CsvScanner } from './csvScanner';
 import type { KernelBatch, KernelColumns, KernelRowCollector } from './kernelRows';
 
 export interface PartTask {
@@ -57,6 +57,20 @@ function guessRowStart(fd: number, at: number, fileSize: number, buf: Buffer): n
 /** The read buffer of this thread, kept: a new one per part is garbage that V8 frees late. It grows for a longer row. */
 let readBuffer: Buffer | null = null;
 
+/**
+ * One scanner per collector, reset for each part: V8 optimises the first scanner's closures for their own context,
+ * so a new scanner per part ran its second part unoptimised again (as slow as the first).
+ */
+const scanners = new WeakMap<KernelRowCollector, CsvScanner>();
+function scannerFor(collector: KernelRowCollector): CsvScanner {
+  let scanner = scanners.get(collector);
+  if (!scanner) {
+    scanner = createCsvScanner({ fileStart: false, guess: collector.guess, onRow: (row) => collector.add(row) });
+    scanners.set(collector, scanner);
+  }
+  return scanner;
+}
+
 export function scanPart(task: PartTask, collector: KernelRowCollector): PartResult {
   const batches: KernelBatch[] = [];
   collector.onBatch = (b) => batches.push(b);
@@ -72,7 +86,8 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
     if (!task.exactStart) start = guessRowStart(fd, task.start, task.fileSize, buf);
     const limit = task.end - start;
     if (limit <= 0) return { index: task.index, start, stop: start, lines: 0, batches, error, failure };
-    const scanner = createCsvScanner({ fileStart: false, guess: collector.guess, stopAt: limit, onRow: (row) => collector.add(row) });
+    const scanner = scannerFor(collector);
+    scanner.reset(limit);
     try {
       // the unfinished row at the end of each read moves to the buffer's start and the next read goes after it
       for (let pos = start, kept = 0; ; ) {

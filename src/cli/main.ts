@@ -7,6 +7,7 @@ export async function main(argv: string[]): Promise<number> {
     .description('Run and profile GPU kernels: runner service, submissions, trace summaries, log filtering.')
     .exitOverride()
     .showHelpAfterError();
+  exitQuietlyWhenOutputCloses(argv[2]);
   try {
     // Only the command being run is loaded (commands/index.ts): a start-up cost of one command, not of all.
     for (const command of await loadCommands(argv.slice(2))) command.register(program);
@@ -21,6 +22,18 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kernel-runner: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/**
+ * The reader of our output went away (`kernel-runner summarize big.csv | head`): stop there, quietly and with the
+ * status so far, as a Unix tool does, not with a stack trace. `serve` keeps serving and `filter` ends its own way.
+ */
+function exitQuietlyWhenOutputCloses(command: string | undefined): void {
+  if (command === 'serve' || command === 'filter') return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+  });
 }
 
 const isEntry = typeof process.argv[1] === 'string' && /(?:^|[\\/])(cli\.cjs|main\.ts|kernel-runner)$/.test(process.argv[1]);

@@ -139,3 +139,14 @@ test('a zip that would unpack far past its size: exit 2 with one line saying why
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^kernel-runner: .*profile\.zip: refused: entry 9_kernel_trace\.csv would unpack \d+ bytes to 16777216 \(\d+:1, over the 200:1 that rocprof output reaches\): not a profile, possibly a zip bomb\n$/);
 });
+
+test('a reader that goes away (| head) ends summarize quietly: status 0, no stack trace', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [cli, 'summarize', DB, '--json'], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy(); // the read end closes before the first line is written
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, '', 'nothing on stderr');
+});

@@ -16,6 +16,8 @@ export class BatchSource {
   readonly agents: string[] = [];
   readonly launches: Float64Array[] = [];
   readonly kernelOf: Array<KernelAgg | undefined> = [];
+  /** Index in the file's DispatchLog names of each name id. */
+  readonly logNameOf: Array<number | undefined> = [];
   readonly agentOf: Array<AgentState | null | undefined> = [];
 
   /** Takes the batch's new ids; call for every batch of the collector, in the order it made them. */
@@ -26,9 +28,29 @@ export class BatchSource {
   }
 }
 
-/** The durations of one kernel_trace file per kernel, until the file is read. */
+/** Every dispatch of a kernel trace as the rocTX range pass needs it: correlation id, kernel name, duration. */
+export class DispatchLog {
+  /** The batches' own arrays (names turned into indexes of `names`), in file order. */
+  readonly chunks: Array<{ corr: Float64Array; name: Int32Array; duration: Float64Array }> = [];
+  readonly names: string[] = [];
+  private readonly nameIndex = new Map<string, number>();
+
+  indexOf(name: string): number {
+    let i = this.nameIndex.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(name);
+      this.nameIndex.set(name, i);
+    }
+    return i;
+  }
+}
+
+/** The durations of one kernel_trace file per kernel, until the file is read (and its dispatches, when logged). */
 export class KernelTraceTotals {
   private readonly moments = new Map<KernelAgg, ExactMoments>();
+
+  constructor(readonly log: DispatchLog | null = null) {}
 
   of(k: KernelAgg): ExactMoments {
     let m = this.moments.get(k);
@@ -72,6 +94,17 @@ export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, sourc
   };
   const m = b.moments;
   for (let o = 0; o < m.length; o += MOMENT_WIDTH) totals.of(kernel(m[o] as number)).addEntry(m, o);
+  const log = totals.log;
+  const kept = b.dispatches;
+  if (log && kept) {
+    const { logNameOf } = source;
+    const name = kept.name;
+    for (let i = 0; i < b.count; i++) {
+      const n = name[i] as number;
+      name[i] = logNameOf[n] ?? (logNameOf[n] = log.indexOf(kernel(n).name));
+    }
+    log.chunks.push(kept);
+  }
   const long = b.longDurations;
   for (let i = 0; i < long.length; i += 2) totals.of(kernel(long[i] as number)).addLongSquare(long[i + 1] as number);
   const at = b.agentTotals;

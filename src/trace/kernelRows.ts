@@ -8,6 +8,7 @@
 import { fieldNumber, type CsvRow, type FieldGuess } from './csvScanner';
 import { BusyRuns } from './busy';
 import { BatchMoments, MAX_BATCH_DISPATCHES } from './exactMoments';
+import { KernelNameGuess } from './kernelNameGuess';
 import { BytesInterner, LAUNCH_WIDTH } from './tables';
 
 /** Column indexes of the fields a dispatch needs (-1: not in the file). */
@@ -18,6 +19,10 @@ export interface KernelColumns {
   agent: number;
   /** Kernel_Id: the scanner's guess of the name (a kernel id names one kernel in a run) when it comes before it. */
   kernelId: number;
+  /** Correlation_Id (-1: none). */
+  corr: number;
+  /** Keep each dispatch's correlation id, name and duration in the batches (for the rocTX range pass). */
+  keepDispatches: boolean;
   /** In LAUNCH_FIELDS order. */
   launch: number[];
 }
@@ -39,6 +44,8 @@ export interface KernelBatch {
   longDurations: Float64Array;
   /** (agent id, dispatches, GPU ns) per agent of the batch. */
   agentTotals: Float64Array;
+  /** With KernelColumns.keepDispatches: per dispatch its correlation id (NaN: none), name id, duration (`count` long). */
+  dispatches: { corr: Float64Array; name: Int32Array; duration: Float64Array } | null;
   /** (name id, launch id, calls) per launch configuration of a kernel, in order of first appearance. */
   launches: Int32Array;
   /** (name id, agent id) for each pair seen in the batch. */
@@ -56,9 +63,6 @@ export interface KernelBatch {
 }
 
 const BATCH_ROWS = MAX_BATCH_DISPATCHES;
-const LF = 0x0a;
-/** Kernel ids below this are looked up by index (rocprofv3 numbers kernels from 1). */
-const SMALL_KERNEL_IDS = 1 << 16;
 
 /** Batches are handed over when full and on `flush`; ids stay valid across the batches of one collector. */
 export class KernelRowCollector {
@@ -86,11 +90,7 @@ export class KernelRowCollector {
   /** Raw bytes of the previous agent field (a file mostly has one or a few agents, in runs). */
   private lastAgent = new Uint8Array(0);
   private lastAgentId = -1;
-  /** Name id and raw bytes last seen with each Kernel_Id value: small ids by index, others in the map. */
-  private readonly nameOfSmallKernelId: Array<{ id: number; raw: Buffer } | undefined> = [];
-  private readonly nameOfKernelId = new Map<number, { id: number; raw: Buffer }>();
-  /** The name id the scanner's guess stood for (valid for a row whose `guessed` is set). */
-  private guessedName = -1;
+  private readonly nameGuess: KernelNameGuess;
   /** The launch columns, and the last of them (Infinity when one is missing: no fast comparison). */
   private readonly launchColumns: Int32Array;
   private readonly lastLaunchColumn: number;
@@ -107,6 +107,7 @@ export class KernelRowCollector {
   private batchAgents: number[] = [];
   private wallStart = Infinity;
   private wallEnd = -Infinity;
+  private dispatches: KernelBatch['dispatches'] = null;
   private count = 0;
   private rows = 0;
   private badRows = 0;
@@ -121,19 +122,8 @@ export class KernelRowCollector {
   ) {
     this.launchColumns = Int32Array.from(columns.launch);
     this.lastLaunchColumn = columns.launch.some((col) => col < 0) ? Infinity : Math.max(...columns.launch);
-    const by = columns.kernelId;
-    if (by >= 0 && by < columns.name) {
-      this.guess = {
-        field: columns.name,
-        bytes: (values) => {
-          const k = values[by] as number;
-          const known = k >= 0 && k < SMALL_KERNEL_IDS && (k | 0) === k ? this.nameOfSmallKernelId[k] : this.nameOfKernelId.get(k);
-          if (known === undefined) return undefined;
-          this.guessedName = known.id;
-          return known.raw;
-        },
-      };
-    }
+    this.nameGuess = new KernelNameGuess(columns.kernelId, columns.name, this.names);
+    this.guess = this.nameGuess.guess;
   }
 
   add(row: CsvRow): void {
@@ -149,7 +139,7 @@ export class KernelRowCollector {
       if (this.firstBadLine === 0) this.firstBadLine = row.line;
       return;
     }
-    const nameId = row.guessed ? this.guessedName : this.nameOf(row);
+    const nameId = this.nameGuess.nameId(row);
     const agentId = c.agent >= 0 && c.agent < fields ? this.agentOf(row, nameId) : -1;
     const last = this.lastLaunchOfName[nameId];
     const lastValues = last === undefined ? undefined : this.launchView[last];
@@ -165,6 +155,7 @@ export class KernelRowCollector {
       this.launchOf(row, nameId, lastValues);
     }
     const d = end - start;
+    if (c.keepDispatches) this.keepDispatch(row, nameId, d);
     if (start < this.wallStart) this.wallStart = start;
     if (end > this.wallEnd) this.wallEnd = end;
     this.moments.add(nameId, d);
@@ -182,23 +173,13 @@ export class KernelRowCollector {
     if (++this.count === BATCH_ROWS) this.flush();
   }
 
-  /** The name id of a row whose name was not guessed; it becomes the guess for the row's Kernel_Id. */
-  private nameOf(row: CsvRow): number {
-    const c = this.columns;
-    const escaped = row.escaped[c.name] as number;
-    const nameId = this.names.idFor(row.buf, row.starts[c.name] as number, row.ends[c.name] as number, escaped);
-    const kernelId = this.guess ? (row.values[c.kernelId] as number) : NaN;
-    // a guess's bytes hold no quote (not escaped) and no line feed: the scanner relies on that
-    if (kernelId === kernelId && escaped === 0 && this.names.lastRaw.indexOf(LF) < 0) {
-      const known = { id: nameId, raw: this.names.lastRaw };
-      if (kernelId >= 0 && kernelId < SMALL_KERNEL_IDS && (kernelId | 0) === kernelId) {
-        while (this.nameOfSmallKernelId.length < kernelId) this.nameOfSmallKernelId.push(undefined);
-        this.nameOfSmallKernelId[kernelId] = known;
-      } else {
-        this.nameOfKernelId.set(kernelId, known);
-      }
-    }
-    return nameId;
+  private keepDispatch(row: CsvRow, nameId: number, duration: number): void {
+    const col = this.columns.corr;
+    const at = this.count;
+    const kept = (this.dispatches ??= { corr: new Float64Array(BATCH_ROWS), name: new Int32Array(BATCH_ROWS), duration: new Float64Array(BATCH_ROWS) });
+    kept.corr[at] = col >= 0 && col < row.fieldCount ? (row.values[col] as number) : NaN;
+    kept.name[at] = nameId;
+    kept.duration[at] = duration;
   }
 
   /** The agent id of a row (the previous row's when the bytes are the same), noting the kernel-agent pair. */
@@ -328,6 +309,8 @@ export class KernelRowCollector {
       moments,
       longDurations: long,
       agentTotals,
+      // copies of what the batch holds: the arrays stay for the next batch (no garbage per batch)
+      dispatches: this.dispatches && { corr: this.dispatches.corr.slice(0, this.count), name: this.dispatches.name.slice(0, this.count), duration: this.dispatches.duration.slice(0, this.count) },
       launches: Int32Array.from(this.launches),
       kernelAgents: Int32Array.from(this.kernelAgents),
       rows: this.rows,
@@ -385,5 +368,6 @@ export function runArrays(b: KernelBatch): RunArrays {
 
 /** The buffers of a batch, to transfer it to another thread. */
 export function batchBuffers(b: KernelBatch): ArrayBuffer[] {
-  return [b.runAgent, b.runStart, b.runEnd, b.moments, b.longDurations, b.agentTotals, b.launches, b.kernelAgents, b.newLaunches].map((a) => a.buffer as ArrayBuffer);
+  const kept = b.dispatches ? [b.dispatches.corr, b.dispatches.name, b.dispatches.duration] : [];
+  return [b.runAgent, b.runStart, b.runEnd, b.moments, b.longDurations, b.agentTotals, b.launches, b.kernelAgents, b.newLaunches, ...kept].map((a) => a.buffer as ArrayBuffer);
 }

@@ -167,6 +167,8 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
   const of = (kind: Planned['what']['kind']): Planned[] => s.files.filter((p) => p.what.kind === kind);
   const csvOf = (kind: Planned['what']['kind']): Array<{ file: FileSource; columns: Columns }> =>
     s.files.flatMap((p) => (p.what.kind === kind && 'columns' in p.what ? [{ file: p.file, columns: p.what.columns }] : []));
+  // a run with rocTX ranges: its kernel traces keep each dispatch for the range pass, not read a second time
+  if (csvOf('api_trace').some((p) => /marker_api_trace\.csv$/.test(p.file.path))) ctx.dispatchLogs = new Map();
 
   // 1. a rocpd database stands for the whole run
   let fromDb: string | null = null;
@@ -300,7 +302,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
   // kernels per rocTX range: a second, light pass over the run's API and kernel traces, only when it has markers
   if (tables.markers.size > 0 && have.kernel) {
     try {
-      await attributeCsvRanges({ api: csvOf('api_trace').map((p) => p.file), kernels: csvOf('kernel_trace').map((p) => p.file) }, tables);
+      await attributeCsvRanges({ api: csvOf('api_trace').map((p) => p.file), kernels: csvOf('kernel_trace').map((p) => p.file) }, tables, ctx.dispatchLogs);
     } catch (err) {
       for (const m of tables.markers.values()) {
         m.kernels.clear();

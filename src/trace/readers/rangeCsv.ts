@@ -6,7 +6,9 @@ import { streamCsv } from '../csvFile';
 import type { FileSource } from '../sources';
 import { RangeAttributor, RangeIndex } from '../ranges';
 import { BytesInterner, isMarkerDomain, type RunTables } from '../tables';
-import { fieldText } from '../csvScanner';
+import { fieldText, type CsvRow } from '../csvScanner';
+import type { DispatchLog } from '../kernelBatches';
+import { KernelNameGuess } from '../kernelNameGuess';
 
 export interface RangeCsvFiles {
   /** API traces of the run: marker rows give the ranges, the other rows the launch calls. */
@@ -14,8 +16,12 @@ export interface RangeCsvFiles {
   kernels: FileSource[];
 }
 
-/** Fills `tables.markers[*].kernels`; returns false when the run has no ranges or no dispatches (nothing done). */
-export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables): Promise<boolean> {
+/**
+ * Fills `tables.markers[*].kernels`; returns false when the run has no ranges or no dispatches (nothing done).
+ * Kernel traces whose dispatches were logged while they were read (`logs`) are not read again, unless the run has
+ * no launch calls (then a dispatch needs its thread and start time, which the log does not keep).
+ */
+export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables, logs?: ReadonlyMap<FileSource, DispatchLog>): Promise<boolean> {
   if (files.kernels.length === 0) return false;
   const index = new RangeIndex();
   const launches = new LaunchBuffer();
@@ -24,7 +30,11 @@ export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables
   const attributor = new RangeAttributor(index, tables);
   launches.replay((corr, tid, start) => attributor.addLaunch(corr, tid, start));
   launches.clear();
-  for (const f of files.kernels) await readDispatches(f, attributor);
+  for (const f of files.kernels) {
+    const log = attributor.by === 'correlation' ? logs?.get(f) : undefined;
+    if (log) replayDispatches(log, attributor);
+    else await readDispatches(f, attributor);
+  }
   attributor.done();
   return true;
 }
@@ -86,6 +96,13 @@ async function readApiRows(source: FileSource, tables: RunTables, index: RangeIn
   });
 }
 
+function replayDispatches(log: DispatchLog, attributor: RangeAttributor): void {
+  const { names } = log;
+  for (const { corr, name, duration } of log.chunks) {
+    for (let i = 0; i < name.length; i++) attributor.addDispatch(names[name[i] as number] as string, corr[i] as number, NaN, 0, duration[i] as number);
+  }
+}
+
 async function readDispatches(source: FileSource, attributor: RangeAttributor): Promise<void> {
   const names = new BytesInterner();
   await streamCsv(source, (c) => {
@@ -94,14 +111,16 @@ async function readDispatches(source: FileSource, attributor: RangeAttributor): 
     const cTid = c.find('Thread_Id');
     const cStart = c.find('Start_Timestamp', 'BeginNs');
     const cEnd = c.find('End_Timestamp', 'EndNs');
-    return (row) => {
+    const nameGuess = new KernelNameGuess(c.find('Kernel_Id'), cName, names);
+    const onRow = (row: CsvRow): void => {
       const start = row.values[cStart] as number;
       const end = row.values[cEnd] as number;
       if (cName < 0 || cName >= row.fieldCount || !(end >= start)) return;
-      const id = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      const id = nameGuess.nameId(row);
       const corr = cCorr >= 0 ? (row.values[cCorr] as number) : NaN;
       const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
       attributor.addDispatch(names.texts[id] as string, corr, tid, start, end);
     };
+    return Object.assign(onRow, { guess: nameGuess.guess });
   });
 }

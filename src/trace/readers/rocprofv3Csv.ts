@@ -4,7 +4,7 @@ import type { AgentInfo, AgentState, TraceAccumulator } from '../accumulator';
 import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
 import { addDuration } from '../durationStats';
-import { BatchSource, KernelTraceTotals, applyBatch } from '../kernelBatches';
+import { BatchSource, DispatchLog, KernelTraceTotals, applyBatch } from '../kernelBatches';
 import { KernelRowCollector, runArrays, type KernelColumns } from '../kernelRows';
 import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import type { FileSource } from '../sources';
@@ -49,6 +49,8 @@ export interface CsvReadContext {
   agents: SetAgents;
   /** Worker threads for large kernel traces. */
   parallel?: ParallelOptions;
+  /** When set, each kernel trace's dispatches are kept here for the rocTX range pass (rangeCsv.ts). */
+  dispatchLogs?: Map<FileSource, DispatchLog>;
   onParallelRun?: (run: ParallelRun) => void;
 }
 
@@ -89,8 +91,10 @@ export function noteBadRow(problems: RowProblems, row: CsvRow): void {
 }
 
 /** The kernel trace's columns, by header name. */
-export function kernelColumns(c: Columns): KernelColumns {
+export function kernelColumns(c: Columns, keepDispatches = false): KernelColumns {
   return {
+    corr: c.find('Correlation_Id'),
+    keepDispatches,
     name: c.find('Kernel_Name', 'KernelName'),
     start: c.find('Start_Timestamp', 'BeginNs'),
     end: c.find('End_Timestamp', 'EndNs'),
@@ -112,20 +116,22 @@ export function kernelColumns(c: Columns): KernelColumns {
  */
 export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
   const parallel = ctx.parallel ?? {};
-  const totals = new KernelTraceTotals();
+  const log = ctx.dispatchLogs ? new DispatchLog() : null;
+  const totals = new KernelTraceTotals(log);
+  const keep = log !== null;
   try {
     if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
       const head = await readCsvHead(source.diskPath, source.size);
       if (head) {
         const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };
-        return await readKernelTraceParallel(file, kernelColumns(new Columns(head.names)), ctx, totals, problems, parallel, ctx.onParallelRun);
+        return await readKernelTraceParallel(file, kernelColumns(new Columns(head.names), keep), ctx, totals, problems, parallel, ctx.onParallelRun);
       }
     }
     const ids = new BatchSource();
     let collector: KernelRowCollector | null = null;
     try {
       return await streamCsv(source, (c) => {
-        const rows = new KernelRowCollector(kernelColumns(c), (b) => {
+        const rows = new KernelRowCollector(kernelColumns(c, keep), (b) => {
           ids.learn(b);
           applyBatch(ctx, totals, ids, b, problems);
           rows.recycle(runArrays(b));
@@ -139,6 +145,7 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
     }
   } finally {
     totals.finish();
+    if (log) ctx.dispatchLogs?.set(source, log);
   }
 }
 

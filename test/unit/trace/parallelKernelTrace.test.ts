@@ -223,3 +223,41 @@ test('launch configurations per kernel: counted like a naive reference when fiel
     }
   }
 });
+
+test('kernels per rocTX range from the dispatches kept while reading (workers or not), as a naive join gives them', async () => {
+  const { writeRun, RANGES, A, B, C } = await import('./rangeRuns');
+  const dir = tempDir('par-ranges');
+  const next = seededRandom(31);
+  const launches = Array.from({ length: 4000 }, (_, i) => {
+    const tid = [100, 200, 300][Math.floor(next() * 3)] as number;
+    let at = 900 + Math.floor(next() * 3700);
+    if (at === 2500) at = 2501; // not on the instant mark
+    const gpu0 = 10_000 + i * 20;
+    return { corr: 1000 + i, tid, at, kernel: [A, B, C][Math.floor(next() * 3)] as string, gpu: [gpu0, gpu0 + 5 + Math.floor(next() * 15)] as [number, number] };
+  });
+  writeRun(dir, { launches });
+  // the innermost range open on the launching thread when the launch was made (the later-started one)
+  const expected = new Map<string, Map<string, { calls: number; totalNs: number }>>();
+  for (const l of launches) {
+    const open = RANGES.filter(([, tid, s, e]) => tid === l.tid && s <= l.at && l.at <= e && e > s).sort((x, y) => y[2] - x[2]);
+    const range = open[0]?.[0];
+    if (!range) continue;
+    if (!expected.has(range)) expected.set(range, new Map());
+    const k = expected.get(range)!.get(l.kernel) ?? { calls: 0, totalNs: 0 };
+    k.calls++;
+    k.totalNs += l.gpu[1] - l.gpu[0];
+    expected.get(range)!.set(l.kernel, k);
+  }
+  const one = await summarizePath(dir, { parallel: { threads: 0 } });
+  const runs: ParallelRun[] = [];
+  const many = await summarizePath(dir, { parallel: { threads: 2, minBytes: 0, partBytes: 20_000 }, onParallelRun: (r) => runs.push(r) });
+  assert.ok((runs[0]?.parts ?? 0) > 5 && runs[0]?.workers === 2, 'the kernel trace was read by workers');
+  assert.deepEqual(many, one);
+  for (const [range, kernels] of expected) {
+    const m = one.markers.find((x) => x.name === range);
+    assert.ok(m, range);
+    assert.equal(m.kernelAttribution, 'correlation');
+    const got = new Map(m.kernels.map((k) => [k.name, { calls: k.calls, totalNs: k.totalNs }]));
+    assert.deepEqual(got, kernels, range);
+  }
+});

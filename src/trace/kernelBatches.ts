@@ -8,7 +8,7 @@ import { mergeStats } from './durationStats';
 import { ExactMoments, MOMENT_WIDTH } from './exactMoments';
 import type { KernelBatch } from './kernelRows';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
-import { LAUNCH_WIDTH, addLaunch, type KernelAgg } from './tables';
+import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg } from './tables';
 
 /** What the ids of one collector stand for, and their resolved objects. */
 export class BatchSource {
@@ -32,18 +32,8 @@ export class BatchSource {
 export class DispatchLog {
   /** The batches' own arrays (names turned into indexes of `names`), in file order. */
   readonly chunks: Array<{ corr: Float64Array; name: Int32Array; duration: Float64Array }> = [];
-  readonly names: string[] = [];
-  private readonly nameIndex = new Map<string, number>();
-
-  indexOf(name: string): number {
-    let i = this.nameIndex.get(name);
-    if (i === undefined) {
-      i = this.names.length;
-      this.names.push(name);
-      this.nameIndex.set(name, i);
-    }
-    return i;
-  }
+  /** The kernel names the chunks' name indexes stand for (`texts`). */
+  readonly names = new BytesInterner();
 }
 
 /** The durations of one kernel_trace file per kernel, until the file is read (and its dispatches, when logged). */
@@ -101,7 +91,7 @@ export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, sourc
     const name = kept.name;
     for (let i = 0; i < b.count; i++) {
       const n = name[i] as number;
-      name[i] = logNameOf[n] ?? (logNameOf[n] = log.indexOf(kernel(n).name));
+      name[i] = logNameOf[n] ?? (logNameOf[n] = log.names.idForText(kernel(n).name));
     }
     log.chunks.push(kept);
   }

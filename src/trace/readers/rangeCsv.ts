@@ -97,7 +97,7 @@ async function readApiRows(source: FileSource, tables: RunTables, index: RangeIn
 }
 
 function replayDispatches(log: DispatchLog, attributor: RangeAttributor): void {
-  const { names } = log;
+  const names = log.names.texts;
   for (const { corr, name, duration } of log.chunks) {
     for (let i = 0; i < name.length; i++) attributor.addDispatch(names[name[i] as number] as string, corr[i] as number, NaN, 0, duration[i] as number);
   }

@@ -19,7 +19,7 @@
 //                  one) can escape; the job's pipes are still closed a grace period after its main process ended.
 //   none           (no /proc: not Linux) the process group only.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { findOnPath } from './profilers';
 
 export type IsolationKind = 'pid-namespace' | 'process-group' | 'none';
@@ -76,12 +76,12 @@ while True:
         os._exit(code if code >= 0 else 128 - code)
 `;
 
-function probe(command: string, args: string[]): boolean {
+/** Runs the command; its standard output when it succeeded, else null. */
+function probe(command: string, args: string[]): string | null {
   try {
-    execFileSync(command, args, { stdio: 'ignore', timeout: 5000 });
-    return true;
+    return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000, encoding: 'utf8' });
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -114,11 +114,14 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
     const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
     for (const flags of flagSets) {
       const args = [...flags, '--fork', '--kill-child', '--mount-proc'];
-      const head = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args, python, '-c'];
-      const [command, ...rest] = head as [string, ...string[]];
-      // the very command a job will run, with a program that does nothing
-      if (!probe(command, [...rest, 'pass'])) continue;
-      return { kind: 'pid-namespace', prefix: [...head, INIT], description: `PID namespace per job (unshare ${args.join(' ')})${unknown}` };
+      const wrap = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args];
+      // the very command a job will run, with a program that only says which interpreter ran it: INIT then runs
+      // on that one, not through a launcher such as pyenv's python3 shim (~60 ms of shell scripts per job)
+      const out = probe(wrap[0] as string, [...wrap.slice(1), python, '-c', 'import sys; print(sys.executable)']);
+      if (out === null) continue;
+      const real = out.trim();
+      const init = real.startsWith('/') && existsSync(real) ? real : python;
+      return { kind: 'pid-namespace', prefix: [...wrap, init, '-c', INIT], description: `PID namespace per job (unshare ${args.join(' ')})${unknown}` };
     }
   }
   return {

@@ -39,10 +39,13 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     let settled = false;
     let received = 0;
 
+    /** The check after the request's end (below); cleared when the upload settles, so it keeps nothing alive. */
+    let endCheck: NodeJS.Timeout | null = null;
     const cleanup = () => {
       req.off('data', onData);
       req.off('aborted', onAborted);
       req.off('end', onEnd);
+      if (endCheck) clearTimeout(endCheck);
     };
     /** Refuses the upload once; the rest of the body is read and dropped (the answer says Connection: close). */
     const fail = (err: HttpError) => {
@@ -100,10 +103,12 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     req.on('aborted', onAborted);
     // busboy reports a body that ends early itself ("Unexpected end of form"); this catches a parser that has not
     // said anything by the time the request is over
-    const onEnd = () =>
-      setTimeout(() => {
+    const onEnd = () => {
+      if (settled) return;
+      endCheck = setTimeout(() => {
         if (!settled && !parserDone) bad(new Error('Unexpected end of form'));
       }, 1000);
+    };
     req.on('end', onEnd);
     const onData = (chunk: Buffer) => {
       received += chunk.length;

@@ -8,9 +8,9 @@
 // program's own pid means nothing out here), recorded while the job runs, and checked afterwards.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { expandOutput, outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
@@ -235,3 +235,20 @@ for (const mode of modes) {
     });
   });
 }
+
+test('the namespace\'s init runs on the interpreter itself, not through a python3 launcher on PATH (a pyenv-like shim)', { skip: linux && detectIsolation(process.env).kind === 'pid-namespace' ? false : 'no PID namespace here' }, () => {
+  const dir = tempDir('shim');
+  try {
+    // a launcher that finds the interpreter each time it is run, as pyenv's shims do
+    const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+    const shim = path.join(dir, 'python3');
+    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
+    const isolation = detectIsolation({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` });
+    assert.equal(isolation.kind, 'pid-namespace');
+    const at = isolation.prefix.indexOf('-c');
+    assert.equal(isolation.prefix[at - 1], real, 'the interpreter the launcher ran');
+    assert.ok(!isolation.prefix.includes(shim), 'the launcher is not run for each job');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -19,7 +19,7 @@
 //                  one) can escape; the job's pipes are still closed a grace period after its main process ended.
 //   none           (no /proc: not Linux) the process group only.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, realpathSync } from 'node:fs';
 import { findOnPath } from './profilers';
 
 export type IsolationKind = 'pid-namespace' | 'process-group' | 'none';
@@ -76,6 +76,20 @@ while True:
         os._exit(code if code >= 0 else 128 - code)
 `;
 
+/** A file that starts with `#!` (a script that finds and starts the real program), after symlinks. */
+function isScript(file: string): boolean {
+  let fd = -1;
+  try {
+    fd = openSync(realpathSync(file), 'r');
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head.toString('latin1') === '#!';
+  } catch {
+    return false;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
 /** Runs the command; its standard output when it succeeded, else null. */
 function probe(command: string, args: string[]): string | null {
   try {
@@ -108,6 +122,7 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
   const unshare = findOnPath('unshare', env.PATH) ?? findOnPath('unshare', '/usr/bin:/bin');
   const python = findOnPath('python3', env.PATH);
   const setpriv = findOnPath('setpriv', env.PATH) ?? findOnPath('setpriv', '/usr/bin:/bin');
+  const trueCommand = findOnPath('true', '/usr/bin:/bin') ?? 'true';
   const why = !unshare ? 'no unshare (util-linux) found' : !python ? 'no python3 for the namespace\'s init' : '';
   if (!why && unshare && python) {
     const root = process.getuid?.() === 0;
@@ -115,13 +130,21 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
     for (const flags of flagSets) {
       const args = [...flags, '--fork', '--kill-child', '--mount-proc'];
       const wrap = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args];
-      // the very command a job will run, with a program that only says which interpreter ran it: INIT then runs
-      // on that one, not through a launcher such as pyenv's python3 shim (~60 ms of shell scripts per job)
-      const out = probe(wrap[0] as string, [...wrap.slice(1), python, '-c', 'import sys; print(sys.executable)']);
-      if (out === null) continue;
-      const real = out.trim();
-      const init = real.startsWith('/') && existsSync(real) ? real : python;
-      return { kind: 'pid-namespace', prefix: [...wrap, init, '-c', INIT], description: `PID namespace per job (unshare ${args.join(' ')})${unknown}` };
+      let init: string | null;
+      if (isScript(python)) {
+        // a launcher such as pyenv's python3 shim (~60 ms of shell scripts each time): the namespace runs it once
+        // here to say which interpreter it starts, and INIT runs on that one
+        const out = probe(wrap[0] as string, [...wrap.slice(1), python, '-c', 'import sys; print(sys.executable)']);
+        const real = out?.trim() ?? '';
+        init = out === null ? null : real.startsWith('/') && existsSync(real) ? real : python;
+      } else {
+        // the interpreter itself: whether the namespace can be made is all there is to find out
+        init = probe(wrap[0] as string, [...wrap.slice(1), trueCommand]) === null ? null : python;
+      }
+      if (init === null) continue;
+      // INIT needs only os, signal and sys: no site packages, no PYTHON* variables (-I -S: ~half of an
+      // interpreter's start); the program it starts gets the job's environment as it is
+      return { kind: 'pid-namespace', prefix: [...wrap, init, '-I', '-S', '-c', INIT], description: `PID namespace per job (unshare ${args.join(' ')})${unknown}` };
     }
   }
   return {

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { expandOutput, outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
@@ -245,9 +245,26 @@ test('the namespace\'s init runs on the interpreter itself, not through a python
     writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
     const isolation = detectIsolation({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` });
     assert.equal(isolation.kind, 'pid-namespace');
-    const at = isolation.prefix.indexOf('-c');
+    const at = isolation.prefix.indexOf('-I');
     assert.equal(isolation.prefix[at - 1], real, 'the interpreter the launcher ran');
     assert.ok(!isolation.prefix.includes(shim), 'the launcher is not run for each job');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with the interpreter itself on PATH, the namespace is checked without starting it and INIT runs on that path', { skip: linux && detectIsolation(process.env).kind === 'pid-namespace' ? false : 'no PID namespace here' }, () => {
+  const dir = tempDir('binary');
+  try {
+    const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+    const link = path.join(dir, 'python3');
+    symlinkSync(real, link);
+    const isolation = detectIsolation({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` });
+    assert.equal(isolation.kind, 'pid-namespace');
+    assert.equal(isolation.prefix[isolation.prefix.indexOf('-I') - 1], link);
+    // and it works: a program started through the prefix runs inside its own PID namespace
+    const out = execFileSync(isolation.prefix[0] as string, [...isolation.prefix.slice(1), '3', real, '-c', 'import os; print(os.getpid())'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    assert.equal(out.trim(), '2', 'the program is PID 2, after INIT');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,6 @@
 // (src/webview/compareProtocol.ts). "Kernel Runner: Compare Two Profiles…" opens it from two resources selected
 // in the explorer or from the palette; other views (Runs) call openComparePanel with two stored runs.
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { compareSummaries, summarizePath, TraceInputError } from '../trace/index';
@@ -22,6 +21,7 @@ import {
 } from '../webview/compareProtocol';
 import type { Ctx } from './ctx';
 import { pickOne } from './ui';
+import { webviewDocument } from './webviewDocument';
 
 export type { CompareSide } from '../webview/compareProtocol';
 
@@ -52,7 +52,12 @@ export class ComparePanel {
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
     panel.iconPath = vscode.Uri.joinPath(media, 'icon.svg');
     panel.title = view.title;
-    panel.webview.html = html(panel.webview, dist, media);
+    panel.webview.html = webviewDocument(panel.webview, dist, media, {
+      styles: ['results.css', 'compare.css'],
+      script: 'compare.js',
+      title: 'Kernel Runner compare',
+      body: '<div id="root"><p class="loading">Comparing…</p></div>',
+    });
     this.disposables.push(
       this.renderedEmitter,
       panel.webview.onDidReceiveMessage((msg: unknown) => this.handleMessage(msg)),
@@ -96,28 +101,6 @@ export class ComparePanel {
   dispose(): void {
     this.panel.dispose();
   }
-}
-
-function html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
-  const nonce = randomBytes(18).toString('base64');
-  const css = [webview.asWebviewUri(vscode.Uri.joinPath(media, 'results.css')), webview.asWebviewUri(vscode.Uri.joinPath(media, 'compare.css'))];
-  const js = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'compare.js'));
-  const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  // Only URIs and the nonce are interpolated here; the comparison travels as a message.
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-${css.map((u) => `<link rel="stylesheet" href="${u.toString()}">`).join('\n')}
-<title>Kernel Runner compare</title>
-</head>
-<body>
-<div id="root"><p class="loading">Comparing…</p></div>
-<script nonce="${nonce}" src="${js.toString()}"></script>
-</body>
-</html>`;
 }
 
 /** Summarises both traces and compares them: `a` is the baseline. */

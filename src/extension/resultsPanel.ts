@@ -3,7 +3,6 @@
 // restores panels after a reload from the state the webview saved (their buttons then use the traces kept in the
 // run store: `fallbackActions`).
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import {
   CopyTextCommand,
   DownloadTraceCommand,
@@ -22,6 +21,7 @@ import {
 } from '../webview/protocol';
 import type { Ctx } from './ctx';
 import type { IsaDocuments } from './isa';
+import { webviewDocument } from './webviewDocument';
 
 /** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
 export interface ProfileActions {
@@ -51,7 +51,13 @@ export class ResultsPanel {
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
     panel.iconPath = vscode.Uri.joinPath(media, 'icon.svg');
     panel.title = view.title;
-    panel.webview.html = this.html(panel.webview, dist, media);
+    panel.webview.html = webviewDocument(panel.webview, dist, media, {
+      styles: ['results.css'],
+      script: 'webview.js',
+      title: 'Kernel Runner results',
+      body: '<div id="notices" aria-live="polite"></div>\n<div id="root"><p class="loading">Loading results…</p></div>',
+      dataImages: true,
+    });
     this.disposables.push(
       panel.webview.onDidReceiveMessage((msg: unknown) => this.handleMessage(msg)),
       panel.onDidDispose(() => this.disposePanel()),
@@ -140,35 +146,6 @@ export class ResultsPanel {
       this.notice(text, 'error');
       void vscode.window.showErrorMessage(`Kernel Runner: ${text}`);
     }
-  }
-
-  private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
-    const nonce = randomBytes(18).toString('base64');
-    const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'results.css'));
-    const js = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource} data:`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    // Only URIs and the nonce are interpolated here; every piece of result data travels as a message.
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css.toString()}">
-<title>Kernel Runner results</title>
-</head>
-<body>
-<div id="notices" aria-live="polite"></div>
-<div id="root"><p class="loading">Loading results…</p></div>
-<script nonce="${nonce}" src="${js.toString()}"></script>
-</body>
-</html>`;
   }
 
   private disposePanel(): void {

@@ -1,30 +1,23 @@
 // Runs the BUILT CLI (dist/cli.cjs) `isa` on real code objects that clang-19 builds (test/support/codeObjects.ts):
 // JSON and text, a kernelbot-like profile zip, --disasm with the real llvm-objdump-19 and without any objdump,
 // and the exit-2 errors.
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync as makeTempDir, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ZipArchive } from 'archiver';
 import { builtCodeObjects, compilerFigures, skipCodeObjects } from '../support/codeObjects';
+import { tempDirsRemovedAfter } from '../support/tempDirs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
 const skip = skipCodeObjects();
 const built = () => builtCodeObjects();
-const temps: string[] = [];
-const mkdtempSync = (prefix: string): string => {
-  const dir = makeTempDir(prefix);
-  temps.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfter('kr-cli-isa-');
 
 before(() => {
   if (!existsSync(cli)) {
@@ -39,10 +32,10 @@ function isa(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 /** No llvm-objdump anywhere: PATH is an empty folder (node runs by its full path), and no LLVM folders either. */
-const NO_OBJDUMP = { PATH: mkdtempSync(path.join(tmpdir(), 'kr-cli-isa-path-')), KERNEL_RUNNER_LLVM_DIRS: '' };
+const NO_OBJDUMP = { PATH: tempDir('path'), KERNEL_RUNNER_LLVM_DIRS: '' };
 
 async function profileZip(): Promise<string> {
-  const zip = path.join(mkdtempSync(path.join(tmpdir(), 'kr-cli-isa-')), 'profile.zip');
+  const zip = path.join(tempDir('zip'), 'profile.zip');
   const archive = new ZipArchive({ zlib: { level: 1 } });
   const out = createWriteStream(zip);
   archive.pipe(out);
@@ -122,7 +115,7 @@ test('errors: a missing path, a garbled file, a zip without code objects, an unk
   assert.deepEqual([missing.status, missing.stdout], [2, '']);
   assert.match(missing.stderr, /^kernel-runner: \/no\/such\/_code_object0\.o: no such file or directory/);
 
-  const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-isa-bad-'));
+  const dir = tempDir('bad');
   const garbled = Buffer.from(readFileSync(built().opencl.gfx942.object));
   garbled.writeBigUInt64LE(0xffffffffffffff00n, 40);
   writeFileSync(path.join(dir, 'k.o'), garbled);

@@ -1,9 +1,9 @@
 // The code object reader on real code objects that clang-19 builds (test/support/codeObjects.ts): metadata
 // against the compiler's own figures, the occupancy estimate against the compiler's `; Occupancy: N`, offload
 // bundles, folders and zips, disassembly with the real llvm-objdump-19, and garbled or hostile files.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { encode } from '@msgpack/msgpack';
@@ -16,19 +16,12 @@ import { parseElf } from '../../../src/trace/codeObjects/elf';
 import { baseName } from '../../../src/trace/codeObjects/match';
 import { metadataNote } from '../../../src/trace/codeObjects/metadata';
 import { OPENCL_TARGETS, builtCodeObjects, compilerFigures, skipCodeObjects } from '../../support/codeObjects';
-import { seededRandom, tempDir as makeTempDir } from './helpers';
+import { seededRandom } from './helpers';
+import { tempDirsRemovedAfter } from '../../support/tempDirs';
 
 const skip = skipCodeObjects();
 const built = () => builtCodeObjects();
-const temps: string[] = [];
-const tempDir = (tag: string): string => {
-  const dir = makeTempDir(tag);
-  temps.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfter('kr-trace-');
 
 async function one(file: string): Promise<CodeObjectInfo> {
   const r = await readCodeObjectsPath(file);

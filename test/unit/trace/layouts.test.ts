@@ -1,24 +1,17 @@
 // Layouts found on real samples (shared/docs/rocprof.md, "Facts found on more real outputs"), written here in
 // their real form: legacy v1 stats with unquoted commas and pseudo-rows, one v1 run's results.csv + results.json,
 // counter_collection with and without timestamps, a prefixed stats name, rocprofv2 and v1 SQLite outputs.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import initSqlJs from 'sql.js';
 import { summarizePath } from '../../../src/trace/index';
 import { traceSummarySchema, type TraceSummary } from '../../../src/core/protocol/traceSummary';
-import { fixture, parseCsvReference, tempDir as makeTempDir, toRocprofCsv } from './helpers';
+import { fixture, parseCsvReference, toRocprofCsv } from './helpers';
+import { tempDirsRemovedAfter } from '../../support/tempDirs';
 
-const made: string[] = [];
-const tempDir = (tag: string): string => {
-  const dir = makeTempDir(tag);
-  made.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfter('kr-trace-');
 
 const GEMM = 'void gemm<float, 2, 4>(float const*, float*, int)';
 const ADD = 'vector_add(float*, float*, float*, int)';

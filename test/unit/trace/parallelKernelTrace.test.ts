@@ -3,23 +3,16 @@
 // timeline, warnings with their line numbers). Files are generated with everything a part boundary can cut
 // into: quoted names with commas, doubled quotes and newlines, CRLF, a BOM, no newline at the end, bad rows and
 // a malformed row; parts are made small so that many rows span boundaries.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { summarizePath, type TraceSummary } from '../../../src/trace/index';
 import type { ParallelRun } from '../../../src/trace/parallelKernelTrace';
-import { seededRandom, tempDir as makeTempDir } from './helpers';
+import { seededRandom } from './helpers';
+import { tempDirsRemovedAfter } from '../../support/tempDirs';
 
-const dirs: string[] = [];
-const tempDir = (tag: string): string => {
-  const dir = makeTempDir(tag);
-  dirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfter('kr-trace-');
 
 const HEADER = '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","Workgroup_Size_X","Grid_Size_X"';
 

@@ -1,24 +1,17 @@
 // Hostile zips: what a zip says it unpacks to is checked before anything is inflated.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWriteStream, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { deflateRawSync } from 'node:zlib';
 import { ZipArchive } from 'archiver';
 import { summarizePath, TraceInputError } from '../../../src/trace/index';
-import { fixture, tempDir as makeTempDir } from './helpers';
+import { fixture } from './helpers';
+import { tempDirsRemovedAfter } from '../../support/tempDirs';
 
-const made: string[] = [];
-const tempDir = (tag: string): string => {
-  const dir = makeTempDir(tag);
-  made.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirsRemovedAfter('kr-trace-');
 
 /** CRC-32 (IEEE), for the zip headers. */
 function crc32(buf: Buffer): number {

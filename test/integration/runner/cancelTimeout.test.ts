@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { jobEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
-import { marker, pidAlive, post, problemsDir, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
+import { graceful, marker, pidAlive, post, problemsDir, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
 
 
 
@@ -43,16 +43,6 @@ print("started", flush=True)
 time.sleep(60)
 `;
 
-// Finishes its work on SIGINT (as rocprofv3 writes its files), within the grace period.
-const graceful = `
-import signal, sys, time
-def stop(*_):
-    print("got SIGINT, writing files", flush=True)
-    sys.exit(130)
-signal.signal(signal.SIGINT, stop)
-print("working", flush=True)
-time.sleep(60)
-`;
 
 async function jobRecord(runner: TestRunner, id: number): Promise<JobRecord> {
   return (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;

@@ -20,6 +20,17 @@ export interface TestRunner extends RunningRunner {
   dispose(): Promise<void>;
 }
 
+/** A program that prints `working`, then on SIGINT finishes as rocprofv3 does (writes its files), within a grace period. */
+export const graceful = `
+import signal, sys, time
+def stop(*_):
+    print("got SIGINT, writing files", flush=True)
+    sys.exit(130)
+signal.signal(signal.SIGINT, stop)
+print("working", flush=True)
+time.sleep(60)
+`;
+
 export function tempDir(prefix = 'kr-runner-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }

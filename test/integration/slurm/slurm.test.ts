@@ -10,7 +10,7 @@ import { healthSchema, expandOutput, outputEventSchema, resultEventSchema, runne
 import { startRunner } from '../../../src/runner/index';
 import { SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
 import { createSlurmExecutor } from '../../../src/runner/executors/slurm';
-import { post, readSse, repoRoot, solutions, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, type SseEvent, type TestRunner } from '../runner/helpers';
+import { graceful, post, readSse, repoRoot, solutions, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, type SseEvent, type TestRunner } from '../runner/helpers';
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 
 const missing = slurmMissing();
@@ -19,16 +19,6 @@ if (missing) process.stderr.write(`\n*** Slurm tests SKIPPED: ${missing} ***\n\n
 const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
 const GPU = 'MI300'; // the test partition is called mi300
 
-// Prints, then finishes on SIGINT as rocprofv3 does (writes its files), within the grace period.
-const graceful = `
-import signal, sys, time
-def stop(*_):
-    print("got SIGINT, writing files", flush=True)
-    sys.exit(130)
-signal.signal(signal.SIGINT, stop)
-print("working", flush=True)
-time.sleep(60)
-`;
 
 function slurmJobs(cluster: SlurmCluster, prefix: string): { id: number; name: string; state: string }[] {
   return cluster

@@ -67,30 +67,34 @@ test('a small zip that claims gigabytes is refused before anything is inflated',
   assert.ok(process.memoryUsage().rss - before < 256 * 1024 * 1024, 'nothing near the claimed size was allocated');
 });
 
-test('a real deflate bomb (64 MiB of zeros in ~64 KiB) is refused by its ratio, with no entry inflated', async () => {
-  const file = path.join(tempDir('bomb2'), 'profile.zip');
-  const archive = new ZipArchive({ zlib: { level: 9 } });
+/** `dir/profile.zip` with what `add` puts in it, at zlib `level`. */
+async function writeZip(dir: string, level: number, add: (archive: ZipArchive) => void): Promise<string> {
+  const file = path.join(dir, 'profile.zip');
+  const archive = new ZipArchive({ zlib: { level } });
   const out = createWriteStream(file);
   archive.pipe(out);
-  const chunk = Buffer.alloc(1024 * 1024);
-  let left = 64;
-  archive.append(new Readable({ read() { this.push(left-- > 0 ? chunk : null); } }), { name: '7_kernel_trace.csv' });
+  add(archive);
   await archive.finalize();
   if (!out.writableFinished) await once(out, 'finish');
+  return file;
+}
+
+test('a real deflate bomb (64 MiB of zeros in ~64 KiB) is refused by its ratio, with no entry inflated', async () => {
+  const chunk = Buffer.alloc(1024 * 1024);
+  let left = 64;
+  const file = await writeZip(tempDir('bomb2'), 9, (archive) => {
+    archive.append(new Readable({ read() { this.push(left-- > 0 ? chunk : null); } }), { name: '7_kernel_trace.csv' });
+  });
   const before = process.memoryUsage().rss;
   await assert.rejects(summarizePath(file), /7_kernel_trace\.csv would unpack \d+ bytes to 67108864 \(\d+:1/);
   assert.ok(process.memoryUsage().rss - before < 48 * 1024 * 1024, 'the 64 MiB entry was not inflated');
 });
 
 test('the total uncompressed size of a zip is limited, with a message that says what to do', async () => {
-  const file = path.join(tempDir('big'), 'profile.zip');
-  const archive = new ZipArchive({ zlib: { level: 1 } });
-  const out = createWriteStream(file);
-  archive.pipe(out);
-  archive.file(fixture('rocm-systems__sdkdocs__kernel_trace.csv'), { name: '1_kernel_trace.csv' });
-  archive.file(fixture('rocm-systems__sdkdocs__memory_copy_trace.csv'), { name: '1_memory_copy_trace.csv' });
-  await archive.finalize();
-  if (!out.writableFinished) await once(out, 'finish');
+  const file = await writeZip(tempDir('big'), 1, (archive) => {
+    archive.file(fixture('rocm-systems__sdkdocs__kernel_trace.csv'), { name: '1_kernel_trace.csv' });
+    archive.file(fixture('rocm-systems__sdkdocs__memory_copy_trace.csv'), { name: '1_memory_copy_trace.csv' });
+  });
   await assert.rejects(summarizePath(file, { zip: { maxTotalBytes: 2000 } }), /profile\.zip: refused: the entries unpack to more than 2000 bytes \(\d+ bytes with entry 1_\w+\.csv\); unpack it yourself and summarise the folder$/);
   const s = await summarizePath(file);
   assert.equal(s.kernelTotals.calls, 9, 'within the default limits it is read');

@@ -9,11 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
-import { activateExtension, waitFor, workspaceDir } from './helpers';
+import { activateExtension, setting, waitFor, workspaceDir } from './helpers';
 import { startContract, type Contract } from './contract';
 
-const cfg = () => vscode.workspace.getConfiguration('kernelRunner');
-const setting = (key: string, value: unknown) => cfg().update(key, value, vscode.ConfigurationTarget.Workspace);
 
 /** geomean(12.5 µs, 48 µs): the contract server's public means, ranked by amd-fp8-mm's `geom`. */
 const EXPECTED_SCORE = '24.495 µs';

@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import type { ResultView } from '../../../src/webview/protocol';
-import { activateExtension, repoRoot, waitFor, workspaceDir } from './helpers';
+import { activateExtension, setting, repoRoot, waitFor, workspaceDir } from './helpers';
 import { startContract, type Contract } from './contract';
 
 const cfg = () => vscode.workspace.getConfiguration('kernelRunner');
-const setting = (key: string, value: unknown) => cfg().update(key, value, vscode.ConfigurationTarget.Workspace);
 const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
 
 describe('Profile where the GPUs are', function () {

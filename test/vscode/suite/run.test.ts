@@ -4,22 +4,17 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import { summarizePath } from '../../../src/trace/index';
-import { activateExtension, repoRoot, waitFor, workspaceDir } from './helpers';
+import { activateExtension, markedAlive, setting, repoRoot, waitFor, workspaceDir } from './helpers';
 
 const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
-const cfg = () => vscode.workspace.getConfiguration('kernelRunner');
 const NOISE = /perfetto\.cc:|simple_timer\.cpp|^[WEIF]\d{8} |\[rocprofv3\]/;
 
-async function setting(key: string, value: unknown): Promise<void> {
-  // Workspace level: it wins over the harness's remote-machine settings (user-data-dir/Machine).
-  await cfg().update(key, value, vscode.ConfigurationTarget.Workspace);
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,19 +27,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Whether a live process on this machine has `mark` in its command line (how a job's program is found from outside its PID namespace). */
-function markedAlive(mark: string): boolean {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // a zombie's command line is empty: only live processes match
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark)) return true;
-    } catch {
-      // gone
-    }
-  }
-  return false;
-}
 
 describe('runs', function () {
   this.timeout(120_000);

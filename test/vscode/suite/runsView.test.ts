@@ -4,29 +4,16 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import { readPerfettoTrace } from '../../../src/extension/traceFiles';
-import { activateExtension, repoRoot, waitFor, workspaceDir } from './helpers';
+import { activateExtension, markedAlive, setting, repoRoot, waitFor, workspaceDir } from './helpers';
 
-const cfg = () => vscode.workspace.getConfiguration('kernelRunner');
-const setting = (key: string, value: unknown) => cfg().update(key, value, vscode.ConfigurationTarget.Workspace);
 const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
 const timed = vscode.Uri.file(join(workspaceDir, 'timed_kernels.py'));
 
-function markedAlive(mark: string): boolean {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark)) return true;
-    } catch {
-      // gone
-    }
-  }
-  return false;
-}
 
 async function timingLenses(uri: vscode.Uri): Promise<Array<{ line: number; title: string; command: string; args: unknown[] }>> {
   const raw = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);

@@ -1,7 +1,8 @@
 // Streaming a CSV FileSource through the byte scanner, with columns looked up by header name.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createCsvScanner, fieldText, type CsvRow, type CsvScanner, type FieldGuess } from './csvScanner';
+import { FileRows } from './fileRows';
 import type { FileSource } from './sources';
 
 /** Header names compare without case, spaces, dashes or underscores: `LDS_Block_Size` = `Lds_Block_Size`. */
@@ -98,36 +99,15 @@ export async function streamCsv(
   return rows;
 }
 
-const READ_BYTES = 1 << 17;
 /** Bytes scanned between two turns of the event loop. */
 const YIELD_BYTES = 8 << 20;
 
-/**
- * A file on disk read into one buffer that the unfinished row at the end of each read moves to the start of
- * (scanRows): no buffer per chunk to collect, no copy of a chunk to finish a row. Reads are synchronous (no
- * round trip through the thread pool per chunk); every YIELD_BYTES the thread serves other work.
- */
+/** A file on disk through FileRows; reads are synchronous, and every YIELD_BYTES the thread serves other work. */
 async function scanFile(absPath: string, scanner: CsvScanner): Promise<void> {
   const fd = openSync(absPath, 'r');
   try {
-    let buf = Buffer.allocUnsafeSlow(READ_BYTES);
-    for (let pos = 0, kept = 0, sinceYield = 0; ; ) {
-      if (kept === buf.length) {
-        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
-        buf.copy(bigger, 0, 0, kept);
-        buf = bigger;
-      }
-      const n = readSync(fd, buf, kept, buf.length - kept, pos);
-      if (n <= 0) {
-        scanner.scanRows(buf.subarray(0, kept), true);
-        return;
-      }
-      pos += n;
-      const have = kept + n;
-      const used = scanner.scanRows(buf.subarray(0, have), false);
-      if (scanner.stoppedAt >= 0) return;
-      buf.copy(buf, 0, used, have);
-      kept = have - used;
+    const rows = new FileRows(fd, 0, scanner);
+    for (let n = rows.next(), sinceYield = 0; n > 0; n = rows.next()) {
       sinceYield += n;
       if (sinceYield >= YIELD_BYTES) {
         sinceYield = 0;

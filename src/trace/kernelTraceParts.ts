@@ -8,6 +8,7 @@
 // result is exact whatever the guess.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from './csvScanner';
+import { FileRows, READ_BYTES } from './fileRows';
 import type { KernelBatch, KernelColumns, KernelRowCollector } from './kernelRows';
 
 export interface PartTask {
@@ -37,7 +38,6 @@ export interface PartResult {
   failure: string | null;
 }
 
-const READ_BYTES = 1 << 17;
 const LF = 0x0a;
 
 /** The byte after the first line feed at or after `at - 1`, or the file size. */
@@ -74,7 +74,7 @@ function scannerFor(collector: KernelRowCollector): CsvScanner {
 export function scanPart(task: PartTask, collector: KernelRowCollector): PartResult {
   const batches: KernelBatch[] = [];
   collector.onBatch = (b) => batches.push(b);
-  let buf = (readBuffer ??= Buffer.allocUnsafeSlow(READ_BYTES));
+  const buf = (readBuffer ??= Buffer.allocUnsafeSlow(READ_BYTES));
   let fd = -1;
   let start = task.start;
   let stop = -1;
@@ -89,32 +89,15 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
     const scanner = scannerFor(collector);
     scanner.reset(limit);
     try {
-      // the unfinished row at the end of each read moves to the buffer's start and the next read goes after it
-      for (let pos = start, kept = 0; ; ) {
-        if (kept === buf.length) {
-          const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
-          buf.copy(bigger, 0, 0, kept);
-          buf = readBuffer = bigger;
-        }
-        const n = readSync(fd, buf, kept, buf.length - kept, pos);
-        if (n <= 0) {
-          scanner.scanRows(buf.subarray(0, kept), true);
-          stop = scanner.stoppedAt >= 0 ? start + scanner.stoppedAt : task.fileSize;
-          lines = scanner.line - 1;
-          break;
-        }
-        pos += n;
-        const have = kept + n;
-        const used = scanner.scanRows(buf.subarray(0, have), false);
-        if (scanner.stoppedAt >= 0) {
-          // the part ends where the next one starts
-          stop = start + scanner.stoppedAt;
-          lines = scanner.line - 1;
-          break;
-        }
-        buf.copy(buf, 0, used, have);
-        kept = have - used;
+      const rows = new FileRows(fd, start, scanner, buf);
+      try {
+        while (rows.next() > 0);
+      } finally {
+        readBuffer = rows.buffer;
       }
+      // a part ends where the next one starts (or at the end of the file)
+      stop = scanner.stoppedAt >= 0 ? start + scanner.stoppedAt : task.fileSize;
+      lines = scanner.line - 1;
     } catch (err) {
       if (err instanceof CsvFormatError && err.offset >= limit) {
         stop = start + err.offset; // the bad row belongs to the next part

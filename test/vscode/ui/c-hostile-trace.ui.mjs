@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, horizontalLayout, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
+import { assert, horizontalLayout, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
 
 const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
 const LONG = `void gemm_kernel<${'ck::Tuple<ck::tensor_layout::gemm::RowMajor, float, 256>, '.repeat(52)}int>(float const*, float*)`;
@@ -41,26 +41,6 @@ function hostileCounterCsv() {
   return [COUNTER_HEADER, ...rows].join('\n') + '\n';
 }
 
-async function openTrace(page, file) {
-  await runCommand(page, 'Kernel Runner: Open Trace…');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
-  for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(file); attempt++) {
-    await input.fill(file);
-    await page.waitForTimeout(300);
-  }
-  assert((await input.inputValue()).endsWith(file), `the path box holds ${await input.inputValue()}`);
-  // The dialog checks the path as it is typed; an Enter before that check ends gets "Please enter a path that
-  // exists" and the dialog stays. Press again until it closes.
-  for (let attempt = 0; attempt < 5; attempt++) {
-    await page.keyboard.press('Enter');
-    const closed = await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false);
-    if (closed) return;
-  }
-  throw new Error('the Open Trace dialog did not take the path');
-}
-
 export const tests = {
   async 'hostile kernel names are shown literally and run nothing'({ page, workbenchUrl, outputDir, workspace, root }) {
     assert(LONG.length >= 3000, `long name is ${LONG.length} chars`);
@@ -75,19 +55,7 @@ export const tests = {
       void d.dismiss();
     });
     await openWorkbench(page, workbenchUrl());
-    await runCommand(page, 'Kernel Runner: Open Trace…');
-    // VS Code's own file dialog in the browser: a path box in the quick input.
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    // The dialog fills in its own starting folder a moment after it opens: typing before that gets mixed into it
-    // ("Please enter a path that exists"). Wait for it, then replace it, and check what the box holds.
-    await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
-    for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(csv); attempt++) {
-      await input.fill(csv);
-      await page.waitForTimeout(300);
-    }
-    assert((await input.inputValue()).endsWith(csv), `the path box holds ${await input.inputValue()}`);
-    await page.keyboard.press('Enter');
+    await openTrace(page, csv);
 
     const frame = await webviewFrame(page, 'table.kernels tbody tr');
     const names = await frame.locator('table.kernels .kernel-name').evaluateAll((els) => els.map((e) => ({ text: e.textContent, title: e.getAttribute('title') })));

@@ -1,4 +1,3 @@
-/* global document */
 // Kernels (ISA): a profile zip holding a real gfx942 code object (clang-19 builds it here from the test kernels) is
 // opened with "Open Trace…"; the panel's Kernels (ISA) section links the profiled kernels to their code object
 // kernels, and clicking one opens its disassembly, highlighted, in a read-only editor.
@@ -7,7 +6,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { ZipArchive } from 'archiver';
-import { assert, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
+import { assert, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
 
 const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
 const row = (i, name, ns) => `"KERNEL_DISPATCH","Agent 4",1,1,1,${i},${i},"${name}",${i},${1_000_000 + i * 100_000},${1_000_000 + i * 100_000 + ns},0,0,8,0,16,256,1,1,65536,1,1`;
@@ -38,16 +37,7 @@ export const tests = {
       return;
     }
     await openWorkbench(page, workbenchUrl());
-    await runCommand(page, 'Kernel Runner: Open Trace…');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
-    for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(built.zip); attempt++) {
-      await input.fill(built.zip);
-      await page.waitForTimeout(300);
-    }
-    assert((await input.inputValue()).endsWith(built.zip), `the path box holds ${await input.inputValue()}`);
-    await page.keyboard.press('Enter');
+    await openTrace(page, built.zip);
 
     const frame = await webviewFrame(page, 'section.isa table.isa-kernels tbody tr');
     const rows = await frame.locator('section.isa table.isa-kernels tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));

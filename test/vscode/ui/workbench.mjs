@@ -52,6 +52,28 @@ export async function runCommand(page, title) {
   }
 }
 
+/** "Open Trace…" from the palette, the path typed into VS Code's own file dialog (a path box in the quick input). */
+export async function openTrace(page, file) {
+  await runCommand(page, 'Kernel Runner: Open Trace…');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  // The dialog fills in its own starting folder a moment after it opens: typing before that gets mixed into it.
+  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
+  for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(file); attempt++) {
+    await input.fill(file);
+    await page.waitForTimeout(300);
+  }
+  assert((await input.inputValue()).endsWith(file), `the path box holds ${await input.inputValue()}`);
+  // The dialog checks the path as it is typed; an Enter before that check ends gets "Please enter a path that
+  // exists" and the dialog stays. Press again until it closes.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.keyboard.press('Enter');
+    const closed = await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false);
+    if (closed) return;
+  }
+  throw new Error('the Open Trace dialog did not take the path');
+}
+
 /** The frame of a results webview whose document matches `selector` (webviews nest two iframes deep). */
 export async function webviewFrame(page, selector, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;

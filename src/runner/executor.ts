@@ -16,6 +16,7 @@ import { registerTag } from './orphans';
 import { createOutputSink } from './executors/output';
 import type { OutputBudget } from './outputBudget';
 import { findOnPath } from './profilers';
+import { standbyLaunchMessage, type StandbyNamespace } from './standbyNamespace';
 
 export interface ExecSpec {
   command: string;
@@ -43,6 +44,8 @@ export interface ExecSpec {
   popcornCapChars?: number;
   /** How the job's processes are kept together (detectIsolation); default: its process group and tag. */
   isolation?: Isolation;
+  /** Namespaces of `isolation` made ahead of time (the local executor's). */
+  standby?: StandbyNamespace;
 }
 
 export interface ExecOutcome {
@@ -66,7 +69,7 @@ export interface ExecOutcome {
 }
 
 /** Where a PID namespace's init reports the signal that killed the program (isolation.ts). */
-const STATUS_FD = 4;
+export const STATUS_FD = 4;
 const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
 
 export function quoteCommand(command: string, args: readonly string[]): string {
@@ -77,13 +80,23 @@ export function quoteCommand(command: string, args: readonly string[]): string {
  * The program, behind the isolation's prefix (a PID namespace) when it has one and the program can be found; a
  * program that cannot be found is started as it is, so that the error is the usual "command not found".
  */
-function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command: string; args: string[]; statusFd?: boolean } {
+function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command: string; args: string[]; statusFd?: boolean; program?: string } {
   const prefix = spec.isolation?.prefix ?? [];
   if (prefix.length === 0) return { command: spec.command, args: spec.args };
   const program = spec.command.includes('/') ? resolve(spec.cwd, spec.command) : findOnPath(spec.command, pathValue);
   if (!program || !isAbsolute(program)) return { command: spec.command, args: spec.args };
   const [command, ...rest] = prefix as [string, ...string[]];
-  return { command, args: [...rest, String(STATUS_FD), program, ...spec.args], statusFd: true };
+  return { command, args: [...rest, String(STATUS_FD), program, ...spec.args], statusFd: true, program };
+}
+
+/** A namespace made ahead of time (standbyNamespace.ts) with the job's launch sent to it, or undefined. */
+function fromStandby(spec: ExecSpec, launch: ReturnType<typeof launchCommand>, env: Record<string, string | undefined>) {
+  if (!launch.statusFd || !launch.program || !spec.standby) return undefined;
+  const message = standbyLaunchMessage(spec.cwd, Boolean(spec.popcornFd), [launch.program, ...spec.args], env);
+  if (!message) return undefined;
+  const child = spec.standby.take();
+  child?.stdin.end(message);
+  return child;
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -116,7 +129,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   const tag = tracked ? randomBytes(16).toString('hex') : '';
   const env: Record<string, string | undefined> = { ...spec.env, ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}), ...(tag ? { [JOB_TAG_VAR]: tag } : {}) };
   const launch = launchCommand(spec, env.PATH);
-  const child = execa(launch.command, launch.args, {
+  const child = fromStandby(spec, launch, env) ?? execa(launch.command, launch.args, {
     cwd: spec.cwd,
     env,
     extendEnv: false,

@@ -70,6 +70,8 @@ export interface RunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** Python interpreter. Default python3. */
   python?: string;
+  /** Where the PID namespace check's finding is remembered (isolationCache.ts): for runners that live as long as one command. */
+  isolationCacheFile?: string;
   /**
    * Base URL of artifact links (`download_url`), for a runner behind a proxy. Default: the listening address (the
    * machine's host name for a wildcard address); never the request's Host header.
@@ -216,6 +218,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   // private state: other users of the machine must not read jobs, code or results
   preparePrivateDir(dataDir, log);
   const store = openStore(dataDir);
+  // how each job's processes are kept together (probed once; see isolation.ts)
+  const isolation = detectIsolation(env, opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {});
   // after the store (one runner per data dir): the Slurm jobs a previous start left are cancelled before the job
   // manager reports them interrupted (executors/slurm.ts)
   let executor: Executor;
@@ -234,11 +238,9 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       throw err;
     }
   } else {
-    executor = createLocalExecutor();
     inventory = await detectGpus(opts.gpuName, env.PATH);
+    executor = createLocalExecutor({ isolation });
   }
-  // how each job's processes are kept together (probed once; see isolation.ts)
-  const isolation = detectIsolation(env);
   const settings: RunSettings = {
     python,
     graceMs: opts.killGraceMs ?? 10_000,

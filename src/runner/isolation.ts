@@ -21,6 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, realpathSync } from 'node:fs';
 import { findOnPath } from './profilers';
+import { isolationKey, readIsolationFinding, writeIsolationFinding } from './isolationCache';
 
 export type IsolationKind = 'pid-namespace' | 'process-group' | 'none';
 
@@ -40,6 +41,11 @@ export const JOB_TAG_VAR = 'KERNEL_RUNNER_JOB_TAG';
  * every process handed to it, and exits with the program's status as soon as the program ends; the kernel then
  * kills whatever else is left in the namespace. PID 1 cannot re-raise a signal that killed the program: it exits
  * with 128+n and writes `signal <n>` to the status pipe it is given as its first argument (the executor's fd 4).
+ *
+ * Started ahead of its job (`INIT 4 --standby`, standbyNamespace.ts), it waits for the job on its stdin: the
+ * fields of standbyLaunchMessage, NUL-separated, up to end of file. It then moves there, puts /dev/null on its
+ * stdin and closes fd 3 unless the job has a POPCORN_FD, so that the program starts as a fresh INIT would start
+ * it; an end of file without a job (the runner stopped it or went away) ends it quietly.
  */
 const INIT = `
 import os, signal, sys
@@ -50,11 +56,38 @@ for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.S
 status_fd = int(sys.argv[1])
 os.set_inheritable(status_fd, False)
 argv = sys.argv[2:]
+env = os.environ
+if argv == ["--standby"]:
+    data = b""
+    while True:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            break
+        data += chunk
+    if not data:
+        os._exit(125)
+    fields = data.split(b"\\0")
+    count = int(fields[2])
+    argv = fields[3:3 + count]
+    env = dict(f.split(b"=", 1) for f in fields[3 + count:] if b"=" in f)
+    try:
+        os.chdir(fields[0])
+    except OSError as e:
+        sys.stderr.write(f"kernel-runner: cannot enter {os.fsdecode(fields[0])}: {e.strerror}\\n")
+        os._exit(127)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    if fields[1] != b"1":
+        try:
+            os.close(3)
+        except OSError:
+            pass
 defaults = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE, signal.SIGXFSZ)]
 try:
-    main = os.posix_spawn(argv[0], argv, os.environ, setsigdef=defaults)
+    main = os.posix_spawn(argv[0], argv, env, setsigdef=defaults)
 except OSError as e:
-    sys.stderr.write(f"kernel-runner: cannot start {argv[0]}: {e.strerror}\\n")
+    sys.stderr.write(f"kernel-runner: cannot start {os.fsdecode(argv[0])}: {e.strerror}\\n")
     os._exit(127)
 for fd in (0, 1, 2, 3):
     try:
@@ -104,9 +137,10 @@ const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and 
 /**
  * What this runner uses (env KERNEL_RUNNER_ISOLATION = pid-namespace | process-group; default: a PID namespace where
  * one can be made). Runs the namespace's command once with a no-op program to know it works here, and says plainly
- * what it fell back to when it does not.
+ * what it fell back to when it does not. With `cacheFile`, what the check found is remembered there and used while
+ * nothing it depends on changed (isolationCache.ts): for runners that live as long as one command.
  */
-export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
+export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: string } = {}): Isolation {
   if (process.platform !== 'linux') {
     return {
       kind: 'none',
@@ -127,9 +161,19 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
   if (!why && unshare && python) {
     const root = process.getuid?.() === 0;
     const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
-    for (const flags of flagSets) {
-      const args = [...flags, '--fork', '--kill-child', '--mount-proc'];
-      const wrap = [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...args];
+    const wrapWith = (flags: string[]) => [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...flags, '--fork', '--kill-child', '--mount-proc'];
+    const found = (flagSet: number, init: string): Isolation => ({
+      kind: 'pid-namespace',
+      // INIT needs only os, signal and sys: no site packages, no PYTHON* variables (-I -S: ~half of an
+      // interpreter's start); the program it starts gets the job's environment as it is
+      prefix: [...wrapWith(flagSets[flagSet] as string[]), init, '-I', '-S', '-c', INIT],
+      description: `PID namespace per job (unshare ${[...(flagSets[flagSet] as string[]), '--fork', '--kill-child', '--mount-proc'].join(' ')})${unknown}`,
+    });
+    const key = opts.cacheFile ? isolationKey({ unshare, setpriv, python }) : '';
+    const remembered = opts.cacheFile ? readIsolationFinding(opts.cacheFile, key, flagSets.length) : null;
+    if (remembered) return found(remembered.flagSet, remembered.init);
+    for (let flagSet = 0; flagSet < flagSets.length; flagSet++) {
+      const wrap = wrapWith(flagSets[flagSet] as string[]);
       let init: string | null;
       if (isScript(python)) {
         // a launcher such as pyenv's python3 shim (~60 ms of shell scripts each time): the namespace runs it once
@@ -142,9 +186,8 @@ export function detectIsolation(env: NodeJS.ProcessEnv): Isolation {
         init = probe(wrap[0] as string, [...wrap.slice(1), trueCommand]) === null ? null : python;
       }
       if (init === null) continue;
-      // INIT needs only os, signal and sys: no site packages, no PYTHON* variables (-I -S: ~half of an
-      // interpreter's start); the program it starts gets the job's environment as it is
-      return { kind: 'pid-namespace', prefix: [...wrap, init, '-I', '-S', '-c', INIT], description: `PID namespace per job (unshare ${args.join(' ')})${unknown}` };
+      if (opts.cacheFile) writeIsolationFinding(opts.cacheFile, key, { flagSet, init });
+      return found(flagSet, init);
     }
   }
   return {

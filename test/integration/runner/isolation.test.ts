@@ -10,11 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { expandOutput, outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation, type IsolationKind } from '../../../src/runner/isolation';
+import { createLocalExecutor, type ExecRequest } from '../../../src/runner/executors';
 import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, withMarker, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
@@ -269,3 +271,173 @@ test('with the interpreter itself on PATH, the namespace is checked without star
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+const namespaceHere = linux && detectIsolation(process.env).kind === 'pid-namespace';
+
+/** A python3 launcher on PATH (a script, as pyenv's shims are) that notes each start in `log`. */
+function countingLauncher(dir: string, log: string): string {
+  const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+  writeFileSync(path.join(dir, 'python3'), `#!/bin/sh\necho started >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
+  return real;
+}
+
+const starts = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+
+test('with a cache file, the namespace check of a launcher runs once: later runners take its finding while nothing changed', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
+  const dir = tempDir('isolation-cache');
+  try {
+    const log = path.join(dir, 'starts.log');
+    const real = countingLauncher(dir, log);
+    const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` };
+    const cacheFile = path.join(dir, 'state', 'isolation.json');
+    const first = detectIsolation(env, { cacheFile });
+    assert.equal(starts(log), 1, 'the launcher ran once to say which interpreter it starts');
+    assert.equal(first.prefix[first.prefix.indexOf('-I') - 1], real);
+    assert.equal(statSync(cacheFile).mode & 0o777, 0o600, 'the finding is private to the user');
+    const second = detectIsolation(env, { cacheFile });
+    assert.equal(starts(log), 1, 'the second runner did not start the launcher');
+    assert.deepEqual(second, first, 'same isolation, same command');
+
+    // the launcher changed (a new pyenv version, a reinstall): checked again
+    const later = new Date(Date.now() + 5000);
+    utimesSync(path.join(dir, 'python3'), later, later);
+    detectIsolation(env, { cacheFile });
+    assert.equal(starts(log), 2, 'a changed launcher is checked again');
+    detectIsolation(env, { cacheFile });
+    assert.equal(starts(log), 2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a cache file that is not trustworthy is ignored and replaced: foreign interpreter, writable by others, a link, garbage, too old', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
+  const dir = tempDir('isolation-cache-bad');
+  try {
+    const log = path.join(dir, 'starts.log');
+    const real = countingLauncher(dir, log);
+    const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` };
+    const cacheFile = path.join(dir, 'isolation.json');
+    detectIsolation(env, { cacheFile });
+    const good = readFileSync(cacheFile, 'utf8');
+    let expected = 1;
+    const rejected = (what: string, write: () => void) => {
+      write();
+      const isolation = detectIsolation(env, { cacheFile });
+      expected += 1;
+      assert.equal(starts(log), expected, `${what}: checked again`);
+      assert.equal(isolation.prefix[isolation.prefix.indexOf('-I') - 1], real, `${what}: INIT runs on the interpreter the check found`);
+      assert.ok(!isolation.prefix.includes('/bin/sh'), what);
+    };
+    rejected('another interpreter named in it', () => writeFileSync(cacheFile, good.replace(JSON.stringify(real), JSON.stringify('/bin/sh'))));
+    rejected('writable by others', () => {
+      writeFileSync(cacheFile, good);
+      chmodSync(cacheFile, 0o666);
+    });
+    rejected('a symbolic link', () => {
+      rmSync(cacheFile);
+      writeFileSync(path.join(dir, 'elsewhere.json'), good, { mode: 0o600 });
+      symlinkSync(path.join(dir, 'elsewhere.json'), cacheFile);
+    });
+    rejected('not JSON', () => {
+      rmSync(cacheFile);
+      writeFileSync(cacheFile, '{"version":1,', { mode: 0o600 });
+    });
+    rejected('a flag set that does not exist', () => writeFileSync(cacheFile, good.replace(/"flagSet":\d+/, '"flagSet":7')));
+    rejected('older than a day', () => writeFileSync(cacheFile, good.replace(/"checkedAt":\d+/, `"checkedAt":${Date.now() - 25 * 3600 * 1000}`)));
+    assert.ok(!lstatSync(cacheFile).isSymbolicLink(), 'the link was replaced by a file of ours');
+    assert.equal(statSync(cacheFile).mode & 0o777, 0o600);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Runs `code` with python3 through the local executor with the machine's isolation. */
+function runPython(executor: ReturnType<typeof createLocalExecutor>, isolation: ReturnType<typeof detectIsolation>, code: string, extra: Partial<ExecRequest> = {}) {
+  return executor.run({ command: 'python3', args: ['-c', code], cwd: extra.cwd ?? tmpdir(), env: { PATH: process.env.PATH, ...extra.env }, timeoutMs: 20_000, graceMs: 1000, capBytes: 64 * 1024, isolation, ...extra });
+}
+
+test('a namespace made ahead of the job runs it as a fresh one would: its argv, environment, cwd, fd 3 only with POPCORN_FD, stdin /dev/null, signals', { skip: namespaceHere ? false : 'no PID namespace here' }, async () => {
+  const dir = tempDir('standby');
+  const isolation = detectIsolation(process.env);
+  const executor = createLocalExecutor({ isolation });
+  try {
+    const probe = `
+import os, sys
+print("argv", sys.argv[1:])
+print("pid", os.getpid())
+print("init", open("/proc/1/cmdline", "rb").read().split(b"\\0")[-2].decode())
+print("cwd", os.getcwd())
+print("env", os.environ.get("KR_TEST_VALUE"), "POPCORN_FD" in os.environ)
+print("stdin", os.readlink("/proc/self/fd/0"))
+try:
+    os.fstat(3)
+    print("fd3 open")
+except OSError:
+    print("fd3 closed")
+`;
+    const args = ['-c', probe, 'two words', 'ünïcode', '', 'a=b'];
+    const first = await executor.run({ command: 'python3', args, cwd: dir, env: { PATH: process.env.PATH, KR_TEST_VALUE: 'x=1 y' }, timeoutMs: 20_000, graceMs: 1000, capBytes: 64 * 1024, isolation });
+    assert.equal(first.exitCode, 0, first.stderr);
+    assert.match(first.stdout, /^argv \['two words', 'ünïcode', '', 'a=b'\]$/m);
+    assert.match(first.stdout, /^pid 2$/m, 'the program is PID 2, after INIT');
+    assert.match(first.stdout, /^init --standby$/m, 'it ran in the namespace made ahead of it');
+    assert.match(first.stdout, new RegExp(`^cwd ${realpathSync(dir)}$`, 'm'));
+    assert.match(first.stdout, /^env x=1 y False$/m);
+    assert.match(first.stdout, /^stdin \/dev\/null$/m);
+    assert.match(first.stdout, /^fd3 closed$/m, 'no POPCORN_FD: fd 3 is not open');
+
+    // the next one a moment later: in a namespace made again; with POPCORN_FD, fd 3 is the result pipe
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await runPython(executor, isolation, 'import os; print(open("/proc/1/cmdline", "rb").read().split(b"\\0")[-2].decode()); os.write(3, b"check: pass\\n")', { popcornFd: true });
+    assert.equal(second.exitCode, 0, second.stderr);
+    assert.match(second.stdout, /^--standby$/m);
+    assert.equal(second.popcorn, 'check: pass\n');
+
+    // one right after another: no namespace is waiting yet, a fresh one is made (and works the same)
+    const third = await runPython(executor, isolation, 'import os; print(os.getpid())');
+    const fourth = await runPython(executor, isolation, 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)');
+    assert.equal(third.stdout.trim(), '2');
+    assert.equal(fourth.signal, 'SIGSEGV', 'a signal that killed the program is reported as the signal');
+    assert.equal(fourth.exitCode, null);
+  } finally {
+    await executor.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the waiting namespace goes with the runner: none is left after close, and a NUL in an argument still fails as it always did', { skip: namespaceHere ? false : 'no PID namespace here' }, async () => {
+  const isolation = detectIsolation(process.env);
+  // waiting namespaces of this process: an INIT with --standby among our descendants
+  const waitingNamespaces = () =>
+    readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes('--standby') && ancestors(p).includes(process.pid);
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+  const executor = createLocalExecutor({ isolation });
+  await waitFor('a namespace waiting for the first job', () => (waitingNamespaces().length > 0 ? true : undefined), 5000);
+  const nul = await runPython(executor, isolation, 'print(1)', { args: ['-c', 'print(1)', 'a\0b'] }).then(
+    (r) => r.spawnError ?? 'ran',
+    (err: Error) => err.message,
+  );
+  assert.notEqual(nul, 'ran', 'an argument with a NUL is refused');
+  await executor.close();
+  await waitFor('no namespace left after close', () => (waitingNamespaces().length === 0 ? true : undefined), 5000);
+});
+
+/** The pids from `pid`'s parent up to init. */
+function ancestors(pid: string): number[] {
+  const chain: number[] = [];
+  let at = pid;
+  for (let i = 0; i < 64 && at !== '0' && at !== '1'; i++) {
+    const ppid = /^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${at}/status`, 'utf8'))?.[1];
+    if (!ppid) break;
+    chain.push(Number(ppid));
+    at = ppid;
+  }
+  return chain;
+}

@@ -15,30 +15,36 @@ const UP = String.raw`^(\.\./)+`;
 const layers = (...names) => String.raw`${UP}(${names.join('|')})(/|$)`;
 
 const vscodeBan = { name: 'vscode', message: 'Only src/extension may import vscode: core, trace, runner, cli and webview stay editor-free.' };
+// zod is configured once (jitless) in src/core/protocol/zod.ts, before any schema is made: every schema takes z from there
+const zodBan = { name: 'zod', allowTypeImports: true, message: "Import z from src/core/protocol/zod.ts, not from 'zod': it configures zod before any schema is built." };
 
 /** The folder's import rule, plus the same bans for `import()` expressions (which no-restricted-imports skips). */
-function layerRules(patterns, { vscode = false } = {}) {
+function layerRules(patterns, { vscode = false, zod = false } = {}) {
+  const paths = [...(vscode ? [] : [vscodeBan]), ...(zod ? [] : [zodBan])];
   // import() is always a value import: every pattern applies, allowTypeImports or not.
-  const dynamic = [...patterns, ...(vscode ? [] : [{ regex: '^vscode$', message: vscodeBan.message }])].map((p) => ({
+  const dynamic = [...patterns, ...paths.map((p) => ({ regex: `^${p.name}$`, message: p.message }))].map((p) => ({
     // esquery regexes cannot hold a slash: it is written \x2F
     selector: `ImportExpression > Literal.source[value=/${p.regex.replaceAll('/', String.raw`\x2F`)}/]`,
     message: p.message,
   }));
   return {
     'no-restricted-imports': 'off',
-    '@typescript-eslint/no-restricted-imports': ['error', { ...(vscode ? {} : { paths: [vscodeBan] }), patterns }],
+    '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }],
     'no-restricted-syntax': ['error', ...dynamic],
   };
 }
 
+const coreLayer = { regex: layers('trace', 'runner', 'cli', 'extension', 'webview'), message: 'src/core is the bottom layer: it imports nothing of trace, runner, cli, extension or webview.' };
 const cliLayer = { regex: layers('extension', 'webview'), message: 'src/cli imports core, trace and runner only: nothing of extension or webview.' };
 
 const layerConfig = [
   {
     files: ['src/core/**'],
-    rules: layerRules([
-      { regex: layers('trace', 'runner', 'cli', 'extension', 'webview'), message: 'src/core is the bottom layer: it imports nothing of trace, runner, cli, extension or webview.' },
-    ]),
+    rules: layerRules([coreLayer]),
+  },
+  {
+    files: ['src/core/protocol/zod.ts'],
+    rules: layerRules([coreLayer], { zod: true }),
   },
   {
     // bundled into the webview as well as the Node front-ends: pure, nothing but its own files

@@ -38,11 +38,15 @@ const axiosWithoutFetch = {
   },
 };
 
-// axios loads, when imported, two things we never use, ~7 ms of every CLI start together:
+// axios (and follow-redirects, which it loads) load, when imported, things we never or only sometimes use, ~12 ms
+// of every CLI start together:
 //  - form-data, and some twenty packages with it (mime-db's JSON among them), for toFormData, which turns plain
 //    objects into multipart bodies: our client builds its own (src/core/client/multipart.ts);
-//  - node:http2, for requests with httpVersion 2: ours are HTTP/1.1.
-// So in our bundles axios gets stand-ins that load the real module on first use: same behaviour, cost only when used.
+//  - node:http2, for requests with httpVersion 2: ours are HTTP/1.1;
+//  - https-proxy-agent (with node:assert and debug), for https requests through a proxy only;
+//  - node:https (with node:tls), for https URLs only: a runner on loopback is plain http.
+// So in our bundles they get stand-ins that load the real module on first use: same behaviour, cost only when used.
+// (The stand-ins of modules that CommonJS code requires are CommonJS themselves: `require()` gets the object.)
 const ON_DEMAND = {
   'form-data': [
     'let Real;',
@@ -54,12 +58,24 @@ const ON_DEMAND = {
     "const load = () => (real ??= require('node:http2'));",
     'export default new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });',
   ],
+  https: [
+    'let real;',
+    "const load = () => (real ??= require('node:https'));",
+    'module.exports = new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });',
+  ],
+  'https-proxy-agent': [
+    'let Real;',
+    "const load = () => (Real ??= require('https-proxy-agent'));",
+    '// `new HttpsProxyAgent(options)` gives the real agent; `agent instanceof HttpsProxyAgent` asks the real class',
+    'export default function HttpsProxyAgent(...args) { const R = load(); return new R(...args); }',
+    'Object.defineProperty(HttpsProxyAgent, Symbol.hasInstance, { value: (value) => value instanceof load() });',
+  ],
 };
 const axiosImportsOnDemand = {
   name: 'axios-imports-on-demand',
   setup(build) {
-    build.onResolve({ filter: /^(form-data|http2)$/ }, (args) =>
-      args.namespace === 'file' && /[\\/]node_modules[\\/]axios[\\/]/.test(args.importer)
+    build.onResolve({ filter: /^(form-data|http2|https|https-proxy-agent)$/ }, (args) =>
+      args.namespace === 'file' && /[\\/]node_modules[\\/](axios|follow-redirects)[\\/]/.test(args.importer)
         ? { path: args.path, namespace: 'kernel-runner-on-demand', pluginData: { resolveDir: args.resolveDir } }
         : undefined);
     build.onLoad({ filter: /.*/, namespace: 'kernel-runner-on-demand' }, (args) => ({

@@ -6,7 +6,7 @@
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { z } from 'zod';
+import { z } from '../core/protocol/zod';
 import type { RunnerClient } from '../core/client';
 import { formatNs, formatSeconds } from '../core/format/index';
 import type { ProfiledKernel } from '../core/kernelTimings';

@@ -12,7 +12,6 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream, ProfileResult, RunResult, SubmissionMode, SystemInfo } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
-import { summarizePath } from '../trace';
 import { packageProfile } from './artifacts';
 import { parsePopcornOutput, quoteCommand, type ExecSpec } from './executor';
 import { createLocalExecutor, type ExecResult, type Executor } from './executors';
@@ -265,6 +264,8 @@ async function finishProfile(
   let note: string | null = null;
   let summary;
   try {
+    // the trace toolkit is loaded by the first profile run only (a runner that only runs tests never needs it)
+    const { summarizePath } = await import('../trace');
     summary = await summarizePath(outDir);
   } catch (err) {
     note = `no trace summary: ${err instanceof Error ? err.message : String(err)}`;

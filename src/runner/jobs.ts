@@ -231,13 +231,15 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     else job.record.error = terminal.data;
     emit(job, terminal.event, JSON.stringify(terminal.data));
     job.subscribers.clear();
+    // the work dir goes while the log and the record are written (none waits for another)
+    const workDirRemoved = rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
     try {
       await job.log.close();
       await store.saveJob(job.record);
     } catch (err) {
       opts.log(`job ${job.id}: could not save its end: ${err instanceof Error ? err.message : String(err)}`);
     }
-    await rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
+    await workDirRemoved;
     lightRecords.set(job.id, { ...job.record, result: null });
     liveJobs.delete(job.id);
     job.markDone();

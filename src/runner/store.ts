@@ -195,10 +195,13 @@ export function openStore(dataDir: string): JobStore {
     eventsPath: (id) => join(jobDir(id), 'events.sse'),
     async createJob(record, code) {
       const dir = jobDir(record.id);
+      // each step waits only for what it writes into (a job's start waits for all of them)
       await mkdir(join(dir, 'submission'), { recursive: true, mode: 0o700 });
-      await mkdir(join(dir, 'artifacts'), { recursive: true, mode: 0o700 });
-      await writeFile(store.submissionPath(record.id, record.file_name), code, { mode: 0o600 });
-      await writeRecord(record);
+      await Promise.all([
+        mkdir(join(dir, 'artifacts'), { recursive: true, mode: 0o700 }),
+        writeFile(store.submissionPath(record.id, record.file_name), code, { mode: 0o600 }),
+        writeRecord(record),
+      ]);
     },
     saveJob(record) {
       const entry = saving.get(record.id);

@@ -3,12 +3,13 @@
 // readable result; save profile archives; exit non-zero when the submission failed. Everything decided here is
 // how it looks; what happens is the workflow's.
 import type { Command } from 'commander';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CliExit } from '../exit';
 import { clientToken, TOKEN_FILE_HELP } from '../runnerToken';
-import { generateToken } from '../../core/runnerToken';
+import { defaultStateDir, generateToken } from '../../core/runnerToken';
 import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
@@ -87,12 +88,15 @@ function relativeTo(cwd: string, file: string): string {
   return rel.startsWith('..') ? file : rel;
 }
 
-/** The embedded runner, with a fresh token only this process knows (other local users cannot use it). */
+/**
+ * The embedded runner, with a fresh token only this process knows (other local users cannot use it). It lives as
+ * long as the command: its isolation check is remembered in the state folder (see runner/isolationCache.ts).
+ */
 export async function startEmbedded(): Promise<{ runner: RunningRunner; dataDir: string; token: string }> {
   const { startRunner } = await import('../../runner/index');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'kernel-runner-submit-'));
   const token = generateToken();
-  const runner = await startRunner({ port: 0, dataDir, heartbeatMs: 5000, token });
+  const runner = await startRunner({ port: 0, dataDir, heartbeatMs: 5000, token, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
   return { runner, dataDir, token };
 }
 
@@ -185,7 +189,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     process.off('SIGINT', onSigint);
     if (embedded) {
       await embedded.runner.close();
-      await rm(embedded.dataDir, { recursive: true, force: true });
+      rmSync(embedded.dataDir, { recursive: true, force: true });
     }
   }
 }

@@ -3,7 +3,7 @@
 // `state = base64url(JSON {cli_id, is_reset})` (no padding), and keep the id in ~/.popcorn.yaml, shared with
 // popcorn-cli. The provider sends the browser to `{API}/auth/cli/{provider}?code=…&state=…`, which links the id
 // to the account; until then calls with the id answer 401.
-import { z } from 'zod';
+import { z } from '../protocol/zod';
 import { createTransport } from '../client/http';
 import { defaultPopcornConfigPath, readPopcornConfig, writePopcornCliId } from '../popcornConfig';
 import { routes } from '../protocol/api';

@@ -14,7 +14,10 @@
 //   than shown wrong: a submission's `id`, `done` and `runs`, a run's `mode`/`secret`/`passed`, a result's
 //   `success` and its `runs` map, a run result's `success`/`passed`, the queue's `status`.
 // Our runner writes the full shapes; the types (z.infer: what a parse gives) are what readers get.
-import { z } from 'zod';
+//
+// Each schema is built on its first parse (z.lazy): a command or a runner uses a few of them, and building all of
+// them was ~5 ms of every start of the CLI.
+import { z } from './zod';
 import { traceSummarySchema } from './traceSummary';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -55,7 +58,7 @@ export function parseScore(value: unknown): number | null {
 }
 
 /** A score field: number or numeric string in, `number | null` out (see parseScore); other JSON types are refused. */
-export const scoreSchema = z.union([z.number(), z.string()]).nullish().transform((v): number | null => parseScore(v));
+export const scoreSchema = z.lazy(() => z.union([z.number(), z.string()]).nullish().transform((v): number | null => parseScore(v)));
 
 /** Text where absent, null and '' mean the same (stdout, a file name, a GPU model): normalised to ''. */
 const text = z.string().nullish().transform((v): string => v ?? '');
@@ -68,18 +71,18 @@ function orNull<T extends z.ZodType>(schema: T) {
 // ---------------------------------------------------------------------------------------------------------------
 // Errors: `{detail}` (some upstream server errors use `{message}`)
 
-export const errorBodySchema = z.looseObject({
+export const errorBodySchema = z.lazy(() => z.looseObject({
   /** A string from HTTPExceptions; FastAPI's own 422 sends a list of validation errors here. */
   detail: z.unknown().optional(),
   /** A KernelBotError that reached FastAPI's handler. */
   message: z.string().nullish(),
-});
+}));
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /health
 
-export const healthSchema = z.looseObject({
+export const healthSchema = z.lazy(() => z.looseObject({
   /** `ok` upstream. */
   status: z.string().nullish(),
   // additive (our runner)
@@ -88,17 +91,17 @@ export const healthSchema = z.looseObject({
   profiler: z.string().nullish(),
   /** Where jobs run (`local`, `slurm`) and whether it can take them now; `detail` says why not. */
   executor: z.looseObject({ kind: z.string(), available: z.boolean(), detail: z.string().nullish() }).nullish(),
-});
+}));
 export type Health = z.infer<typeof healthSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /leaderboards, GET /gpus/{lb}
 
 /** A `files` entry as written in task.yml. */
-export const taskFileSchema = z.looseObject({ name: z.string(), source: z.string() });
+export const taskFileSchema = z.lazy(() => z.looseObject({ name: z.string(), source: z.string() }));
 
 /** kernelbot's LeaderboardTask dataclass (task.py), all informational for a client. */
-export const leaderboardTaskSchema = z.looseObject({
+export const leaderboardTaskSchema = z.lazy(() => z.looseObject({
   /** `py` or `cu`. */
   lang: z.string().nullish(),
   /** Upstream serves a name -> contents map (`@SUBMISSION@` for the user's file); task.yml lists {name, source}. */
@@ -116,11 +119,11 @@ export const leaderboardTaskSchema = z.looseObject({
   description: z.string().nullish(),
   seed: z.number().nullish(),
   multi_gpu: z.boolean().nullish(),
-});
+}));
 export type LeaderboardTask = z.infer<typeof leaderboardTaskSchema>;
 
 /** kernelbot's LeaderboardItem (db_types.py); upstream also sends creator_id, forum_id, secret_seed, visibility. */
-export const leaderboardSchema = z.looseObject({
+export const leaderboardSchema = z.lazy(() => z.looseObject({
   id: z.number().nullish(),
   /** What a submission names: required. */
   name: z.string(),
@@ -129,11 +132,11 @@ export const leaderboardSchema = z.looseObject({
   deadline: orNull(z.string()),
   gpu_types: z.array(z.string()).nullish().transform((v): string[] => v ?? []),
   task: leaderboardTaskSchema.nullish().transform((v): LeaderboardTask => v ?? {}),
-});
+}));
 export type Leaderboard = z.infer<typeof leaderboardSchema>;
-export const leaderboardListSchema = z.array(leaderboardSchema);
+export const leaderboardListSchema = z.lazy(() => z.array(leaderboardSchema));
 
-export const gpuListSchema = z.array(z.string());
+export const gpuListSchema = z.lazy(() => z.array(z.string()));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Queue position (additive; our runner). Jobs queue FIFO per GPU name, one job per device at a time.
@@ -159,7 +162,7 @@ export function queueLabel(position: number): string {
 // `available_runners`; every error path sends all three null with `status: "unavailable"` and an `error`. Our
 // runner fills all three.
 
-export const runnerQueueSchema = z.looseObject({
+export const runnerQueueSchema = z.lazy(() => z.looseObject({
   /** `GitHub`, `Modal`, `unknown` upstream; ours names the runner. */
   runner: z.string().nullish(),
   gpu: z.string().nullish(),
@@ -172,14 +175,14 @@ export const runnerQueueSchema = z.looseObject({
   /** `available` | `unavailable`: required, it says whether the counts mean anything. */
   status: z.string(),
   error: z.string().nullish(),
-});
+}));
 export type RunnerQueue = z.infer<typeof runnerQueueSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /submissions/{lb}/{gpu} (ranked entries)
 
 /** kernelbot's LeaderboardRankedEntry; upstream also sends leaderboard_name and user_id. */
-export const rankedSubmissionSchema = z.looseObject({
+export const rankedSubmissionSchema = z.lazy(() => z.looseObject({
   submission_id: z.number(),
   rank: orNull(z.number()),
   submission_name: text,
@@ -188,9 +191,9 @@ export const rankedSubmissionSchema = z.looseObject({
   submission_score: scoreSchema,
   user_name: text,
   gpu_type: text,
-});
+}));
 export type RankedSubmission = z.infer<typeof rankedSubmissionSchema>;
-export const rankedSubmissionListSchema = z.array(rankedSubmissionSchema);
+export const rankedSubmissionListSchema = z.lazy(() => z.array(rankedSubmissionSchema));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Result shapes
@@ -199,7 +202,7 @@ export const rankedSubmissionListSchema = z.array(rankedSubmissionSchema);
 // default to '' (a failed run sends SystemInfo() as it is); CompileResult's stdout/stderr can be None; a run that
 // did not compile has `run: null`; a timed-out run has `result: {}`.
 
-export const systemInfoSchema = z.looseObject({
+export const systemInfoSchema = z.lazy(() => z.looseObject({
   gpu: text,
   device_count: z.number().nullish(),
   cpu: text,
@@ -208,10 +211,10 @@ export const systemInfoSchema = z.looseObject({
   platform: text,
   torch: text,
   hostname: z.string().nullish(),
-});
+}));
 export type SystemInfo = z.infer<typeof systemInfoSchema>;
 
-export const compileResultSchema = z.looseObject({
+export const compileResultSchema = z.lazy(() => z.looseObject({
   nvcc_found: z.boolean().nullish(),
   nvcc_version: text,
   /** Decides what is shown (compile error): required. */
@@ -220,13 +223,13 @@ export const compileResultSchema = z.looseObject({
   stdout: text,
   stderr: text,
   exit_code: orNull(z.number()),
-});
+}));
 export type CompileResult = z.infer<typeof compileResultSchema>;
 
 /** A run result's flat key/value map as the evaluator wrote it to POPCORN_FD; null or missing reads as {}. */
 const resultMapSchema = z.record(z.string(), z.string()).nullish().transform((v): Record<string, string> => v ?? {});
 
-export const runResultSchema = z.looseObject({
+export const runResultSchema = z.lazy(() => z.looseObject({
   /** The process ran (exit 0 or 112): required. */
   success: z.boolean(),
   /** The tests passed (`check: pass`): required. */
@@ -239,10 +242,10 @@ export const runResultSchema = z.looseObject({
   duration: z.number().nullish().transform((v): number => v ?? 0),
   /** Flat key/value map written by the evaluator to POPCORN_FD. */
   result: resultMapSchema,
-});
+}));
 export type RunResult = z.infer<typeof runResultSchema>;
 
-export const profileResultSchema = z.looseObject({
+export const profileResultSchema = z.lazy(() => z.looseObject({
   /** `rocPROF` | `Nsight-Compute`; '' when not sent. */
   profiler: text,
   /** Base64 of a ZIP; empty when not inline (over the runner's limit, or GitHub's: then use download_url). */
@@ -252,22 +255,22 @@ export const profileResultSchema = z.looseObject({
   summary: traceSummarySchema.optional(),
   /** Artifact name, for GET /jobs/{id}/artifacts/{name}. */
   artifact: z.string().optional(),
-});
+}));
 export type ProfileResult = z.infer<typeof profileResultSchema>;
 
-export const evalResultSchema = z.looseObject({
+export const evalResultSchema = z.lazy(() => z.looseObject({
   /** ISO times (upstream's are naive local times of the runner); '' when not sent. */
   start: text,
   end: text,
   compilation: orNull(compileResultSchema),
   run: orNull(runResultSchema),
   profile: orNull(profileResultSchema),
-});
+}));
 export type EvalResult = z.infer<typeof evalResultSchema>;
 
 const emptySystem = (): SystemInfo => ({ gpu: '', cpu: '', platform: '', torch: '' });
 
-export const fullResultSchema = z.looseObject({
+export const fullResultSchema = z.lazy(() => z.looseObject({
   /** Whether the runner (GitHub, Modal, ours) executed the job at all: required. */
   success: z.boolean(),
   /** Why not, when not; '' otherwise. */
@@ -275,7 +278,7 @@ export const fullResultSchema = z.looseObject({
   system: systemInfoSchema.nullish().transform((v): SystemInfo => v ?? emptySystem()),
   /** Run key (`test`, `benchmark`, `leaderboard`, `profile.<i>`) -> result: required, and a map. */
   runs: z.record(z.string(), evalResultSchema),
-});
+}));
 export type FullResult = z.infer<typeof fullResultSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -290,7 +293,7 @@ export function isTerminalJobState(state: JobState): boolean {
   return terminalJobStates.includes(state);
 }
 
-export const statusEventSchema = z.looseObject({
+export const statusEventSchema = z.lazy(() => z.looseObject({
   /** `processing` upstream; '' when not sent. */
   status: text,
   /** Seconds since the submission started (upstream rounds to 0.01); null when not sent. */
@@ -301,23 +304,23 @@ export const statusEventSchema = z.looseObject({
   queue_position: z.number().optional(),
   /** Run in progress, e.g. `test`, `benchmark`, `profile.1`. */
   run: z.string().optional(),
-});
+}));
 export type StatusEvent = z.infer<typeof statusEventSchema>;
 
-export const resultEventSchema = z.looseObject({
+export const resultEventSchema = z.lazy(() => z.looseObject({
   /** `success` upstream. */
   status: z.string().nullish(),
   /** One FullResult per run of the submission: the public one first, then the secret-seed copies. Required. */
   results: z.array(fullResultSchema),
   /** Markdown reports, one per result. */
   reports: z.array(z.string()).nullish().transform((v): string[] => v ?? []),
-});
+}));
 export type ResultEvent = z.infer<typeof resultEventSchema>;
 
 /** An error's detail as text: FastAPI lets an HTTPException carry any JSON as `detail`. */
 const detailText = z.unknown().optional().transform((v): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v)));
 
-export const errorEventSchema = z.looseObject({
+export const errorEventSchema = z.lazy(() => z.looseObject({
   /** `error` upstream. */
   status: z.string().nullish(),
   /** '' when the service sent none. */
@@ -329,18 +332,18 @@ export const errorEventSchema = z.looseObject({
    */
   status_code: z.number().nullish(),
   raw_error: z.string().nullish(),
-});
+}));
 export type ErrorEvent = z.infer<typeof errorEventSchema>;
 
 /** Additive: first event of a job for extension clients. */
-export const jobEventSchema = z.looseObject({
+export const jobEventSchema = z.lazy(() => z.looseObject({
   job_id: z.number(),
   leaderboard: z.string(),
   gpu: z.string(),
   mode: submissionModeSchema,
   /** 0 = a free device takes it at once; n = n-th in line (see "Queue position" above). */
   queue_position: z.number(),
-});
+}));
 export type JobEvent = z.infer<typeof jobEventSchema>;
 
 export const outputStreamSchema = z.enum(['stdout', 'stderr']);
@@ -352,7 +355,7 @@ export type OutputStream = z.infer<typeof outputStreamSchema>;
  * `noise`/`kind` except those listed in `marks` as `[index, kind, noise]`. Our runner batches lines this way
  * (flushed every few ms or 64 KiB, and before any other event, so order is kept); expandOutput gives the lines.
  */
-export const outputEventSchema = z.looseObject({
+export const outputEventSchema = z.lazy(() => z.looseObject({
   stream: outputStreamSchema,
   text: z.string(),
   noise: z.boolean(),
@@ -360,7 +363,7 @@ export const outputEventSchema = z.looseObject({
   kind: z.string().optional(),
   lines: z.number().int().positive().optional(),
   marks: z.array(z.tuple([z.number().int().nonnegative(), z.string(), z.boolean()])).optional(),
-});
+}));
 export type OutputEvent = z.infer<typeof outputEventSchema>;
 
 /** One line of live output. */
@@ -395,13 +398,13 @@ export type RunnerEvent =
   | { id: number; event: 'result'; data: ResultEvent }
   | { id: number; event: 'error'; data: ErrorEvent };
 
-export const runnerEventSchema = z.discriminatedUnion('event', [
+export const runnerEventSchema = z.lazy(() => z.discriminatedUnion('event', [
   z.object({ id: z.number(), event: z.literal('job'), data: jobEventSchema }),
   z.object({ id: z.number(), event: z.literal('status'), data: statusEventSchema }),
   z.object({ id: z.number(), event: z.literal('output'), data: outputEventSchema }),
   z.object({ id: z.number(), event: z.literal('result'), data: resultEventSchema }),
   z.object({ id: z.number(), event: z.literal('error'), data: errorEventSchema }),
-]);
+]));
 
 /** Parses the `data` of one SSE event by its name; unknown names give undefined (forward compatible). */
 export function parseEventData(event: string, data: unknown): RunnerEvent['data'] | undefined {
@@ -427,13 +430,13 @@ export function parseEventData(event: string, data: unknown): RunnerEvent['data'
 // Upstream: `{"status":"accepted","details":{"id","job_status_id"},"runner_queue":{...}}`; deployments before
 // mid-June 2026 send only status and details. The queue is informational: a malformed one reads as null rather
 // than losing the accepted submission.
-export const backgroundAcceptedSchema = z.looseObject({
+export const backgroundAcceptedSchema = z.lazy(() => z.looseObject({
   /** `accepted` upstream (the 202 says it already). */
   status: z.string().nullish(),
   /** The submission id is what everything after depends on: required. */
   details: z.looseObject({ id: z.number(), job_status_id: z.number().nullish() }),
   runner_queue: runnerQueueSchema.nullish().catch(null),
-});
+}));
 export type BackgroundAccepted = z.infer<typeof backgroundAcceptedSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -445,7 +448,7 @@ export const upstreamJobStatuses = ['initial', 'pending', 'running', 'succeeded'
 // Upstream (leaderboard_db.py get_user_submissions): `runs` holds only the public passed runs of submissions
 // whose secret leaderboard run passed too — test, benchmark and leaderboard runs of a ranked submission, the first
 // two with score null — and is [] for everything else. Scores are JSON strings.
-export const userSubmissionSummarySchema = z.looseObject({
+export const userSubmissionSummarySchema = z.lazy(() => z.looseObject({
   id: z.number(),
   leaderboard_name: text,
   file_name: text,
@@ -456,14 +459,14 @@ export const userSubmissionSummarySchema = z.looseObject({
     .array(z.looseObject({ gpu_type: text, score: scoreSchema }))
     .nullish()
     .transform((v) => v ?? []),
-});
+}));
 export type UserSubmissionSummary = z.infer<typeof userSubmissionSummarySchema>;
-export const userSubmissionListSchema = z.array(userSubmissionSummarySchema);
+export const userSubmissionListSchema = z.lazy(() => z.array(userSubmissionSummarySchema));
 
 // Upstream (main.py get_user_submission): `result` only for public test/benchmark runs (secret runs and the ranked
 // run carry score and passed only); `job` from a LEFT JOIN, so all null for streaming-route submissions, and no
 // `job` key before mid-June 2026; `runner_queue` null while there are no runs (and no key before the queue PRs).
-export const submissionRunSchema = z.looseObject({
+export const submissionRunSchema = z.lazy(() => z.looseObject({
   start_time: orNull(z.string()),
   end_time: orNull(z.string()),
   /** `test`, `benchmark`, `leaderboard`, `profile.<i>`: which run it is decides how it is shown. Required. */
@@ -478,20 +481,20 @@ export const submissionRunSchema = z.looseObject({
   passed: z.boolean(),
   /** The evaluator's flat map (public test/benchmark runs only). */
   result: z.unknown().optional(),
-});
+}));
 export type SubmissionRun = z.infer<typeof submissionRunSchema>;
 
-export const submissionJobSchema = z.looseObject({
+export const submissionJobSchema = z.lazy(() => z.looseObject({
   /** initial → pending → running → succeeded | failed | timed_out | hacked; null when the service keeps no job. */
   status: orNull(z.string()),
   error: orNull(z.string()),
   last_heartbeat: orNull(z.string()),
   // additive: our runner's finer state
   state: jobStateSchema.optional(),
-});
+}));
 export type SubmissionJob = z.infer<typeof submissionJobSchema>;
 
-export const userSubmissionDetailSchema = z.looseObject({
+export const userSubmissionDetailSchema = z.lazy(() => z.looseObject({
   id: z.number(),
   leaderboard_name: text,
   file_name: text,
@@ -504,24 +507,24 @@ export const userSubmissionDetailSchema = z.looseObject({
   job: orNull(submissionJobSchema),
   /** Informational: a malformed queue reads as null. */
   runner_queue: runnerQueueSchema.nullish().catch(null),
-});
+}));
 export type UserSubmissionDetail = z.infer<typeof userSubmissionDetailSchema>;
 
-export const deleteSubmissionSchema = z.looseObject({ status: z.string().nullish(), submission_id: z.number().nullish() });
+export const deleteSubmissionSchema = z.lazy(() => z.looseObject({ status: z.string().nullish(), submission_id: z.number().nullish() }));
 export type DeleteSubmissionAnswer = z.infer<typeof deleteSubmissionSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Extension routes: GET|DELETE /jobs/{id}
 
-export const artifactInfoSchema = z.looseObject({
+export const artifactInfoSchema = z.lazy(() => z.looseObject({
   name: z.string(),
   size: z.number(),
   /** Absolute URL of GET /jobs/{id}/artifacts/{name}. */
   url: z.string(),
-});
+}));
 export type ArtifactInfo = z.infer<typeof artifactInfoSchema>;
 
-export const jobRecordSchema = z.looseObject({
+export const jobRecordSchema = z.lazy(() => z.looseObject({
   id: z.number(),
   leaderboard: z.string(),
   gpu: z.string(),
@@ -538,10 +541,10 @@ export const jobRecordSchema = z.looseObject({
   result: resultEventSchema.nullable(),
   error: errorEventSchema.nullable(),
   artifacts: z.array(artifactInfoSchema),
-});
+}));
 export type JobRecord = z.infer<typeof jobRecordSchema>;
 
-export const cancelAnswerSchema = z.looseObject({ status: z.literal('ok'), job_id: z.number(), state: jobStateSchema });
+export const cancelAnswerSchema = z.lazy(() => z.looseObject({ status: z.literal('ok'), job_id: z.number(), state: jobStateSchema }));
 export type CancelAnswer = z.infer<typeof cancelAnswerSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Two trace summaries side by side (`kernel-runner compare A B`, the editor's compare panel): per kernel, per
 // rocTX range, busy time. Pure: no Node imports. `a` is the baseline; `ratio` is b / a (above 1: B took longer);
 // a kernel or range on one side only has `null` on the other.
-import { z } from 'zod';
+import { z } from './zod';
 import { markerAttributionSchema } from './traceSummary';
 
 const ns = z.number().nonnegative();

@@ -4,256 +4,268 @@
 // Units: every `...Ns` field is nanoseconds (rocprof's own unit); `...Bytes` are bytes; `percent` fields are
 // 0..100; `busyFraction` values are 0..1. Timestamps (`startNs`, `endNs`) are the profiler's clock as written in
 // the files (rocprofv3: CLOCK_BOOTTIME-like ns), not Unix time. A value the input does not carry is `null`.
-import { z } from 'zod';
+import { z } from './zod';
 
 export const TRACE_SUMMARY_VERSION = 1 as const;
 
-const ns = z.number().nonnegative();
-const nsOrNull = ns.nullable();
-const count = z.number().int().nonnegative();
-
-/** One distinct launch configuration of a kernel, with how many dispatches used it. */
-export const launchConfigSchema = z.object({
-  /** Grid size in work-items (rocprofv3 convention), [x, y, z]. */
-  grid: z.tuple([count, count, count]).nullable(),
-  /** Workgroup size in work-items, [x, y, z]. */
-  workgroup: z.tuple([count, count, count]).nullable(),
-  vgpr: count.nullable(),
-  accumVgpr: count.nullable(),
-  sgpr: count.nullable(),
-  /** LDS (group segment) bytes per workgroup. */
-  ldsBytes: count.nullable(),
-  /** Scratch (private segment) bytes per work-item. */
-  scratchBytes: count.nullable(),
-  /** Dispatches that used exactly this configuration. */
-  calls: count,
-});
-
-export const kernelRowSchema = z.object({
-  /** Full kernel name as the profiler wrote it (can be thousands of characters of templates). */
-  name: z.string(),
-  /** Readable base name: templates, arguments, return type and ` [clone .kd]` stripped. */
-  shortName: z.string(),
-  calls: count,
-  totalNs: ns,
-  avgNs: ns,
-  minNs: nsOrNull,
-  maxNs: nsOrNull,
-  /** Sample standard deviation (n - 1; 0 for one call) of the dispatch durations, as rocprofv3's stats files. */
-  stddevNs: nsOrNull,
-  /** Share of total kernel time, 0..100. */
-  percent: z.number().nonnegative(),
-  /** Agents (see `agents[].id`) the kernel ran on. */
-  agentIds: z.array(z.string()),
-  /** Distinct launch configurations seen, most used first (capped; see `launchesTruncated`). */
-  launches: z.array(launchConfigSchema),
-  launchesTruncated: z.boolean(),
-});
-
-export const memoryCopyRowSchema = z.object({
-  /** `HOST_TO_DEVICE`, `DEVICE_TO_HOST`, `DEVICE_TO_DEVICE`, `HOST_TO_HOST` or the tool's own label. */
-  direction: z.string(),
-  calls: count,
-  totalNs: ns,
-  avgNs: ns,
-  minNs: nsOrNull,
-  maxNs: nsOrNull,
-  /** Bytes moved, when the format records them (rocpd, legacy JSON args); CSV traces do not. */
-  bytes: count.nullable(),
-  /** bytes / totalNs in GB/s (1e9 bytes per second), when bytes are known. */
-  bandwidthGBps: z.number().nonnegative().nullable(),
-});
-
-/** One API function (HIP runtime/compiler, HSA, RCCL ...) aggregated over its calls. */
-export const apiRowSchema = z.object({
-  name: z.string(),
-  /** e.g. `HIP_RUNTIME_API_EXT`, `HSA_CORE_API`, `RCCL_API`; null when the source does not say. */
-  domain: z.string().nullable(),
-  calls: count,
-  totalNs: ns,
-  avgNs: ns,
-  minNs: nsOrNull,
-  maxNs: nsOrNull,
-  /** Share of the total time of its API family (HIP, HSA, RCCL, ...), 0..100, as rocprofv3's per-domain stats. */
-  percent: z.number().nonnegative(),
-});
-
-/** Kernels put in one rocTX range (see `markerRowSchema.kernels`), by full kernel name. */
-export const markerKernelSchema = z.object({
-  name: z.string(),
-  calls: count,
-  totalNs: ns,
-});
-
-/**
- * How dispatches were put in ranges: `correlation` follows each dispatch's Correlation_Id to the API call that
- * launched it and takes the innermost range open on that call's thread at that time; `gpu-overlap` (no API
- * trace) takes the innermost range open when the kernel started on the GPU, which misses kernels that ran after
- * their range closed (the usual case: launches are asynchronous).
- */
 export const markerAttributionSchema = z.enum(['correlation', 'gpu-overlap']);
 
-/** A rocTX range (or instant marker, totalNs 0) aggregated by its message. */
-export const markerRowSchema = z.object({
-  name: z.string(),
-  calls: count,
-  totalNs: ns,
-  avgNs: ns,
-  minNs: nsOrNull,
-  maxNs: nsOrNull,
-  /** Kernels launched inside this range (innermost range only: a nested range keeps its own), by total time. */
-  kernels: z.array(markerKernelSchema).default([]),
-  /** How `kernels` were found; null when no kernel was put in any range (no kernel trace, or no ranges). */
-  kernelAttribution: markerAttributionSchema.nullable().default(null),
-});
+// Built on first use (z.lazy below): the schemas are only needed to check a summary read from disk or the wire, and
+// building them is a few ms of every start of the CLI and the extension that loads this module for its types.
+function buildSchemas() {
+  const ns = z.number().nonnegative();
+  const nsOrNull = ns.nullable();
+  const count = z.number().int().nonnegative();
 
-/** Dispatches against ranges over the whole summary: how many landed in some range, and how they were put there. */
-export const rangeAttributionSchema = z.object({
-  by: markerAttributionSchema,
-  dispatches: count,
-  inRanges: count,
-});
+  /** One distinct launch configuration of a kernel, with how many dispatches used it. */
+  const launchConfigSchema = z.object({
+    /** Grid size in work-items (rocprofv3 convention), [x, y, z]. */
+    grid: z.tuple([count, count, count]).nullable(),
+    /** Workgroup size in work-items, [x, y, z]. */
+    workgroup: z.tuple([count, count, count]).nullable(),
+    vgpr: count.nullable(),
+    accumVgpr: count.nullable(),
+    sgpr: count.nullable(),
+    /** LDS (group segment) bytes per workgroup. */
+    ldsBytes: count.nullable(),
+    /** Scratch (private segment) bytes per work-item. */
+    scratchBytes: count.nullable(),
+    /** Dispatches that used exactly this configuration. */
+    calls: count,
+  });
 
-export const agentSchema = z.object({
-  /** Stable id used by kernels and timeline: `Agent <n>` with the number the profiler uses. */
-  id: z.string(),
-  type: z.enum(['GPU', 'CPU', 'unknown']),
-  /** ISA name, e.g. `gfx942`, when a file says so. */
-  name: z.string().nullable(),
-  /** Marketing name, e.g. `AMD Instinct MI300X`. */
-  productName: z.string().nullable(),
-  cuCount: count.nullable(),
-  /** Kernel dispatches on this agent. */
-  kernelCalls: count,
-  /** Sum of kernel durations on this agent (overlaps counted twice). */
-  kernelNs: ns,
-  /** Sum of copy durations attributed to this agent (the GPU end of the copy). */
-  copyNs: ns,
-  /** Union of kernel and copy intervals on this agent: time with at least one operation in flight. */
-  busyNs: ns,
-  /** busyNs / wall.spanNs, 0..100; null without a wall span. */
-  busyPercent: z.number().nonnegative().nullable(),
-  /** False when the bounded-memory interval merge had to estimate (see src/trace/busy.ts). */
-  busyExact: z.boolean(),
-});
+  const kernelRowSchema = z.object({
+    /** Full kernel name as the profiler wrote it (can be thousands of characters of templates). */
+    name: z.string(),
+    /** Readable base name: templates, arguments, return type and ` [clone .kd]` stripped. */
+    shortName: z.string(),
+    calls: count,
+    totalNs: ns,
+    avgNs: ns,
+    minNs: nsOrNull,
+    maxNs: nsOrNull,
+    /** Sample standard deviation (n - 1; 0 for one call) of the dispatch durations, as rocprofv3's stats files. */
+    stddevNs: nsOrNull,
+    /** Share of total kernel time, 0..100. */
+    percent: z.number().nonnegative(),
+    /** Agents (see `agents[].id`) the kernel ran on. */
+    agentIds: z.array(z.string()),
+    /** Distinct launch configurations seen, most used first (capped; see `launchesTruncated`). */
+    launches: z.array(launchConfigSchema),
+    launchesTruncated: z.boolean(),
+  });
 
-export const timelineSchema = z.object({
-  startNs: ns,
-  endNs: ns,
-  bucketNs: ns,
-  buckets: count,
-  /** Per agent, the busy fraction (0..1) of each bucket; `busyFraction.length === buckets`. */
-  agents: z.array(z.object({ agentId: z.string(), busyFraction: z.array(z.number().min(0).max(1)) })),
-  /** False when some fractions were resampled from the bounded-memory histogram (very large traces). */
-  exact: z.boolean(),
-});
+  const memoryCopyRowSchema = z.object({
+    /** `HOST_TO_DEVICE`, `DEVICE_TO_HOST`, `DEVICE_TO_DEVICE`, `HOST_TO_HOST` or the tool's own label. */
+    direction: z.string(),
+    calls: count,
+    totalNs: ns,
+    avgNs: ns,
+    minNs: nsOrNull,
+    maxNs: nsOrNull,
+    /** Bytes moved, when the format records them (rocpd, legacy JSON args); CSV traces do not. */
+    bytes: count.nullable(),
+    /** bytes / totalNs in GB/s (1e9 bytes per second), when bytes are known. */
+    bandwidthGBps: z.number().nonnegative().nullable(),
+  });
 
-export const traceSourceSchema = z.object({
-  /** Path relative to the summarised path (inside the zip for zips); the file name for a single file. */
-  path: z.string(),
-  /** `rocprofv3-csv`, `rocpd`, `rocprof-v1-stats`, `rocprof-v1-json`, ... */
-  format: z.string(),
-  /** What the file holds: `kernel_trace`, `memory_copy_trace`, `hip_api_trace`, `kernel_stats`, `database` ... */
-  kind: z.string(),
-  /** Header variant detected: `rocm-7.0`, `rocm-6.3`, `rocm-6.2`, `rocpd-convert`, `rocpd-schema-3`, `v1` ... */
-  variant: z.string(),
-  /** Data rows read from it. */
-  rows: count,
-  /** Process id from a `<pid>_` prefix or the file itself, when known. */
-  pid: z.number().int().nullable(),
-  /** Host from a `<hostname>/` folder or the file itself, when known. */
-  host: z.string().nullable(),
-});
+  /** One API function (HIP runtime/compiler, HSA, RCCL ...) aggregated over its calls. */
+  const apiRowSchema = z.object({
+    name: z.string(),
+    /** e.g. `HIP_RUNTIME_API_EXT`, `HSA_CORE_API`, `RCCL_API`; null when the source does not say. */
+    domain: z.string().nullable(),
+    calls: count,
+    totalNs: ns,
+    avgNs: ns,
+    minNs: nsOrNull,
+    maxNs: nsOrNull,
+    /** Share of the total time of its API family (HIP, HSA, RCCL, ...), 0..100, as rocprofv3's per-domain stats. */
+    percent: z.number().nonnegative(),
+  });
 
-export const skippedSourceSchema = z.object({
-  path: z.string(),
-  reason: z.string(),
-});
+  /** Kernels put in one rocTX range (see `markerRowSchema.kernels`), by full kernel name. */
+  const markerKernelSchema = z.object({
+    name: z.string(),
+    calls: count,
+    totalNs: ns,
+  });
 
-/** A comparison of our aggregate against the tool's own (stats CSV, rocpd view) for the same run. */
-export const traceProcessSchema = z.object({
-  pid: z.number().int(),
-  host: z.string().nullable(),
-  /** Command line, when the format records it (rocpd). */
-  command: z.string().nullable(),
-});
+  /**
+   * How dispatches were put in ranges: `correlation` follows each dispatch's Correlation_Id to the API call that
+   * launched it and takes the innermost range open on that call's thread at that time; `gpu-overlap` (no API
+   * trace) takes the innermost range open when the kernel started on the GPU, which misses kernels that ran after
+   * their range closed (the usual case: launches are asynchronous).
+   */
 
-export const crossCheckSchema = z.object({
-  /** What was compared, e.g. `kernel totals vs results.stats.csv`. */
-  what: z.string(),
-  compared: count,
-  mismatches: z.array(z.string()),
-});
+  /** A rocTX range (or instant marker, totalNs 0) aggregated by its message. */
+  const markerRowSchema = z.object({
+    name: z.string(),
+    calls: count,
+    totalNs: ns,
+    avgNs: ns,
+    minNs: nsOrNull,
+    maxNs: nsOrNull,
+    /** Kernels launched inside this range (innermost range only: a nested range keeps its own), by total time. */
+    kernels: z.array(markerKernelSchema).default([]),
+    /** How `kernels` were found; null when no kernel was put in any range (no kernel trace, or no ranges). */
+    kernelAttribution: markerAttributionSchema.nullable().default(null),
+  });
 
-/** One hardware counter of one kernel over its dispatches (rocprofv3 `--pmc`, counter_collection.csv). */
-export const counterValueSchema = z.object({
-  /** Counter name as collected, e.g. `SQ_WAVES`, `GRBM_GUI_ACTIVE`. */
-  name: z.string(),
-  /** Values of it that were read: one a dispatch (rocprofv3 writes one row per dispatch and counter). */
-  dispatches: count,
-  mean: z.number(),
-  min: z.number(),
-  max: z.number(),
-});
+  /** Dispatches against ranges over the whole summary: how many landed in some range, and how they were put there. */
+  const rangeAttributionSchema = z.object({
+    by: markerAttributionSchema,
+    dispatches: count,
+    inRanges: count,
+  });
 
-export const kernelCountersSchema = z.object({
-  /** Full kernel name (as `kernels[].name`). */
-  kernel: z.string(),
-  shortName: z.string(),
-  /** Dispatches of the kernel seen in the counter file. */
-  dispatches: count,
-  counters: z.array(counterValueSchema),
-});
+  const agentSchema = z.object({
+    /** Stable id used by kernels and timeline: `Agent <n>` with the number the profiler uses. */
+    id: z.string(),
+    type: z.enum(['GPU', 'CPU', 'unknown']),
+    /** ISA name, e.g. `gfx942`, when a file says so. */
+    name: z.string().nullable(),
+    /** Marketing name, e.g. `AMD Instinct MI300X`. */
+    productName: z.string().nullable(),
+    cuCount: count.nullable(),
+    /** Kernel dispatches on this agent. */
+    kernelCalls: count,
+    /** Sum of kernel durations on this agent (overlaps counted twice). */
+    kernelNs: ns,
+    /** Sum of copy durations attributed to this agent (the GPU end of the copy). */
+    copyNs: ns,
+    /** Union of kernel and copy intervals on this agent: time with at least one operation in flight. */
+    busyNs: ns,
+    /** busyNs / wall.spanNs, 0..100; null without a wall span. */
+    busyPercent: z.number().nonnegative().nullable(),
+    /** False when the bounded-memory interval merge had to estimate (see src/trace/busy.ts). */
+    busyExact: z.boolean(),
+  });
 
-/** A row that a profiler lists with the kernels but is not one (`<barrier packet>`, `Unknown command type`). */
-export const pseudoRowSchema = z.object({
-  name: z.string(),
-  calls: count,
-  totalNs: ns,
-});
+  const timelineSchema = z.object({
+    startNs: ns,
+    endNs: ns,
+    bucketNs: ns,
+    buckets: count,
+    /** Per agent, the busy fraction (0..1) of each bucket; `busyFraction.length === buckets`. */
+    agents: z.array(z.object({ agentId: z.string(), busyFraction: z.array(z.number().min(0).max(1)) })),
+    /** False when some fractions were resampled from the bounded-memory histogram (very large traces). */
+    exact: z.boolean(),
+  });
 
-export const traceSummarySchema = z.object({
-  version: z.literal(TRACE_SUMMARY_VERSION),
-  kernels: z.array(kernelRowSchema),
-  kernelTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
-  memoryCopies: z.array(memoryCopyRowSchema),
-  /** Top API functions by total time (capped, see `apiTotals` for the whole). */
-  api: z.array(apiRowSchema),
-  apiTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
-  markers: z.array(markerRowSchema),
-  /** Null when no kernel was put in a range (no ranges, or no kernel trace). */
-  rangeAttribution: rangeAttributionSchema.nullable().default(null),
-  agents: z.array(agentSchema),
-  processes: z.array(traceProcessSchema),
-  /** First start to last end of GPU work (kernels and copies); null when there is no timed GPU work. */
-  wall: z.object({ startNs: ns, endNs: ns, spanNs: ns }).nullable(),
-  timeline: timelineSchema.nullable(),
-  sources: z.array(traceSourceSchema),
-  skipped: z.array(skippedSourceSchema),
-  checks: z.array(crossCheckSchema),
-  /** Human-readable notes: approximations, inconsistencies, fallbacks taken, rows skipped. */
-  warnings: z.array(z.string()),
-  /** Per kernel, its hardware counters (mean/min/max over dispatches), when a counter collection was read. */
-  counters: z.array(kernelCountersSchema).optional(),
-  /** Rows listed as kernels by the profiler that are not kernels; not in `kernels` or `kernelTotals`. */
-  pseudoRows: z.array(pseudoRowSchema).optional(),
-});
+  const traceSourceSchema = z.object({
+    /** Path relative to the summarised path (inside the zip for zips); the file name for a single file. */
+    path: z.string(),
+    /** `rocprofv3-csv`, `rocpd`, `rocprof-v1-stats`, `rocprof-v1-json`, ... */
+    format: z.string(),
+    /** What the file holds: `kernel_trace`, `memory_copy_trace`, `hip_api_trace`, `kernel_stats`, `database` ... */
+    kind: z.string(),
+    /** Header variant detected: `rocm-7.0`, `rocm-6.3`, `rocm-6.2`, `rocpd-convert`, `rocpd-schema-3`, `v1` ... */
+    variant: z.string(),
+    /** Data rows read from it. */
+    rows: count,
+    /** Process id from a `<pid>_` prefix or the file itself, when known. */
+    pid: z.number().int().nullable(),
+    /** Host from a `<hostname>/` folder or the file itself, when known. */
+    host: z.string().nullable(),
+  });
 
-export type LaunchConfig = z.infer<typeof launchConfigSchema>;
-export type KernelRow = z.infer<typeof kernelRowSchema>;
-export type MemoryCopyRow = z.infer<typeof memoryCopyRowSchema>;
-export type ApiRow = z.infer<typeof apiRowSchema>;
-export type MarkerRow = z.infer<typeof markerRowSchema>;
-export type MarkerKernel = z.infer<typeof markerKernelSchema>;
+  const skippedSourceSchema = z.object({
+    path: z.string(),
+    reason: z.string(),
+  });
+
+  /** A comparison of our aggregate against the tool's own (stats CSV, rocpd view) for the same run. */
+  const traceProcessSchema = z.object({
+    pid: z.number().int(),
+    host: z.string().nullable(),
+    /** Command line, when the format records it (rocpd). */
+    command: z.string().nullable(),
+  });
+
+  const crossCheckSchema = z.object({
+    /** What was compared, e.g. `kernel totals vs results.stats.csv`. */
+    what: z.string(),
+    compared: count,
+    mismatches: z.array(z.string()),
+  });
+
+  /** One hardware counter of one kernel over its dispatches (rocprofv3 `--pmc`, counter_collection.csv). */
+  const counterValueSchema = z.object({
+    /** Counter name as collected, e.g. `SQ_WAVES`, `GRBM_GUI_ACTIVE`. */
+    name: z.string(),
+    /** Values of it that were read: one a dispatch (rocprofv3 writes one row per dispatch and counter). */
+    dispatches: count,
+    mean: z.number(),
+    min: z.number(),
+    max: z.number(),
+  });
+
+  const kernelCountersSchema = z.object({
+    /** Full kernel name (as `kernels[].name`). */
+    kernel: z.string(),
+    shortName: z.string(),
+    /** Dispatches of the kernel seen in the counter file. */
+    dispatches: count,
+    counters: z.array(counterValueSchema),
+  });
+
+  /** A row that a profiler lists with the kernels but is not one (`<barrier packet>`, `Unknown command type`). */
+  const pseudoRowSchema = z.object({
+    name: z.string(),
+    calls: count,
+    totalNs: ns,
+  });
+
+  const traceSummarySchema = z.object({
+    version: z.literal(TRACE_SUMMARY_VERSION),
+    kernels: z.array(kernelRowSchema),
+    kernelTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
+    memoryCopies: z.array(memoryCopyRowSchema),
+    /** Top API functions by total time (capped, see `apiTotals` for the whole). */
+    api: z.array(apiRowSchema),
+    apiTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
+    markers: z.array(markerRowSchema),
+    /** Null when no kernel was put in a range (no ranges, or no kernel trace). */
+    rangeAttribution: rangeAttributionSchema.nullable().default(null),
+    agents: z.array(agentSchema),
+    processes: z.array(traceProcessSchema),
+    /** First start to last end of GPU work (kernels and copies); null when there is no timed GPU work. */
+    wall: z.object({ startNs: ns, endNs: ns, spanNs: ns }).nullable(),
+    timeline: timelineSchema.nullable(),
+    sources: z.array(traceSourceSchema),
+    skipped: z.array(skippedSourceSchema),
+    checks: z.array(crossCheckSchema),
+    /** Human-readable notes: approximations, inconsistencies, fallbacks taken, rows skipped. */
+    warnings: z.array(z.string()),
+    /** Per kernel, its hardware counters (mean/min/max over dispatches), when a counter collection was read. */
+    counters: z.array(kernelCountersSchema).optional(),
+    /** Rows listed as kernels by the profiler that are not kernels; not in `kernels` or `kernelTotals`. */
+    pseudoRows: z.array(pseudoRowSchema).optional(),
+  });
+  return { launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
+}
+
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
+
+/** A whole summary, as `kernel-runner summarize --json` prints it and ProfileResult.summary carries it. */
+export const traceSummarySchema = z.lazy(() => (built ??= buildSchemas()).traceSummarySchema);
+
+export type LaunchConfig = z.infer<Schemas['launchConfigSchema']>;
+export type KernelRow = z.infer<Schemas['kernelRowSchema']>;
+export type MemoryCopyRow = z.infer<Schemas['memoryCopyRowSchema']>;
+export type ApiRow = z.infer<Schemas['apiRowSchema']>;
+export type MarkerRow = z.infer<Schemas['markerRowSchema']>;
+export type MarkerKernel = z.infer<Schemas['markerKernelSchema']>;
 export type MarkerAttribution = z.infer<typeof markerAttributionSchema>;
-export type RangeAttribution = z.infer<typeof rangeAttributionSchema>;
-export type TraceAgent = z.infer<typeof agentSchema>;
-export type TraceTimeline = z.infer<typeof timelineSchema>;
-export type TraceSource = z.infer<typeof traceSourceSchema>;
-export type SkippedSource = z.infer<typeof skippedSourceSchema>;
-export type TraceProcess = z.infer<typeof traceProcessSchema>;
-export type CrossCheck = z.infer<typeof crossCheckSchema>;
-export type CounterValue = z.infer<typeof counterValueSchema>;
-export type KernelCounters = z.infer<typeof kernelCountersSchema>;
-export type PseudoRow = z.infer<typeof pseudoRowSchema>;
-export type TraceSummary = z.infer<typeof traceSummarySchema>;
+export type RangeAttribution = z.infer<Schemas['rangeAttributionSchema']>;
+export type TraceAgent = z.infer<Schemas['agentSchema']>;
+export type TraceTimeline = z.infer<Schemas['timelineSchema']>;
+export type TraceSource = z.infer<Schemas['traceSourceSchema']>;
+export type SkippedSource = z.infer<Schemas['skippedSourceSchema']>;
+export type TraceProcess = z.infer<Schemas['traceProcessSchema']>;
+export type CrossCheck = z.infer<Schemas['crossCheckSchema']>;
+export type CounterValue = z.infer<Schemas['counterValueSchema']>;
+export type KernelCounters = z.infer<Schemas['kernelCountersSchema']>;
+export type PseudoRow = z.infer<Schemas['pseudoRowSchema']>;
+export type TraceSummary = z.infer<Schemas['traceSummarySchema']>;

@@ -3,7 +3,7 @@
 // activation each one is followed again (core's resumeSubmission), its output re-opened and the result shown when
 // done; an entry is forgotten when its outcome arrives, never on a reload.
 import type * as vscode from 'vscode';
-import { z } from 'zod';
+import { z } from '../../core/protocol/zod';
 import { submissionModeSchema } from '../../core/protocol/api';
 import type { ResumeState } from '../../core/submission/index';
 

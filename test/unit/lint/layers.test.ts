@@ -50,7 +50,7 @@ const cases: Case[] = [
   { file: 'src/core/gpumode/x.ts', code: valueImport('../client/index'), ok: true },
   { file: 'src/core/gpumode/x.ts', code: valueImport('./traces'), ok: true },
   { file: 'src/core/x.ts', code: valueImport('./format/index'), ok: true },
-  { file: 'src/core/x.ts', code: valueImport('zod'), ok: true },
+  { file: 'src/core/x.ts', code: valueImport('axios'), ok: true },
   { file: 'src/core/x.ts', code: valueImport('vscode'), ok: false, says: /Only src\/extension may import vscode/ },
   // core/format: pure, for the webview too
   { file: 'src/core/format/x.ts', code: valueImport('./numbers'), ok: true },
@@ -113,6 +113,15 @@ const cases: Case[] = [
   { file: 'src/extension/x.ts', code: valueImport('../webview/compare'), ok: false, says: /nothing of the webview but its protocol/ },
   { file: 'src/extension/x.ts', code: valueImport('../webview/compareProtocolish'), ok: false },
   { file: 'src/extension/x.ts', code: dynamicImport('../webview/render'), ok: false },
+
+  // zod only through src/core/protocol/zod.ts (configured before any schema is built); its types from anywhere
+  { file: 'src/core/protocol/api.ts', code: valueImport('zod'), ok: false, says: /Import z from src\/core\/protocol\/zod\.ts/ },
+  { file: 'src/core/protocol/api.ts', code: typeImport('zod'), ok: true },
+  { file: 'src/core/protocol/api.ts', code: valueImport('./zod'), ok: true },
+  { file: 'src/core/protocol/zod.ts', code: valueImport('zod'), ok: true },
+  { file: 'src/core/protocol/zod.ts', code: valueImport('../../runner/index'), ok: false, says: /bottom layer/ },
+  { file: 'src/extension/x.ts', code: valueImport('zod'), ok: false, says: /src\/core\/protocol\/zod\.ts/ },
+  { file: 'src/runner/x.ts', code: dynamicImport('zod'), ok: false },
 
   // webview: types from elsewhere, values only from itself, packages and core/format
   { file: 'src/webview/x.ts', code: valueImport('../core/format/index'), ok: true },

@@ -283,12 +283,17 @@ function countingLauncher(dir: string, log: string): string {
 
 const starts = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
 
+/** A folder with a counting python3 launcher first on PATH: where it logs its starts, the interpreter, the env. */
+function withCountingLauncher(tag: string) {
+  const dir = tempDir(tag);
+  const log = path.join(dir, 'starts.log');
+  const real = countingLauncher(dir, log);
+  return { dir, log, real, env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` } };
+}
+
 test('with a cache file, the namespace check of a launcher runs once: later runners take its finding while nothing changed', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
-  const dir = tempDir('isolation-cache');
+  const { dir, log, real, env } = withCountingLauncher('isolation-cache');
   try {
-    const log = path.join(dir, 'starts.log');
-    const real = countingLauncher(dir, log);
-    const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` };
     const cacheFile = path.join(dir, 'state', 'isolation.json');
     const first = detectIsolation(env, { cacheFile });
     assert.equal(starts(log), 1, 'the launcher ran once to say which interpreter it starts');
@@ -311,11 +316,8 @@ test('with a cache file, the namespace check of a launcher runs once: later runn
 });
 
 test('a cache file that is not trustworthy is ignored and replaced: foreign interpreter, writable by others, a link, garbage, too old', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
-  const dir = tempDir('isolation-cache-bad');
+  const { dir, log, real, env } = withCountingLauncher('isolation-cache-bad');
   try {
-    const log = path.join(dir, 'starts.log');
-    const real = countingLauncher(dir, log);
-    const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` };
     const cacheFile = path.join(dir, 'isolation.json');
     detectIsolation(env, { cacheFile });
     const good = readFileSync(cacheFile, 'utf8');

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { assert, horizontalLayout, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
+import { assert, horizontalLayout, openWorkbench, runCommand, shot, typeDialogPath, webviewFrame } from './workbench.mjs';
 
 const GEMM_A = 'void gemm_kernel<float, 128>(float const*, float const*, float*, int, int, int)';
 const GEMM_B = 'void gemm_kernel<float, 256>(float const*, float const*, float*, int, int, int)';
@@ -158,15 +158,7 @@ async function answerOpenDialog(page, title, path) {
     await browse.click();
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().waitFor({ timeout: 10_000 });
   }
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  // the dialog fills in its starting folder a moment after it opens: wait for it, then replace it
-  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
-  for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(path); attempt++) {
-    await input.fill(path);
-    await page.waitForTimeout(300);
-  }
-  assert((await input.inputValue()).endsWith(path), `the path box holds ${await input.inputValue()}`);
+  await typeDialogPath(page, path);
   // The first OK on a folder's path opens the folder in the dialog (the path gains a slash); the next takes it.
   const titled = page.locator('.quick-input-widget .quick-input-title', { hasText: title });
   for (let attempt = 0; attempt < 3 && (await titled.isVisible()); attempt++) {

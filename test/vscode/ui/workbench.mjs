@@ -52,9 +52,8 @@ export async function runCommand(page, title) {
   }
 }
 
-/** "Open Trace…" from the palette, the path typed into VS Code's own file dialog (a path box in the quick input). */
-export async function openTrace(page, file) {
-  await runCommand(page, 'Kernel Runner: Open Trace…');
+/** Types `file` into the path box of VS Code's own file dialog (in the quick input), replacing its starting folder. */
+export async function typeDialogPath(page, file) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   // The dialog fills in its own starting folder a moment after it opens: typing before that gets mixed into it.
@@ -64,6 +63,12 @@ export async function openTrace(page, file) {
     await page.waitForTimeout(300);
   }
   assert((await input.inputValue()).endsWith(file), `the path box holds ${await input.inputValue()}`);
+}
+
+/** "Open Trace…" from the palette, the path typed into VS Code's own file dialog. */
+export async function openTrace(page, file) {
+  await runCommand(page, 'Kernel Runner: Open Trace…');
+  await typeDialogPath(page, file);
   // The dialog checks the path as it is typed; an Enter before that check ends gets "Please enter a path that
   // exists" and the dialog stays. Press again until it closes.
   for (let attempt = 0; attempt < 5; attempt++) {

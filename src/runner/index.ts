@@ -18,6 +18,7 @@ import { defaultDataDir, defaultProblemsDir, packageRoot, preparePrivateDir } fr
 import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, type Profiler, type ProfilerChoice } from './profilers';
 import { detectIsolation, type Isolation } from './isolation';
+import { createBacklogBudget } from './http/backlogBudget';
 import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
 import { DEFAULT_MAX_JOB_OUTPUT } from './outputBudget';
@@ -83,6 +84,8 @@ export interface RunnerOptions {
   bodyIdleTimeoutMs?: number;
   /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 64 MiB. */
   maxClientBacklogBytes?: number;
+  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 256 MiB. */
+  maxTotalBacklogBytes?: number;
   /** Open connections beyond this are closed at once (server.maxConnections). Default 256. */
   maxConnections?: number;
   /** Startup and warning lines. Default: nothing. */
@@ -290,7 +293,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     get publicUrl() {
       return linkBase;
     },
-    maxClientBacklogBytes: opts.maxClientBacklogBytes ?? 64 * 1024 * 1024,
+    backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 64 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 256 * 1024 * 1024),
+    log,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     executor,
   });

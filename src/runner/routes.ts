@@ -25,6 +25,7 @@ import { isMultiDevice, type GpuInventory } from './gpus';
 import { HttpError, sendJson } from './http/errors';
 import { createRouter, type RequestContext, type Router } from './http/router';
 import { createPlainFramer, openSse, type SseWriter } from './http/sse';
+import type { BacklogBudget } from './http/backlogBudget';
 import { readUpload } from './http/upload';
 import type { JobManager, LiveJob, Subscriber } from './jobs';
 import { QueueFullError } from './jobs';
@@ -43,8 +44,10 @@ export interface RouteServices {
   maxFileBytes: number;
   /** Overrides the base URL taken from the Host header (a runner behind a proxy). */
   publicUrl?: string;
-  /** An extension client whose unsent backlog passes this is cut off (it resumes with Last-Event-ID). */
-  maxClientBacklogBytes: number;
+  /** What extension clients may hold of unsent live output, each and together (past it: relayed from the log). */
+  backlog: BacklogBudget;
+  /** The runner's log (serve prints it). */
+  log?: (line: string) => void;
   heartbeatMs: number;
   /** Where jobs run; a Slurm executor's queue and availability are the cluster's. Default: local. */
   executor?: Executor;
@@ -242,11 +245,24 @@ function userSubmissionDetail(services: RouteServices, rec: StoredJob): UserSubm
   };
 }
 
+/** Past its own cap or a large share of a runner over its budget: the client leaves the live batches (logged). */
+function tooFarBehind(services: RouteServices, writer: SseWriter, jobId: number): boolean {
+  const verdict = services.backlog.check(writer);
+  if (!verdict.over) return false;
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  services.log?.(
+    verdict.reason === 'client'
+      ? `job ${jobId}: a client is ${mb(verdict.clientBytes)} behind the live output; it continues from the job's log as it reads`
+      : `job ${jobId}: a client is ${mb(verdict.clientBytes)} behind and all clients together ${mb(verdict.totalBytes)} (over the runner's budget); it continues from the job's log as it reads`,
+  );
+  return true;
+}
+
 /**
  * Relays a job's events to an extension client on `writer`: the log's frames with id > after, then live batches,
  * until the terminal event. Replay and live never overlap: pending events are flushed before subscribing, the
  * replay stops at the last id written then, and every later batch starts after it. A client too slow for the live
- * batches (its unsent backlog past maxClientBacklogBytes) is not cut off: it is unsubscribed, and once its socket
+ * batches (its unsent backlog past its cap, or its share of the runner's budget: backlogBudget.ts) is not cut off: it is unsubscribed, and once its socket
  * drains it continues from the log the same way, so the runner's memory stays bounded and the client never has
  * to reconnect.
  */
@@ -281,7 +297,7 @@ function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, 
     lastSent = batch.last;
     writer.write(bytes);
     if (batch.terminal) finish();
-    else if (writer.backlog > services.maxClientBacklogBytes) {
+    else if (tooFarBehind(services, writer, id)) {
       lagging = true;
       if (live) jobs.unsubscribe(live, sub);
       void writer.drain().then(follow);
@@ -330,6 +346,7 @@ function streamJobEvents(ctx: RequestContext, services: RouteServices, id: numbe
   if (!live && after > known) throw new HttpError(400, `Last-Event-ID ${after} is past job ${id}'s last event (${known})`);
   let relay: { stop(): void } | null = null;
   const writer = openSse(ctx.res, () => relay?.stop());
+  services.backlog.track(writer);
   relay = relayJobEvents(services, writer, id, live, after);
 }
 
@@ -430,6 +447,7 @@ export function createRoutes(services: RouteServices): Router {
       // upstream cancels a streaming submission whose client went away; extension clients resume instead
       if (!ext) void jobs.cancel(job.id);
     });
+    if (ext) services.backlog.track(writer);
     // too slow for the live batches: from here on it is relayed from the log (see relayJobEvents)
     let relay: { stop(): void } | null = null;
     let lastSent = 0;
@@ -441,7 +459,7 @@ export function createRoutes(services: RouteServices): Router {
             if (batch.terminal) {
               finished = true;
               writer.end();
-            } else if (writer.backlog > services.maxClientBacklogBytes && job) {
+            } else if (job && tooFarBehind(services, writer, job.id)) {
               const slow = job;
               jobs.unsubscribe(slow, subscriber);
               void writer.drain().then(() => {

@@ -53,3 +53,31 @@ for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
     }
   });
 }
+
+test('readers that hold back together past the runner\'s budget continue from the log (each under its own cap), and lose nothing', async () => {
+  const logs: string[] = [];
+  // each reader's own cap (64 MiB) is never reached here; the runner's budget (2 MiB for all of them) is
+  const runner = await startTestRunner({ maxTotalBacklogBytes: 2 * 1024 * 1024, log: (line) => logs.push(line) });
+  try {
+    const accepted = (await (await fetch(`${runner.url}/submission/script/CPU/test`, { method: 'POST', body: form('slow.py', program) })).json()) as { details: { id: number } };
+    const id = accepted.details.id;
+    const readers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${runner.url}/jobs/${id}/events`)));
+    const streams = await Promise.all(readers.map((res) => readSlowly(res, 1500)));
+    for (const events of streams) {
+      assert.deepEqual(events.map((e) => e.id), events.map((_e, i) => i + 1), 'ids from 1, none missing or doubled');
+      const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(JSON.parse(e.data))));
+      assert.equal(lines.length, 400001);
+      assert.equal(lines.at(-1)?.text, 'the end');
+    }
+    const moved = logs.filter((l) => l.startsWith(`job ${id}: a client is `));
+    assert.ok(moved.length >= 1, `a reader was moved to the log: ${logs.join(' | ')}`);
+    assert.ok(moved.every((l) => /over the runner's budget/.test(l)), `for the runner's budget, not a reader's own cap: ${moved.join(' | ')}`);
+    // what was held at the move: about the budget, never the 20 MB the program printed meanwhile
+    for (const line of moved) {
+      const total = Number(/all clients together ([\d.]+) MiB/.exec(line)?.[1]);
+      assert.ok(total < 8, `held ${total} MiB when moved`);
+    }
+  } finally {
+    await runner.dispose();
+  }
+});

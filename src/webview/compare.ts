@@ -1,6 +1,6 @@
 // Builds the compare page from a CompareView with DOM APIs only (see dom.ts): headline cards (kernel time A → B,
 // ratio, busy and wall change), a chart of the biggest per-kernel changes (inline SVG, a title and an aria-label
-// per bar, its numbers in a table too), the per-kernel table with new, vanished and re-paired kernels marked, and
+// per bar, its numbers in a table too), the per-kernel table with new, vanished and base-name-paired kernels marked, and
 // per-case (rocTX range) deltas when both sides have ranges.
 import type { AmountDelta, KernelDelta, RangeDelta } from '../core/protocol/traceComparison';
 import type { CompareView } from './compareProtocol';
@@ -38,7 +38,7 @@ function trend(deltaNs: number | null | undefined): 'faster' | 'slower' | 'same'
 
 const MARKS: Record<KernelDelta['match'], { text: string; short: string; title: string }> = {
   exact: { text: '', short: '', title: '' },
-  'short-name': { text: 'paired by name', short: 're-paired', title: 'different full names (template arguments changed), paired by base name' },
+  'short-name': { text: 'paired by base name', short: 'by base name', title: 'different full names (template arguments changed), paired by base name' },
   'a-only': { text: 'vanished', short: 'vanished', title: 'in A only: gone from B' },
   'b-only': { text: 'new', short: 'new', title: 'in B only: new' },
 };
@@ -106,7 +106,7 @@ function renderHeadline(view: CompareView): HTMLElement {
           'div',
           { class: 'card-sub' },
           `${formatCount(count('b-only'))} new · ${formatCount(count('a-only'))} vanished`,
-          count('short-name') ? ` · ${formatCount(count('short-name'))} paired by name` : '',
+          count('short-name') ? ` · ${formatCount(count('short-name'))} paired by base name` : '',
         ),
       ),
     ),

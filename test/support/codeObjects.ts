@@ -1,8 +1,8 @@
 // Builds real AMDGPU code objects for the tests with Debian's clang-19 (no ROCm needed): the OpenCL kernels of
 // test/fixtures/code-objects/kernels.cl for gfx942, gfx90a and gfx908 (object and assembly, whose
 // `; Occupancy: N` comments are the compiler's own occupancy figures), the HIP kernels of kernels.hip as a plain
-// gfx942 code object and as a gfx90a+gfx942 offload bundle, and a host object whose .hip_fatbin section holds that
-// bundle, the way hipcc embeds one. Built once into .test-output/code-objects/<hash of sources and compiler>/.
+// gfx942 code object and as a gfx90a+gfx942 offload bundle, plain and compressed (`--offload-compress`: zstd, as
+// clang-19 writes it), and host objects whose .hip_fatbin section holds either, the way hipcc embeds one. Built once into .test-output/code-objects/<hash of sources and compiler>/.
 //
 // Without clang-19 the tests that need these skip, loudly; in CI (CI=true) they fail: .ci/run installs it.
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 // KR_REPO_ROOT: the VS Code suites run this from a bundle under out/, where import.meta.url is not this file
 const repoRoot = process.env.KR_REPO_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Bump when build() below changes what it builds or how. */
-const RECIPE = 1;
+const RECIPE = 2;
 const sources = path.join(repoRoot, 'test/fixtures/code-objects');
 export const OPENCL_TARGETS = ['gfx942', 'gfx90a', 'gfx908'] as const;
 export type OpenclTarget = (typeof OPENCL_TARGETS)[number];
@@ -29,6 +29,9 @@ export interface BuiltCodeObjects {
   hipBundle: string;
   /** An x86-64 host object with the bundle in its .hip_fatbin section. */
   hostFatbin: string;
+  /** The same bundle compressed by clang (`--offload-compress`, a `CCOB` file), and a host object holding it. */
+  hipCompressedBundle: string;
+  hostCompressedFatbin: string;
   clang: string;
   objdump: string;
 }
@@ -87,9 +90,11 @@ function build(): BuiltCodeObjects | string {
     const hipCommon = ['-x', 'hip', '-nogpulib', '-nogpuinc', '--cuda-device-only', '-O2', '-c', hip];
     run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx942', '--no-gpu-bundle-output', '-o', path.join(work, 'hip-gfx942.co')]);
     run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx90a', '--offload-arch=gfx942', '-o', path.join(work, 'hip.bundle')]);
+    run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx90a', '--offload-arch=gfx942', '--offload-compress', '-o', path.join(work, 'hip-compressed.bundle')]);
     writeFileSync(path.join(work, 'host.c'), 'int main(void) { return 0; }\n');
     run(TOOLCHAIN.clang, ['-c', '-x', 'c', path.join(work, 'host.c'), '-o', path.join(work, 'host.o')]);
     run(TOOLCHAIN.objcopy, ['--add-section', `.hip_fatbin=${path.join(work, 'hip.bundle')}`, path.join(work, 'host.o'), path.join(work, 'host-fatbin.o')]);
+    run(TOOLCHAIN.objcopy, ['--add-section', `.hip_fatbin=${path.join(work, 'hip-compressed.bundle')}`, path.join(work, 'host.o'), path.join(work, 'host-compressed-fatbin.o')]);
     writeFileSync(path.join(work, 'done'), version);
     try {
       renameSync(work, dir);
@@ -112,6 +117,8 @@ function describe(dir: string): BuiltCodeObjects {
     hipObject: path.join(dir, 'hip-gfx942.co'),
     hipBundle: path.join(dir, 'hip.bundle'),
     hostFatbin: path.join(dir, 'host-fatbin.o'),
+    hipCompressedBundle: path.join(dir, 'hip-compressed.bundle'),
+    hostCompressedFatbin: path.join(dir, 'host-compressed-fatbin.o'),
     clang: TOOLCHAIN.clang,
     objdump: TOOLCHAIN.objdump,
   };

@@ -2,7 +2,13 @@
 // binary's .hip_fatbin section holds. Layout (clang's ClangOffloadBundler docs, "Bundled binary file layout"):
 // the 24-byte magic `__CLANG_OFFLOAD_BUNDLE__`, a u64 entry count, then per entry u64 offset, u64 size, u64 id
 // length and the id (`hipv4-amdgcn-amd-amdhsa--gfx942`, `host-x86_64-unknown-linux--`), all little-endian.
-// Compressed bundles (`CCOB` magic, `--offload-compress`) are recognised and reported, not inflated.
+// Compressed bundles (`--offload-compress`, the `CCOB` magic) hold one such bundle, zlib- or zstd-compressed, after
+// a header (clang's CompressedOffloadBundle, as clang-offload-bundler-19 writes it): `CCOB`, u16 version, u16
+// method (0 zlib, 1 zstd), then version 1: u32 size; 2: u32 total file size, u32 size; 3: u64 total file size,
+// u64 size; and a u64 hash, the low half of the MD5 of the bundle (checked: a wrong one is a damaged file).
+import { createHash } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
+import { decompress as zstdDecompress } from 'fzstd';
 import { ElfFormatError } from './elf';
 
 export const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
@@ -22,6 +28,45 @@ export function isOffloadBundle(buf: Buffer): boolean {
 
 export function isCompressedBundle(buf: Buffer): boolean {
   return buf.length >= 4 && buf.toString('latin1', 0, 4) === COMPRESSED_MAGIC;
+}
+
+/** The bundle inside a compressed one (at offset 0 of `buf`), at most `maxBytes` of it; `end` is where it ended. */
+export function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffer; end: number } {
+  if (!isCompressedBundle(buf)) throw new ElfFormatError('not a compressed offload bundle');
+  if (buf.length < 8) throw new ElfFormatError('compressed offload bundle truncated in its header');
+  const version = buf.readUInt16LE(4);
+  const method = buf.readUInt16LE(6);
+  const layout: Record<number, { total: number | null; size: number; hash: number; data: number; wide: boolean }> = {
+    1: { total: null, size: 8, hash: 12, data: 20, wide: false },
+    2: { total: 8, size: 12, hash: 16, data: 24, wide: false },
+    3: { total: 8, size: 16, hash: 24, data: 32, wide: true },
+  };
+  const at = layout[version];
+  if (!at) throw new ElfFormatError(`compressed offload bundle version ${version}: not one this reader knows (1 to 3)`);
+  if (buf.length < at.data) throw new ElfFormatError(`compressed offload bundle (version ${version}) truncated in its header`);
+  const field = (offset: number, what: string) => (at.wide ? readU64(buf, offset, what) : buf.readUInt32LE(offset));
+  const end = at.total === null ? buf.length : field(at.total, 'total size');
+  if (end > buf.length || end < at.data) throw new ElfFormatError(`compressed offload bundle says it is ${end} bytes; the file has ${buf.length}`);
+  const size = field(at.size, 'size');
+  if (size > maxBytes) throw new ElfFormatError(`compressed offload bundle inflates to ${size} bytes, more than the ${maxBytes} read`);
+  const data = buf.subarray(at.data, end);
+  let bundle: Buffer;
+  try {
+    if (method === 0) bundle = inflateSync(data, { maxOutputLength: Math.max(size, 1) });
+    else if (method === 1) {
+      const out = zstdDecompress(data, new Uint8Array(size));
+      bundle = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    } else throw new ElfFormatError(`compressed offload bundle with compression method ${method} (known: 0 zlib, 1 zstd)`);
+  } catch (err) {
+    if (err instanceof ElfFormatError) throw err;
+    throw new ElfFormatError(`compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (bundle.length !== size) throw new ElfFormatError(`compressed offload bundle inflated to ${bundle.length} bytes, not the ${size} its header says`);
+  const hash = buf.readBigUInt64LE(at.hash);
+  if (createHash('md5').update(bundle).digest().readBigUInt64LE(0) !== hash) {
+    throw new ElfFormatError('compressed offload bundle does not match its hash: the file is damaged');
+  }
+  return { bundle, end };
 }
 
 /** The entries of one bundle that starts at offset 0 of `buf`; `end` is where the bundle's last entry ends. */
@@ -50,15 +95,34 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
   return { entries, end };
 }
 
-/** Every bundle in a host binary's .hip_fatbin section: bundles follow each other, each aligned (4096 in practice). */
-export function bundlesInFatbin(section: Buffer): BundleEntry[] {
+/**
+ * Every bundle in a host binary's .hip_fatbin section: bundles (plain or compressed) follow each other, each aligned
+ * (4096 in practice). `maxBytes` bounds what compressed ones inflate to, together.
+ */
+export function bundlesInFatbin(section: Buffer, maxBytes: number): BundleEntry[] {
   const entries: BundleEntry[] = [];
-  let at = section.indexOf(BUNDLE_MAGIC, 0, 'latin1');
+  let budget = maxBytes;
+  const next = (from: number) => {
+    const plain = section.indexOf(BUNDLE_MAGIC, from, 'latin1');
+    const compressed = section.indexOf(COMPRESSED_MAGIC, from, 'latin1');
+    return plain === -1 ? compressed : compressed === -1 ? plain : Math.min(plain, compressed);
+  };
+  let at = next(0);
   while (at !== -1) {
-    const { entries: found, end } = parseOffloadBundle(section.subarray(at));
-    entries.push(...found);
+    const here = section.subarray(at);
+    let end: number;
+    if (isCompressedBundle(here)) {
+      const inflated = inflateCompressedBundle(here, budget);
+      budget -= inflated.bundle.length;
+      entries.push(...parseOffloadBundle(inflated.bundle).entries);
+      end = inflated.end;
+    } else {
+      const parsed = parseOffloadBundle(here);
+      entries.push(...parsed.entries);
+      end = parsed.end;
+    }
     if (entries.length > MAX_ENTRIES) throw new ElfFormatError(`more than ${MAX_ENTRIES} bundle entries in .hip_fatbin`);
-    at = section.indexOf(BUNDLE_MAGIC, at + Math.max(end, BUNDLE_MAGIC.length), 'latin1');
+    at = next(at + Math.max(end, COMPRESSED_MAGIC.length));
   }
   return entries;
 }

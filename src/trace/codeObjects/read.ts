@@ -8,7 +8,7 @@ import { CodeObjectError } from './errors';
 import { EM_AMDGPU, ElfFormatError, isElf, parseElf } from './elf';
 import { metadataNote, parseMetadata, type KernelMetadata } from './metadata';
 import { estimateOccupancy, limitsFor, processorOf, type OccupancyEstimate } from './occupancy';
-import { bundlesInFatbin, isCompressedBundle, isOffloadBundle, parseOffloadBundle } from './offloadBundle';
+import { bundlesInFatbin, inflateCompressedBundle, isCompressedBundle, isOffloadBundle, parseOffloadBundle } from './offloadBundle';
 
 export interface CodeObjectKernel extends KernelMetadata {
   /** null when the target's limits are not recorded (see occupancyNote) or a count is missing. */
@@ -116,15 +116,13 @@ async function readSources(files: FileSource[], options: ReadOptions): Promise<{
 export function readCodeObjectBuffer(buf: Buffer, file: string, options: ReadOptions = {}): LoadedCodeObject[] {
   try {
     if (isOffloadBundle(buf)) return fromBundleEntries(parseOffloadBundle(buf).entries, file, options);
-    if (isCompressedBundle(buf)) {
-      throw new ElfFormatError('a compressed offload bundle (CCOB): unbundle it first, e.g. clang-offload-bundler-19 --unbundle --type=o --targets=hipv4-amdgcn-amd-amdhsa--gfx942 --input=FILE --output=gfx942.co');
-    }
+    if (isCompressedBundle(buf)) return fromBundleEntries(parseOffloadBundle(inflateCompressedBundle(buf, MAX_CODE_OBJECT_BYTES).bundle).entries, file, options);
     if (!isElf(buf)) throw new ElfFormatError('neither an ELF code object nor a clang offload bundle');
     const elf = parseElf(buf);
     if (elf.machine !== EM_AMDGPU) {
       const fatbin = elf.sections.find((s) => s.name === '.hip_fatbin');
       if (!fatbin) throw new ElfFormatError(`an ELF for machine ${elf.machine}, not AMDGPU (${EM_AMDGPU}), with no .hip_fatbin section`);
-      return fromBundleEntries(bundlesInFatbin(elf.sectionData(fatbin)), file, options);
+      return fromBundleEntries(bundlesInFatbin(elf.sectionData(fatbin), MAX_CODE_OBJECT_BYTES), file, options);
     }
     return [{ info: fromAmdgpuElf(buf, file, null, options), bytes: buf }];
   } catch (err) {

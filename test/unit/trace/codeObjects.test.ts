@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import { encode } from '@msgpack/msgpack';
 import { ZipArchive } from 'archiver';
 import {
@@ -109,11 +111,11 @@ test('a given workgroup size replaces the assumed one in the LDS limit', { skip 
   assert.deepEqual([o.workgroupSize, o.workgroupSizeFrom, o.byLds, o.wavesPerSimd, o.limitedBy], [1024, 'given', 8, 5, ['vgpr']]);
 });
 
-test('HIP code object (mangled names) and a gfx90a+gfx942 offload bundle, bare and inside a host .hip_fatbin', { skip }, async () => {
+test('HIP code object (mangled names) and a gfx90a+gfx942 offload bundle, bare and inside a host .hip_fatbin, plain and compressed', { skip }, async () => {
   const hip = await one(built().hipObject);
   assert.deepEqual(hip.kernels.map((k) => k.name), ['scale', '_Z13reduce_sharedILi1024EEvPKiPi']);
   assert.equal(kernel(hip, '_Z13reduce_sharedILi1024EEvPKiPi').ldsBytes, 1024 * 4);
-  for (const file of [built().hipBundle, built().hostFatbin]) {
+  for (const file of [built().hipBundle, built().hostFatbin, built().hipCompressedBundle, built().hostCompressedFatbin]) {
     const r = await readCodeObjectsPath(file);
     assert.deepEqual(r.codeObjects.map((c) => [c.bundleEntry, c.processor]), [
       ['hipv4-amdgcn-amd-amdhsa--gfx90a', 'gfx90a'],
@@ -342,5 +344,79 @@ test('hostile offload bundles: counts and entries past the file, compressed bund
   expectCodeObjectError(Buffer.concat([magic, u64(1n), u64(0n), u64(0n), u64(1n << 50n)]), /id of \d+ bytes runs past the end/);
   const host = Buffer.from('host-x86_64-unknown-linux--');
   expectCodeObjectError(Buffer.concat([magic, u64(1n), u64(0n), u64(0n), u64(BigInt(host.length)), host]), /no AMDGPU code object in it/);
-  expectCodeObjectError(Buffer.from('CCOB\x02\x00\x01\x00'), /compressed offload bundle .*clang-offload-bundler-19 --unbundle/);
+  expectCodeObjectError(Buffer.from('CCOB\x02\x00\x01\x00'), /compressed offload bundle \(version 2\) truncated in its header/);
+});
+
+/** A compressed bundle as clang's CompressedOffloadBundle lays it out, of `bundle`, with zlib (method 0). */
+function ccob(bundle: Buffer, version: 1 | 2 | 3, opts: { method?: number; hash?: bigint; size?: number; data?: Buffer } = {}): Buffer {
+  const data = opts.data ?? deflateSync(bundle);
+  const hash = opts.hash ?? createHash('md5').update(bundle).digest().readBigUInt64LE(0);
+  const head = Buffer.alloc(version === 1 ? 20 : version === 2 ? 24 : 32);
+  head.write('CCOB', 0, 'latin1');
+  head.writeUInt16LE(version, 4);
+  head.writeUInt16LE(opts.method ?? 0, 6);
+  const size = opts.size ?? bundle.length;
+  if (version === 1) {
+    head.writeUInt32LE(size, 8);
+    head.writeBigUInt64LE(hash, 12);
+  } else if (version === 2) {
+    head.writeUInt32LE(head.length + data.length, 8);
+    head.writeUInt32LE(size, 12);
+    head.writeBigUInt64LE(hash, 16);
+  } else {
+    head.writeBigUInt64LE(BigInt(head.length + data.length), 8);
+    head.writeBigUInt64LE(BigInt(size), 16);
+    head.writeBigUInt64LE(hash, 24);
+  }
+  return Buffer.concat([head, data]);
+}
+
+test('compressed offload bundles: clang\'s own (version 2, zstd) and versions 1 to 3 with zlib read the same code objects', { skip }, () => {
+  const plain = readFileSync(built().hipBundle);
+  const expected = readCodeObjectBuffer(plain, 'x').map((o) => o.info);
+  const fromClang = readFileSync(built().hipCompressedBundle);
+  assert.equal(fromClang.toString('latin1', 0, 4), 'CCOB');
+  assert.equal(fromClang.readUInt16LE(6), 1, 'clang-19 compresses with zstd here');
+  assert.ok(fromClang.length < plain.length / 2, `compressed: ${fromClang.length} of ${plain.length} bytes`);
+  for (const [what, buf] of [['clang', fromClang], ['v1', ccob(plain, 1)], ['v2', ccob(plain, 2)], ['v3', ccob(plain, 3)]] as const) {
+    assert.deepEqual(readCodeObjectBuffer(buf, 'x').map((o) => o.info), expected, what);
+  }
+});
+
+test('hostile compressed bundles: damaged data, a wrong hash, a size past the limit, unknown versions and methods, truncation', { skip }, () => {
+  const plain = readFileSync(built().hipBundle);
+  const fromClang = readFileSync(built().hipCompressedBundle);
+  const flipped = Buffer.from(fromClang);
+  flipped[flipped.length - 40] = (flipped[flipped.length - 40] as number) ^ 0xff;
+  expectCodeObjectError(flipped, /compressed offload bundle (\(zstd\) does not inflate|does not match its hash|inflated to \d+ bytes)/);
+  expectCodeObjectError(ccob(plain, 2, { hash: 12345n }), /does not match its hash: the file is damaged/);
+  expectCodeObjectError(ccob(plain, 3, { size: 2 ** 31 }), /inflates to 2147483648 bytes, more than the \d+ read/);
+  expectCodeObjectError(ccob(plain, 2, { size: plain.length - 1 }), /compressed offload bundle \(zlib\) does not inflate/);
+  expectCodeObjectError(ccob(plain, 2, { size: plain.length + 1 }), /inflated to \d+ bytes, not the \d+ its header says/);
+  const v9 = ccob(plain, 2);
+  v9.writeUInt16LE(9, 4);
+  expectCodeObjectError(v9, /version 9: not one this reader knows/);
+  expectCodeObjectError(ccob(plain, 2, { method: 7 }), /compression method 7 \(known: 0 zlib, 1 zstd\)/);
+  expectCodeObjectError(fromClang.subarray(0, fromClang.length - 1), /says it is \d+ bytes; the file has \d+/);
+  expectCodeObjectError(ccob(Buffer.from('not a bundle at all'), 1), /not a clang offload bundle/);
+  // a zip bomb's shape: a tiny input that claims a size within the limit but inflates to more is cut at that size
+  expectCodeObjectError(ccob(Buffer.alloc(64 * 1024 * 1024), 2, { size: 1024 }), /does not inflate/);
+  // every truncation and seeded damage of clang's own: a CodeObjectError or a complete read
+  const random = seededRandom(99);
+  for (let n = 0; n < fromClang.length; n += 7) {
+    try {
+      readCodeObjectBuffer(fromClang.subarray(0, n), 'cut');
+    } catch (err) {
+      assert.ok(err instanceof CodeObjectError, `length ${n}: ${String(err)}`);
+    }
+  }
+  for (let i = 0; i < 500; i++) {
+    const buf = Buffer.from(fromClang);
+    for (let f = 0; f < 1 + Math.floor(random() * 4); f++) buf[Math.floor(random() * buf.length)] = Math.floor(random() * 256);
+    try {
+      readCodeObjectBuffer(buf, 'flip');
+    } catch (err) {
+      assert.ok(err instanceof CodeObjectError, `case ${i}: ${String((err as Error).stack)}`);
+    }
+  }
 });

@@ -77,12 +77,12 @@ describe('compare panel', function () {
     assert.ok(shown);
     assert.deepEqual(shown.kernels.map((k) => k.title.split('\n').pop()?.replace(/^B: /, '')), expected.kernels.map((k) => k.name), 'one row per kernel, biggest change first');
     const mark = (name: string) => shown.kernels.find((k) => k.title.endsWith(name))?.mark;
-    assert.equal(mark('void addition_kernel<double>(float*, float const*, float const*, int, int)'), 'paired by name');
+    assert.equal(mark('void addition_kernel<double>(float*, float const*, float const*, int, int)'), 'paired by base name');
     assert.equal(mark('subtract_kernel(float*, float const*, float const*, int, int)'), 'vanished');
     assert.equal(mark('fused_epilogue(float*)'), 'new');
     assert.equal(mark('multiply_kernel(float*, float const*, float const*, int, int)'), '');
     const pairedRow = shown.kernels.find((k) => k.title.includes('addition_kernel<double>'));
-    assert.match(pairedRow?.title ?? '', /^A: void addition_kernel<float>.*\nB: void addition_kernel<double>/, 'a re-paired row names both full names');
+    assert.match(pairedRow?.title ?? '', /^A: void addition_kernel<float>.*\nB: void addition_kernel<double>/, 'a row paired by base name names both full names');
 
     const divide = expected.kernels.find((k) => k.name.startsWith('divide_kernel'));
     assert.equal(divide?.ratio, 2);
@@ -90,7 +90,7 @@ describe('compare panel', function () {
     assert.ok(shown.bars.some((l) => l.startsWith('fused_epilogue: +') && l.endsWith('(new in B)')), `bars: ${shown.bars.join(' | ')}`);
     assert.equal(shown.bars.length, expected.kernels.filter((k) => k.deltaTotalNs !== 0).length);
     assert.match(shown.headline[0] ?? '', /^\S+ µs → \S+ µs/, `kernel time headline: ${shown.headline[0]}`);
-    assert.match(shown.headline[3] ?? '', /^3 paired.*1 new · 1 vanished · 1 paired by name/, `kernels headline: ${shown.headline[3]}`);
+    assert.match(shown.headline[3] ?? '', /^3 paired.*1 new · 1 vanished · 1 paired by base name/, `kernels headline: ${shown.headline[3]}`);
     assert.deepEqual(shown.ranges, [], 'no rocTX ranges in these traces: no per-case sections');
   });
 

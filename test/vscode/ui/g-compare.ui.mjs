@@ -1,7 +1,7 @@
 /* global document */
 // Two profile runs in the workspace, selected together in the explorer, "Compare Two Profiles…" from its context
 // menu: the compare panel shows the headline, the chart of the biggest changes, the kernel table with the new,
-// vanished and re-paired kernels marked, and the per-case sections.
+// vanished and base-name-paired kernels marked, and the per-case sections.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,7 +110,7 @@ export const tests = {
     const marks = await frame.locator('table.compare-kernels tbody tr').evaluateAll((rows) =>
       rows.map((r) => [r.querySelector('.kernel-name')?.textContent, r.querySelector('.mark')?.textContent ?? '']));
     const markOf = (short) => marks.find(([n]) => n === short)?.[1];
-    assert(markOf('gemm_kernel<float, 256>') === 'paired by name', `gemm re-paired: ${JSON.stringify(marks)}`);
+    assert(markOf('gemm_kernel<float, 256>') === 'paired by base name', `gemm paired by base name: ${JSON.stringify(marks)}`);
     assert(markOf('layernorm_fwd') === 'vanished' && markOf('add_bias_relu') === 'new', `marks: ${JSON.stringify(marks)}`);
     assert(markOf('softmax_kernel') === '', `softmax paired exactly: ${JSON.stringify(marks)}`);
     const bars = await frame.locator('svg.delta-chart g.bar-row').evaluateAll((gs) => gs.map((g) => [g.getAttribute('aria-label'), g.querySelector('title')?.textContent ?? '']));

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { execa } from 'execa';
 import type { ClassifiedLine } from '../../core/noise';
 import { quoteCommand, signalNameOf } from '../executor';
@@ -24,6 +25,9 @@ import type { ExecRequest, ExecResult, Executor, ExecutorHealth, QueueCounts } f
 import { createOutputSink, readPopcornFile } from './output';
 import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT, type SlurmJobLine } from './slurmCli';
 import { SLURM_SHIM } from './slurmShim';
+
+/** Job states Slurm passes through on its way to a final one. */
+const UNSETTLED_STATES = new Set(['COMPLETING', 'CONFIGURING', 'RUNNING', 'PENDING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING', 'RESIZING', 'REQUEUED']);
 
 export interface SlurmSettings {
   partition?: string;
@@ -163,15 +167,23 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
   }, opts.pollMs ?? 5000);
   poll.unref();
 
-  /** Slurm's word on how a job of this name ended (the newest one), or null when slurmctld does not answer. */
+  /**
+   * Slurm's word on how a job of this name ended (the newest one), or null when slurmctld does not answer. srun can
+   * return while Slurm still cleans the job up (COMPLETING): its final state is waited for, a few seconds at most.
+   */
   const endedHow = async (name: string): Promise<string | null> => {
-    const q = await slurmCommand('squeue', ['-h', '--states=all', `--name=${name}`, '-o', SQUEUE_JOB_FORMAT], env);
-    if (!q.ok) return null;
-    const job = parseSqueueJobs(q.stdout).sort((a, b) => b.id - a.id)[0];
-    if (!job) return null;
+    let job: SlurmJobLine | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const q = await slurmCommand('squeue', ['-h', '--states=all', `--name=${name}`, '-o', SQUEUE_JOB_FORMAT], env);
+      if (!q.ok) return null;
+      job = parseSqueueJobs(q.stdout).sort((a, b) => b.id - a.id)[0];
+      if (!job) return null;
+      if (!UNSETTLED_STATES.has(job.state) || attempt >= 20) break;
+      await delay(250);
+    }
     let how = `Slurm job ${job.id}${job.nodes ? ` on ${job.nodes}` : ''} ended ${job.state}`;
     if (job.reason && job.reason !== 'None') how += ` (${job.reason})`;
-    if (job.state === 'TIMEOUT') how += `: Slurm's time limit of ${job.timeLimit} was reached`;
+    if (job.state === 'TIMEOUT' || job.reason === 'TimeLimit') how += `: Slurm's time limit of ${job.timeLimit} was reached`;
     if (job.state === 'NODE_FAIL' && job.nodes) {
       const n = await slurmCommand('sinfo', ['-h', '-n', job.nodes, '-o', '%T|%E'], env);
       const [state, reason] = n.stdout.trim().split('\n')[0]?.split('|') ?? [];

@@ -203,6 +203,26 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
     }
   });
 
+  test("Slurm's own time limit (here shorter than the run's timeout, by a --slurm-arg) ends the run as failed, with Slurm's reason", { timeout: 180_000 }, async () => {
+    // Slurm counts limits in whole minutes and checks them about every 30 s: this takes one to two minutes
+    const limited = await startTestRunner({ executor: 'slurm', slurm: { partition: cluster.partition, pollMs: 300, skipCheck: true, args: ['--time=1'] }, env, scriptTimeoutSec: 600, dataDir: path.join(cluster.root, 'data-slurm-limit') });
+    try {
+      const events = await submitAndRead(`${limited.url}/script/${GPU}/test`, { fileName: 'sleepy.py', content: 'import time\nprint("started", flush=True)\ntime.sleep(400)\n', extensions: true });
+      const result = resultEventSchema.parse(terminal(events).data);
+      const run = result.results[0]!.runs.test!.run!;
+      assert.ok(lines(events).some((o) => o.text === 'started'), 'it ran');
+      assert.equal(run.passed, false);
+      assert.match(run.stderr, /\[kernel-runner\] Slurm job \d+ on \S+ ended TIMEOUT.*Slurm's time limit of \S+ was reached/);
+      assert.doesNotMatch(run.stderr, /timed out after 600 s/, 'not our own timeout');
+      const id = (events[0]?.data as { job_id: number }).job_id;
+      assert.equal((await jobRecord(limited.url, id)).state, 'failed');
+      const prefix = `kernel-runner-${await runnerId(limited.dataDir)}-`;
+      assert.ok(slurmJobs(cluster, prefix).every((j) => !/RUNNING|PENDING/.test(j.state)), 'nothing of it left in Slurm');
+    } finally {
+      await limited.dispose();
+    }
+  });
+
   test('queue positions come from squeue: a run behind two others on the 2-CPU node is 1st in line, then runs', async () => {
     const executor = await createSlurmExecutor({ partition: cluster.partition, pollMs: 200, skipCheck: true, dataDir: path.join(cluster.root, 'data-queue'), env, python: 'python3', log: () => undefined });
     const stops = [new AbortController(), new AbortController(), new AbortController()];

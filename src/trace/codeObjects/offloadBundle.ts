@@ -102,9 +102,16 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
 export function bundlesInFatbin(section: Buffer, maxBytes: number): BundleEntry[] {
   const entries: BundleEntry[] = [];
   let budget = maxBytes;
+  // where each magic occurs next, searched again only once passed (a fatbin of hundreds of bundles of one kind must
+  // not be scanned to its end for the other kind once per bundle)
+  const found = { plain: -2, compressed: -2 };
+  const seek = (kind: 'plain' | 'compressed', magic: string, from: number) => {
+    if (found[kind] === -1 || found[kind] >= from) return found[kind];
+    return (found[kind] = section.indexOf(magic, from, 'latin1'));
+  };
   const next = (from: number) => {
-    const plain = section.indexOf(BUNDLE_MAGIC, from, 'latin1');
-    const compressed = section.indexOf(COMPRESSED_MAGIC, from, 'latin1');
+    const plain = seek('plain', BUNDLE_MAGIC, from);
+    const compressed = seek('compressed', COMPRESSED_MAGIC, from);
     return plain === -1 ? compressed : compressed === -1 ? plain : Math.min(plain, compressed);
   };
   let at = next(0);

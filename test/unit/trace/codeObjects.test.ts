@@ -15,6 +15,7 @@ import {
   readCodeObjectBuffer, readCodeObjectsPath, type CodeObjectInfo,
 } from '../../../src/trace/codeObjects/index';
 import { parseElf } from '../../../src/trace/codeObjects/elf';
+import { bundlesInFatbin, parseOffloadBundle } from '../../../src/trace/codeObjects/offloadBundle';
 import { baseName } from '../../../src/trace/codeObjects/match';
 import { metadataNote } from '../../../src/trace/codeObjects/metadata';
 import { OPENCL_TARGETS, builtCodeObjects, compilerFigures, skipCodeObjects } from '../../support/codeObjects';
@@ -381,6 +382,12 @@ test('compressed offload bundles: clang\'s own (version 2, zstd) and versions 1 
   for (const [what, buf] of [['clang', fromClang], ['v1', ccob(plain, 1)], ['v2', ccob(plain, 2)], ['v3', ccob(plain, 3)]] as const) {
     assert.deepEqual(readCodeObjectBuffer(buf, 'x').map((o) => o.info), expected, what);
   }
+  // a .hip_fatbin of plain and compressed bundles one after another, aligned
+  const align = (b: Buffer) => Buffer.concat([b, Buffer.alloc((4096 - (b.length % 4096)) % 4096)]);
+  const ids = parseOffloadBundle(plain).entries.map((e) => e.id);
+  const section = Buffer.concat([align(plain), align(fromClang), align(ccob(plain, 3)), plain]);
+  assert.deepEqual(bundlesInFatbin(section, 1 << 30).map((e) => e.id), [...ids, ...ids, ...ids, ...ids]);
+  assert.throws(() => bundlesInFatbin(section, plain.length + 10), /inflates to \d+ bytes, more than the \d+ read/, 'the cap is for all of them together');
 });
 
 test('hostile compressed bundles: damaged data, a wrong hash, a size past the limit, unknown versions and methods, truncation', { skip }, () => {

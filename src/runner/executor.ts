@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { OutputStream } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise/types';
-import { JOB_TAG_VAR, killTagged, signalTagged, type Isolation } from './isolation';
+import { JOB_TAG_VAR, killGroup, killTagged, signalTagged, type Isolation } from './isolation';
 import { registerTag } from './orphans';
 import { createOutputSink } from './executors/output';
 import type { OutputBudget } from './outputBudget';
@@ -97,16 +97,6 @@ function fromStandby(spec: ExecSpec, launch: ReturnType<typeof launchCommand>, e
   const child = spec.standby.take();
   child?.stdin.end(message);
   return child;
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    if (process.platform === 'win32') process.kill(pid, signal);
-    else process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone
-  }
 }
 
 /** `SIGSEGV` for 11: the name of a signal number (as this machine numbers them), undefined for an unknown one. */

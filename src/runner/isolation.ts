@@ -161,19 +161,20 @@ export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: stri
   if (!why && unshare && python) {
     const root = process.getuid?.() === 0;
     const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
-    const wrapWith = (flags: string[]) => [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...flags, '--fork', '--kill-child', '--mount-proc'];
+    const unshareArgs = (flagSet: number) => [...(flagSets[flagSet] as string[]), '--fork', '--kill-child', '--mount-proc'];
+    const wrapWith = (flagSet: number) => [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...unshareArgs(flagSet)];
     const found = (flagSet: number, init: string): Isolation => ({
       kind: 'pid-namespace',
       // INIT needs only os, signal and sys: no site packages, no PYTHON* variables (-I -S: ~half of an
       // interpreter's start); the program it starts gets the job's environment as it is
-      prefix: [...wrapWith(flagSets[flagSet] as string[]), init, '-I', '-S', '-c', INIT],
-      description: `PID namespace per job (unshare ${[...(flagSets[flagSet] as string[]), '--fork', '--kill-child', '--mount-proc'].join(' ')})${unknown}`,
+      prefix: [...wrapWith(flagSet), init, '-I', '-S', '-c', INIT],
+      description: `PID namespace per job (unshare ${unshareArgs(flagSet).join(' ')})${unknown}`,
     });
     const key = opts.cacheFile ? isolationKey({ unshare, setpriv, python }) : '';
     const remembered = opts.cacheFile ? readIsolationFinding(opts.cacheFile, key, flagSets.length) : null;
     if (remembered) return found(remembered.flagSet, remembered.init);
     for (let flagSet = 0; flagSet < flagSets.length; flagSet++) {
-      const wrap = wrapWith(flagSets[flagSet] as string[]);
+      const wrap = wrapWith(flagSet);
       let init: string | null;
       if (isScript(python)) {
         // a launcher such as pyenv's python3 shim (~60 ms of shell scripts each time): the namespace runs it once
@@ -246,6 +247,17 @@ export function taggedProcesses(tag: string): { pid: number; pgrp: number }[] {
     if (st && !st.zombie) found.push({ pid: Number(name), pgrp: st.pgrp });
   }
   return found;
+}
+
+/** Sends `signal` to the process group `pid` leads (the process itself on Windows); nothing when it is gone. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    if (process.platform === 'win32') process.kill(pid, signal);
+    else process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone
+  }
 }
 
 /** Sends `signal` to every tagged process outside `exceptGroup` (that group gets it as a whole); how many. */

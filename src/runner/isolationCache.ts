@@ -89,7 +89,8 @@ export function readIsolationFinding(file: string, key: string, flagSets: number
   if (!Number.isInteger(data.flagSet) || (data.flagSet as number) < 0 || (data.flagSet as number) >= flagSets) return null;
   if (typeof data.init !== 'string' || !path.isAbsolute(data.init) || data.init.includes('\0')) return null;
   // the interpreter behind a launcher: still the same file
-  if (data.initStamp !== stamp(data.init) || stamp(data.init).endsWith(':-')) return null;
+  const initStamp = stamp(data.init);
+  if (data.initStamp !== initStamp || initStamp.endsWith(':-')) return null;
   return { flagSet: data.flagSet as number, init: data.init };
 }
 

@@ -7,7 +7,7 @@
 // A namespace that was taken is replaced a moment later (REFILL_MS), not at once: a runner that ran its one job
 // (`kernel-runner submit`) stops before then instead of paying for a namespace nobody uses.
 import { execa, type ResultPromise } from 'execa';
-import type { Isolation } from './isolation';
+import { killGroup, type Isolation } from './isolation';
 
 const REFILL_MS = 100;
 
@@ -76,13 +76,7 @@ export function createStandbyNamespace(isolation: Isolation, statusFd: number): 
       if (refill) clearTimeout(refill);
       const child = waiting;
       waiting = undefined;
-      if (child?.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      killGroup(child?.pid, 'SIGKILL');
     },
   };
 }

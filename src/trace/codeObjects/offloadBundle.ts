@@ -30,18 +30,19 @@ export function isCompressedBundle(buf: Buffer): boolean {
   return buf.length >= 4 && buf.toString('latin1', 0, 4) === COMPRESSED_MAGIC;
 }
 
+/** Where each header version keeps its fields (offsets), and whether its sizes are u64. */
+const COMPRESSED_LAYOUTS: Record<number, { total: number | null; size: number; hash: number; data: number; wide: boolean }> = {
+  1: { total: null, size: 8, hash: 12, data: 20, wide: false },
+  2: { total: 8, size: 12, hash: 16, data: 24, wide: false },
+  3: { total: 8, size: 16, hash: 24, data: 32, wide: true },
+};
+
 /** The bundle inside a compressed one (at offset 0 of `buf`), at most `maxBytes` of it; `end` is where it ended. */
-export function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffer; end: number } {
-  if (!isCompressedBundle(buf)) throw new ElfFormatError('not a compressed offload bundle');
+function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffer; end: number } {
   if (buf.length < 8) throw new ElfFormatError('compressed offload bundle truncated in its header');
   const version = buf.readUInt16LE(4);
   const method = buf.readUInt16LE(6);
-  const layout: Record<number, { total: number | null; size: number; hash: number; data: number; wide: boolean }> = {
-    1: { total: null, size: 8, hash: 12, data: 20, wide: false },
-    2: { total: 8, size: 12, hash: 16, data: 24, wide: false },
-    3: { total: 8, size: 16, hash: 24, data: 32, wide: true },
-  };
-  const at = layout[version];
+  const at = COMPRESSED_LAYOUTS[version];
   if (!at) throw new ElfFormatError(`compressed offload bundle version ${version}: not one this reader knows (1 to 3)`);
   if (buf.length < at.data) throw new ElfFormatError(`compressed offload bundle (version ${version}) truncated in its header`);
   const field = (offset: number, what: string) => (at.wide ? readU64(buf, offset, what) : buf.readUInt32LE(offset));
@@ -96,40 +97,41 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
 }
 
 /**
- * Every bundle in a host binary's .hip_fatbin section: bundles (plain or compressed) follow each other, each aligned
- * (4096 in practice). `maxBytes` bounds what compressed ones inflate to, together.
+ * The entries of the bundle, plain or compressed, at offset 0 of `buf`; `end` is where it ends in `buf`, `inflated`
+ * what a compressed one inflated to (at most `maxInflated`).
  */
-export function bundlesInFatbin(section: Buffer, maxBytes: number): BundleEntry[] {
+export function bundleEntries(buf: Buffer, maxInflated: number): { entries: BundleEntry[]; end: number; inflated: number } {
+  if (!isCompressedBundle(buf)) return { ...parseOffloadBundle(buf), inflated: 0 };
+  const { bundle, end } = inflateCompressedBundle(buf, maxInflated);
+  return { entries: parseOffloadBundle(bundle).entries, end, inflated: bundle.length };
+}
+
+/**
+ * Every bundle in a host binary's .hip_fatbin section: bundles (plain or compressed) follow each other, each aligned
+ * (4096 in practice). `maxInflated` bounds what compressed ones inflate to, together.
+ */
+export function bundlesInFatbin(section: Buffer, maxInflated: number): BundleEntry[] {
   const entries: BundleEntry[] = [];
-  let budget = maxBytes;
-  // where each magic occurs next, searched again only once passed (a fatbin of hundreds of bundles of one kind must
+  let budget = maxInflated;
+  // where a magic occurs next, searched again only once passed (a fatbin of hundreds of bundles of one kind must
   // not be scanned to its end for the other kind once per bundle)
-  const found = { plain: -2, compressed: -2 };
-  const seek = (kind: 'plain' | 'compressed', magic: string, from: number) => {
-    if (found[kind] === -1 || found[kind] >= from) return found[kind];
-    return (found[kind] = section.indexOf(magic, from, 'latin1'));
+  const cursor = (magic: string) => {
+    let found = -2;
+    return (from: number) => (found === -1 || found >= from ? found : (found = section.indexOf(magic, from, 'latin1')));
   };
+  const nextPlain = cursor(BUNDLE_MAGIC);
+  const nextCompressed = cursor(COMPRESSED_MAGIC);
   const next = (from: number) => {
-    const plain = seek('plain', BUNDLE_MAGIC, from);
-    const compressed = seek('compressed', COMPRESSED_MAGIC, from);
+    const plain = nextPlain(from);
+    const compressed = nextCompressed(from);
     return plain === -1 ? compressed : compressed === -1 ? plain : Math.min(plain, compressed);
   };
-  let at = next(0);
-  while (at !== -1) {
-    const here = section.subarray(at);
-    let end: number;
-    if (isCompressedBundle(here)) {
-      const inflated = inflateCompressedBundle(here, budget);
-      budget -= inflated.bundle.length;
-      entries.push(...parseOffloadBundle(inflated.bundle).entries);
-      end = inflated.end;
-    } else {
-      const parsed = parseOffloadBundle(here);
-      entries.push(...parsed.entries);
-      end = parsed.end;
-    }
+  for (let at = next(0); at !== -1; ) {
+    const bundle = bundleEntries(section.subarray(at), budget);
+    budget -= bundle.inflated;
+    entries.push(...bundle.entries);
     if (entries.length > MAX_ENTRIES) throw new ElfFormatError(`more than ${MAX_ENTRIES} bundle entries in .hip_fatbin`);
-    at = next(at + Math.max(end, COMPRESSED_MAGIC.length));
+    at = next(at + Math.max(bundle.end, COMPRESSED_MAGIC.length));
   }
   return entries;
 }

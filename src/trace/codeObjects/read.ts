@@ -8,7 +8,7 @@ import { CodeObjectError } from './errors';
 import { EM_AMDGPU, ElfFormatError, isElf, parseElf } from './elf';
 import { metadataNote, parseMetadata, type KernelMetadata } from './metadata';
 import { estimateOccupancy, limitsFor, processorOf, type OccupancyEstimate } from './occupancy';
-import { bundlesInFatbin, inflateCompressedBundle, isCompressedBundle, isOffloadBundle, parseOffloadBundle } from './offloadBundle';
+import { bundleEntries, bundlesInFatbin, isCompressedBundle, isOffloadBundle } from './offloadBundle';
 
 export interface CodeObjectKernel extends KernelMetadata {
   /** null when the target's limits are not recorded (see occupancyNote) or a count is missing. */
@@ -115,8 +115,7 @@ async function readSources(files: FileSource[], options: ReadOptions): Promise<{
 /** Every code object in one file's bytes: an AMDGPU ELF, an offload bundle, or a host ELF with .hip_fatbin. */
 export function readCodeObjectBuffer(buf: Buffer, file: string, options: ReadOptions = {}): LoadedCodeObject[] {
   try {
-    if (isOffloadBundle(buf)) return fromBundleEntries(parseOffloadBundle(buf).entries, file, options);
-    if (isCompressedBundle(buf)) return fromBundleEntries(parseOffloadBundle(inflateCompressedBundle(buf, MAX_CODE_OBJECT_BYTES).bundle).entries, file, options);
+    if (isOffloadBundle(buf) || isCompressedBundle(buf)) return fromBundleEntries(bundleEntries(buf, MAX_CODE_OBJECT_BYTES).entries, file, options);
     if (!isElf(buf)) throw new ElfFormatError('neither an ELF code object nor a clang offload bundle');
     const elf = parseElf(buf);
     if (elf.machine !== EM_AMDGPU) {

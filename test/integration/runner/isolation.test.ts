@@ -238,45 +238,14 @@ for (const mode of modes) {
   });
 }
 
-test('the namespace\'s init runs on the interpreter itself, not through a python3 launcher on PATH (a pyenv-like shim)', { skip: linux && detectIsolation(process.env).kind === 'pid-namespace' ? false : 'no PID namespace here' }, () => {
-  const dir = tempDir('shim');
-  try {
-    // a launcher that finds the interpreter each time it is run, as pyenv's shims do
-    const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
-    const shim = path.join(dir, 'python3');
-    writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
-    const isolation = detectIsolation({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` });
-    assert.equal(isolation.kind, 'pid-namespace');
-    const at = isolation.prefix.indexOf('-I');
-    assert.equal(isolation.prefix[at - 1], real, 'the interpreter the launcher ran');
-    assert.ok(!isolation.prefix.includes(shim), 'the launcher is not run for each job');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('with the interpreter itself on PATH, the namespace is checked without starting it and INIT runs on that path', { skip: linux && detectIsolation(process.env).kind === 'pid-namespace' ? false : 'no PID namespace here' }, () => {
-  const dir = tempDir('binary');
-  try {
-    const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
-    const link = path.join(dir, 'python3');
-    symlinkSync(real, link);
-    const isolation = detectIsolation({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` });
-    assert.equal(isolation.kind, 'pid-namespace');
-    assert.equal(isolation.prefix[isolation.prefix.indexOf('-I') - 1], link);
-    // and it works: a program started through the prefix runs inside its own PID namespace
-    const out = execFileSync(isolation.prefix[0] as string, [...isolation.prefix.slice(1), '3', real, '-c', 'import os; print(os.getpid())'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-    assert.equal(out.trim(), '2', 'the program is PID 2, after INIT');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 const namespaceHere = linux && detectIsolation(process.env).kind === 'pid-namespace';
+
+/** The interpreter that `python3` on this PATH starts. */
+const realPython = () => execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
 
 /** A python3 launcher on PATH (a script, as pyenv's shims are) that notes each start in `log`. */
 function countingLauncher(dir: string, log: string): string {
-  const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+  const real = realPython();
   writeFileSync(path.join(dir, 'python3'), `#!/bin/sh\necho started >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
   return real;
 }
@@ -290,6 +259,38 @@ function withCountingLauncher(tag: string) {
   const real = countingLauncher(dir, log);
   return { dir, log, real, env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` } };
 }
+
+test('the namespace\'s init runs on the interpreter itself, not through a python3 launcher on PATH (a pyenv-like shim)', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
+  // a launcher that finds the interpreter each time it is run, as pyenv's shims do
+  const { dir, real, env } = withCountingLauncher('shim');
+  try {
+    const shim = path.join(dir, 'python3');
+    const isolation = detectIsolation(env);
+    assert.equal(isolation.kind, 'pid-namespace');
+    const at = isolation.prefix.indexOf('-I');
+    assert.equal(isolation.prefix[at - 1], real, 'the interpreter the launcher ran');
+    assert.ok(!isolation.prefix.includes(shim), 'the launcher is not run for each job');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with the interpreter itself on PATH, the namespace is checked without starting it and INIT runs on that path', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
+  const dir = tempDir('binary');
+  try {
+    const real = realPython();
+    const link = path.join(dir, 'python3');
+    symlinkSync(real, link);
+    const isolation = detectIsolation({ ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` });
+    assert.equal(isolation.kind, 'pid-namespace');
+    assert.equal(isolation.prefix[isolation.prefix.indexOf('-I') - 1], link);
+    // and it works: a program started through the prefix runs inside its own PID namespace
+    const out = execFileSync(isolation.prefix[0] as string, [...isolation.prefix.slice(1), '3', real, '-c', 'import os; print(os.getpid())'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    assert.equal(out.trim(), '2', 'the program is PID 2, after INIT');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('with a cache file, the namespace check of a launcher runs once: later runners take its finding while nothing changed', { skip: namespaceHere ? false : 'no PID namespace here' }, () => {
   const { dir, log, real, env } = withCountingLauncher('isolation-cache');

@@ -3,34 +3,26 @@
 // The source-level check of which of our modules a command loads is test/unit/lint/startup.test.ts.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tempDirsRemovedAfter } from '../support/tempDirs';
+import { ensureBuilt, repoRoot, runCli } from './submit/helpers';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(repoRoot, 'dist/cli.cjs');
 const tempDir = tempDirsRemovedAfter('kr-bundle-');
 
-before(() => {
-  if (!existsSync(cli)) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
-});
+before(ensureBuilt);
 
-test('`kernel-runner submit` with its embedded runner loads no TLS, HTTP/2 or fetch (undici) of Node, and runs the file', () => {
+test('`kernel-runner submit` with its embedded runner loads no TLS, HTTP/2 or fetch (undici) of Node, and runs the file', async () => {
   const dir = tempDir('loads');
   const preload = path.join(dir, 'record-builtins.cjs');
   const log = path.join(dir, 'builtins.txt');
   writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));\n`);
   writeFileSync(path.join(dir, 'hello.py'), 'print("hello from the bundle")\n');
-  const r = spawnSync(process.execPath, ['-r', preload, cli, 'submit', 'hello.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: dir }, timeout: 60_000 });
-  assert.equal(r.status, 0, r.stderr);
+  const r = await runCli(['submit', 'hello.py'], { cwd: dir, env: { NODE_OPTIONS: `--require ${preload}`, XDG_STATE_HOME: dir } });
+  assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^hello from the bundle$/m);
   const loaded = readFileSync(log, 'utf8').split('\n');
   assert.ok(loaded.includes('NativeModule http'), 'the list is the real one (the client and runner use node:http)');
@@ -53,11 +45,8 @@ test('an https runner behind HTTPS_PROXY is reached through the proxy (the proxy
   await once(proxy, 'listening');
   const port = (proxy.address() as AddressInfo).port;
   try {
-    const env = { ...process.env, NO_COLOR: '1', HTTPS_PROXY: `http://127.0.0.1:${port}`, https_proxy: '', NO_PROXY: '', no_proxy: '', XDG_STATE_HOME: dir };
-    const child = spawn(process.execPath, [cli, 'submit', 'hello.py', '--server', 'https://runner.example.test:8443', '--token', 'not-sent-to-the-proxy'], { cwd: dir, env });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const [code] = (await once(child, 'close')) as [number | null];
+    const env = { HTTPS_PROXY: `http://127.0.0.1:${port}`, https_proxy: '', NO_PROXY: '', no_proxy: '', XDG_STATE_HOME: dir };
+    const { code, stderr } = await runCli(['submit', 'hello.py', '--server', 'https://runner.example.test:8443', '--token', 'not-sent-to-the-proxy'], { cwd: dir, env });
     assert.notEqual(code, 0, 'no runner answered: the command fails');
     assert.deepEqual(requests.slice(0, 1), ['CONNECT runner.example.test:8443 HTTP/1.1'], `the proxy was asked to tunnel to the runner (stderr: ${stderr})`);
     assert.ok(!stderr.includes('not-sent-to-the-proxy'), 'the token is not printed');
@@ -83,11 +72,8 @@ test('an https runner is reached over TLS (node:https, loaded when it is needed)
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   try {
-    const env = { ...process.env, NO_COLOR: '1', NODE_EXTRA_CA_CERTS: path.join(tls, 'localhost.crt'), XDG_STATE_HOME: dir };
-    const child = spawn(process.execPath, [cli, 'submit', 'hello.py', '--server', `https://localhost:${port}`, '--token', 'tls-token'], { cwd: dir, env });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const [code] = (await once(child, 'close')) as [number | null];
+    const env = { NODE_EXTRA_CA_CERTS: path.join(tls, 'localhost.crt'), XDG_STATE_HOME: dir };
+    const { code, stderr } = await runCli(['submit', 'hello.py', '--server', `https://localhost:${port}`, '--token', 'tls-token'], { cwd: dir, env });
     assert.notEqual(code, 0);
     assert.ok(seen.includes('GET /health Bearer tls-token'), `the health check arrived over TLS: ${seen.join(' | ')}`);
     assert.match(stderr, /refused by the https test server/, 'the runner\'s own answer is shown');

@@ -29,6 +29,16 @@ async function readSlowly(res: Response, pauseMs: number): Promise<Array<{ id: n
   return events;
 }
 
+/** Every event once, in id order, ending with the result; every line of the program in order. */
+function assertEveryEventOnce(events: Array<{ id: number; event: string; data: string }>): void {
+  assert.deepEqual(events.map((e) => e.id), events.map((_e, i) => i + 1), 'ids from 1, none missing or doubled');
+  assert.equal(events.at(-1)?.event, 'result');
+  const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(JSON.parse(e.data))));
+  assert.equal(lines.length, 400001);
+  assert.equal(lines[123456]?.text, `line 123456 ${'x'.repeat(40)}`);
+  assert.equal(lines.at(-1)?.text, 'the end');
+}
+
 for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
   test(`${route}: a slow reader gets every event once, in order, on one connection`, async () => {
     const runner = await startTestRunner({ maxClientBacklogBytes: 256 * 1024 });
@@ -41,13 +51,7 @@ for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
         res = await fetch(`${runner.url}/jobs/${accepted.details.id}/events`);
       }
       assert.equal(res.status, 200);
-      const events = await readSlowly(res, 1500);
-      assert.deepEqual(events.map((e) => e.id), events.map((_e, i) => i + 1), 'ids from 1, none missing or doubled');
-      assert.equal(events.at(-1)?.event, 'result');
-      const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(JSON.parse(e.data))));
-      assert.equal(lines.length, 400001);
-      assert.equal(lines[123456]?.text, `line 123456 ${'x'.repeat(40)}`);
-      assert.equal(lines.at(-1)?.text, 'the end');
+      assertEveryEventOnce(await readSlowly(res, 1500));
     } finally {
       await runner.dispose();
     }
@@ -63,12 +67,7 @@ test('readers that hold back together past the runner\'s budget continue from th
     const id = accepted.details.id;
     const readers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${runner.url}/jobs/${id}/events`)));
     const streams = await Promise.all(readers.map((res) => readSlowly(res, 1500)));
-    for (const events of streams) {
-      assert.deepEqual(events.map((e) => e.id), events.map((_e, i) => i + 1), 'ids from 1, none missing or doubled');
-      const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(JSON.parse(e.data))));
-      assert.equal(lines.length, 400001);
-      assert.equal(lines.at(-1)?.text, 'the end');
-    }
+    for (const events of streams) assertEveryEventOnce(events);
     const moved = logs.filter((l) => l.startsWith(`job ${id}: a client is `));
     assert.ok(moved.length >= 1, `a reader was moved to the log: ${logs.join(' | ')}`);
     assert.ok(moved.every((l) => /over the runner's budget/.test(l)), `for the runner's budget, not a reader's own cap: ${moved.join(' | ')}`);

@@ -40,6 +40,13 @@ export class RunnerClientError extends Error {
   }
 }
 
+/** A base URL that is not an http(s) URL: the user's input, found before anything is sent. */
+export class InvalidRunnerUrlError extends RunnerClientError {
+  constructor(url: string, why: string) {
+    super('protocol', 'Not a valid runner URL', { method: 'GET', url, detail: why });
+  }
+}
+
 export function isRunnerClientError(err: unknown): err is RunnerClientError {
   return err instanceof RunnerClientError;
 }

@@ -5,7 +5,7 @@ import axios, { type AxiosResponse, type RawAxiosRequestHeaders } from 'axios';
 import type { z } from 'zod';
 import { isLoopbackHost } from '../loopback';
 import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
-import { RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
+import { InvalidRunnerUrlError, RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
 import { describeZodError } from './events';
 
 export interface TransportOptions {
@@ -58,10 +58,10 @@ export function normaliseBaseUrl(baseUrl: string): string {
   try {
     parsed = new URL(baseUrl);
   } catch {
-    throw new RunnerClientError('protocol', 'Not a valid runner URL', { method: 'GET', url: baseUrl, detail: 'expected http(s)://host[:port][/path]' });
+    throw new InvalidRunnerUrlError(baseUrl, 'expected http(s)://host[:port][/path]');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new RunnerClientError('protocol', 'Not a valid runner URL', { method: 'GET', url: displayUrl(baseUrl), detail: 'only http and https are supported' });
+    throw new InvalidRunnerUrlError(displayUrl(baseUrl), 'only http and https are supported');
   }
   return parsed.toString().replace(/\/+$/, '');
 }

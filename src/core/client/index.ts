@@ -9,7 +9,7 @@ export type {
   SubmitOptions,
   SubmitRequest,
 } from './client';
-export { RunnerClientError, isRetryable, isRunnerClientError, type RunnerClientErrorType } from './errors';
+export { InvalidRunnerUrlError, RunnerClientError, isRetryable, isRunnerClientError, type RunnerClientErrorType } from './errors';
 export type { ClientEvent } from './events';
 export type { FollowOptions, ReconnectInfo, StreamOutcome } from './follow';
 export type { DownloadOptions, DownloadResult } from './download';

@@ -1,7 +1,7 @@
 // Every way a submission can fail, as one explanation: what happened, in words for the surface the user is on
 // (the CLI or the editor), and what they can do about it as actions. The CLI prints the message (its hints are in
 // it); the extension shows the actions as buttons.
-import { RunnerClientError, isRunnerClientError } from '../client/errors';
+import { InvalidRunnerUrlError, RunnerClientError, isRunnerClientError } from '../client/errors';
 import { FollowGaveUpError } from '../client/follow';
 import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, formatWait, parseRetryAfterText, type RegisterHints } from '../gpumode/errors';
 import type { ErrorEvent } from '../protocol/api';
@@ -112,6 +112,7 @@ function networkWhy(code: string | undefined): string {
 export function explain(err: unknown, ctx: ExplainContext): Explanation {
   if (err instanceof SubmissionError) return err.explanation;
   if (err instanceof PopcornConfigError) return { kind: 'usage', message: err.message, actions: [] };
+  if (err instanceof InvalidRunnerUrlError) return { kind: 'usage', message: `${err.url} is not a runner URL: ${err.detail}.`, actions: [action('select-target')] };
   if (err instanceof FollowGaveUpError) return explainGaveUp(err, ctx);
   if (ctx.service === 'gpumode' || err instanceof GpuModeError) return explainUpstream(err, ctx);
   if (isRunnerClientError(err)) return explainOurs(err, ctx);

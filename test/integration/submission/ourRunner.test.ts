@@ -141,7 +141,7 @@ test('resume: a stream picked up again from its state replays the job to the sam
   assert.ok(events.some((e) => e.type === 'output'), 'the live output was replayed');
 });
 
-test('unknown leaderboard and a dead server are explained, with what to do', async () => {
+test('unknown leaderboard, a dead server and a URL that is none are explained, with what to do', async () => {
   const { outcome } = await run(runner, request('test', correct, { leaderboard: 'no-such-board', gpu: undefined }));
   assert.equal(outcome.kind, 'failed');
   assert.equal(outcome.explanation?.kind, 'usage');
@@ -155,6 +155,16 @@ test('unknown leaderboard and a dead server are explained, with what to do', asy
     assert.deepEqual(e.actions.map((a) => a.id), ['select-target']);
     return true;
   });
+  // not a URL at all: the user's input, said so, with nothing sent (not "sent something this version cannot read")
+  for (const [bad, why] of [['not-a-url', /^not-a-url is not a runner URL: expected http\(s\):\/\/host\[:port\]\[\/path\]\.$/], ['ftp://x', /^ftp:\/\/x\/ is not a runner URL: only http and https are supported\.$/]] as const) {
+    await assert.rejects(connect({ baseUrl: bad }), (err: unknown) => {
+      const e = explain(err, { surface: 'cli', baseUrl: bad });
+      assert.equal(e.kind, 'usage');
+      assert.match(e.message, why);
+      assert.deepEqual(e.actions.map((a) => a.id), ['select-target']);
+      return true;
+    });
+  }
 });
 
 async function closedPort(): Promise<number> {

@@ -1,9 +1,11 @@
 // `kernel-runner register [discord|github] [--reset]`: registers with GPU MODE as popcorn-cli's register /
-// reregister do. Prints the provider's sign-in URL (and opens a browser unless --no-browser), saves the new cli_id
-// to ~/.popcorn.yaml (shared with popcorn-cli; other keys kept), then waits until the service accepts the id.
+// reregister do. Prints the provider's sign-in URL (and opens a browser unless --no-browser), waits until the
+// service accepts the new cli_id and keeps it in ~/.popcorn.yaml (shared with popcorn-cli; other keys kept). An id
+// saved there already stays until the new one is accepted; without one, the new id is saved at once.
 import type { Command } from 'commander';
 import { sleep } from '../../core/client/backoff';
-import { checkRegistration, completeRegistration, isOAuthProvider, startRegistration } from '../../core/gpumode/registration';
+import { checkRegistration, completeRegistration, isOAuthProvider, notLinkedMessage, savedCliId, startRegistration } from '../../core/gpumode/registration';
+import { defaultPopcornConfigPath } from '../../core/popcornConfig';
 import { CliExit } from '../exit';
 import { exitFor, serverUrl } from '../gpumode/connect';
 import { openBrowser } from '../gpumode/openBrowser';
@@ -31,40 +33,58 @@ export async function runRegister(providerArg: string | undefined, opts: Registe
   const baseUrl = serverUrl(opts.server);
   const reset = Boolean(opts.reset);
 
+  const configPath = defaultPopcornConfigPath();
+  // A cli_id saved already stays until the new one is confirmed (see savedCliId).
+  const previous = await savedCliId(configPath).catch(exitFor);
   const started = await startRegistration({ baseUrl, provider, reset, signal }).catch(exitFor);
-  const { path: configPath } = await completeRegistration(started.cliId).catch(exitFor);
   const who = provider === 'discord' ? 'Discord' : 'GitHub';
   io.stdout.write(`${reset ? 'Re-registering' : 'Registering'} with GPU MODE (${baseUrl}) via ${who}.\n\nOpen this URL to sign in:\n\n  ${started.authorizeUrl}\n\n`);
   if (opts.browser !== false) {
     const opened = await openBrowser(started.authorizeUrl);
     if (!opened) io.stdout.write('(No browser could be opened here: copy the URL into one.)\n');
   }
-  io.stdout.write(`Saved the new cli_id to ${configPath} (popcorn-cli reads it too).\n`);
+  if (!previous) {
+    await completeRegistration(started.cliId, { configPath }).catch(exitFor);
+    io.stdout.write(`Saved the new cli_id to ${configPath} (popcorn-cli reads it too).\n`);
+  } else {
+    io.stdout.write(`The cli_id in ${configPath} stays until GPU MODE accepts the new one.\n`);
+  }
   if (opts.wait === false) {
+    if (previous) {
+      io.stdout.write(`--no-wait cannot confirm the new cli_id, so it is not saved: your current one stays in ${configPath}. Register without --no-wait to switch.\n`);
+      return 0;
+    }
     io.stdout.write('It works once you finish signing in; `kernel-runner submissions list` checks.\n');
     return 0;
   }
 
-  io.stderr.write('Waiting for the sign-in to finish (Ctrl-C stops waiting; the id stays saved)...\n');
+  io.stderr.write(`Waiting for the sign-in to finish (Ctrl-C stops waiting; ${previous ? 'your current cli_id stays' : 'the id stays saved'})...\n`);
+  const stopped = previous
+    ? `stopped waiting; the new cli_id was not saved and your current one stays in ${configPath}`
+    : 'stopped waiting; finish signing in, then `kernel-runner submissions list` checks';
   const deadline = Date.now() + timeoutS * 1000;
   for (;;) {
     const status = await checkRegistration({ baseUrl, cliId: started.cliId, configPath, signal }).catch((err: unknown) => {
-      if (signal?.aborted) throw new CliExit('stopped waiting; finish signing in, then `kernel-runner submissions list` checks', 130);
+      if (signal?.aborted) throw new CliExit(stopped, 130);
       // A blip while waiting is not fatal: say so and keep waiting.
       io.stderr.write(`kernel-runner: ${err instanceof Error ? err.message : String(err)}; still waiting\n`);
       return undefined;
     });
     if (status?.state === 'ok') {
+      if (previous) {
+        await completeRegistration(started.cliId, { configPath }).catch(exitFor);
+        io.stdout.write(`Saved the new cli_id to ${configPath} (popcorn-cli reads it too).\n`);
+      }
       io.stdout.write(`Registered: GPU MODE accepts this cli_id${reset ? ' (the previous one no longer works)' : ''}.\n`);
       return 0;
     }
     if (Date.now() + WAIT_POLL_MS > deadline) {
-      throw new CliExit(`the service does not accept the new cli_id yet (waited ${timeoutS} s). Finish signing in at the URL above; \`kernel-runner submissions list\` checks`, 1);
+      throw new CliExit(notLinkedMessage({ reset, provider, waitedS: timeoutS, ...(previous ? { kept: configPath } : {}) }), 1);
     }
     try {
       await sleep(WAIT_POLL_MS, signal);
     } catch {
-      throw new CliExit('stopped waiting; finish signing in, then `kernel-runner submissions list` checks', 130);
+      throw new CliExit(stopped, 130);
     }
   }
 }

@@ -2,7 +2,8 @@
 // ~/.popcorn.yaml) or on a `kernel-runner serve` (--server), as tables or --json.
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { describeJobStatus, rankedScoreOfSubmission } from '../../core/gpumode/results';
+import { describeSubmissionStatus, noDetailsAdvice, rankedScoreOfSubmission, runsWithoutDetails } from '../../core/gpumode/results';
+import { NO_DETAILS_HINTS } from '../../core/submission/explain';
 import { runRow, submissionHeadline, submissionRow } from '../../core/gpumode/submissions';
 import { formatRunnerQueue } from '../../core/gpumode/leaderboards';
 import { CliExit } from '../exit';
@@ -55,14 +56,17 @@ export async function runSubmissionsShow(idArg: string, opts: CommonOptions & { 
     return 0;
   }
   const out: string[] = [submissionHeadline(detail), `Submitted: ${detail.submission_time}`];
+  const status = describeSubmissionStatus(detail);
   if (detail.job) {
-    const status = describeJobStatus(detail.job.status);
     out.push(`Job: ${status.label}${detail.job.last_heartbeat ? ` (last heartbeat ${detail.job.last_heartbeat})` : ''}`);
-    if (status.explanation) out.push(`  ${status.explanation}`);
     if (detail.job.error) out.push(`  error: ${detail.job.error}`);
   }
+  if (status.explanation) out.push(`  ${status.explanation}`);
   const score = rankedScoreOfSubmission(detail);
-  if (score) out.push(`Ranked score: ${score.text}`);
+  if (score && score.notRanked === undefined) out.push(`Ranked score: ${score.text}`);
+  else if (score) out.push(`Score: ${score.text}, not ranked: ${score.notRanked}`);
+  const bare = runsWithoutDetails(detail);
+  if (bare.length) out.push(`  ${noDetailsAdvice(bare, NO_DETAILS_HINTS.cli)}`);
   if (detail.runs.length) {
     out.push('', 'Runs:');
     const rows = detail.runs.map(runRow).map((r) => [r.mode, r.runner, r.passed ? 'passed' : 'failed', r.score, r.secret ? 'secret' : '', r.start ?? '']);

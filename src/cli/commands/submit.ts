@@ -223,6 +223,8 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
       submission_id: outcome.route === 'background' ? (outcome.id ?? null) : null,
       status: outcome.jobStatus?.status ?? null,
       score: outcome.score?.seconds ?? null,
+      ranked: outcome.score ? outcome.score.notRanked === undefined : null,
+      not_ranked: outcome.score?.notRanked ?? null,
       result,
       ...(outcome.submission ? { submission: outcome.submission } : {}),
       traces,
@@ -238,7 +240,10 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   out.push(renderResult(withSummaries(filtered.result, outcome.traces), { color: io.color, liveOutputShown: outcome.liveOutput || outcome.route === 'background', savedTraces: paths }).trimEnd());
   for (const t of outcome.traces) if (t.summaryError) out.push(`  ${t.run}: the trace could not be summarised: ${t.summaryError}`);
   const score = outcome.score;
-  if (score) out.push(`Ranked score: ${score.text} (${score.source === 'run' ? "the service's score" : `${score.rankingBy} of the benchmark means`}; the secret run is not ranked)`);
+  const how = score?.source === 'run' ? "the service's score" : `${score?.rankingBy} of the benchmark means`;
+  if (score && score.notRanked === undefined) out.push(`Ranked score: ${score.text} (${how}; the secret run is not ranked)`);
+  else if (score) out.push(`Score ${score.text} (${how}), not ranked: ${score.notRanked}`);
+  for (const advice of outcome.advice ?? []) out.push(advice);
   // GPU MODE's markdown reports are its only summary; our runner's say again what the live output and the lines
   // above already showed.
   if (result.reports.length && !outcome.liveOutput) out.push('', 'Reports:', ...result.reports.map((r) => r.trimEnd()));
@@ -257,7 +262,10 @@ export function register(program: Command): void {
     .option('--token <token>', "the runner's token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
     .option('--token-file <path>', TOKEN_FILE_HELP)
     .option('--leaderboard <name>', 'leaderboard (default: the file\'s #!POPCORN leaderboard directive, else "script")')
-    .option('--gpu <name>', "GPU (default: the file's #!POPCORN gpu directive, else the leaderboard's first GPU)")
+    .option(
+      '--gpu <name>',
+      "GPU (default: the file's #!POPCORN gpu directive, else the leaderboard's only GPU; on GPU MODE a leaderboard with several GPUs is refused without one, on a runner of ours the first is taken and named)",
+    )
     .option('--mode <mode>', 'test | benchmark | leaderboard | profile', 'test')
     .option('--json', 'print the final result as JSON on stdout (live output goes to stderr)')
     .option('--out <dir>', `where profile archives are saved (default: ./${DEFAULT_OUT})`)

@@ -1,7 +1,8 @@
 // Readable text for a submission's outcome: tests passed/failed with their messages, benchmark timings with
 // units, profile reports and trace tables. Pure: the submit command prints what this returns.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../../core/protocol/api';
-import { decodeReports } from '../../core/gpumode/results';
+import { decodeReports, NO_DETAILS_LABEL } from '../../core/gpumode/results';
+import { NSIGHT_COMPUTE_OPENS_WITH, profilerKind } from '../../core/gpumode/traces';
 import type { TraceSummary } from '../../core/protocol/traceSummary';
 import { benchmarksOf, testsOf } from '../../core/submission/resultMaps';
 import { formatNs, renderTraceTables } from './traceTables';
@@ -106,7 +107,8 @@ function runHeadline(key: string, run: EvalResult, s: Style): string {
   if (run.compilation && !run.compilation.success) return `${s.bold(key)}: ${s.red('compilation failed')}`;
   if (!r) return `${s.bold(key)}: ${s.red('did not run')}`;
   if (r.success && r.passed) return `${s.bold(key)}: ${s.green('passed')}${seconds}`;
-  if (!r.success) return `${s.bold(key)}: ${s.red(`failed (exit code ${r.exit_code})`)}${seconds}`;
+  // No exit code (GPU MODE's background runs keep none): none is shown
+  if (!r.success) return `${s.bold(key)}: ${s.red(r.exit_code === null ? NO_DETAILS_LABEL : `failed (exit code ${r.exit_code})`)}${seconds}`;
   return `${s.bold(key)}: ${s.red('failed')}${seconds}`;
 }
 
@@ -134,8 +136,9 @@ function renderRun(key: string, run: EvalResult, opts: RenderResultOptions, s: S
   if (run.profile) {
     if (run.profile.summary) lines.push(indent(renderTraceTables(run.profile.summary, { top: opts.top ?? 10, color: opts.color }), '  '));
     const saved = opts.savedTraces?.get(key);
-    if (saved) lines.push(`  trace: ${saved}`);
-    else if (run.profile.download_url) lines.push(`  trace: ${run.profile.download_url}`);
+    const where = saved ?? run.profile.download_url;
+    if (where && profilerKind(run.profile) === 'nsight-compute') lines.push(`  Nsight Compute report: ${where}`, `    ${NSIGHT_COMPUTE_OPENS_WITH}`);
+    else if (where) lines.push(`  trace: ${where}`);
   }
   return lines;
 }

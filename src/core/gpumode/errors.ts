@@ -127,26 +127,59 @@ export function explainGpuModeError(err: unknown, options: ExplainOptions = {}):
     retryAfterMs: retryAfterMs(err),
     cause: err,
   };
-  const said = err.detail ? ` (${err.detail})` : '';
   if (err.type !== 'http') {
     return new GpuModeError(err.type, err.message, init);
   }
-  const status = err.status ?? 0;
+  // The background route answers every error of its preparation step as 400 "failed to prepare submission
+  // request: <code>: <text>" (main.run_submission_async wraps to_submit_info's HTTPException, whose str() is
+  // "<code>: <detail>"): the inner code and text are the error, as the streaming route sends them.
+  const wrapped = unwrapPreparationError(err.status, err.detail);
+  const status = wrapped?.status ?? err.status ?? 0;
+  const detail = wrapped?.detail ?? err.detail;
+  if (wrapped) {
+    init.status = status;
+    init.detail = detail;
+    init.retryAfterMs = err.retryAfterMs ?? parseRetryAfterText(detail);
+  }
+  const said = detail ? ` (${detail})` : '';
+  const code = wrapped ? `${status}, sent wrapped in a 400` : String(status);
   if (status === 401) {
     return new GpuModeError('unregistered', `GPU MODE does not recognise this cli_id (401)${said}: ${where}. To register again, ${hints.reregister}.`, init);
   }
-  if (status === 400 && /x-popcorn-cli-id/i.test(err.detail ?? '')) {
+  if (status === 400 && /x-popcorn-cli-id/i.test(detail ?? '')) {
     return new GpuModeError('no-identity', `GPU MODE needs a cli_id and none was sent${said}: ${where}. To register, ${hints.register}.`, init);
   }
   if (status === 413) {
-    return new GpuModeError('too-large', `GPU MODE rejected the file as too large (413)${said}: ${where}. Submissions must be at most 1 MB.`, init);
+    return new GpuModeError('too-large', `GPU MODE rejected the file as too large (${code})${said}: ${where}. Submissions must be at most 1 MB.`, init);
   }
-  if (status === 429) {
-    const wait = init.retryAfterMs !== undefined ? ` Try again in ${formatWait(init.retryAfterMs)}.` : ' Wait a little before trying again.';
-    return new GpuModeError('rate-limited', `GPU MODE is rate limiting these requests (429)${said}: ${where}.${wait}`, init);
-  }
-  if (status >= 500) return new GpuModeError('server', `GPU MODE failed to answer (${status})${said}: ${where}`, init);
-  return new GpuModeError('bad-request', `GPU MODE rejected the request (${status})${said}: ${where}`, init);
+  if (status === 429) return rateLimitError(detail, where, init);
+  // to_submit_info answers an unknown leaderboard and the `stream` keyword with 500: refusals, not failures
+  if (status >= 500 && !refusedWith500(detail)) return new GpuModeError('server', `GPU MODE failed to answer (${code})${said}: ${where}`, init);
+  return new GpuModeError('bad-request', `GPU MODE rejected the request (${code})${said}: ${where}`, init);
+}
+
+const WRAPPED = /^failed to prepare submission request: (\d{3}): ([^]*)$/;
+
+/** The inner error of the background route's 400 "failed to prepare submission request: <code>: <text>". */
+export function unwrapPreparationError(status: number | undefined, detail: string | undefined): { status: number; detail: string } | undefined {
+  const m = status === 400 && detail ? WRAPPED.exec(detail) : null;
+  return m ? { status: Number(m[1]), detail: m[2] as string } : undefined;
+}
+
+/** api_utils.to_submit_info's 500s that are the submission's fault: a leaderboard that does not exist, `stream`. */
+function refusedWith500(detail: string | undefined): boolean {
+  return /Leaderboard `[^`]*` does not exist|contains work on another stream/.test(detail ?? '');
+}
+
+/**
+ * GPU MODE's rate limit, as one message wherever it arrives: a 429 of the background route, or the streaming
+ * route's in-stream `error` (the same KernelBotError(code=429), re-raised there as status_code 400).
+ */
+export function rateLimitError(detail: string | undefined, where: string, init: GpuModeErrorInit = {}): GpuModeError {
+  const said = detail ? ` (${detail})` : '';
+  const waitMs = init.retryAfterMs ?? parseRetryAfterText(detail);
+  const wait = waitMs !== undefined ? ` Try again in ${formatWait(waitMs)}.` : ' Wait a little before trying again.';
+  return new GpuModeError('rate-limited', `GPU MODE is rate limiting these requests (429)${said}: ${where}.${wait}`, { ...init, status: 429, detail, ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}) });
 }
 
 export { formatWait } from '../format/durations';

@@ -113,6 +113,35 @@ export async function startRegistration(options: StartRegistrationOptions): Prom
 }
 
 /**
+ * The cli_id saved now, if any: it is kept until the new one is confirmed (checkRegistration `ok`). GPU MODE's
+ * callback can refuse the new one — a plain registration of an account that has one already ("User already has a
+ * valid account with this User ID"), a reset of an account it does not know ("User not found") — and the saved id
+ * keeps working then; writing the new one over it first would leave only an id every call answers 401.
+ */
+export async function savedCliId(configPath: string = defaultPopcornConfigPath()): Promise<string | undefined> {
+  return (await readPopcornConfig(configPath)).cliId;
+}
+
+/** Why the new cli_id did not become valid, and what to do: what GPU MODE's callback refuses, in its words. */
+export function notLinkedMessage(options: {
+  reset: boolean;
+  provider: OAuthProvider;
+  /** Where the id that is kept lives, when there is one. */
+  kept?: string;
+  waitedS?: number;
+  /** Name the CLI's commands (default) or the editor's. */
+  cli?: boolean;
+}): string {
+  const waited = options.waitedS !== undefined ? ` (waited ${options.waitedS} s)` : '';
+  const kept = options.kept ? ` The cli_id in ${options.kept} is kept: it still works.` : '';
+  const command = (reset: boolean) => (options.cli === false ? (reset ? 'Re-register' : 'Register') : `\`kernel-runner register ${options.provider}${reset ? ' --reset' : ''}\``);
+  const refused = options.reset
+    ? `If the sign-in page said "User not found. Please use the register command to create an account.", this ${options.provider} account was never registered: ${command(false)} registers it.`
+    : `If the sign-in page said "User already has a valid account with this User ID. Please use the re-register command to re-authenticate.", this ${options.provider} account is registered already: ${command(true)} links a new cli_id to it.`;
+  return `GPU MODE has not accepted the new cli_id${waited}.${kept} Finish signing in at the URL above. ${refused}`;
+}
+
+/**
  * Step 2: keep the id in ~/.popcorn.yaml (every other key, comment and the file mode stay), as popcorn-cli does
  * right after opening the browser. Returns the config path.
  */

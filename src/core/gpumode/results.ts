@@ -18,12 +18,30 @@ export interface RankedScore {
   rankingBy: RankingBy;
   /** "123.457 µs". */
   text: string;
+  /**
+   * Set when the service does not rank it, saying why ("secret validation failed"): a public ranked run keeps its
+   * score when the secret-seed run or the job failed (kernelbot records it, then leaves the submission off the
+   * leaderboard).
+   */
+  notRanked?: string;
 }
 
 export { formatScore } from '../format/durations';
 
-function ranked(seconds: number, source: RankedScore['source'], rankingBy?: string | null): RankedScore {
-  return { seconds, source, rankingBy: rankingByOf(rankingBy), text: formatScore(seconds) };
+function ranked(seconds: number, source: RankedScore['source'], rankingBy?: string | null, notRanked?: string): RankedScore {
+  const score: RankedScore = { seconds, source, rankingBy: rankingByOf(rankingBy), text: formatScore(seconds) };
+  if (notRanked !== undefined) score.notRanked = notRanked;
+  return score;
+}
+
+/** "secret validation failed" of "secret validation failed on MI300; submission will not appear on the leaderboard". */
+function shortReason(error: string): string {
+  return error.split(';')[0]?.replace(/\s+on\s+\S+$/, '').trim() || error;
+}
+
+/** A score in words: "Ranked score 83.4 µs" or "score 83.4 µs, not ranked: secret validation failed". */
+export function scoreText(score: RankedScore): string {
+  return score.notRanked === undefined ? `Ranked score ${score.text}` : `score ${score.text}, not ranked: ${score.notRanked}`;
 }
 
 /**
@@ -34,7 +52,11 @@ export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string | nu
   const run = result.results[0]?.runs.leaderboard?.run;
   if (!run || !run.passed) return null;
   const seconds = scoreFromResultValues(run.result, rankingBy);
-  return seconds === null ? null : ranked(seconds, 'computed', rankingBy);
+  if (seconds === null) return null;
+  // kernelbot's _ranked_completion_status: every secret-seed copy must have passed its ranked run and all its runs
+  const secrets = result.results.slice(1);
+  const secretFailed = secrets.some((r) => !r.success || !r.runs.leaderboard?.run?.passed || Object.values(r.runs).some((ev) => !ev.run?.success || !ev.run.passed));
+  return ranked(seconds, 'computed', rankingBy, secretFailed ? 'secret validation failed' : undefined);
 }
 
 /**
@@ -42,14 +64,31 @@ export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string | nu
  * (a number, or the JSON string GPU MODE sends), else computed from that run's `result` map. Null when there is no
  * passed ranked run, or no score to be had.
  */
-export function rankedScoreOfSubmission(detail: Pick<UserSubmissionDetail, 'runs'>, rankingBy?: string | null): RankedScore | null {
+export function rankedScoreOfSubmission(detail: Pick<UserSubmissionDetail, 'runs'> & { job?: UserSubmissionDetail['job'] }, rankingBy?: string | null): RankedScore | null {
   const run = detail.runs.find((r) => r.mode === 'leaderboard' && !r.secret);
   if (!run || !run.passed) return null;
+  const why = notRankedReason(detail, run.runner);
   const score = parseScore(run.score);
-  if (score !== null) return ranked(score, 'run', rankingBy);
+  if (score !== null) return ranked(score, 'run', rankingBy, why);
   const values = resultValues(run.result);
   const seconds = values ? scoreFromResultValues(values, rankingBy) : null;
-  return seconds === null ? null : ranked(seconds, 'computed', rankingBy);
+  return seconds === null ? null : ranked(seconds, 'computed', rankingBy, why);
+}
+
+/**
+ * Why a passed public ranked run does not rank, as kernelbot decides it (leaderboard_db.get_leaderboard_submissions,
+ * background_submission_manager._ranked_completion_status): the job ended badly (its error says why), or on the
+ * same GPU the secret-seed ranked run is missing or failed, or any secret run failed. Undefined: it ranks.
+ */
+function notRankedReason(detail: Pick<UserSubmissionDetail, 'runs'> & { job?: UserSubmissionDetail['job'] }, runner: string | null | undefined): string | undefined {
+  const job = detail.job;
+  const status = describeJobStatus(job?.status);
+  if (job?.error) return shortReason(job.error);
+  if (status.terminal && !status.ok) return `job ${status.label}`;
+  const secrets = detail.runs.filter((r) => r.secret && (!runner || !r.runner || r.runner === runner));
+  const secretRanked = secrets.some((r) => r.mode === 'leaderboard' && r.passed);
+  if (!secretRanked || secrets.some((r) => !r.passed)) return 'secret validation failed';
+  return undefined;
 }
 
 /** The results of a result event, each marked: index 0 is the public run; later ones are the service's secret-seed copies. */
@@ -160,6 +199,9 @@ export function describeJobStatus(status: string | undefined | null): JobStatusI
   }
 }
 
+const NO_RUNS =
+  'The service finished the submission without recording any run: its runner failed before producing results, and GPU MODE keeps no details of why. Submit it again; if it keeps failing, run it where the output comes back (test mode on a runner of ours, or profile mode on GPU MODE).';
+
 /**
  * A polled submission's status from what its answer says: the job's status when the service reports one; else
  * `done` (deployments before mid-June 2026 send no job, streaming-route submissions a job of nulls): "done" once
@@ -167,10 +209,18 @@ export function describeJobStatus(status: string | undefined | null): JobStatusI
  */
 export function describeSubmissionStatus(detail: Pick<UserSubmissionDetail, 'done' | 'job' | 'runs'>): JobStatusInfo {
   const status = detail.job?.status;
-  if (status) return describeJobStatus(status);
+  if (status) {
+    const info = describeJobStatus(status);
+    // kernelbot records runs only from a FullResult with success: when its runner failed before producing results
+    // (GitHub artifacts missing, a Modal failure), a test/benchmark/profile job still ends `succeeded`, with no runs.
+    if (info.status === 'succeeded' && detail.done && detail.runs.length === 0) {
+      return { ...info, ok: false, label: 'succeeded without results', explanation: NO_RUNS };
+    }
+    return info;
+  }
   if (!detail.done) return describeJobStatus(null);
   const ran = detail.runs.length > 0;
-  return { status: 'done', terminal: true, ok: ran, label: 'done', explanation: ran ? '' : 'The service finished the submission without recording any run.' };
+  return { status: 'done', terminal: true, ok: ran, label: 'done', explanation: ran ? '' : NO_RUNS };
 }
 
 /** Whether a polled submission is over: `done`, or its job in a terminal status. */
@@ -223,13 +273,15 @@ export function resultFromSubmission(detail: UserSubmissionDetail): ResultEvent 
   const secretResult = make();
   for (const r of detail.runs) {
     const values = resultValues(r.result) ?? {};
+    // GPU MODE keeps no exit code of a background run: none is made up (a crash or a timeout arrives as
+    // `passed: false` with `result: {}`, see runWithoutDetails).
     const run: RunResult = {
       success: r.passed || Object.keys(values).length > 0,
       passed: r.passed,
       command: '',
       stdout: '',
       stderr: '',
-      exit_code: r.passed ? 0 : 1,
+      exit_code: null,
       duration: seconds(r.start_time, r.end_time),
       result: values,
     };
@@ -245,6 +297,29 @@ export function resultFromSubmission(detail: UserSubmissionDetail): ResultEvent 
   const results = [publicResult];
   if (Object.keys(secretResult.runs).length > 0) results.push(secretResult);
   return { status: 'success', results, reports: [] };
+}
+
+/**
+ * The runs of a background submission that failed with nothing kept (`passed: false`, `result: {}`: the program
+ * crashed, or was stopped at the task's timeout; GPU MODE keeps no exit code, stdout or stderr of them). Their keys
+ * (`test`, `leaderboard (secret)`).
+ */
+export function runsWithoutDetails(detail: Pick<UserSubmissionDetail, 'runs'>): string[] {
+  return detail.runs
+    .filter((r) => !r.passed && Object.keys(resultValues(r.result) ?? {}).length === 0)
+    .map((r) => (r.secret ? `${r.mode} (secret)` : r.mode));
+}
+
+/** A run failed with no details: what to say instead of an exit code. */
+export const NO_DETAILS_LABEL = 'failed, no details kept by the service';
+
+/**
+ * What to do about runs that failed with nothing kept: see the program's output where it comes back. `how` names
+ * the two ways on the user's surface (CLI flags, or the editor's commands).
+ */
+export function noDetailsAdvice(runs: readonly string[], how: { ourRunner: string; profile: string }): string {
+  const which = runs.length === 1 ? `The ${runs[0]} run` : `The ${runs.join(', ')} runs`;
+  return `${which} failed without results: the program crashed or ran past the task's time limit, and GPU MODE keeps no exit code or output of background runs. To see why, run it in test mode on a runner of ours (${how.ourRunner}) or in profile mode on GPU MODE (${how.profile}): both bring the output back.`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,18 +2,34 @@
 // with the trace toolkit. Names say where a trace came from:
 //   <file stem>-<leaderboard>-<gpu>-<submission id | yyyymmdd-hhmmss>-<run key>.zip
 // e.g. `submission-amd-fp8-mm-MI300-4211-profile.0.zip`; a taken name gets `-2`, `-3`, ... The secret-seed copy of
-// a run (a second result) adds `-secret`.
+// a run (a second result) adds `-secret`, an Nsight Compute report (GPU MODE's NVIDIA GPUs) `-nsight-compute`.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunnerClient } from '../client/index';
 import type { ProfileResult, ResultEvent } from '../protocol/api';
 import type { TraceSummary } from '../protocol/traceSummary';
 
+/**
+ * Which profiler made an archive: kernelbot's run_eval sets `rocPROF` (rocprofv3 on AMD GPUs: CSVs, a Perfetto
+ * trace, code objects) or `Nsight-Compute` (ncu on NVIDIA GPUs: `profile_data/profile.ncu-rep`, for Nsight Compute).
+ * Our runner's archives are rocprof's.
+ */
+export type ProfilerKind = 'rocprof' | 'nsight-compute';
+
+export function profilerKind(profile: Pick<ProfileResult, 'profiler'>): ProfilerKind {
+  return /nsight|ncu/i.test(profile.profiler ?? '') ? 'nsight-compute' : 'rocprof';
+}
+
+/** What opens an archive, for messages: a rocprof zip is summarised here; an Nsight Compute report is not. */
+export const NSIGHT_COMPUTE_OPENS_WITH = 'an Nsight Compute report (profile_data/profile.ncu-rep inside): open it with NVIDIA Nsight Compute (ncu-ui), or `ncu --import`';
+
 export interface SavedTrace {
   /** Run key, e.g. `profile.0` (`profile.0-secret` for a secret-seed copy). */
   run: string;
   path: string;
   bytes: number;
+  /** rocprof's (summarised, opened in Perfetto; also when absent) or an Nsight Compute report (see NSIGHT_COMPUTE_OPENS_WITH). */
+  profiler?: ProfilerKind;
   /** Present when summarising was asked for and worked. */
   summary?: TraceSummary;
   /** Why the summary is missing, when summarising failed. */
@@ -113,9 +129,12 @@ export async function saveProfileTraces(result: ResultEvent, options: SaveTraces
       write = async (file) => (await client.downloadArtifact(ref, file, { signal: options.signal })).bytes;
     }
     if (!write) continue;
-    const file = await writeUnique(options.outDir, `${base}-${safeNamePart(run)}`, write);
-    const entry: SavedTrace = { run, ...file };
-    if (options.summarize && !profile.summary) {
+    const profiler = profilerKind(profile);
+    const suffix = profiler === 'nsight-compute' ? '-nsight-compute' : '';
+    const file = await writeUnique(options.outDir, `${base}-${safeNamePart(run)}${suffix}`, write);
+    const entry: SavedTrace = { run, ...file, profiler };
+    // The trace toolkit reads rocprof's outputs; an Nsight Compute report is for Nsight Compute.
+    if (options.summarize && !profile.summary && profiler === 'rocprof') {
       try {
         entry.summary = await options.summarize(file.path);
       } catch (err) {

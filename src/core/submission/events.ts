@@ -77,6 +77,8 @@ export interface SubmissionOutcome {
   score: RankedScore | null;
   rankingBy?: string;
   traces: SavedTrace[];
+  /** What the user can do about how it ended (runs that failed without details kept), one sentence each. */
+  advice?: string[];
   /** Saving (or summarising) a trace failed. */
   traceError?: string;
   /** Live output was delivered as `output` events (our runner): renderers need not repeat the runs' stdout. */

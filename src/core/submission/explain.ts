@@ -89,6 +89,12 @@ const TOKEN_HINT: Record<Surface, string> = {
   editor: 'set one with "Kernel Runner: Set Token"',
 };
 
+/** Where a failed GPU MODE background run's output comes back, on each surface (see noDetailsAdvice). */
+export const NO_DETAILS_HINTS: Record<Surface, { ourRunner: string; profile: string }> = {
+  cli: { ourRunner: '`kernel-runner submit FILE --mode test` starts an embedded one', profile: '`kernel-runner submit FILE --server gpumode --mode profile`' },
+  editor: { ourRunner: 'Run with the embedded runner selected ("Kernel Runner: Select Target…")', profile: '"Profile on GPU MODE"' },
+};
+
 const UNREACHABLE_HINT: Record<Surface, string> = {
   cli: ' Start `kernel-runner serve` there, or leave out --server to use an embedded runner.',
   editor: ' Is `kernel-runner serve` running? Check kernelRunner.server, or select the embedded runner ("Kernel Runner: Select Target…").',

@@ -13,16 +13,19 @@ import { pollSubmission } from '../gpumode/poll';
 import { preflightSubmission } from '../gpumode/preflight';
 import {
   describeSubmissionStatus,
+  noDetailsAdvice,
   rankedScoreOfResult,
   rankedScoreOfSubmission,
   resultFromSubmission,
+  runsWithoutDetails,
   submissionPassed,
 } from '../gpumode/results';
+import { rateLimitError } from '../gpumode/errors';
 import { saveProfileTraces } from '../gpumode/traces';
-import { expandOutput, queueLabel, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
+import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
-import { action, explain, explainErrorEvent, registerHints, submissionError, type Surface } from './explain';
+import { action, explain, explainErrorEvent, NO_DETAILS_HINTS, registerHints, submissionError, type Surface } from './explain';
 import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingPollMs } from './policy';
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
@@ -282,7 +285,16 @@ class Run {
 
   private async finishStream(outcome: StreamOutcome): Promise<SubmissionOutcome> {
     if (outcome.jobId !== undefined) this.id = outcome.jobId;
-    if (outcome.kind === 'error') return this.outcome({ kind: 'error', error: outcome.error, explanation: explainErrorEvent(outcome.error) });
+    if (outcome.kind === 'error') {
+      const explanation = explainErrorEvent(outcome.error);
+      if (explanation.kind === 'rate-limited' && this.connection.service === 'gpumode') {
+        // The same limit as the background route's 429 (upstream re-raises it in-stream as 400): the same words.
+        const t = this.target as ChosenTarget;
+        const where = `POST ${this.connection.baseUrl.replace(/\/+$/, '')}${routes.submit(t.leaderboard, t.gpu, this.mode)}`;
+        return this.failed(rateLimitError(outcome.error.detail, where));
+      }
+      return this.outcome({ kind: 'error', error: outcome.error, explanation });
+    }
     const rankingBy = await this.rankingBy();
     const saved = await this.saveTraces(outcome.result);
     return this.outcome({
@@ -330,7 +342,10 @@ class Run {
     // As the polls said it: the job's status, else (deployments without `job`) `done`.
     const jobStatus = describeSubmissionStatus(detail);
     const rankingBy = await this.rankingBy();
+    const bare = runsWithoutDetails(detail);
+    const advice = bare.length ? [noDetailsAdvice(bare, NO_DETAILS_HINTS[this.options.surface])] : [];
     return this.outcome({
+      ...(advice.length ? { advice } : {}),
       kind: 'result',
       result: resultFromSubmission(detail),
       submission: detail,
@@ -392,8 +407,14 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
       );
     }
     run.route = connection.service === 'gpumode' && request.mode !== 'profile' ? 'background' : 'stream';
-    if (connection.service === 'gpumode' && request.mode === 'leaderboard' && target.info?.closed) {
-      run.emit({ type: 'note', text: `note: ${target.leaderboard} ${target.info.deadlineText}; the service may no longer rank it` });
+    // kernelbot's check_deadline refuses every mode on both routes once the deadline passed; our runner keeps
+    // accepting closed leaderboards for practice.
+    if (connection.service === 'gpumode' && target.info?.closed) {
+      throw submissionError(
+        'usage',
+        `Not sent: ${target.leaderboard} ${target.info.deadlineText}, and GPU MODE refuses every submission to a leaderboard after its deadline. A runner of ours (\`kernel-runner serve\`) keeps accepting closed leaderboards for practice.`,
+        options.surface === 'cli' ? [] : [action('select-target')],
+      );
     }
     run.emit({ type: 'target', target, mode: request.mode, route: run.route, connection });
     run.status('submitting', `submitting to ${connection.label}`);

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { sleep } from '../../core/client/backoff';
 import { EXTENSION_REGISTER_HINTS, isGpuModeError } from '../../core/gpumode/errors';
-import { checkRegistration, completeRegistration, startRegistration, type OAuthProvider } from '../../core/gpumode/registration';
+import { checkRegistration, completeRegistration, notLinkedMessage, savedCliId, startRegistration, type OAuthProvider } from '../../core/gpumode/registration';
 import { readPopcornConfig } from '../../core/popcornConfig';
 import type { RunOutput } from '../runOutput';
 import type { Targets } from '../targets';
@@ -67,18 +67,25 @@ export class GpuModeRegistration {
     }
 
     let started: Awaited<ReturnType<typeof startRegistration>>;
+    // A cli_id saved already stays until GPU MODE accepts the new one (its callback may refuse it).
+    let previous: string | undefined;
     try {
+      previous = await savedCliId(configPath);
       started = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Kernel Runner: asking GPU MODE for a new cli_id` }, () =>
         startRegistration({ baseUrl, provider, reset: reset === true, hints: EXTENSION_REGISTER_HINTS, timeoutMs: 20_000 }),
       );
-      await completeRegistration(started.cliId, { configPath });
+      if (!previous) await completeRegistration(started.cliId, { configPath });
     } catch (err) {
       const text = messageOf(err);
       this.output.note(`registration failed: ${text}`);
       void notify.error(`Kernel Runner: could not register with GPU MODE: ${text}`);
       return undefined;
     }
-    this.output.note(`GPU MODE: new cli_id saved to ${configPath}${reset ? ' (re-registration: it replaces the old one)' : ''}; opening ${PROVIDER_LABEL[provider]} to link it`);
+    this.output.note(
+      previous
+        ? `GPU MODE: the cli_id in ${configPath} stays until GPU MODE accepts the new one; opening ${PROVIDER_LABEL[provider]} to link it`
+        : `GPU MODE: new cli_id saved to ${configPath}; opening ${PROVIDER_LABEL[provider]} to link it`,
+    );
     const opened = await openExternal(started.authorizeUrl).then(
       (ok) => ok,
       () => false,
@@ -90,6 +97,16 @@ export class GpuModeRegistration {
 
     const outcome: RegistrationOutcome = { state: 'pending', provider, reset: reset === true, configPath, authorizeUrl: started.authorizeUrl };
     const linked = await this.waitForLink(baseUrl, started.cliId, configPath, provider);
+    if (linked && previous) {
+      try {
+        await completeRegistration(started.cliId, { configPath });
+      } catch (err) {
+        const text = messageOf(err);
+        this.output.note(`registration failed: ${text}`);
+        void notify.error(`Kernel Runner: GPU MODE accepted the new cli_id, but it could not be saved: ${text}`);
+        return outcome;
+      }
+    }
     if (linked) {
       outcome.state = 'registered';
       this.output.note(`GPU MODE: registered with ${PROVIDER_LABEL[provider]}`);
@@ -97,6 +114,10 @@ export class GpuModeRegistration {
       void notify.info(`Kernel Runner: registered with GPU MODE through ${PROVIDER_LABEL[provider]}. The cli_id is in ${configPath} (popcorn-cli uses it too).`, ...useIt).then(async (pick) => {
         if (pick) await vscode.workspace.getConfiguration('kernelRunner').update('server', baseUrl, vscode.ConfigurationTarget.Global);
       });
+    } else if (previous) {
+      const text = notLinkedMessage({ reset: reset === true, provider, kept: configPath, cli: false });
+      this.output.note(text);
+      void notify.warning(`Kernel Runner: ${text}`);
     } else {
       void notify.info(
         `Kernel Runner: the cli_id is saved in ${configPath}. Finish the ${PROVIDER_LABEL[provider]} page in your browser; submissions work once GPU MODE has linked it.`,

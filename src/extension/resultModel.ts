@@ -5,6 +5,7 @@ import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSu
 import { createLineClassifier } from '../core/noise';
 import { decodeReports, describeSubmissionStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
+import { NSIGHT_COMPUTE_OPENS_WITH, profilerKind } from '../core/gpumode/traces';
 import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../core/format/index';
 import type { SubmissionOutcome } from '../core/submission/events';
 import { benchmarksOf, testsOf } from '../core/submission/resultMaps';
@@ -93,6 +94,14 @@ function profileOf(key: string, ev: EvalResult, opts: BuildOptions): ProfileView
   const p = ev.profile;
   if (!p) return undefined;
   const extras = opts.profileExtras?.(key);
+  if (profilerKind(p) === 'nsight-compute') {
+    // ncu's report: nothing here reads it (no summary, no Perfetto); Nsight Compute opens it.
+    const view: ProfileView = { key, perfetto: 'none', nsightCompute: true, note: `This is ${NSIGHT_COMPUTE_OPENS_WITH}.` };
+    if (p.download_url) view.downloadUrl = p.download_url;
+    if (extras?.localPath) view.localPath = extras.localPath;
+    if (extras?.traceBytes !== undefined) view.traceBytes = extras.traceBytes;
+    return view;
+  }
   const parsed = p.summary === undefined ? undefined : traceSummarySchema.safeParse(p.summary);
   const summary = parsed?.success ? parsed.data : opts.summaries?.(key);
   const inlineBytes = p.trace ? Math.floor((p.trace.length * 3) / 4) : undefined;
@@ -176,7 +185,7 @@ export function buildResultView(ctx: RunContext, terminal: Terminal, opts: Build
 }
 
 function rankedView(r: RankedScore): RankedScoreView {
-  return { seconds: r.seconds, text: r.text, source: r.source, rankingBy: r.rankingBy };
+  return { seconds: r.seconds, text: r.text, source: r.source, rankingBy: r.rankingBy, ...(r.notRanked !== undefined ? { notRanked: r.notRanked } : {}) };
 }
 
 /**
@@ -209,7 +218,9 @@ export function resultLines(view: ResultView): string[] {
   const lines: string[] = [];
   if (view.jobStatus?.explanation) lines.push(`✘ job ${view.jobStatus.label}: ${view.jobStatus.explanation}`);
   if (view.error) for (const l of view.error.split('\n')) lines.push(`✘ ${l}`);
-  if (view.rankedScore) lines.push(`▸ ranked score: ${view.rankedScore.text}${view.rankedScore.source === 'computed' ? ` (computed from the timings, ranking: ${view.rankedScore.rankingBy})` : ''}`);
+  const computed = view.rankedScore?.source === 'computed' ? ` (computed from the timings, ranking: ${view.rankedScore.rankingBy})` : '';
+  if (view.rankedScore?.notRanked !== undefined) lines.push(`▸ score ${view.rankedScore.text}${computed}, not ranked: ${view.rankedScore.notRanked}`);
+  else if (view.rankedScore) lines.push(`▸ ranked score: ${view.rankedScore.text}${computed}`);
   for (const run of view.runs) {
     const passed = run.tests.filter((t) => t.passed).length;
     const tests = run.tests.length ? `, tests ${passed}/${run.tests.length} passed` : '';
@@ -235,6 +246,8 @@ export function resultLines(view: ResultView): string[] {
       const busy = s.agents.filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0)).map((a) => `${a.id} ${formatPercent(a.busyPercent)} busy`);
       lines.push(`▸ ${p.key}: ${s.kernelTotals.calls} dispatches of ${s.kernelTotals.distinct} kernels, ${formatNs(s.kernelTotals.totalNs)} kernel time${busy.length ? ` · ${busy.join(', ')}` : ''}`);
       for (const k of s.kernels.slice(0, 5)) lines.push(`  ◷ ${k.shortName}  ${k.calls} calls  total ${formatNs(k.totalNs)}  avg ${formatNs(k.avgNs)}  ${formatPercent(k.percent)}`);
+    } else if (p.nsightCompute) {
+      lines.push(`▸ ${p.key}: ${p.note ?? 'an Nsight Compute report'}`);
     } else {
       lines.push(`▸ ${p.key}: profile without a trace summary${p.note ? ` (${p.note})` : ''}`);
     }
@@ -327,6 +340,7 @@ export function viewOfOutcome(outcome: SubmissionOutcome, head: OutcomeHead, opt
       // The workflow's score is the one every front-end shows.
       if (outcome.score) view.rankedScore = rankedView(outcome.score);
       if (outcome.traceError) view.notes = [...(view.notes ?? []), `Could not save the profile traces: ${outcome.traceError}`];
+      if (outcome.advice?.length) view.notes = [...(view.notes ?? []), ...outcome.advice];
       break;
     case 'error':
       view = buildResultView(ctx, { kind: 'error', error: outcome.error as ErrorEvent }, build);

@@ -86,6 +86,8 @@ export interface ProfileView {
   localPath?: string;
   traceBytes?: number;
   perfetto: PerfettoAvailability;
+  /** An Nsight Compute report (GPU MODE's NVIDIA GPUs): no trace summary nor Perfetto, opened with Nsight Compute. */
+  nsightCompute?: boolean;
   note?: string;
   /** The "Kernels (ISA)" section: the trace's code objects (src/extension/isa.ts fills it in). */
   isa?: IsaView;
@@ -108,6 +110,8 @@ export interface RankedScoreView {
   /** `run`: the service's own score; `computed`: from the ranked run's timings. */
   source: 'run' | 'computed';
   rankingBy: string;
+  /** Set when the service does not rank it, saying why ("secret validation failed"). */
+  notRanked?: string;
 }
 
 export interface ResultView {

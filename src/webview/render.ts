@@ -39,14 +39,15 @@ function renderRankedScore(view: ResultView): HTMLElement | null {
   const s = view.rankedScore;
   if (!s) return null;
   const how = s.source === 'run' ? 'as scored by the service' : `computed from the ranked run's timings (ranking: ${s.rankingBy})`;
+  const ranked = s.notRanked === undefined;
   return h(
     'div',
-    { class: 'cards ranked' },
+    { class: ranked ? 'cards ranked' : 'cards not-ranked' },
     h(
       'div',
-      { class: 'card', 'data-ranked-score': String(s.seconds) },
+      { class: 'card', ...(ranked ? { 'data-ranked-score': String(s.seconds) } : { 'data-not-ranked': s.notRanked ?? '' }) },
       h('div', { class: 'card-value' }, s.text),
-      h('div', { class: 'card-label' }, 'ranked score'),
+      h('div', { class: 'card-label' }, ranked ? 'ranked score' : `score, not ranked: ${s.notRanked}`),
       h('div', { class: 'card-sub' }, `${view.leaderboard} on ${view.gpu}, ${how}`),
     ),
   );
@@ -204,7 +205,7 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
       }),
     );
   }
-  if (p.perfetto === 'available') links.push(button('Open in Perfetto UI', 'open-perfetto', () => actions.openPerfetto(p.key)));
+  if (p.perfetto === 'available' && !p.nsightCompute) links.push(button('Open in Perfetto UI', 'open-perfetto', () => actions.openPerfetto(p.key)));
   const notes: Child[] = [];
   if (p.perfetto === 'too-large') {
     notes.push(h('p', { class: 'note' }, `This trace (${formatBytes(p.traceBytes)}) is too large to open in the browser: download it and use \`trace_processor server http\` with Perfetto UI.`));
@@ -213,10 +214,10 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
   return h(
     'section',
     { class: 'profile', 'data-profile': p.key },
-    h('h2', {}, `Profile: ${p.key}`),
+    h('h2', {}, p.nsightCompute ? `Nsight Compute report: ${p.key}` : `Profile: ${p.key}`),
     links.length ? h('div', { class: 'links' }, ...links) : null,
     ...notes,
-    p.summary ? renderTrace(p.summary) : h('p', { class: 'note' }, 'No trace summary came with this result.'),
+    p.summary ? renderTrace(p.summary) : p.nsightCompute ? null : h('p', { class: 'note' }, 'No trace summary came with this result.'),
     renderIsaSection(p, actions),
   );
 }

@@ -31,11 +31,26 @@
 // What a submission does is chosen by marker comments in its source (the file itself is never run):
 //   `contract: fail`       tests fail (test/benchmark: job succeeded, runs not passed; leaderboard: job failed
 //                          with the ranked-validation error, as upstream)
-//   `contract: crash`      the job fails with an error (background: job failed; streaming: an `error` event with
-//                          status_code 500)
-//   `contract: raise`      an unexpected exception (streaming: `error` with raw_error and no status_code)
-//   `contract: timed_out`  / `contract: hacked`  the job ends in that state (background route)
+//   `contract: secretfail` leaderboard mode: the public runs pass (the ranked run keeps its score), the secret
+//                          ranked run fails: job failed with "secret validation failed on <GPU>; ..."
+//   `contract: crash`      the program crashes (run_eval.run_program: success false, passed false, result {},
+//                          exit -11): background job succeeded with `passed: false` and `result: {}` (no exit
+//                          code anywhere); streaming: the RunResult with its exit code
+//   `contract: timeout`    the program runs past the task's timeout (TimeoutExpired: exit 114, result {})
+//   `contract: noresults`  the runner fails before results (GitHub: "Could not download artifacts", FullResult
+//                          success false): background job succeeded with `runs: []`
+//   `contract: raise`      the launcher raises (RuntimeError): background job failed with its text; streaming
+//                          `error` "An unexpected error occurred: RuntimeError" with raw_error, no status_code
+//   `contract: hacked`     KernelGuard rejects it (benchmark/profile/leaderboard; test mode is not checked):
+//                          background job `hacked` with KernelGuardRejected's text; streaming an `error` (400)
+//   `contract: timed_out`  the background job reaches the manager's hard timeout (`timed_out`)
 //   `contract: slow=N`     N extra polls in `running` (background) / N extra heartbeats (streaming)
+//
+// Upstream's refusals in their order (submission.prepare_submission): the service stopped (`stop()`), a banned
+// account (`ban()`), the extension, directives, a closed (invite-only) leaderboard without an invite, the rate
+// limit, the deadline. The background route sends a KernelBotError with its own code and wraps everything else
+// (to_submit_info's HTTPExceptions) as 400 "failed to prepare submission request: <code>: <text>"; the streaming
+// route answers to_submit_info's errors with their own code before any SSE and prepare_submission's in-stream.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -45,7 +60,24 @@ import { PassThrough } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import { ZipArchive } from 'archiver';
-import { decimalText, isoformatUtc, modeCategory, naiveIsoformat, pydanticTime, pythonStrTime, queueAnswer, rateLimitText, systemInfo, type Json } from './kernelbot';
+import {
+  callbackRefusal,
+  decimalText,
+  isoformatUtc,
+  kernelGuardText,
+  modeCategory,
+  naiveIsoformat,
+  pydanticTime,
+  pythonJsonDumps,
+  pythonStrTime,
+  queueAnswer,
+  rateLimitText,
+  SSE_CONTENT_TYPE,
+  systemInfo,
+  UPSTREAM_TEXT,
+  wrappedPreparationError,
+  type Json,
+} from './kernelbot';
 import type { AnswerKind } from './upstreamAnswers';
 
 export const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/rocprof');
@@ -65,6 +97,8 @@ interface LeaderboardDef {
   gpu_types: string[];
   ranking_by: 'last' | 'mean' | 'geom';
   secret_seed: number;
+  /** `closed`: invite-only (admin_set_visibility), not a deadline. */
+  visibility: 'public' | 'closed';
 }
 
 interface RunRecord {
@@ -187,6 +221,7 @@ function leaderboards(now: number): LeaderboardDef[] {
       gpu_types: ['MI300'],
       ranking_by: 'geom',
       secret_seed: 4242,
+      visibility: 'public',
     },
     {
       id: 2,
@@ -196,6 +231,7 @@ function leaderboards(now: number): LeaderboardDef[] {
       gpu_types: ['A100', 'H100', 'MI300'],
       ranking_by: 'last',
       secret_seed: 7,
+      visibility: 'public',
     },
     {
       id: 3,
@@ -205,6 +241,7 @@ function leaderboards(now: number): LeaderboardDef[] {
       gpu_types: ['MI300', 'T4'],
       ranking_by: 'mean',
       secret_seed: 99,
+      visibility: 'public',
     },
     {
       // GPU MODE's AMD challenge of February 2026 (reference-kernels problems/amd_202602.yaml): MI355X only.
@@ -215,6 +252,18 @@ function leaderboards(now: number): LeaderboardDef[] {
       gpu_types: ['MI355X'],
       ranking_by: 'geom',
       secret_seed: 2602,
+      visibility: 'public',
+    },
+    {
+      // an invite-only leaderboard: listed by /leaderboards, its GPUs and ranking need access
+      id: 5,
+      name: 'invite-only',
+      description: 'A closed leaderboard (invite codes only).',
+      deadline: at(now + 30 * day),
+      gpu_types: ['MI300'],
+      ranking_by: 'geom',
+      secret_seed: 5,
+      visibility: 'closed',
     },
   ];
 }
@@ -248,7 +297,7 @@ function leaderboardJson(lb: LeaderboardDef): Json {
     forum_id: -1,
     description: lb.description,
     secret_seed: lb.secret_seed,
-    visibility: 'public',
+    visibility: lb.visibility,
   };
 }
 

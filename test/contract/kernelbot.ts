@@ -145,3 +145,63 @@ export function systemInfo(gpu: string): { [key: string]: Json } {
     hostname: amd ? 'amd-runner-7' : 'modal-4f2a',
   };
 }
+
+/**
+ * Python's json.dumps(value) with its defaults, as the SSE route writes `data:` (main._stream_submission_response):
+ * ", " and ": " separators, non-ASCII escaped as \uXXXX (ensure_ascii). Python floats keep a decimal point
+ * (`0.0`, `15.02`): numbers at keys in `floats` are written so even when whole.
+ */
+export function pythonJsonDumps(value: Json, floats: ReadonlySet<string> = PY_FLOATS, key = ''): string {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return Number.isInteger(value) && floats.has(key) ? value.toFixed(1) : String(value);
+  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (Array.isArray(value)) return `[${value.map((v) => pythonJsonDumps(v, floats, key)).join(', ')}]`;
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${pythonJsonDumps(k)}: ${pythonJsonDumps(v, floats, k)}`)
+    .join(', ')}}`;
+}
+
+/** Fields the dataclasses declare as float (StatusEvent elapsed_time, RunResult duration). */
+const PY_FLOATS = new Set(['elapsed_time', 'duration']);
+
+/** Starlette's StreamingResponse(media_type="text/event-stream") adds the charset of text/* types. */
+export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
+
+/** main.run_submission_async: every preparation error but a KernelBotError, as str(HTTPException) = "<code>: <detail>". */
+export function wrappedPreparationError(code: number, detail: string): string {
+  return `failed to prepare submission request: ${code}: ${detail}`;
+}
+
+/** kernelguard.enforce_submission_precheck: the KernelGuardRejected text (rules sorted, deduplicated). */
+export function kernelGuardText(reason: string, rules: readonly string[]): string {
+  const sorted = [...new Set(rules)].sort();
+  return `Submission rejected by KernelGuard pre-check (${reason})${sorted.length ? `. Matched rules: ${sorted.join(', ')}` : ''}.`;
+}
+
+/** Texts of kernelbot's refusals, each from the function that raises it. */
+export const UPSTREAM_TEXT = {
+  /** submission.prepare_submission, backend.accepts_jobs false (KernelBotError, code 400). */
+  notAccepting: 'The bot is currently not accepting any new submissions, please try again later.',
+  /** submission.prepare_submission, leaderboard_db.is_user_banned (KernelBotError, code 400). */
+  banned: 'You are banned from making submissions.',
+  /** submission.prepare_submission / main.enforce_leaderboard_access, a closed leaderboard without an invite (403). */
+  noAccess: 'You do not have access to this leaderboard',
+  /** main.enforce_leaderboard_access without any auth header (401). */
+  closedNeedsAuth: 'Authentication required for closed leaderboard',
+  /** leaderboard_db.create_user_from_cli: the account has a row already (two literals, no space between them). */
+  alreadyRegistered: 'User already has a valid account with this User ID.Please use the re-register command to re-authenticate.',
+  /** leaderboard_db.create_user_from_cli: the cli_id was never initialised (or its temp row was cleaned up). */
+  noTemporaryUser: 'No temporary user found with this CLI ID. No effect.',
+  /** leaderboard_db.reset_user_from_cli: no such account. */
+  resetUnknown: 'User not found. Please use the register command to create an account.',
+  /** launchers/github.py run_submission: the workflow left no `run-result` artifact (FullResult success false). */
+  noArtifacts: 'Could not download artifacts',
+  /** launchers/github.py: a dispatch that failed (a RuntimeError of the launcher). */
+  dispatchFailed: 'Failed to trigger GitHub Action. Please check the configuration.',
+} as const;
+
+/** main.cli_auth wraps the database's exception: HTTPException(400, f"Database update failed: {e}"). */
+export function callbackRefusal(text: string): string {
+  return `Database update failed: ${text}`;
+}

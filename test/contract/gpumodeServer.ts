@@ -200,6 +200,12 @@ export interface ContractServer {
   /** Makes the next matching requests fail (e.g. a 429 with Retry-After on the polls). */
   failNext(rule: FailureRule): void;
   submission(id: number): Submission | undefined;
+  /** backend.accepts_jobs = False: every submission is refused. */
+  stop(): void;
+  /** POST /admin/ban/{user_id}. */
+  ban(account: string): void;
+  /** A claimed invite code: the account may use a closed leaderboard. */
+  invite(account: string, leaderboard: string): void;
   close(): Promise<void>;
 }
 
@@ -306,7 +312,16 @@ function popcornBase64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64').replace(/\//g, '*');
 }
 
+/** run_eval._directory_to_zip_bytes of profile_program_ncu's output: `profile_data/profile.ncu-rep` (not a real report). */
+async function buildNcuZip(): Promise<Buffer> {
+  return zipOf([{ name: 'profile_data/profile.ncu-rep', data: Buffer.from('NVIDIA Nsight Compute report (contract stand-in)\n') }]);
+}
+
 async function buildProfileZip(files: Array<{ fixture: string; name: string }>): Promise<Buffer> {
+  return zipOf([...files.map((f) => ({ name: f.name, data: readFileSync(path.join(fixturesDir, f.fixture)) })), { name: 'combined.pftrace', data: Buffer.from([0x0a, 0x00]) }]);
+}
+
+async function zipOf(entries: Array<{ name: string; data: Buffer }>): Promise<Buffer> {
   const archive = new ZipArchive({ zlib: { level: 1 } });
   const sink = new PassThrough();
   const chunks: Buffer[] = [];
@@ -316,8 +331,7 @@ async function buildProfileZip(files: Array<{ fixture: string; name: string }>):
     archive.on('error', reject);
   });
   archive.pipe(sink);
-  for (const f of files) archive.append(readFileSync(path.join(fixturesDir, f.fixture)), { name: f.name });
-  archive.append(Buffer.from([0x0a, 0x00]), { name: 'combined.pftrace' });
+  for (const e of entries) archive.append(e.data, { name: e.name });
   await archive.finalize();
   await ended;
   return Buffer.concat(chunks);
@@ -328,7 +342,10 @@ async function buildProfileZip(files: Array<{ fixture: string; name: string }>):
 
 interface Markers {
   fail: boolean;
+  secretFail: boolean;
   crash: boolean;
+  timeout: boolean;
+  noResults: boolean;
   raise: boolean;
   timedOut: boolean;
   hacked: boolean;
@@ -338,7 +355,10 @@ interface Markers {
 function markers(code: string): Markers {
   return {
     fail: /contract: fail\b/.test(code),
+    secretFail: /contract: secretfail\b/.test(code),
     crash: /contract: crash\b/.test(code),
+    timeout: /contract: timeout\b/.test(code),
+    noResults: /contract: noresults\b/.test(code),
     raise: /contract: raise\b/.test(code),
     timedOut: /contract: timed_out\b/.test(code),
     hacked: /contract: hacked\b/.test(code),
@@ -392,6 +412,26 @@ export function profileReportText(i: number): string {
     'addition_kernel<float>                   3       21920      7306',
     'Does it fit? ??? µs per call ✓',
   ].join('\n');
+}
+
+/** run_eval.run_program of a program that crashed (SIGSEGV: returncode -11) or ran past its timeout (114). */
+function brokenRunJson(how: 'crash' | 'timeout', mode: string, start: Date, end: Date): Json {
+  return {
+    start: naiveIsoformat(start),
+    end: naiveIsoformat(end),
+    compilation: null,
+    run: {
+      success: false,
+      passed: false,
+      command: `python3 eval.py ${mode} /tmp/tmp69x1suxc`,
+      stdout: how === 'crash' ? 'running 2 tests\n' : '',
+      stderr: how === 'crash' ? 'Fatal Python error: Segmentation fault\n' : '',
+      exit_code: how === 'crash' ? -11 : 114,
+      duration: how === 'crash' ? 0.81 : 180,
+      result: {},
+    },
+    profile: null,
+  };
 }
 
 /** dataclasses.asdict(EvalResult) with the RunResult run_program builds; start/end the runner's naive times. */
@@ -451,6 +491,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   const modalRunners = options.modalRunners ?? 2;
   const boards = leaderboards(Date.now());
   const profileZip = (await buildProfileZip(options.profileFiles ?? DEFAULT_PROFILE_FILES)).toString('base64');
+  const ncuZip = (await buildNcuZip()).toString('base64');
   /** cli_id → account (null until the OAuth callback linked it). */
   const ids = new Map<string, { account: string | null; provider: string }>();
   /** account → its current cli_id. */
@@ -462,6 +503,17 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   const requests: ContractRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
   let nextId = 4200;
+  let stopped = false;
+  const banned = new Set<string>();
+  /** `${account} ${leaderboard}`: a claimed invite of a closed leaderboard. */
+  const invited = new Set<string>();
+  /** account → its numeric user id (the provider's, a Discord snowflake upstream). */
+  const userIds = new Map<string, string>();
+  const userIdOf = (name: string): string => {
+    let id = userIds.get(name);
+    if (!id) userIds.set(name, (id = String(412345678901234 + userIds.size)));
+    return id;
+  };
   let nextJobStatus = 900;
   let nextWorkflowRun = 16_000_000_000;
 
@@ -510,6 +562,17 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     const owner = ids.get(id)?.account;
     if (!owner) throw new HttpError(401, kind === 'cli' ? 'Invalid or unauthorized X-Popcorn-Cli-Id' : 'Invalid or unauthorized auth header');
     return owner;
+  }
+
+  /** main.enforce_leaderboard_access (optional_user_header: an auth header, when sent, must be valid). */
+  function enforceAccess(req: http.IncomingMessage, lb: LeaderboardDef): void {
+    const raw = req.headers['x-popcorn-cli-id'];
+    const id = Array.isArray(raw) ? raw[0] : raw;
+    if (lb.visibility !== 'closed' && !id) return;
+    const owner = id ? account(req, 'user') : undefined;
+    if (lb.visibility !== 'closed') return;
+    if (!owner) throw new HttpError(401, UPSTREAM_TEXT.closedNeedsAuth);
+    if (!invited.has(`${owner} ${lb.name}`)) throw new HttpError(403, UPSTREAM_TEXT.noAccess);
   }
 
   function registeredId(name = 'alice'): string {
@@ -608,6 +671,8 @@ export async function startContractServer(options: ContractServerOptions = {}): 
 
   /** submission.prepare_submission: extension, directives, rate limit, deadline. */
   function prepare(sub: Submission): void {
+    if (stopped) throw new PrepareError(UPSTREAM_TEXT.notAccepting);
+    if (banned.has(sub.account)) throw new PrepareError(UPSTREAM_TEXT.banned);
     if (!EXTENSIONS.some((e) => sub.fileName.endsWith(e))) throw new PrepareError('Please provide a Python (.py) or CUDA (.cu / .cuh / .cpp) file');
     const info = popcornDirectives(sub.code);
     if (info.leaderboard !== null && info.leaderboard !== sub.leaderboard.name) {
@@ -615,6 +680,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         `Leaderboard name \`${sub.leaderboard.name}\` specified in the command doesn't match the one in the submission script header \`${info.leaderboard}\`.`,
       );
     }
+    if (sub.leaderboard.visibility === 'closed' && !invited.has(`${sub.account} ${sub.leaderboard.name}`)) throw new PrepareError(UPSTREAM_TEXT.noAccess, 403);
     rateLimit(sub.account, sub.leaderboard, sub.mode);
     const now = new Date();
     if (now > sub.leaderboard.deadline) {
@@ -636,9 +702,27 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     const keep = (mode: string, values: Values, passed: boolean, secret: boolean, score: number | null) =>
       runs.push({ start_time: pydanticTime(startAt), end_time: pydanticTime(endAt), mode, secret, runner: sub.gpu, score, passed, result: values });
     const full = (r: Record<string, Json>): Json => ({ success: true, error: '', system: systemInfo(sub.gpu), runs: r });
-    const passed = !m.fail;
+    const passed = !m.fail && !m.crash && !m.timeout;
     const results: Json[] = [];
     const reports: string[] = [];
+    const broken = m.crash ? 'crash' : m.timeout ? 'timeout' : undefined;
+    if (m.noResults) {
+      // launchers/github.py: no `run-result` artifact; backend.submit_leaderboard records no run
+      const failedRunner = { success: false, error: UPSTREAM_TEXT.noArtifacts, system: { gpu: '', device_count: 1, cpu: '', runtime: '', platform: '', torch: '', hostname: '' }, runs: {} };
+      for (let i = 0; i < (sub.mode === 'leaderboard' ? 2 : 1); i++) results.push(failedRunner);
+      results.forEach(() => reports.push('❌ failure\n'));
+      return { results, reports, runs };
+    }
+    if (broken) {
+      // the first run of the mode crashed (leaderboard: its tests; run_evaluation stops there)
+      const first = sub.mode === 'leaderboard' ? 'test' : sub.mode === 'profile' ? 'profile.0' : sub.mode;
+      for (const secret of sub.mode === 'leaderboard' ? [false, true] : [false]) {
+        keep(first, {}, false, secret, null);
+        results.push(full({ [first]: brokenRunJson(broken, first, startAt, endAt) }));
+      }
+      results.forEach(() => reports.push('❌ failed\n'));
+      return { results, reports, runs };
+    }
     if (sub.mode === 'test') {
       const v = testValues(passed);
       keep('test', v, passed, false, null);
@@ -659,25 +743,39 @@ export async function startContractServer(options: ContractServerOptions = {}): 
           keep('benchmark', bv, true, secret, null);
           r.benchmark = runJson(bv, true, 'benchmark', startAt, endAt);
           const lv = benchmarkValues(means);
-          keep('leaderboard', lv, true, secret, scoreOf(means, sub.leaderboard.ranking_by));
-          r.leaderboard = runJson(lv, true, 'leaderboard', startAt, endAt);
+          const ok = !(secret && m.secretFail);
+          if (!ok) Object.assign(lv, { check: 'fail', 'benchmark.1.status': 'fail', 'benchmark.1.error': 'mismatch found! custom implementation doesn\'t match reference' });
+          // backend.submit_leaderboard: a score only for a passed ranked run
+          keep('leaderboard', lv, ok, secret, ok ? scoreOf(means, sub.leaderboard.ranking_by) : null);
+          r.leaderboard = runJson(lv, ok, 'leaderboard', startAt, endAt);
         }
         results.push(full(r));
       }
     } else {
       const r: Record<string, Json> = {};
       const github = queueAnswer(sub.gpu, { queued: 0 }).runner === 'GitHub';
+      // launchers/github.py sets the `profile-data` artifact's URL; Modal leaves ProfileResult's None
       const downloadUrl =
         options.profileDownloadUrl !== undefined ? options.profileDownloadUrl : github ? `https://github.com/gpu-mode/kernelbot/actions/runs/${nextWorkflowRun++}/artifacts/${sub.id}` : null;
+      // run_eval.profile_program: rocPROF on ROCm, Nsight-Compute (ncu, profile.ncu-rep) on CUDA
+      const rocm = systemInfo(sub.gpu).runtime === 'ROCm';
       BENCHMARKS.forEach((b, i) => {
-        const v: Values = { 'benchmark-count': '1', 'benchmark.0.spec': spec(b), 'benchmark.0.report': popcornBase64(profileReportText(i)) };
+        // profile_program_ncu encodes its report with the standard alphabet (base64.b64encode, no `+*`)
+        const report = rocm ? popcornBase64(profileReportText(i)) : Buffer.from(`GPU Throughput\n  Compute (SM) Throughput  %  71.3 ??? case ${i}\n`).toString('base64');
+        const v: Values = { 'benchmark-count': '1', 'benchmark.0.spec': spec(b), 'benchmark.0.report': report };
         keep(`profile.${i}`, v, true, false, null);
-        r[`profile.${i}`] = runJson(v, true, `profile.${i}`, startAt, endAt, { profiler: 'rocPROF', trace: profileZip, download_url: downloadUrl });
+        const profile = rocm ? { profiler: 'rocPROF', trace: profileZip, download_url: downloadUrl } : { profiler: 'Nsight-Compute', trace: ncuZip, download_url: downloadUrl };
+        r[`profile.${i}`] = runJson(v, true, `profile.${i}`, startAt, endAt, profile);
       });
       results.push(full(r));
     }
     results.forEach((_, i) => reports.push(`## ${sub.leaderboard.name} · ${sub.mode} on ${sub.gpu}${i > 0 ? ' (secret)' : ''}\n\n${passed ? '✅ passed' : '❌ failed'}\n`));
     return { results, reports, runs };
+  }
+
+  /** kernelguard: benchmark, profile, leaderboard (and private) are checked; test mode is not. */
+  function kernelGuardRejects(sub: Submission): string | undefined {
+    return markers(sub.code).hacked && sub.mode !== 'test' ? kernelGuardText('reads the reference output', ['reference-read', 'output-cache', 'reference-read']) : undefined;
   }
 
   /** background_submission_manager._run_one's end, and _ranked_completion_status for leaderboard mode. */
@@ -690,16 +788,15 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         status === 'timed_out'
           ? 'hard timeout reached'
           : status === 'hacked'
-            ? 'Submission flagged: it tried to read the reference output'
-            : markers(sub.code).raise
-              ? 'Failed to trigger GitHub Action. Please check the configuration.'
-              : 'Runner crashed: exit code 110 (GPU API failure)';
+            ? (kernelGuardRejects(sub) ?? '')
+            : UPSTREAM_TEXT.dispatchFailed; // _run_one: status failed, error=str(e) of the launcher's RuntimeError
       // a timed-out job keeps the runs that finished before the limit
       if (status === 'timed_out') sub.runs = outcome(sub).runs.filter((r) => r.mode === 'test');
       return;
     }
     sub.runs = outcome(sub).runs;
     if (sub.mode === 'leaderboard') {
+      // _ranked_completion_status
       const ranked = (secret: boolean) => sub.runs.some((r) => r.mode === 'leaderboard' && r.secret === secret && r.passed);
       if (!ranked(false)) {
         sub.status = 'failed';
@@ -766,7 +863,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       leaderboard_id: sub.leaderboard.id,
       leaderboard_name: sub.leaderboard.name,
       file_name: sub.fileName,
-      user_id: sub.account,
+      user_id: userIdOf(sub.account),
       submission_time: pydanticTime(sub.time),
       done: sub.done,
       code: sub.code,
@@ -816,7 +913,8 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         submission_time: pydanticTime(sub.time),
         submission_score: score,
         leaderboard_name: lb.name,
-        user_id: sub.account,
+        // LeaderboardRankedEntry.user_id: int (the response model turns the TEXT column into a number)
+        user_id: Number(userIdOf(sub.account)),
         user_name: sub.account,
         gpu_type: gpu,
       }));
@@ -824,9 +922,9 @@ export async function startContractServer(options: ContractServerOptions = {}): 
 
   /** main._stream_submission_response: a status event at once and every heartbeat, then result or error. */
   async function stream(res: http.ServerResponse, sub: Submission): Promise<void> {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    res.writeHead(200, { 'Content-Type': SSE_CONTENT_TYPE });
     const started = Date.now();
-    const event = (name: string, kind: AnswerKind, body: Json) => `event: ${name}\ndata: ${JSON.stringify(rewrite(kind, body))}\n\n`;
+    const event = (name: string, kind: AnswerKind, body: Json) => `event: ${name}\ndata: ${pythonJsonDumps(rewrite(kind, body))}\n\n`;
     const status = () => res.write(event('status', 'statusEvent', { status: 'processing', elapsed_time: Math.round((Date.now() - started) / 10) / 100 }));
     const error = (body: Json): void => {
       res.end(event('error', 'errorEvent', body));
@@ -847,8 +945,10 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     }
     if (res.destroyed) return;
     sub.done = true;
-    if (m.crash) return error({ status: 'error', detail: 'Runner crashed: exit code 110 (GPU API failure)', status_code: 500 });
-    if (m.raise) return error({ status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: 'Failed to trigger GitHub Action. Please check the configuration.' });
+    const guard = kernelGuardRejects(sub);
+    // _run_submission: KernelGuardRejected → HTTPException(400)
+    if (guard) return error({ status: 'error', detail: guard, status_code: 400 });
+    if (m.raise) return error({ status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: UPSTREAM_TEXT.dispatchFailed });
     const o = outcome(sub);
     sub.runs = o.runs;
     res.end(event('result', 'resultEvent', { status: 'success', results: o.results, reports: o.reports }));
@@ -887,28 +987,37 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         if (!code || !state) throw new HttpError(400, 'Missing authorization code or state');
         let decoded: { cli_id?: unknown; is_reset?: unknown };
         try {
-          if (!/^[A-Za-z0-9_-]+$/.test(state)) throw new Error('not base64url without padding');
-          decoded = JSON.parse(Buffer.from(state, 'base64url').toString('utf8')) as typeof decoded;
+          // base64.urlsafe_b64decode after padding: padded and unpadded states alike
+          if (!/^[A-Za-z0-9_+/-]+={0,2}$/.test(state)) throw new Error('Incorrect padding');
+          decoded = JSON.parse(Buffer.from(state.replace(/=+$/, ''), 'base64url').toString('utf8')) as typeof decoded;
         } catch (err) {
           throw new HttpError(400, `Invalid state parameter: ${err instanceof Error ? err.message : String(err)}`);
         }
-        const cliId = typeof decoded.cli_id === 'string' ? decoded.cli_id : '';
-        const pending = ids.get(cliId);
-        if (!pending || typeof decoded.is_reset !== 'boolean') throw new HttpError(400, "Invalid state parameter: 'cli_id'");
-        if (pending.provider !== provider) throw new HttpError(400, `Database update failed: state was issued for ${pending.provider}, not ${provider}`);
-        // The code stands for the provider account; unverified detail: a second plain registration is refused.
-        const name = `${provider}:${code}`;
+        if (typeof decoded !== 'object' || decoded === null || !('cli_id' in decoded)) throw new HttpError(400, "Invalid state parameter: 'cli_id'");
+        const cliId = String(decoded.cli_id);
+        const isReset = decoded.is_reset === true;
+        // The code stands for the provider account (its user id); the provider is not checked against /auth/init's.
+        const name = code;
         const previous = accounts.get(name);
-        if (previous && !decoded.is_reset) throw new HttpError(400, 'Database update failed: this account is already registered; re-register (reset) to link a new CLI id');
-        if (previous) ids.delete(previous);
+        if (isReset) {
+          // leaderboard_db.reset_user_from_cli: the account must exist; its row takes the new cli_id
+          if (!previous) throw new HttpError(400, callbackRefusal(UPSTREAM_TEXT.resetUnknown));
+          ids.delete(previous);
+        } else {
+          // leaderboard_db.create_user_from_cli
+          if (previous) throw new HttpError(400, callbackRefusal(UPSTREAM_TEXT.alreadyRegistered));
+          const pending = ids.get(cliId);
+          if (!pending || pending.account !== null) throw new HttpError(400, callbackRefusal(UPSTREAM_TEXT.noTemporaryUser));
+        }
         ids.set(cliId, { account: name, provider });
         accounts.set(name, cliId);
+        const is_reset = decoded.is_reset === undefined ? false : (decoded.is_reset as Json);
         return send(res, 200, {
           status: 'success',
           message: `Successfully authenticated via ${provider} and linked CLI ID.`,
-          user_id: name,
+          user_id: userIdOf(name),
           user_name: code,
-          is_reset: decoded.is_reset,
+          is_reset,
         }, undefined);
       }
       if (method === 'GET' && p === '/leaderboards') return send(res, 200, boards.map(leaderboardJson), 'leaderboards');
@@ -916,6 +1025,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         const name = decodeURIComponent(m[1] as string);
         const lb = boards.find((b) => b.name === name);
         if (!lb) throw new HttpError(500, `Error fetching GPU data: Leaderboard \`${name}\` does not exist.`);
+        enforceAccess(req, lb);
         return send(res, 200, lb.gpu_types, 'gpus');
       }
       if (method === 'GET' && !old && (m = /^\/runner_queue\/([^/]+)$/.exec(p))) return send(res, 200, queueJson(decodeURIComponent(m[1] as string)), 'runnerQueue');
@@ -924,6 +1034,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         const gpu = decodeURIComponent(m[2] as string);
         const lb = boards.find((b) => b.name === name);
         if (!lb) throw new HttpError(500, `Error fetching submissions: Leaderboard \`${name}\` does not exist.`);
+        enforceAccess(req, lb);
         const all = rankedJson(lb, gpu);
         if (all.length === 0 && !lb.gpu_types.includes(gpu)) throw new HttpError(500, `Error fetching submissions: Invalid GPU type '${gpu}' for leaderboard '${name}'`);
         const offset = Number(url.searchParams.get('offset') ?? 0);
@@ -960,7 +1071,13 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       }
       if (method === 'POST' && (m = /^\/submission\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
         const owner = account(req, 'user');
-        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner, 'background');
+        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner, 'background').catch(
+          (err: unknown) => {
+            // run_submission_async: `except Exception` wraps to_submit_info's HTTPException (FastAPI's 422 comes first)
+            if (err instanceof HttpError && err.status !== 422) throw new HttpError(400, wrappedPreparationError(err.status, err.detail));
+            throw err;
+          },
+        );
         try {
           prepare(sub);
         } catch (err) {
@@ -974,7 +1091,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         sub.jobStatusId = nextJobStatus++;
         sub.status = 'initial';
         const mk = markers(sub.code);
-        const end = mk.crash || mk.raise ? 'failed' : mk.timedOut ? 'timed_out' : mk.hacked ? 'hacked' : 'succeeded';
+        const end = mk.raise ? 'failed' : mk.timedOut ? 'timed_out' : kernelGuardRejects(sub) ? 'hacked' : 'succeeded';
         sub.steps = ['pending', 'running', ...Array<string>(mk.slow).fill('running'), end];
         const body: { [key: string]: Json } = { details: { id: sub.id, job_status_id: sub.jobStatusId } };
         if (!old) body.runner_queue = queueJson(sub.gpu);
@@ -1004,6 +1121,11 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       failures.push({ ...rule });
     },
     submission: (id) => submissions.get(id),
+    stop: () => {
+      stopped = true;
+    },
+    ban: (name) => banned.add(name),
+    invite: (name, lb) => invited.add(`${name} ${lb}`),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -227,7 +227,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
       {
         id: 1,
         name: 'amd-fp8-mm',
-        deadline: isoformatUtc(new Date('2026-09-01T00:00:00Z')),
+        deadline: isoformatUtc(new Date('2036-09-01T00:00:00Z')),
         task: LEADERBOARD_TASK,
         gpu_types: ['MI300'],
         creator_id: 0,

@@ -120,7 +120,7 @@ test('the rate limit: 429 with the wait in its text, no Retry-After (a header on
   assert.ok(explained instanceof GpuModeError && explained.type === 'rate-limited' && explained.retryAfterMs === 1_234_000, String(explained));
   const stream = await submit('profile', SOLUTION, 'streaming');
   assert.equal(stream.status, 200);
-  assert.match(stream.text, /^event: status\n.*\n\nevent: error\ndata: \{"status":"error","detail":"Rate limit exceeded: 1\/1 test submissions per hour\. Try again in 1234s\.","status_code":400\}\n\n$/);
+  assert.match(stream.text, /^event: status\n.*\n\nevent: error\ndata: \{"status": "error", "detail": "Rate limit exceeded: 1\/1 test submissions per hour\. Try again in 1234s\.", "status_code": 400\}\n\n$/);
 
   const { submit: submit2 } = await server(t, { submissionLimit: { count: 0, windowMs: 60_000, retryAfterHeader: true } });
   const header = await submit2('test');
@@ -157,12 +157,13 @@ test("upstream's own checks, in its order and words", async (t) => {
   const { s, submit } = await server(t);
   const detail = async (r: { text: string }) => (JSON.parse(r.text) as { detail: Json }).detail;
   const big = await submit('test', `${SOLUTION}${'#'.repeat(1_000_001)}`);
-  assert.deepEqual([big.status, await detail(big)], [413, 'Submission file is too large (limit: 1MB).']);
+  // the background route wraps to_submit_info's errors (main.run_submission_async)
+  assert.deepEqual([big.status, await detail(big)], [400, 'failed to prepare submission request: 413: Submission file is too large (limit: 1MB).']);
   const stream = await submit('test', `${SOLUTION}# torch.cuda.Stream\n`);
-  assert.equal(stream.status, 500);
-  assert.match(String(await detail(stream)), /^Your code contains work on another stream/);
+  assert.equal(stream.status, 400);
+  assert.match(String(await detail(stream)), /^failed to prepare submission request: 500: Your code contains work on another stream/);
   const mode = await submit('fast');
-  assert.deepEqual([mode.status, await detail(mode)], [400, "Invalid submission mode value: 'fast'"]);
+  assert.deepEqual([mode.status, await detail(mode)], [400, "failed to prepare submission request: 400: Invalid submission mode value: 'fast'"]);
   const other = await submit('test', '#!POPCORN leaderboard grayscale\nx = 1\n');
   assert.equal(other.status, 400);
   assert.match(String(await detail(other)), /^Leaderboard name `amd-fp8-mm` specified in the command doesn't match the one in the submission script header `grayscale`\.$/);

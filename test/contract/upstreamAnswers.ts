@@ -12,7 +12,11 @@
 // Pure data and generators (no schemas): the unit test runs them through src/core's schemas and readers; the
 // submission workflow can be driven with them too.
 import {
+  callbackRefusal,
   decimalText,
+  kernelGuardText,
+  UPSTREAM_TEXT,
+  wrappedPreparationError,
   emptySystemInfo,
   isoformatUtc,
   naiveIsoformat,
@@ -47,6 +51,8 @@ export interface UpstreamAnswer {
   route: string;
   /** What this sample is. */
   name: string;
+  /** Where kernelbot (4bdd839) writes it: `<file> <function>` (the route's handler, and what builds the body). */
+  source: string;
   /** HTTP status of the answer (200 for SSE events, which arrive in a 200 stream). */
   status: number;
   body: Json;
@@ -217,11 +223,11 @@ const LEADERBOARD_TASK: { [key: string]: Json } = {
 
 /** Every sample answer, by route. */
 export const upstreamAnswers: readonly UpstreamAnswer[] = [
-  { kind: 'health', route: 'GET /health', name: 'health', status: 200, body: { status: 'ok' }, required: [] },
+  { kind: 'health', route: 'GET /health', name: 'health', source: 'src/kernelbot/api/main.py health', status: 200, body: { status: 'ok' }, required: [] },
   {
     kind: 'leaderboards',
     route: 'GET /leaderboards',
-    name: 'leaderboards (LeaderboardItem with its task dataclass, through jsonable_encoder)',
+    name: 'leaderboards (LeaderboardItem with its task dataclass, through jsonable_encoder)', source: 'src/kernelbot/api/main.py get_leaderboards; src/libkernelbot/leaderboard_db.py get_leaderboards',
     status: 200,
     body: [
       {
@@ -261,30 +267,30 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
       { path: '0.gpu_types', value: 'MI300', why: 'the GPUs are a list' },
     ],
   },
-  { kind: 'gpus', route: 'GET /gpus/{leaderboard}', name: 'GPUs of a leaderboard', status: 200, body: ['MI300'], required: [], garbage: [{ path: '0', value: 300, why: 'GPU names are strings' }] },
+  { kind: 'gpus', route: 'GET /gpus/{leaderboard}', name: 'GPUs of a leaderboard', source: 'src/kernelbot/api/main.py get_gpus; src/libkernelbot/leaderboard_db.py get_leaderboard_gpu_types', status: 200, body: ['MI300'], required: [], garbage: [{ path: '0', value: 300, why: 'GPU names are strings' }] },
   {
     kind: 'runnerQueue',
     route: 'GET /runner_queue/{gpu}',
-    name: 'GitHub launcher (AMD): only queued_jobs',
+    name: 'GitHub launcher (AMD): only queued_jobs', source: 'src/kernelbot/api/main.py get_runner_queue; src/libkernelbot/launchers/github.py get_queue_status',
     status: 200,
     body: queueAnswer('MI300', { queued: 3 }),
     required: ['status'],
     garbage: [{ path: 'queued_jobs', value: 'three', why: 'a count is a number' }],
   },
-  { kind: 'runnerQueue', route: 'GET /runner_queue/{gpu}', name: 'Modal: backlog and runners, running_jobs null', status: 200, body: queueAnswer('T4', { queued: 6, modalRunners: 1 }), required: ['status'] },
+  { kind: 'runnerQueue', route: 'GET /runner_queue/{gpu}', name: 'Modal: backlog and runners, running_jobs null', source: 'src/kernelbot/api/main.py get_runner_queue; src/libkernelbot/launchers/modal.py get_queue_status', status: 200, body: queueAnswer('T4', { queued: 6, modalRunners: 1 }), required: ['status'] },
   {
     kind: 'runnerQueue',
     route: 'GET /runner_queue/{gpu}',
-    name: 'GitHub API failing: all counts null, unavailable with the error',
+    name: 'GitHub API failing: all counts null, unavailable with the error', source: 'src/libkernelbot/launchers/github.py get_queue_status (its except branch)',
     status: 200,
     body: queueAnswer('MI355X', { queued: 0, failure: '403 {"message": "API rate limit exceeded for installation."}' }),
     required: ['status'],
   },
-  { kind: 'runnerQueue', route: 'GET /runner_queue/{gpu}', name: 'unknown GPU', status: 200, body: queueAnswer('MI301', { queued: 0 }), required: ['status'] },
+  { kind: 'runnerQueue', route: 'GET /runner_queue/{gpu}', name: 'unknown GPU', source: 'src/libkernelbot/backend.py get_runner_queue_status', status: 200, body: queueAnswer('MI301', { queued: 0 }), required: ['status'] },
   {
     kind: 'rankedSubmissions',
     route: 'GET /submissions/{leaderboard}/{gpu}',
-    name: 'ranked entries (LeaderboardRankedEntry: the response model makes the score a float)',
+    name: 'ranked entries (LeaderboardRankedEntry: the response model makes the score a float)', source: 'src/kernelbot/api/main.py get_submissions; src/libkernelbot/leaderboard_db.py get_leaderboard_submissions; db_types.py LeaderboardRankedEntry',
     status: 200,
     body: [
       {
@@ -316,7 +322,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'backgroundAccepted',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
-    name: '202 with the GitHub launcher queue',
+    name: '202 with the GitHub launcher queue', source: 'src/kernelbot/api/main.py run_submission_async',
     status: 202,
     body: { details: { id: 4201, job_status_id: 901 }, runner_queue: queueAnswer('MI300', { queued: 2 }), status: 'accepted' },
     required: ['details', 'details.id'],
@@ -325,7 +331,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'backgroundAccepted',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
-    name: '202 of a deployment before mid-June 2026: status and details only',
+    name: '202 of a deployment before mid-June 2026: status and details only', source: 'src/kernelbot/api/main.py run_submission_async (before kernelbot #498)',
     status: 202,
     body: { details: { id: 4201, job_status_id: 901 }, status: 'accepted' },
     required: ['details', 'details.id'],
@@ -333,7 +339,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmissions',
     route: 'GET /user/submissions',
-    name: 'a ranked submission (its public passed runs, scores as strings) and a test submission (no runs)',
+    name: 'a ranked submission (its public passed runs, scores as strings) and a test submission (no runs)', source: 'src/kernelbot/api/main.py get_user_submissions; src/libkernelbot/leaderboard_db.py get_user_submissions',
     status: 200,
     body: [
       {
@@ -356,7 +362,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'a ranked submission, done: public and secret runs, result only for public test/benchmark',
+    name: 'a ranked submission, done: public and secret runs, result only for public test/benchmark', source: 'src/kernelbot/api/main.py get_user_submission; src/libkernelbot/leaderboard_db.py get_submission_by_id',
     status: 200,
     body: detail({ runs: RANKED_RUNS }),
     required: DETAIL_REQUIRED,
@@ -372,7 +378,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'background submission waiting: no runs yet, so runner_queue null',
+    name: 'background submission waiting: no runs yet, so runner_queue null', source: 'src/kernelbot/api/main.py get_user_submission, get_submission_runner_queue_status',
     status: 200,
     body: detail({ done: false, runs: [], job: { status: 'pending', error: null, last_heartbeat: pydanticTime(at(1)) }, runner_queue: null }),
     required: DETAIL_REQUIRED,
@@ -381,7 +387,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'a streaming-route (profile) submission: no job row, so the LEFT JOIN gives a job of nulls',
+    name: 'a streaming-route (profile) submission: no job row, so the LEFT JOIN gives a job of nulls', source: 'src/libkernelbot/leaderboard_db.py get_submission_by_id (LEFT JOIN submission_job_status)',
     status: 200,
     body: detail({
       runs: [submissionRun('profile.0', false, true, null), submissionRun('profile.1', false, true, null)],
@@ -393,7 +399,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'leaderboard mode with failing tests: job failed with the ranked-validation error',
+    name: 'leaderboard mode with failing tests: job failed with the ranked-validation error', source: 'src/libkernelbot/background_submission_manager.py _ranked_completion_status',
     status: 200,
     body: detail({
       runs: [submissionRun('test', false, false, null, FAILED_TEST_VALUES), submissionRun('test', true, false, null, FAILED_TEST_VALUES)],
@@ -405,7 +411,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'hard timeout: the runs that finished are kept',
+    name: 'hard timeout: the runs that finished are kept', source: 'src/libkernelbot/background_submission_manager.py _run_one (asyncio.TimeoutError)',
     status: 200,
     body: detail({
       runs: [submissionRun('test', false, true, null, TEST_VALUES)],
@@ -417,7 +423,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'a deployment before mid-June 2026: no job, no runner_queue, no run results',
+    name: 'a deployment before mid-June 2026: no job, no runner_queue, no run results', source: 'src/kernelbot/api/main.py get_user_submission (before kernelbot #503/#504, #511)',
     status: 200,
     body: (() => {
       const d = detail({
@@ -433,12 +439,12 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
   },
-  { kind: 'deleteSubmission', route: 'DELETE /user/submissions/{id}', name: 'deleted', status: 200, body: { status: 'ok', submission_id: 4201 }, required: [] },
-  { kind: 'statusEvent', route: 'SSE event: status', name: 'heartbeat (every 15 s)', status: 200, body: { status: 'processing', elapsed_time: 15.02 }, required: [] },
+  { kind: 'deleteSubmission', route: 'DELETE /user/submissions/{id}', name: 'deleted', source: 'src/kernelbot/api/main.py delete_user_submission', status: 200, body: { status: 'ok', submission_id: 4201 }, required: [] },
+  { kind: 'statusEvent', route: 'SSE event: status', name: 'heartbeat (every 15 s)', source: 'src/kernelbot/api/main.py _stream_submission_response', status: 200, body: { status: 'processing', elapsed_time: 15.02 }, required: [] },
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'test mode on MI300',
+    name: 'test mode on MI300', source: 'src/kernelbot/api/main.py _stream_submission_response; src/libkernelbot/run_eval.py run_program',
     status: 200,
     body: { status: 'success', results: [fullResult('MI300', { test: evalResult(runResult(TEST_VALUES, true, 'test')) })], reports: ['✅ Passed 2/2 tests\n'] },
     ...RESULT_SHAPE,
@@ -453,7 +459,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'leaderboard mode: public result, then the secret-seed copy',
+    name: 'leaderboard mode: public result, then the secret-seed copy', source: 'src/libkernelbot/backend.py submit_full; src/libkernelbot/run_eval.py run_evaluation',
     status: 200,
     body: {
       status: 'success',
@@ -471,7 +477,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'profile mode on MI300 (GitHub: the trace inline and a download URL)',
+    name: 'profile mode on MI300 (GitHub: the trace inline and a download URL)', source: 'src/libkernelbot/run_eval.py profile_program_roc; src/libkernelbot/launchers/github.py run_submission (download_url)',
     status: 200,
     body: {
       status: 'success',
@@ -489,7 +495,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'a CUDA submission that did not compile (run null)',
+    name: 'a CUDA submission that did not compile (run null)', source: 'src/libkernelbot/run_eval.py compile_cuda_script, run_cuda_script',
     status: 200,
     body: {
       status: 'success',
@@ -515,7 +521,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: "the runner failed (GitHub artifacts missing): FullResult success false, SystemInfo()'s defaults",
+    name: "the runner failed (GitHub artifacts missing): FullResult success false, SystemInfo()'s defaults", source: 'src/libkernelbot/launchers/github.py run_submission',
     status: 200,
     body: { status: 'success', results: [{ success: false, error: 'Could not download artifacts', system: emptySystemInfo(), runs: {} }], reports: ['❌ failure\n'] },
     ...RESULT_SHAPE,
@@ -523,16 +529,16 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'errorEvent',
     route: 'SSE event: error',
-    name: 'an HTTPException while preparing (the rate limit arrives in-stream, as 400)',
+    name: 'an HTTPException while preparing (the rate limit arrives in-stream, as 400)', source: 'src/kernelbot/api/api_utils.py _run_submission; src/libkernelbot/submission.py prepare_submission',
     status: 200,
     body: { status: 'error', detail: rateLimitText(3, 3, 'test', 1234), status_code: 400 },
     required: [],
   },
-  { kind: 'errorEvent', route: 'SSE event: error', name: 'cancelled: no status_code', status: 200, body: { status: 'error', detail: 'Submission cancelled' }, required: [] },
+  { kind: 'errorEvent', route: 'SSE event: error', name: 'cancelled: no status_code', source: 'src/kernelbot/api/main.py _stream_submission_response (asyncio.CancelledError)', status: 200, body: { status: 'error', detail: 'Submission cancelled' }, required: [] },
   {
     kind: 'errorEvent',
     route: 'SSE event: error',
-    name: 'an unexpected exception: raw_error, no status_code',
+    name: 'an unexpected exception: raw_error, no status_code', source: 'src/kernelbot/api/main.py _stream_submission_response (except Exception)',
     status: 200,
     body: { status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: 'Failed to trigger GitHub Action. Please check the configuration.' },
     required: [],
@@ -540,18 +546,116 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'errorBody',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
-    name: '429 of the background route: the KernelBotError re-raised as HTTPException, no Retry-After header',
+    name: '429 of the background route: the KernelBotError re-raised as HTTPException, no Retry-After header', source: 'src/kernelbot/api/main.py run_submission_async; src/libkernelbot/submission.py prepare_submission',
     status: 429,
     body: { detail: rateLimitText(3, 3, 'leaderboard', 1234) },
     required: [],
   },
-  {
+
+  // ---- issue 16: answers read from kernelbot's code that the client had wrong
+  ...[
+    ['unknown leaderboard', 500, 'Internal server error while validating leaderboard/GPU: Leaderboard `nope` does not exist.'],
+    ['a GPU the leaderboard does not run on', 400, "GPU type 'T4' is not supported for leaderboard 'amd-fp8-mm'. Supported GPUs: MI300"],
+    ['more than 1 MB', 413, 'Submission file is too large (limit: 1MB).'],
+    ['the `stream` keyword', 500, 'Your code contains work on another stream. This is not allowed and may result in your disqualification. If you think this is a mistake, please contact us.'],
+    ['an empty file', 400, 'Empty file submitted. Please provide a file with code.'],
+    ['mode private', 400, "Submission mode 'private' is not supported for this endpoint"],
+  ].map(([what, code, text]): UpstreamAnswer => ({
     kind: 'errorBody',
-    route: 'any route',
-    name: "a KernelBotError reaching FastAPI's handler: {message}",
-    status: 429,
-    body: { message: rateLimitText(3, 3, 'leaderboard', 1234) },
+    route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
+    name: `wrapped preparation error: ${what as string}`,
+    source: 'src/kernelbot/api/main.py run_submission_async (except Exception); src/kernelbot/api/api_utils.py to_submit_info',
+    status: 400,
+    body: { detail: wrappedPreparationError(code as number, text as string) },
     required: [],
+  })),
+  { kind: 'errorBody', route: 'POST /submission/{leaderboard}/{gpu}/{mode}', name: 'a closed (invite-only) leaderboard without an invite', source: 'src/libkernelbot/submission.py prepare_submission (KernelBotError code 403)', status: 403, body: { detail: UPSTREAM_TEXT.noAccess }, required: [] },
+  { kind: 'errorBody', route: 'GET /gpus/{leaderboard}', name: 'a closed leaderboard asked without auth', source: 'src/kernelbot/api/main.py enforce_leaderboard_access', status: 401, body: { detail: UPSTREAM_TEXT.closedNeedsAuth }, required: [] },
+  { kind: 'errorBody', route: 'POST /submission/{leaderboard}/{gpu}/{mode}', name: 'the service stopped', source: 'src/libkernelbot/submission.py prepare_submission (backend.accepts_jobs)', status: 400, body: { detail: UPSTREAM_TEXT.notAccepting }, required: [] },
+  { kind: 'errorBody', route: 'POST /submission/{leaderboard}/{gpu}/{mode}', name: 'a banned user', source: 'src/libkernelbot/submission.py prepare_submission (is_user_banned)', status: 400, body: { detail: UPSTREAM_TEXT.banned }, required: [] },
+  { kind: 'errorBody', route: 'GET /auth/cli/{provider}', name: 'callback: a second plain registration of a linked account', source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py create_user_from_cli', status: 400, body: { detail: callbackRefusal(UPSTREAM_TEXT.alreadyRegistered) }, required: [] },
+  { kind: 'errorBody', route: 'GET /auth/cli/{provider}', name: 'callback: a cli_id /auth/init never made', source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py create_user_from_cli', status: 400, body: { detail: callbackRefusal(UPSTREAM_TEXT.noTemporaryUser) }, required: [] },
+  { kind: 'errorBody', route: 'GET /auth/cli/{provider}', name: 'callback: a reset of an unknown account', source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py reset_user_from_cli', status: 400, body: { detail: callbackRefusal(UPSTREAM_TEXT.resetUnknown) }, required: [] },
+  {
+    kind: 'userSubmission',
+    route: 'GET /user/submissions/{id}',
+    name: 'a crash or a timeout: job succeeded, the run passed: false with result {}, no exit code',
+    source: 'src/libkernelbot/run_eval.py run_program (TimeoutExpired / a crash); src/libkernelbot/background_submission_manager.py _ranked_completion_status',
+    status: 200,
+    body: detail({ runs: [submissionRun('test', false, false, null, {})] }),
+    required: DETAIL_REQUIRED,
+    opaque: DETAIL_OPAQUE,
+  },
+  {
+    kind: 'userSubmission',
+    route: 'GET /user/submissions/{id}',
+    name: 'the runner failed before results: job succeeded with runs []',
+    source: 'src/libkernelbot/backend.py submit_leaderboard (no run recorded when FullResult.success is false)',
+    status: 200,
+    body: detail({ runs: [], runner_queue: null }),
+    required: DETAIL_REQUIRED,
+    opaque: DETAIL_OPAQUE,
+  },
+  {
+    kind: 'userSubmission',
+    route: 'GET /user/submissions/{id}',
+    name: 'secret validation failed: the public ranked run keeps its score',
+    source: 'src/libkernelbot/background_submission_manager.py _ranked_completion_status; src/libkernelbot/backend.py submit_leaderboard',
+    status: 200,
+    body: detail({
+      runs: [...RANKED_RUNS.slice(0, 5), submissionRun('leaderboard', true, false, null, BENCHMARK_VALUES)],
+      job: { status: 'failed', error: 'secret validation failed on MI300; submission will not appear on the leaderboard', last_heartbeat: pydanticTime(at(5)) },
+    }),
+    required: DETAIL_REQUIRED,
+    opaque: DETAIL_OPAQUE,
+  },
+  {
+    kind: 'userSubmission',
+    route: 'GET /user/submissions/{id}',
+    name: "KernelGuard's rejection: job hacked with its text, no runs",
+    source: 'src/libkernelbot/kernelguard.py enforce_submission_precheck; src/libkernelbot/background_submission_manager.py _run_one',
+    status: 200,
+    body: detail({ runs: [], runner_queue: null, job: { status: 'hacked', error: kernelGuardText('reads the reference output', ['reference-read', 'output-cache']), last_heartbeat: pydanticTime(at(2)) } }),
+    required: DETAIL_REQUIRED,
+    opaque: DETAIL_OPAQUE,
+  },
+  {
+    kind: 'userSubmission',
+    route: 'GET /user/submissions/{id}',
+    name: 'a launcher exception: job failed with its text',
+    source: 'src/libkernelbot/background_submission_manager.py _run_one (except Exception: error=str(e))',
+    status: 200,
+    body: detail({ runs: [], runner_queue: null, job: { status: 'failed', error: UPSTREAM_TEXT.dispatchFailed, last_heartbeat: pydanticTime(at(2)) } }),
+    required: DETAIL_REQUIRED,
+    opaque: DETAIL_OPAQUE,
+  },
+  {
+    kind: 'errorEvent',
+    route: 'SSE event: error',
+    name: "KernelGuard's rejection in-stream (HTTPException 400)",
+    source: 'src/kernelbot/api/api_utils.py _run_submission (except KernelGuardRejected)',
+    status: 200,
+    body: { status: 'error', detail: kernelGuardText('reads the reference output', ['reference-read', 'output-cache']), status_code: 400 },
+    required: [],
+  },
+  {
+    kind: 'resultEvent',
+    route: 'SSE event: result',
+    name: 'profile mode on T4 (Modal: Nsight-Compute, download_url null)',
+    source: 'src/libkernelbot/run_eval.py profile_program_ncu; src/libkernelbot/launchers/modal.py run_submission',
+    status: 200,
+    body: {
+      status: 'success',
+      results: [
+        fullResult('T4', {
+          'profile.0': evalResult(runResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'seed: 8135; size: 4096', 'benchmark.0.report': 'R1BVIFRocm91Z2hwdXQK' }, true, 'profile.0'), {
+            profile: { profiler: 'Nsight-Compute', trace: EMPTY_ZIP, download_url: null },
+          }),
+        }),
+      ],
+      reports: ['## profile\n'],
+    },
+    ...RESULT_SHAPE,
   },
 ];
 

@@ -302,7 +302,7 @@ test('what the user sees of the real shapes: string scores, queue lines without 
 });
 
 test("429 as GPU MODE sends it (no Retry-After header, the wait in the text) is explained with that wait", async (t) => {
-  for (const answer of answersOf('errorBody')) {
+  for (const answer of answersOf('errorBody').filter((a) => a.status === 429)) {
     const server = await startFakeServer((_req, res) => {
       res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer.body));
     });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { runCli, type CliOptions, type CliRun } from '../submit/helpers';
+import { startContractServer, type ContractServerOptions } from '../../contract/gpumodeServer';
 
 export { ensureBuilt, runCli, startServe, repoRoot } from '../submit/helpers';
 
@@ -30,4 +31,16 @@ export function tempHome(t: TestContext, apiUrl: string, cliId?: string): Home {
         env: { HOME: dir, USERPROFILE: dir, POPCORN_API_URL: apiUrl, KERNEL_RUNNER_POLL_MS: '50', KERNEL_RUNNER_TOKEN: '', ...opts.env },
       }),
   };
+}
+
+/** A contract server (quick heartbeats), a HOME registered as alice, and `file(name, text)` writing into it. */
+export async function contractSetup(t: TestContext, options: ContractServerOptions = {}) {
+  const server = await startContractServer({ heartbeatMs: 30, ...options });
+  t.after(() => server.close());
+  const home = tempHome(t, server.url, server.registeredId('alice'));
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(home.dir, name), text);
+    return name;
+  };
+  return { server, home, file };
 }

@@ -4,30 +4,18 @@
 // printed says null or undefined.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { PUBLIC_MEANS_NS, scoreOf, startContractServer } from '../../contract/gpumodeServer';
+import { PUBLIC_MEANS_NS, scoreOf } from '../../contract/gpumodeServer';
 import { formatScore } from '../../../src/core/format/index';
-import { ensureBuilt, tempHome } from './helpers';
+import { contractSetup, ensureBuilt } from './helpers';
 
 before(() => ensureBuilt());
 
 const SOLUTION = '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n';
 const BAD = /\bnull\b|\bundefined\b|NaN/;
 
-async function setup(t: import('node:test').TestContext) {
-  const server = await startContractServer({ heartbeatMs: 30, deployment: 'old' });
-  t.after(() => server.close());
-  const home = tempHome(t, server.url, server.registeredId('alice'));
-  const file = (name: string, text: string) => {
-    writeFileSync(path.join(home.dir, name), text);
-    return name;
-  };
-  return { server, home, file };
-}
 
 test('old deployment: test, benchmark and leaderboard through the background route, the score from its string', async (t) => {
-  const { server, home, file } = await setup(t);
+  const { server, home, file } = await contractSetup(t, { deployment: 'old' });
   const name = file('submission.py', SOLUTION);
   for (const mode of ['test', 'benchmark']) {
     const run = await home.cli(['submit', '--server', 'gpumode', name, '--mode', mode]);
@@ -51,7 +39,7 @@ test('old deployment: test, benchmark and leaderboard through the background rou
 });
 
 test('old deployment: profile over the streaming route, and submissions list / show / delete', async (t) => {
-  const { home, file } = await setup(t);
+  const { home, file } = await contractSetup(t, { deployment: 'old' });
   const name = file('submission.py', SOLUTION);
   const profile = await home.cli(['submit', '--server', 'gpumode', name, '--mode', 'profile']);
   assert.equal(profile.code, 0, profile.stderr + profile.stdout);

@@ -8,25 +8,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { completeOAuthInBrowser, startContractServer } from '../../contract/gpumodeServer';
-import { ensureBuilt, tempHome } from './helpers';
+import { contractSetup, ensureBuilt, tempHome } from './helpers';
 
 before(() => ensureBuilt());
 
 const SOLUTION = '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n';
 
-async function setup(t: import('node:test').TestContext, options: Parameters<typeof startContractServer>[0] = {}) {
-  const server = await startContractServer({ heartbeatMs: 30, ...options });
-  t.after(() => server.close());
-  const home = tempHome(t, server.url, server.registeredId('alice'));
-  const file = (name: string, text: string) => {
-    writeFileSync(path.join(home.dir, name), text);
-    return name;
-  };
-  return { server, home, file };
-}
 
 test('1: a crash or a timeout (passed: false, result: {}) shows no exit code, and says where the output comes back', async (t) => {
-  const { home, file } = await setup(t);
+  const { home, file } = await contractSetup(t);
   for (const marker of ['crash', 'timeout']) {
     const run = await home.cli(['submit', '--server', 'gpumode', file(`${marker}.py`, `${SOLUTION}# contract: ${marker}\n`), '--mode', 'test']);
     assert.equal(run.code, 1, run.stderr);
@@ -43,7 +33,7 @@ test('1: a crash or a timeout (passed: false, result: {}) shows no exit code, an
 });
 
 test('2: a public score whose secret run failed is shown as not ranked, in submit, list and show', async (t) => {
-  const { home, file } = await setup(t);
+  const { home, file } = await contractSetup(t);
   const run = await home.cli(['submit', '--server', 'gpumode', file('s.py', `${SOLUTION}# contract: secretfail\n`), '--mode', 'leaderboard']);
   assert.equal(run.code, 1, run.stderr);
   assert.match(run.stdout, /Submission \d+: failed/);
@@ -60,7 +50,7 @@ test('2: a public score whose secret run failed is shown as not ranked, in submi
 });
 
 test('3: a job that succeeded without runs is explained, in submit and show', async (t) => {
-  const { home, file } = await setup(t);
+  const { home, file } = await contractSetup(t);
   const run = await home.cli(['submit', '--server', 'gpumode', file('n.py', `${SOLUTION}# contract: noresults\n`), '--mode', 'test']);
   assert.equal(run.code, 1);
   assert.match(run.stdout, /Submission \d+: succeeded without results — The service finished the submission without recording any run: its runner failed before producing results/);
@@ -72,7 +62,7 @@ test('3: a job that succeeded without runs is explained, in submit and show', as
 });
 
 test('4: a leaderboard past its deadline is refused before sending against GPU MODE, with exit 2 and the deadline', async (t) => {
-  const { server, home, file } = await setup(t);
+  const { server, home, file } = await contractSetup(t);
   for (const mode of ['test', 'leaderboard', 'profile']) {
     const run = await home.cli(['submit', '--server', 'gpumode', file('g.py', '#!POPCORN leaderboard grayscale\n#!POPCORN gpu MI300\nx = 1\n'), '--mode', mode]);
     assert.equal(run.code, 2, run.stderr);
@@ -83,7 +73,7 @@ test('4: a leaderboard past its deadline is refused before sending against GPU M
 });
 
 test('5: `submit --help` says what happens without --gpu', async (t) => {
-  const { home } = await setup(t);
+  const { home } = await contractSetup(t);
   const help = await home.cli(['submit', '--help']);
   assert.equal(help.code, 0);
   const text = help.stdout.replace(/\s+/g, ' ');
@@ -117,7 +107,7 @@ test('6: a second plain `register` of a linked account keeps the working cli_id 
 });
 
 test('7: wrapped preparation errors read as their inner error; the in-stream rate limit as the 429', async (t) => {
-  const { home, file, server } = await setup(t, { submissionLimit: { count: 1, windowMs: 3_600_000, retryAfterSeconds: 3429 } });
+  const { home, file, server } = await contractSetup(t, { submissionLimit: { count: 1, windowMs: 3_600_000, retryAfterSeconds: 3429 } });
   // the preflight stops what it knows locally: the service's own wrapping is reached through the client
   const { createRunnerClient } = await import('../../../src/core/client/index');
   const { explainGpuModeError, GpuModeError } = await import('../../../src/core/gpumode/index');
@@ -153,7 +143,7 @@ test('7: wrapped preparation errors read as their inner error; the in-stream rat
 });
 
 test('8: an Nsight Compute profile (NVIDIA, download_url null) is saved and named as such, with no rocprof summary', async (t) => {
-  const { home, file } = await setup(t);
+  const { home, file } = await contractSetup(t);
   const run = await home.cli(['submit', '--server', 'gpumode', file('v.py', '#!POPCORN leaderboard vectoradd\n#!POPCORN gpu T4\nx = 1\n'), '--mode', 'profile', '--json']);
   assert.equal(run.code, 0, run.stderr);
   const parsed = JSON.parse(run.stdout) as { traces: Array<{ run: string; path: string; summary: unknown; summary_error: unknown }>; result: { results: Array<{ runs: Record<string, { profile: { profiler: string; download_url: null } }> }> } };

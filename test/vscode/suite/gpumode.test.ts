@@ -104,13 +104,16 @@ describe('GPU MODE target (contract server)', function () {
     assert.equal((await fetch(`${contract.url}/user/submissions`, { headers: { 'X-Popcorn-Cli-Id': cliId } })).status, 200);
     assert.ok(api.messages().some((m) => m.level === 'info' && /registered with GPU MODE through Discord/.test(m.text)));
 
-    // Re-register: a new id replaces the old one, which the service then refuses.
+    // Re-register: the working id stays until GPU MODE accepts the new one, which then replaces it.
     const again = api.register({ provider: 'discord', reset: true });
     const url2 = await waitFor('the second OAuth page', () => api.openedUrls().slice(before + 1).find((u) => u.startsWith('https://discord.com/')));
-    const newId = /^cli_id: (\S+)$/m.exec(readFileSync(popcorn, 'utf8'))?.[1];
+    const state = new URL(url2).searchParams.get('state') ?? '';
+    const newId = (JSON.parse(Buffer.from(state, 'base64url').toString('utf8')) as { cli_id: string }).cli_id;
     assert.ok(newId && newId !== cliId);
+    assert.equal(/^cli_id: (\S+)$/m.exec(readFileSync(popcorn, 'utf8'))?.[1], cliId, 'the working id is kept until the new one is accepted');
     assert.equal((await contract.oauth(url2, 'user-1')).status, 200);
     assert.equal((await again)?.state, 'registered');
+    assert.equal(/^cli_id: (\S+)$/m.exec(readFileSync(popcorn, 'utf8'))?.[1], newId);
     assert.equal((await fetch(`${contract.url}/user/submissions`, { headers: { 'X-Popcorn-Cli-Id': cliId } })).status, 401);
     assert.match(readFileSync(popcorn, 'utf8'), /^other_key: keep-me$/m);
   });

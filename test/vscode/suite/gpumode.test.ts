@@ -242,15 +242,33 @@ describe('GPU MODE target (contract server)', function () {
     assert.equal(panel.view.rankedScore?.text, EXPECTED_SCORE);
   });
 
+  it('a public score whose secret run failed is shown as not ranked, in the channel and the results panel', async () => {
+    useCliId(contract.aliceId);
+    const uri = writeFile('gm_secret.py', submissionSource('# contract: secretfail'));
+    api.setPickResponder((req) => (req.title === 'Submit to Leaderboard: mode' ? 'leaderboard' : undefined));
+    await vscode.commands.executeCommand('kernelRunner.submit', uri);
+    const text = api.lastRunLines().join('\n');
+    assert.match(text, new RegExp(`^▸ score ${EXPECTED_SCORE.replace('.', '\\.')}, not ranked: secret validation failed$`, 'm'));
+    assert.doesNotMatch(text, /ranked score/);
+    const view = api.lastRun()?.view;
+    assert.equal(view?.outcome, 'failure');
+    assert.deepEqual([view?.rankedScore?.text, view?.rankedScore?.notRanked], [EXPECTED_SCORE, 'secret validation failed']);
+    const panel = await waitFor('the results panel', () => api.panels().find((p) => p.ready && p.view.submissionId === view?.submissionId));
+    assert.equal(panel.view.rankedScore?.notRanked, 'secret validation failed');
+  });
+
   it('hacked and timed-out jobs are shown as such; 429s while polling are ridden out', async () => {
     useCliId(contract.aliceId);
+    // KernelGuard checks benchmark, profile and leaderboard submissions (not test mode)
     const hacked = writeFile('gm_hacked.py', submissionSource('# contract: hacked'));
-    await vscode.commands.executeCommand('kernelRunner.runTests', hacked);
+    api.setPickResponder((req) => (req.title === 'Submit to Leaderboard: mode' ? 'leaderboard' : undefined));
+    await vscode.commands.executeCommand('kernelRunner.submit', hacked);
+    api.setPickResponder(undefined);
     let view = api.lastRun()?.view;
     assert.equal(view?.outcome, 'failure');
     assert.equal(view?.jobStatus?.label, 'flagged as hacked');
     assert.match(api.lastRunLines().join('\n'), /^✘ job flagged as hacked: The service flagged this submission/m);
-    assert.match(view?.error ?? '', /tried to read the reference output/);
+    assert.match(view?.error ?? '', /Submission rejected by KernelGuard pre-check \(reads the reference output\)/);
 
     const timedOut = writeFile('gm_timeout.py', submissionSource('# contract: timed_out'));
     await contract.failNext({ method: 'GET', path: '^/user/submissions/\\d+$', status: 429, detail: 'Too many requests', retryAfter: 1, times: 2 });

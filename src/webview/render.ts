@@ -306,7 +306,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
           `${formatCount(ra.inRanges)} of ${formatCount(ra.dispatches)} dispatches were launched inside a range, ` +
             (ra.by === 'correlation'
               ? 'each put in the innermost range open on its launching thread (by its Correlation_Id).'
-              : 'put there by GPU time because the profile has no API trace: kernels that ran after their range closed are missing.'),
+              : `put there by GPU time within the process because the profile has no API trace to correlate${ra.otherThread ? ` (${formatCount(ra.otherThread)} in a range of another thread: none was open on their own)` : ''}: kernels that ran after their range closed are missing.`),
         )
       : null,
     ...withKernels.map((m, i) => {
@@ -338,6 +338,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
 }
 
 function renderBusy(s: TraceSummary): HTMLElement {
+  const copiesOnly = s.busyCovers === 'copies-only';
   const cards = s.agents
     .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
     .map((a) =>
@@ -345,8 +346,10 @@ function renderBusy(s: TraceSummary): HTMLElement {
         'div',
         { class: 'card', 'data-agent': a.id },
         h('div', { class: 'card-value' }, formatPercent(a.busyPercent), a.busyExact ? '' : ' ≈'),
-        h('div', { class: 'card-label' }, `GPU busy · ${a.productName ?? a.name ?? a.id}`),
-        h('div', { class: 'card-sub' }, `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`),
+        h('div', { class: 'card-label' }, `${copiesOnly ? 'Copy busy' : 'GPU busy'} · ${a.productName ?? a.name ?? a.id}`),
+        h('div', { class: 'card-sub' }, copiesOnly
+          ? `${formatNs(a.busyNs)} of copies in ${formatNs(s.wall?.spanNs)} · kernel part unknown (kernel times from kernel_stats, no intervals)`
+          : `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`),
       ),
     );
   cards.push(

@@ -82,7 +82,7 @@ function v1JsonFragment(head: string, size: number): string | null {
   const t = head.trimStart();
   if (!t.startsWith(',{') || !/"ph"\s*:\s*"M"/.test(t) || !/"name"\s*:\s*"process_name"/.test(t)) return null;
   const labels = t.split('\n').filter((l) => l.startsWith(',{')).length;
-  return `broken rocprof v1 results.json: a ${size}-byte fragment of ${labels} process label(s) without the "traceEvents" start or any event (ROCm 6.0's rocprof writes these): not read; the run's results.csv and stats files hold its data`;
+  return `broken rocprof v1 results.json (${size} bytes: ${labels} process label line(s), without the "traceEvents" start or any event; ROCm 6.0's rocprof leaves these): not read; the run's results.csv and stats files hold its data`;
 }
 
 export async function classify(source: FileSource): Promise<Classified> {

@@ -1,6 +1,6 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
 // trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX ranges with a section per case).
-import type { KernelCounters, KernelRow, MarkerRow, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import type { KernelCounters, KernelRow, MarkerRow, ProfilerControl, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderIsaSection, type IsaActions } from './isaSection';
@@ -267,7 +267,27 @@ export function renderTrace(s: TraceSummary): HTMLElement {
         )
       : null,
     s.markers.length ? renderRanges(s) : null,
+    s.profilerControl ? renderProfilerControl(s.profilerControl, s.wall?.startNs ?? null) : null,
     renderSources(s),
+  );
+}
+
+/** roctxProfilerPause / Resume: the calls, and per paused window the kernels that started on the GPU inside it. */
+function renderProfilerControl(pc: ProfilerControl, wallStart: number | null): HTMLElement {
+  return h(
+    'div',
+    { class: 'profiler-control' },
+    dataTable(
+      `Profiler control (${pc.calls.map((c) => `${c.name} ×${formatCount(c.calls)}`).join(', ')})`,
+      ['paused at', 'for', 'dispatches started meanwhile', 'kernels'],
+      pc.pausedWindows.map((w) => [
+        wallStart === null ? formatNs(w.startNs) : `+${formatNs(Math.max(0, w.startNs - wallStart))}`,
+        w.endNs === null ? 'the rest of the run' : formatNs(w.endNs - w.startNs),
+        formatCount(w.kernels.reduce((n, k) => n + k.calls, 0)),
+        w.kernels.map((k) => `${k.name} ×${formatCount(k.calls)}`).join(', '),
+      ]),
+      'paused-windows',
+    ),
   );
 }
 

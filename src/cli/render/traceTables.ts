@@ -193,6 +193,18 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
     }
   }
 
+  const pc = summary.profilerControl;
+  if (pc) {
+    out.push('');
+    out.push(h(`Profiler control: ${pc.calls.map((c) => `${c.name} ×${c.calls}`).join(', ')} (not ranges)`));
+    for (const w of pc.pausedWindows) {
+      const calls = w.kernels.reduce((n, k) => n + k.calls, 0);
+      const at = summary.wall ? `+${formatNs(Math.max(0, w.startNs - summary.wall.startNs))}` : formatNs(w.startNs);
+      const kernels = w.kernels.slice(0, 5).map((k) => `${cut(k.name, nameWidth)} ×${k.calls}`).join(', ');
+      out.push(`  paused at ${at} for ${w.endNs === null ? 'the rest of the run' : formatNs(w.endNs - w.startNs)}: ${calls} dispatch${calls === 1 ? '' : 'es'} of ${w.kernels.length} kernel${w.kernels.length === 1 ? '' : 's'} started on the GPU meanwhile${kernels ? ` (${kernels}${w.kernels.length > 5 ? ', ...' : ''})` : ''}`);
+    }
+  }
+
   out.push('');
   const variants = [...new Set(summary.sources.map((s) => `${s.format} ${s.variant}`))].join(', ');
   out.push(`Read ${summary.sources.length} file${summary.sources.length === 1 ? '' : 's'} (${variants}); skipped ${summary.skipped.length}.`);

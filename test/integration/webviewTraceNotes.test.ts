@@ -12,6 +12,7 @@ import { summarizePath, type TraceSummary } from '../../src/trace/index';
 import { fixture } from '../unit/trace/helpers';
 import { LAUNCHES, PID, writeRun } from '../unit/trace/rangeRuns';
 import { tempDirsRemovedAfter } from '../support/tempDirs';
+import { launchChromium, renderTraceBundle } from '../support/webviewBrowser';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const chromiumPath = process.env.KR_CHROMIUM ?? '/usr/bin/chromium';
@@ -25,25 +26,8 @@ describe('webview: copy-only busy, profiler control, ranges by time', { skip: ha
   let bundle = '';
 
   before(async () => {
-    const esbuild = await import('esbuild');
-    const out = await esbuild.build({
-      stdin: {
-        contents: "import { renderTrace } from './src/webview/render'; (window as any).renderForTest = (s: any) => { document.body.replaceChildren(renderTrace(s)); };",
-        resolveDir: repoRoot,
-        loader: 'ts',
-      },
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-    });
-    bundle = out.outputFiles[0]?.text ?? '';
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    bundle = await renderTraceBundle('replace');
+    browser = await launchChromium(chromiumPath);
     page = await browser.newPage();
     await page.setContent('<!doctype html><html><body></body></html>');
     await page.addScriptTag({ content: bundle });

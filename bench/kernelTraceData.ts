@@ -14,6 +14,8 @@ export interface KernelTraceParams {
   rows: number;
   kernels: number;
   seed: number;
+  /** Added to every timestamp (decimal ns, exact): '12000000000000000' puts them past 2^53 (a host up ~150 days). */
+  offsetNs?: string;
 }
 
 
@@ -97,7 +99,7 @@ const csvQuote = (s: string): string => `"${s.replaceAll('"', '""')}"`;
 /** Writes the file unless an identical one exists; returns its path. */
 export async function ensureKernelTrace(dir: string, params: KernelTraceParams): Promise<string> {
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `bench_${params.rows}_kernel_trace.csv`);
+  const file = path.join(dir, `bench_${params.rows}${params.offsetNs ? `_plus${params.offsetNs}` : ''}_kernel_trace.csv`);
   const meta = `${file}.meta.json`;
   const wanted = JSON.stringify({ ...params, generator: 5 });
   if (existsSync(file) && existsSync(meta) && readFileSync(meta, 'utf8') === wanted) return file;
@@ -120,6 +122,7 @@ export async function ensureKernelTrace(dir: string, params: KernelTraceParams):
     return lo;
   };
 
+  const offset = params.offsetNs ? BigInt(params.offsetNs) : null;
   const queues = 4;
   const clock = Array.from({ length: queues }, () => 1_550_151_853_029_637 + Math.floor(next() * 5000));
   // completion-ordered output: dispatches wait in a small buffer and leave in order of end time
@@ -152,7 +155,8 @@ export async function ensureKernelTrace(dir: string, params: KernelTraceParams):
     const end = start + dur;
     clock[q] = end;
     const grid = k.grids[Math.floor(next() * k.grids.length)] as [number, number, number];
-    const row = `"KERNEL_DISPATCH","Agent 4",${q + 1},${q},834304,${i},${kIndex + 10},${quotedNames[kIndex]},${i},${start},${end},${k.lds},${k.scratch},${k.vgpr},${k.accum},${k.sgpr},${k.wg},1,1,${grid[0] * k.wg},${grid[1]},${grid[2]}\n`;
+    const [s, e] = offset === null ? [start, end] : [offset + BigInt(start), offset + BigInt(end)];
+    const row = `"KERNEL_DISPATCH","Agent 4",${q + 1},${q},834304,${i},${kIndex + 10},${quotedNames[kIndex]},${i},${s},${e},${k.lds},${k.scratch},${k.vgpr},${k.accum},${k.sgpr},${k.wg},1,1,${grid[0] * k.wg},${grid[1]},${grid[2]}\n`;
     // insert by end time into the small completion buffer
     let at = pendingEnds.length;
     while (at > 0 && (pendingEnds[at - 1] as number) > end) at--;

@@ -1,5 +1,6 @@
 // Whole-summary state shared by all readers: agents (with their busy trackers), the wall span, processes,
 // what was read and skipped, cross-checks and warnings.
+import { TraceClock } from './traceClock';
 import type { CrossCheck, SkippedSource, TraceProcess, TraceSource } from '../core/protocol/traceSummary';
 import { BusyTracker, type BusyOptions } from './busy';
 import { RunTables } from './tables';
@@ -39,6 +40,10 @@ export class TraceAccumulator {
   readonly processes = new Map<string, TraceProcess>();
   wallStart = Infinity;
   wallEnd = -Infinity;
+  /** Some kernel times come from kernel_stats alone (no intervals: busy time cannot count them). */
+  kernelTimesFromStats = false;
+  /** The epoch every timestamp is taken relative to (traceClock.ts): add it back to show a time as written. */
+  readonly clock = new TraceClock();
 
   constructor(readonly busyOptions: BusyOptions = {}) {}
 

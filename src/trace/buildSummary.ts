@@ -1,7 +1,7 @@
 // From accumulated state to the TraceSummary object (sorted, percentages, timeline).
 import {
   TRACE_SUMMARY_VERSION, type ApiRow, type KernelCounters, type KernelRow, type LaunchConfig, type MarkerKernel, type MarkerRow,
-  type MemoryCopyRow, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline,
+  type MemoryCopyRow, type ProfilerControl, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline,
 } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
@@ -112,10 +112,13 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name))
     .slice(0, options.topMarkers ?? 100);
 
+  // times within the summary are relative to the clock's epoch (traceClock.ts); shown as written
+  const epochNs = acc.clock.epochNs;
   const ranges = t.rangeAttribution;
   if (ranges?.by === 'gpu-overlap') {
     acc.warnings.push(
-      `rocTX ranges: no API trace, so kernels were put in ranges by GPU time (the range open when each kernel started on the GPU: ${ranges.inRanges} of ${ranges.dispatches} dispatches); ` +
+      `rocTX ranges: no API trace to correlate, so kernels were put in ranges by GPU time within the process (the innermost range open when each kernel started on the GPU: ${ranges.inRanges} of ${ranges.dispatches} dispatches; ` +
+        `${ranges.inRanges - ranges.otherThread} in a range of the dispatch's own Thread_Id, ${ranges.otherThread} with none open there in a range of another thread, as rocprofv3 gives a dispatch the thread that enqueued it); ` +
         'kernels that ran after their range closed are missed: profile with --hip-trace (or -r) for exact attribution',
     );
   }
@@ -165,8 +168,8 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     const active = states.filter((a) => a.busy.busyNs > 0).sort((a, b) => naturalCompare(a.id, b.id));
     const bucketNs = wall.spanNs / buckets;
     timeline = {
-      startNs: wall.startNs,
-      endNs: wall.endNs,
+      startNs: wall.startNs + epochNs,
+      endNs: wall.endNs + epochNs,
       bucketNs,
       buckets,
       agents: active.map((a) => ({
@@ -187,10 +190,12 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     api: apiAll.slice(0, options.topApi ?? 50),
     apiTotals: { calls: apiAll.reduce((s, a) => s + a.calls, 0), totalNs: apiAll.reduce((s, a) => s + a.totalNs, 0), distinct: apiAll.length },
     markers,
-    rangeAttribution: ranges ? { ...ranges } : null,
+    rangeAttribution: ranges
+      ? { by: ranges.by, dispatches: ranges.dispatches, inRanges: ranges.inRanges, ...(ranges.by === 'gpu-overlap' ? { otherThread: ranges.otherThread } : {}) }
+      : null,
     agents,
     processes: [...acc.processes.values()].sort((a, b) => (a.host ?? '').localeCompare(b.host ?? '') || a.pid - b.pid),
-    wall,
+    wall: wall && { startNs: wall.startNs + epochNs, endNs: wall.endNs + epochNs, spanNs: wall.spanNs },
     timeline,
     sources: acc.sources,
     skipped: acc.skipped,
@@ -198,6 +203,8 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     warnings: acc.warnings,
     ...(t.counters.size > 0 ? { counters: countersOut(t, kernels) } : {}),
     ...(pseudoRows.length > 0 ? { pseudoRows } : {}),
+    ...(acc.kernelTimesFromStats ? { busyCovers: 'copies-only' as const } : {}),
+    ...(t.control.calls.size > 0 ? { profilerControl: profilerControlOut(t, epochNs) } : {}),
   };
 }
 
@@ -216,4 +223,20 @@ function countersOut(t: RunTables, kernels: KernelRow[]): KernelCounters[] {
         .sort((a, b) => a.name.localeCompare(b.name)),
     }))
     .sort((a, b) => order(a.kernel) - order(b.kernel) || b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel));
+}
+
+/** roctxProfilerPause / Resume counts, and each paused window with the kernels that started in it. */
+function profilerControlOut(t: RunTables, epochNs: number): ProfilerControl {
+  return {
+    calls: [...t.control.calls].map(([name, calls]) => ({ name, calls })).sort((a, b) => a.name.localeCompare(b.name)),
+    pausedWindows: t.control.allWindows()
+      .sort((a, b) => a.start - b.start)
+      .map((w) => ({
+        startNs: w.start + epochNs,
+        endNs: Number.isFinite(w.end) ? w.end + epochNs : null,
+        kernels: [...w.kernels]
+          .map(([name, k]) => ({ name, calls: k.calls, totalNs: k.totalNs }))
+          .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name)),
+      })),
+  };
 }

@@ -73,6 +73,18 @@ async function readHead(source: FileSource, n: number): Promise<Buffer> {
   return Buffer.concat(chunks).subarray(0, n);
 }
 
+/**
+ * A legacy rocprof results.json that holds only what its writer appends after the opening line (sqlitedb.py's
+ * label_json: `,{"args":{"name":"GPU0"},"ph":"M",...,"name":"process_name",...}` lines, about 80 bytes each): the
+ * `{ "traceEvents":[{}` start and every event are missing, as ROCm 6.0's rocprof left it. Null for other JSON.
+ */
+function v1JsonFragment(head: string, size: number): string | null {
+  const t = head.trimStart();
+  if (!t.startsWith(',{') || !/"ph"\s*:\s*"M"/.test(t) || !/"name"\s*:\s*"process_name"/.test(t)) return null;
+  const labels = t.split('\n').filter((l) => l.startsWith(',{')).length;
+  return `broken rocprof v1 results.json (${size} bytes: ${labels} process label line(s), without the "traceEvents" start or any event; ROCm 6.0's rocprof leaves these): not read; the run's results.csv and stats files hold its data`;
+}
+
 export async function classify(source: FileSource): Promise<Classified> {
   const base = source.path.slice(source.path.lastIndexOf('/') + 1);
   const lower = base.toLowerCase();
@@ -87,13 +99,18 @@ export async function classify(source: FileSource): Promise<Classified> {
   if (lower.endsWith('.otf2')) return { kind: 'skip', reason: 'OTF2 trace: not read (use CSV or rocpd output)' };
   if (lower.endsWith('.db') || lower.endsWith('.sqlite') || lower.endsWith('.rpd')) {
     const head = await readHead(source, 16);
-    return head.toString('latin1') === 'SQLite format 3\u0000'
-      ? { kind: 'rocpd' }
-      : { kind: 'skip', reason: 'not an SQLite database' };
+    if (head.toString('latin1') !== 'SQLite format 3\u0000') return { kind: 'skip', reason: 'not an SQLite database' };
+    // rocprof-compute's `analyze` writes its results (metrics per kernel, not a trace) as rocprof_compute_<hash>.db
+    if (/^rocprof_compute_[0-9a-f]+\.db$/.test(lower)) {
+      return { kind: 'skip', reason: "rocprof-compute's analysis database (rocprof_compute_<hash>.db, written by rocprof-compute analyze): metrics, not a trace; not read" };
+    }
+    return { kind: 'rocpd' };
   }
   if (lower.endsWith('.json')) {
     const head = (await readHead(source, 4096)).toString('utf8');
     if (/"traceEvents"\s*:/.test(head)) return { kind: 'v1_json' };
+    const fragment = v1JsonFragment(head, source.size);
+    if (fragment) return { kind: 'skip', reason: fragment };
     return { kind: 'skip', reason: 'JSON that is not a rocprof v1 chrome trace (rocprofv3 JSON is not read: use its CSV or rocpd output)' };
   }
   if (!lower.endsWith('.csv')) return { kind: 'skip', reason: 'not a rocprof output file' };
@@ -116,7 +133,8 @@ export async function classify(source: FileSource): Promise<Classified> {
     }
     return { kind: 'stats', ...k, columns: c };
   }
-  if (/^pmc_perf/.test(lower)) {
+  // rocprof-compute on a rocpd profile writes pmc_perf.csv in the long counter_collection layout: read as one
+  if (/^pmc_perf/.test(lower) && !(c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'))) {
     return { kind: 'skip', reason: "rocprof-compute's pmc_perf table: another format, not read (its timestamps.csv is)" };
   }
   if (c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name')) return { kind: 'counter_collection', columns: c };
@@ -130,8 +148,9 @@ export async function classify(source: FileSource): Promise<Classified> {
   }
   if (c.has('Direction') && c.has('Source_Agent_Id') && c.has('Start_Timestamp')) return { kind: 'memory_copy_trace', columns: c };
   if (c.has('Function') && c.has('Start_Timestamp') && c.has('End_Timestamp')) return { kind: 'api_trace', columns: c };
+  // ROCm 7's scratch memory trace has Allocation_Size too (after Alloc_Flags): Alloc_Flags tells them apart
+  if (c.has('Alloc_Flags')) return { kind: 'skip', reason: 'scratch memory trace (Alloc_Flags): not summarised' };
   if (c.has('Allocation_Size')) return { kind: 'skip', reason: 'memory allocation trace: not summarised' };
-  if (c.has('Alloc_Flags')) return { kind: 'skip', reason: 'scratch memory trace: not summarised' };
   if (c.has('Agent_Type') && c.has('Node_Id')) return { kind: 'agent_info', columns: c };
   return { kind: 'skip', reason: `CSV with unrecognised columns (${header.slice(0, 4).join(', ')}${header.length > 4 ? ', ...' : ''})` };
 }

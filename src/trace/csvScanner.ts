@@ -36,8 +36,15 @@ export interface CsvRow {
   quoted: Uint8Array;
   /** 1 when a quoted field contains doubled quotes (`""`), so its raw bytes differ from its text. */
   escaped: Uint8Array;
-  /** Integer value of an unquoted field made only of digits (optionally a leading `-`), else NaN. */
+  /**
+   * Integer value of a field made only of digits (optionally a leading `-`), quoted or not, when below 2^53 (so
+   * exact), else NaN. A longer one has its exact value in `wide`, `high` and `low`.
+   */
   values: Float64Array;
+  /** 1 when the field is all digits and at least 2^53: its value is high * 1e9 + low, both exact. */
+  wide: Uint8Array;
+  high: Float64Array;
+  low: Float64Array;
   /** The guessed field (see FieldGuess) held exactly the guessed bytes. */
   guessed: boolean;
   /** 1-based line number where the row starts. */
@@ -91,6 +98,34 @@ export interface CsvScanner {
   setGuess(guess: FieldGuess | undefined): void;
 }
 
+const TWO_53 = 2 ** 53;
+
+/**
+ * The value of `b[s, e)` when it is `-`? digits and below 2^53 in magnitude; NaN otherwise, after putting a
+ * non-negative value of 2^53 or more (up to 24 digits) exactly into row.high/low (wide = 1).
+ */
+function digitsValue(b: Buffer, s: number, e: number, row: CsvRow, f: number): number {
+  const neg = b[s] === 0x2d;
+  let k = neg ? s + 1 : s;
+  if (k === e) return NaN;
+  let v = 0;
+  for (let i = k; i < e; i++) {
+    const d = (b[i] as number) - 0x30;
+    if (d < 0 || d > 9) return NaN;
+    v = v * 10 + d;
+  }
+  if (v < TWO_53) return neg ? -v : v;
+  if (neg || e - k > 24) return NaN;
+  let high = 0;
+  let low = 0;
+  for (; k < e - 9; k++) high = high * 10 + ((b[k] as number) - 0x30);
+  for (; k < e; k++) low = low * 10 + ((b[k] as number) - 0x30);
+  row.wide[f] = 1;
+  row.high[f] = high;
+  row.low[f] = low;
+  return NaN;
+}
+
 /** Short quoted fields are searched byte by byte; longer ones by Buffer.indexOf (memchr), whose call costs more. */
 const PROBE = 16;
 
@@ -107,6 +142,9 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     quoted: new Uint8Array(maxFields),
     escaped: new Uint8Array(maxFields),
     values: new Float64Array(maxFields),
+    wide: new Uint8Array(maxFields),
+    high: new Float64Array(maxFields),
+    low: new Float64Array(maxFields),
     guessed: false,
     line: 1,
     offset: 0,
@@ -140,7 +178,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       if (len >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) p = 3;
       atStart = false;
     }
-    const { starts, ends, quoted, escaped, values } = row;
+    const { starts, ends, quoted, escaped, values, wide } = row;
     // First line feed at or after the current quoted field (len: none): a quoted field that closes before it has
     // no newline inside, so one memchr per row counts the lines instead of one per quoted field.
     let nextLf = -1;
@@ -212,7 +250,10 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           ends[f] = close;
           quoted[f] = 1;
           escaped[f] = esc;
-          values[f] = NaN;
+          wide[f] = 0;
+          // a quoted number (`"1204063"`, as tools that re-save CSVs write every field) reads as an unquoted one
+          const c0 = close > p + 1 && esc === 0 ? (b[p + 1] as number) : 0;
+          values[f] = (c0 >= 0x30 && c0 <= 0x39) || c0 === 0x2d ? digitsValue(b, p + 1, close, row, f) : NaN;
           p = close + 1;
           if (p < len) {
             const c = b[p];
@@ -246,7 +287,9 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           ends[f] = k;
           quoted[f] = 0;
           escaped[f] = 0;
-          values[f] = numeric ? (neg ? -v : v) : NaN;
+          wide[f] = 0;
+          // from 2^53 on the sum above may have been rounded: the exact value goes in high/low
+          values[f] = !numeric ? NaN : v < TWO_53 ? (neg ? -v : v) : neg ? NaN : digitsValue(b, digitsStart, k, row, f);
           p = k;
         }
         f++;
@@ -361,8 +404,19 @@ export function fieldNumber(row: CsvRow, i: number): number {
   if (i < 0 || i >= row.fieldCount) return NaN;
   const v = row.values[i] as number;
   if (!Number.isNaN(v)) return v;
+  if (row.wide[i]) return (row.high[i] as number) * 1e9 + (row.low[i] as number);
   const t = fieldText(row, i).trim();
   if (t === '') return NaN;
   const n = Number(t);
   return Number.isFinite(n) ? n : NaN;
+}
+
+/** The row as written (its first 160 bytes), for a message naming it. */
+export function rowExcerpt(row: CsvRow): string {
+  if (row.fieldCount === 0) return '';
+  const from = (row.starts[0] as number) - (row.quoted[0] ? 1 : 0);
+  const last = row.fieldCount - 1;
+  const to = (row.ends[last] as number) + (row.quoted[last] ? 1 : 0);
+  const text = row.buf.toString('utf8', from, Math.min(to, from + 160));
+  return to - from > 160 ? `${text}...` : text;
 }

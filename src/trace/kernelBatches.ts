@@ -122,6 +122,9 @@ export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, sourc
     const a = agent(ka[i + 1] as number);
     if (a) kernel(ka[i] as number).agentIds.add(a.id);
   }
-  if (b.badRows > 0 && problems.badRows === 0) problems.firstBadLine = lineBase + b.firstBadLine - 1;
+  if (b.badRows > 0 && problems.badRows === 0) {
+    problems.firstBadLine = lineBase + b.firstBadLine - 1;
+    problems.firstBadText = b.firstBadText;
+  }
   problems.badRows += b.badRows;
 }

@@ -5,7 +5,8 @@
 // owns the summary applies the batches in file order (kernelBatches.ts): what depends on the order (the busy
 // union) gets the runs in file order, what does not is summed exactly, so every figure is what a single pass
 // over the rows gives, whatever the batches. Worker-safe: nothing here touches the summary.
-import { fieldNumber, type CsvRow, type FieldGuess } from './csvScanner';
+import { fieldNumber, rowExcerpt, type CsvRow, type FieldGuess } from './csvScanner';
+import { timestampAt } from './traceClock';
 import { BusyRuns } from './busy';
 import { BatchMoments, MAX_BATCH_DISPATCHES } from './exactMoments';
 import { KernelNameGuess } from './kernelNameGuess';
@@ -25,6 +26,8 @@ export interface KernelColumns {
   keepDispatches: boolean;
   /** In LAUNCH_FIELDS order. */
   launch: number[];
+  /** The summary's epoch (traceClock.ts): timestamps are taken less epochSeconds * 1e9. */
+  epochSeconds: number;
 }
 
 export interface KernelBatch {
@@ -55,6 +58,8 @@ export interface KernelBatch {
   badRows: number;
   /** Line of the first bad row (as the scanner counted it), 0 when none. */
   firstBadLine: number;
+  /** Its text (the start of it), '' when none. */
+  firstBadText: string;
   /** Texts of the ids this collector gave out since its previous batch, in id order. */
   newNames: string[];
   newAgents: string[];
@@ -112,6 +117,7 @@ export class KernelRowCollector {
   private rows = 0;
   private badRows = 0;
   private firstBadLine = 0;
+  private firstBadText = '';
   private launches: number[] = [];
   private kernelAgents: number[] = [];
 
@@ -132,11 +138,14 @@ export class KernelRowCollector {
     this.rows++;
     const values = row.values;
     const fields = row.fieldCount;
-    const start = values[c.start] as number;
-    const end = values[c.end] as number;
+    let start = values[c.start] as number;
+    let end = values[c.end] as number;
+    if (start !== start || end !== end || c.epochSeconds !== 0) {
+      start = timestampAt(row, c.start, c.epochSeconds);
+      end = timestampAt(row, c.end, c.epochSeconds);
+    }
     if (c.name >= fields || !(end >= start)) {
-      this.badRows++;
-      if (this.firstBadLine === 0) this.firstBadLine = row.line;
+      this.badRow(row);
       return;
     }
     const nameId = this.nameGuess.nameId(row);
@@ -171,6 +180,14 @@ export class KernelRowCollector {
       this.agentNs[agentId] = (this.agentNs[agentId] as number) + d;
     }
     if (++this.count === BATCH_ROWS) this.flush();
+  }
+
+  private badRow(row: CsvRow): void {
+    this.badRows++;
+    if (this.firstBadLine === 0) {
+      this.firstBadLine = row.line;
+      this.firstBadText = rowExcerpt(row);
+    }
   }
 
   private keepDispatch(row: CsvRow, nameId: number, duration: number): void {
@@ -316,6 +333,7 @@ export class KernelRowCollector {
       rows: this.rows,
       badRows: this.badRows,
       firstBadLine: this.firstBadLine,
+      firstBadText: this.firstBadText,
       newNames: this.names.texts.slice(this.sentNames),
       newAgents: this.agents.texts.slice(this.sentAgents),
       newLaunches: Float64Array.from(this.launchValues.slice(this.sentLaunches)),
@@ -329,6 +347,7 @@ export class KernelRowCollector {
     this.rows = 0;
     this.badRows = 0;
     this.firstBadLine = 0;
+    this.firstBadText = '';
     this.launches = [];
     this.kernelAgents = [];
     this.batchAgents = [];

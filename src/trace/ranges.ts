@@ -131,6 +131,8 @@ export class RangeAttributor {
   private launches = 0;
   private dispatches = 0;
   private inRanges = 0;
+  /** GPU-time dispatches put in a range of another thread (none open on their own). */
+  private otherThread = 0;
 
   constructor(
     readonly ranges: RangeIndex,
@@ -192,17 +194,24 @@ export class RangeAttributor {
       this.lookup ??= this.buildLookup();
       marker = Number.isInteger(correlationId) ? this.lookup(correlationId) : undefined;
     } else {
-      marker = (Number.isFinite(tid) && tid !== 0 ? this.ranges.at(tid, start) : this.ranges.atAnyThread(start))?.marker;
+      // the dispatch's Thread_Id is the thread that enqueued it (often the HIP runtime's, not the one that pushed
+      // the range): a range open on it first, else the innermost range open at that time in the process
+      marker = Number.isFinite(tid) && tid !== 0 ? this.ranges.at(tid, start)?.marker : undefined;
+      if (!marker) {
+        marker = this.ranges.atAnyThread(start)?.marker;
+        if (marker && Number.isFinite(tid) && tid !== 0) this.otherThread++;
+      }
     }
     if (!marker) return;
     this.inRanges++;
-    addRangeKernel(marker, kernel, 1, end - start);
+    const d = end - start;
+    addRangeKernel(marker, kernel, 1, d >= 0 ? d : 0); // an untimed counter dispatch counts, without time
     marker.attribution = this.by;
   }
 
   /** Records the outcome in the run's tables (see RunTables.rangeAttribution). */
   done(): void {
     if (this.dispatches === 0) return;
-    this.tables.noteRangeAttribution(this.by, this.dispatches, this.inRanges);
+    this.tables.noteRangeAttribution(this.by, this.dispatches, this.inRanges, this.otherThread);
   }
 }

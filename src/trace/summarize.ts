@@ -50,6 +50,16 @@ const MAX_ROCPD_BYTES = Math.min(1536 * 1024 * 1024, Math.floor(totalmem() / 4))
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
+/** A file with rows of which a reader could use none: an error naming the first, not a summary of nothing. */
+function noRowReadError(path: string, problems: RowProblems): TraceInputError | null {
+  if (problems.rowsRead === 0 || problems.badRows < problems.rowsRead) return null;
+  const text = problems.firstBadText ? `: ${problems.firstBadText}` : '';
+  return new TraceInputError(
+    `${path}: none of its ${problems.rowsRead} row(s) could be read (no valid fields or timestamps in the columns its header names); the first, on line ${problems.firstBadLine ?? '?'}${text}`,
+    path,
+  );
+}
+
 function rowsSkippedWarning(path: string, problems: RowProblems): string {
   const at = problems.firstBadLine !== undefined ? ` (the first on line ${problems.firstBadLine})` : '';
   return `${path}: ${problems.badRows} row(s) without valid fields or timestamps were skipped${at}`;
@@ -222,6 +232,8 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
         acc.warnings.push(`${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`);
       }
     }
+    const none = noRowReadError(file.path, problems);
+    if (none) throw none;
     if (problems.badRows > 0) acc.warnings.push(rowsSkippedWarning(file.path, problems));
   };
 
@@ -241,6 +253,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       have.kernel = true;
       if (variant === 'v1') v1KernelCsv = p.file.path;
     };
+    await acc.clock.settle(p.file, ['Start_Timestamp', 'BeginNs']);
     await guarded(p.file, async (problems) => done(await readKernelTrace(p.file, ctx, problems)), done);
   }
   // counters of the same run's dispatches; they are the kernel data only when no kernel trace was read
@@ -250,6 +263,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       source(p.file, 'rocprofv3-csv', 'counter_collection', timed === null ? 'rocprofv3' : timed ? 'rocm-7.0' : 'rocm-6.x', rows);
       if (!kernelsTraced) have.kernel = true;
     };
+    await acc.clock.settle(p.file, ['Start_Timestamp']);
     await guarded(p.file, async (problems) => {
       const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced);
       done(res.rows, res.timed);
@@ -263,6 +277,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       source(p.file, 'rocprofv3-csv', 'memory_copy_trace', copyVariant(p.columns), rows);
       have.copy = true;
     };
+    await acc.clock.settle(p.file, ['Start_Timestamp']);
     await guarded(p.file, async (problems) => done(await readMemoryCopyTrace(p.file, ctx, problems)), done);
   }
   for (const p of csvOf('api_trace')) {
@@ -274,6 +289,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       source(p.file, variant === 'rocprofv2' ? 'rocprofv2-csv' : 'rocprofv3-csv', kind, variant, rows);
       if (tables.markers.size > markersBefore || kind === 'marker_api_trace') have.marker = true;
     };
+    await acc.clock.settle(p.file, ['Start_Timestamp']);
     await guarded(p.file, async (problems) => done(await readApiTrace(p.file, ctx, problems, (pid) => acc.addProcess(pid, s.key.host))), done);
   }
   for (const p of of('v1_json')) {
@@ -300,9 +316,14 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
   }
 
   // kernels per rocTX range: a second, light pass over the run's API and kernel traces, only when it has markers
-  if (tables.markers.size > 0 && have.kernel) {
+  if ((tables.markers.size > 0 || tables.control.pauses > 0) && have.kernel) {
     try {
-      await attributeCsvRanges({ api: csvOf('api_trace').map((p) => p.file), kernels: csvOf('kernel_trace').map((p) => p.file) }, tables, ctx.dispatchLogs);
+      await attributeCsvRanges({
+        api: csvOf('api_trace').map((p) => p.file),
+        kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
+        counters: csvOf('counter_collection').map((p) => p.file),
+        epochSeconds: acc.clock.use(),
+      }, tables, ctx.dispatchLogs);
     } catch (err) {
       for (const m of tables.markers.values()) {
         m.kernels.clear();
@@ -325,6 +346,8 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       skip(p.file, `unreadable: ${(err as Error).message}`);
       continue;
     }
+    const none = noRowReadError(p.file.path, problems);
+    if (none) throw none;
     if (problems.badRows > 0) acc.warnings.push(rowsSkippedWarning(p.file.path, problems));
     const variant = p.what.columns.has('MinNs') ? 'rocprofv3' : 'v1';
     const format = variant === 'v1' ? 'rocprof-v1-stats' : 'rocprofv3-stats';
@@ -341,6 +364,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       acc.skipped.push({ path: p.file.path, reason: 'stats of a trace that was read: used to cross-check totals (see checks)' });
     } else {
       useStats(p.what.statsOf, p.what.family, rows, tables);
+      if (p.what.statsOf === 'kernel' && rows.some((r) => r.totalNs > 0)) acc.kernelTimesFromStats = true;
       source(p.file, format, kind, variant, rows.length);
     }
   }

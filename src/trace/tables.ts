@@ -1,5 +1,6 @@
 // Aggregates for one run (one output set): kernels by name with their launch configurations, copies by
 // direction, API calls by family + name, markers by message. Readers fill them; sets merge into the whole.
+import { ProfilerControlLog } from './profilerControl';
 import { addDuration, emptyStats, mergeStats, type DurationStats } from './durationStats';
 
 /** Launch configuration values, in this order; NaN = not in the input. */
@@ -131,18 +132,20 @@ export function isMarkerDomain(domain: string): boolean {
 }
 
 export class RunTables {
+  /** roctxProfilerPause / Resume calls and their windows (profilerControl.ts). */
+  readonly control = new ProfilerControlLog();
   readonly kernels = new Map<string, KernelAgg>();
   readonly copies = new Map<string, CopyAgg>();
   readonly api = new Map<string, ApiAgg>();
   readonly markers = new Map<string, MarkerAgg>();
   /** Dispatches put against ranges (ranges.ts); null when no run had both ranges and dispatches. */
-  rangeAttribution: { by: 'correlation' | 'gpu-overlap'; dispatches: number; inRanges: number } | null = null;
+  rangeAttribution: { by: 'correlation' | 'gpu-overlap'; dispatches: number; inRanges: number; otherThread: number } | null = null;
 
-  noteRangeAttribution(by: 'correlation' | 'gpu-overlap', dispatches: number, inRanges: number): void {
+  noteRangeAttribution(by: 'correlation' | 'gpu-overlap', dispatches: number, inRanges: number, otherThread = 0): void {
     const r = this.rangeAttribution;
     this.rangeAttribution = r
-      ? { by: weakerAttribution(r.by, by) as typeof by, dispatches: r.dispatches + dispatches, inRanges: r.inRanges + inRanges }
-      : { by, dispatches, inRanges };
+      ? { by: weakerAttribution(r.by, by) as typeof by, dispatches: r.dispatches + dispatches, inRanges: r.inRanges + inRanges, otherThread: r.otherThread + otherThread }
+      : { by, dispatches, inRanges, otherThread };
   }
 
   /** Hardware counters per kernel name (counter_collection). */
@@ -205,6 +208,7 @@ export class RunTables {
   }
 
   mergeInto(target: RunTables): void {
+    this.control.mergeInto(target.control);
     for (const k of this.kernels.values()) {
       const t = target.kernel(k.name);
       mergeStats(t.stats, k.stats);
@@ -227,7 +231,7 @@ export class RunTables {
     }
     if (this.rangeAttribution) {
       const r = this.rangeAttribution;
-      target.noteRangeAttribution(r.by, r.dispatches, r.inRanges);
+      target.noteRangeAttribution(r.by, r.dispatches, r.inRanges, r.otherThread);
     }
     for (const k of this.counters.values()) {
       const t = target.kernelCounters(k.kernel);

@@ -1,6 +1,6 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
 // trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX ranges with a section per case).
-import type { KernelCounters, KernelRow, MarkerRow, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import type { KernelCounters, KernelRow, MarkerRow, ProfilerControl, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderIsaSection, type IsaActions } from './isaSection';
@@ -268,7 +268,27 @@ export function renderTrace(s: TraceSummary): HTMLElement {
         )
       : null,
     s.markers.length ? renderRanges(s) : null,
+    s.profilerControl ? renderProfilerControl(s.profilerControl, s.wall?.startNs ?? null) : null,
     renderSources(s),
+  );
+}
+
+/** roctxProfilerPause / Resume: the calls, and per paused window the kernels that started on the GPU inside it. */
+function renderProfilerControl(pc: ProfilerControl, wallStart: number | null): HTMLElement {
+  return h(
+    'div',
+    { class: 'profiler-control' },
+    dataTable(
+      `Profiler control (${pc.calls.map((c) => `${c.name} ×${formatCount(c.calls)}`).join(', ')})`,
+      ['paused at', 'for', 'dispatches started meanwhile', 'kernels'],
+      pc.pausedWindows.map((w) => [
+        wallStart === null ? formatNs(w.startNs) : `+${formatNs(Math.max(0, w.startNs - wallStart))}`,
+        w.endNs === null ? 'the rest of the run' : formatNs(w.endNs - w.startNs),
+        formatCount(w.kernels.reduce((n, k) => n + k.calls, 0)),
+        w.kernels.map((k) => `${k.name} ×${formatCount(k.calls)}`).join(', '),
+      ]),
+      'paused-windows',
+    ),
   );
 }
 
@@ -307,7 +327,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
           `${formatCount(ra.inRanges)} of ${formatCount(ra.dispatches)} dispatches were launched inside a range, ` +
             (ra.by === 'correlation'
               ? 'each put in the innermost range open on its launching thread (by its Correlation_Id).'
-              : 'put there by GPU time because the profile has no API trace: kernels that ran after their range closed are missing.'),
+              : `put there by GPU time within the process because the profile has no API trace to correlate${ra.otherThread ? ` (${formatCount(ra.otherThread)} in a range of another thread: none was open on their own)` : ''}: kernels that ran after their range closed are missing.`),
         )
       : null,
     ...withKernels.map((m, i) => {
@@ -339,6 +359,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
 }
 
 function renderBusy(s: TraceSummary): HTMLElement {
+  const copiesOnly = s.busyCovers === 'copies-only';
   const cards = s.agents
     .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
     .map((a) =>
@@ -346,8 +367,10 @@ function renderBusy(s: TraceSummary): HTMLElement {
         'div',
         { class: 'card', 'data-agent': a.id },
         h('div', { class: 'card-value' }, formatPercent(a.busyPercent), a.busyExact ? '' : ' ≈'),
-        h('div', { class: 'card-label' }, `GPU busy · ${a.productName ?? a.name ?? a.id}`),
-        h('div', { class: 'card-sub' }, `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`),
+        h('div', { class: 'card-label' }, `${copiesOnly ? 'Copy busy' : 'GPU busy'} · ${a.productName ?? a.name ?? a.id}`),
+        h('div', { class: 'card-sub' }, copiesOnly
+          ? `${formatNs(a.busyNs)} of copies in ${formatNs(s.wall?.spanNs)} · kernel part unknown (kernel times from kernel_stats, no intervals)`
+          : `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`),
       ),
     );
   cards.push(

@@ -71,7 +71,7 @@ test('text: one table per code object, waves a SIMD and what limits them, the li
   const r = isa([built().opencl.gfx942.object]);
   assert.equal(r.status, 0, r.stderr);
   const out = r.stdout;
-  assert.match(out, /^.*gfx942\.o: amdgcn-amd-amdhsa--gfx942, 6 kernels \(metadata v1\.2\)\n/);
+  assert.match(out, /^.*gfx942\.o: amdgcn-amd-amdhsa--gfx942, 6 kernels \(code object v5, metadata v1\.2\)\n/);
   assert.match(out, /\n {2}Kernel +VGPRs +AGPRs +SGPRs +LDS +Scratch +Spills V\/S +Waves\/SIMD +Limited by\n/);
   assert.match(out, /\n {2}lds_tile +94 +0 +11 +16\.0 KiB +0 B +0\/0 +4\/8 +LDS \(workgroup 256\)\n/);
   assert.match(out, /\n {2}many_vgprs +144 +0 +14 +0 B +0 B +0\/0 +3\/8 +VGPRs\n/);

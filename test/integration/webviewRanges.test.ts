@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { summarizePath, type TraceSummary } from '../../src/trace/index';
 import { tempDir } from '../unit/trace/helpers';
 import { LAUNCHES, RANGES, writeRun, type Launch } from '../unit/trace/rangeRuns';
+import { launchChromium, renderTraceBundle } from '../support/webviewBrowser';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const chromiumPath = process.env.KR_CHROMIUM ?? '/usr/bin/chromium';
@@ -44,25 +45,8 @@ describe('webview: a section per rocTX range with its kernels, hostile names', {
     const launches: Launch[] = LAUNCHES.map((l) => ({ ...l, kernel: names.get(l.kernel) as string }));
     writeRun(dir, { ranges, launches });
     summary = await summarizePath(dir);
-    const esbuild = await import('esbuild');
-    const out = await esbuild.build({
-      stdin: {
-        contents: "import { renderTrace } from './src/webview/render'; (window as any).renderForTest = (s: any) => document.body.appendChild(renderTrace(s));",
-        resolveDir: repoRoot,
-        loader: 'ts',
-      },
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-    });
-    bundle = out.outputFiles[0]?.text ?? '';
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    });
+    bundle = await renderTraceBundle('append');
+    browser = await launchChromium(chromiumPath);
     page = await browser.newPage();
     page.on('dialog', (d) => {
       dialogs.push(d.message());

@@ -7,10 +7,16 @@ import { tableLines } from './table';
 const NAME_WIDTH = 60;
 const na = (n: number | null): string => (n === null ? '-' : String(n));
 
+function versions(co: CodeObjectInfo): string {
+  const parts = [co.codeObjectVersion !== null ? `code object v${co.codeObjectVersion}` : null, co.metadataVersion ? `metadata v${co.metadataVersion.join('.')}` : null];
+  const text = parts.filter(Boolean).join(', ');
+  return text ? ` (${text})` : '';
+}
+
 export function renderCodeObjects(report: CodeObjectReport): string {
   const out: string[] = [];
   for (const co of report.codeObjects) {
-    out.push(`${co.file}${co.bundleEntry ? ` [${co.bundleEntry}]` : ''}: ${co.target ?? 'unknown target'}, ${co.kernels.length} kernel${co.kernels.length === 1 ? '' : 's'}${co.codeObjectVersion ? ` (metadata v${co.codeObjectVersion.join('.')})` : ''}`);
+    out.push(`${co.file}${co.bundleEntry ? ` [${co.bundleEntry}]` : ''}: ${co.target ?? 'unknown target'}, ${co.kernels.length} kernel${co.kernels.length === 1 ? '' : 's'}${versions(co)}`);
     const rows = co.kernels.map((k) => [
       shorten(k.name), na(k.vgprCount), na(k.agprCount), na(k.sgprCount), bytes(k.ldsBytes), bytes(k.scratchBytes),
       `${na(k.vgprSpillCount)}/${na(k.sgprSpillCount)}`, waves(k.occupancy), limiter(k.occupancy),

@@ -81,7 +81,8 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
   const idle = summary.agents.length - active.length;
   if (active.length > 0) {
     out.push('');
-    out.push(h('GPU busy (union of kernel and copy time)'));
+    const copiesOnly = summary.busyCovers === 'copies-only';
+    out.push(h(copiesOnly ? 'GPU busy: copies only (kernel times come from kernel_stats, which has no intervals: the kernel part is unknown)' : 'GPU busy (union of kernel and copy time)'));
     const lanes = new Map((summary.timeline?.agents ?? []).map((t) => [t.agentId, t.busyFraction]));
     const rows = active.map((a) => {
       const what = [a.name, a.productName, a.cuCount !== null ? `${a.cuCount} CUs` : null].filter(Boolean).join(', ');
@@ -93,7 +94,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
         sparkline(lanes.get(a.id) ?? []),
       ];
     });
-    out.push(...table(['Agent', 'Device', 'Busy', 'of wall', 'Timeline'], rows, ['l', 'l', 'r', 'r', 'l']).map((l) => `  ${l}`));
+    out.push(...table(['Agent', 'Device', copiesOnly ? 'Copy busy' : 'Busy', 'of wall', 'Timeline'], rows, ['l', 'l', 'r', 'r', 'l']).map((l) => `  ${l}`));
     if (idle > 0) out.push(`  (+${idle} idle agent${idle === 1 ? '' : 's'} listed in the files)`);
   }
 
@@ -170,7 +171,8 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
     out.push(...table(header, rows, ['l', 'r', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
     const ra = summary.rangeAttribution;
     if (ra) {
-      const how = ra.by === 'correlation' ? 'by their launch call (Correlation_Id)' : 'by GPU time (no API trace: kernels that ran after their range closed are missed)';
+      const other = ra.otherThread ? `, ${ra.otherThread} of them in a range of another thread (none open on their own)` : '';
+      const how = ra.by === 'correlation' ? 'by their launch call (Correlation_Id)' : `by GPU time within the process${other} (no API trace to correlate: kernels that ran after their range closed are missed)`;
       out.push(`  ${ra.inRanges} of ${ra.dispatches} dispatches were launched inside a range, put there ${how}.`);
     }
     const shortNames = new Map(summary.kernels.map((k) => [k.name, k.shortName]));
@@ -188,6 +190,18 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       ]);
       out.push(...table(['Kernel', 'Calls', 'Total', 'Avg', '% of range'], krows, ['l', 'r', 'r', 'r', 'r']).map((l) => `    ${l}`));
       if (m.kernels.length > top) out.push(`    (+${m.kernels.length - top} more)`);
+    }
+  }
+
+  const pc = summary.profilerControl;
+  if (pc) {
+    out.push('');
+    out.push(h(`Profiler control: ${pc.calls.map((c) => `${c.name} ×${c.calls}`).join(', ')} (not ranges)`));
+    for (const w of pc.pausedWindows) {
+      const calls = w.kernels.reduce((n, k) => n + k.calls, 0);
+      const at = summary.wall ? `+${formatNs(Math.max(0, w.startNs - summary.wall.startNs))}` : formatNs(w.startNs);
+      const kernels = w.kernels.slice(0, 5).map((k) => `${cut(k.name, nameWidth)} ×${k.calls}`).join(', ');
+      out.push(`  paused at ${at} for ${w.endNs === null ? 'the rest of the run' : formatNs(w.endNs - w.startNs)}: ${calls} dispatch${calls === 1 ? '' : 'es'} of ${w.kernels.length} kernel${w.kernels.length === 1 ? '' : 's'} started on the GPU meanwhile${kernels ? ` (${kernels}${w.kernels.length > 5 ? ', ...' : ''})` : ''}`);
     }
   }
 

@@ -116,6 +116,24 @@ function buildSchemas() {
     by: markerAttributionSchema,
     dispatches: count,
     inRanges: count,
+    /**
+     * gpu-overlap only: of `inRanges`, the dispatches put in a range of another thread of the process because none
+     * was open on their own Thread_Id (rocprofv3 gives a dispatch the thread that enqueued it, e.g. the HIP runtime's).
+     */
+    otherThread: count.optional(),
+  });
+
+  /** A window from a roctxProfilerPause to the next roctxProfilerResume (endNs null: never resumed). */
+  const pausedWindowSchema = z.object({
+    startNs: ns,
+    endNs: ns.nullable(),
+    /** Kernel dispatches that started on the GPU inside the window, per kernel, by total time. */
+    kernels: z.array(markerKernelSchema),
+  });
+
+  const profilerControlSchema = z.object({
+    calls: z.array(z.object({ name: z.string(), calls: count })),
+    pausedWindows: z.array(pausedWindowSchema),
   });
 
   const agentSchema = z.object({
@@ -241,8 +259,15 @@ function buildSchemas() {
     counters: z.array(kernelCountersSchema).optional(),
     /** Rows listed as kernels by the profiler that are not kernels; not in `kernels` or `kernelTotals`. */
     pseudoRows: z.array(pseudoRowSchema).optional(),
+    /**
+     * 'copies-only' when kernel times come from kernel_stats files alone (totals, no intervals): the agents'
+     * busyNs then counts copies only and the kernel part is unknown. Absent when busy time covers the kernels.
+     */
+    busyCovers: z.literal('copies-only').optional(),
+    /** roctxProfilerPause / roctxProfilerResume calls (profiler control, not ranges) and the paused windows. */
+    profilerControl: profilerControlSchema.optional(),
   });
-  return { launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
+  return { pausedWindowSchema, profilerControlSchema, launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -268,4 +293,5 @@ export type CrossCheck = z.infer<Schemas['crossCheckSchema']>;
 export type CounterValue = z.infer<Schemas['counterValueSchema']>;
 export type KernelCounters = z.infer<Schemas['kernelCountersSchema']>;
 export type PseudoRow = z.infer<Schemas['pseudoRowSchema']>;
+export type ProfilerControl = z.infer<Schemas['profilerControlSchema']>;
 export type TraceSummary = z.infer<Schemas['traceSummarySchema']>;

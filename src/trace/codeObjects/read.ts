@@ -24,7 +24,10 @@ export interface CodeObjectInfo {
   target: string | null;
   /** `gfx942`: what `llvm-objdump --mcpu` takes. */
   processor: string | null;
-  codeObjectVersion: [number, number] | null;
+  /** Code object version (4, 5, 6) from the ELF header's EI_ABIVERSION (2, 3, 4 under ELFOSABI_AMDGPU_HSA). */
+  codeObjectVersion: number | null;
+  /** amdhsa.version of the metadata note ([1, 1] in code object v4, [1, 2] in v5 and v6): not the code object's. */
+  metadataVersion: [number, number] | null;
   kernels: CodeObjectKernel[];
   /** Why there is no occupancy estimate, when there is none. */
   occupancyNote: string | null;
@@ -162,10 +165,16 @@ function fromAmdgpuElf(buf: Buffer, file: string, bundleEntry: string | null, op
     bundleEntry,
     target,
     processor,
-    codeObjectVersion: meta.version,
+    codeObjectVersion: codeObjectVersionOf(elf.osAbi, elf.abiVersion),
+    metadataVersion: meta.version,
     kernels,
     occupancyNote: limits ? null : `no occupancy limits recorded for ${processor ?? 'an unknown target'} (known: gfx908, gfx90a, gfx940-gfx942, gfx950)`,
   };
+}
+
+/** ELFOSABI_AMDGPU_HSA (64) numbers its ABI versions from code object v2: EI_ABIVERSION 0 is v2, ... 4 is v6. */
+export function codeObjectVersionOf(osAbi: number, abiVersion: number): number | null {
+  return osAbi === 64 ? abiVersion + 2 : null;
 }
 
 function occupancyOf(k: KernelMetadata, limits: NonNullable<ReturnType<typeof limitsFor>>, options: ReadOptions): OccupancyEstimate | null {

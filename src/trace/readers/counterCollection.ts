@@ -7,7 +7,9 @@ import { streamCsv } from '../csvFile';
 import { fieldNumber, type CsvRow } from '../csvScanner';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import type { FileSource } from '../sources';
-import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelCounterAgg } from '../tables';
+import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCounterAgg } from '../tables';
+import { timestampAt } from '../traceClock';
+import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
 
 export interface CounterReadResult {
@@ -30,7 +32,10 @@ export async function readCounterCollection(
   const aggById: KernelCounterAgg[] = [];
   const untimedCalls = new Map<string, number>();
   const seen = new Set<number>();
+  /** Timed dispatches (no kernel trace): what the first row gave, and each pass's timing. */
+  const timedDispatches = new Map<number, { k: KernelAgg; agent: AgentState | null; timings: PassTimings }>();
   const launch = new Float64Array(LAUNCH_WIDTH).fill(NaN);
+  const epoch = acc.clock.use();
   let timed = false;
   const rows = await streamCsv(source, (c) => {
     const cDispatch = c.find('Dispatch_Id', 'Correlation_Id');
@@ -69,7 +74,15 @@ export async function readCounterCollection(
         agg.counters.set(counter, { samples: 1, sum: value, min: value, max: value });
       }
 
-      if (seen.has(dispatch)) return;
+      if (seen.has(dispatch)) {
+        // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
+        if (timed && !kernelsTraced) {
+          const start = timestampAt(row, cStart, epoch);
+          const end = timestampAt(row, cEnd, epoch);
+          if (end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
+        }
+        return;
+      }
       seen.add(dispatch);
       agg.dispatches++;
       if (kernelsTraced) return;
@@ -77,14 +90,13 @@ export async function readCounterCollection(
         untimedCalls.set(name, (untimedCalls.get(name) ?? 0) + 1);
         return;
       }
-      const start = fieldNumber(row, cStart);
-      const end = fieldNumber(row, cEnd);
+      const start = timestampAt(row, cStart, epoch);
+      const end = timestampAt(row, cEnd, epoch);
       if (!(end >= start)) {
         noteBadRow(problems, row);
         return;
       }
       const k = tables.kernel(name);
-      addDuration(k.stats, end - start);
       for (const [slot, col] of launchCols) launch[slot] = col >= 0 ? fieldNumber(row, col) : NaN;
       addLaunch(k, launch);
       let agent: AgentState | null = null;
@@ -97,9 +109,20 @@ export async function readCounterCollection(
         }
       }
       if (agent) k.agentIds.add(agent.id);
-      acc.addGpuWork(agent, start, end, 'kernel');
+      const timings = new PassTimings();
+      timings.add(start, end);
+      timedDispatches.set(dispatch, { k, agent, timings });
     };
   }, problems);
+  const spread = new PassSpread();
+  for (const [id, d] of timedDispatches) {
+    const t = pickPassTiming(d.timings.starts, d.timings.ends);
+    spread.add(id, d.timings);
+    addDuration(d.k.stats, t.end - t.start);
+    acc.addGpuWork(d.agent, t.start, t.end, 'kernel');
+  }
+  const passes = spread.warning(source.path);
+  if (passes) acc.warnings.push(passes);
   for (const [name, calls] of untimedCalls) mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
   return { rows, dispatches: seen.size, timed };
 }

@@ -7,6 +7,8 @@ import type { FileSource } from '../sources';
 import { RangeAttributor, RangeIndex } from '../ranges';
 import { BytesInterner, isMarkerDomain, type RunTables } from '../tables';
 import { fieldText, type CsvRow } from '../csvScanner';
+import { timestampAt } from '../traceClock';
+import { pickPassTiming, readCounterDispatchTimes } from './counterDispatches';
 import type { DispatchLog } from '../kernelBatches';
 import { KernelNameGuess } from '../kernelNameGuess';
 
@@ -14,7 +16,13 @@ export interface RangeCsvFiles {
   /** API traces of the run: marker rows give the ranges, the other rows the launch calls. */
   api: FileSource[];
   kernels: FileSource[];
+  /** Counter collections: the dispatches of a run without a kernel trace (each dispatch once, see counterDispatches). */
+  counters?: FileSource[];
+  /** The summary's epoch (traceClock.ts). */
+  epochSeconds?: number;
 }
+
+type OnDispatch = (kernel: string, correlationId: number, tid: number, start: number, end: number) => void;
 
 /**
  * Fills `tables.markers[*].kernels`; returns false when the run has no ranges or no dispatches (nothing done).
@@ -22,20 +30,30 @@ export interface RangeCsvFiles {
  * no launch calls (then a dispatch needs its thread and start time, which the log does not keep).
  */
 export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables, logs?: ReadonlyMap<FileSource, DispatchLog>): Promise<boolean> {
-  if (files.kernels.length === 0) return false;
+  const counters = files.kernels.length === 0 ? files.counters ?? [] : [];
+  if (files.kernels.length === 0 && counters.length === 0) return false;
+  const epoch = files.epochSeconds ?? 0;
   const index = new RangeIndex();
   const launches = new LaunchBuffer();
-  for (const f of files.api) await readApiRows(f, tables, index, launches);
-  if (index.count === 0) return false;
-  const attributor = new RangeAttributor(index, tables);
-  launches.replay((corr, tid, start) => attributor.addLaunch(corr, tid, start));
+  for (const f of files.api) await readApiRows(f, tables, index, launches, epoch);
+  const control = tables.control;
+  const paused = control.windows().length > 0;
+  if (index.count === 0 && !paused) return false;
+  const attributor = index.count > 0 ? new RangeAttributor(index, tables) : null;
+  if (attributor) launches.replay((corr, tid, start) => attributor.addLaunch(corr, tid, start));
   launches.clear();
+  const onDispatch: OnDispatch = (kernel, corr, tid, start, end) => {
+    attributor?.addDispatch(kernel, corr, tid, start, end);
+    if (paused) control.addDispatch(kernel, start, end - start);
+  };
   for (const f of files.kernels) {
-    const log = attributor.by === 'correlation' ? logs?.get(f) : undefined;
-    if (log) replayDispatches(log, attributor);
-    else await readDispatches(f, attributor);
+    // the log keeps no start times: read again when they are needed (GPU-time ranges, paused windows)
+    const log = attributor?.by === 'correlation' && !paused ? logs?.get(f) : undefined;
+    if (log && attributor) replayDispatches(log, attributor);
+    else await readDispatches(f, onDispatch, epoch);
   }
-  attributor.done();
+  for (const f of counters) await readCounterDispatches(f, onDispatch, epoch);
+  attributor?.done();
   return true;
 }
 
@@ -66,7 +84,7 @@ class LaunchBuffer {
   }
 }
 
-async function readApiRows(source: FileSource, tables: RunTables, index: RangeIndex, launches: LaunchBuffer): Promise<void> {
+async function readApiRows(source: FileSource, tables: RunTables, index: RangeIndex, launches: LaunchBuffer, epoch: number): Promise<void> {
   const domains = new BytesInterner();
   const domainIsMarker: boolean[] = [];
   await streamCsv(source, (c) => {
@@ -77,7 +95,7 @@ async function readApiRows(source: FileSource, tables: RunTables, index: RangeIn
     const cStart = c.find('Start_Timestamp');
     const cEnd = c.find('End_Timestamp');
     return (row) => {
-      const start = row.values[cStart] as number;
+      const start = timestampAt(row, cStart, epoch);
       const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
       let marker = false;
       if (cDomain >= 0 && cDomain < row.fieldCount) {
@@ -91,7 +109,7 @@ async function readApiRows(source: FileSource, tables: RunTables, index: RangeIn
       if (cFunction < 0 || cFunction >= row.fieldCount) return;
       const name = fieldText(row, cFunction);
       if (/^roctx[A-Z]/.test(name)) return; // roctx API entry points, not user ranges
-      index.add(tables.marker(name), tid, start, row.values[cEnd] as number);
+      index.add(tables.marker(name), tid, start, timestampAt(row, cEnd, epoch));
     };
   });
 }
@@ -103,7 +121,7 @@ function replayDispatches(log: DispatchLog, attributor: RangeAttributor): void {
   }
 }
 
-async function readDispatches(source: FileSource, attributor: RangeAttributor): Promise<void> {
+async function readDispatches(source: FileSource, onDispatch: OnDispatch, epoch: number): Promise<void> {
   const names = new BytesInterner();
   await streamCsv(source, (c) => {
     const cName = c.find('Kernel_Name', 'KernelName');
@@ -113,14 +131,23 @@ async function readDispatches(source: FileSource, attributor: RangeAttributor): 
     const cEnd = c.find('End_Timestamp', 'EndNs');
     const nameGuess = new KernelNameGuess(c.find('Kernel_Id'), cName, names);
     const onRow = (row: CsvRow): void => {
-      const start = row.values[cStart] as number;
-      const end = row.values[cEnd] as number;
+      const start = timestampAt(row, cStart, epoch);
+      const end = timestampAt(row, cEnd, epoch);
       if (cName < 0 || cName >= row.fieldCount || !(end >= start)) return;
       const id = nameGuess.nameId(row);
       const corr = cCorr >= 0 ? (row.values[cCorr] as number) : NaN;
       const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
-      attributor.addDispatch(names.texts[id] as string, corr, tid, start, end);
+      onDispatch(names.texts[id] as string, corr, tid, start, end);
     };
     return Object.assign(onRow, { guess: nameGuess.guess });
   });
+}
+
+/** The dispatches of a counter collection, each once, timed by the pass counterCollection.ts uses (untimed: NaN). */
+async function readCounterDispatches(source: FileSource, onDispatch: OnDispatch, epoch: number): Promise<void> {
+  const dispatches = await readCounterDispatchTimes(source, epoch);
+  for (const d of dispatches.values()) {
+    const t = pickPassTiming(d.starts, d.ends);
+    onDispatch(d.name, d.corr, d.tid, t.start, t.end);
+  }
 }

@@ -2,11 +2,13 @@
 // Hot paths (kernel and API traces) work on bytes: no string per row.
 import type { AgentInfo, AgentState, TraceAccumulator } from '../accumulator';
 import { Columns, readCsvHead, streamCsv } from '../csvFile';
-import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
+import { fieldNumber, fieldText, rowExcerpt, type CsvRow } from '../csvScanner';
+import { timestampAt } from '../traceClock';
 import { addDuration } from '../durationStats';
 import { BatchSource, DispatchLog, KernelTraceTotals, applyBatch } from '../kernelBatches';
 import { KernelRowCollector, runArrays, type KernelColumns } from '../kernelRows';
 import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
+import { isProfilerControl } from '../profilerControl';
 import type { FileSource } from '../sources';
 import {
   BytesInterner, isMarkerDomain, normalizeDirection, type ApiAgg,
@@ -84,15 +86,21 @@ export interface RowProblems {
   badRows: number;
   /** 1-based line of the first row that could not be used. */
   firstBadLine?: number;
+  /** That row as written (its start). */
+  firstBadText?: string;
 }
 
 export function noteBadRow(problems: RowProblems, row: CsvRow): void {
-  if (problems.badRows++ === 0) problems.firstBadLine = row.line;
+  if (problems.badRows++ === 0) {
+    problems.firstBadLine = row.line;
+    problems.firstBadText = rowExcerpt(row);
+  }
 }
 
 /** The kernel trace's columns, by header name. */
-export function kernelColumns(c: Columns, keepDispatches = false): KernelColumns {
+export function kernelColumns(c: Columns, keepDispatches = false, epochSeconds = 0): KernelColumns {
   return {
+    epochSeconds,
     corr: c.find('Correlation_Id'),
     keepDispatches,
     name: c.find('Kernel_Name', 'KernelName'),
@@ -119,19 +127,20 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
   const log = ctx.dispatchLogs ? new DispatchLog() : null;
   const totals = new KernelTraceTotals(log);
   const keep = log !== null;
+  const epoch = ctx.acc.clock.use();
   try {
     if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
       const head = await readCsvHead(source.diskPath, source.size);
       if (head) {
         const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };
-        return await readKernelTraceParallel(file, kernelColumns(new Columns(head.names), keep), ctx, totals, problems, parallel, ctx.onParallelRun);
+        return await readKernelTraceParallel(file, kernelColumns(new Columns(head.names), keep, epoch), ctx, totals, problems, parallel, ctx.onParallelRun);
       }
     }
     const ids = new BatchSource();
     let collector: KernelRowCollector | null = null;
     try {
       return await streamCsv(source, (c) => {
-        const rows = new KernelRowCollector(kernelColumns(c, keep), (b) => {
+        const rows = new KernelRowCollector(kernelColumns(c, keep, epoch), (b) => {
           ids.learn(b);
           applyBatch(ctx, totals, ids, b, problems);
           rows.recycle(runArrays(b));
@@ -160,6 +169,7 @@ export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContex
     if (agentById[id] === undefined) agentById[id] = agents.resolve(agentIds.texts[id] as string);
     return agentById[id] ?? null;
   };
+  const epoch = acc.clock.use();
   return streamCsv(source, (c) => {
     const cDir = c.find('Direction', 'Operation');
     const cSrc = c.find('Source_Agent_Id');
@@ -168,8 +178,8 @@ export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContex
     const cEnd = c.find('End_Timestamp');
     const cBytes = c.find('Bytes', 'Size', 'Copy_Bytes');
     return (row) => {
-      const start = row.values[cStart] as number;
-      const end = row.values[cEnd] as number;
+      const start = timestampAt(row, cStart, epoch);
+      const end = timestampAt(row, cEnd, epoch);
       if (!(end >= start) || cDir < 0 || cDir >= row.fieldCount) {
         noteBadRow(problems, row);
         return;
@@ -206,7 +216,9 @@ export async function readApiTrace(
   // one cache per domain id: function id → aggregate
   const apiCache: Array<Array<ApiAgg | undefined>> = [];
   const markerCache: Array<MarkerAgg | undefined | null> = [];
+  const controlCall: boolean[] = [];
   let lastPid = NaN;
+  const epoch = ctx.acc.clock.use();
   return streamCsv(source, (c) => {
     const cDomain = c.find('Domain');
     const cFunction = c.find('Function');
@@ -214,13 +226,13 @@ export async function readApiTrace(
     const cStart = c.find('Start_Timestamp');
     const cEnd = c.find('End_Timestamp');
     return (row) => {
-      const start = row.values[cStart] as number;
-      const end = row.values[cEnd] as number;
+      const start = timestampAt(row, cStart, epoch);
+      const end = timestampAt(row, cEnd, epoch);
       if (!(end >= start) || cFunction < 0 || cFunction >= row.fieldCount) {
         noteBadRow(problems, row);
         return;
       }
-      const pid = cPid >= 0 ? (row.values[cPid] as number) : NaN;
+      const pid = cPid >= 0 ? fieldNumber(row, cPid) : NaN;
       if (!Number.isNaN(pid) && pid !== lastPid) {
         lastPid = pid;
         onProcess(pid);
@@ -238,11 +250,13 @@ export async function readApiTrace(
         let m = markerCache[f];
         if (m === undefined) {
           const name = functions.texts[f] as string;
-          // roctx API entry points (roctxRangePop, ...) are not user ranges
+          // roctx API entry points (roctxRangePop, ...) are not user ranges; roctxProfilerPause/Resume are listed apart
           m = /^roctx[A-Z]/.test(name) ? null : tables.marker(name);
           markerCache[f] = m;
+          controlCall[f] = isProfilerControl(name);
         }
         if (m) addDuration(m.stats, end - start);
+        else if (controlCall[f]) tables.control.note(functions.texts[f] as string, start);
         return;
       }
       const perDomain = (apiCache[d] ??= []);

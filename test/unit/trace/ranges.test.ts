@@ -46,7 +46,7 @@ test('without an API trace: by GPU time on the launching thread, flagged, and ke
     assert.deepEqual(k['benchmark 0: n: 1024; seed: 1'], [[A, 1, 200]]);
     assert.deepEqual(k['benchmark 1: n: 2048; seed: 2'], []);
     assert.equal(s.markers.find((m) => m.name.startsWith('benchmark 0'))?.kernelAttribution, 'gpu-overlap');
-    assert.deepEqual(s.rangeAttribution, { by: 'gpu-overlap', dispatches: 8, inRanges: 1 });
+    assert.deepEqual(s.rangeAttribution, { by: 'gpu-overlap', dispatches: 8, inRanges: 1, otherThread: 0 });
     const w = s.warnings.find((x) => x.startsWith('rocTX ranges: no API trace'));
     assert.ok(w, `a warning says so: ${s.warnings.join(' | ')}`);
     assert.match(w, /1 of 8 dispatches/);

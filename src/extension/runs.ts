@@ -27,7 +27,7 @@ import type { Ctx } from './ctx';
 import type { SubmissionDiagnostics } from './diagnostics';
 import type { FailureActionHost, RerunChange } from './failureActions';
 import { InFlightStore, resumeStateOf, type InFlightSubmission } from './gpumode/inflight';
-import { describeBlocking } from './preflight';
+import { describeBlocking } from '../core/gpumode/preflight';
 import type { ProfileActions, ResultsPanels } from './resultsPanel';
 import type { RunStore } from './runStore';
 import { RunPresenter, type RunHeading } from './runPresenter';

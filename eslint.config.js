@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import house from './scripts/eslintHouseRules.mjs';
 
 // Layers (README, "Map"): core <- trace <- runner, cli, extension; webview is browser code that shares only types
 // and core's formatters. Each folder gets ONE import rule (flat config rule entries for the same rule replace each
@@ -121,6 +122,9 @@ export default tseslint.config(
     },
   },
   ...layerConfig,
+  // One way to name a command and to show UI (scripts/eslintHouseRules.mjs)
+  { files: ['src/**/*.ts'], ignores: ['src/extension/commandIds.ts'], plugins: { house }, rules: { 'house/command-ids': 'error' } },
+  { files: ['src/extension/**/*.ts'], ignores: ['src/extension/ui.ts'], plugins: { house }, rules: { 'house/ui-calls': 'error' } },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },

@@ -2,6 +2,7 @@
 // src/core/kernelEntryPoints.ts; this is the thin VS Code wrapper (ranges first, commands in resolveCodeLens).
 import * as vscode from 'vscode';
 import { findKernelEntryPoints, sourceLanguageOf, type KernelEntryPoint } from '../core/kernelEntryPoints';
+import { commandId } from './commandIds';
 import type { Config } from './config';
 
 export const CODELENS_SELECTOR: vscode.DocumentSelector = [
@@ -52,10 +53,10 @@ export class KernelCodeLensProvider implements vscode.CodeLensProvider<KernelLen
     const whole = `The service runs whole files, not single functions: this runs all of ${file} (${what}).`;
     lens.command =
       lens.action === 'run'
-        ? { title: '▶ Run', command: 'kernelRunner.run', arguments: [lens.uri], tooltip: `Run ${file}. ${whole}` }
+        ? { title: '▶ Run', command: commandId('run'), arguments: [lens.uri], tooltip: `Run ${file}. ${whole}` }
         : {
             title: `⚡ Profile on ${this.config.profileGpu}`,
-            command: 'kernelRunner.profile',
+            command: commandId('profile'),
             arguments: [lens.uri],
             tooltip: `Profile ${file} on ${this.config.profileGpu} with rocprofv3. ${whole}`,
           };

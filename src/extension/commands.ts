@@ -1,9 +1,10 @@
-// The command table: short names to factories taking the context; main.ts registers them all under
-// `kernelRunner.`. A command that acts on a file takes an optional Uri (CodeLens, menus) and falls back to the
+// The command table: short names (commandIds.ts) to factories taking the context; main.ts registers them all under
+// `kernelRunner.`; the type asks for one entry per contributed command but those registered elsewhere. A command that acts on a file takes an optional Uri (CodeLens, menus) and falls back to the
 // active editor.
 import { openComparePanel } from './comparePanel';
 import * as vscode from 'vscode';
 import { chooseForFile } from './choices';
+import type { CommandName } from './commandIds';
 import type { Ctx } from './ctx';
 import type { StoredRun } from './runStore';
 import type { Services } from './services';
@@ -16,7 +17,10 @@ const fileArg = (arg: unknown): vscode.Uri | undefined => (arg instanceof vscode
 const runArg = (arg: unknown): StoredRun | string | undefined =>
   typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as StoredRun) : undefined;
 
-export const commandTable: Record<string, CommandFactory> = {
+/** Commands registered by their own module: compareTraces (comparePanel.ts), jobMenu (main.ts, the controller's). */
+type RegisteredElsewhere = 'compareTraces' | 'jobMenu';
+
+export const commandTable: Record<Exclude<CommandName, RegisteredElsewhere>, CommandFactory> = {
   run: (ctx, s) => (uri) => s.runs.runFile(fileArg(uri), { mode: ctx.config.runMode, title: 'Run' }),
   profile: (_ctx, s) => (uri) => s.runs.runFile(fileArg(uri), { mode: 'profile', title: 'Profile' }),
   runTests: (_ctx, s) => (uri) => s.runs.runFile(fileArg(uri), { mode: 'test', title: 'Tests' }),

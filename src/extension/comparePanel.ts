@@ -20,7 +20,7 @@ import {
   type PersistedCompareState,
 } from '../webview/compareProtocol';
 import type { Ctx } from './ctx';
-import { pickOne } from './ui';
+import { notify, pickFiles, pickOne } from './ui';
 import { webviewDocument } from './webviewDocument';
 
 export type { CompareSide } from '../webview/compareProtocol';
@@ -129,7 +129,7 @@ export async function openComparePanel(ctx: Ctx, a: CompareSide, b: CompareSide)
     return new ComparePanel(panel, view, ctx.extensionUri);
   } catch (err) {
     const msg = err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${err instanceof Error ? err.message : String(err)}`;
-    void vscode.window.showErrorMessage(`Kernel Runner: ${msg}`);
+    void notify.error(`Kernel Runner: ${msg}`);
     return undefined;
   }
 }
@@ -166,7 +166,7 @@ async function pickTrace(ctx: Ctx, title: string, except?: string): Promise<stri
     if (!pick) return undefined;
     if (pick.path) return pick.path;
   }
-  const picked = await vscode.window.showOpenDialog({
+  const picked = await pickFiles({
     title,
     canSelectFiles: true,
     canSelectFolders: true,

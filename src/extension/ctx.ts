@@ -2,9 +2,8 @@
 // target's lifetime (the embedded runner, a server connection), so that a target change or deactivate tears
 // down exactly what it has to.
 import * as vscode from 'vscode';
+import { commandId, type CommandName } from './commandIds';
 import { Config } from './config';
-
-export const COMMAND_PREFIX = 'kernelRunner';
 
 /** A disposable whose dispose may be async (awaited on teardown). */
 export interface Disposer {
@@ -44,8 +43,8 @@ export class Ctx implements vscode.Disposable {
     await disposeAll(old);
   }
 
-  registerCommand(name: string, handler: (...args: unknown[]) => unknown): void {
-    this.push(vscode.commands.registerCommand(`${COMMAND_PREFIX}.${name}`, handler));
+  registerCommand(name: CommandName, handler: (...args: unknown[]) => unknown): void {
+    this.push(vscode.commands.registerCommand(commandId(name), handler));
   }
 
   async disposeAsync(): Promise<void> {

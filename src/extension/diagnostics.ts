@@ -1,12 +1,12 @@
 // Editor diagnostics for submissions: bad `#!POPCORN` directives and what the service would reject the upload for
-// (src/extension/preflight.ts), on open, change (debounced) and save, for kernel sources that carry directives or
+// (src/core/gpumode/preflight.ts), on open, change (debounced) and save, for kernel sources that carry directives or
 // are GPU MODE submissions. A run asks `blockingProblems` before sending (the workflow's `check`) and refuses with
 // the same reasons.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import { parseDirectivesClient } from '../core/directives';
 import type { ChoiceStore } from './choices';
-import { hasDirectives, preflight, type FileProblem } from './preflight';
+import { hasDirectives, preflight, type FileProblem } from '../core/gpumode/preflight';
 import type { Targets } from './targets';
 
 export const SUBMISSION_EXTENSIONS = /\.(py|cu|cuh|cpp|hip)$/i;

@@ -1,10 +1,8 @@
-// The embedded runner: the same service as `kernel-runner serve`, started in the extension host on loopback
-// (ephemeral port) on first use and stopped when the target changes or the extension deactivates. Each start has a
-// fresh random token that only this extension host knows (other local users and processes cannot use it).
+// The extension's embedded runner (src/runner/embedded.ts: loopback, ephemeral port, a fresh token only this
+// extension host knows), started on first use and stopped when the target changes or the extension deactivates.
 import * as vscode from 'vscode';
 import { delimiter } from 'node:path';
-import { generateToken } from '../core/runnerToken';
-import { startRunner } from '../runner/index';
+import { startEmbeddedRunner } from '../runner/embedded';
 import type { Config } from './config';
 
 export class EmbeddedRunner implements vscode.Disposable {
@@ -36,12 +34,8 @@ export class EmbeddedRunner implements vscode.Disposable {
     const problemsDir = this.config.embeddedProblemsDir || vscode.Uri.joinPath(this.extensionUri, 'examples/problems').fsPath;
     const dataDir = vscode.Uri.joinPath(this.storageUri, 'embedded-runner').fsPath;
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(dataDir));
-    const token = generateToken();
     try {
-      const runner = await startRunner({
-        token,
-        host: '127.0.0.1',
-        port: 0,
+      const runner = await startEmbeddedRunner({
         problemsDir,
         dataDir,
         ...(this.config.embeddedGpuName ? { gpuName: this.config.embeddedGpuName } : {}),
@@ -53,7 +47,7 @@ export class EmbeddedRunner implements vscode.Disposable {
         `embedded runner started at ${runner.url}: GPUs ${gpus.join(', ') || 'none'}; profiler ${profiler ? `${profiler.kind} (${profiler.path})` : 'none'}; leaderboards ${problems.join(', ')}` +
           (warnings.length ? `; warnings: ${warnings.join('; ')}` : ''),
       );
-      return { url: runner.url, token, close: () => runner.close() };
+      return { url: runner.url, token: runner.token, close: () => runner.close() };
     } catch (err) {
       this.starting = undefined;
       throw new Error(`The embedded runner did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

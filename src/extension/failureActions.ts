@@ -4,6 +4,7 @@
 // on GPU MODE": kernelRunner.server stays as it is; without a cli_id, registration comes first).
 import * as vscode from 'vscode';
 import type { Action, ActionId, Explanation } from '../core/submission/index';
+import { commandId } from './commandIds';
 import type { RegistrationOutcome } from './gpumode/registration';
 import type { TargetChoice, Targets } from './targets';
 import { notify } from './ui';
@@ -26,10 +27,10 @@ export interface FailureActionHost {
 
 /** Buttons that are just a command. */
 const COMMANDS: Partial<Record<ActionId, string>> = {
-  register: 'kernelRunner.registerGpuMode',
-  reregister: 'kernelRunner.reregisterGpuMode',
-  'select-target': 'kernelRunner.selectTarget',
-  'set-token': 'kernelRunner.setToken',
+  register: commandId('registerGpuMode'),
+  reregister: commandId('reregisterGpuMode'),
+  'select-target': commandId('selectTarget'),
+  'set-token': commandId('setToken'),
   'show-problems': 'workbench.actions.view.problems',
 };
 
@@ -57,7 +58,7 @@ export async function runAction(action: Action, host: FailureActionHost): Promis
       return;
     case 'profile-on-gpumode': {
       if (!(await hasGpuModeIdentity(host.targets))) {
-        const registered = await vscode.commands.executeCommand<RegistrationOutcome | undefined>('kernelRunner.registerGpuMode');
+        const registered = await vscode.commands.executeCommand<RegistrationOutcome | undefined>(commandId('registerGpuMode'));
         // Registration says itself why it stopped (dismissed, the browser page not finished yet).
         if (registered?.state !== 'registered') return;
       }

@@ -10,6 +10,7 @@ import {
   type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate,
 } from '../trace/codeObjects/index';
 import type { IsaKernelView, IsaView, ProfileView } from '../webview/protocol';
+import { showDocument } from './ui';
 
 export const ISA_SCHEME = 'kernel-runner-isa';
 export const ISA_LANGUAGE = 'amdgpu-isa';
@@ -48,7 +49,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
     });
     let doc = await vscode.workspace.openTextDocument(uri);
     if (doc.languageId !== ISA_LANGUAGE) doc = await vscode.languages.setTextDocumentLanguage(doc, ISA_LANGUAGE);
-    return vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Active });
+    return showDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Active });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

@@ -76,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   ctx.push(runs.onDidFinishRun(() => submissions.refresh()));
   const services: Services = { output, targets, runs, traces, registration, submissions, diagnostics, choices, runsView };
 
-  for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name, factory(ctx, services));
+  for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name as keyof typeof commandTable, factory(ctx, services));
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
   registerCompare(ctx);
 

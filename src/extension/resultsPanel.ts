@@ -19,8 +19,10 @@ import {
   type ProfileView,
   type ResultView,
 } from '../webview/protocol';
+import { commandId } from './commandIds';
 import type { Ctx } from './ctx';
 import type { IsaDocuments } from './isa';
+import { notify } from './ui';
 import { webviewDocument } from './webviewDocument';
 
 /** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
@@ -128,7 +130,7 @@ export class ResultsPanel {
         const p = this.profile(String(msg.params.profileKey));
         if (p) await (this.actions ?? this.owner.fallbackActions).openPerfetto(p);
       } else if (ShowOutputCommand.is(msg)) {
-        await vscode.commands.executeCommand('kernelRunner.showOutput');
+        await vscode.commands.executeCommand(commandId('showOutput'));
       } else if (CopyTextCommand.is(msg)) {
         await vscode.env.clipboard.writeText(String(msg.params.text));
       } else if (LoadIsaCommand.is(msg)) {
@@ -144,7 +146,7 @@ export class ResultsPanel {
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       this.notice(text, 'error');
-      void vscode.window.showErrorMessage(`Kernel Runner: ${text}`);
+      void notify.error(`Kernel Runner: ${text}`);
     }
   }
 

@@ -27,7 +27,7 @@ import type { Ctx } from './ctx';
 import type { SubmissionDiagnostics } from './diagnostics';
 import type { FailureActionHost, RerunChange } from './failureActions';
 import { InFlightStore, resumeStateOf, type InFlightSubmission } from './gpumode/inflight';
-import { describeBlocking } from './preflight';
+import { describeBlocking } from '../core/gpumode/preflight';
 import type { ProfileActions, ResultsPanels } from './resultsPanel';
 import type { RunStore } from './runStore';
 import { RunPresenter, type RunHeading } from './runPresenter';
@@ -35,7 +35,7 @@ import type { RunLog, RunOutput } from './runOutput';
 import type { ActiveJobs } from './activeJobs';
 import type { TargetChoice, Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
-import { hooks, pickOne } from './ui';
+import { hooks, notify, pickOne } from './ui';
 import type { ResultView } from '../webview/protocol';
 
 export interface RunRequest {
@@ -132,14 +132,14 @@ export class RunController implements vscode.Disposable {
   async runFile(uri: vscode.Uri | undefined, req: RunRequest): Promise<void> {
     const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
     if (!doc) {
-      void vscode.window.showWarningMessage("Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.");
+      void notify.warning("Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.");
       return;
     }
     const file = basename(doc.uri.fsPath || doc.uri.path);
     // Other files, modes and targets run alongside; the same file in the same mode twice is most likely a double click.
     const same = [...this.active.values()].find((r) => r.uri === doc.uri.toString() && r.record.mode === req.mode && (r.where ?? 'configured') === (req.where ?? 'configured'));
     if (same) {
-      const pick = await vscode.window.showWarningMessage(`Kernel Runner is already running ${file} (${req.mode}).`, 'Cancel It', 'Show Output');
+      const pick = await notify.warning(`Kernel Runner is already running ${file} (${req.mode}).`, 'Cancel It', 'Show Output');
       if (pick === 'Cancel It') await this.cancelRun(same);
       else if (pick === 'Show Output') this.output.show();
       return;
@@ -352,7 +352,7 @@ export class RunController implements vscode.Disposable {
   private async pickRun(title: string): Promise<ActiveRun | undefined> {
     const runs = [...this.active.values()];
     if (runs.length <= 1) {
-      if (!runs.length) void vscode.window.showInformationMessage('Kernel Runner: nothing is running.');
+      if (!runs.length) void notify.info('Kernel Runner: nothing is running.');
       return runs[0];
     }
     const items = runs.map((r) => ({ label: `${r.record.file} · ${r.record.mode ?? ''}`, description: `#${r.id}${r.record.target ? ` · ${r.record.target.label}` : ''}`, run: r }));
@@ -369,7 +369,7 @@ export class RunController implements vscode.Disposable {
     }
     const run = await this.pickRun('Kernel Runner: which run?');
     if (!run) return;
-    const pick = await vscode.window.showQuickPick(['Show Output', 'Cancel Run'], { title: `Kernel Runner: ${run.record.file}` });
+    const pick = (await pickOne([{ label: 'Show Output' }, { label: 'Cancel Run' }], { title: `Kernel Runner: ${run.record.file}` }))?.label;
     if (pick === 'Show Output') this.output.show(false);
     else if (pick === 'Cancel Run') await this.cancelRun(run);
   }

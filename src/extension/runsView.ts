@@ -10,8 +10,9 @@ import type { ActiveJobs, JobStatus } from './activeJobs';
 import type { ResultsPanel, ResultsPanels } from './resultsPanel';
 import type { RunStore, StoredRun } from './runStore';
 import { keptTraceActions, type TraceFiles } from './traceFiles';
-import { notify } from './ui';
+import { notify, pickOne } from './ui';
 import type { CompareSide } from './comparePanel';
+import { commandId } from './commandIds';
 
 export const RUNS_VIEW_ID = 'kernelRunner.runs';
 
@@ -83,7 +84,7 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     tip.appendText(`${r.title}: ${r.file} (${r.mode}) on ${r.target}\n${r.outcome} · ${r.headline}\nstarted ${new Date(r.startedAt).toLocaleString()}`);
     if (r.traces.length) tip.appendText(`\ntrace${r.traces.length > 1 ? 's' : ''}: ${r.traces.join(', ')}`);
     item.tooltip = tip;
-    item.command = { title: 'Open Run', command: 'kernelRunner.runs.open', arguments: [r.id] };
+    item.command = { title: 'Open Run', command: commandId('runs.open'), arguments: [r.id] };
     return item;
   }
 
@@ -95,7 +96,7 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     item.iconPath = new vscode.ThemeIcon('sync~spin');
     item.contextValue = 'kernelRunner.activeRun';
     item.tooltip = `${job.file} (${job.mode}): ${state}, ${formatElapsed(Date.now() - job.startedAt)} so far`;
-    item.command = { title: 'Show Output', command: 'kernelRunner.showOutput' };
+    item.command = { title: 'Show Output', command: commandId('showOutput') };
     return item;
   }
 
@@ -134,7 +135,7 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
         void notify.info('Kernel Runner: comparing needs two runs that kept a trace (profile runs).');
         return undefined;
       }
-      const pick = await vscode.window.showQuickPick(
+      const pick = await pickOne(
         others.map((r) => ({ label: `${r.file} · ${r.mode}`, description: `${r.headline} · ${r.target} · ${whenLabel(r.storedAt)}`, run: r })),
         { title: `Compare ${first.file} (${whenLabel(first.storedAt)}) with…` },
       );

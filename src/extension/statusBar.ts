@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
 import type { ActiveJobs, JobStatus } from './activeJobs';
+import { commandId } from './commandIds';
 
 /** The running clock ("1:05"); runs.ts shows it in progress notifications too. */
 export { formatElapsed };
@@ -51,7 +52,7 @@ export class StatusBar implements vscode.Disposable {
     if (!job) {
       this.item.text = `$(server-environment) ${this.target || 'Kernel Runner'}`;
       this.item.tooltip = `Kernel Runner target: ${this.target}\nClick to show the output. Change it with "Kernel Runner: Select Target…".`;
-      this.item.command = 'kernelRunner.showOutput';
+      this.item.command = commandId('showOutput');
       this.item.backgroundColor = undefined;
       return;
     }
@@ -66,7 +67,7 @@ export class StatusBar implements vscode.Disposable {
       this.item.text = `$(sync~spin) ${jobs.length} runs · ${job.file} · ${job.mode}`;
       this.item.tooltip = `Kernel Runner: ${jobs.length} runs\n${jobs.map(line).join('\n')}\nClick to show the output or cancel one.`;
     }
-    this.item.command = { title: 'Kernel Runner job', command: 'kernelRunner.jobMenu' };
+    this.item.command = { title: 'Kernel Runner job', command: commandId('jobMenu') };
     this.item.backgroundColor = undefined;
   }
 

@@ -8,7 +8,7 @@ import { findLocalRunnerToken } from '../core/runnerToken';
 import type { Ctx } from './ctx';
 import { EmbeddedRunner } from './embeddedRunner';
 import type { RunOutput } from './runOutput';
-import { hooks } from './ui';
+import { askText, hooks, notify, pickOne } from './ui';
 import { createRunnerClient, type RunnerClient } from '../core/client';
 import { connect, type Connection } from '../core/submission/index';
 
@@ -154,14 +154,14 @@ export class Targets implements vscode.Disposable {
       { id: 'server', label: '$(server) Self-hosted runner…', description: 'a `kernel-runner serve` URL, e.g. on your MI300 box' },
       { id: 'gpumode', label: '$(globe) GPU MODE…', description: "GPU MODE's public service (identity: cli_id in ~/.popcorn.yaml)" },
     ];
-    const pick = await vscode.window.showQuickPick(items, { title: 'Kernel Runner: Select Target', placeHolder: `Now: ${this.describe()}` });
+    const pick = await pickOne(items, { title: 'Kernel Runner: Select Target', placeHolder: `Now: ${this.describe()}` });
     if (!pick) return;
     const cfg = vscode.workspace.getConfiguration('kernelRunner');
     if (pick.id === 'embedded') {
       await cfg.update('server', '', vscode.ConfigurationTarget.Global);
       return;
     }
-    const url = await vscode.window.showInputBox({
+    const url = await askText({
       title: pick.id === 'gpumode' ? 'GPU MODE service URL' : 'Runner URL',
       value: pick.id === 'gpumode' ? (this.kind === 'gpumode' ? current : gpuModeBaseUrl()) : current && this.kind === 'server' ? current : 'http://127.0.0.1:8787',
       prompt: pick.id === 'gpumode' ? 'The URL popcorn-cli uses (POPCORN_API_URL)' : 'Base URL of `kernel-runner serve`',
@@ -177,7 +177,7 @@ export class Targets implements vscode.Disposable {
     if (!url) return;
     await cfg.update('server', url.trim().replace(/\/+$/, ''), vscode.ConfigurationTarget.Global);
     if (pick.id === 'server') {
-      const set = await vscode.window.showInformationMessage(`Kernel Runner now sends files to ${url}. Does it need a token?`, 'Set Token', 'No');
+      const set = await notify.info(`Kernel Runner now sends files to ${url}. Does it need a token?`, 'Set Token', 'No');
       if (set === 'Set Token') await this.setToken();
     }
   }
@@ -185,10 +185,10 @@ export class Targets implements vscode.Disposable {
   async setToken(): Promise<void> {
     const server = this.ctx.config.server;
     if (!server) {
-      void vscode.window.showInformationMessage('The embedded runner makes its own token. Select a server first ("Kernel Runner: Select Target…").');
+      void notify.info('The embedded runner makes its own token. Select a server first ("Kernel Runner: Select Target…").');
       return;
     }
-    const token = await vscode.window.showInputBox({
+    const token = await askText({
       title: `Token for ${server}`,
       prompt: 'Stored in the OS keychain (SecretStorage). Leave empty to remove it.',
       password: true,
@@ -198,7 +198,7 @@ export class Targets implements vscode.Disposable {
     if (token.trim()) await this.ctx.extCtx.secrets.store(SECRET_PREFIX + server, token.trim());
     else await this.ctx.extCtx.secrets.delete(SECRET_PREFIX + server);
     this.output.note(token.trim() ? `token stored for ${server}` : `token removed for ${server}`);
-    void vscode.window.showInformationMessage(token.trim() ? `Token stored for ${server}.` : `Token removed for ${server}.`);
+    void notify.info(token.trim() ? `Token stored for ${server}.` : `Token removed for ${server}.`);
   }
 
   /** Test API: store a token without the input box. */
@@ -216,7 +216,7 @@ async function readPopcornCliId(file: string): Promise<string | undefined> {
   try {
     return (await readPopcornConfig(file)).cliId;
   } catch (err) {
-    void vscode.window.showWarningMessage(`Kernel Runner: ignoring ~/.popcorn.yaml: ${err instanceof Error ? err.message : String(err)}`);
+    void notify.warning(`Kernel Runner: ignoring ~/.popcorn.yaml: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
 }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { findKernelEntryPoints, sourceLanguageOf } from '../core/kernelEntryPoints';
 import { matchKernelTimings, timingLensTitle } from '../core/kernelTimings';
+import { commandId } from './commandIds';
 import type { Config } from './config';
 import type { RunStore } from './runStore';
 
@@ -34,7 +35,7 @@ export class KernelTimingLensProvider implements vscode.CodeLensProvider, vscode
       const names = timing.profiledNames.length > 1 ? ` (${timing.profiledNames.length} instantiations)` : '';
       return new vscode.CodeLens(range, {
         title: timingLensTitle(timing),
-        command: 'kernelRunner.runs.open',
+        command: commandId('runs.open'),
         arguments: [run.id],
         tooltip: `${entry.name}${names}: ${timing.calls} calls in the ${run.mode} of ${when} on ${run.target}. Open that run.`,
       });

@@ -12,7 +12,7 @@ import type { ProfileView } from '../webview/protocol';
 import type { Config } from './config';
 import type { PerfettoRelay } from './perfettoRelay';
 import type { ProfileActions } from './resultsPanel';
-import { hooks } from './ui';
+import { hooks, notify, pickSaveFile } from './ui';
 
 const safeName = (s: string) => s.replace(/[^\w.-]+/g, '_').slice(0, 120);
 
@@ -45,7 +45,7 @@ export class TraceFiles {
     let dest = this.downloadDestination;
     if (!dest) {
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(this.storage.fsPath);
-      const pick = await vscode.window.showSaveDialog({
+      const pick = await pickSaveFile({
         title: 'Save the full trace',
         defaultUri: vscode.Uri.joinPath(folder, safeName(suggestedName)),
         filters: { 'Trace archive': ['zip'] },
@@ -77,7 +77,7 @@ export class TraceFiles {
       throw new Error('This result has no trace to download.');
     }
     if (!this.downloadDestination) {
-      void vscode.window.showInformationMessage(`Kernel Runner: trace saved to ${dest}`, 'Reveal').then((b) => {
+      void notify.info(`Kernel Runner: trace saved to ${dest}`, 'Reveal').then((b) => {
         if (b) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(dest));
       });
     }

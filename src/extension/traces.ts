@@ -6,6 +6,7 @@ import { TraceInputError } from '../trace/index';
 import type { ResultView } from '../webview/protocol';
 import type { ResultsPanel, ResultsPanels } from './resultsPanel';
 import { readPerfettoTrace, type TraceFiles } from './traceFiles';
+import { notify, pickFiles } from './ui';
 
 export class TraceOpener {
   constructor(
@@ -16,7 +17,7 @@ export class TraceOpener {
   async openTrace(uri: vscode.Uri | undefined): Promise<ResultsPanel | undefined> {
     let target = uri;
     if (!target) {
-      const picked = await vscode.window.showOpenDialog({
+      const picked = await pickFiles({
         title: 'Open a rocprof trace: a profile zip, an output folder, a rocpd .db or a CSV',
         canSelectFiles: true,
         canSelectFolders: true,
@@ -57,7 +58,7 @@ export class TraceOpener {
       });
     } catch (err) {
       const msg = err instanceof TraceInputError ? err.message : `Could not summarise ${path}: ${err instanceof Error ? err.message : String(err)}`;
-      void vscode.window.showErrorMessage(`Kernel Runner: ${msg}`);
+      void notify.error(`Kernel Runner: ${msg}`);
       return undefined;
     }
   }

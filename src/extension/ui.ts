@@ -1,6 +1,8 @@
-// The few VS Code UI calls whose outcome a test inside the extension host cannot see or answer: notifications
-// (kept in a short log with their buttons), QuickPicks (a test may answer them) and opening a URL in the browser (a
-// test may take the URL instead). Without a test hook each call is the plain VS Code call. The hooks live at module
+// Every VS Code window.show* call of the extension is made here (ESLint's house/ui-calls keeps it so), because a test
+// inside the extension host cannot see or answer them elsewhere: notifications (kept in a short log with their
+// buttons; a test may answer them), QuickPicks (a test may answer them) and opening a URL in the browser (a test may
+// take the URL instead). Input boxes, file dialogs and showing a document are the plain VS Code calls, here so that
+// one module holds the editor's UI. Without a test hook each call is the plain VS Code call. The hooks live at module
 // level so that they outlast a simulated window reload (deactivate + activate in the same extension host).
 import * as vscode from 'vscode';
 
@@ -73,4 +75,24 @@ export async function pickOne<T extends vscode.QuickPickItem>(items: readonly T[
     return label === undefined ? undefined : items.find((i) => i.label === label && i.kind !== vscode.QuickPickItemKind.Separator);
   }
   return vscode.window.showQuickPick(items, options);
+}
+
+/** showInputBox; undefined when dismissed. */
+export function askText(options: vscode.InputBoxOptions): Thenable<string | undefined> {
+  return vscode.window.showInputBox(options);
+}
+
+/** showOpenDialog; undefined when dismissed. */
+export function pickFiles(options: vscode.OpenDialogOptions): Thenable<vscode.Uri[] | undefined> {
+  return vscode.window.showOpenDialog(options);
+}
+
+/** showSaveDialog; undefined when dismissed. */
+export function pickSaveFile(options: vscode.SaveDialogOptions): Thenable<vscode.Uri | undefined> {
+  return vscode.window.showSaveDialog(options);
+}
+
+/** showTextDocument. */
+export function showDocument(doc: vscode.TextDocument, options: vscode.TextDocumentShowOptions): Thenable<vscode.TextEditor> {
+  return vscode.window.showTextDocument(doc, options);
 }

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import initSqlJs from 'sql.js';
-import type { SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 
 let loading: Promise<SqlJsStatic> | null = null;
 
@@ -26,4 +26,24 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
     loading = null;
   });
   return loading;
+}
+
+/** Runs `sql` and hands each row to onRow (the statement is freed however it ends). */
+export function each(db: Database, sql: string, onRow: (row: SqlValue[]) => void): void {
+  const stmt = db.prepare(sql);
+  try {
+    while (stmt.step()) onRow(stmt.get());
+  } finally {
+    stmt.free();
+  }
+}
+
+/** The column names of a table or view (a view of an older schema may lack some). */
+export function columnsOf(db: Database, view: string): Set<string> {
+  const stmt = db.prepare(`SELECT * FROM ${view} LIMIT 0`);
+  try {
+    return new Set(stmt.getColumnNames());
+  } finally {
+    stmt.free();
+  }
 }

@@ -5,7 +5,7 @@
 import type { AmountDelta, KernelDelta, RangeDelta } from '../core/protocol/traceComparison';
 import type { CompareView } from './compareProtocol';
 import { dataTable, h, svg, type Child, type TableRow } from './dom';
-import { formatCount, formatNs } from './format';
+import { formatCount, formatNs, formatRatio, formatSignedNs } from './format';
 
 export interface CompareActions {
   reveal(side: 'a' | 'b'): void;
@@ -14,21 +14,6 @@ export interface CompareActions {
 const TOP_KERNELS = 40;
 const TOP_BARS = 12;
 const OPEN_CASES = 4;
-
-/** +1.20 ms / −350 ns / ±0: the sign first, always. */
-export function signedNs(ns: number | null | undefined): string {
-  if (ns === null || ns === undefined || !Number.isFinite(ns)) return '–';
-  if (ns === 0) return '±0';
-  return `${ns > 0 ? '+' : '−'}${formatNs(Math.abs(ns))}`;
-}
-
-/** 0.50× (−50%), 3.00× (+200%). */
-export function ratioText(r: number | null | undefined): string {
-  if (r === null || r === undefined || !Number.isFinite(r)) return '–';
-  const pct = (r - 1) * 100;
-  const p = Math.abs(pct) < 0.05 ? '±0%' : `${pct > 0 ? '+' : '−'}${Math.abs(pct) < 10 ? Math.abs(pct).toFixed(1) : Math.round(Math.abs(pct))}%`;
-  return `${r.toFixed(r >= 10 ? 1 : 2)}× (${p})`;
-}
 
 /** `faster` / `slower` / `same` by the change of time (less time is better). */
 function trend(deltaNs: number | null | undefined): 'faster' | 'slower' | 'same' {
@@ -80,7 +65,7 @@ function amountCard(label: string, a: AmountDelta, dataKey: string): HTMLElement
     { class: `card trend-${t}`, 'data-headline': dataKey },
     h('div', { class: 'card-value' }, `${formatNs(a.a)} → ${formatNs(a.b)}`),
     h('div', { class: 'card-label' }, label),
-    h('div', { class: 'card-sub delta' }, a.deltaNs === null ? 'not in both traces' : `${signedNs(a.deltaNs)} · ${ratioText(a.ratio)}`),
+    h('div', { class: 'card-sub delta' }, a.deltaNs === null ? 'not in both traces' : `${formatSignedNs(a.deltaNs)} · ${formatRatio(a.ratio)}`),
   );
 }
 
@@ -128,7 +113,7 @@ function mark(k: KernelDelta): Child {
 }
 
 
-function deltaCell(ns: number | null, text = signedNs(ns)): HTMLElement {
+function deltaCell(ns: number | null, text = formatSignedNs(ns)): HTMLElement {
   return h('span', { class: `delta trend-${trend(ns)}` }, text);
 }
 
@@ -143,7 +128,7 @@ function kernelRows(kernels: KernelDelta[]): TableRow[] {
       formatNs(k.a?.totalNs),
       formatNs(k.b?.totalNs),
       deltaCell(k.deltaTotalNs),
-      k.ratio === null ? '–' : deltaCell(k.deltaTotalNs, ratioText(k.ratio)),
+      k.ratio === null ? '–' : deltaCell(k.deltaTotalNs, formatRatio(k.ratio)),
       formatNs(k.a?.avgNs),
       formatNs(k.b?.avgNs),
       k.deltaAvgNs === null ? '–' : deltaCell(k.deltaAvgNs),
@@ -169,8 +154,8 @@ function renderKernels(kernels: KernelDelta[]): HTMLElement {
 }
 
 function barLabel(k: KernelDelta): string {
-  const what = k.match === 'b-only' ? 'new in B' : k.match === 'a-only' ? 'vanished from B' : ratioText(k.ratio);
-  return `${kernelLabel(k)}: ${signedNs(k.deltaTotalNs)} total (${what})`;
+  const what = k.match === 'b-only' ? 'new in B' : k.match === 'a-only' ? 'vanished from B' : formatRatio(k.ratio);
+  return `${kernelLabel(k)}: ${formatSignedNs(k.deltaTotalNs)} total (${what})`;
 }
 
 /** Shortens a label for the chart's own text (the full name is in the bar's title). */
@@ -205,7 +190,7 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
       svg(
         'text',
         { class: 'bar-value', x: k.deltaTotalNs < 0 ? axis - w - 6 : axis + w + 6, y: y + rowH / 2, 'text-anchor': k.deltaTotalNs < 0 ? 'end' : 'start', 'dominant-baseline': 'central' },
-        signedNs(k.deltaTotalNs),
+        formatSignedNs(k.deltaTotalNs),
       ),
     );
   });
@@ -227,7 +212,7 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
       { class: 'chart-data' },
       h('summary', {}, 'The chart as a table'),
       dataTable('Biggest changes of kernel time', ['kernel', '', 'Δ total', 'B / A'], top.map((k) => ({
-        cells: [h('span', { class: 'kernel-name', title: fullTitle(k) }, kernelLabel(k)), mark(k), deltaCell(k.deltaTotalNs), k.ratio === null ? '–' : ratioText(k.ratio)],
+        cells: [h('span', { class: 'kernel-name', title: fullTitle(k) }, kernelLabel(k)), mark(k), deltaCell(k.deltaTotalNs), k.ratio === null ? '–' : formatRatio(k.ratio)],
       })), 'chart-table'),
     ),
   );
@@ -259,7 +244,7 @@ function renderRanges(view: CompareView): HTMLElement | null {
           formatNs(r.a?.kernelNs),
           formatNs(r.b?.kernelNs),
           deltaCell(r.deltaKernelNs),
-          r.kernelRatio === null ? '–' : deltaCell(r.deltaKernelNs, ratioText(r.kernelRatio)),
+          r.kernelRatio === null ? '–' : deltaCell(r.deltaKernelNs, formatRatio(r.kernelRatio)),
           formatCount(r.a?.kernelCalls),
           formatCount(r.b?.kernelCalls),
         ],

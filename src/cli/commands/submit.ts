@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CliExit } from '../exit';
 import { clientToken, TOKEN_FILE_HELP } from '../runnerToken';
-import { defaultStateDir, generateToken } from '../../core/runnerToken';
+import { defaultStateDir } from '../../core/runnerToken';
 import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
@@ -93,11 +93,10 @@ function relativeTo(cwd: string, file: string): string {
  * long as the command: its isolation check is remembered in the state folder (see runner/isolationCache.ts).
  */
 export async function startEmbedded(): Promise<{ runner: RunningRunner; dataDir: string; token: string }> {
-  const { startRunner } = await import('../../runner/index');
+  const { startEmbeddedRunner } = await import('../../runner/embedded');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'kernel-runner-submit-'));
-  const token = generateToken();
-  const runner = await startRunner({ port: 0, dataDir, heartbeatMs: 5000, token, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
-  return { runner, dataDir, token };
+  const runner = await startEmbeddedRunner({ dataDir, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
+  return { runner, dataDir, token: runner.token };
 }
 
 /** The whole command; resolves to the exit code. */

@@ -1,5 +1,5 @@
 // Text tables for a TraceComparison (the `kernel-runner compare A B` output).
-import { formatNs as formatNsCore } from '../../core/format/index';
+import { formatNs as formatNsCore, formatRatio, formatSignedNs } from '../../core/format/index';
 import type { AmountDelta, KernelDelta, TraceComparison } from '../../core/protocol/traceComparison';
 import { tableLines as table } from './table';
 
@@ -12,17 +12,6 @@ export interface CompareRenderOptions {
 
 const CLI = { align: true, missing: '-' } as const;
 const ns = (v: number | null | undefined): string => formatNsCore(v, CLI);
-
-/** A signed duration: `+1.20 µs`, `-812 ns`, `0 ns`. */
-export function signedNs(v: number | null): string {
-  if (v === null) return '-';
-  return v > 0 ? `+${ns(v)}` : ns(v);
-}
-
-/** b / a as `1.25x`; `-` when either side is missing. */
-export function ratioText(r: number | null): string {
-  return r === null ? '-' : `${r.toFixed(2)}x`;
-}
 
 function cut(s: string, width: number): string {
   return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
@@ -38,8 +27,8 @@ function kernelRows(rows: KernelDelta[], width: number): string[][] {
     k.b ? String(k.b.calls) : '-',
     ns(k.a?.totalNs),
     ns(k.b?.totalNs),
-    signedNs(k.deltaTotalNs),
-    ratioText(k.ratio),
+    formatSignedNs(k.deltaTotalNs, CLI),
+    formatRatio(k.ratio, CLI),
     ns(k.a?.avgNs),
     ns(k.b?.avgNs),
   ]);
@@ -49,7 +38,7 @@ const KERNEL_HEADER = ['Kernel', '', 'A calls', 'B calls', 'A total', 'B total',
 const KERNEL_ALIGN = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] as const;
 
 function amountLine(label: string, d: AmountDelta): string {
-  return `${label}: A ${ns(d.a)}, B ${ns(d.b)}, change ${signedNs(d.deltaNs)} (${ratioText(d.ratio)})`;
+  return `${label}: A ${ns(d.a)}, B ${ns(d.b)}, change ${formatSignedNs(d.deltaNs, CLI)} (${formatRatio(d.ratio, CLI)})`;
 }
 
 export function renderComparison(c: TraceComparison, opts: CompareRenderOptions = {}): string {
@@ -88,8 +77,8 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       r.b ? String(r.b.kernelCalls) : '-',
       ns(r.a?.kernelNs),
       ns(r.b?.kernelNs),
-      signedNs(r.a && r.b ? r.deltaKernelNs : r.a ? -r.a.kernelNs : (r.b?.kernelNs ?? null)),
-      ratioText(r.kernelRatio),
+      formatSignedNs(r.a && r.b ? r.deltaKernelNs : r.a ? -r.a.kernelNs : (r.b?.kernelNs ?? null), CLI),
+      formatRatio(r.kernelRatio, CLI),
       !r.a ? 'new' : !r.b ? 'gone' : '',
     ]);
     out.push(...table(['Range', 'A kernels', 'B kernels', 'A kernel time', 'B kernel time', 'Δ', 'B/A', ''], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));

@@ -34,9 +34,6 @@ export const CLI_REGISTER_HINTS: RegisterHints = {
   reregister: 'run `kernel-runner register discord --reset` (or `github`; leave out --reset if you never registered)',
 };
 
-/** The VS Code command that registers (owned by the extension; named here so messages and the command agree). */
-export const EXTENSION_REGISTER_COMMAND = 'kernelRunner.registerGpuMode';
-export const EXTENSION_REREGISTER_COMMAND = 'kernelRunner.reregisterGpuMode';
 export const EXTENSION_REGISTER_HINTS: RegisterHints = {
   register: 'run "Kernel Runner: Register with GPU MODE" from the Command Palette',
   reregister: 'run "Kernel Runner: Register with GPU MODE" from the Command Palette and choose to re-register',

@@ -8,11 +8,12 @@ import { formatScore } from '../../core/gpumode/results';
 import { runRow, submissionRow } from '../../core/gpumode/submissions';
 import type { RunnerClient } from '../../core/client';
 import type { UserSubmissionDetail, UserSubmissionSummary } from '../../core/protocol/api';
+import { commandId } from '../commandIds';
 import type { Ctx } from '../ctx';
 import { buildSubmissionView } from '../resultModel';
 import type { ResultsPanels } from '../resultsPanel';
 import { clientFor, type ResolvedTarget, type Targets } from '../targets';
-import { notify, pickOne } from '../ui';
+import { notify, pickOne, showDocument } from '../ui';
 
 export const SUBMISSIONS_VIEW_ID = 'kernelRunner.submissions';
 const PAGE = 100;
@@ -46,11 +47,11 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
   /** A client for the current target, or a message node saying why there is none. */
   private async client(): Promise<{ client: RunnerClient; target: ResolvedTarget } | MessageNode> {
     if (this.targets.kind === 'embedded' && !(await this.targets.embeddedUrl())) {
-      return { kind: 'message', text: 'The embedded runner is not started yet', detail: 'Run a file, or select GPU MODE or a server as the target.', icon: 'info', command: { title: 'Select Target', command: 'kernelRunner.selectTarget' } };
+      return { kind: 'message', text: 'The embedded runner is not started yet', detail: 'Run a file, or select GPU MODE or a server as the target.', icon: 'info', command: { title: 'Select Target', command: commandId('selectTarget') } };
     }
     const target = await this.targets.resolve();
     if (target.kind === 'gpumode' && !target.cliId && !target.token) {
-      return { kind: 'message', text: 'Register with GPU MODE to see your submissions', detail: `No cli_id in ${this.targets.popcornConfigPath}`, icon: 'account', command: { title: 'Register', command: 'kernelRunner.registerGpuMode' } };
+      return { kind: 'message', text: 'Register with GPU MODE to see your submissions', detail: `No cli_id in ${this.targets.popcornConfigPath}`, icon: 'account', command: { title: 'Register', command: commandId('registerGpuMode') } };
     }
     return { client: clientFor(target), target };
   }
@@ -81,7 +82,7 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
           text: unregistered ? 'GPU MODE does not know this cli_id: re-register' : 'Could not list submissions',
           detail: text,
           icon: 'error',
-          ...(unregistered ? { command: { title: 'Re-register', command: 'kernelRunner.reregisterGpuMode' } } : {}),
+          ...(unregistered ? { command: { title: 'Re-register', command: commandId('reregisterGpuMode') } } : {}),
         },
       ];
     }
@@ -117,7 +118,7 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
     item.tooltip = tip;
     item.iconPath = new vscode.ThemeIcon(s.done ? 'pass' : 'watch');
     item.contextValue = 'kernelRunner.submission';
-    item.command = { title: 'Show Submission', command: 'kernelRunner.submissions.show', arguments: [node] };
+    item.command = { title: 'Show Submission', command: commandId('submissions.show'), arguments: [node] };
     return item;
   }
 
@@ -139,7 +140,7 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
     }
     const language = LANGUAGES[extname(detail.file_name).toLowerCase()] ?? 'plaintext';
     const doc = await vscode.workspace.openTextDocument({ content: detail.code, language });
-    await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Active });
+    await showDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Active });
     const starts = detail.runs.map((r) => (r.start_time ? Date.parse(r.start_time) : NaN)).filter(Number.isFinite);
     const ends = detail.runs.map((r) => (r.end_time ? Date.parse(r.end_time) : NaN)).filter(Number.isFinite);
     const elapsedS = starts.length && ends.length ? Math.max(0, (Math.max(...ends) - Math.min(...starts)) / 1000) : 0;
@@ -221,7 +222,7 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
     const text = explained instanceof Error ? explained.message : String(explained);
     const actions = isGpuModeError(explained) && explained.type === 'unregistered' ? ['Re-register'] : [];
     void notify.error(`Kernel Runner: ${what}: ${text}`, ...actions).then((pick) => {
-      if (pick === 'Re-register') void vscode.commands.executeCommand('kernelRunner.reregisterGpuMode');
+      if (pick === 'Re-register') void vscode.commands.executeCommand(commandId('reregisterGpuMode'));
     });
   }
 

@@ -5,7 +5,7 @@
 import type { Database } from 'sql.js';
 import { RangeAttributor, RangeIndex } from '../ranges';
 import { isMarkerDomain, type RunTables } from '../tables';
-import { columnsOf, each } from './rocpd';
+import { columnsOf, each } from '../sqlite';
 
 /** Fills `tables.markers[*].kernels` when the database has marker ranges and dispatches. */
 export function attributeRocpdRanges(db: Database, views: Set<string>, tables: RunTables): void {

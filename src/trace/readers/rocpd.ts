@@ -4,7 +4,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { AgentState, TraceAccumulator } from '../accumulator';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
-import { loadSqlJs } from '../sqlite';
+import { columnsOf, each, loadSqlJs } from '../sqlite';
 import { LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
 import { attributeRocpdRanges } from './rangeRocpd';
 import { gpuEndOfCopy } from './rocprofv3Csv';
@@ -253,22 +253,4 @@ function objects(db: Database, sql: string): Array<Record<string, SqlValue>> {
     stmt.free();
   }
   return out;
-}
-
-export function each(db: Database, sql: string, onRow: (row: SqlValue[]) => void): void {
-  const stmt = db.prepare(sql);
-  try {
-    while (stmt.step()) onRow(stmt.get());
-  } finally {
-    stmt.free();
-  }
-}
-
-export function columnsOf(db: Database, view: string): Set<string> {
-  const stmt = db.prepare(`SELECT * FROM ${view} LIMIT 0`);
-  try {
-    return new Set(stmt.getColumnNames());
-  } finally {
-    stmt.free();
-  }
 }

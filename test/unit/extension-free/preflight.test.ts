@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeBlocking, hasDirectives, preflight } from '../../../src/extension/preflight';
+import { describeBlocking, hasDirectives, preflight } from '../../../src/core/gpumode/preflight';
 
 const gpumode = { gpumode: true };
 

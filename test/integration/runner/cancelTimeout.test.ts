@@ -4,9 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expandOutput, jobEventSchema, outputEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { jobEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { holdTimers } from '../../support/heldClock';
-import { graceful, marker, pidAlive, post, problemsDir, readSse, startTestRunner, tempDir, terminal, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
+import { graceful, jobIdOf, marker, pidAlive, post, problemsDir, readSse, startTestRunner, tempDir, terminal, untilPrinted, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
 
 // The jobs' timeouts are the test's to fire (once the program is where the test wants it), however slow the machine.
 const clock = holdTimers();
@@ -51,15 +51,9 @@ async function jobRecord(runner: TestRunner, id: number): Promise<JobRecord> {
   return (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
 }
 
-/** The id of the job of `fileName` (just submitted), once its program has printed `line`. */
-async function printed(runner: TestRunner, fileName: string, line: string): Promise<number> {
-  const id = await waitFor(`job ${fileName}`, async () => {
-    const list = (await (await fetch(`${runner.url}/user/submissions`)).json()) as Array<{ id: number; file_name: string }>;
-    return list.find((s) => s.file_name === fileName)?.id;
-  });
-  const events = await readSse(await fetch(`${runner.url}/jobs/${id}/events`), (ev) => ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === line));
-  assert.equal(events.at(-1)?.event, 'output', `${fileName} printed ${line}`);
-  return id;
+/** Once the program of the job sent as `fileName` has printed `line`. */
+async function printed(runner: TestRunner, fileName: string, line: string): Promise<void> {
+  await untilPrinted(runner.url, await jobIdOf(runner.url, fileName), line);
 }
 
 describe('timeouts', () => {

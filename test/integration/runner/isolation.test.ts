@@ -18,7 +18,7 @@ import { expandOutput, outputEventSchema, resultEventSchema, type JobRecord } fr
 import { detectIsolation, type IsolationKind } from '../../../src/runner/isolation';
 import { createLocalExecutor, type ExecRequest } from '../../../src/runner/executors';
 import { holdTimers } from '../../support/heldClock';
-import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, withMarker, type TestRunner } from './helpers';
+import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, untilPrinted, waitFor, withMarker, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
 const GRACE_MS = 1000;
@@ -83,7 +83,7 @@ async function jobRecord(runner: { url: string }, id: number): Promise<JobRecord
 async function startJob(url: string, fileName: string, content: string, mark: string, count = 1, mode = 'test'): Promise<{ id: number; pids: number[] }> {
   const accepted = (await (await post(`${url}/submission/script/CPU/${mode}`, { fileName, content })).json()) as { details: { id: number } };
   const id = accepted.details.id;
-  await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === 'started'));
+  await untilPrinted(url, id, 'started');
   const pids = await waitFor(`the job's marked process`, () => {
     const found = withMarker(mark);
     return found.length >= count ? found : undefined;

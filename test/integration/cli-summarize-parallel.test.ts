@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureKernelTrace } from '../../bench/kernelTraceData';
-import { ensureBuilt } from './submit/helpers';
+import { ensureBuiltWith } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
 const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-parallel-'));
 
 before(() => {
-  ensureBuilt('dist/trace-worker.cjs');
+  ensureBuiltWith('dist/trace-worker.cjs');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

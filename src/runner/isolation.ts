@@ -123,10 +123,13 @@ function isScript(file: string): boolean {
   }
 }
 
-/** Runs the command; its standard output when it succeeded, else null. */
+/**
+ * Runs the command; its standard output when it succeeded, else null. A busy machine can take several seconds to
+ * start it: a short limit quietly gave a loaded runner the weaker isolation.
+ */
 function probe(command: string, args: string[]): string | null {
   try {
-    return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000, encoding: 'utf8' });
+    return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000, encoding: 'utf8' });
   } catch {
     return null;
   }

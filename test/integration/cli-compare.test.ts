@@ -4,13 +4,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { traceComparisonSchema } from '../../src/core/protocol/traceComparison';
 import { tempDir } from '../unit/trace/helpers';
 import { A, B, C, LAUNCHES, writeRun, type Launch } from '../unit/trace/rangeRuns';
+import { ensureBuilt } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
@@ -21,10 +22,7 @@ let runA = '';
 let runB = '';
 
 before(() => {
-  if (!existsSync(cli) || !existsSync(path.join(repoRoot, 'dist/sql-wasm.wasm'))) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
+  ensureBuilt();
   runA = tempDir('cli-cmp-a');
   runB = tempDir('cli-cmp-b');
   dirs.push(runA, runB);

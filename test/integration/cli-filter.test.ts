@@ -2,10 +2,11 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
@@ -13,10 +14,7 @@ const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
 const ESC = '\x1b';
 
 before(() => {
-  if (!existsSync(cli)) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
+  ensureBuilt();
 });
 
 function runFilter(args: string[], input: Buffer | string) {

@@ -4,7 +4,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ZipArchive } from 'archiver';
 import { builtCodeObjects, compilerFigures, skipCodeObjects } from '../support/codeObjects';
 import { tempDirsRemovedAfter } from '../support/tempDirs';
+import { ensureBuilt } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
@@ -20,10 +21,7 @@ const built = () => builtCodeObjects();
 const tempDir = tempDirsRemovedAfter('kr-cli-isa-');
 
 before(() => {
-  if (!existsSync(cli)) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
+  ensureBuilt();
 });
 
 function isa(args: string[], env: NodeJS.ProcessEnv = {}) {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileCacheDir } from '../../src/cli/compileCache';
+import { ensureBuilt } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
@@ -15,10 +16,7 @@ const cli = path.join(repoRoot, 'dist/cli.cjs');
 const nodeCompileCache = Number(process.versions.node.split('.')[0]) >= 22;
 
 before(() => {
-  if (!existsSync(cli)) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
+  ensureBuilt();
 });
 
 function filter(cacheHome: string, extraEnv: Record<string, string> = {}) {

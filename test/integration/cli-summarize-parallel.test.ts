@@ -3,21 +3,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureKernelTrace } from '../../bench/kernelTraceData';
+import { ensureBuiltWith } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
 const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-parallel-'));
 
 before(() => {
-  if (!existsSync(cli) || !existsSync(path.join(repoRoot, 'dist/trace-worker.cjs'))) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
+  ensureBuiltWith('dist/trace-worker.cjs');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

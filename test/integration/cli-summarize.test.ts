@@ -3,7 +3,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { ZipArchive } from 'archiver';
 import { traceSummarySchema } from '../../src/core/protocol/traceSummary';
+import { ensureBuilt } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
@@ -18,10 +19,7 @@ const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
 const DB = path.join(fixtures, 'batched_gemm__28_results.db');
 
 before(() => {
-  if (!existsSync(cli) || !existsSync(path.join(repoRoot, 'dist/sql-wasm.wasm'))) {
-    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-    assert.equal(r.status, 0, 'build failed');
-  }
+  ensureBuilt();
 });
 
 function summarize(...args: string[]) {

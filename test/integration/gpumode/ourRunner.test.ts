@@ -55,7 +55,8 @@ test('background route + polling to the end: runs with the secret copy, ranked s
   const score = rankedScoreOfSubmission(detail);
   assert.ok(score && score.seconds > 0, JSON.stringify(detail.runs.map((r) => [r.mode, r.secret, r.score])));
   assert.equal(score.source, 'run');
-  if (result.results.length > 1) assert.ok(detail.runs.some((r) => r.secret));
+  assert.equal(result.results.length, 2, 'the public run and its secret copy');
+  assert.ok(detail.runs.some((r) => r.secret && r.mode === 'leaderboard'), JSON.stringify(detail.runs.map((r) => [r.mode, r.secret])));
 });
 
 test('profile over the streaming route: archives saved per run (never overwritten) and summarised', async (t) => {

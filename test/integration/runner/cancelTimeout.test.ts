@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { jobEventSchema, resultEventSchema, statusEventSchema, type JobRecord } from '../../../src/core/protocol/api';
-import { graceful, marker, pidAlive, post, problemsDir, readSse, startTestRunner, submitAndRead, tempDir, terminal, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
+import { holdTimers } from '../../support/heldClock';
+import { graceful, jobIdOf, marker, pidAlive, post, problemsDir, readSse, startTestRunner, tempDir, terminal, untilPrinted, waitFor, withMarker, type SseEvent, type TestRunner } from './helpers';
 
-
+// The jobs' timeouts are the test's to fire (once the program is where the test wants it), however slow the machine.
+const clock = holdTimers();
+after(() => clock.release());
 
 /** The two marked processes of a job, once both are there (the program and its grandchild). */
 async function markedPair(mark: string, timeoutMs = 10_000, everyMs = 50): Promise<number[]> {
@@ -48,25 +51,37 @@ async function jobRecord(runner: TestRunner, id: number): Promise<JobRecord> {
   return (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
 }
 
+/** Once the program of the job sent as `fileName` has printed `line`. */
+async function printed(runner: TestRunner, fileName: string, line: string): Promise<void> {
+  await untilPrinted(runner.url, await jobIdOf(runner.url, fileName), line);
+}
+
 describe('timeouts', () => {
   let runner: TestRunner;
+  // a program that finishes on SIGINT ends the grace period itself: give it all the time a loaded machine needs
+  let patient: TestRunner;
   before(async () => {
-    runner = await startTestRunner({ scriptTimeoutSec: 3, killGraceMs: 400 });
+    runner = await startTestRunner({ scriptTimeoutSec: clock.seconds, killGraceMs: 400 });
+    patient = await startTestRunner({ scriptTimeoutSec: clock.seconds, killGraceMs: 120_000 });
   });
-  after(() => runner.dispose());
+  after(async () => {
+    await runner.dispose();
+    await patient.dispose();
+  });
 
   test('a timed-out job and its grandchild are both gone afterwards (SIGINT ignored -> SIGKILL)', async () => {
     const mark = marker();
     try {
       const reading = readSse(await post(`${runner.url}/script/CPU/test`, { fileName: 'stubborn.py', content: stubborn(mark), extensions: true }));
-      // found while the job runs (both live until the SIGKILL, 3.4 s after the start, time enough for a loaded machine to start both): look often
-      const [pid, grandchild] = await markedPair(mark, 10_000, 10);
+      const [pid, grandchild] = await markedPair(mark, 60_000);
+      await printed(runner, 'stubborn.py', 'started');
+      assert.equal(clock.fire(), 1, 'the job timed out now');
       const events = await reading;
       const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 114);
       assert.equal(run.passed, false);
       assert.equal(run.stdout, 'started\n');
-      assert.match(run.stderr, /timed out after 3 s: sent SIGINT to the process group, SIGKILL after 0\.4 s/);
+      assert.match(run.stderr, new RegExp(`timed out after ${clock.seconds} s: sent SIGINT to the process group, SIGKILL after 0\\.4 s`));
       await waitFor('both processes to be gone', () => (!pidAlive(pid!) && !pidAlive(grandchild!) ? true : undefined), 5000);
       assert.deepEqual(withMarker(mark), []);
       const job = jobEventSchema.parse(events[0]!.data);
@@ -77,7 +92,10 @@ describe('timeouts', () => {
   });
 
   test('SIGINT comes first: a program that finishes on SIGINT gets to write its output', async () => {
-    const events = await readSse(await post(`${runner.url}/script/CPU/test`, { fileName: 'graceful.py', content: graceful, extensions: true }));
+    const reading = readSse(await post(`${patient.url}/script/CPU/test`, { fileName: 'graceful.py', content: graceful, extensions: true }));
+    await printed(patient, 'graceful.py', 'working');
+    assert.equal(clock.fire(), 1);
+    const events = await reading;
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.stdout, 'working\ngot SIGINT, writing files\n');
     assert.equal(run.exit_code, 114);
@@ -88,13 +106,13 @@ describe('per-mode timeouts from task.yml', () => {
   let runner: TestRunner;
   let problems: string;
   before(async () => {
-    // the example problem with a 1 s test_timeout (the runner's default would be 180 s)
+    // the example problem with its own test_timeout (the runner's default would be 180 s)
     problems = tempDir('kr-problems-');
     for (const f of ['eval.py', 'utils.py']) copyFileSync(path.join(problemsDir, f), path.join(problems, f));
     const dir = path.join(problems, 'vectoradd_py');
     cpSync(path.join(problemsDir, 'vectoradd_py'), dir, { recursive: true });
     const yml = readFileSync(path.join(dir, 'task.yml'), 'utf8');
-    writeFileSync(path.join(dir, 'task.yml'), yml.replace(/^test_timeout: \d+$/m, 'test_timeout: 1'));
+    writeFileSync(path.join(dir, 'task.yml'), yml.replace(/^test_timeout: \d+$/m, `test_timeout: ${clock.seconds}`));
     runner = await startTestRunner({ problemsDir: problems, killGraceMs: 300 });
   });
   after(async () => {
@@ -104,11 +122,14 @@ describe('per-mode timeouts from task.yml', () => {
 
   test('a submission that hangs in test mode is stopped after the task\'s test_timeout', async () => {
     const hang = readFileSync(path.join(problemsDir, 'vectoradd_py/solutions/slow/hang.py'), 'utf8');
-    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/test`, { fileName: 'hang.py', content: hang, extensions: true });
+    const reading = readSse(await post(`${runner.url}/vectoradd_py/CPU/test`, { fileName: 'hang.py', content: hang, extensions: true }));
+    await printed(runner, 'hang.py', 'hang: sleeping forever');
+    assert.equal(clock.fire(), 1);
+    const events = await reading;
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.exit_code, 114);
     assert.equal(run.passed, false);
-    assert.match(run.stderr, /timed out after 1 s: sent SIGINT to the process group, SIGKILL after 0\.3 s/);
+    assert.match(run.stderr, new RegExp(`timed out after ${clock.seconds} s: sent SIGINT to the process group, SIGKILL after 0\\.3 s`));
     assert.match(run.stdout, /hang: sleeping forever/);
     const job = jobEventSchema.parse(events[0]!.data);
     assert.equal((await jobRecord(runner, job.job_id)).state, 'timed_out');

@@ -188,12 +188,15 @@ describe('uploads and connections (short timeouts)', () => {
     await healthy(runner);
   });
 
-  test('a streaming answer outlives the body idle timeout', async () => {
-    const res = await fetch(`${runner.url}/script/CPU/test`, {
+  test('a streaming answer outlives the body idle timeout', async (t) => {
+    // a limit a busy machine's upload of a few bytes keeps to, and no heartbeat that would keep the socket busy
+    const idle = await startTestRunner({ bodyIdleTimeoutMs: 2000, heartbeatMs: 60_000 });
+    t.after(() => idle.dispose());
+    const res = await fetch(`${idle.url}/script/CPU/test`, {
       method: 'POST',
       body: (() => {
         const fd = new FormData();
-        fd.append('file', new Blob(['import time\ntime.sleep(1.2)\nprint("done")\n']), 'slow.py');
+        fd.append('file', new Blob(['import time\ntime.sleep(2.5)\nprint("done")\n']), 'slow.py');
         return fd;
       })(),
     });

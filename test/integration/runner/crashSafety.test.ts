@@ -147,7 +147,9 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
     assert.ok(!allIds.some((id) => id > highest - 40 && id <= highest), 'the lost frames are not renumbered into ids the client saw');
     // what the first client saw and what is on disk agree where both have it: no id names two events
     const onDisk = new Map(all.map((e) => [e.id, e.raw]));
-    for (const e of seen) if (onDisk.has(e.id)) assert.equal(onDisk.get(e.id), e.raw, `event ${e.id}`);
+    const onBoth = seen.filter((e) => onDisk.has(e.id));
+    assert.ok(onBoth.length > 0, 'some events the client saw are on disk');
+    assert.deepEqual(onBoth.map((e) => [e.id, onDisk.get(e.id)]), onBoth.map((e) => [e.id, e.raw]));
     await waitFor('the job left behind by the killed runner to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 10_000);
     assert.deepEqual(withMarker(mark), []);
   } finally {
@@ -194,7 +196,7 @@ test('kernel-runner submit against a runner gone for good ends after a bounded n
     assert.match(stderr, /kernel-runner submissions show \d+ --server http:\/\/127\.0\.0\.1:\d+/, stderr);
     assert.match(stderr, /GET http:\/\/127\.0\.0\.1:\d+\/jobs\/\d+ shows it later/, stderr);
     const named = /Gave up following job (\d+)/.exec(stderr)?.[1];
-    if (Number.isFinite(jobId)) assert.equal(Number(named), jobId);
+    assert.equal(Number(named), jobId);
     const attempts = stderr.split('\n').filter((l) => /resuming job \d+ after event/.test(l)).length;
     assert.ok(attempts <= 20, `reconnected ${attempts} times`);
     assert.ok(took < 90_000, `ended after ${took} ms`);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
-import { EXTENSIONS_HEADER } from '../../../src/core/protocol/api';
+import { EXTENSIONS_HEADER, expandOutput, outputEventSchema } from '../../../src/core/protocol/api';
 import { startRunner, type RunnerOptions, type RunningRunner } from '../../../src/runner/index';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -132,7 +132,23 @@ export function terminal(events: SseEvent[]): SseEvent {
   return last;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+/** The id of the job submitted as `fileName` (once the runner lists it): for a job sent on the streaming route. */
+export async function jobIdOf(url: string, fileName: string): Promise<number> {
+  return waitFor(`the job of ${fileName}`, async () => {
+    const list = (await (await fetch(`${url}/user/submissions`)).json()) as Array<{ id: number; file_name: string }>;
+    return list.find((s) => s.file_name === fileName)?.id;
+  });
+}
+
+/** Reads the job's events until its program has printed `line`; fails if the job ended without it. */
+export async function untilPrinted(url: string, id: number, line: string): Promise<void> {
+  const isLine = (ev: SseEvent) => ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === line);
+  const events = await readSse(await fetch(`${url}/jobs/${id}/events`), isLine);
+  if (!events.some(isLine)) throw new Error(`job ${id} ended without printing ${JSON.stringify(line)}: ${events.map((e) => e.raw).join('\n')}`);
+}
+
+/** Polls `probe` until it gives a value; the limit only ends a wait for something that never comes (a busy machine is slow). */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 120_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

@@ -17,11 +17,14 @@ import { createInterface } from 'node:readline';
 import { expandOutput, outputEventSchema, resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation, type IsolationKind } from '../../../src/runner/isolation';
 import { createLocalExecutor, type ExecRequest } from '../../../src/runner/executors';
-import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, waitFor, withMarker, type TestRunner } from './helpers';
+import { holdTimers } from '../../support/heldClock';
+import { pidAlive, post, readSse, repoRoot, startTestRunner, tempDir, terminal, testBin, untilPrinted, waitFor, withMarker, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
 const GRACE_MS = 1000;
-const TIMEOUT_SEC = 2;
+// The jobs' timeouts are the test's to fire, once the job is where the test wants it, however slow the machine.
+const clock = holdTimers();
+after(() => clock.release());
 
 /** A marker no other process on the machine has: `sleep 300.<digits>` sleeps 300 s all the same. */
 function marker(): string {
@@ -37,7 +40,25 @@ print("started", flush=True)
 ${then}
 `;
 
-/** A classic daemon: double fork, setsid, stdio closed, then sleeps; the job's main process exits after 1 s. */
+/**
+ * A main process that exits (0) when the test sends it SIGUSR1, found from outside by `mainMark` in its command line
+ * (it starts itself again with it, same pid); goes first in a program.
+ */
+const exitsOnSignal = (mainMark: string) => `
+import os, signal, sys
+if "${mainMark}" not in sys.argv:
+    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "${mainMark}"])
+signal.signal(signal.SIGUSR1, lambda *_: sys.exit(0))
+`;
+
+/** Ends the main process of `exitsOnSignal(mainMark)`. */
+function endMain(mainMark: string): void {
+  const [main, ...others] = withMarker(mainMark);
+  assert.ok(main !== undefined && others.length === 0, `one main process marked ${mainMark}`);
+  process.kill(main, 'SIGUSR1');
+}
+
+/** A classic daemon: double fork, setsid, stdio closed, then sleeps; the job's main process sleeps `mainSleep` s. */
 const daemonising = (mark: string, mainSleep: number) => `
 import os, sys, time
 if os.fork() == 0:
@@ -59,10 +80,10 @@ async function jobRecord(runner: { url: string }, id: number): Promise<JobRecord
 }
 
 /** Submits in the background, waits for the program's "started" line and for the marked processes to show up. */
-async function startJob(url: string, fileName: string, content: string, mark: string, count = 1): Promise<{ id: number; pids: number[] }> {
-  const accepted = (await (await post(`${url}/submission/script/CPU/test`, { fileName, content })).json()) as { details: { id: number } };
+async function startJob(url: string, fileName: string, content: string, mark: string, count = 1, mode = 'test'): Promise<{ id: number; pids: number[] }> {
+  const accepted = (await (await post(`${url}/submission/script/CPU/${mode}`, { fileName, content })).json()) as { details: { id: number } };
   const id = accepted.details.id;
-  await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === 'started'));
+  await untilPrinted(url, id, 'started');
   const pids = await waitFor(`the job's marked process`, () => {
     const found = withMarker(mark);
     return found.length >= count ? found : undefined;
@@ -97,7 +118,7 @@ for (const mode of modes) {
   describe(`isolation: ${mode}`, { skip: available ? false : `${mode} is not available here` }, () => {
     let runner: TestRunner;
     before(async () => {
-      runner = await startTestRunner({ env, scriptTimeoutSec: TIMEOUT_SEC, killGraceMs: GRACE_MS });
+      runner = await startTestRunner({ env, scriptTimeoutSec: clock.seconds, killGraceMs: GRACE_MS });
       assert.equal(runner.info.isolation.kind, mode);
       assert.ok(runner.info.isolation.description.length > 0);
     });
@@ -106,11 +127,11 @@ for (const mode of modes) {
     test('(a) a setsid child holding stdout: the timed-out job ends within the grace period and nothing of it is left', async () => {
       const mark = marker();
       try {
-        const started = Date.now();
-        const { id, pids } = await startJob(runner.url, 'a.py', setsidKeepingStdout(mark, 'time.sleep(60)'), mark);
-        const rec = await ended(runner, id, TIMEOUT_SEC * 1000 + GRACE_MS + 10_000);
+        const { id, pids } = await startJob(runner.url, 'a.py', setsidKeepingStdout(mark, 'time.sleep(600)'), mark);
+        assert.equal(clock.fire(), 1, 'the job timed out now');
+        // ended with the grace period, not with the child (which sleeps 300 s)
+        const rec = await ended(runner, id, GRACE_MS + 60_000);
         assert.equal(rec.state, 'timed_out');
-        assert.ok(Date.now() - started < TIMEOUT_SEC * 1000 + GRACE_MS + 10_000);
         const result = resultEventSchema.parse(terminal(await readSse(await fetch(`${runner.url}/jobs/${id}/events`))).data);
         assert.equal(result.results[0]!.runs.test!.run!.exit_code, 114, 'the run timed out');
         for (const pid of pids) assert.equal(pidAlive(pid), false, `pid ${pid} (setsid sleep) is gone`);
@@ -123,8 +144,11 @@ for (const mode of modes) {
     test('(a) a setsid child holding stdout: the main process exits and the job ends at once, the child with it', async () => {
       const mark = marker();
       try {
-        const { id, pids } = await startJob(runner.url, 'a2.py', setsidKeepingStdout(mark, 'time.sleep(1)'), mark);
-        const rec = await ended(runner, id, GRACE_MS + 10_000);
+        const mainMark = marker();
+        const { id, pids } = await startJob(runner.url, 'a2.py', exitsOnSignal(mainMark) + setsidKeepingStdout(mark, 'time.sleep(600)'), mark);
+        endMain(mainMark);
+        // ended with the main process, not with the child (which sleeps 300 s)
+        const rec = await ended(runner, id, GRACE_MS + 60_000);
         assert.equal(rec.state, 'succeeded');
         const result = resultEventSchema.parse(terminal(await readSse(await fetch(`${runner.url}/jobs/${id}/events`))).data);
         const run = result.results[0]!.runs.test!.run!;
@@ -139,10 +163,12 @@ for (const mode of modes) {
     test('(b) a daemonised child (double fork, setsid, stdio closed) does not outlive its finished job', async () => {
       const mark = marker();
       try {
-        const { id, pids } = await startJob(runner.url, 'b.py', daemonising(mark, 1), mark);
-        const rec = await ended(runner, id, GRACE_MS + 10_000);
+        const mainMark = marker();
+        const { id, pids } = await startJob(runner.url, 'b.py', exitsOnSignal(mainMark) + daemonising(mark, 600), mark);
+        endMain(mainMark);
+        const rec = await ended(runner, id, GRACE_MS + 60_000);
         assert.equal(rec.state, 'succeeded');
-        await waitFor('the daemon to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), GRACE_MS + 2000);
+        await waitFor('the daemon to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), GRACE_MS + 30_000);
         assert.deepEqual(withMarker(mark), []);
       } finally {
         killLeftovers(mark);
@@ -154,7 +180,7 @@ for (const mode of modes) {
       const daemonMark = marker();
       try {
         // the main process ignores SIGINT, so only the SIGKILL after the grace period ends it
-        const content = setsidKeepingStdout(mark, `import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${daemonising(daemonMark, 60)}`);
+        const content = setsidKeepingStdout(mark, `import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n${daemonising(daemonMark, 600)}`);
         const { id, pids } = await startJob(runner.url, 'c.py', content, mark);
         const daemons = await waitFor('the daemon', () => {
           const found = withMarker(daemonMark);
@@ -164,7 +190,8 @@ for (const mode of modes) {
         const res = await fetch(`${runner.url}/jobs/${id}`, { method: 'DELETE' });
         assert.equal(res.status, 200);
         assert.equal(((await res.json()) as { state: string }).state, 'cancelled');
-        assert.ok(Date.now() - asked < GRACE_MS + 5000, `DELETE took ${Date.now() - asked} ms`);
+        // with the grace period, not with the main process (which sleeps 600 s)
+        assert.ok(Date.now() - asked < GRACE_MS + 60_000, `DELETE took ${Date.now() - asked} ms`);
         for (const pid of [...pids, ...daemons]) assert.equal(pidAlive(pid), false, `pid ${pid} is gone`);
         assert.deepEqual([...withMarker(mark), ...withMarker(daemonMark)], []);
       } finally {
@@ -197,7 +224,7 @@ for (const mode of modes) {
         await once(server, 'exit');
         const runner = await startTestRunner({ dataDir, env });
         try {
-          await waitFor('nothing of the old job left', () => ([...pids, ...daemons].every((p) => !pidAlive(p)) ? true : undefined), 5000);
+          await waitFor('nothing of the old job left', () => ([...pids, ...daemons].every((p) => !pidAlive(p)) ? true : undefined), 30_000);
           assert.deepEqual([...withMarker(mark), ...withMarker(daemonMark)], []);
           const rec = await jobRecord(runner, id);
           assert.equal(rec.state, 'interrupted');
@@ -215,14 +242,16 @@ for (const mode of modes) {
 
     test('(e) profile mode: the stand-in rocprofv3 still gets SIGINT first and finalises its outputs on timeout', async () => {
       const profEnv = { ...env, PATH: `${testBin}${path.delimiter}${env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'all' };
-      const profRunner = await startTestRunner({ env: profEnv, profiler: 'rocprofv3', scriptTimeoutSec: 1, killGraceMs: 5000 });
+      // the profiler ends the grace period itself once its files are written: all the time a loaded machine needs
+      const profRunner = await startTestRunner({ env: profEnv, profiler: 'rocprofv3', scriptTimeoutSec: clock.seconds, killGraceMs: 120_000 });
       const mark = marker();
       try {
-        const res = await post(`${profRunner.url}/script/CPU/profile`, { fileName: 'slow.py', content: setsidKeepingStdout(mark, 'time.sleep(60)'), extensions: true });
-        const events = await readSse(res);
+        const { id } = await startJob(profRunner.url, 'slow.py', setsidKeepingStdout(mark, 'time.sleep(600)'), mark, 1, 'profile');
+        assert.equal(clock.fire(), 1, 'the job timed out now');
+        const events = await readSse(await fetch(`${profRunner.url}/jobs/${id}/events`));
         const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
         assert.equal(ev.run!.exit_code, 114);
-        assert.match(ev.run!.stderr, /timed out after 1 s: sent SIGINT to the process group/);
+        assert.match(ev.run!.stderr, new RegExp(`timed out after ${clock.seconds} s: sent SIGINT to the process group`));
         const link = /what the profiler wrote is at (\S+)/.exec(ev.run!.stderr);
         assert.ok(link, ev.run!.stderr);
         const zip = Buffer.from(await (await fetch(link[1]!)).arrayBuffer());

@@ -25,7 +25,16 @@ test('serve prints where it listens and what it serves, and stops cleanly on SIG
     const lines = createInterface({ input: server.stdout! });
     const out: string[] = [];
     lines.on('line', (l) => out.push(l));
-    await waitFor('startup lines', () => (out.some((l) => l.includes('auth:')) ? true : undefined));
+    // however long a busy machine takes to start it (tsx compiles the CLI first), until it says or exits
+    await new Promise<void>((resolve, reject) => {
+      const early = (code: number | null) => reject(new Error(`serve exited (${code}) before its startup lines: ${out.join('\n')}`));
+      server.once('exit', early);
+      lines.on('line', (l) => {
+        if (!l.includes('auth:')) return;
+        server.off('exit', early);
+        resolve();
+      });
+    });
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out[0]!)?.[1];
     assert.ok(url, out.join('\n'));
     const text = out.join('\n');

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
-import { EXTENSIONS_HEADER, expandOutput, outputEventSchema } from '../../../src/core/protocol/api';
-import { form, startTestRunner } from './helpers';
+import { EXTENSIONS_HEADER, expandOutput, outputEventSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { form, startTestRunner, waitFor, type TestRunner } from './helpers';
 
 const program = `
 import sys
@@ -14,12 +14,27 @@ for i in range(400000):
 print("the end")
 `;
 
-async function readSlowly(res: Response, pauseMs: number): Promise<Array<{ id: number; event: string; data: string }>> {
+/**
+ * Once the runner has moved a reader to the job's log (logged), or else the job has ended (its program printed all of
+ * its ~20 MB meanwhile): however long a busy machine takes for either.
+ */
+async function movedOrEnded(runner: TestRunner, logs: string[], fileName: string): Promise<void> {
+  await waitFor(`a reader moved to the log or the job of ${fileName} ended`, async () => {
+    if (logs.some((l) => / a client is /.test(l))) return true;
+    const list = (await (await fetch(`${runner.url}/user/submissions`)).json()) as Array<{ id: number; file_name: string }>;
+    const id = list.find((s) => s.file_name === fileName)?.id;
+    if (id === undefined) return undefined;
+    const rec = (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
+    return rec.state === 'running' || rec.state === 'queued' ? undefined : true;
+  }, 300_000);
+}
+
+async function readSlowly(res: Response, holdBack: Promise<void>): Promise<Array<{ id: number; event: string; data: string }>> {
   const events: Array<{ id: number; event: string; data: string }> = [];
   const parser = createParser({ onEvent: (m) => events.push({ id: Number(m.id), event: m.event ?? 'message', data: m.data }) });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  await sleep(pauseMs); // the program prints ~20 MB meanwhile: far past the backlog limit
+  await holdBack; // reads nothing until then: the program prints ~20 MB meanwhile, far past the backlog limits
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -41,7 +56,8 @@ function assertEveryEventOnce(events: Array<{ id: number; event: string; data: s
 
 for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
   test(`${route}: a slow reader gets every event once, in order, on one connection`, async () => {
-    const runner = await startTestRunner({ maxClientBacklogBytes: 256 * 1024 });
+    const logs: string[] = [];
+    const runner = await startTestRunner({ maxClientBacklogBytes: 256 * 1024, log: (line) => logs.push(line) });
     try {
       let res: Response;
       if (route === 'the streaming POST') {
@@ -51,7 +67,7 @@ for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
         res = await fetch(`${runner.url}/jobs/${accepted.details.id}/events`);
       }
       assert.equal(res.status, 200);
-      assertEveryEventOnce(await readSlowly(res, 1500));
+      assertEveryEventOnce(await readSlowly(res, movedOrEnded(runner, logs, 'slow.py')));
     } finally {
       await runner.dispose();
     }
@@ -66,7 +82,8 @@ test('readers that hold back together past the runner\'s budget continue from th
     const accepted = (await (await fetch(`${runner.url}/submission/script/CPU/test`, { method: 'POST', body: form('slow.py', program) })).json()) as { details: { id: number } };
     const id = accepted.details.id;
     const readers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${runner.url}/jobs/${id}/events`)));
-    const streams = await Promise.all(readers.map((res) => readSlowly(res, 1500)));
+    const heldBack = movedOrEnded(runner, logs, 'slow.py');
+    const streams = await Promise.all(readers.map((res) => readSlowly(res, heldBack)));
     for (const events of streams) assertEveryEventOnce(events);
     const moved = logs.filter((l) => l.startsWith(`job ${id}: a client is `));
     assert.ok(moved.length >= 1, `a reader was moved to the log: ${logs.join(' | ')}`);

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { resultEventSchema, userSubmissionDetailSchema, type ResultEvent, type UserSubmissionDetail } from '../../../src/core/protocol/api';
-import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
+import { holdTimers } from '../../support/heldClock';
+import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, untilPrinted, waitFor, type TestRunner } from './helpers';
 
 const fixture = path.join(repoRoot, 'test/fixtures/reference-kernels/problems');
 const sumlist = path.join(fixture, 'kr/sumlist_py');
@@ -34,10 +35,12 @@ function popcornCliShows(detail: UserSubmissionDetail): { kind: 'error'; text: s
   return { kind: 'runs', runs: detail.runs.map((r) => ({ mode: r.mode, secret: r.secret, passed: r.passed, score: r.score })) };
 }
 
-async function submitBackground(runner: TestRunner, lb: string, mode: string, fileName: string, content: string): Promise<UserSubmissionDetail> {
+/** Submits in the background; `whileRunning` is awaited (with the job's id) before the wait for the job to be done. */
+async function submitBackground(runner: TestRunner, lb: string, mode: string, fileName: string, content: string, whileRunning?: (id: number) => Promise<void>): Promise<UserSubmissionDetail> {
   const res = await post(`${runner.url}/submission/${lb}/MI300/${mode}`, { fileName, content });
   assert.equal(res.status, 202, await res.clone().text());
   const id = ((await res.json()) as { details: { id: number } }).details.id;
+  await whileRunning?.(id);
   return waitFor(
     `submission ${id}`,
     async () => {
@@ -171,44 +174,53 @@ describe('job status and runs as upstream gives them', () => {
 });
 
 describe('timeouts as upstream reports them', () => {
+  // the timeouts are the test's to fire, once the evaluator runs the submission, however slow the machine
+  const clock = holdTimers();
   let hard: TestRunner;
   let perRun: TestRunner;
   let problems: string;
   before(async () => {
-    hard = await startTestRunner({ problemsDir: fixture, gpuName: 'MI300', hardTimeoutSec: 2, killGraceMs: 300 });
-    // the fixture with a 1 s test_timeout on kr/sumlist_py (the default would be 180 s)
+    hard = await startTestRunner({ problemsDir: fixture, gpuName: 'MI300', hardTimeoutSec: clock.seconds, killGraceMs: 300 });
+    // the fixture with its own test_timeout on kr/sumlist_py (the default would be 180 s)
     problems = tempDir('kr-fixture-');
     cpSync(fixture, problems, { recursive: true });
     const task = path.join(problems, 'kr/sumlist_py/task.yml');
-    writeFileSync(task, readFileSync(task, 'utf8').replace(/^ranking_by: "last"$/m, 'ranking_by: "last"\ntest_timeout: 1'));
+    writeFileSync(task, readFileSync(task, 'utf8').replace(/^ranking_by: "last"$/m, `ranking_by: "last"\ntest_timeout: ${clock.seconds}`));
     perRun = await startTestRunner({ problemsDir: problems, gpuName: 'MI300', killGraceMs: 300 });
   });
   after(async () => {
+    clock.release();
     await hard.dispose();
     await perRun.dispose();
     rmSync(problems, { recursive: true, force: true });
   });
 
+  /** Times the job out once its submission runs in the evaluator (has printed its line). */
+  const timeOutWhenHanging = (runner: TestRunner) => async (id: number) => {
+    await untilPrinted(runner.url, id, 'hang: sleeping forever');
+    assert.equal(clock.fire(), 1, 'the job timed out now');
+  };
+
   test("past the runner's hard timeout: timed_out, \"hard timeout reached\", with the runs so far", async () => {
-    const detail = await submitBackground(hard, 'kr-sumlist', 'test', 'hang.py', code('hang.py'));
+    const detail = await submitBackground(hard, 'kr-sumlist', 'test', 'hang.py', code('hang.py'), timeOutWhenHanging(hard));
     assert.equal(detail.job?.status, 'timed_out');
     assert.equal(detail.job?.error, 'hard timeout reached');
     assert.equal(detail.done, true);
     assert.deepEqual(popcornCliShows(detail), { kind: 'error', text: `Submission ${detail.id} timed_out: hard timeout reached` });
     assert.deepEqual(detail.runs.map((r) => [r.mode, r.passed]), [['test', false]]);
-    // stopped in the evaluator (or, on a slow machine, still in the compile step before it: then there is no run)
-    const run = (await fullResult(hard, detail.id)).results[0]!.runs.test!.run;
-    if (run) assert.match(run.stderr, /hard timeout reached \(a job may run 2 s in all\): sent SIGINT to the process group/);
+    // stopped in the evaluator
+    const run = (await fullResult(hard, detail.id)).results[0]!.runs.test!.run!;
+    assert.match(run.stderr, new RegExp(`hard timeout reached \\(a job may run ${clock.seconds} s in all\\): sent SIGINT to the process group`));
   });
 
   test("a run stopped at the task's own test_timeout is a run (exit 114, passed: false), the job succeeded", async () => {
-    const detail = await submitBackground(perRun, 'kr-sumlist', 'test', 'hang.py', code('hang.py'));
+    const detail = await submitBackground(perRun, 'kr-sumlist', 'test', 'hang.py', code('hang.py'), timeOutWhenHanging(perRun));
     assert.equal(detail.job?.status, 'succeeded');
     assert.equal(detail.job?.state, 'timed_out', 'our own state says which run timed out');
     const run = (await fullResult(perRun, detail.id)).results[0]!.runs.test!.run!;
     assert.equal(run.exit_code, 114);
     assert.equal(run.passed, false);
-    assert.match(run.stderr, /timed out after 1 s/);
+    assert.match(run.stderr, new RegExp(`timed out after ${clock.seconds} s`));
     assert.deepEqual(popcornCliShows(detail), { kind: 'runs', runs: [{ mode: 'test', secret: false, passed: false, score: null }] });
   });
 });

@@ -10,7 +10,8 @@ import { healthSchema, expandOutput, outputEventSchema, resultEventSchema, runne
 import { startRunner } from '../../../src/runner/index';
 import { SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
 import { createSlurmExecutor } from '../../../src/runner/executors/slurm';
-import { graceful, post, readSse, repoRoot, solutions, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, type SseEvent, type TestRunner } from '../runner/helpers';
+import { holdTimers } from '../../support/heldClock';
+import { graceful, jobIdOf, post, readSse, repoRoot, solutions, startTestRunner, submitAndRead, tempDir, terminal, testBin, untilPrinted, waitFor, type SseEvent, type TestRunner } from '../runner/helpers';
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 
 const missing = slurmMissing();
@@ -71,7 +72,8 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
   let pwned = '';
 
   before(async () => {
-    if (missing) assert.fail(`CI=true but Slurm cannot be used here: ${missing} (.ci/run installs slurm-wlm and munge)`);
+    // run without Slurm only under CI=true: a failure there
+    assert.ok(!missing, `CI=true but Slurm cannot be used here: ${missing} (.ci/run installs slurm-wlm and munge)`);
     cluster = await startSlurmCluster();
     pwned = path.join(cluster.root, 'pwned');
     env = { ...cluster.env, PATH: `${testBin}${path.delimiter}${cluster.env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'all' };
@@ -189,16 +191,22 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
   });
 
   test('timeout: SIGINT first through Slurm, exit 114, the Slurm job is gone', async () => {
-    const short = await startTestRunner({ executor: 'slurm', slurm: { partition: cluster.partition, pollMs: 300, skipCheck: true }, env, scriptTimeoutSec: 2, killGraceMs: 3000, dataDir: path.join(cluster.root, 'data-timeout') });
+    // the timeout is the test's to fire once the program runs on the node; the program ends the grace period itself
+    const clock = holdTimers();
+    const short = await startTestRunner({ executor: 'slurm', slurm: { partition: cluster.partition, pollMs: 300, skipCheck: true }, env, scriptTimeoutSec: clock.seconds, killGraceMs: 60_000, dataDir: path.join(cluster.root, 'data-timeout') });
     try {
-      const events = await submitAndRead(`${short.url}/script/${GPU}/test`, { fileName: 'graceful.py', content: graceful, extensions: true });
+      const reading = readSse(await post(`${short.url}/script/${GPU}/test`, { fileName: 'graceful.py', content: graceful, extensions: true }));
+      await untilPrinted(short.url, await jobIdOf(short.url, 'graceful.py'), 'working');
+      assert.equal(clock.fire(), 1, 'the run timed out now');
+      const events = await reading;
       const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 114);
-      assert.match(run.stderr, /timed out after 2 s: sent SIGINT to Slurm job kernel-runner-/);
+      assert.match(run.stderr, new RegExp(`timed out after ${clock.seconds} s: sent SIGINT to Slurm job kernel-runner-`));
       assert.match(run.stdout, /got SIGINT, writing files/);
       const prefix = `kernel-runner-${await runnerId(short.dataDir)}-`;
       assert.ok(slurmJobs(cluster, prefix).every((j) => !/RUNNING|PENDING/.test(j.state)));
     } finally {
+      clock.release();
       await short.dispose();
     }
   });

@@ -17,8 +17,14 @@ export const testBin = path.join(repoRoot, 'test/bin');
 /** PATH with the test stand-in rocprofv3 first. */
 export const profilingPath = `${testBin}${path.delimiter}${process.env.PATH ?? ''}`;
 
+/** Builds dist/ unless the CLI and its sql.js wasm are there (a hook: `before(ensureBuilt)`). */
 export function ensureBuilt(): void {
-  if (!existsSync(cli) || !existsSync(path.join(repoRoot, 'dist/sql-wasm.wasm'))) {
+  ensureBuiltWith();
+}
+
+/** Builds dist/ unless the CLI, its sql.js wasm and `alsoNeeded` (paths from the repo root) are there. */
+export function ensureBuiltWith(...alsoNeeded: string[]): void {
+  if (![cli, ...['dist/sql-wasm.wasm', ...alsoNeeded].map((f) => path.join(repoRoot, f))].every((f) => existsSync(f))) {
     const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
     if (r.status !== 0) throw new Error('build failed');
   }

@@ -58,9 +58,15 @@ test('an upstream server gets a background submission, polled until done', async
       /which GPU\? vectoradd_py runs on MI300, MI250/i,
     );
     const { out, err } = io();
+    const pollMs = process.env.KERNEL_RUNNER_POLL_MS;
     process.env.KERNEL_RUNNER_POLL_MS = '50';
-    const code = await runSubmit(file, { server: server.url, mode: 'benchmark', gpu: 'MI300', token: 'cli-id-1234' }, { stdout: out.stream, stderr: err.stream, color: false, cwd: dir });
-    delete process.env.KERNEL_RUNNER_POLL_MS;
+    let code: number;
+    try {
+      code = await runSubmit(file, { server: server.url, mode: 'benchmark', gpu: 'MI300', token: 'cli-id-1234' }, { stdout: out.stream, stderr: err.stream, color: false, cwd: dir });
+    } finally {
+      if (pollMs === undefined) delete process.env.KERNEL_RUNNER_POLL_MS;
+      else process.env.KERNEL_RUNNER_POLL_MS = pollMs;
+    }
     assert.equal(code, 0, err.text());
     assert.match(err.text(), /queue MI300: 1 queued, 2 running, 0 runners available/);
     assert.match(err.text(), /submission 77 accepted/);

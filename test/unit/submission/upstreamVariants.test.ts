@@ -121,9 +121,10 @@ for (const [kind, mode] of Object.entries(MODE) as Array<[AnswerKind, 'leaderboa
         const { outcome, events } = await runWith({ [kind]: v.body }, mode);
         // the in-stream rate limit is explained as the background route's 429 (a failure with a wait)
         const limited = kind === 'errorEvent' && /Rate limit exceeded/.test(JSON.stringify(v.body));
-        if (limited) assert.equal(outcome.explanation?.kind, 'rate-limited', `${what}: ${outcome.kind}`);
-        else assert.ok(outcome.kind === 'result' || outcome.kind === 'error', `${what}: ${outcome.kind} ${outcome.explanation?.message ?? ''}`);
-        if (kind === 'errorEvent' && !limited) assert.equal(outcome.kind, 'error', what);
+        const expected = limited ? 'rate-limited' : outcome.explanation?.kind;
+        assert.equal(outcome.explanation?.kind, expected, `${what}: ${outcome.kind}`);
+        assert.ok(outcome.kind === 'result' || outcome.kind === 'error', `${what}: ${outcome.kind} ${outcome.explanation?.message ?? ''}`);
+        assert.ok(kind !== 'errorEvent' || limited || outcome.kind === 'error', `${what}: an error event ends as an error`);
         for (const text of [...shown(outcome), ...events]) assert.doesNotMatch(text, BAD_WORDS, `${what}: ${text}`);
       }
     }

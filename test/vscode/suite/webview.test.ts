@@ -43,8 +43,22 @@ describe('results webview', function () {
     const p = await waitFor('the hostile panel to be ready', () => api.panels().find((x) => x.ready));
     assert.equal(p.view.profiles[0]?.summary?.kernels[0]?.name, view.profiles[0]?.summary?.kernels[0]?.name);
     // Messages with unknown methods or bad params are ignored, not executed.
-    await api.simulateWebviewMessage({ method: 'openPerfetto', params: { profileKey: '<nope>' } });
-    await api.simulateWebviewMessage({ method: 'eval', params: { code: 'process.exit(1)' } });
-    await api.simulateWebviewMessage('ready');
+    api.interceptExternal(true);
+    try {
+      const before = { perfetto: api.lastPerfettoUrl(), opened: api.openedUrls(), messages: api.messages(), panels: api.panels().length, view: structuredClone(p.view) };
+      await api.simulateWebviewMessage({ method: 'openPerfetto', params: { profileKey: '<nope>' } });
+      await api.simulateWebviewMessage({ method: 'eval', params: { code: 'process.exit(1)' } });
+      await api.simulateWebviewMessage('ready');
+      const after = api.panels();
+      assert.deepEqual(after.at(-1)?.received.slice(-3), ['openPerfetto', 'eval', '?'], 'each message reached the panel');
+      assert.equal(api.lastPerfettoUrl(), before.perfetto, 'no Perfetto opened for a profile key the panel does not have');
+      assert.deepEqual(api.openedUrls(), before.opened, 'nothing opened outside');
+      assert.deepEqual(api.messages(), before.messages, 'no notification either');
+      assert.equal(after.length, before.panels, 'no panel opened or closed');
+      assert.deepEqual(after.at(-1)?.view, before.view, 'the panel still shows what it was given');
+      assert.equal(typeof api.statusText(), 'string', 'the extension host still runs (process.exit was not called)');
+    } finally {
+      api.interceptExternal(false);
+    }
   });
 });

@@ -67,6 +67,8 @@ export interface RunnerOptions {
   retention?: Partial<RetentionPolicy>;
   /** How often retention runs (also once at start, and after a job ends when the last sweep was a minute ago). Default 1 h. */
   retentionIntervalMs?: number;
+  /** The least time between two sweeps after jobs end; a job ending sooner has one scheduled for then. Default 60 s. */
+  retentionGapMs?: number;
   /** Environment of child processes and of profiler discovery. Default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Python interpreter. Default python3. */
@@ -269,6 +271,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       heartbeatMs: opts.heartbeatMs ?? 15_000,
       retention: { maxAgeDays: 30, maxTotalBytes: DEFAULT_MAX_DATA_BYTES, ...opts.retention },
       retentionIntervalMs: opts.retentionIntervalMs ?? 3_600_000,
+      ...(opts.retentionGapMs !== undefined ? { retentionGapMs: opts.retentionGapMs } : {}),
       maxJobOutputBytes: opts.maxJobOutputBytes ?? DEFAULT_MAX_JOB_OUTPUT,
       maxQueuedJobs: 10_000,
       hardTimeoutMs: (opts.hardTimeoutSec ?? 1800) * 1000,

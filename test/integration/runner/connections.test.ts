@@ -47,6 +47,25 @@ function exchange(runner: TestRunner, parts: Array<string | Buffer>, opts: { end
   });
 }
 
+/** Sends the head, then `body` `step` bytes every `pauseMs` until the server closes; what was sent and answered. */
+async function trickleBody(runner: TestRunner, body: string, step: number, pauseMs: number): Promise<{ sent: number; text: string }> {
+  const socket = connect(port(runner), '127.0.0.1');
+  socket.on('error', () => undefined);
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  socket.write(head(Buffer.byteLength(body)));
+  let sent = 0;
+  while (sent < body.length && !socket.destroyed && !socket.readableEnded) {
+    socket.write(body.slice(sent, sent + step));
+    sent += step;
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+  await closed;
+  return { sent, text: Buffer.concat(chunks).toString('utf8') };
+}
+
 function detailOf(answer: RawAnswer): string {
   assert.match(answer.text, /\r\ncontent-type: application\/json/i, answer.text.slice(0, 400));
   const body = JSON.parse(answer.body) as { detail?: unknown };
@@ -176,48 +195,19 @@ describe('uploads and connections (short timeouts)', () => {
 
   test('a body that trickles one byte at a time, never idle: answered 408 for its rate and closed', async () => {
     const full = multipart(`print("${MARK}")\n`);
-    const socket = connect(port(runner), '127.0.0.1');
-    socket.on('error', () => undefined);
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    const closed = new Promise<void>((r) => socket.once('close', () => r()));
-    await new Promise<void>((r) => socket.once('connect', () => r()));
-    socket.write(head(Buffer.byteLength(full)));
-    let sent = 0;
     // one byte every 20 ms: never idle for the 300 ms timeout, but 50 bytes/s under the 100 it must keep
-    for (let i = 0; i < full.length && !socket.destroyed && !socket.readableEnded; i++) {
-      socket.write(full[i] as string);
-      sent++;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await closed;
+    const { sent, text } = await trickleBody(runner, full, 1, 20);
     assert.ok(sent < full.length, 'the server closed the connection before the body was complete');
-    const text = Buffer.concat(chunks).toString('utf8');
     assert.match(text, /^HTTP\/1\.1 408/, text);
     assert.match(text, /bytes\/s, slower than the 100 bytes\/s it must keep/);
     assertNothingLeft(runner);
   });
 
   test('a body that keeps the rate but goes on past the overall limit: answered 408 and closed', async () => {
-    const content = 'x'.repeat(60_000);
-    const full = multipart(`# ${content}\nprint("${MARK}")\n`);
-    const socket = connect(port(runner), '127.0.0.1');
-    socket.on('error', () => undefined);
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    const closed = new Promise<void>((r) => socket.once('close', () => r()));
-    await new Promise<void>((r) => socket.once('connect', () => r()));
-    socket.write(head(Buffer.byteLength(full)));
-    let sent = 0;
+    const full = multipart(`# ${'x'.repeat(60_000)}\nprint("${MARK}")\n`);
     // 100 bytes every 50 ms (2 KB/s): 30 s for the whole body, the limit is 4 s
-    while (sent < full.length && !socket.destroyed && !socket.readableEnded) {
-      socket.write(full.slice(sent, sent + 100));
-      sent += 100;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await closed;
+    const { sent, text } = await trickleBody(runner, full, 100, 50);
     assert.ok(sent < full.length, 'the server closed the connection before the body was complete');
-    const text = Buffer.concat(chunks).toString('utf8');
     assert.match(text, /^HTTP\/1\.1 408/, text);
     assert.match(text, /did not arrive within 4 s/);
     assertNothingLeft(runner);

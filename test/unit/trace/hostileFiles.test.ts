@@ -19,25 +19,23 @@ const tempDir = tempDirsRemovedAfter('kr-hostile-');
  * the overlapping-entry zip of issue 19 (140 names for one member).
  */
 function overlappingZip(names: string[], compressed: Buffer, uncompressedSize: number): Buffer {
+  /** A header: its signature, then at `at` (the version needed) the deflate method, sizes and name length. */
+  const header = (length: number, signature: number, at: number, name: Buffer) => {
+    const h = Buffer.alloc(length);
+    h.writeUInt32LE(signature, 0);
+    h.writeUInt16LE(20, at);
+    h.writeUInt16LE(8, at + 4);
+    h.writeUInt32LE(compressed.length, at + 14);
+    h.writeUInt32LE(uncompressedSize, at + 18);
+    h.writeUInt16LE(name.length, at + 22);
+    return h;
+  };
   const first = Buffer.from(names[0] as string);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(compressed.length, 18);
-  local.writeUInt32LE(uncompressedSize, 22);
-  local.writeUInt16LE(first.length, 26);
-  const head = Buffer.concat([local, first, compressed]);
+  const head = Buffer.concat([header(30, 0x04034b50, 4, first), first, compressed]);
   const centrals = names.map((name) => {
     const n = Buffer.from(name);
-    const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0);
-    c.writeUInt16LE(20, 4);
-    c.writeUInt16LE(20, 6);
-    c.writeUInt16LE(8, 10);
-    c.writeUInt32LE(compressed.length, 20);
-    c.writeUInt32LE(uncompressedSize, 24);
-    c.writeUInt16LE(n.length, 28);
+    const c = header(46, 0x02014b50, 6, n);
+    c.writeUInt16LE(20, 4); // made by
     c.writeUInt32LE(0, 42); // every entry's local header: the one member's
     return Buffer.concat([c, n]);
   });

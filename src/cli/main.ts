@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CliExit } from './exit';
 import { loadCommands } from './commands/index';
+import { guardTerminalOutput } from './terminalOutput';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('kernel-runner')
@@ -8,6 +9,10 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError();
   exitQuietlyWhenOutputCloses(argv[2]);
+  if (argv[2] !== 'filter') {
+    guardTerminalOutput(process.stdout);
+    guardTerminalOutput(process.stderr);
+  }
   try {
     // Only the command being run is loaded (commands/index.ts): a start-up cost of one command, not of all.
     for (const command of await loadCommands(argv.slice(2))) command.register(program);

@@ -19,6 +19,7 @@ import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, type Profiler, type ProfilerChoice } from './profilers';
 import { detectIsolation, type Isolation } from './isolation';
 import { createBacklogBudget } from './http/backlogBudget';
+import { shareConnections, type ConnectionShare } from './http/connectionShare';
 import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
 import { DEFAULT_MAX_JOB_OUTPUT } from './outputBudget';
@@ -67,6 +68,8 @@ export interface RunnerOptions {
   retention?: Partial<RetentionPolicy>;
   /** How often retention runs (also once at start, and after a job ends when the last sweep was a minute ago). Default 1 h. */
   retentionIntervalMs?: number;
+  /** The least time between two sweeps after jobs end; a job ending sooner has one scheduled for then. Default 60 s. */
+  retentionGapMs?: number;
   /** Environment of child processes and of profiler discovery. Default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Python interpreter. Default python3. */
@@ -80,13 +83,23 @@ export interface RunnerOptions {
   publicUrl?: string;
   /** The whole request head must arrive within this (Node's headersTimeout). Default 30 s. */
   headersTimeoutMs?: number;
-  /** A request body that makes no progress for this long is answered 408 and closed. Default 30 s. */
+  /**
+   * A request body that makes no progress for this long is answered 408 and closed; so is one that brings fewer
+   * than bodyMinBytesPerSec in any such period. Default 30 s.
+   */
   bodyIdleTimeoutMs?: number;
+  /** The slowest a request body may arrive, measured over each bodyIdleTimeoutMs. Default 1 KiB/s. */
+  bodyMinBytesPerSec?: number;
+  /** The longest a request body may take in all, however it trickles. Default 120 s. */
+  bodyTimeoutMs?: number;
   /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 64 MiB. */
   maxClientBacklogBytes?: number;
   /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 256 MiB. */
   maxTotalBacklogBytes?: number;
-  /** Open connections beyond this are closed at once (server.maxConnections). Default 256. */
+  /**
+   * Open connections beyond this are closed at once (server.maxConnections). Default 256, a quarter of them kept
+   * for connections whose request passed the token (http/connectionShare.ts).
+   */
   maxConnections?: number;
   /** Startup and warning lines. Default: nothing. */
   log?: (line: string) => void;
@@ -210,6 +223,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   }
   const headersTimeoutMs = opts.headersTimeoutMs ?? 30_000;
   const bodyIdleTimeoutMs = opts.bodyIdleTimeoutMs ?? 30_000;
+  const bodyMinBytesPerSec = opts.bodyMinBytesPerSec ?? 1024;
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? 120_000;
   const profiler = detectProfiler(opts.profiler ?? 'auto', env.PATH);
   const problems = new LazyProblems(() => {
     const set = loadProblems(problemsDir);
@@ -269,6 +284,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       heartbeatMs: opts.heartbeatMs ?? 15_000,
       retention: { maxAgeDays: 30, maxTotalBytes: DEFAULT_MAX_DATA_BYTES, ...opts.retention },
       retentionIntervalMs: opts.retentionIntervalMs ?? 3_600_000,
+      ...(opts.retentionGapMs !== undefined ? { retentionGapMs: opts.retentionGapMs } : {}),
       maxJobOutputBytes: opts.maxJobOutputBytes ?? DEFAULT_MAX_JOB_OUTPUT,
       maxQueuedJobs: 10_000,
       hardTimeoutMs: (opts.hardTimeoutSec ?? 1800) * 1000,
@@ -311,17 +327,45 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       checkOrigin(req, opts.publicUrl);
       if (token) {
         // /auth/init is where popcorn-cli registers, before it has an id: it answers how to use the token instead
-        if (rawPath !== '/health' && rawPath !== '/auth/init') checkToken(req, token);
-      } else checkLocalCaller(req);
+        if (rawPath !== '/health' && rawPath !== '/auth/init') {
+          checkToken(req, token);
+          connections.trust(req.socket);
+        }
+      } else {
+        checkLocalCaller(req);
+        connections.trust(req.socket);
+      }
       const { handler, params } = router.match(req.method ?? 'GET', rawPath);
       await handler({ req, res, url, params });
     } catch (err) {
-      if (err instanceof HttpError) sendError(res, err);
+      if (err instanceof HttpError) refuse(req, res, err);
       else {
         log(`error: ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        sendError(res, new HttpError(500, `Internal server error: ${err instanceof Error ? err.message : String(err)}`));
+        refuse(req, res, new HttpError(500, `Internal server error: ${err instanceof Error ? err.message : String(err)}`));
       }
     }
+  };
+
+  /**
+   * An error answer. A refused stranger (401, 403), and any request whose body has not been read, is answered with
+   * `Connection: close` and the connection goes once the answer is out: no more of its body is read (Node would
+   * otherwise read and drop all of it, a gigabyte as well, to keep the connection).
+   */
+  const refuse = (req: IncomingMessage, res: ServerResponse, err: HttpError) => {
+    const unreadBody = hasBody(req) && !req.complete;
+    if (!unreadBody && err.status !== 401 && err.status !== 403) {
+      sendError(res, err);
+      return;
+    }
+    sendError(res, new HttpError(err.status, err.detail, { ...err.headers, Connection: 'close' }));
+    if (res.writableFinished) dropAfterAnswer(req);
+    else res.once('finish', () => dropAfterAnswer(req));
+  };
+  const dropAfterAnswer = (req: IncomingMessage) => {
+    // Node ends the connection after an answer that says Connection: close; this is for a client that does not
+    // read it
+    req.pause();
+    setTimeout(() => req.socket.destroy(), 1000).unref();
   };
 
   /**
@@ -330,27 +374,45 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
    * not subject to it.
    */
   const watchBody = (req: IncomingMessage, res: ServerResponse) => {
-    const length = req.headers['content-length'];
-    const hasBody = length !== undefined ? Number(length) > 0 : req.headers['transfer-encoding'] !== undefined;
-    if (!hasBody || req.complete || bodyIdleTimeoutMs <= 0) return;
-    const stalled = () => {
-      if (req.complete) return;
-      log(`warning: ${req.method} ${req.url}: the request body made no progress for ${bodyIdleTimeoutMs} ms; closing the connection`);
-      if (!res.headersSent) {
-        sendError(res, new HttpError(408, `The request body made no progress for ${bodyIdleTimeoutMs >= 1000 ? `${Math.round(bodyIdleTimeoutMs / 1000)} s` : `${bodyIdleTimeoutMs} ms`}; the connection is closed`, { Connection: 'close' }));
-      }
+    if (!hasBody(req) || req.complete || bodyIdleTimeoutMs <= 0) return;
+    let over = false;
+    const close = (why: string) => {
+      if (req.complete || over) return;
+      over = true;
+      stopWatching();
+      log(`warning: ${req.method} ${req.url}: the request body ${why}; closing the connection`);
+      if (!res.headersSent) sendError(res, new HttpError(408, `The request body ${why}; the connection is closed`, { Connection: 'close' }));
       res.once('finish', () => req.socket.destroy());
       setTimeout(() => req.socket.destroy(), 1000).unref();
     };
+    const stalled = () => close(`made no progress for ${duration(bodyIdleTimeoutMs)}`);
     req.setTimeout(bodyIdleTimeoutMs, stalled);
-    req.once('end', () => {
+    // the socket's count: reading it takes nothing from the body's stream
+    const socket = req.socket;
+    let windowStart = socket.bytesRead;
+    const minPerWindow = (bodyMinBytesPerSec * bodyIdleTimeoutMs) / 1000;
+    const rate = setInterval(() => {
+      const got = socket.bytesRead - windowStart;
+      windowStart = socket.bytesRead;
+      if (got > 0 && got < minPerWindow) {
+        close(`arrived at ${Math.round((got * 1000) / bodyIdleTimeoutMs)} bytes/s, slower than the ${bodyMinBytesPerSec} bytes/s it must keep`);
+      }
+    }, bodyIdleTimeoutMs);
+    rate.unref();
+    const deadline = bodyTimeoutMs > 0 ? setTimeout(() => close(`did not arrive within ${duration(bodyTimeoutMs)}`), bodyTimeoutMs) : null;
+    deadline?.unref();
+    const stopWatching = () => {
       req.off('timeout', stalled);
+      clearInterval(rate);
+      if (deadline) clearTimeout(deadline);
+    };
+    req.once('end', () => {
+      stopWatching();
       // once the answer is finished the socket's timer is Node's keep-alive timer: leave it
       if (!res.writableFinished && !req.socket.destroyed) req.socket.setTimeout(0);
     });
-    // an answer sent before the body was read (a refusal): Node drops the rest of the body, and a body that
-    // stalls then still meets the timer (with no listener left, Node destroys the socket)
-    res.once('close', () => req.off('timeout', stalled));
+    // an answer sent before the body was read (a refusal) closes the connection (refuse)
+    res.once('close', stopWatching);
   };
 
   const server = createServer(
@@ -361,7 +423,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   server.keepAliveTimeout = 5_000;
   server.requestTimeout = 0; // streaming responses last as long as the job
   server.headersTimeout = headersTimeoutMs;
-  server.maxConnections = opts.maxConnections ?? 256;
+  const connections: ConnectionShare = shareConnections(server, opts.maxConnections ?? 256, log);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
   try {
     await new Promise<void>((resolveListen, reject) => {
@@ -435,6 +497,13 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     },
   };
 }
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return length !== undefined ? Number(length) > 0 : req.headers['transfer-encoding'] !== undefined;
+}
+
+const duration = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
 
 /** Reason phrases of the answers the HTTP layer makes itself. */
 function clientErrorStatus(err: NodeJS.ErrnoException): { status: number; detail: string } {

@@ -77,6 +77,8 @@ export interface JobManagerOptions {
   heartbeatMs: number;
   retention: RetentionPolicy;
   retentionIntervalMs: number;
+  /** The least time between two sweeps after jobs end (a later one waits for it). Default 60 s. */
+  retentionGapMs?: number;
   /** Stored output per job (live output events and profiler stderr logs together), in bytes. */
   maxJobOutputBytes: number;
   maxQueuedJobs: number;
@@ -243,8 +245,27 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     lightRecords.set(job.id, { ...job.record, result: null });
     liveJobs.delete(job.id);
     job.markDone();
-    // the data dir's budget is kept between the hourly sweeps too, but a run of short jobs sweeps once a minute at most
-    if (!closing && Date.now() - lastSweepMs >= SWEEP_AFTER_JOB_MS) retentionRun = retentionSweep();
+    sweepAfterJob();
+  };
+
+  /**
+   * The data dir's budget is kept between the hourly sweeps too, but a run of short jobs sweeps once a gap (a
+   * minute) at most: a job that ends sooner after the last sweep has one scheduled for when the gap is over, so a
+   * burst of floods is swept without waiting for another job to end.
+   */
+  let deferredSweep: NodeJS.Timeout | null = null;
+  const retentionGapMs = opts.retentionGapMs ?? SWEEP_AFTER_JOB_MS;
+  const sweepAfterJob = () => {
+    if (closing) return;
+    const wait = lastSweepMs + retentionGapMs - Date.now();
+    if (wait <= 0) retentionRun = retentionSweep();
+    else if (!deferredSweep) {
+      deferredSweep = setTimeout(() => {
+        deferredSweep = null;
+        if (!closing) retentionRun = retentionSweep();
+      }, wait);
+      deferredSweep.unref();
+    }
   };
 
   const runJob = async (job: LiveJob, slot: GpuSlot) => {
@@ -460,6 +481,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     async close() {
       closing = true;
       clearInterval(retentionTimer);
+      if (deferredSweep) clearTimeout(deferredSweep);
       const jobs = [...liveJobs.values()];
       // take every waiting job out of the queues first, so that no job starts while others are being stopped
       const waiting = jobs.filter((job) => scheduler.remove(job));

@@ -1,6 +1,6 @@
 // Where input files come from: a folder (walked), a single file, or the entries of a zip (read in place with
 // yauzl, never extracted). Each is a FileSource that can be streamed or read whole.
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -36,6 +36,19 @@ export function fileSource(absPath: string, relPath: string, size: number): File
     open: async () => createReadStream(absPath, { highWaterMark: CHUNK }),
     readAll: () => readFile(absPath),
   };
+}
+
+/**
+ * What a path is when it is neither a regular file nor a folder (a FIFO, a socket, a device), else null: reading
+ * one would block forever or never end, so inputs of that kind are refused before they are opened.
+ */
+export function nonRegularKind(st: Stats): string | null {
+  if (st.isFile() || st.isDirectory()) return null;
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
 }
 
 export async function listFolder(root: string): Promise<SourceSet> {
@@ -99,14 +112,44 @@ export class ZipLimitError extends Error {
 const sizeText = (n: number): string =>
   n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} bytes`;
 
+/** The fewest bytes an entry takes in the archive: its local header (30 bytes before the name) and its data. */
+const LOCAL_HEADER_BYTES = 30;
+
+/**
+ * The first two entries whose bytes in the archive overlap, or null. In a real zip every entry has bytes of its
+ * own; entries that share them (140 names for one 111 MiB member, or the "overlapping" zip bombs) would make one
+ * member count, and unpack, many times over while each entry's size and ratio look honest.
+ */
+export function overlappingEntries(entries: readonly yauzl.Entry[]): [string, string] | null {
+  const byOffset = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
+  for (let i = 1; i < byOffset.length; i++) {
+    const prev = byOffset[i - 1] as yauzl.Entry;
+    const next = byOffset[i] as yauzl.Entry;
+    if (next.relativeOffsetOfLocalHeader < prev.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + prev.compressedSize) return [prev.fileName, next.fileName];
+  }
+  return null;
+}
+
+/** Refuses a zip whose entries share their bytes (overlappingEntries). */
+export function checkZipEntriesApart(entries: readonly yauzl.Entry[]): void {
+  const overlap = overlappingEntries(entries);
+  if (overlap) {
+    throw new ZipLimitError(
+      `refused: entries ${overlap[0]} and ${overlap[1]} share their bytes in the archive (a zip writes each entry once): not a profile, possibly a zip bomb`,
+    );
+  }
+}
+
 export async function listZip(zipPath: string, limits: Partial<ZipLimits> = {}): Promise<SourceSet> {
   const lim = { ...DEFAULT_ZIP_LIMITS, ...limits };
   const zip = await yauzl.openPromise(zipPath, { lazyEntries: true, autoClose: false });
   const files: FileSource[] = [];
   const skipped: SourceSet['skipped'] = [];
+  const all: yauzl.Entry[] = [];
   let total = 0;
   try {
     for await (const entry of zip.eachEntry()) {
+      all.push(entry);
       const name = entry.fileName;
       if (name.endsWith('/')) continue;
       const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
@@ -141,6 +184,7 @@ export async function listZip(zipPath: string, limits: Partial<ZipLimits> = {}):
         },
       });
     }
+    checkZipEntriesApart(all);
   } catch (err) {
     zip.close();
     throw err;

@@ -26,7 +26,7 @@ import {
 } from './readers/rocprofv3Csv';
 import { attributeCsvRanges } from './readers/rangeCsv';
 import { isPseudoKernel } from './pseudoRows';
-import { listFolder, listSingleFile, listZip, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
+import { listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
 import { RunTables, normalizeDirection } from './tables';
 
 export interface SummarizeOptions extends BuildOptions {
@@ -83,6 +83,8 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
   } catch {
     throw new TraceInputError(`${path}: no such file or directory (expected ${LOOKED_FOR})`, path);
   }
+  const kind = nonRegularKind(st);
+  if (kind) throw new TraceInputError(`${path}: ${kind}, not a file or a folder: refused, reading it could block forever (expected ${LOOKED_FOR})`, path);
   let set: SourceSet;
   if (st.isDirectory()) set = await listFolder(abs);
   else if (await isZip(abs)) {

@@ -3,11 +3,11 @@
 // readable result; save profile archives; exit non-zero when the submission failed. Everything decided here is
 // how it looks; what happens is the workflow's.
 import type { Command } from 'commander';
-import { rmSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { CliExit } from '../exit';
+import { CLEANUP_SIGNALS, makeSubmitTempDir, type SubmitTempDir } from '../submitTempDir';
 import { clientToken, TOKEN_FILE_HELP } from '../runnerToken';
 import { defaultStateDir } from '../../core/runnerToken';
 import { formatElapsed } from '../../core/format/index';
@@ -92,11 +92,23 @@ function relativeTo(cwd: string, file: string): string {
  * The embedded runner, with a fresh token only this process knows (other local users cannot use it). It lives as
  * long as the command: its isolation check is remembered in the state folder (see runner/isolationCache.ts).
  */
-export async function startEmbedded(): Promise<{ runner: RunningRunner; dataDir: string; token: string }> {
+export async function startEmbedded(): Promise<Embedded> {
   const { startEmbeddedRunner } = await import('../../runner/embedded');
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'kernel-runner-submit-'));
-  const runner = await startEmbeddedRunner({ dataDir, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
-  return { runner, dataDir, token: runner.token };
+  const temp = await makeSubmitTempDir();
+  try {
+    const runner = await startEmbeddedRunner({ dataDir: temp.path, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
+    return { runner, dataDir: temp.path, temp, token: runner.token };
+  } catch (err) {
+    await temp.remove();
+    throw err;
+  }
+}
+
+interface Embedded {
+  runner: RunningRunner;
+  dataDir: string;
+  temp: SubmitTempDir;
+  token: string;
 }
 
 /** The whole command; resolves to the exit code. */
@@ -120,7 +132,16 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);
-  let embedded: { runner: RunningRunner; dataDir: string; token: string } | undefined;
+  // SIGTERM, SIGHUP (the terminal closed), SIGQUIT: the job is cancelled and the embedded runner's folder removed
+  // as for Ctrl-C, then the signal is raised again; a second one ends the command at once
+  let ending: NodeJS.Signals | undefined;
+  const onEndSignal = (signal: NodeJS.Signals) => {
+    if (ending) process.exit(128 + (osConstants.signals[signal] ?? 15));
+    ending = signal;
+    controller.abort(new Error(`interrupted by ${signal}`));
+  };
+  for (const signal of CLEANUP_SIGNALS) process.on(signal, onEndSignal);
+  let embedded: Embedded | undefined;
   try {
     const baseUrl = opts.server === 'gpumode' ? gpuModeBaseUrl() : opts.server;
     const token = baseUrl ? clientToken(opts, baseUrl) : undefined;
@@ -188,8 +209,10 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     process.off('SIGINT', onSigint);
     if (embedded) {
       await embedded.runner.close();
-      rmSync(embedded.dataDir, { recursive: true, force: true });
+      await embedded.temp.remove();
     }
+    for (const signal of CLEANUP_SIGNALS) process.off(signal, onEndSignal);
+    if (ending) process.kill(process.pid, ending);
   }
 }
 function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo): number {

@@ -2,4 +2,4 @@ export type { ClassifiedLine, LineEnding, LineKind } from './types';
 export { createLineClassifier, DEFAULT_MAX_LINE_BYTES } from './classifier';
 export type { LineClassifier, LineClassifierOptions } from './classifier';
 export { classifyLine } from './patterns';
-export { stripAnsi } from './ansi';
+export { stripAnsi, terminalSafe } from './ansi';

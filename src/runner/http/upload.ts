@@ -47,7 +47,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
       req.off('end', onEnd);
       if (endCheck) clearTimeout(endCheck);
     };
-    /** Refuses the upload once; the rest of the body is read and dropped (the answer says Connection: close). */
+    /** Refuses the upload once; no more of the body is read (the answer closes the connection: see refuse() in index.ts). */
     const fail = (err: HttpError) => {
       if (settled) return;
       settled = true;
@@ -60,7 +60,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
         stream.on('error', () => undefined);
         stream.resume();
       });
-      req.resume();
+      req.pause();
       reject(err);
     };
     const bad = (err: unknown) => fail(new HttpError(400, `Bad multipart body: ${message(err)}`, { Connection: 'close' }));

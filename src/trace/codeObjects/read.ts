@@ -3,7 +3,7 @@
 // and of a host binary's .hip_fatbin section, read to their kernels' metadata plus an occupancy estimate.
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { listFolder, listSingleFile, listZip, type FileSource, type SourceSet } from '../sources';
+import { listFolder, listSingleFile, listZip, nonRegularKind, type FileSource, type SourceSet } from '../sources';
 import { CodeObjectError } from './errors';
 import { EM_AMDGPU, ElfFormatError, isElf, parseElf } from './elf';
 import { metadataNote, parseMetadata, type KernelMetadata } from './metadata';
@@ -72,6 +72,8 @@ export async function loadCodeObjectsPath(path: string, options: ReadOptions = {
   } catch {
     throw new CodeObjectError(`${path}: no such file or directory (expected a code object, a folder or a profile zip)`, path);
   }
+  const kind = nonRegularKind(st);
+  if (kind) throw new CodeObjectError(`${path}: ${kind}, not a file or a folder: refused, reading it could block forever (expected a code object, a folder or a profile zip)`, path);
   if (st.isFile() && !(await looksLikeZip(abs))) {
     if (st.size > MAX_CODE_OBJECT_BYTES) throw new CodeObjectError(`${path}: ${st.size} bytes, more than the ${MAX_CODE_OBJECT_BYTES} read`, path);
     const set = await listSingleFile(abs, st.size);

@@ -2,9 +2,9 @@
 // (ephemeral port) on first use and stopped when the target changes or the extension deactivates. Each start has a
 // fresh random token that only this extension host knows (other local users and processes cannot use it).
 import * as vscode from 'vscode';
-import { delimiter } from 'node:path';
 import { generateToken } from '../core/runnerToken';
 import { startRunner } from '../runner/index';
+import { embeddedRunnerOptions } from './embeddedRunnerOptions';
 import type { Config } from './config';
 
 export class EmbeddedRunner implements vscode.Disposable {
@@ -38,16 +38,17 @@ export class EmbeddedRunner implements vscode.Disposable {
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(dataDir));
     const token = generateToken();
     try {
-      const runner = await startRunner({
-        token,
-        host: '127.0.0.1',
-        port: 0,
-        problemsDir,
-        dataDir,
-        ...(this.config.embeddedGpuName ? { gpuName: this.config.embeddedGpuName } : {}),
-        profiler: this.config.embeddedProfiler,
-        env: this.environment(),
-      });
+      const runner = await startRunner(
+        embeddedRunnerOptions({
+          token,
+          problemsDir,
+          dataDir,
+          gpuName: this.config.embeddedGpuName || undefined,
+          profiler: this.config.embeddedProfiler,
+          extraPath: this.config.embeddedPath,
+          env: process.env,
+        }),
+      );
       const { gpus, profiler, problems, warnings } = runner.info;
       this.onStarted(
         `embedded runner started at ${runner.url}: GPUs ${gpus.join(', ') || 'none'}; profiler ${profiler ? `${profiler.kind} (${profiler.path})` : 'none'}; leaderboards ${problems.join(', ')}` +
@@ -58,13 +59,6 @@ export class EmbeddedRunner implements vscode.Disposable {
       this.starting = undefined;
       throw new Error(`The embedded runner did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-  }
-
-  /** The extension host's environment with kernelRunner.embedded.path first on PATH. */
-  private environment(): NodeJS.ProcessEnv {
-    const extra = this.config.embeddedPath;
-    if (!extra.length) return process.env;
-    return { ...process.env, PATH: [...extra, process.env.PATH ?? ''].filter(Boolean).join(delimiter) };
   }
 
   async dispose(): Promise<void> {

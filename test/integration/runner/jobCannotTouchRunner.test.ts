@@ -12,7 +12,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
-import { repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
+import { startRunner } from '../../../src/runner/index';
+import { embeddedRunnerOptions } from '../../../src/extension/embeddedRunnerOptions';
+import { problemsDir, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -42,6 +44,8 @@ interface Mode {
   /** The file attacks are kept out (a namespace); else only the environment is. */
   contained: boolean;
   skip: string | false;
+  /** How the runner is started; default as serve starts it (its token also in <data dir>/token and in --token-file). */
+  start?: (s: { token: string; tokenFile: string; dataDir: string; env: NodeJS.ProcessEnv }) => Promise<TestRunner>;
 }
 
 const namespaceHere = linux && detectIsolation(process.env).kind === 'pid-namespace';
@@ -62,6 +66,22 @@ const modes: Mode[] = [
     says: root ? /AS ROOT \(the job user .* cannot run/ : /as this user, in a user namespace of its own/,
     contained: true,
     skip: !namespaceHere ? 'no PID namespace here' : false,
+  },
+  {
+    // EmbeddedRunner.start's call: its storage folder as data dir, a token of its own, the extension host's
+    // environment (VS Code's sockets in it); the user's stored serve token sits in the state folder
+    name: "the extension's embedded runner (its options, as EmbeddedRunner builds them)",
+    env: { PATH: `${pythonBin(systemPython ?? 'python3')}${path.delimiter}${basePath}`, VSCODE_IPC_HOOK_CLI: '/tmp/vscode-ipc-test.sock', VSCODE_PID: '1' },
+    says: root && systemPython ? /run as \S+ \(uid \d+\)/ : /PID namespace per job.*jobs see their own work dir/,
+    contained: true,
+    skip: !namespaceHere ? 'no PID namespace here' : false,
+    start: async ({ token, tokenFile, dataDir, env }) => {
+      const runner = await startRunner({
+        ...embeddedRunnerOptions({ token, problemsDir, dataDir, profiler: 'none', extraPath: [], env: { ...env, XDG_STATE_HOME: path.dirname(path.dirname(tokenFile)) } }),
+        heartbeatMs: 200,
+      });
+      return { ...runner, dataDir, dispose: () => runner.close() };
+    },
   },
   {
     name: 'process group (no namespace)',
@@ -106,7 +126,7 @@ attempt("unmount what hides the data dir", lambda: umount(data))
 attempt("read data dir token after unmount", lambda: open(os.path.join(data, "token")).read())
 attempt("read init's fds", lambda: ",".join(os.readlink("/proc/1/fd/" + f) for f in os.listdir("/proc/1/fd")))
 attempt("read init's cwd", lambda: os.listdir("/proc/1/cwd/.."))
-env_tokens = [k for k, v in os.environ.items() if P["token"] in v or k.startswith("KERNEL_RUNNER_") and k != "KERNEL_RUNNER_JOB_TAG" or "TOKEN" in k]
+env_tokens = [k for k, v in os.environ.items() if P["token"] in v or k.startswith(("KERNEL_RUNNER_", "VSCODE_")) and k != "KERNEL_RUNNER_JOB_TAG" or "TOKEN" in k]
 found["environment"] = sorted(env_tokens)
 def delete(stolen):
     req = urllib.request.Request(P["url"] + "/user/submissions/" + str(P["victim"]), method="DELETE", headers={"Authorization": "Bearer " + (stolen or "none")})
@@ -127,20 +147,20 @@ for (const mode of modes) {
     let victim: number;
     const token = randomBytes(24).toString('base64url');
     const secrets = tempDir('kr-attack-secrets-');
-    const tokenFile = path.join(secrets, 'token');
+    // where serve keeps the user's token in the state folder (XDG_STATE_HOME/kernel-runner/token)
+    const tokenFile = path.join(secrets, 'kernel-runner', 'token');
     const auth = { Authorization: `Bearer ${token}` };
 
     before(async () => {
+      mkdirSync(path.dirname(tokenFile), { mode: 0o700 });
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
       const dataDir = tempDir('kr-attack-data-');
       // as serve keeps its generated token
       writeFileSync(path.join(dataDir, 'token'), `${token}\n`, { mode: 0o600 });
-      runner = await startTestRunner({
-        dataDir,
-        token,
-        privatePaths: [tokenFile],
-        env: { ...process.env, ...mode.env, KERNEL_RUNNER_TOKEN: token, SERVICE_API_TOKEN: token },
-      });
+      const env = { ...process.env, ...mode.env, KERNEL_RUNNER_TOKEN: token, SERVICE_API_TOKEN: token };
+      runner = mode.start
+        ? await mode.start({ token, tokenFile, dataDir, env })
+        : await startTestRunner({ dataDir, token, privatePaths: [tokenFile], env });
       assert.match(runner.info.isolation.description, mode.says);
       const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'victim.py', content: 'print("victim")\n', headers: auth });
       assert.equal(terminal(events).event, 'result');

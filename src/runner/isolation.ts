@@ -11,7 +11,12 @@
 //                  after the grace period ends INIT and with it the namespace. Inside, the program sees namespace
 //                  pids. Detected by running that very command once (`... python3 -c pass`) at the runner's start.
 //                  Every job also carries the job tag below (the host sees it in /proc like any other process's).
-//   process-group  (where no PID namespace can be made, or KERNEL_RUNNER_ISOLATION=process-group) the program leads
+//                  With a sandbox (sandbox.ts, the runner's always), INIT first hides the runner's state from the job
+//                  (the data dir, the state folder, --token-file), binds the runner's files read-only and the job's own
+//                  work dir back, and starts the program as the job user (a root runner) or in a user namespace of
+//                  its own: the job cannot see or touch the runner.
+//   process-group  (where no PID namespace can be made, or KERNEL_RUNNER_ISOLATION=process-group; NOTHING of the
+//                  runner's files is hidden then, only its variables: serve says so) the program leads
 //                  its own process group, and every process of the job carries
 //                  KERNEL_RUNNER_JOB_TAG=<random> in its environment: whatever left the group (setsid, a daemon)
 //                  is found by that tag in /proc and gets the group's signals, and SIGKILL when the main process

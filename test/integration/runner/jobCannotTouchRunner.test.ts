@@ -14,7 +14,7 @@ import { resultEventSchema, type JobRecord } from '../../../src/core/protocol/ap
 import { detectIsolation } from '../../../src/runner/isolation';
 import { startRunner } from '../../../src/runner/index';
 import { embeddedRunnerOptions } from '../../../src/extension/embeddedRunnerOptions';
-import { problemsDir, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
+import { problemsDir, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -77,7 +77,7 @@ const modes: Mode[] = [
     skip: !namespaceHere ? 'no PID namespace here' : false,
     start: async ({ token, tokenFile, dataDir, env }) => {
       const runner = await startRunner({
-        ...embeddedRunnerOptions({ token, problemsDir, dataDir, profiler: 'none', extraPath: [], env: { ...env, XDG_STATE_HOME: path.dirname(path.dirname(tokenFile)) } }),
+        ...embeddedRunnerOptions({ token, problemsDir, dataDir, profiler: 'rocprofv3', extraPath: [testBin], env: { ...env, XDG_STATE_HOME: path.dirname(path.dirname(tokenFile)) } }),
         heartbeatMs: 200,
       });
       return { ...runner, dataDir, dispose: () => runner.close() };
@@ -157,10 +157,10 @@ for (const mode of modes) {
       const dataDir = tempDir('kr-attack-data-');
       // as serve keeps its generated token
       writeFileSync(path.join(dataDir, 'token'), `${token}\n`, { mode: 0o600 });
-      const env = { ...process.env, ...mode.env, KERNEL_RUNNER_TOKEN: token, SERVICE_API_TOKEN: token };
+      const env: NodeJS.ProcessEnv = { ...process.env, ...mode.env, KERNEL_RUNNER_TOKEN: token, SERVICE_API_TOKEN: token };
       runner = mode.start
         ? await mode.start({ token, tokenFile, dataDir, env })
-        : await startTestRunner({ dataDir, token, privatePaths: [tokenFile], env });
+        : await startTestRunner({ dataDir, token, privatePaths: [tokenFile], profiler: 'rocprofv3', env: { ...env, PATH: `${testBin}${path.delimiter}${env.PATH ?? ''}` } });
       assert.match(runner.info.isolation.description, mode.says);
       const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'victim.py', content: 'print("victim")\n', headers: auth });
       assert.equal(terminal(events).event, 'result');
@@ -235,6 +235,17 @@ print("back", open("made.txt").read(), sorted(os.listdir(".")))
       const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 0, run.stderr);
       assert.match(run.stdout, /^back mine \['made\.txt', 'own\.py', 'sub'\]$/m);
+    });
+
+    test('profile mode still works: the profiler (the rocprofv3 stand-in) writes its trace into the job\'s folder', async () => {
+      const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'prof.py', content: 'print("profiled")\n', headers: auth, extensions: true });
+      const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
+      assert.equal(ev.run!.exit_code, 0, ev.run!.stderr);
+      assert.match(ev.run!.stdout, /profiled/);
+      assert.ok(ev.profile?.summary, 'a trace summary');
+      const zip = await fetch(ev.profile!.download_url ?? '', { headers: auth });
+      assert.equal(zip.status, 200);
+      assert.ok(Buffer.from(await zip.arrayBuffer()).includes(Buffer.from('_kernel_trace.csv')), 'the trace archive holds what the profiler wrote');
     });
   });
 }

@@ -1,8 +1,8 @@
 // The extension's embedded runner (src/runner/embedded.ts: loopback, ephemeral port, a fresh token only this
 // extension host knows), started on first use and stopped when the target changes or the extension deactivates.
 import * as vscode from 'vscode';
-import { delimiter } from 'node:path';
 import { startEmbeddedRunner } from '../runner/embedded';
+import { embeddedRunnerOptions } from './embeddedRunnerOptions';
 import type { Config } from './config';
 
 export class EmbeddedRunner implements vscode.Disposable {
@@ -35,13 +35,16 @@ export class EmbeddedRunner implements vscode.Disposable {
     const dataDir = vscode.Uri.joinPath(this.storageUri, 'embedded-runner').fsPath;
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(dataDir));
     try {
-      const runner = await startEmbeddedRunner({
-        problemsDir,
-        dataDir,
-        ...(this.config.embeddedGpuName ? { gpuName: this.config.embeddedGpuName } : {}),
-        profiler: this.config.embeddedProfiler,
-        env: this.environment(),
-      });
+      const runner = await startEmbeddedRunner(
+        embeddedRunnerOptions({
+          problemsDir,
+          dataDir,
+          gpuName: this.config.embeddedGpuName || undefined,
+          profiler: this.config.embeddedProfiler,
+          extraPath: this.config.embeddedPath,
+          env: process.env,
+        }),
+      );
       const { gpus, profiler, problems, warnings } = runner.info;
       this.onStarted(
         `embedded runner started at ${runner.url}: GPUs ${gpus.join(', ') || 'none'}; profiler ${profiler ? `${profiler.kind} (${profiler.path})` : 'none'}; leaderboards ${problems.join(', ')}` +
@@ -52,13 +55,6 @@ export class EmbeddedRunner implements vscode.Disposable {
       this.starting = undefined;
       throw new Error(`The embedded runner did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-  }
-
-  /** The extension host's environment with kernelRunner.embedded.path first on PATH. */
-  private environment(): NodeJS.ProcessEnv {
-    const extra = this.config.embeddedPath;
-    if (!extra.length) return process.env;
-    return { ...process.env, PATH: [...extra, process.env.PATH ?? ''].filter(Boolean).join(delimiter) };
   }
 
   async dispose(): Promise<void> {

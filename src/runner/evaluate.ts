@@ -8,7 +8,7 @@
 //     `ranking_by: last` benchmark and leaderboard runs get only the last benchmark case;
 //   the `script` leaderboard: the file itself as a program (.py with python3; .hip/.cpp with hipcc; .cu with nvcc).
 import { constants as osConstants } from 'node:os';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream, ProfileResult, RunResult, SubmissionMode, SystemInfo } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
@@ -16,7 +16,9 @@ import { packageProfile } from './artifacts';
 import { parsePopcornOutput, quoteCommand, type ExecSpec } from './executor';
 import { createLocalExecutor, type ExecResult, type Executor } from './executors';
 import type { GpuSlot } from './gpus';
-import type { Isolation } from './isolation';
+import { killGroup, type Isolation } from './isolation';
+import { jobEnvironment } from './jobEnv';
+import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget';
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
@@ -39,6 +41,8 @@ export interface RunSettings {
   isolation?: Isolation;
   /** Where the processes run (executors/): default the local one. */
   executor?: Executor;
+  /** The most a job's work dir may take on disk (--max-job-disk); past it the job is stopped. 0 = no budget. */
+  maxJobDiskBytes?: number;
 }
 
 export interface RunContext {
@@ -106,6 +110,7 @@ const signalHints: Record<string, string> = {
   SIGABRT: 'aborted, e.g. by a failed assertion or abort()',
   SIGFPE: 'arithmetic error, e.g. an integer division by zero',
   SIGILL: 'illegal instruction',
+  SIGXFSZ: "a file grew past the job's disk budget (serve --max-job-disk), the largest file a job may write",
 };
 
 /** Says that a program died of a signal, and what that signal usually means. */
@@ -115,7 +120,9 @@ export function signalNote(signal: string): string {
 }
 
 function childEnv(ctx: RunContext, extra: Record<string, string>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...ctx.settings.env, PYTHONUNBUFFERED: '1', ...extra };
+  const env: Record<string, string | undefined> = { ...jobEnvironment(ctx.settings.env), PYTHONUNBUFFERED: '1', ...extra };
+  // the job user cannot write the runner's home: caches (torch extensions, ~/.cache) go into the job's own folder
+  if (ctx.settings.isolation?.sandbox?.user) env.HOME = ctx.workDir;
   if (ctx.slot.devices.length > 0) {
     env.HIP_VISIBLE_DEVICES = ctx.slot.devices.join(',');
     env.CUDA_VISIBLE_DEVICES = ctx.slot.devices.join(',');
@@ -143,7 +150,7 @@ function toRunResult(
     exit = EXIT_TIMEOUT;
     notes.push(`[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to ${o.stopTarget ?? 'the process group'}, SIGKILL after ${opts.graceMs / 1000} s`);
   }
-  if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}: sent SIGINT to ${o.stopTarget ?? 'the process group'}`);
+  if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}${isDiskFullReason(opts.stopReason) ? '' : `: sent SIGINT to ${o.stopTarget ?? 'the process group'}`}`);
   if (o.failure) notes.push(`[kernel-runner] ${o.failure}`);
   if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
   if (o.popcornOmitted > 0) notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
@@ -168,12 +175,20 @@ function toRunResult(
 
 const localExecutor = createLocalExecutor();
 
+/** Folders the runner makes for the job, handed to the job user (a root runner's jobs do not run as root). */
+async function grantToJob(ctx: RunContext, ...paths: string[]): Promise<void> {
+  const user = ctx.settings.isolation?.sandbox?.user;
+  if (!user) return;
+  for (const p of paths) await chown(p, user.uid, user.gid);
+}
+
 /** Runs a process through the runner's executor, telling the job which local process group is running. */
 async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecResult> {
   const executor = ctx.settings.executor ?? localExecutor;
   try {
     return await executor.run({
       ...spec,
+      workDir: ctx.workDir,
       jobId: ctx.jobId,
       isolation: ctx.settings.isolation,
       onSpawn: (pid) => ctx.onProcess?.(pid),
@@ -211,6 +226,7 @@ async function evalRun(
     outDir = join(opts.cwd, `${opts.key}.trace`);
     stderrLogPath = join(opts.cwd, `${opts.key}.stderr.log`);
     await mkdir(outDir, { recursive: true });
+    await grantToJob(ctx, outDir);
     cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd });
     env.GPU_DUMP_CODE_OBJECT = '1';
   }
@@ -367,6 +383,7 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
   const fullRun = async (secret: boolean): Promise<FullResult> => {
     const dir = join(ctx.workDir, secret ? 'secret' : 'public');
     await prepareProblemDir(problem, dir, ctx.code);
+    await grantToJob(ctx, ctx.workDir, dir);
     // the secret copy runs with the leaderboard's fixed secret seed (kernelbot: task.seed = secret_seed)
     const seed = secret ? ctx.secretSeed : problem.seed;
     const env: Record<string, string> = seed !== null ? { POPCORN_SEED: String(seed) } : {};
@@ -560,6 +577,7 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
   const dir = join(ctx.workDir, 'public');
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, ctx.fileName), ctx.code);
+  await grantToJob(ctx, ctx.workDir, dir);
   const key = ctx.mode === 'profile' ? 'profile.0' : ctx.mode;
   const ext = extname(ctx.fileName).toLowerCase();
   const runs: Record<string, EvalResult> = {};
@@ -601,6 +619,32 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
   return finish(ctx, [{ success: true, error: '', system: ctx.system, runs }], flags, artifacts, null);
 }
 
-export function runSubmission(ctx: RunContext): Promise<RunOutcome> {
-  return ctx.problem ? runProblem(ctx, ctx.problem) : runScript(ctx);
+/**
+ * Runs the submission; with a disk budget, a job whose work dir grows past it is stopped at once (SIGKILL of its
+ * running process; what it wrote is not worth more disk) and ends `failed`, its run's stderr saying why.
+ */
+export async function runSubmission(ctx: RunContext): Promise<RunOutcome> {
+  const run = (c: RunContext) => (c.problem ? runProblem(c, c.problem) : runScript(c));
+  const limit = ctx.settings.maxJobDiskBytes ?? 0;
+  if (limit <= 0) return run(ctx);
+  const full = new AbortController();
+  let pid: number | null = null;
+  const watch = watchDiskBudget(ctx.workDir, limit, (used) => {
+    full.abort(diskFullReason(used, limit));
+    // a Slurm run's pid is srun's: its end goes through scancel, as for any abort
+    if ((ctx.settings.executor?.kind ?? 'local') === 'local' && pid !== null) killGroup(pid, 'SIGKILL');
+  });
+  try {
+    const outcome = await run({
+      ...ctx,
+      signal: AbortSignal.any([ctx.signal, full.signal]),
+      onProcess: (p) => {
+        pid = p;
+        ctx.onProcess?.(p);
+      },
+    });
+    return full.signal.aborted && !ctx.signal.aborted && outcome.state === 'cancelled' ? { ...outcome, state: 'failed' } : outcome;
+  } finally {
+    watch.stop();
+  }
 }

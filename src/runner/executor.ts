@@ -11,7 +11,8 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { OutputStream } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise/types';
-import { JOB_TAG_VAR, killGroup, killTagged, signalTagged, type Isolation } from './isolation';
+import { JOB_TAG_VAR, killGroup, killTagged, signalTagged, WORK_DIR_VAR, type Isolation } from './isolation';
+import { jobEnvironment } from './jobEnv';
 import { registerTag } from './orphans';
 import { createOutputSink } from './executors/output';
 import type { OutputBudget } from './outputBudget';
@@ -22,6 +23,8 @@ export interface ExecSpec {
   command: string;
   args: string[];
   cwd: string;
+  /** The job's work dir, which holds cwd: what a sandboxed job sees of the data dir (isolation.ts). Default: cwd. */
+  workDir?: string;
   /** The complete environment of the child (the runner's own is not added). */
   env: Record<string, string | undefined>;
   timeoutMs: number;
@@ -92,7 +95,7 @@ function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command
 /** A namespace made ahead of time (standbyNamespace.ts) with the job's launch sent to it, or undefined. */
 function fromStandby(spec: ExecSpec, launch: ReturnType<typeof launchCommand>, env: Record<string, string | undefined>) {
   if (!launch.statusFd || !launch.program || !spec.standby) return undefined;
-  const message = standbyLaunchMessage(spec.cwd, Boolean(spec.popcornFd), [launch.program, ...spec.args], env);
+  const message = standbyLaunchMessage(spec.cwd, Boolean(spec.popcornFd), [launch.program, ...spec.args], env, spec.workDir ?? spec.cwd);
   if (!message) return undefined;
   const child = spec.standby.take();
   child?.stdin.end(message);
@@ -117,11 +120,14 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   // whole namespace with the job, so no /proc sweep is needed there.
   const tracked = process.platform === 'linux' && (spec.isolation?.kind ?? 'process-group') === 'process-group';
   const tag = tracked ? randomBytes(16).toString('hex') : '';
-  const env: Record<string, string | undefined> = { ...spec.env, ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}), ...(tag ? { [JOB_TAG_VAR]: tag } : {}) };
+  // the runner's own variables (its token above all) never reach a job, whoever built the spec
+  const env: Record<string, string | undefined> = { ...jobEnvironment(spec.env), ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}), ...(tag ? { [JOB_TAG_VAR]: tag } : {}) };
   const launch = launchCommand(spec, env.PATH);
+  // a fresh sandboxed namespace's INIT learns the work dir from its environment and takes it out of the program's
+  const sandboxed = launch.statusFd && spec.isolation?.sandbox ? { [WORK_DIR_VAR]: spec.workDir ?? spec.cwd } : {};
   const child = fromStandby(spec, launch, env) ?? execa(launch.command, launch.args, {
     cwd: spec.cwd,
-    env,
+    env: { ...env, ...sandboxed },
     extendEnv: false,
     detached: process.platform !== 'win32',
     buffer: false,

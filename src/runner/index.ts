@@ -16,8 +16,10 @@ import { checkLocalCaller, checkOrigin, checkToken } from './http/auth';
 import { createJobManager, type JobManager } from './jobs';
 import { defaultDataDir, defaultProblemsDir, packageRoot, preparePrivateDir } from './paths';
 import { loadProblems, type Problem, type ProblemSet } from './problems';
-import { detectProfiler, type Profiler, type ProfilerChoice } from './profilers';
+import { detectProfiler, findOnPath, type Profiler, type ProfilerChoice } from './profilers';
 import { detectIsolation, type Isolation } from './isolation';
+import { buildSandbox } from './sandbox';
+import { defaultStateDir } from '../core/runnerToken';
 import { createBacklogBudget } from './http/backlogBudget';
 import { shareConnections, type ConnectionShare } from './http/connectionShare';
 import { createRoutes } from './routes';
@@ -27,6 +29,8 @@ import { probeSystem } from './system';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
 export const DEFAULT_MAX_DATA_BYTES = 20e9;
+/** What one job's work dir may take on disk while it runs (--max-job-disk): 8 GiB, and never more than --max-data. */
+export const DEFAULT_MAX_JOB_DISK_BYTES = 8 * 1024 ** 3;
 
 export interface RunnerOptions {
   host?: string;
@@ -61,6 +65,15 @@ export interface RunnerOptions {
   rocpd?: boolean;
   /** Stored output per job: live output events and profiler stderr logs together. Default 256 MiB. */
   maxJobOutputBytes?: number;
+  /** What a job's work dir may take on disk while it runs; past it the job is stopped. Default 8 GiB, at most the data budget. */
+  maxJobDiskBytes?: number;
+  /**
+   * Who a root runner's jobs run as (in a PID namespace): `auto` (default: the kernel-runner-job account where it
+   * exists, else nobody), an account name, or UID[:GID]. Not used by a runner that is not root.
+   */
+  jobUser?: string;
+  /** Files and folders besides the data dir that jobs must not see (serve: its --token-file). The user's state folder always. */
+  privatePaths?: string[];
   /**
    * Finished jobs older than maxAgeDays (default 30) are deleted, and the oldest finished jobs go first while the
    * data dir's jobs take more than maxTotalBytes (default 20 GB).
@@ -236,8 +249,25 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   // private state: other users of the machine must not read jobs, code or results
   preparePrivateDir(dataDir, log);
   const store = openStore(dataDir);
+  const maxDataBytes = opts.retention?.maxTotalBytes ?? DEFAULT_MAX_DATA_BYTES;
+  const maxJobDiskBytes = opts.maxJobDiskBytes ?? Math.min(DEFAULT_MAX_JOB_DISK_BYTES, maxDataBytes);
+  // what a job sees of this runner: its own work dir, not the data dir, the state folder or the runner's files
+  let sandbox;
+  try {
+    sandbox = buildSandbox({
+      dataDir,
+      privatePaths: [defaultStateDir(env), ...(opts.privatePaths ?? [])],
+      runnerFiles: [packageRoot()],
+      jobUser: opts.jobUser ?? 'auto',
+      toolchain: [findOnPath(python, env.PATH) ?? python],
+      fileSizeLimit: maxJobDiskBytes,
+    });
+  } catch (err) {
+    store.close();
+    throw new RunnerStartError(err instanceof Error ? err.message : String(err));
+  }
   // how each job's processes are kept together (probed once; see isolation.ts)
-  const isolation = detectIsolation(env, opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {});
+  const isolation = detectIsolation(env, { ...(opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {}), sandbox });
   // after the store (one runner per data dir): the Slurm jobs a previous start left are cancelled before the job
   // manager reports them interrupted (executors/slurm.ts)
   let executor: Executor;
@@ -272,6 +302,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     env,
     isolation,
     executor,
+    maxJobDiskBytes,
   };
   const system = probeSystem(inventory, python, env);
   let jobs: JobManager;

@@ -11,7 +11,12 @@
 //                  after the grace period ends INIT and with it the namespace. Inside, the program sees namespace
 //                  pids. Detected by running that very command once (`... python3 -c pass`) at the runner's start.
 //                  Every job also carries the job tag below (the host sees it in /proc like any other process's).
-//   process-group  (where no PID namespace can be made, or KERNEL_RUNNER_ISOLATION=process-group) the program leads
+//                  With a sandbox (sandbox.ts, the runner's always), INIT first hides the runner's state from the job
+//                  (the data dir, the state folder, --token-file), binds the runner's files read-only and the job's own
+//                  work dir back, and starts the program as the job user (a root runner) or in a user namespace of
+//                  its own: the job cannot see or touch the runner.
+//   process-group  (where no PID namespace can be made, or KERNEL_RUNNER_ISOLATION=process-group; NOTHING of the
+//                  runner's files is hidden then, only its variables: serve says so) the program leads
 //                  its own process group, and every process of the job carries
 //                  KERNEL_RUNNER_JOB_TAG=<random> in its environment: whatever left the group (setsid, a daemon)
 //                  is found by that tag in /proc and gets the group's signals, and SIGKILL when the main process
@@ -22,6 +27,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, realpathSync } from 'node:fs';
 import { findOnPath } from './profilers';
 import { isolationKey, readIsolationFinding, writeIsolationFinding } from './isolationCache';
+import { describeSandbox, sandboxArgument, type SandboxSpec } from './sandbox';
 
 export type IsolationKind = 'pid-namespace' | 'process-group' | 'none';
 
@@ -29,9 +35,14 @@ export interface Isolation {
   kind: IsolationKind;
   /** One line for `serve`'s start: what is in effect, and what it means. */
   description: string;
-  /** pid-namespace: the command put before the program (unshare ... INIT --). Empty otherwise. */
+  /** pid-namespace: the command put before the program (unshare ... INIT SPEC). Empty otherwise. */
   prefix: string[];
+  /** pid-namespace: what INIT hides from the job and who the program runs as (sandbox.ts); null: nothing hidden. */
+  sandbox: SandboxSpec | null;
 }
+
+/** The fresh (not made ahead) namespace's INIT finds the job's work dir here; the program does not get it. */
+export const WORK_DIR_VAR = 'KERNEL_RUNNER_WORK_DIR';
 
 /** The environment variable every process of a job inherits: its random tag. */
 export const JOB_TAG_VAR = 'KERNEL_RUNNER_JOB_TAG';
@@ -53,10 +64,73 @@ def noop(*_):
     pass
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
     signal.signal(s, noop)
-status_fd = int(sys.argv[1])
+spec = sys.argv[1]
+status_fd = int(sys.argv[2])
 os.set_inheritable(status_fd, False)
-argv = sys.argv[2:]
+argv = sys.argv[3:]
 env = os.environ
+box = None
+def refuse(what):
+    sys.stderr.write(f"kernel-runner: cannot isolate the job: {what}\\n")
+    os._exit(126)
+if spec != "-":
+    import ctypes, resource
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    def mount(src, dst, fstype, flags, data=None):
+        if libc.mount(src, os.fsencode(dst), fstype, flags, data) != 0:
+            refuse(f"mount {dst}: {os.strerror(ctypes.get_errno())}")
+    box = {"hide": [], "ro": [], "user": None}
+    for line in spec.split("\\n"):
+        key, *values = line.split("\\t")
+        if key in ("hide", "ro"):
+            box[key].append(values[0])
+        else:
+            box[key] = values
+    data_fd = os.open(box["data"][0], os.O_PATH | os.O_DIRECTORY)
+    for path in box["ro"]:
+        mount(os.fsencode(path), path, None, 4096 | 16384)
+        # the remount keeps the flags a user namespace may not drop (nosuid, nodev, noexec, atime)
+        kept = os.statvfs(path).f_flag & (2 | 4 | 8 | 1024 | 2048 | 4096)
+        mount(None, path, None, 32 | 4096 | 1 | kept)
+    for path in box["hide"]:
+        if os.path.isdir(path):
+            mount(b"tmpfs", path, b"tmpfs", 2 | 4, b"size=1m,nr_inodes=4096,mode=0755")
+        elif os.path.exists(path):
+            mount(b"/dev/null", path, None, 4096)
+    if "fsize" in box:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (int(box["fsize"][0]),) * 2)
+    def expose(work, cwd):
+        rel = os.path.relpath(work, box["data"][0])
+        if rel == ".." or rel.startswith("../") or os.path.isabs(rel):
+            refuse(f"{work} is not in the data dir")
+        try:
+            src = os.open(rel, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=data_fd)
+        except OSError as e:
+            refuse(f"cannot open {work}: {e.strerror}")
+        os.makedirs(work, 0o755, exist_ok=True)
+        mount(f"/proc/self/fd/{src}".encode(), work, None, 4096 | 16384)
+        os.close(src)
+        os.close(data_fd)
+        try:
+            os.chdir(cwd)
+        except OSError as e:
+            sys.stderr.write(f"kernel-runner: cannot enter {os.fsdecode(cwd)}: {e.strerror}\\n")
+            os._exit(127)
+    def drop():
+        user = box["user"]
+        if user:
+            if "nproc" in box:
+                resource.setrlimit(resource.RLIMIT_NPROC, (int(box["nproc"][0]),) * 2)
+            os.setgroups([int(g) for g in user[2].split(",") if g])
+            os.setgid(int(user[1]))
+            os.setuid(int(user[0]))
+            return
+        if libc.unshare(0x10000000) != 0:
+            refuse(f"no user namespace for the program: {os.strerror(ctypes.get_errno())}")
+        for name, text in (("setgroups", "deny"), ("uid_map", "0 0 1"), ("gid_map", "0 0 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
 if argv == ["--standby"]:
     data = b""
     while True:
@@ -67,14 +141,17 @@ if argv == ["--standby"]:
     if not data:
         os._exit(125)
     fields = data.split(b"\\0")
-    count = int(fields[2])
-    argv = fields[3:3 + count]
-    env = dict(f.split(b"=", 1) for f in fields[3 + count:] if b"=" in f)
-    try:
-        os.chdir(fields[0])
-    except OSError as e:
-        sys.stderr.write(f"kernel-runner: cannot enter {os.fsdecode(fields[0])}: {e.strerror}\\n")
-        os._exit(127)
+    count = int(fields[3])
+    argv = fields[4:4 + count]
+    env = dict(f.split(b"=", 1) for f in fields[4 + count:] if b"=" in f)
+    if box:
+        expose(os.fsdecode(fields[2]), fields[0])
+    else:
+        try:
+            os.chdir(fields[0])
+        except OSError as e:
+            sys.stderr.write(f"kernel-runner: cannot enter {os.fsdecode(fields[0])}: {e.strerror}\\n")
+            os._exit(127)
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -83,12 +160,29 @@ if argv == ["--standby"]:
             os.close(3)
         except OSError:
             pass
+elif box:
+    work = os.environ.get("KERNEL_RUNNER_WORK_DIR") or os.getcwd()
+    cwd = os.getcwd()
+    env = {k: v for k, v in os.environ.items() if k != "KERNEL_RUNNER_WORK_DIR"}
+    expose(work, cwd)
 defaults = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE, signal.SIGXFSZ)]
-try:
-    main = os.posix_spawn(argv[0], argv, env, setsigdef=defaults)
-except OSError as e:
-    sys.stderr.write(f"kernel-runner: cannot start {os.fsdecode(argv[0])}: {e.strerror}\\n")
-    os._exit(127)
+if box:
+    main = os.fork()
+    if main == 0:
+        try:
+            drop()
+            for s in defaults:
+                signal.signal(s, signal.SIG_DFL)
+            os.execve(argv[0], argv, env)
+        except OSError as e:
+            sys.stderr.write(f"kernel-runner: cannot start {os.fsdecode(argv[0])}: {e.strerror}\\n")
+        os._exit(127)
+else:
+    try:
+        main = os.posix_spawn(argv[0], argv, env, setsigdef=defaults)
+    except OSError as e:
+        sys.stderr.write(f"kernel-runner: cannot start {os.fsdecode(argv[0])}: {e.strerror}\\n")
+        os._exit(127)
 for fd in (0, 1, 2, 3):
     try:
         os.close(fd)
@@ -135,6 +229,9 @@ function probe(command: string, args: string[]): string | null {
   }
 }
 
+/** What the process-group fallback leaves open, said where it is in effect. */
+const GROUP_EXPOSES =
+  '. NOT PROTECTED without a namespace: a job runs as this runner\'s user and can read and write what it can (the data dir with the token and other jobs, the runner\'s files); only the runner\'s own variables are kept from its environment';
 const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and daemons are found by their KERNEL_RUNNER_JOB_TAG and killed with the job)';
 
 /**
@@ -143,17 +240,18 @@ const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and 
  * what it fell back to when it does not. With `cacheFile`, what the check found is remembered there and used while
  * nothing it depends on changed (isolationCache.ts): for runners that live as long as one command.
  */
-export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: string } = {}): Isolation {
+export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: string; sandbox?: SandboxSpec } = {}): Isolation {
   if (process.platform !== 'linux') {
     return {
       kind: 'none',
       prefix: [],
+      sandbox: null,
       description: 'NONE available on this system (no /proc): jobs run, but only their process group is stopped; a child that leaves it can outlive its job',
     };
   }
   const choice = env.KERNEL_RUNNER_ISOLATION?.trim() || 'pid-namespace';
   if (choice === 'process-group') {
-    return { kind: 'process-group', prefix: [], description: `${GROUP_DESCRIPTION}; chosen by KERNEL_RUNNER_ISOLATION=process-group (no PID namespace)` };
+    return { kind: 'process-group', prefix: [], sandbox: null, description: `${GROUP_DESCRIPTION}; chosen by KERNEL_RUNNER_ISOLATION=process-group (no PID namespace)${GROUP_EXPOSES}` };
   }
   const unknown = choice === 'pid-namespace' ? '' : ` (KERNEL_RUNNER_ISOLATION=${choice} is not pid-namespace or process-group: ignored)`;
   const unshare = findOnPath('unshare', env.PATH) ?? findOnPath('unshare', '/usr/bin:/bin');
@@ -166,12 +264,14 @@ export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: stri
     const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
     const unshareArgs = (flagSet: number) => [...(flagSets[flagSet] as string[]), '--fork', '--kill-child', '--mount-proc'];
     const wrapWith = (flagSet: number) => [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...unshareArgs(flagSet)];
+    const sandbox = opts.sandbox ?? null;
     const found = (flagSet: number, init: string): Isolation => ({
       kind: 'pid-namespace',
-      // INIT needs only os, signal and sys: no site packages, no PYTHON* variables (-I -S: ~half of an
-      // interpreter's start); the program it starts gets the job's environment as it is
-      prefix: [...wrapWith(flagSet), init, '-I', '-S', '-c', INIT],
-      description: `PID namespace per job (unshare ${unshareArgs(flagSet).join(' ')})${unknown}`,
+      // INIT needs only os, signal and sys (and ctypes, resource to apply a sandbox): no site packages, no PYTHON*
+      // variables (-I -S: ~half of an interpreter's start); the program it starts gets the job's environment as it is
+      prefix: [...wrapWith(flagSet), init, '-I', '-S', '-c', INIT, sandboxArgument(sandbox)],
+      sandbox,
+      description: `PID namespace per job (unshare ${unshareArgs(flagSet).join(' ')})${sandbox ? `; ${describeSandbox(sandbox)}` : ''}${unknown}`,
     });
     const key = opts.cacheFile ? isolationKey({ unshare, setpriv, python }) : '';
     const remembered = opts.cacheFile ? readIsolationFinding(opts.cacheFile, key, flagSets.length) : null;
@@ -197,7 +297,8 @@ export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: stri
   return {
     kind: 'process-group',
     prefix: [],
-    description: `${GROUP_DESCRIPTION}; NO PID namespace: ${why || 'unshare --pid is not permitted here (user namespaces disabled?)'}${unknown}`,
+    sandbox: null,
+    description: `${GROUP_DESCRIPTION}; NO PID namespace: ${why || 'unshare --pid is not permitted here (user namespaces disabled?)'}${unknown}${GROUP_EXPOSES}`,
   };
 }
 

@@ -22,10 +22,19 @@ export interface StandbyNamespace {
   close(): void;
 }
 
-/** The job for a waiting INIT: where it runs, whether it keeps fd 3, its argv and environment; null if it cannot be sent. */
-export function standbyLaunchMessage(cwd: string, keepFd3: boolean, argv: readonly string[], env: Record<string, string | undefined>): Buffer | null {
+/**
+ * The job for a waiting INIT: where it runs, whether it keeps fd 3, the job's work dir (bound back into a sandbox),
+ * its argv and environment; null if it cannot be sent.
+ */
+export function standbyLaunchMessage(
+  cwd: string,
+  keepFd3: boolean,
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  workDir = cwd,
+): Buffer | null {
   const vars = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
-  const fields = [cwd, keepFd3 ? '1' : '0', String(argv.length), ...argv, ...vars];
+  const fields = [cwd, keepFd3 ? '1' : '0', workDir, String(argv.length), ...argv, ...vars];
   // a NUL cannot be passed to a program; a fresh start reports it the usual way
   if (fields.some((f) => f.includes('\0'))) return null;
   return Buffer.from(fields.join('\0'));

@@ -30,6 +30,8 @@ interface ServeCliOptions {
   hardTimeout?: string;
   publicUrl?: string;
   maxJobOutput: string;
+  maxJobDisk?: string;
+  jobUser?: string;
   maxData: string;
   maxConnections: string;
   executor: string;
@@ -183,6 +185,8 @@ export function register(program: Command): void {
     .option('--hard-timeout <seconds>', 'the most one job may run, all its runs together (then it is timed_out)', '1800')
     .option('--public-url <url>', "base URL of artifact links (default: the listening address; never the request's Host header)")
     .option('--max-job-output <size>', 'stored output per job (live output events and profiler stderr logs); past it output is counted, not stored, and the result says so', '256MiB')
+    .option('--max-job-disk <size>', "what a job's work dir may take on disk while it runs; past it the job is stopped (default 8GiB, at most --max-data)")
+    .option('--job-user <user>', "who a root runner's jobs run as: an account name or UID[:GID] (default: the kernel-runner-job account, else nobody)")
     .option('--max-data <size>', "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)", '20GB')
     .option('--max-connections <n>', 'open connections beyond this are closed at once', '256')
     .option('--executor <kind>', `where jobs run: ${EXECUTORS.join('|')} (slurm: one Slurm job per run via srun; the data dir must be on a filesystem the nodes share)`, 'local')
@@ -201,9 +205,13 @@ export function register(program: Command): void {
       const maxJobOutputBytes = size(opts.maxJobOutput, '--max-job-output', 64 * 1024);
       const maxDataBytes = size(opts.maxData, '--max-data', 1024 ** 2);
       const maxConnections = number(opts.maxConnections, '--max-connections', { min: 1, integer: true });
+      const maxJobDiskBytes = opts.maxJobDisk === undefined ? undefined : size(opts.maxJobDisk, '--max-job-disk', 1024 ** 2);
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
       if (auth.source.kind === 'none') log('warning: --no-token: any local user and process can run code through this runner');
+      if (opts.executor === 'slurm' && auth.source.kind === 'stored') {
+        log(`warning: Slurm jobs run as this user on the nodes and see the data dir over the shared filesystem, ${tilde(auth.source.file)} included: keep the token outside it (--token-file PATH on a filesystem the nodes do not mount, or $KERNEL_RUNNER_TOKEN)`);
+      }
       let runner: RunningRunner;
       try {
         runner = await startRunner({
@@ -221,6 +229,9 @@ export function register(program: Command): void {
           hardTimeoutSec: number(opts.hardTimeout, '--hard-timeout', { min: 0.1 }),
           publicUrl: opts.publicUrl,
           maxJobOutputBytes,
+          ...(maxJobDiskBytes !== undefined ? { maxJobDiskBytes } : {}),
+          ...(opts.jobUser !== undefined ? { jobUser: opts.jobUser } : {}),
+          ...(auth.source.kind === 'file' ? { privatePaths: [auth.source.file] } : {}),
           retention: { maxTotalBytes: maxDataBytes },
           maxConnections,
           executor: opts.executor as (typeof EXECUTORS)[number],

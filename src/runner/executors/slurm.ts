@@ -24,6 +24,7 @@ import { findOnPath } from '../profilers';
 import type { ExecRequest, ExecResult, Executor, ExecutorHealth, QueueCounts } from './index';
 import { createOutputSink, readPopcornFile } from './output';
 import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT, type SlurmJobLine } from './slurmCli';
+import { jobEnvironment } from '../jobEnv';
 import { SLURM_SHIM } from './slurmShim';
 
 /** Job states Slurm passes through on its way to a final one. */
@@ -248,7 +249,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     const sink = createOutputSink(req, (line: ClassifiedLine) => {
       if (SLURM_LINE.test(line.text) && slurmLines.length < 20) slurmLines.push(line.text);
     });
-    const childEnv = { ...req.env, ...(req.popcornFd ? { POPCORN_FD: '3' } : {}) };
+    // srun hands its environment to the job (--export=ALL): the runner's own variables stay here
+    const childEnv = { ...jobEnvironment(req.env), ...(req.popcornFd ? { POPCORN_FD: '3' } : {}) };
     const srun = srunPath() ?? 'srun';
     const child = execa(srun, srunArgs, {
       env: childEnv,

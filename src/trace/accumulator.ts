@@ -2,6 +2,7 @@
 // what was read and skipped, cross-checks and warnings.
 import type { CrossCheck, SkippedSource, TraceProcess, TraceSource } from '../core/protocol/traceSummary';
 import { BusyTracker, type BusyOptions } from './busy';
+import { FOLDED_AGENTS, MAX_AGENTS, keyWithin } from './keyLimits';
 import { RunTables } from './tables';
 
 export type AgentType = 'GPU' | 'CPU' | 'unknown';
@@ -42,7 +43,9 @@ export class TraceAccumulator {
 
   constructor(readonly busyOptions: BusyOptions = {}) {}
 
-  agent(id: string): AgentState {
+  /** The agent's state; past MAX_AGENTS agents, the one of FOLDED_AGENTS (keyLimits.ts). */
+  agent(agentId: string): AgentState {
+    const id = keyWithin(this.agents, agentId, MAX_AGENTS, FOLDED_AGENTS);
     let a = this.agents.get(id);
     if (!a) {
       a = new AgentState(id, this.busyOptions);

@@ -82,9 +82,9 @@ export interface RunnerOptions {
   headersTimeoutMs?: number;
   /** A request body that makes no progress for this long is answered 408 and closed. Default 30 s. */
   bodyIdleTimeoutMs?: number;
-  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 64 MiB. */
+  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 16 MiB. */
   maxClientBacklogBytes?: number;
-  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 256 MiB. */
+  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 64 MiB. */
   maxTotalBacklogBytes?: number;
   /** Open connections beyond this are closed at once (server.maxConnections). Default 256. */
   maxConnections?: number;
@@ -293,7 +293,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     get publicUrl() {
       return linkBase;
     },
-    backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 64 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 256 * 1024 * 1024),
+    backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 16 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 64 * 1024 * 1024),
     log,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     executor,

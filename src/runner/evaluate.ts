@@ -66,6 +66,8 @@ export interface RunContext {
   outputBudget?: OutputBudget;
   /** Live output of the public run. */
   onLine(stream: OutputStream, line: ClassifiedLine): void;
+  /** While it returns a promise, the job's output is not read (the event log is behind): see ExecSpec. */
+  outputPressure?(): Promise<void> | null;
   /** A run (`test`, `benchmark`, `profile.0` ...) starts. */
   onRun(key: string): void;
   /** A child process group started (its pid = group id), or ended (null): the job record keeps it for crash cleanup. */
@@ -242,6 +244,7 @@ async function evalRun(
     capBytes: ctx.settings.capBytes,
     stderrLogPath: stderrLogPath ?? undefined,
     ...(ctx.outputBudget ? { outputBudget: ctx.outputBudget } : {}),
+    outputPressure: ctx.outputPressure,
     onLine: opts.live ? (stream, line) => ctx.onLine(stream, line) : undefined,
   });
   if (outcome.timedOut) flags.timedOut = true;
@@ -359,6 +362,7 @@ async function pythonCompileStep(ctx: RunContext, flags: Flags, dir: string, sub
     signal: ctx.signal,
     popcornFd: true,
     capBytes: ctx.settings.capBytes,
+    outputPressure: ctx.outputPressure,
     onLine: (stream, line) => {
       // looked for line by line: the kept stdout is cut to its head and tail, the mark may be in between
       if (stream === 'stdout' && line.text.includes(TORCH_EXTENSION_MARK)) built = true;
@@ -555,6 +559,7 @@ async function compile(
     graceMs: ctx.settings.graceMs,
     signal: ctx.signal,
     capBytes: ctx.settings.capBytes,
+    outputPressure: ctx.outputPressure,
     onLine: opts.live ? (stream, line) => ctx.onLine(stream, line) : undefined,
   });
   if (o.timedOut) flags.timedOut = true;

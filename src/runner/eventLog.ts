@@ -125,10 +125,17 @@ export interface EventLog {
   readonly lastId: number;
   /** Resolves once everything appended so far is in the file. */
   flushed(): Promise<void>;
+  /**
+   * Null while the file keeps up; once more than LOG_BACKLOG_BYTES wait for the disk, a promise that resolves when
+   * they are written: the job's output is not read meanwhile (ExecSpec.outputPressure).
+   */
+  pressure(): Promise<void> | null;
   close(): Promise<void>;
 }
 
 const FLUSH_BYTES = 1 << 20;
+/** Bytes handed to the file and not yet written past which the log asks the job's output to wait. */
+export const LOG_BACKLOG_BYTES = 8 << 20;
 const CHUNK_BYTES = 4 << 20;
 /** The lines between a frame's id and its data, built once per event name (fewer pieces per frame). */
 const EVENT_LINES: Partial<Record<SseEventName, string>> = Object.fromEntries(
@@ -155,10 +162,12 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
   let lastWrite: Promise<void> = Promise.resolve();
   let error: Error | null = null;
   const mark = openHighWaterMark(path, lastId);
+  let caughtUp: Promise<void> | null = null;
 
   const ensure = () => {
     if (!stream) {
-      stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+      // the high-water mark is the backlog's: write() says false past it, and 'drain' comes once all is written
+      stream = createWriteStream(path, { flags: 'a', mode: 0o600, highWaterMark: LOG_BACKLOG_BYTES });
       stream.on('error', (err) => {
         error = err;
       });
@@ -236,6 +245,23 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
     flushed() {
       flush();
       return error ? Promise.reject(error) : lastWrite;
+    },
+    pressure() {
+      const s = stream as WriteStream | null;
+      if (!s || !s.writableNeedDrain || error) return null;
+      caughtUp ??= new Promise<void>((resolve) => {
+        const done = () => {
+          s.off('drain', done);
+          s.off('close', done);
+          s.off('error', done);
+          caughtUp = null;
+          resolve();
+        };
+        s.on('drain', done);
+        s.on('close', done);
+        s.on('error', done);
+      });
+      return caughtUp;
     },
     async close() {
       flush();

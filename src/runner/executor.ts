@@ -35,6 +35,11 @@ export interface ExecSpec {
   popcornFd?: boolean;
   /** Every line of output as it arrives, classified by the noise filter. */
   onLine?: (stream: OutputStream, line: ClassifiedLine) => void;
+  /**
+   * Backpressure: asked after each chunk of output; while the promise it returns is pending, the job's stdout and
+   * stderr are not read (the pipes fill and the program waits), so a slow log or disk holds no growing buffer.
+   */
+  outputPressure?: () => Promise<void> | null;
   /** Size kept of stdout and of stderr for the result (head + tail). */
   capBytes: number;
   /** Where to copy stderr byte for byte (unfiltered). */
@@ -142,8 +147,31 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     spec.onSpawn?.(pid);
   }
 
-  child.stdout?.on('data', (chunk: Buffer) => output.stdout(chunk));
-  child.stderr?.on('data', (chunk: Buffer) => output.stderr(chunk));
+  // once the program exited, what is left in its pipes is read at once (the pipes are closed after the grace period)
+  let held = false;
+  let exited = false;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    child.stdout?.resume();
+    child.stderr?.resume();
+  };
+  const holdIfBehind = () => {
+    const behind = held || exited ? null : spec.outputPressure?.();
+    if (!behind) return;
+    held = true;
+    child.stdout?.pause();
+    child.stderr?.pause();
+    void behind.then(release);
+  };
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output.stdout(chunk);
+    holdIfBehind();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output.stderr(chunk);
+    holdIfBehind();
+  });
   const fd3 = child.stdio[3];
   if (fd3 && 'on' in fd3) {
     fd3.setEncoding?.('utf8');
@@ -191,6 +219,8 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   // pipes, a daemon) goes with it; a process that escaped both cannot hold the job's pipes past the grace period.
   let pipeTimer: NodeJS.Timeout | undefined;
   child.on('exit', () => {
+    exited = true;
+    release();
     clearTimeout(timeoutTimer);
     if (graceTimer) clearTimeout(graceTimer);
     killGroup(pid, 'SIGKILL');

@@ -105,9 +105,9 @@ export interface RunnerOptions {
   bodyMinBytesPerSec?: number;
   /** The longest a request body may take in all, however it trickles. Default 120 s. */
   bodyTimeoutMs?: number;
-  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 64 MiB. */
+  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 16 MiB. */
   maxClientBacklogBytes?: number;
-  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 256 MiB. */
+  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 64 MiB. */
   maxTotalBacklogBytes?: number;
   /**
    * Open connections beyond this are closed at once (server.maxConnections). Default 256, a quarter of them kept
@@ -340,7 +340,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     get publicUrl() {
       return linkBase;
     },
-    backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 64 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 256 * 1024 * 1024),
+    backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 16 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 64 * 1024 * 1024),
     log,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
     executor,

@@ -298,6 +298,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         signal: job.abort.signal,
         settings: opts.settings,
         onLine: (stream, line) => emitOutput(job, stream, line),
+        outputPressure: () => job.log.pressure(),
         outputBudget: job.outputBudget,
         onRun: (key) => {
           job.currentRun = key;

@@ -3,6 +3,7 @@
 import { TraceClock } from './traceClock';
 import type { CrossCheck, SkippedSource, TraceProcess, TraceSource } from '../core/protocol/traceSummary';
 import { BusyTracker, type BusyOptions } from './busy';
+import { FOLDED_AGENTS, MAX_AGENTS, keyWithin } from './keyLimits';
 import { RunTables } from './tables';
 
 export type AgentType = 'GPU' | 'CPU' | 'unknown';
@@ -47,7 +48,9 @@ export class TraceAccumulator {
 
   constructor(readonly busyOptions: BusyOptions = {}) {}
 
-  agent(id: string): AgentState {
+  /** The agent's state; past MAX_AGENTS agents, the one of FOLDED_AGENTS (keyLimits.ts). */
+  agent(agentId: string): AgentState {
+    const id = keyWithin(this.agents, agentId, MAX_AGENTS, FOLDED_AGENTS);
     let a = this.agents.get(id);
     if (!a) {
       a = new AgentState(id, this.busyOptions);

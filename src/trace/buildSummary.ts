@@ -5,6 +5,7 @@ import {
 } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
+import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, foldWarning } from './keyLimits';
 import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
 import type { KernelAgg, RunTables } from './tables';
@@ -182,6 +183,8 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     };
   }
 
+  acc.warnings.push(...foldWarnings(acc));
+
   return {
     version: TRACE_SUMMARY_VERSION,
     kernels,
@@ -239,4 +242,23 @@ function profilerControlOut(t: RunTables, epochNs: number): ProfilerControl {
           .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name)),
       })),
   };
+}
+
+/** A warning per table that folded keys past its limit (keyLimits.ts). */
+function foldWarnings(acc: TraceAccumulator): string[] {
+  const t = acc.tables;
+  const out: string[] = [];
+  const kernels = t.kernels.get(FOLDED_KERNELS);
+  if (kernels) out.push(foldWarning('kernel names', MAX_DISTINCT_NAMES, FOLDED_KERNELS, kernels.stats.count));
+  const agents = acc.agents.get(FOLDED_AGENTS);
+  if (agents) out.push(foldWarning('agents', MAX_AGENTS, FOLDED_AGENTS, agents.kernelCalls));
+  const markers = t.markers.get(FOLDED_NAMES);
+  if (markers) out.push(foldWarning('rocTX range names', MAX_DISTINCT_NAMES, FOLDED_NAMES, markers.stats.count));
+  const api = [...t.api.values()].filter((a) => a.name === FOLDED_NAMES);
+  if (api.length > 0) out.push(foldWarning('API call names', MAX_DISTINCT_NAMES, FOLDED_NAMES, api.reduce((n, a) => n + a.stats.count, 0)));
+  const copies = t.copies.get(FOLDED_NAMES);
+  if (copies) out.push(foldWarning('copy directions', MAX_COPY_DIRECTIONS, FOLDED_NAMES, copies.stats.count));
+  if (t.counters.has(FOLDED_KERNELS)) out.push(foldWarning('kernel names with counters', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
+  if ([...t.counters.values()].some((k) => k.counters.has(FOLDED_NAMES))) out.push(foldWarning('counter names', MAX_DISTINCT_NAMES, FOLDED_NAMES, null));
+  return out;
 }

@@ -100,7 +100,8 @@ export class BusyTracker {
     this.cap = Math.max(4, options.maxIslands ?? 65536);
     this.hardCap = this.cap + (this.cap >> 1);
     this.bins = Math.max(16, options.histogramBins ?? 4096);
-    const initial = Math.min(this.cap, 1024);
+    // small at first (an agent with few islands costs little; a trace may name many agents), doubled as needed
+    const initial = Math.min(this.cap, 64);
     this.starts = new Float64Array(initial);
     this.ends = new Float64Array(initial);
   }

@@ -116,7 +116,11 @@ export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, sourc
     i = j;
   }
   const l = b.launches;
-  for (let i = 0; i < l.length; i += 3) addLaunch(kernel(l[i] as number), launches[l[i + 1] as number] as Float64Array, l[i + 2] as number);
+  for (let i = 0; i < l.length; i += 3) {
+    const values = launches[l[i + 1] as number];
+    if (values) addLaunch(kernel(l[i] as number), values, l[i + 2] as number);
+    else kernel(l[i] as number).launchesTruncated = true; // past the collector's launch ids
+  }
   const ka = b.kernelAgents;
   for (let i = 0; i < ka.length; i += 2) {
     const a = agent(ka[i + 1] as number);

@@ -7,6 +7,8 @@ import type { BytesInterner } from './tables';
 const LF = 0x0a;
 /** Kernel ids below this are looked up by index (rocprofv3 numbers kernels from 1). */
 const SMALL_KERNEL_IDS = 1 << 16;
+/** Larger kernel ids guessed at most (a hostile trace may have millions). */
+const MAX_OTHER_IDS = 1 << 16;
 
 interface Known {
   id: number;
@@ -51,12 +53,12 @@ export class KernelNameGuess {
     const id = this.names.idFor(row.buf, row.starts[col] as number, row.ends[col] as number, escaped);
     const kernelId = this.guess ? (row.values[this.kernelIdColumn] as number) : NaN;
     // a guess's bytes hold no quote (not escaped) and no line feed: the scanner relies on that
-    if (kernelId === kernelId && escaped === 0 && this.names.lastRaw.indexOf(LF) < 0) {
+    if (kernelId === kernelId && escaped === 0 && id !== this.names.foldId && this.names.lastRaw.indexOf(LF) < 0) {
       const known = { id, raw: this.names.lastRaw };
       if (kernelId >= 0 && kernelId < SMALL_KERNEL_IDS && (kernelId | 0) === kernelId) {
         while (this.small.length < kernelId) this.small.push(undefined);
         this.small[kernelId] = known;
-      } else {
+      } else if (this.other.size < MAX_OTHER_IDS || this.other.has(kernelId)) {
         this.other.set(kernelId, known);
       }
     }

@@ -10,6 +10,7 @@ import { timestampAt } from './traceClock';
 import { BusyRuns } from './busy';
 import { BatchMoments, MAX_BATCH_DISPATCHES } from './exactMoments';
 import { KernelNameGuess } from './kernelNameGuess';
+import { FOLDED_AGENTS, FOLDED_KERNELS, MAX_AGENTS, MAX_DISTINCT_NAMES } from './keyLimits';
 import { BytesInterner, LAUNCH_WIDTH } from './tables';
 
 /** Column indexes of the fields a dispatch needs (-1: not in the file). */
@@ -49,7 +50,7 @@ export interface KernelBatch {
   agentTotals: Float64Array;
   /** With KernelColumns.keepDispatches: per dispatch its correlation id (NaN: none), name id, duration (`count` long). */
   dispatches: { corr: Float64Array; name: Int32Array; duration: Float64Array } | null;
-  /** (name id, launch id, calls) per launch configuration of a kernel, in order of first appearance. */
+  /** (name id, launch id, calls) per launch configuration of a kernel, in order of first appearance (-1: past MAX_LAUNCH_IDS). */
   launches: Int32Array;
   /** (name id, agent id) for each pair seen in the batch. */
   kernelAgents: Int32Array;
@@ -68,11 +69,13 @@ export interface KernelBatch {
 }
 
 const BATCH_ROWS = MAX_BATCH_DISPATCHES;
+/** Distinct launch configurations a collector keeps (a kernel keeps MAX_LAUNCHES of them); the rest count as truncated. */
+const MAX_LAUNCH_IDS = 1 << 16;
 
 /** Batches are handed over when full and on `flush`; ids stay valid across the batches of one collector. */
 export class KernelRowCollector {
-  private readonly names = new BytesInterner();
-  private readonly agents = new BytesInterner();
+  private readonly names = new BytesInterner(MAX_DISTINCT_NAMES, FOLDED_KERNELS);
+  private readonly agents = new BytesInterner(MAX_AGENTS, FOLDED_AGENTS);
   private sentNames = 0;
   private sentAgents = 0;
   private readonly launchValues: number[] = [];
@@ -296,6 +299,7 @@ export class KernelRowCollector {
       this.launchChains.set(h, chain);
     }
     const id = this.launchValues.length / LAUNCH_WIDTH;
+    if (id >= MAX_LAUNCH_IDS) return -1;
     for (let i = 0; i < LAUNCH_WIDTH; i++) this.launchValues.push(v[i] as number);
     this.launchView.push(Float64Array.from(v));
     chain.push(id);

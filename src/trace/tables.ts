@@ -2,6 +2,7 @@
 // direction, API calls by family + name, markers by message. Readers fill them; sets merge into the whole.
 import { ProfilerControlLog } from './profilerControl';
 import { addDuration, emptyStats, mergeStats, type DurationStats } from './durationStats';
+import { FOLDED_KERNELS, FOLDED_NAMES, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, keyWithin } from './keyLimits';
 
 /** Launch configuration values, in this order; NaN = not in the input. */
 export const LAUNCH_FIELDS = [
@@ -61,12 +62,13 @@ export function weakerAttribution(
 
 /** Counts `calls` dispatches of `kernel` (`totalNs` of GPU time) as launched inside range `m`. */
 export function addRangeKernel(m: MarkerAgg, kernel: string, calls: number, totalNs: number): void {
-  const k = m.kernels.get(kernel);
+  const name = keyWithin(m.kernels, kernel, MAX_DISTINCT_NAMES, FOLDED_KERNELS);
+  const k = m.kernels.get(name);
   if (k) {
     k.calls += calls;
     k.totalNs += totalNs;
   } else {
-    m.kernels.set(kernel, { calls, totalNs });
+    m.kernels.set(name, { calls, totalNs });
   }
 }
 
@@ -151,7 +153,8 @@ export class RunTables {
   /** Hardware counters per kernel name (counter_collection). */
   readonly counters = new Map<string, KernelCounterAgg>();
 
-  kernelCounters(kernel: string): KernelCounterAgg {
+  kernelCounters(name: string): KernelCounterAgg {
+    const kernel = keyWithin(this.counters, name, MAX_DISTINCT_NAMES, FOLDED_KERNELS);
     let k = this.counters.get(kernel);
     if (!k) {
       k = { kernel, dispatches: 0, counters: new Map() };
@@ -160,7 +163,9 @@ export class RunTables {
     return k;
   }
 
-  kernel(name: string): KernelAgg {
+  /** The kernel's aggregate; past MAX_DISTINCT_NAMES names, the one of FOLDED_KERNELS (keyLimits.ts). */
+  kernel(kernelName: string): KernelAgg {
+    const name = keyWithin(this.kernels, kernelName, MAX_DISTINCT_NAMES, FOLDED_KERNELS);
     let k = this.kernels.get(name);
     if (!k) {
       k = newKernelAgg(name);
@@ -169,7 +174,8 @@ export class RunTables {
     return k;
   }
 
-  copy(direction: string): CopyAgg {
+  copy(raw: string): CopyAgg {
+    const direction = keyWithin(this.copies, raw, MAX_COPY_DIRECTIONS, FOLDED_NAMES);
     let c = this.copies.get(direction);
     if (!c) {
       c = { direction, stats: emptyStats(), bytes: 0, bytesCalls: 0 };
@@ -178,9 +184,14 @@ export class RunTables {
     return c;
   }
 
-  apiCall(name: string, domain: string | null): ApiAgg {
+  apiCall(apiName: string, domain: string | null): ApiAgg {
     const family = apiFamily(domain);
-    const key = `${family}\u0000${name}`;
+    let name = apiName;
+    let key = `${family}\u0000${name}`;
+    if (this.api.size >= MAX_DISTINCT_NAMES && !this.api.has(key)) {
+      name = FOLDED_NAMES;
+      key = `${family}\u0000${name}`;
+    }
     let a = this.api.get(key);
     if (!a) {
       a = { name, domain, family, stats: emptyStats() };
@@ -189,7 +200,8 @@ export class RunTables {
     return a;
   }
 
-  marker(name: string): MarkerAgg {
+  marker(markerName: string): MarkerAgg {
+    const name = keyWithin(this.markers, markerName, MAX_DISTINCT_NAMES, FOLDED_NAMES);
     let m = this.markers.get(name);
     if (!m) {
       m = { name, stats: emptyStats(), kernels: new Map(), attribution: null };
@@ -241,7 +253,8 @@ export class RunTables {
   }
 }
 
-export function addCounterSamples(k: KernelCounterAgg, name: string, c: CounterAgg): void {
+export function addCounterSamples(k: KernelCounterAgg, counter: string, c: CounterAgg): void {
+  const name = keyWithin(k.counters, counter, MAX_DISTINCT_NAMES, FOLDED_NAMES);
   const t = k.counters.get(name);
   if (!t) {
     k.counters.set(name, { ...c });
@@ -264,7 +277,8 @@ export function normalizeDirection(raw: string): string {
 /**
  * Interns names given as raw CSV bytes without making a string per row: a hash of the length, 32 bytes spread
  * over the name and its last 8 picks a slot of an open-addressing table, and a native byte comparison (memcmp)
- * confirms the match. Only a name seen for the first time is decoded.
+ * confirms the match. Only a name seen for the first time is decoded. Past `limit` spellings, a new one gets the
+ * id of `fold` (keyLimits.ts) and is not kept.
  */
 export class BytesInterner {
   /** Raw index + 1 per slot (0: empty). */
@@ -275,8 +289,15 @@ export class BytesInterner {
   readonly texts: string[] = [];
   /** Id of each raw spelling, as an alias of a text id (two spellings of one text share an id). */
   private readonly ids: number[] = [];
-  /** The stored raw bytes of the spelling the last idFor found or added. */
+  /** The stored raw bytes of the spelling the last idFor found or added (of the row itself when folded). */
   lastRaw: Buffer = Buffer.alloc(0);
+  /** Id of `fold`, -1 until a spelling was folded. */
+  foldId = -1;
+
+  constructor(
+    private readonly limit = MAX_DISTINCT_NAMES,
+    private readonly fold = FOLDED_NAMES,
+  ) {}
 
   idFor(buf: Buffer, start: number, end: number, escaped: number): number {
     const len = end - start;
@@ -297,6 +318,10 @@ export class BytesInterner {
         return this.ids[r - 1] as number;
       }
       slot = (slot + 1) & mask;
+    }
+    if (this.raws.length >= this.limit) {
+      this.lastRaw = buf.subarray(start, end);
+      return this.folded();
     }
     const raw = Buffer.from(buf.subarray(start, end));
     let text = raw.toString('utf8');
@@ -330,11 +355,20 @@ export class BytesInterner {
 
   idForText(text: string): number {
     let id = this.byText.get(text);
+    if (id === undefined && this.texts.length >= this.limit) return this.folded();
     if (id === undefined) {
       id = this.texts.length;
       this.texts.push(text);
       this.byText.set(text, id);
     }
     return id;
+  }
+
+  private folded(): number {
+    if (this.foldId < 0) {
+      this.foldId = this.texts.length;
+      this.texts.push(this.fold);
+    }
+    return this.foldId;
   }
 }

@@ -84,7 +84,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
     const copiesOnly = summary.busyCovers === 'copies-only';
     out.push(h(copiesOnly ? 'GPU busy: copies only (kernel times come from kernel_stats, which has no intervals: the kernel part is unknown)' : 'GPU busy (union of kernel and copy time)'));
     const lanes = new Map((summary.timeline?.agents ?? []).map((t) => [t.agentId, t.busyFraction]));
-    const rows = active.map((a) => {
+    const rows = active.slice(0, top).map((a) => {
       const what = [a.name, a.productName, a.cuCount !== null ? `${a.cuCount} CUs` : null].filter(Boolean).join(', ');
       return [
         a.id,
@@ -95,6 +95,8 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       ];
     });
     out.push(...table(['Agent', 'Device', copiesOnly ? 'Copy busy' : 'Busy', 'of wall', 'Timeline'], rows, ['l', 'l', 'r', 'r', 'l']).map((l) => `  ${l}`));
+    const more = active.length - rows.length;
+    if (more > 0) out.push(`  (+${more} more busy agent${more === 1 ? '' : 's'}: --json lists them all)`);
     if (idle > 0) out.push(`  (+${idle} idle agent${idle === 1 ? '' : 's'} listed in the files)`);
   }
 

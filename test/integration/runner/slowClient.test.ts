@@ -76,7 +76,7 @@ for (const route of ['the streaming POST', 'GET /jobs/{id}/events'] as const) {
 
 test('readers that hold back together past the runner\'s budget continue from the log (each under its own cap), and lose nothing', async () => {
   const logs: string[] = [];
-  // each reader's own cap (64 MiB) is never reached here; the runner's budget (2 MiB for all of them) is
+  // each reader's own cap (16 MiB) is never reached here; the runner's budget (2 MiB for all of them) is
   const runner = await startTestRunner({ maxTotalBacklogBytes: 2 * 1024 * 1024, log: (line) => logs.push(line) });
   try {
     const accepted = (await (await fetch(`${runner.url}/submission/script/CPU/test`, { method: 'POST', body: form('slow.py', program) })).json()) as { details: { id: number } };

@@ -257,6 +257,30 @@ describe('GPU MODE target (contract server)', function () {
     assert.equal(panel.view.rankedScore?.notRanked, 'secret validation failed');
   });
 
+  it('an Nsight Compute profile (NVIDIA GPU, download_url null) is saved and named as such: no rocprof summary, no Perfetto', async () => {
+    useCliId(contract.aliceId);
+    const uri = writeFile('gm_nsight.py', '#!POPCORN leaderboard vectoradd\n#!POPCORN gpu T4\nx = 1\n');
+    // Profile on an NVIDIA GPU: the profile GPU set to it, as a user of GPU MODE's T4 would
+    await setting('profileGpu', 'T4');
+    try {
+      await vscode.commands.executeCommand('kernelRunner.profile', uri);
+    } finally {
+      await setting('profileGpu', undefined);
+    }
+    const view = api.lastRun()?.view;
+    const text = api.lastRunLines().join('\n');
+    assert.equal(view?.outcome, 'success', text);
+    assert.deepEqual(view?.profiles.map((p) => [p.key, p.nsightCompute, p.perfetto, p.summary === undefined]), [
+      ['profile.0', true, 'none', true],
+      ['profile.1', true, 'none', true],
+    ]);
+    for (const p of view?.profiles ?? []) assert.match(p.localPath ?? '', /gm_nsight-vectoradd-T4-\d{8}-\d{6}-profile\.\d-nsight-compute(-\d+)?\.zip$/);
+    assert.match(text, /^▸ profile\.0: This is an Nsight Compute report \(profile_data\/profile\.ncu-rep inside\): open it with NVIDIA Nsight Compute/m);
+    assert.doesNotMatch(text, /Perfetto|dispatches of|profile without a trace summary/);
+    const panel = await waitFor('the results panel', () => api.panels().find((p) => p.ready && p.view.profiles.some((x) => x.nsightCompute)));
+    assert.deepEqual(panel.view.profiles.map((p) => [p.nsightCompute, p.perfetto]), [[true, 'none'], [true, 'none']]);
+  });
+
   it('hacked and timed-out jobs are shown as such; 429s while polling are ridden out', async () => {
     useCliId(contract.aliceId);
     // KernelGuard checks benchmark, profile and leaderboard submissions (not test mode)

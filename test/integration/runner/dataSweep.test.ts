@@ -38,8 +38,8 @@ test('a burst of floods is swept back under --max-data when the sweep gap is ove
       }),
     );
     const newest = Math.max(...ids);
-    // the five together are well over the budget: what they left is on disk now
-    assert.ok(dirBytes(jobs) > budget || logged.some((l) => /^retention: deleted/.test(l)), `the floods wrote ${dirBytes(jobs)} bytes`);
+    // the five together are well over the budget (5 x 1 MB of output, each stored at ~1.2x); a sweep may already be
+    // deleting while the last result arrives, so only its outcome is asserted
     await waitFor('the deferred sweep to bring the data dir under its budget', () => (dirBytes(jobs) <= budget ? true : undefined), 60_000);
     assert.ok(logged.some((l) => /^retention: deleted \d+ old job/.test(l)), logged.join('\n'));
     assert.ok(existsSync(path.join(jobs, String(newest))), 'the newest job stays');

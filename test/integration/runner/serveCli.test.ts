@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { resultEventSchema } from '../../../src/core/protocol/api';
@@ -105,7 +105,10 @@ test('retention: finished jobs past the age or over the size budget are deleted,
 
 test('retention never deletes a live job, even one over the size budget; it goes once finished', async () => {
   const dataDir = tempDir();
-  const flag = path.join(dataDir, 'release-b');
+  // the release flag lives outside the data dir, which a job cannot see (sandbox.ts); open to the job's user
+  const flagDir = tempDir('kr-flag-');
+  chmodSync(flagDir, 0o755);
+  const flag = path.join(flagDir, 'release-b');
   try {
     const first = await startTestRunner({ dataDir });
     assert.equal(terminal(await submitAndRead(`${first.url}/script/CPU/test`, { fileName: 'a.py', content: 'print("a")\n' })).event, 'result');
@@ -132,5 +135,6 @@ test('retention never deletes a live job, even one over the size budget; it goes
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(flagDir, { recursive: true, force: true });
   }
 });

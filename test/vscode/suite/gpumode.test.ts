@@ -336,7 +336,7 @@ describe('GPU MODE target (contract server)', function () {
     useCliId('not-a-registered-id');
     const uri = writeFile('gm_401.py', submissionSource());
     await vscode.commands.executeCommand('kernelRunner.runTests', uri);
-    assert.match(api.lastRunLines().join('\n'), /✘ GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized auth header\): POST .*\/submission\/amd-fp8-mm\/MI300\/test\. To register again, run "Kernel Runner: Register with GPU MODE"/);
+    assert.match(api.lastRunLines().join('\n'), /✘ GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized auth header\): (GET .*\/gpus\/amd-fp8-mm|POST .*\/submission\/amd-fp8-mm\/MI300\/test)\. To register again, run "Kernel Runner: Register with GPU MODE"/);
     const err = api.messages().filter((m) => m.level === 'error').pop();
     assert.deepEqual(err?.actions, ['Re-register', 'Show Output']);
 

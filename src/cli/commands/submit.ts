@@ -97,7 +97,7 @@ export async function startEmbedded(): Promise<Embedded> {
   const temp = await makeSubmitTempDir();
   try {
     const runner = await startEmbeddedRunner({ dataDir: temp.path, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
-    return { runner, dataDir: temp.path, temp, token: runner.token };
+    return { runner, temp, token: runner.token };
   } catch (err) {
     await temp.remove();
     throw err;
@@ -106,7 +106,7 @@ export async function startEmbedded(): Promise<Embedded> {
 
 interface Embedded {
   runner: RunningRunner;
-  dataDir: string;
+  /** The runner's data dir, removed when the command ends. */
   temp: SubmitTempDir;
   token: string;
 }

@@ -221,7 +221,7 @@ test("the CLI's embedded runner has a random token per start and refuses request
   } finally {
     for (const e of [a, b]) {
       await e.runner.close();
-      rmSync(e.dataDir, { recursive: true, force: true });
+      await e.temp.remove();
     }
   }
 });

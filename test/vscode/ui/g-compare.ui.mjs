@@ -152,18 +152,32 @@ export const tests = {
 /** Types a path into VS Code's own open dialog (a path box in the quick input) and accepts it. */
 async function answerOpenDialog(page, title, path) {
   await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 10_000 });
-  // with profiles saved by earlier runs the command first offers them: browse instead
+  // With profiles saved by earlier runs the command first offers them: browse instead. Wait for whichever comes.
   const browse = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Choose a file or folder…' }).first();
-  if (await browse.waitFor({ timeout: 1500 }).then(() => true, () => false)) {
+  const compareButton = page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first();
+  await browse.or(compareButton).first().waitFor({ timeout: 30_000 });
+  if (await browse.isVisible()) {
     await browse.click();
-    await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().waitFor({ timeout: 10_000 });
+    await compareButton.waitFor({ timeout: 30_000 });
   }
   await typeDialogPath(page, path);
   // The first OK on a folder's path opens the folder in the dialog (the path gains a slash); the next takes it.
   const titled = page.locator('.quick-input-widget .quick-input-title', { hasText: title });
-  for (let attempt = 0; attempt < 3 && (await titled.isVisible()); attempt++) {
-    await page.locator('.quick-input-widget .monaco-button', { hasText: 'Compare' }).first().click();
-    await titled.waitFor({ state: 'hidden', timeout: 1500 }).catch(() => {});
+  for (let attempt = 0; attempt < 5 && (await titled.isVisible()); attempt++) {
+    const before = await page.locator('.quick-input-widget input').inputValue();
+    await compareButton.click();
+    // Either the dialog closes or it opened the folder (its box changed): both are the dialog's answer to the click.
+    await page
+      .waitForFunction(
+        ([t, v]) => {
+          const w = document.querySelector('.quick-input-widget');
+          const shown = w && w.style.display !== 'none' && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t);
+          return !shown || (w.querySelector('input')?.value ?? '') !== v;
+        },
+        [title, before],
+        { timeout: 10_000 },
+      )
+      .catch(() => {});
   }
   assert(!(await titled.isVisible()), `the dialog "${title}" took ${path}`);
 }

@@ -1,6 +1,6 @@
 /* global document, getComputedStyle */
 // Helpers that drive the VS Code workbench in Chromium the way a person does: keyboard, palette, clicks.
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** Notifications the extension raised (errors show in the browser console too): for failure messages. */
 export const extensionMessages = [];
@@ -52,31 +52,56 @@ export async function runCommand(page, title) {
   }
 }
 
-/** Types `file` into the path box of VS Code's own file dialog (in the quick input), replacing its starting folder. */
+/** Until the quick input's progress bar stops (VS Code's file dialog is busy while it lists a folder or checks a path). */
+async function dialogSettled(page) {
+  await page.locator('.quick-input-widget .quick-input-progress.active').waitFor({ state: 'detached', timeout: 60_000 }).catch(async () => {
+    await page.waitForFunction(() => !document.querySelector('.quick-input-widget .quick-input-progress.active'), undefined, { timeout: 60_000 });
+  });
+}
+
+async function dialogState(page) {
+  return page.evaluate(() => ({
+    value: document.querySelector('.quick-input-widget input')?.value ?? '(no input)',
+    message: document.querySelector('.quick-input-widget .quick-input-message')?.textContent ?? '',
+    rows: [...document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')].slice(0, 5).map((r) => r.textContent),
+  }));
+}
+
+/** Types `file` into the path box of VS Code's own file dialog (in the quick input), replacing its starting folder.
+ * A path in another folder makes the dialog list that folder, and while it does it may rewrite the box (back to the
+ * folder): so wait until the folder's listing shows the file's row and the dialog is idle, then check the box. */
 export async function typeDialogPath(page, file) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   // The dialog fills in its own starting folder a moment after it opens: typing before that gets mixed into it.
   await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
-  for (let attempt = 0; attempt < 3 && !(await input.inputValue()).endsWith(file); attempt++) {
+  const name = basename(file);
+  for (let attempt = 0; attempt < 5; attempt++) {
     await input.fill(file);
-    await page.waitForTimeout(300);
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 60_000 });
+    await dialogSettled(page);
+    if ((await input.inputValue()).endsWith(file)) return;
   }
-  assert((await input.inputValue()).endsWith(file), `the path box holds ${await input.inputValue()}`);
+  throw new Error(`the file dialog's path box does not keep ${file}: ${JSON.stringify(await dialogState(page))}`);
 }
 
 /** "Open Trace…" from the palette, the path typed into VS Code's own file dialog. */
 export async function openTrace(page, file) {
   await runCommand(page, 'Kernel Runner: Open Trace…');
-  await typeDialogPath(page, file);
-  // The dialog checks the path as it is typed; an Enter before that check ends gets "Please enter a path that
-  // exists" and the dialog stays. Press again until it closes.
+  await acceptDialogPath(page, file);
+}
+
+/** Types the path and presses Enter until the dialog takes it. The dialog checks the path as it is typed; an Enter
+ * before that check ends gets "Please enter a path that exists" and the dialog stays (as it does for a person). */
+export async function acceptDialogPath(page, file) {
+  const widget = page.locator('.quick-input-widget');
   for (let attempt = 0; attempt < 5; attempt++) {
+    await typeDialogPath(page, file);
     await page.keyboard.press('Enter');
-    const closed = await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false);
+    const closed = await widget.waitFor({ state: 'hidden', timeout: 10_000 }).then(() => true, () => false);
     if (closed) return;
   }
-  throw new Error('the Open Trace dialog did not take the path');
+  throw new Error(`the file dialog did not take ${file}: ${JSON.stringify(await dialogState(page))}`);
 }
 
 /** The frame of a results webview whose document matches `selector` (webviews nest two iframes deep). */

@@ -8,7 +8,8 @@ import Ajv from 'ajv';
 import { ensureBuilt, profilingPath, repoRoot, runCli, tempDir, vectoradd } from './submit/helpers';
 import { writeRun } from '../unit/trace/rangeRuns';
 
-const validate = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')));
+const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')));
+const validate = Object.assign((d: unknown): boolean => schemaCheck(d), { get errors() { return schemaCheck.errors; } });
 let work: string;
 
 before(() => {

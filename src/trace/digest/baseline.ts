@@ -3,8 +3,8 @@
 // base name).
 import type { DigestBaseline, DigestCase, DigestEvaluator, DigestKernel, ProfileDigest } from '../../core/protocol/profileDigest';
 import type { KernelRow, TraceSummary } from '../../core/protocol/traceSummary';
-import { compareKernels } from '../compare';
-import { compareCaseTimings, judgeDispatches, judgeTotals, type DispatchPart } from '../significance';
+import { compareKernels, rangeParts, runParts } from '../compare';
+import { compareCaseTimings, judgeDispatches, judgeTotals } from '../significance';
 import { isMore } from './lists';
 
 export interface BaselineInput {
@@ -24,23 +24,6 @@ function pairedRows(base: TraceSummary, summary: TraceSummary): Map<string, Kern
   }
   return out;
 }
-
-/** A case's kernels as parts of its total, when every kernel's dispatches all ran in this case (their spread is the row's). */
-function caseParts(summary: TraceSummary, caseName: string): DispatchPart[] | null {
-  const marker = summary.markers.find((m) => m.name === caseName);
-  if (!marker) return null;
-  const rows = new Map(summary.kernels.map((k) => [k.name, k]));
-  const parts: DispatchPart[] = [];
-  for (const k of marker.kernels) {
-    const row = rows.get(k.name);
-    if (!row || row.calls !== k.calls) return null;
-    parts.push({ calls: row.calls, avgNs: row.avgNs, stddevNs: row.stddevNs });
-  }
-  return parts;
-}
-
-const runParts = (s: TraceSummary): DispatchPart[] | null =>
-  s.kernels.length === s.kernelTotals.distinct ? s.kernels.map((k) => ({ calls: k.calls, avgNs: k.avgNs, stddevNs: k.stddevNs })) : null;
 
 export function applyBaseline(digest: ProfileDigest, summary: TraceSummary, baseline: BaselineInput, evaluator: DigestEvaluator | null): ProfileDigest {
   const base = baseline.summary;
@@ -70,8 +53,8 @@ export function applyBaseline(digest: ProfileDigest, summary: TraceSummary, base
       const aMean = baseInCase && baseInCase.calls > 0 ? baseInCase.totalNs / baseInCase.calls : null;
       return { ...ck, change: { ...judgeTotals(null, null), aNs: aMean, bNs: ck.meanNs, ratio: aMean ? ck.meanNs / aMean : null } };
     });
-    const aParts = caseParts(base, c.name);
-    const bParts = caseParts(summary, c.name);
+    const aParts = rangeParts(base, c.name);
+    const bParts = rangeParts(summary, c.name);
     const change = baseMarker
       ? judgeTotals(aParts, bParts)
       : judgeTotals(null, null);

@@ -20,6 +20,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'register', load: () => import('./register') },
   { name: 'submissions', load: () => import('./submissions') },
   { name: 'mcp', load: () => import('./mcp') },
+  { name: 'setup-agent', load: () => import('./setupAgent') },
 ];
 
 /**

@@ -27,14 +27,19 @@ export function configurationOf(values: Record<string, string | undefined>): { s
   return { sha256: sha256Text(JSON.stringify(kept)), values: kept };
 }
 
-/** The trace's name and fingerprint (null for a folder). */
+/** Traces up to this size are fingerprinted (profile zips are some MB; hashing a GB-sized CSV would double the digest's time). */
+export const MAX_HASHED_BYTES = 256 * 1024 * 1024;
+
+/** The trace's name and fingerprint (null for a folder, and for a file over MAX_HASHED_BYTES). */
 export async function traceIdentity(path: string): Promise<{ file: string; sha256: string | null }> {
   const st = await stat(path);
-  return { file: basename(path), sha256: st.isFile() ? await sha256File(path) : null };
+  return { file: basename(path), sha256: st.isFile() && st.size <= MAX_HASHED_BYTES ? await sha256File(path) : null };
 }
 
-/** Code objects of the profile, and a note when some could not be read. */
+/** Code objects of the profile (a zip or a folder: a single trace file has none), and a note when some could not be read. */
 async function codeObjectsOf(path: string): Promise<Pick<DigestInput, 'codeObjects' | 'notes'>> {
+  const st = await stat(path);
+  if (st.isFile() && !/\.zip$/i.test(path)) return { codeObjects: [] };
   try {
     const { objects, skipped } = await loadCodeObjectsPath(path);
     const notes = skipped.map((s) => ({ kind: 'skipped' as const, text: `code object ${s.file}: ${s.reason}` }));

@@ -108,6 +108,21 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
     assert.equal(compared.json.digest.baseline.trace.file, path.basename(traceA));
     for (const k of compared.json.digest.kernels) if (!('more' in k)) assert.ok(['no-change', 'not-enough-runs'].includes(k.change.verdict), JSON.stringify(k.change));
 
+    // the evaluator's timings: two benchmark runs, their result files compared with Welch's test per case
+    const benchA = await s.call('submit', { file: submission, mode: 'benchmark' });
+    const benchB = await s.call('submit', { file: submission, mode: 'benchmark' });
+    assert.equal(benchA.isError, false, benchA.text);
+    assert.ok(benchA.json.evaluator.benchmarks.length > 0 && benchA.json.evaluator.benchmarks.every((b: { runs: number | null }) => (b.runs ?? 0) > 1));
+    const timings = await s.call('compare', { a: benchA.json.result_file, b: benchB.json.result_file });
+    assert.equal(timings.isError, false, timings.text);
+    assert.equal(timings.json.kind, 'evaluator-timings');
+    assert.equal(timings.json.cases.length, benchA.json.evaluator.benchmarks.length);
+    for (const c of timings.json.cases) {
+      assert.equal(c.change.method, 'welch');
+      assert.ok(['faster', 'slower', 'no-change'].includes(c.change.verdict), JSON.stringify(c.change));
+      assert.equal(c.change.interval.length, 2);
+    }
+
     const again = await s.call('get_run', { run_id: 'r2' });
     assert.equal(again.json.outcome, 'result');
     assert.equal(again.json.traces[0].path, traceA);

@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { cli, ensureBuilt, profilingPath, repoRoot, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
+import { ensureBuilt, profilingPath, repoRoot, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
+import { mcpSession } from './mcpSession';
 
 const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')));
 const valid = (d: unknown): boolean => schemaCheck(d);
@@ -22,51 +21,8 @@ after(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** A tool's JSON answer, read by the test as it needs. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers' shapes are checked by the assertions and the digest schema
-type Json = any;
-
-interface Session {
-  client: Client;
-  /** Every text the server sent: tool answers and progress messages. */
-  seen: string[];
-  call(name: string, args: Record<string, unknown>, opts?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<{ isError: boolean; text: string; json: Json }>;
-  close(): Promise<void>;
-}
-
-async function session(args: string[], env: Record<string, string> = {}): Promise<Session> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', ...args], cwd: work, env: { ...(process.env as Record<string, string>), NO_COLOR: '1', ...env }, stderr: 'pipe' });
-  const client = new Client({ name: 'kernel-runner-test', version: '1' });
-  await client.connect(transport);
-  const seen: string[] = [];
-  return {
-    client,
-    seen,
-    async call(name, callArgs, opts = {}) {
-      const r = await client.callTool({ name, arguments: callArgs }, undefined, {
-        timeout: 600_000,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        onprogress: (p) => {
-          seen.push(p.message ?? '');
-          opts.onProgress?.(p.message ?? '');
-        },
-      });
-      const text = (r.content as Array<{ type: string; text: string }>).map((c) => c.text).join('');
-      seen.push(text);
-      let json: Json;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-      return { isError: r.isError === true, text, json };
-    },
-    close: () => client.close(),
-  };
-}
-
 test('the agent loop on the embedded runner: test, profile with a digest, edit, profile again, compare with the baseline', async () => {
-  const s = await session(['--out', path.join(work, 'loop')], { PATH: profilingPath });
+  const s = await mcpSession(work, ['--out', path.join(work, 'loop')], { PATH: profilingPath });
   try {
     const tools = (await s.client.listTools()).tools;
     assert.deepEqual(tools.map((t) => t.name).sort(), ['compare', 'get_run', 'isa', 'list_leaderboards', 'profile_digest', 'submit']);
@@ -135,7 +91,7 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
 });
 
 test('cancelling a submit cancels the job; get_run then says so', async () => {
-  const s = await session(['--out', path.join(work, 'cancel')]);
+  const s = await mcpSession(work, ['--out', path.join(work, 'cancel')]);
   try {
     const slow = path.join(work, 'slow.py');
     writeFileSync(slow, '#!POPCORN leaderboard script\nimport time\nprint("started", flush=True)\ntime.sleep(300)\n');
@@ -160,7 +116,7 @@ test('cancelling a submit cancels the job; get_run then says so', async () => {
 });
 
 test('a dead server: each tool that needs it ends in a clear tool error, and the server keeps serving', async () => {
-  const s = await session(['--server', 'http://127.0.0.1:9', '--out', path.join(work, 'dead')]);
+  const s = await mcpSession(work, ['--server', 'http://127.0.0.1:9', '--out', path.join(work, 'dead')]);
   try {
     const r = await s.call('submit', { file: path.join(vectoradd, 'submission.py'), mode: 'test' });
     assert.equal(r.isError, true);
@@ -181,7 +137,7 @@ test('the runner token never appears in any answer or progress message', async (
   let serve: ServeProcess | undefined;
   try {
     serve = await startServe(['--token', secret]);
-    const s = await session(['--server', serve.url, '--token', secret, '--out', path.join(work, 'token')]);
+    const s = await mcpSession(work, ['--server', serve.url, '--token', secret, '--out', path.join(work, 'token')]);
     try {
       const boards = await s.call('list_leaderboards', {});
       assert.equal(boards.isError, false, boards.text);
@@ -198,7 +154,7 @@ test('the runner token never appears in any answer or progress message', async (
     } finally {
       await s.close();
     }
-    const wrong = await session(['--server', serve.url, '--token', 'not-the-token-123', '--out', path.join(work, 'token2')]);
+    const wrong = await mcpSession(work, ['--server', serve.url, '--token', 'not-the-token-123', '--out', path.join(work, 'token2')]);
     try {
       const r = await wrong.call('submit', { file: path.join(vectoradd, 'submission.py'), mode: 'test' });
       assert.equal(r.isError, true, r.text);

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { defaultStateDir } from '../../core/runnerToken';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
+import { readPopcornConfig } from '../../core/popcornConfig';
 import { connect, explain, type Connection } from '../../core/submission/index';
 import { clientToken } from '../runnerToken';
 import { makeSubmitTempDir, type SubmitTempDir } from '../submitTempDir';
@@ -47,7 +48,13 @@ export function createTarget(opts: TargetOptions): Target {
         const { info } = runner;
         return await connect({ baseUrl: runner.url, embedded: { health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null } }, token: runner.token, userAgent: 'kernel-runner-mcp' });
       }
-      return await connect({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent: 'kernel-runner-mcp', ...(signal ? { signal } : {}) });
+      const connection = await connect({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent: 'kernel-runner-mcp', ...(signal ? { signal } : {}) });
+      if (connection.service === 'gpumode' && !opts.token) {
+        // the user's cli_id from popcorn-cli's config is a secret too
+        const cliId = await readPopcornConfig().then((c) => c.cliId, () => undefined);
+        if (cliId) secrets.add(cliId);
+      }
+      return connection;
     } catch (err) {
       throw new TargetError(explain(err, { surface: 'cli', baseUrl, service: baseUrl ? undefined : 'kernel-runner' }).message);
     }

@@ -3,12 +3,15 @@
 import type { KernelDelta, KernelSide, RangeDelta, TraceComparison } from '../core/protocol/traceComparison';
 import type { TraceSummary } from '../core/protocol/traceSummary';
 import { shortKernelName } from './shortName';
+import { judgeDispatches, judgeTotals, type DispatchPart } from './significance';
 
 interface NamedKernel {
   name: string;
   shortName: string;
   calls: number;
   totalNs: number;
+  /** Per-dispatch spread: when known, a pair's change is judged from it. */
+  stddevNs?: number | null;
 }
 
 const side = (k: NamedKernel): KernelSide => ({ calls: k.calls, totalNs: k.totalNs, avgNs: k.calls > 0 ? k.totalNs / k.calls : 0 });
@@ -17,7 +20,8 @@ function ratio(a: number | null | undefined, b: number | null | undefined): numb
   return a !== null && a !== undefined && b !== null && b !== undefined && a > 0 ? b / a : null;
 }
 
-function delta(a: KernelSide | null, b: KernelSide | null, row: Omit<KernelDelta, 'a' | 'b' | 'deltaTotalNs' | 'deltaAvgNs' | 'ratio'>): KernelDelta {
+function delta(a: KernelSide | null, b: KernelSide | null, row: Omit<KernelDelta, 'a' | 'b' | 'deltaTotalNs' | 'deltaAvgNs' | 'ratio'>, ka?: NamedKernel, kb?: NamedKernel): KernelDelta {
+  const spread = (k: NamedKernel, s: KernelSide) => ({ avgNs: s.avgNs, stddevNs: k.stddevNs ?? null, calls: s.calls });
   return {
     ...row,
     a,
@@ -25,6 +29,7 @@ function delta(a: KernelSide | null, b: KernelSide | null, row: Omit<KernelDelta
     deltaTotalNs: (b?.totalNs ?? 0) - (a?.totalNs ?? 0),
     deltaAvgNs: a && b ? b.avgNs - a.avgNs : null,
     ratio: a && b ? ratio(a.totalNs, b.totalNs) : null,
+    ...(a && b && ka && kb ? { change: judgeDispatches(spread(ka, a), spread(kb, b)) } : {}),
   };
 }
 
@@ -38,7 +43,7 @@ export function compareKernels(as: NamedKernel[], bs: NamedKernel[]): KernelDelt
     const b = bByName.get(a.name);
     if (b) {
       paired.add(b.name);
-      out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'exact', aName: null }));
+      out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'exact', aName: null }, a, b));
     } else {
       aLeft.push(a);
     }
@@ -59,7 +64,7 @@ export function compareKernels(as: NamedKernel[], bs: NamedKernel[]): KernelDelt
     const a = aks[0] as NamedKernel;
     const b = bks[0] as NamedKernel;
     shortPaired.add(a).add(b);
-    out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'short-name', aName: a.name }));
+    out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'short-name', aName: a.name }, a, b));
   }
   for (const a of aLeft) if (!shortPaired.has(a)) out.push(delta(side(a), null, { name: a.name, shortName: a.shortName, match: 'a-only', aName: null }));
   for (const b of bLeft) if (!shortPaired.has(b)) out.push(delta(null, side(b), { name: b.name, shortName: b.shortName, match: 'b-only', aName: null }));
@@ -80,10 +85,38 @@ function amount(a: number | null, b: number | null) {
   return { a, b, deltaNs: a !== null && b !== null ? b - a : null, ratio: ratio(a, b) };
 }
 
+/**
+ * A range's kernels as parts of its kernel time with their per-dispatch spread: known when each kernel's dispatches
+ * all ran in this range (the whole-run row's spread is then the range's); null otherwise.
+ */
+export function rangeParts(s: TraceSummary, rangeName: string): DispatchPart[] | null {
+  const marker = s.markers.find((m) => m.name === rangeName);
+  if (!marker) return null;
+  const rows = new Map(s.kernels.map((k) => [k.name, k]));
+  const parts: DispatchPart[] = [];
+  for (const k of marker.kernels) {
+    const row = rows.get(k.name);
+    if (!row || row.calls !== k.calls) return null;
+    parts.push({ calls: row.calls, avgNs: row.avgNs, stddevNs: row.stddevNs });
+  }
+  return parts;
+}
+
+/** The whole run's kernels as parts of its kernel time, when the summary lists every kernel. */
+export function runParts(s: TraceSummary): DispatchPart[] | null {
+  return s.kernels.length === s.kernelTotals.distinct ? s.kernels.map((k) => ({ calls: k.calls, avgNs: k.avgNs, stddevNs: k.stddevNs })) : null;
+}
+
 function compareRanges(a: TraceSummary, b: TraceSummary): RangeDelta[] | null {
   if (a.markers.length === 0 || b.markers.length === 0) return null;
-  const kernelsOf = (m: TraceSummary['markers'][number]): NamedKernel[] =>
-    m.kernels.map((k) => ({ name: k.name, shortName: shortKernelName(k.name), calls: k.calls, totalNs: k.totalNs }));
+  const rowsOf = (s: TraceSummary) => new Map(s.kernels.map((k) => [k.name, k]));
+  const rows = new Map([[a, rowsOf(a)], [b, rowsOf(b)]]);
+  // a kernel's spread is the range's only when all its dispatches ran in the range
+  const kernelsOf = (m: TraceSummary['markers'][number], s: TraceSummary): NamedKernel[] =>
+    m.kernels.map((k) => {
+      const row = rows.get(s)?.get(k.name);
+      return { name: k.name, shortName: shortKernelName(k.name), calls: k.calls, totalNs: k.totalNs, ...(row && row.calls === k.calls ? { stddevNs: row.stddevNs } : {}) };
+    });
   const sideOf = (m: TraceSummary['markers'][number]) => ({
     calls: m.calls,
     totalNs: m.totalNs,
@@ -105,7 +138,8 @@ function compareRanges(a: TraceSummary, b: TraceSummary): RangeDelta[] | null {
       deltaKernelNs: (sb?.kernelNs ?? 0) - (sa?.kernelNs ?? 0),
       kernelRatio: sa && sb ? ratio(sa.kernelNs, sb.kernelNs) : null,
       deltaTotalNs: (sb?.totalNs ?? 0) - (sa?.totalNs ?? 0),
-      kernels: compareKernels(ma ? kernelsOf(ma) : [], mb ? kernelsOf(mb) : []),
+      kernels: compareKernels(ma ? kernelsOf(ma, a) : [], mb ? kernelsOf(mb, b) : []),
+      ...(sa && sb ? { change: judgeTotals(rangeParts(a, name), rangeParts(b, name)) } : {}),
     };
   });
 }
@@ -117,6 +151,7 @@ export function compareSummaries(a: TraceSummary, b: TraceSummary, labels: { a: 
     b: totals(b, labels.b),
     kernels: compareKernels(a.kernels, b.kernels),
     kernelTime: amount(a.kernelTotals.totalNs, b.kernelTotals.totalNs),
+    kernelTimeChange: judgeTotals(runParts(a), runParts(b)),
     busy: amount(gpuBusy(a), gpuBusy(b)),
     wall: amount(a.wall?.spanNs ?? null, b.wall?.spanNs ?? null),
     ranges: compareRanges(a, b),

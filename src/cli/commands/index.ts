@@ -19,6 +19,8 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'submit', load: () => import('./submit') },
   { name: 'register', load: () => import('./register') },
   { name: 'submissions', load: () => import('./submissions') },
+  { name: 'mcp', load: () => import('./mcp') },
+  { name: 'setup-agent', load: () => import('./setupAgent') },
 ];
 
 /**

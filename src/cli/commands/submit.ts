@@ -83,6 +83,18 @@ function exitCode(e: Explanation): number {
 }
 
 
+/** A URL as it may be shown and hashed: without user name or password. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 function relativeTo(cwd: string, file: string): string {
   const rel = path.relative(cwd, file);
   return rel.startsWith('..') ? file : rel;
@@ -162,6 +174,8 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     const sink = createLineSink(io, Boolean(opts.json));
     const say = (text: string) => sink.line(true, `kernel-runner: ${text}`);
     let route: Route | undefined;
+    let chosen: { leaderboard: string; gpu: string } | undefined;
+    const server = baseUrl ? withoutCredentials(baseUrl) : 'embedded';
     const outcome = await runSubmission(
       { filePath: file, content: bytes, mode, ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}), ...(opts.gpu ? { gpu: opts.gpu } : {}) },
       {
@@ -169,11 +183,25 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
         surface: 'cli',
         signal: controller.signal,
         pollIntervalMs: pollIntervalFromEnv(),
-        traces: { outDir: path.resolve(io.cwd, opts.out ?? DEFAULT_OUT), downloads: true, summarize: async (f) => (await import('../../trace/index')).summarizePath(f) },
+        traces: {
+          outDir: path.resolve(io.cwd, opts.out ?? DEFAULT_OUT),
+          downloads: true,
+          summarize: async (f) => (await import('../../trace/index')).summarizePath(f),
+          digest: async (f, summary) => {
+            const { digestPath, configurationOf, sha256Text } = await import('../../trace/digest/index');
+            return digestPath(f, {
+              summary,
+              submission: { file: path.basename(file), sha256: sha256Text(bytes) },
+              configuration: configurationOf({ server, mode, leaderboard: chosen?.leaderboard, gpu: chosen?.gpu }),
+              links: [{ rel: 'trace', href: f }],
+            });
+          },
+        },
         onEvent(ev) {
           switch (ev.type) {
             case 'target':
               route = ev.route;
+              chosen = { leaderboard: ev.target.leaderboard, gpu: ev.target.gpu };
               break;
             case 'note':
             case 'queue':
@@ -236,7 +264,10 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   const hidden = hiddenLive + filtered.hidden;
   const ok = outcome.passed;
   if (opts.json) {
-    const traces = outcome.traces.map((t) => ({ run: t.run, path: t.path, bytes: t.bytes, summary: t.summary ?? null, summary_error: t.summaryError ?? null }));
+    const traces = outcome.traces.map((t) => ({
+      run: t.run, path: t.path, bytes: t.bytes, summary: t.summary ?? null, summary_error: t.summaryError ?? null,
+      digest: t.digest ?? null, digest_path: t.digestPath ?? null, digest_error: t.digestError ?? null,
+    }));
     const body = {
       ok,
       service: outcome.connection.service,
@@ -261,6 +292,10 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   const paths = new Map(outcome.traces.map((t) => [t.run, relativeTo(io.cwd, t.path)]));
   out.push(renderResult(withSummaries(filtered.result, outcome.traces), { color: io.color, liveOutputShown: outcome.liveOutput || outcome.route === 'background', savedTraces: paths }).trimEnd());
   for (const t of outcome.traces) if (t.summaryError) out.push(`  ${t.run}: the trace could not be summarised: ${t.summaryError}`);
+  for (const t of outcome.traces) {
+    if (t.digestPath) out.push(`  ${t.run}: profile digest (for an agent) saved to ${relativeTo(io.cwd, t.digestPath)}`);
+    else if (t.digestError) out.push(`  ${t.run}: no profile digest: ${t.digestError}`);
+  }
   const score = outcome.score;
   const how = score?.source === 'run' ? "the service's score" : `${score?.rankingBy} of the benchmark means`;
   if (score && score.notRanked === undefined) out.push(`Ranked score: ${score.text} (${how}; the secret run is not ranked)`);

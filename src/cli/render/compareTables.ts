@@ -1,6 +1,7 @@
 // Text tables for a TraceComparison (the `kernel-runner compare A B` output).
-import { formatNs as formatNsCore, formatRatio, formatSignedNs } from '../../core/format/index';
+import { formatChange, formatNs as formatNsCore, formatRatio, formatSignedNs } from '../../core/format/index';
 import type { AmountDelta, KernelDelta, TraceComparison } from '../../core/protocol/traceComparison';
+import type { CaseTimingChange } from '../../trace/significance';
 import { tableLines as table } from './table';
 
 export interface CompareRenderOptions {
@@ -31,11 +32,12 @@ function kernelRows(rows: KernelDelta[], width: number): string[][] {
     formatRatio(k.ratio, CLI),
     ns(k.a?.avgNs),
     ns(k.b?.avgNs),
+    k.change ? formatChange(k.change, CLI) : '',
   ]);
 }
 
-const KERNEL_HEADER = ['Kernel', '', 'A calls', 'B calls', 'A total', 'B total', 'Δ total', 'B/A', 'A avg', 'B avg'];
-const KERNEL_ALIGN = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] as const;
+const KERNEL_HEADER = ['Kernel', '', 'A calls', 'B calls', 'A total', 'B total', 'Δ total', 'B/A', 'A avg', 'B avg', 'Avg change [99% interval]'];
+const KERNEL_ALIGN = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] as const;
 
 function amountLine(label: string, d: AmountDelta): string {
   return `${label}: A ${ns(d.a)}, B ${ns(d.b)}, change ${formatSignedNs(d.deltaNs, CLI)} (${formatRatio(d.ratio, CLI)})`;
@@ -50,6 +52,7 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
   out.push(h(`   with B: ${c.b.label}`));
   out.push(`A: ${c.a.calls} dispatches of ${c.a.distinct} kernels; B: ${c.b.calls} dispatches of ${c.b.distinct} kernels`);
   out.push(amountLine('Kernel time', c.kernelTime));
+  if (c.kernelTimeChange) out.push(`Kernel time change [99% interval]: ${formatChange(c.kernelTimeChange, CLI)}`);
   out.push(amountLine('GPU busy', c.busy));
   out.push(amountLine('GPU wall span', c.wall));
 
@@ -79,9 +82,9 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       ns(r.b?.kernelNs),
       formatSignedNs(r.a && r.b ? r.deltaKernelNs : r.a ? -r.a.kernelNs : (r.b?.kernelNs ?? null), CLI),
       formatRatio(r.kernelRatio, CLI),
-      !r.a ? 'new' : !r.b ? 'gone' : '',
+      !r.a ? 'new' : !r.b ? 'gone' : r.a.kernelCalls > 0 && r.b.kernelCalls > 0 ? formatChange(r.change, CLI) : '',
     ]);
-    out.push(...table(['Range', 'A kernels', 'B kernels', 'A kernel time', 'B kernel time', 'Δ', 'B/A', ''], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
+    out.push(...table(['Range', 'A kernels', 'B kernels', 'A kernel time', 'B kernel time', 'Δ', 'B/A', 'Change [99% interval]'], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
     for (const r of c.ranges) {
       if (!r.kernels.length || !(r.a && r.b)) continue;
       out.push('');
@@ -89,7 +92,19 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       out.push(...table(KERNEL_HEADER, kernelRows(r.kernels.slice(0, top), width), KERNEL_ALIGN).map((l) => `    ${l}`));
     }
     const by = [c.rangeAttribution.a, c.rangeAttribution.b];
+    out.push('', 'Changes are judged from the per-dispatch spread (10 dispatches a side at least; a range only when its kernels ran nowhere else): "no change detected" means the 99% interval holds 0.');
     if (by.includes('gpu-overlap')) out.push('', 'Note: a side without an API trace put kernels in ranges by GPU time, which misses kernels that ran after their range closed.');
   }
+  return `${out.join('\n')}\n`;
+}
+
+/** The evaluator's per-case timings of two results (what ranks), each change with its interval and verdict. */
+export function renderTimingChanges(cases: CaseTimingChange[], opts: { a: string; b: string; color?: boolean }): string {
+  const h = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[22m` : s);
+  const out = [h(`Evaluator timings, A: ${opts.a}`), h(`              with B: ${opts.b}`)];
+  if (cases.length === 0) return `${[...out, 'No benchmark cases with timings in A (run with --mode benchmark or leaderboard).'].join('\n')}\n`;
+  const rows = cases.map((c) => [cut(c.spec, 48), ns(c.change.aNs), ns(c.change.bNs), formatRatio(c.change.ratio, CLI), formatChange(c.change, CLI)]);
+  out.push(...table(['Case', 'A mean', 'B mean', 'B/A', 'Change [99% interval]'], rows, ['l', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
+  out.push("Welch's t-test on each case's mean, std and runs: \"no change detected\" means the 99% interval of the change holds 0.");
   return `${out.join('\n')}\n`;
 }

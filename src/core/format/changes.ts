@@ -21,3 +21,24 @@ export function formatRatio(r: number | null | undefined, opts: AlignOptions = {
   const p = a < 0.05 ? '±0%' : `${pct > 0 ? '+' : '−'}${a < 10 ? a.toFixed(1) : Math.round(a)}%`;
   return `${r.toFixed(r >= 10 ? 1 : 2)}× (${p})`;
 }
+
+/** The parts of a judged change (the trace toolkit's DigestChange / TraceChange) a formatter needs. */
+export interface JudgedChange {
+  ratio: number | null;
+  interval: [number, number] | null;
+  verdict: string;
+  text: string;
+}
+
+const signedPercent = (f: number): string => {
+  const p = f * 100;
+  const a = Math.abs(p);
+  return `${p >= 0 ? '+' : '-'}${a < 10 ? a.toFixed(1) : Math.round(a)}%`;
+};
+
+/** "+4.8% [+3.1%, +6.5%] slower", "-0.2% [-1.0%, +0.6%] no change detected", "not enough runs to tell". */
+export function formatChange(c: JudgedChange | null | undefined, opts: AlignOptions = {}): string {
+  if (!c) return opts.missing ?? MISSING;
+  if (!c.interval || c.ratio === null) return c.text;
+  return `${signedPercent(c.ratio - 1)} [${signedPercent(c.interval[0])}, ${signedPercent(c.interval[1])}] ${c.text}`;
+}

@@ -3,4 +3,4 @@
 // significant digits, '–' for a missing value); CLI tables pass { align: true, missing: '-' } for fixed decimals.
 export { MISSING, isShown, formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatPercent, type AlignOptions, type FormatOptions } from './numbers';
 export { formatElapsed, formatMeanErr, formatNs, formatScore, formatSeconds, formatTimeLeft, formatWait, type DurationOptions } from './durations';
-export { formatRatio, formatSignedNs } from './changes';
+export { formatChange, formatRatio, formatSignedNs, type JudgedChange } from './changes';

@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunnerClient } from '../client/index';
 import type { ProfileResult, ResultEvent } from '../protocol/api';
+import type { ProfileDigest } from '../protocol/profileDigest';
 import type { TraceSummary } from '../protocol/traceSummary';
 
 /**
@@ -34,6 +35,10 @@ export interface SavedTrace {
   summary?: TraceSummary;
   /** Why the summary is missing, when summarising failed. */
   summaryError?: string;
+  /** The profile digest, when asked for (`digest`) and made; saved beside the zip as `<name>.digest.json` (digestPath). */
+  digest?: ProfileDigest;
+  digestPath?: string;
+  digestError?: string;
 }
 
 export interface TraceNameParts {
@@ -56,6 +61,8 @@ export interface SaveTracesOptions extends TraceNameParts {
    * the toolkit, the front-end hands it in). A failure is kept in summaryError, not thrown. None: no summaries.
    */
   summarize?: (file: string) => Promise<TraceSummary>;
+  /** Makes the profile digest of a saved zip from its summary (src/trace/digest, handed in like `summarize`). */
+  digest?: (file: string, summary: TraceSummary) => Promise<ProfileDigest>;
 }
 
 function stamp(date: Date): string {
@@ -139,6 +146,17 @@ export async function saveProfileTraces(result: ResultEvent, options: SaveTraces
         entry.summary = await options.summarize(file.path);
       } catch (err) {
         entry.summaryError = err instanceof Error ? err.message : String(err);
+      }
+    }
+    const summary = profile.summary ?? entry.summary;
+    if (options.digest && summary && profiler === 'rocprof') {
+      try {
+        entry.digest = await options.digest(file.path, summary);
+        const digestFile = file.path.replace(/\.zip$/, '.digest.json');
+        await writeFile(digestFile, `${JSON.stringify(entry.digest)}\n`, { flag: 'wx' });
+        entry.digestPath = digestFile;
+      } catch (err) {
+        entry.digestError = err instanceof Error ? err.message : String(err);
       }
     }
     saved.push(entry);

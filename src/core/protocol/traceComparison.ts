@@ -7,6 +7,18 @@ import { markerAttributionSchema } from './traceSummary';
 const ns = z.number().nonnegative();
 const count = z.number().int().nonnegative();
 
+/** A change judged for noise (src/trace/significance.ts): interval of b / a - 1 and a verdict; as the digest's DigestChange. */
+export const changeSchema = z.object({
+  aNs: z.number().nullable(),
+  bNs: z.number().nullable(),
+  ratio: z.number().nullable(),
+  interval: z.tuple([z.number(), z.number()]).nullable(),
+  confidence: z.number(),
+  verdict: z.enum(['faster', 'slower', 'no-change', 'not-enough-runs']),
+  text: z.string(),
+  method: z.enum(['welch', 'dispatch-spread', 'none']),
+});
+
 export const kernelSideSchema = z.object({ calls: count, totalNs: ns, avgNs: ns });
 
 export const kernelDeltaSchema = z.object({
@@ -29,6 +41,8 @@ export const kernelDeltaSchema = z.object({
   deltaAvgNs: z.number().nullable(),
   /** b.totalNs / a.totalNs; null unless both sides exist and a.totalNs > 0. */
   ratio: z.number().nullable(),
+  /** The mean dispatch duration's change, judged from the per-dispatch spread (absent for a kernel of one side). */
+  change: changeSchema.optional(),
 });
 
 export const amountDeltaSchema = z.object({
@@ -56,6 +70,8 @@ export const rangeDeltaSchema = z.object({
   kernelRatio: z.number().nullable(),
   deltaTotalNs: z.number(),
   kernels: z.array(kernelDeltaSchema),
+  /** The change of the range's kernel time, judged from its kernels' per-dispatch spread (both sides only). */
+  change: changeSchema.optional(),
 });
 
 export const traceComparisonSchema = z.object({
@@ -64,6 +80,8 @@ export const traceComparisonSchema = z.object({
   /** Per kernel, biggest absolute change of total time first. */
   kernels: z.array(kernelDeltaSchema),
   kernelTime: amountDeltaSchema,
+  /** The change of the whole kernel time, judged from the per-dispatch spread. */
+  kernelTimeChange: changeSchema.optional(),
   /** Sum over GPU agents of busy time (union of kernel and copy intervals). */
   busy: amountDeltaSchema,
   wall: amountDeltaSchema,
@@ -72,6 +90,7 @@ export const traceComparisonSchema = z.object({
   rangeAttribution: z.object({ a: markerAttributionSchema.nullable(), b: markerAttributionSchema.nullable() }),
 });
 
+export type TraceChange = z.infer<typeof changeSchema>;
 export type KernelSide = z.infer<typeof kernelSideSchema>;
 export type KernelDelta = z.infer<typeof kernelDeltaSchema>;
 export type AmountDelta = z.infer<typeof amountDeltaSchema>;

@@ -23,6 +23,7 @@ import {
 import { rateLimitError } from '../gpumode/errors';
 import { saveProfileTraces } from '../gpumode/traces';
 import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
+import type { ProfileDigest } from '../protocol/profileDigest';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
 import { action, explain, explainErrorEvent, NO_DETAILS_HINTS, registerHints, submissionError, type Surface } from './explain';
@@ -36,6 +37,8 @@ export interface TraceOptions {
   outDir: string | (() => Promise<string>);
   /** Summarises an archive that came without a summary (the trace toolkit's summarizePath). */
   summarize?: (file: string) => Promise<TraceSummary>;
+  /** Makes each saved archive's profile digest from its summary (src/trace/digest); none: no digests. */
+  digest?: (file: string, summary: TraceSummary) => Promise<ProfileDigest>;
   /** Also download archives that are not inline (our runner's artifacts); default false (the editor fetches on demand). */
   downloads?: boolean;
 }
@@ -191,6 +194,7 @@ class Run {
         ...(this.id !== undefined ? { submissionId: this.id } : {}),
         ...(opts.downloads ? { client: this.client } : {}),
         ...(opts.summarize ? { summarize: opts.summarize } : {}),
+        ...(opts.digest ? { digest: opts.digest } : {}),
         signal: this.signal,
       });
       for (const trace of traces) this.emit({ type: 'trace-saved', trace });

@@ -180,7 +180,10 @@ test('profile: streaming route with heartbeats only; zips saved per run, never o
   const parsed = JSON.parse(second.stdout) as { traces: Array<{ run: string; path: string; summary: { kernels: unknown[] } | null }> };
   assert.deepEqual(parsed.traces.map((x) => x.run), ['profile.0', 'profile.1']);
   assert.ok(parsed.traces.every((x) => x.summary && x.summary.kernels.length > 0));
-  const saved = readdirSync(path.join(home.dir, 'kernel-runner-traces')).sort();
+  const all = readdirSync(path.join(home.dir, 'kernel-runner-traces')).sort();
+  const saved = all.filter((f) => f.endsWith('.zip'));
+  // each rocprof trace has its profile digest beside it
+  assert.deepEqual(all.filter((f) => !f.endsWith('.zip')), saved.map((f) => f.replace(/\.zip$/, '.digest.json')));
   assert.equal(saved.length, 4, saved.join(', '));
   assert.equal(new Set(saved).size, 4);
   assert.ok(saved.every((f) => /^submission-amd-fp8-mm-MI300-\d{8}-\d{6}-profile\.[01](-2)?\.zip$/.test(f)), saved.join(', '));

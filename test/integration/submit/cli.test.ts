@@ -54,8 +54,10 @@ test('profile mode: tables, noise hidden and counted, one zip per case saved wit
   assert.match(first.stderr, /kernel-runner: \d+ profiler log lines hidden \(--show-noise shows them\)/);
   assert.doesNotMatch(first.stdout + first.stderr, /perfetto\.cc|simple_timer\.cpp/);
   assert.match(first.stderr, /eval\.py: seed/); // the program's own stderr is kept
-  const saved = readdirSync(out).sort();
+  const saved = readdirSync(out).filter((f) => f.endsWith('.zip')).sort();
   assert.equal(saved.length, 2);
+  // each trace has its profile digest beside it (test/integration/cli-digest.test.ts checks what is in it)
+  assert.deepEqual(readdirSync(out).filter((f) => !f.endsWith('.zip')).sort(), saved.map((f) => f.replace(/\.zip$/, '.digest.json')));
   for (const f of saved) {
     assert.match(f, /^submission-vectoradd_py-[A-Za-z0-9._-]+-\d+-profile\.[01]\.zip$/); // <stem>-<leaderboard>-<gpu>-<job id>-<run>
     assert.equal(readFileSync(path.join(out, f)).subarray(0, 2).toString(), 'PK');
@@ -69,7 +71,7 @@ test('profile mode: tables, noise hidden and counted, one zip per case saved wit
   assert.equal(json.result.status, 'success');
   assert.deepEqual(json.traces.map((t) => t.run).sort(), ['profile.0', 'profile.1']);
   for (const t of json.traces) assert.ok(existsSync(t.path) && !saved.includes(path.basename(t.path)));
-  assert.equal(readdirSync(out).length, 4);
+  assert.equal(readdirSync(out).filter((f) => f.endsWith('.zip')).length, 4);
   assert.match(second.stderr, /perfetto\.cc/); // --show-noise
   assert.match(second.stderr, /eval\.py: profile on 1 case/); // live program output goes to stderr with --json
 });

@@ -1,0 +1,203 @@
+// The MCP server's tools, as plain functions of their arguments: submit (through the one submission workflow of
+// src/core/submission), get_run, list_leaderboards, profile_digest, compare, isa. Each returns a small JSON-able
+// object; server.ts wraps them for the protocol.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isSubmissionMode, type SubmissionMode } from '../../core/protocol/api';
+import { pollIntervalFromEnv, runSubmission } from '../../core/submission/index';
+import { compareResultTimings, readResultInput } from '../compareInputs';
+import { describeRun, pushOutput, saveResultFile, type RunRecord } from './runs';
+import type { Target } from './target';
+
+export class ToolError extends Error {}
+
+export interface ToolContext {
+  target: Target;
+  /** Where traces, digests and result files are saved. */
+  outDir: string;
+  runs: Map<string, RunRecord>;
+  nextRunId: () => string;
+}
+
+export interface SubmitArgs {
+  file?: string;
+  code?: string;
+  file_name?: string;
+  mode: string;
+  leaderboard?: string;
+  gpu?: string;
+}
+
+export interface CallExtras {
+  signal: AbortSignal;
+  progress?: (message: string) => void;
+}
+
+async function submissionFile(ctx: ToolContext, args: SubmitArgs, runId: string): Promise<{ filePath: string; content: Buffer }> {
+  if (args.file && args.code !== undefined) throw new ToolError('give file or code, not both');
+  if (args.file) {
+    try {
+      return { filePath: args.file, content: await readFile(args.file) };
+    } catch (err) {
+      throw new ToolError(`cannot read ${args.file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+  }
+  if (args.code === undefined) throw new ToolError('give file (a path) or code (the source text)');
+  const name = path.basename(args.file_name ?? 'submission.py');
+  const dir = path.join(ctx.outDir, 'submissions', runId);
+  await mkdir(dir, { recursive: true });
+  const filePath = path.join(dir, name);
+  await writeFile(filePath, args.code);
+  return { filePath, content: Buffer.from(args.code) };
+}
+
+export async function submitTool(ctx: ToolContext, args: SubmitArgs, extras: CallExtras): Promise<Record<string, unknown>> {
+  if (!isSubmissionMode(args.mode)) throw new ToolError(`mode takes test, benchmark, leaderboard or profile, not "${args.mode}"`);
+  const mode: SubmissionMode = args.mode;
+  const id = ctx.nextRunId();
+  const { filePath, content } = await submissionFile(ctx, args, id);
+  const connection = await ctx.target.connection(extras.signal);
+  let finish!: () => void;
+  const record: RunRecord = { id, file: filePath, mode, state: 'running', status: 'submitting', outputTail: [], done: new Promise<void>((r) => (finish = r)) };
+  ctx.runs.set(id, record);
+  const say = (text: string) => {
+    record.status = text;
+    extras.progress?.(`${id}${record.jobId !== undefined ? ` (job ${record.jobId})` : ''}: ${text}`);
+  };
+  const outDir = path.join(ctx.outDir, 'traces');
+  try {
+    record.outcome = await runSubmission(
+      { filePath, content, mode, ...(args.leaderboard ? { leaderboard: args.leaderboard } : {}), ...(args.gpu ? { gpu: args.gpu } : {}) },
+      {
+        connection,
+        surface: 'cli',
+        signal: extras.signal,
+        pollIntervalMs: pollIntervalFromEnv(),
+        traces: {
+          outDir,
+          downloads: true,
+          summarize: async (f) => (await import('../../trace/index')).summarizePath(f),
+          digest: async (f, summary) => {
+            const { digestPath, configurationOf, sha256Text } = await import('../../trace/digest/index');
+            return digestPath(f, {
+              summary,
+              submission: { file: path.basename(filePath), sha256: sha256Text(content) },
+              configuration: configurationOf({ server: ctx.target.label(), mode, leaderboard: record.target?.leaderboard, gpu: record.target?.gpu }),
+              links: [{ rel: 'trace', href: f }],
+            });
+          },
+        },
+        onEvent(ev) {
+          switch (ev.type) {
+            case 'target':
+              record.target = { leaderboard: ev.target.leaderboard, gpu: ev.target.gpu };
+              break;
+            case 'accepted':
+              record.jobId = ev.id;
+              say(ev.text);
+              break;
+            case 'status':
+              if (ev.changed) say(ev.text);
+              break;
+            case 'note':
+            case 'queue':
+            case 'retry':
+              say(ev.text);
+              break;
+            case 'output':
+              if (!ev.noise) {
+                pushOutput(record, ev.text);
+                extras.progress?.(`${id}${record.jobId !== undefined ? ` (job ${record.jobId})` : ''} output: ${ev.text.slice(0, 200)}`);
+              }
+              break;
+            case 'trace-saved':
+              say(`trace saved: ${ev.trace.path}`);
+              break;
+          }
+        },
+      },
+    );
+    record.resultFile = await saveResultFile(path.join(ctx.outDir, 'results'), record).catch(() => undefined);
+  } finally {
+    record.state = 'done';
+    finish();
+  }
+  return describeRun(record);
+}
+
+export async function getRunTool(ctx: ToolContext, args: { run_id: string; wait?: boolean }, extras: CallExtras): Promise<Record<string, unknown>> {
+  const record = ctx.runs.get(args.run_id);
+  if (!record) throw new ToolError(`no run ${args.run_id} in this session (runs: ${[...ctx.runs.keys()].join(', ') || 'none yet'})`);
+  if (record.state === 'running' && args.wait !== false) {
+    extras.progress?.(`${record.id}: ${record.status}`);
+    await Promise.race([record.done, new Promise<void>((resolve) => extras.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+  }
+  return describeRun(record);
+}
+
+export async function listLeaderboardsTool(ctx: ToolContext, extras: CallExtras): Promise<Record<string, unknown>> {
+  const connection = await ctx.target.connection(extras.signal);
+  const boards = await connection.client.listLeaderboards({ signal: extras.signal });
+  return {
+    service: connection.label,
+    leaderboards: boards.map((b) => ({ name: b.name, gpus: b.gpu_types, deadline: b.deadline, description: (b.description ?? '').slice(0, 300) })),
+  };
+}
+
+export async function profileDigestTool(args: { path: string; baseline?: string; max_bytes?: number }): Promise<Record<string, unknown>> {
+  const { digestPath, DigestBudgetError } = await import('../../trace/digest/index');
+  const { TraceInputError } = await import('../../trace/index');
+  try {
+    const digest = await digestPath(args.path, { ...(args.max_bytes ? { maxBytes: args.max_bytes } : {}), ...(args.baseline ? { baselinePath: args.baseline } : {}), links: [{ rel: 'trace', href: path.resolve(args.path) }] });
+    return digest as unknown as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TraceInputError || err instanceof DigestBudgetError) throw new ToolError(err.message);
+    throw err;
+  }
+}
+
+export async function compareTool(args: { a: string; b: string }): Promise<Record<string, unknown>> {
+  const [ra, rb] = await Promise.all([readResultInput(args.a), readResultInput(args.b)]);
+  if (ra || rb) {
+    if (!ra || !rb) throw new ToolError(`${ra ? args.b : args.a} is not a result file: compare two result_file paths, or two trace paths`);
+    const cases = compareResultTimings(ra, rb);
+    const out: Record<string, unknown> = { kind: 'evaluator-timings', a: args.a, b: args.b, cases };
+    if (ra.traces[0] && rb.traces[0]) out.traces = await traceDigestCompare(ra.traces[0], rb.traces[0]);
+    return out;
+  }
+  return { kind: 'profiles', a: args.a, b: args.b, ...(await traceDigestCompare(args.a, args.b)) };
+}
+
+/** Two profiles as B's digest with A as its baseline: per kernel and case, the change with its interval and verdict. */
+async function traceDigestCompare(a: string, b: string): Promise<Record<string, unknown>> {
+  const { digestPath } = await import('../../trace/digest/index');
+  const { TraceInputError } = await import('../../trace/index');
+  try {
+    const digest = await digestPath(b, { baselinePath: a, links: [{ rel: 'trace', href: path.resolve(b) }, { rel: 'baseline', href: path.resolve(a) }] });
+    return { digest };
+  } catch (err) {
+    if (err instanceof TraceInputError) throw new ToolError(err.message);
+    throw err;
+  }
+}
+
+export async function isaTool(args: { path: string }): Promise<Record<string, unknown>> {
+  const { loadCodeObjectsPath, CodeObjectError } = await import('../../trace/codeObjects/index');
+  try {
+    const loaded = await loadCodeObjectsPath(args.path);
+    if (loaded.objects.length === 0) throw new ToolError(`${args.path}: no code objects (${loaded.skipped.map((s) => `${s.file}: ${s.reason}`).join('; ') || 'looked for _code_object*.o, *.o, *.co, *.hsaco, *.bundle, *.hipfb, *.fatbin'})`);
+    return {
+      codeObjects: loaded.objects.map((o) => ({
+        file: o.info.file,
+        processor: o.info.processor,
+        kernels: o.info.kernels.map((k) => ({ name: k.name, vgpr: k.vgprCount, agpr: k.agprCount, sgpr: k.sgprCount, ldsBytes: k.ldsBytes, scratchBytes: k.scratchBytes, vgprSpills: k.vgprSpillCount, sgprSpills: k.sgprSpillCount, occupancy: k.occupancy ? { wavesPerSimd: k.occupancy.wavesPerSimd, maxWavesPerSimd: k.occupancy.maxWavesPerSimd, limitedBy: k.occupancy.limitedBy } : null })),
+        occupancyNote: o.info.occupancyNote,
+      })),
+      skipped: loaded.skipped,
+      disassembly: `for a kernel's ISA run: kernel-runner isa ${args.path} --disasm KERNEL`,
+    };
+  } catch (err) {
+    if (err instanceof CodeObjectError) throw new ToolError(err.message);
+    throw err;
+  }
+}

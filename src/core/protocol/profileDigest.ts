@@ -1,0 +1,206 @@
+// The profile digest: one small JSON document an agent (or a person) acts on, built from a TraceSummary by
+// src/trace/digest. Its contract is the JSON Schema docs/digest.schema.json (tests validate every digest they make
+// against it); these types are the same shape for TypeScript. Pure types: no runtime code.
+//
+// Units as in the summary: `...Ns` nanoseconds, `...Bytes` bytes, `...Percent` 0..100. A number copied from the
+// summary is the summary's number, unrounded; derived numbers (shares of a rest, means) say so in their names.
+
+export const PROFILE_DIGEST_SCHEMA_VERSION = 1 as const;
+
+/** What a cut list ends with: the entries left out and their share of the list's total. */
+export interface DigestMore {
+  more: number;
+  /** Share of the whole (kernel time, the case's kernel time, API time ...) the left-out entries had; null when unknown. */
+  sharePercent: number | null;
+  /** `+N more (share x%)`. */
+  text: string;
+}
+
+export type DigestList<T> = Array<T | DigestMore>;
+
+export type DigestVerdict = 'faster' | 'slower' | 'no-change' | 'not-enough-runs';
+
+/** A change B - A of one timing, with its confidence interval and what it means (src/trace/significance.ts). */
+export interface DigestChange {
+  aNs: number | null;
+  bNs: number | null;
+  /** b / a; null unless both sides exist and a > 0. */
+  ratio: number | null;
+  /** Confidence interval of b / a - 1 (relative change); null when it cannot be told. */
+  interval: [number, number] | null;
+  confidence: number;
+  verdict: DigestVerdict;
+  /** The verdict in words: `faster`, `slower`, `no change detected`, `not enough runs to tell`. */
+  text: string;
+  /** What the test used: `welch` (evaluator's runs), `dispatch-spread` (per-dispatch durations), or `none`. */
+  method: 'welch' | 'dispatch-spread' | 'none';
+}
+
+export interface DigestGpu {
+  agentId: string;
+  arch: string | null;
+  product: string | null;
+  cuCount: number | null;
+}
+
+export interface DigestProvenance {
+  gpus: DigestGpu[];
+  profiler: {
+    /** `rocprofv3` (CSV or rocpd outputs), `rocprof` (legacy v1), or null when no file says. */
+    tool: string | null;
+    formats: string[];
+    /** Header layouts detected (`rocm-7.0`, `rocm-6.3`, `rocpd-schema-3` ...). */
+    layouts: string[];
+    /** The ROCm release the CSV header layout belongs to, when a layout names one (the files carry no version string). */
+    rocmFromLayout: string | null;
+  };
+  /** The summarised file or folder (its base name) and the sha256 of its bytes (null for a folder). */
+  trace: { file: string; sha256: string | null };
+  /** The submitted file, when given. */
+  submission: { file: string; sha256: string } | null;
+  /** The run's configuration (leaderboard, GPU, mode, server ...) as canonical JSON, and its sha256, when given. */
+  configuration: { sha256: string; values: Record<string, string> } | null;
+}
+
+export interface DigestEvaluator {
+  tests: { passed: number; failed: number; failures: string[] } | null;
+  /** The evaluator's own per-case timings (what ranks), kept apart from the profiler's kernel durations. */
+  benchmarks: Array<{ spec: string; runs: number | null; meanNs: number | null; stdNs: number | null; bestNs: number | null; worstNs: number | null }>;
+}
+
+export interface DigestOccupancy {
+  wavesPerSimd: number;
+  maxWavesPerSimd: number;
+  limitedBy: string[];
+  /** `code-object` (its metadata) or `trace` (the registers and LDS the profiler recorded). */
+  from: 'code-object' | 'trace';
+}
+
+export interface DigestKernel {
+  /** `k1`, `k2` ... in order of total time: what cases refer to. */
+  id: string;
+  shortName: string;
+  /** The full name when it differs from shortName and is at most 240 characters (names of templates run to thousands). */
+  name: string | null;
+  calls: number;
+  totalNs: number;
+  avgNs: number;
+  minNs: number | null;
+  maxNs: number | null;
+  stddevNs: number | null;
+  /** Share of the whole run's kernel time. */
+  percent: number;
+  /** The most used launch configuration, and how many distinct ones there were. */
+  launch: { grid: [number, number, number] | null; workgroup: [number, number, number] | null; calls: number; configurations: number } | null;
+  resources: {
+    vgpr: number | null;
+    accumVgpr: number | null;
+    sgpr: number | null;
+    ldsBytes: number | null;
+    scratchBytes: number | null;
+    vgprSpills: number | null;
+    sgprSpills: number | null;
+    from: 'trace' | 'code-object';
+  } | null;
+  occupancy: DigestOccupancy | null;
+  /** Against the baseline (`--baseline`): the change of the mean dispatch duration. */
+  change?: DigestChange;
+}
+
+export interface DigestCaseKernel {
+  /** The DigestKernel id, null when that kernel is not in the (cut) kernel list. */
+  kernel: string | null;
+  shortName: string;
+  calls: number;
+  totalNs: number;
+  /** totalNs / calls. */
+  meanNs: number;
+  /** Share of the case's kernel time. */
+  sharePercent: number;
+  change?: DigestChange;
+}
+
+/** One benchmark case: a rocTX range (GPU MODE's evaluators open one per case). */
+export interface DigestCase {
+  name: string;
+  calls: number;
+  /** Time the range was open, summed over its calls. */
+  rangeNs: number;
+  kernelNs: number;
+  kernelCalls: number;
+  kernels: DigestList<DigestCaseKernel>;
+  /** Against the baseline: the change of the case's kernel time (and of the evaluator's timing, when both results are given). */
+  change?: DigestChange;
+  evaluatorChange?: DigestChange;
+}
+
+export interface DigestRun {
+  /** First start to last end of GPU work. */
+  wallNs: number | null;
+  kernels: { calls: number; totalNs: number; distinct: number };
+  gpus: Array<{ agentId: string; kernelCalls: number; kernelNs: number; copyNs: number; busyNs: number; busyPercent: number | null; idleNs: number | null; exact: boolean }>;
+  /** The busy percent of the GPU with the most kernel time. */
+  gpuBusyPercent: number | null;
+  /** Idle stretches of that GPU, at the timeline's bucket resolution. */
+  idleGaps: { bucketNs: number; count: number; totalNs: number; longest: DigestList<{ offsetNs: number; durationNs: number }> } | null;
+  copies: DigestList<{ direction: string; calls: number; totalNs: number; bytes: number | null; bandwidthGBps: number | null }>;
+  api: { calls: number; totalNs: number; distinct: number; top: DigestList<{ name: string; domain: string | null; calls: number; totalNs: number; avgNs: number; percent: number }> };
+}
+
+export interface DigestCounters {
+  kernel: string;
+  dispatches: number;
+  counters: DigestList<{ name: string; mean: number; min: number; max: number }>;
+}
+
+/**
+ * The roofline point of a kernel and what bounds it. Filled when the summary carries roofline data (another
+ * branch adds it to the summary); null until then.
+ */
+export interface DigestRoofline {
+  kernels: Array<{ kernel: string; arithmeticIntensity: number | null; achievedTflops: number | null; achievedTBps: number | null; bound: string | null }>;
+}
+
+/** The hottest source lines and stall reasons (PC sampling). Null until the summary carries them. */
+export interface DigestHotspots {
+  lines: Array<{ file: string | null; line: number | null; kernel: string | null; percent: number }>;
+  stalls: Array<{ reason: string; percent: number }>;
+}
+
+export interface DigestWarning {
+  kind: 'coverage' | 'truncation' | 'skipped' | 'summary' | 'check' | 'digest';
+  text: string;
+}
+
+export interface DigestLink {
+  /** `trace` (the archive), `download` (its URL on the runner), `perfetto`, `summary` ... */
+  rel: string;
+  href: string;
+}
+
+export interface DigestBaseline {
+  trace: { file: string; sha256: string | null };
+  kernelTime: DigestChange;
+  /** Kernels of one side only. */
+  onlyInBaseline: string[];
+  onlyInThis: string[];
+}
+
+export interface ProfileDigest {
+  schemaVersion: typeof PROFILE_DIGEST_SCHEMA_VERSION;
+  kind: 'kernel-runner/profile-digest';
+  provenance: DigestProvenance;
+  evaluator: DigestEvaluator | null;
+  /** Per benchmark case (rocTX range); empty when the trace has no ranges. */
+  cases: DigestList<DigestCase>;
+  /** The whole run's kernels by total time. */
+  kernels: DigestList<DigestKernel>;
+  run: DigestRun;
+  counters: DigestList<DigestCounters> | null;
+  roofline: DigestRoofline | null;
+  hotspots: DigestHotspots | null;
+  baseline: DigestBaseline | null;
+  warnings: DigestList<DigestWarning>;
+  links: DigestLink[];
+  budget: { maxBytes: number; level: number; entriesLeftOut: number; exceeded: boolean };
+}

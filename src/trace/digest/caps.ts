@@ -1,0 +1,32 @@
+// How long each list of the digest may be, from generous (level 0) to bare (the last level): the digest takes the
+// first level whose document fits the byte budget.
+export interface DigestCaps {
+  cases: number;
+  caseKernels: number;
+  kernels: number;
+  api: number;
+  copies: number;
+  gaps: number;
+  counterKernels: number;
+  countersPerKernel: number;
+  warnings: number;
+  /** Full kernel names (up to 240 characters) besides the short ones. */
+  fullNames: boolean;
+}
+
+const level = (cases: number, caseKernels: number, kernels: number, api: number, copies: number, gaps: number, counterKernels: number, countersPerKernel: number, warnings: number, fullNames: boolean): DigestCaps =>
+  ({ cases, caseKernels, kernels, api, copies, gaps, counterKernels, countersPerKernel, warnings, fullNames });
+
+export const CAP_LEVELS: readonly DigestCaps[] = [
+  level(64, 10, 25, 10, 8, 5, 10, 12, 30, true),
+  level(32, 6, 15, 6, 6, 3, 6, 8, 15, true),
+  level(16, 4, 10, 4, 4, 2, 4, 6, 10, true),
+  level(8, 3, 6, 3, 2, 1, 2, 4, 6, false),
+  level(4, 2, 4, 2, 1, 1, 1, 3, 4, false),
+  level(2, 1, 2, 1, 1, 0, 1, 2, 2, false),
+  level(1, 1, 1, 1, 0, 0, 0, 0, 1, false),
+];
+
+export const DEFAULT_MAX_BYTES = 16 * 1024;
+/** Under this the bare level itself may not fit (provenance and totals alone are some hundreds of bytes). */
+export const MIN_MAX_BYTES = 2048;

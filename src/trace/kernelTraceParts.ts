@@ -6,10 +6,11 @@
 // line feed at or after `start` (a line feed inside a quoted name fools it). The caller checks every guess
 // against the previous part's `stop` and has the part scanned again from there when they differ, so the
 // result is exact whatever the guess.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { Columns, readCsvHead } from './csvFile';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from './csvScanner';
 import { FileRows, READ_BYTES } from './fileRows';
-import type { KernelBatch, KernelColumns, KernelRowCollector } from './kernelRows';
+import { kernelColumns, type KernelBatch, type KernelColumns, type KernelRowCollector } from './kernelRows';
 
 export interface PartTask {
   /** Position of the part in the file (0 = first). */
@@ -36,9 +37,41 @@ export interface PartResult {
   error: { reason: string; line: number } | null;
   /** Any other failure (I/O). */
   failure: string | null;
+  /** Scanned by a worker before it was asked for it (kernelTraceWorker.ts). */
+  early?: boolean;
 }
 
 const LF = 0x0a;
+
+/** How a span of `span` bytes is cut for `threads` workers: bytes per part (default: 16 MiB, less for a smaller span so that every worker gets several) and parts. */
+export function partPlan(span: number, threads: number, partBytes?: number): { partBytes: number; count: number } {
+  const bytes = Math.max(1, partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
+  return { partBytes: bytes, count: Math.max(1, Math.ceil(span / bytes)) };
+}
+
+/**
+ * The part `index` of a kernel_trace file as the parallel read of a summary of that one file will ask for it with
+ * `threads` workers (no dispatches kept, the epoch from its first row: traceClock.ts), for a worker that starts on
+ * it before it is asked (kernelTraceWorker.ts); null when the file is not one the read would cut so.
+ */
+export async function speculativeTask(file: string, index: number, threads: number): Promise<PartTask | null> {
+  const size = statSync(file).size;
+  const head = await readCsvHead(file, size, ['Start_Timestamp', 'BeginNs']);
+  if (!head || !head.firstTimestamp) return null;
+  const first = head.firstTimestamp;
+  const epochSeconds = first.high * 1e9 + first.low >= 2 ** 52 ? first.high : 0;
+  const columns = kernelColumns(new Columns(head.names), false, epochSeconds);
+  if (columns.name < 0 || columns.start < 0 || columns.end < 0) return null;
+  const { partBytes, count } = partPlan(size - head.dataStart, threads);
+  if (index >= count) return null;
+  const boundary = (k: number): number => (k >= count ? size : head.dataStart + k * partBytes);
+  return { index, path: file, fileSize: size, start: boundary(index), end: boundary(index + 1), exactStart: index === 0, columns };
+}
+
+/** Whether two tasks are the same part with the same columns. */
+export function sameTask(a: PartTask, b: PartTask): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** The byte after the first line feed at or after `at - 1`, or the file size. */
 function guessRowStart(fd: number, at: number, fileSize: number, buf: Buffer): number {

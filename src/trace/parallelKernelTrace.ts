@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { CsvFormatError } from './csvScanner';
 import { BatchSource, applyBatch, type KernelTraceTotals } from './kernelBatches';
 import { KernelRowCollector, runArrays, type KernelBatch, type KernelColumns } from './kernelRows';
-import { scanPart, type PartResult, type PartTask } from './kernelTraceParts';
+import { partPlan, scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
 import { DEFAULT_MIN_BYTES, WORKER_LIMITS, defaultMinBytes, defaultThreads, takeTraceWorker } from './traceWorkerPool';
 
@@ -40,6 +40,8 @@ export interface ParallelRun {
   partsHere: number;
   /** Workers that the CLI's launcher had started (traceWorkerPool.ts). */
   prestarted: number;
+  /** Parts such a worker had scanned before it was asked for them. */
+  early: number;
 }
 
 
@@ -103,8 +105,7 @@ export async function readKernelTraceParallel(
 ): Promise<number> {
   const threads = options.threads ?? defaultThreads();
   const span = file.size - file.dataStart;
-  const partBytes = Math.max(1, options.partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
-  const count = Math.max(1, Math.ceil(span / partBytes));
+  const { partBytes, count } = partPlan(span, threads, options.partBytes);
   const boundary = (k: number): number => (k >= count ? file.size : file.dataStart + k * partBytes);
 
   const makeTask = (index: number, start: number, exactStart: boolean): Task => {
@@ -119,7 +120,7 @@ export async function readKernelTraceParallel(
   };
   const tasks = Array.from({ length: count }, (_, k) => makeTask(k, boundary(k), k === 0));
   const queue: Task[] = [...tasks];
-  const run: ParallelRun = { parts: count, rescans: 0, workers: 0, partsHere: 0, prestarted: 0 };
+  const run: ParallelRun = { parts: count, rescans: 0, workers: 0, partsHere: 0, prestarted: 0, early: 0 };
   let applied = 0;
   /** Parts handed out at most this far ahead of the next one to apply (bounds the batches held). */
   const window = Math.max(2, threads * (PER_WORKER + 1));
@@ -192,6 +193,7 @@ export async function readKernelTraceParallel(
       worker.on('message', (result: PartResult) => {
         const task = lane.tasks.shift();
         if (!task) return;
+        if (result.early) run.early++;
         for (const b of result.batches) lane.source.learn(b);
         task.resolve({ result, source: lane.source });
         pump();
@@ -239,7 +241,7 @@ export async function readKernelTraceParallel(
     await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
     onRun?.(run);
     if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
-      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${run.prestarted} started by the launcher\n`);
+      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${run.prestarted} started by the launcher (${run.early} part(s) scanned before they were asked for)\n`);
     }
   }
   return rows;

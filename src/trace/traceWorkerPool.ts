@@ -35,16 +35,20 @@ type WithPool = typeof globalThis & { [POOL]?: Pool };
 
 /**
  * Starts the default number of workers of `script` when one of `paths` is (or is a folder holding) a
- * `*kernel_trace.csv` the parallel read will take (default minimum size). They do not keep the process alive.
+ * `*kernel_trace.csv` the parallel read will take (default minimum size). They do not keep the process alive. Given
+ * a file, worker i starts on part i of it (kernelTraceWorker.ts), the part it will most likely be sent first.
  */
 export function prestartTraceWorkers(script: string, paths: readonly string[]): void {
   const threads = defaultThreads();
-  if (threads === 0 || !paths.some(holdsLargeKernelTrace)) return;
+  const large = threads === 0 ? undefined : paths.find(holdsLargeKernelTrace);
+  if (large === undefined) return;
+  const file = statSync(large, { throwIfNoEntry: false })?.isFile() ? path.resolve(large) : null;
   const workers: Worker[] = [];
   for (let i = 0; i < threads; i++) {
     let worker: Worker;
     try {
-      worker = new Worker(script, { resourceLimits: WORKER_LIMITS });
+      const workerData = file ? { speculate: { path: file, index: i, threads } } : undefined;
+      worker = new Worker(script, { resourceLimits: WORKER_LIMITS, workerData });
     } catch {
       break;
     }

@@ -125,12 +125,10 @@ export interface CsvHead {
   dataStart: number;
   /** Its line number. */
   dataLine: number;
-  /** With `timestampColumns`: the first data row's value in the first of them present (as decimalParts), else null. */
-  firstTimestamp?: { high: number; low: number } | null;
 }
 
 /** The header of a CSV file on disk and where its data rows begin; null when the header is not in its first MiB. */
-export async function readCsvHead(absPath: string, size: number, timestampColumns?: string[]): Promise<CsvHead | null> {
+export async function readCsvHead(absPath: string, size: number): Promise<CsvHead | null> {
   const fh = await open(absPath, 'r');
   try {
     const buf = Buffer.alloc(Math.min(size, 1 << 20));
@@ -145,11 +143,6 @@ export async function readCsvHead(absPath: string, size: number, timestampColumn
           return;
         }
         head = { names, dataStart: row.offset, dataLine: row.line };
-        if (timestampColumns) {
-          const col = new Columns(names).find(...timestampColumns);
-          const v = col >= 0 && col < row.fieldCount ? (row.values[col] as number) : NaN;
-          head.firstTimestamp = v === v ? { high: Math.floor(v / 1e9), low: v % 1e9 } : col >= 0 && row.wide[col] ? { high: row.high[col] as number, low: row.low[col] as number } : null;
-        }
         throw stop;
       },
     });

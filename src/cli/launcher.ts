@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { loadWithCompileCache } from './compileCache';
+import { prestartTraceWorkers } from '../trace/traceWorkerPool';
 
 // summarize and compare scan a large trace in worker threads that run hot loops for well under a second: there,
 // optimising on the thread that needs the code beats queueing it for a background compiler that competes with
@@ -11,4 +12,8 @@ import { loadWithCompileCache } from './compileCache';
 // reads the flag when it creates an isolate: it applies to the workers started after this line.
 if (process.argv[2] === 'summarize' || process.argv[2] === 'compare') setFlagsFromString('--no-concurrent-recompilation');
 
-loadWithCompileCache(path.join(path.dirname(fileURLToPath(import.meta.url)), 'cli-main.cjs'));
+const dist = path.dirname(fileURLToPath(import.meta.url));
+// a large kernel trace's worker threads boot while the bundle loads (traceWorkerPool.ts)
+if (process.argv[2] === 'summarize') prestartTraceWorkers(path.join(dist, 'trace-worker.cjs'), process.argv.slice(3).filter((a) => !a.startsWith('-')));
+
+loadWithCompileCache(path.join(dist, 'cli-main.cjs'));

@@ -8,6 +8,7 @@ import { statsOut } from './durationStats';
 import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, foldWarning } from './keyLimits';
 import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
+import { exactNsText } from './traceClock';
 import type { KernelAgg, RunTables } from './tables';
 
 export interface BuildOptions {
@@ -198,7 +199,7 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
       : null,
     agents,
     processes: [...acc.processes.values()].sort((a, b) => (a.host ?? '').localeCompare(b.host ?? '') || a.pid - b.pid),
-    wall: wall && { startNs: wall.startNs + epochNs, endNs: wall.endNs + epochNs, spanNs: wall.spanNs },
+    wall: wall && { startNs: wall.startNs + epochNs, endNs: wall.endNs + epochNs, spanNs: wall.spanNs, ...exactWall(acc.clock.epochSeconds, wall) },
     timeline,
     sources: acc.sources,
     skipped: acc.skipped,
@@ -209,6 +210,14 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     ...(acc.kernelTimesFromStats ? { busyCovers: 'copies-only' as const } : {}),
     ...(t.control.calls.size > 0 ? { profilerControl: profilerControlOut(t, epochNs) } : {}),
   };
+}
+
+/** The wall's ends as exact digits when either is past 2^53 (see the schema's `wall`). */
+function exactWall(epochSeconds: number, wall: { startNs: number; endNs: number }): { startNsExact?: string; endNsExact?: string } {
+  if (exactNsText(epochSeconds, wall.startNs) === undefined && exactNsText(epochSeconds, wall.endNs) === undefined) return {};
+  const startNsExact = exactNsText(epochSeconds, wall.startNs, true);
+  const endNsExact = exactNsText(epochSeconds, wall.endNs, true);
+  return startNsExact !== undefined && endNsExact !== undefined ? { startNsExact, endNsExact } : {};
 }
 
 /** Per kernel (in the kernel table's order), each counter's mean/min/max over the dispatches that reported it. */

@@ -5,6 +5,7 @@
 // owns the summary applies the batches in file order (kernelBatches.ts): what depends on the order (the busy
 // union) gets the runs in file order, what does not is summed exactly, so every figure is what a single pass
 // over the rows gives, whatever the batches. Worker-safe: nothing here touches the summary.
+import type { Columns } from './csvFile';
 import { fieldNumber, rowExcerpt, type CsvRow, type FieldGuess } from './csvScanner';
 import { timestampAt } from './traceClock';
 import { BusyRuns } from './busy';
@@ -29,6 +30,26 @@ export interface KernelColumns {
   launch: number[];
   /** The summary's epoch (traceClock.ts): timestamps are taken less epochSeconds * 1e9. */
   epochSeconds: number;
+}
+
+/** The kernel trace's columns, by header name. */
+export function kernelColumns(c: Columns, keepDispatches = false, epochSeconds = 0): KernelColumns {
+  return {
+    epochSeconds,
+    corr: c.find('Correlation_Id'),
+    keepDispatches,
+    name: c.find('Kernel_Name', 'KernelName'),
+    start: c.find('Start_Timestamp', 'BeginNs'),
+    end: c.find('End_Timestamp', 'EndNs'),
+    agent: c.find('Agent_Id', 'gpu-id'),
+    kernelId: c.find('Kernel_Id'),
+    launch: [
+      c.find('Grid_Size_X', 'grd'), c.find('Grid_Size_Y'), c.find('Grid_Size_Z'),
+      c.find('Workgroup_Size_X', 'wgr'), c.find('Workgroup_Size_Y'), c.find('Workgroup_Size_Z'),
+      c.find('VGPR_Count', 'arch_vgpr', 'vgpr'), c.find('Accum_VGPR_Count', 'accum_vgpr'), c.find('SGPR_Count', 'sgpr'),
+      c.find('LDS_Block_Size', 'Group_Segment_Size', 'lds'), c.find('Scratch_Size', 'Private_Segment_Size', 'scr'),
+    ],
+  };
 }
 
 export interface KernelBatch {

@@ -6,10 +6,11 @@
 // line feed at or after `start` (a line feed inside a quoted name fools it). The caller checks every guess
 // against the previous part's `stop` and has the part scanned again from there when they differ, so the
 // result is exact whatever the guess.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { Columns } from './csvFile';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from './csvScanner';
 import { FileRows, READ_BYTES } from './fileRows';
-import type { KernelBatch, KernelColumns, KernelRowCollector } from './kernelRows';
+import { kernelColumns, type KernelBatch, type KernelColumns, type KernelRowCollector } from './kernelRows';
 
 export interface PartTask {
   /** Position of the part in the file (0 = first). */
@@ -36,9 +37,71 @@ export interface PartResult {
   error: { reason: string; line: number } | null;
   /** Any other failure (I/O). */
   failure: string | null;
+  /** Scanned by a worker before it was asked for it (kernelTraceWorker.ts). */
+  early?: boolean;
 }
 
 const LF = 0x0a;
+
+/** How a span of `span` bytes is cut for `threads` workers: bytes per part (default: 16 MiB, less for a smaller span so that every worker gets several) and parts. */
+export function partPlan(span: number, threads: number, partBytes?: number): { partBytes: number; count: number } {
+  const bytes = Math.max(1, partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
+  return { partBytes: bytes, count: Math.max(1, Math.ceil(span / bytes)) };
+}
+
+/**
+ * The part `index` of a kernel_trace file as the parallel read of a summary of that one file will ask for it with
+ * `threads` workers (no dispatches kept, the epoch from its first row: traceClock.ts), for a worker that starts on
+ * it before it is asked (kernelTraceWorker.ts); null when the file is not one the read would cut so.
+ */
+export function speculativeTask(file: string, index: number, threads: number): PartTask | null {
+  const size = statSync(file).size;
+  const head = simpleHead(file);
+  if (!head) return null;
+  const names = new Columns(head.names);
+  const startText = head.first[names.find('Start_Timestamp', 'BeginNs')] ?? '';
+  if (!/^\d{1,24}$/.test(startText)) return null;
+  const high = startText.length > 9 ? Number(startText.slice(0, -9)) : 0;
+  const epochSeconds = high * 1e9 + Number(startText.slice(-9)) >= 2 ** 52 ? high : 0;
+  const columns = kernelColumns(names, false, epochSeconds);
+  if (columns.name < 0 || columns.start < 0 || columns.end < 0) return null;
+  const { partBytes, count } = partPlan(size - head.dataStart, threads);
+  if (index >= count) return null;
+  const boundary = (k: number): number => (k >= count ? size : head.dataStart + k * partBytes);
+  return { index, path: file, fileSize: size, start: boundary(index), end: boundary(index + 1), exactStart: index === 0, columns };
+}
+
+/**
+ * The header and first row of a CSV whose first two lines hold no line feed inside quotes (else null: no guess), by
+ * a string split rather than the scanner: a second scanner in a worker would cost its scanner's optimised code.
+ */
+function simpleHead(file: string): { names: string[]; first: string[]; dataStart: number } | null {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 16);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const bom = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+    const end1 = buf.indexOf(LF, bom);
+    const end2 = end1 < 0 || end1 + 1 >= n ? -1 : buf.indexOf(LF, end1 + 1);
+    if (end2 < 0 || end2 >= n) return null;
+    const fields = (from: number, to: number): string[] | null => {
+      const text = buf.toString('utf8', from, to).replace(/\r$/, '');
+      const out: string[] = [];
+      for (const m of text.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^",]*))/g)) out.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : (m[2] ?? ''));
+      return out.join('') === '' ? null : out;
+    };
+    const names = fields(bom, end1);
+    const first = fields(end1 + 1, end2);
+    return names && first ? { names, first, dataStart: end1 + 1 } : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether two tasks are the same part with the same columns. */
+export function sameTask(a: PartTask, b: PartTask): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** The byte after the first line feed at or after `at - 1`, or the file size. */
 function guessRowStart(fd: number, at: number, fileSize: number, buf: Buffer): number {

@@ -4,15 +4,17 @@
 // When no worker can be started (the worker file is missing, a worker fails), the parts are scanned here.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CsvFormatError } from './csvScanner';
 import { BatchSource, applyBatch, type KernelTraceTotals } from './kernelBatches';
 import { KernelRowCollector, runArrays, type KernelBatch, type KernelColumns } from './kernelRows';
-import { scanPart, type PartResult, type PartTask } from './kernelTraceParts';
+import { partPlan, scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
+import { DEFAULT_MIN_BYTES, WORKER_LIMITS, defaultMinBytes, defaultThreads, takeTraceWorker } from './traceWorkerPool';
+
+export { DEFAULT_MIN_BYTES, defaultMinBytes, defaultThreads };
 
 export interface ParallelOptions {
   /** Worker threads (default: KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0 = one pass on this thread). */
@@ -36,10 +38,12 @@ export interface ParallelRun {
   workers: number;
   /** Parts scanned on this thread (no worker could take them). */
   partsHere: number;
+  /** Workers that the CLI's launcher had started (traceWorkerPool.ts). */
+  prestarted: number;
+  /** Parts such a worker had scanned before it was asked for them. */
+  early: number;
 }
 
-export const DEFAULT_MIN_BYTES = 48 << 20;
-const MAX_THREADS = 4;
 
 /**
  * How to start a worker: the bundle's trace-worker.cjs beside the bundle that holds this module; or, running
@@ -62,19 +66,6 @@ export function workerEntry(): { script: string; evaluated: boolean } | null {
   }
   if (!existsSync(source)) return null;
   return { script: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)});`, evaluated: true };
-}
-
-/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else DEFAULT_MIN_BYTES. */
-export function defaultMinBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const set = env.KERNEL_RUNNER_TRACE_MIN_BYTES;
-  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : DEFAULT_MIN_BYTES;
-}
-
-/** KERNEL_RUNNER_TRACE_THREADS when set (0: no workers), else the cores, at most 4. */
-export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
-  const set = env.KERNEL_RUNNER_TRACE_THREADS;
-  if (set !== undefined && /^\d+$/.test(set.trim())) return Math.min(MAX_THREADS, Number(set));
-  return Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
 }
 
 interface Task extends PartTask {
@@ -114,8 +105,7 @@ export async function readKernelTraceParallel(
 ): Promise<number> {
   const threads = options.threads ?? defaultThreads();
   const span = file.size - file.dataStart;
-  const partBytes = Math.max(1, options.partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
-  const count = Math.max(1, Math.ceil(span / partBytes));
+  const { partBytes, count } = partPlan(span, threads, options.partBytes);
   const boundary = (k: number): number => (k >= count ? file.size : file.dataStart + k * partBytes);
 
   const makeTask = (index: number, start: number, exactStart: boolean): Task => {
@@ -130,7 +120,7 @@ export async function readKernelTraceParallel(
   };
   const tasks = Array.from({ length: count }, (_, k) => makeTask(k, boundary(k), k === 0));
   const queue: Task[] = [...tasks];
-  const run: ParallelRun = { parts: count, rescans: 0, workers: 0, partsHere: 0 };
+  const run: ParallelRun = { parts: count, rescans: 0, workers: 0, partsHere: 0, prestarted: 0, early: 0 };
   let applied = 0;
   /** Parts handed out at most this far ahead of the next one to apply (bounds the batches held). */
   const window = Math.max(2, threads * (PER_WORKER + 1));
@@ -184,7 +174,10 @@ export async function readKernelTraceParallel(
     for (let i = 0; i < Math.min(threads, count); i++) {
       let worker: Worker;
       try {
-        worker = new Worker(entry.script, { eval: entry.evaluated, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+        // one the launcher started (traceWorkerPool.ts), else a new one
+        const started = entry.evaluated ? null : takeTraceWorker(entry.script);
+        if (started) run.prestarted++;
+        worker = started ?? new Worker(entry.script, { eval: entry.evaluated, resourceLimits: WORKER_LIMITS });
       } catch {
         break;
       }
@@ -200,6 +193,7 @@ export async function readKernelTraceParallel(
       worker.on('message', (result: PartResult) => {
         const task = lane.tasks.shift();
         if (!task) return;
+        if (result.early) run.early++;
         for (const b of result.batches) lane.source.learn(b);
         task.resolve({ result, source: lane.source });
         pump();
@@ -247,7 +241,7 @@ export async function readKernelTraceParallel(
     await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
     onRun?.(run);
     if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
-      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there\n`);
+      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${run.prestarted} started by the launcher (${run.early} part(s) scanned before they were asked for)\n`);
     }
   }
   return rows;

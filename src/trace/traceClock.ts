@@ -20,6 +20,29 @@ export function timestampAt(row: CsvRow, col: number, epochSeconds: number): num
   return fieldNumber(row, col) - epochSeconds * 1e9;
 }
 
+/** `{ high: floor(v / 1e9), low: v mod 1e9 }` of a decimal integer text (`\d+`, at most 24 digits), exactly; null otherwise. */
+export function decimalParts(text: string): { high: number; low: number } | null {
+  if (!/^\d{1,24}$/.test(text)) return null;
+  const cut = Math.max(0, text.length - 9);
+  return { high: cut === 0 ? 0 : Number(text.slice(0, cut)), low: Number(text.slice(cut)) };
+}
+
+/** A decimal integer text (ns) less `epochSeconds` * 1e9, exactly within 104 days of the epoch; NaN when it is not `\d+`. */
+export function relativeNs(text: string, epochSeconds: number): number {
+  const p = decimalParts(text);
+  return p ? (p.high - epochSeconds) * 1e9 + p.low : NaN;
+}
+
+/**
+ * The exact decimal digits of a time of the summary (`relNs` after the epoch); undefined when `relNs` is no
+ * integer or when the time is below 2^53 (a double holds it exactly: `keepSmall` returns the digits anyway).
+ */
+export function exactNsText(epochSeconds: number, relNs: number, keepSmall = false): string | undefined {
+  if (!Number.isSafeInteger(relNs)) return undefined;
+  const exact = BigInt(epochSeconds) * 1_000_000_000n + BigInt(relNs);
+  return keepSmall || exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < -BigInt(Number.MAX_SAFE_INTEGER) ? String(exact) : undefined;
+}
+
 export class TraceClock {
   /** Whole seconds subtracted from every timestamp of the summary. */
   epochSeconds = 0;
@@ -55,9 +78,18 @@ export class TraceClock {
     } catch (err) {
       if (err !== stop) return; // the reader will say what is wrong with the file
     }
-    const first = found as { high: number; low: number } | null;
-    if (!first) return;
+    this.settleFrom(found as { high: number; low: number } | null);
+  }
+
+  /** Before the first reader: fixes the epoch from the first timestamp (high/low as decimalParts), if any. */
+  settleFrom(first: { high: number; low: number } | null): void {
+    if (this.fixed || !first) return;
     this.fixed = true;
     this.epochSeconds = first.high * 1e9 + first.low >= EPOCH_FROM ? first.high : 0;
+  }
+
+  /** The epoch in ns as an SQL integer literal (exact, whatever its size). */
+  get epochSql(): string {
+    return String(BigInt(this.epochSeconds) * 1_000_000_000n);
   }
 }

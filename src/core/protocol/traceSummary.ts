@@ -247,8 +247,12 @@ function buildSchemas() {
     rangeAttribution: rangeAttributionSchema.nullable().default(null),
     agents: z.array(agentSchema),
     processes: z.array(traceProcessSchema),
-    /** First start to last end of GPU work (kernels and copies); null when there is no timed GPU work. */
-    wall: z.object({ startNs: ns, endNs: ns, spanNs: ns }).nullable(),
+    /**
+     * First start to last end of GPU work (kernels and copies); null when there is no timed GPU work. The numbers
+     * are doubles: past 2^53 ns (a host up ~104 days) one may be off by a few ns, so then `startNsExact` /
+     * `endNsExact` give the exact value as decimal digits (absent: the number is exact). `spanNs` is always exact.
+     */
+    wall: z.object({ startNs: ns, endNs: ns, spanNs: ns, startNsExact: z.string().regex(/^-?\d+$/).optional(), endNsExact: z.string().regex(/^-?\d+$/).optional() }).nullable(),
     timeline: timelineSchema.nullable(),
     sources: z.array(traceSourceSchema),
     skipped: z.array(skippedSourceSchema),

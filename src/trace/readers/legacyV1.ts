@@ -6,6 +6,7 @@ import type { TraceAccumulator } from '../accumulator';
 import { addDuration } from '../durationStats';
 import { isPseudoKernel } from '../pseudoRows';
 import { isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
+import { decimalParts, relativeNs } from '../traceClock';
 
 export class NotV1TraceError extends Error {}
 
@@ -45,7 +46,7 @@ export function readV1Json(
 ): V1JsonResult {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(quoteTimestamps(text));
   } catch (err) {
     throw new NotV1TraceError(`invalid JSON (${(err as Error).message})`);
   }
@@ -68,6 +69,20 @@ export function readV1Json(
     });
   };
 
+  // timestamps less the summary's epoch, from their digits (exact past 2^53: traceClock.ts)
+  const first = (events as ChromeEvent[]).find((e) => e && e.ph === 'X' && typeof e.args?.BeginNs === 'string');
+  acc.clock.settleFrom(first ? decimalParts(String(first.args?.BeginNs).trim()) : null);
+  const epoch = acc.clock.use();
+  const epochNs = acc.clock.epochNs;
+  const toNs = (v: unknown): number => {
+    if (typeof v === 'string') {
+      const exact = relativeNs(v.trim(), epoch);
+      if (exact === exact) return exact;
+      return v.trim() === '' ? NaN : Number(v) - epochNs;
+    }
+    return typeof v === 'number' ? v - epochNs : NaN;
+  };
+
   const processName = new Map<string, string>();
   for (const e of events as ChromeEvent[]) {
     if (e && e.ph === 'M' && e.name === 'process_name' && e.args && typeof e.args.name === 'string') {
@@ -81,11 +96,11 @@ export function readV1Json(
   for (const e of events as ChromeEvent[]) {
     if (!e || e.ph !== 'X') continue;
     const args = e.args ?? {};
-    let start = Number(args.BeginNs);
-    let end = Number(args.EndNs);
+    let start = toNs(args.BeginNs);
+    let end = toNs(args.EndNs);
     if (!Number.isFinite(start) || !Number.isFinite(end)) {
       // fall back to the microsecond fields
-      start = Number(e.ts) * 1000;
+      start = Number(e.ts) * 1000 - epochNs;
       end = start + Number(e.dur) * 1000;
     }
     if (!(end >= start)) {
@@ -143,4 +158,14 @@ export function readV1Json(
     }
   }
   return { rows, skipped, kernels: compared };
+}
+
+/**
+ * BeginNs / EndNs written as JSON numbers (rocprof writes them as strings) put in quotes before JSON.parse, which
+ * would round them to doubles past 2^53: a key in a JSON text follows `{` or `,`, which inside a string would
+ * have to be an escaped `\"`, so the pattern never matches a string's contents.
+ */
+function quoteTimestamps(text: string): string {
+  if (!/"(?:BeginNs|EndNs)"\s*:\s*-?\d/.test(text)) return text;
+  return text.replace(/([{,]\s*"(?:BeginNs|EndNs)"\s*:\s*)(-?\d+)(?=\s*[,}])/g, '$1"$2"');
 }

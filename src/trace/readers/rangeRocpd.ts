@@ -8,13 +8,14 @@ import { isMarkerDomain, type RunTables } from '../tables';
 import { columnsOf, each } from '../sqlite';
 
 /** Fills `tables.markers[*].kernels` when the database has marker ranges and dispatches. */
-export function attributeRocpdRanges(db: Database, views: Set<string>, tables: RunTables): void {
+/** `epoch`: the summary's epoch in ns as an SQL integer (timestamps are taken less it, exactly: traceClock.ts). */
+export function attributeRocpdRanges(db: Database, views: Set<string>, tables: RunTables, epoch = '0'): void {
   if (!views.has('regions') || !views.has('kernels')) return;
   const regionCols = columnsOf(db, 'regions');
   const kernelCols = columnsOf(db, 'kernels');
   const index = new RangeIndex();
   const tid = (c: Set<string>): string => (c.has('tid') ? 'tid' : 'NULL');
-  each(db, `SELECT category, name, ${tid(regionCols)}, start, "end" FROM regions`, (r) => {
+  each(db, `SELECT category, name, ${tid(regionCols)}, start - ${epoch}, "end" - ${epoch} FROM regions`, (r) => {
     const category = r[0] === null || r[0] === undefined ? '' : String(r[0]);
     const name = String(r[1] ?? '');
     if (!isMarkerDomain(category) || /^roctx[A-Z]/.test(name)) return;
@@ -25,13 +26,13 @@ export function attributeRocpdRanges(db: Database, views: Set<string>, tables: R
   const key = linkColumn(db, regionCols, kernelCols);
   const attributor = new RangeAttributor(index, tables);
   if (key) {
-    each(db, `SELECT category, ${key}, ${tid(regionCols)}, start FROM regions`, (r) => {
+    each(db, `SELECT category, ${key}, ${tid(regionCols)}, start - ${epoch} FROM regions`, (r) => {
       const category = r[0] === null || r[0] === undefined ? '' : String(r[0]);
       if (isMarkerDomain(category)) return;
       attributor.addLaunch(Number(r[1]), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), Number(r[3]));
     });
   }
-  each(db, `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start, "end" FROM kernels`, (r) => {
+  each(db, `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start - ${epoch}, "end" - ${epoch} FROM kernels`, (r) => {
     const start = Number(r[3]);
     const end = Number(r[4]);
     if (!(end >= start)) return;

@@ -7,6 +7,8 @@ import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import { columnsOf, each, loadSqlJs } from '../sqlite';
 import { LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
 import { attributeRocpdRanges } from './rangeRocpd';
+import { isProfilerControl } from '../profilerControl';
+import { decimalParts } from '../traceClock';
 import { gpuEndOfCopy } from './rocprofv3Csv';
 
 export class NotRocpdError extends Error {}
@@ -48,6 +50,12 @@ export async function readRocpd(
       ? all(db, "SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'")[0]?.[0]
       : undefined;
     const variant = schema !== undefined && schema !== null ? `rocpd-schema-${String(schema)}` : 'rocpd';
+
+    // timestamps are taken less the summary's epoch in SQLite's 64-bit integers, so they come out exact as doubles
+    // (traceClock.ts); the epoch from the first timestamp when no other file fixed it
+    acc.clock.settleFrom(firstTimestamp(db, views));
+    acc.clock.use();
+    const epoch = acc.clock.epochSql;
 
     const agentByIndex = new Map<number, AgentState>();
     const agentFor = (absIndex: SqlValue): AgentState | null => {
@@ -105,12 +113,22 @@ export async function readRocpd(
       busySumByAbs.set(Number(abs), (busySumByAbs.get(Number(abs)) ?? 0) + d);
     };
 
+    // roctxProfilerPause / Resume: regions of a marker category (rocprofv3 writes a call that took no time as a
+    // `samples` row, whose name is its category only: those cannot be told apart and are not read)
+    if (views.has('regions')) {
+      each(db, `SELECT category, name, start - ${epoch} FROM regions WHERE name IN ('roctxProfilerPause', 'roctxProfilerResume') ORDER BY start`, (r) => {
+        const name = String(r[1] ?? '');
+        if (isMarkerDomain(String(r[0] ?? '')) && isProfilerControl(name)) tables.control.note(name, Number(r[2]));
+      });
+    }
+    const paused = tables.control.windows().length > 0;
+
     if (views.has('kernels')) {
       const cols = columnsOf(db, 'kernels');
       const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
       const launchCols = ['grid_x', 'grid_y', 'grid_z', 'workgroup_x', 'workgroup_y', 'workgroup_z', 'vgpr_count',
         'accum_vgpr_count', 'sgpr_count', 'lds_size', 'scratch_size'].map(pick);
-      const sql = `SELECT name, ${pick('agent_abs_index')}, start, "end", ${launchCols.join(', ')} FROM kernels ORDER BY start`;
+      const sql = `SELECT name, ${pick('agent_abs_index')}, start - ${epoch}, "end" - ${epoch}, ${launchCols.join(', ')} FROM kernels ORDER BY start`;
       const launch = new Float64Array(LAUNCH_WIDTH);
       each(db, sql, (r) => {
         const start = Number(r[2]);
@@ -122,6 +140,7 @@ export async function readRocpd(
         rows++;
         const k = tables.kernel(String(r[0] ?? ''));
         addDuration(k.stats, end - start);
+        if (paused) tables.control.addDispatch(k.name, start, end - start);
         for (let i = 0; i < LAUNCH_WIDTH; i++) {
           const v = r[4 + i];
           launch[i] = v === null || v === undefined ? NaN : Number(v);
@@ -139,7 +158,7 @@ export async function readRocpd(
     if (views.has('memory_copies')) {
       const cols = columnsOf(db, 'memory_copies');
       const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
-      const sql = `SELECT name, start, "end", ${pick('size')}, ${pick('src_agent_abs_index')}, ${pick('dst_agent_abs_index')} FROM memory_copies ORDER BY start`;
+      const sql = `SELECT name, start - ${epoch}, "end" - ${epoch}, ${pick('size')}, ${pick('src_agent_abs_index')}, ${pick('dst_agent_abs_index')} FROM memory_copies ORDER BY start`;
       each(db, sql, (r) => {
         const start = Number(r[1]);
         const end = Number(r[2]);
@@ -175,7 +194,7 @@ export async function readRocpd(
       });
     }
 
-    attributeRocpdRanges(db, views, tables);
+    attributeRocpdRanges(db, views, tables, epoch);
     // SQL rows have no line numbers: the count says how many
     if (skippedKernels > 0) acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);
     if (skippedCopies > 0) acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
@@ -237,6 +256,17 @@ function checkBusy(
 
 function closeTo(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** The first timestamp of the database (of a kernel, else a copy, else a region), exactly; null when none is an integer. */
+function firstTimestamp(db: Database, views: Set<string>): { high: number; low: number } | null {
+  for (const view of ['kernels', 'memory_copies', 'regions']) {
+    if (!views.has(view)) continue;
+    // as text: sql.js gives a 64-bit integer as a double
+    const first = all(db, `SELECT CAST(start AS TEXT) FROM ${view} WHERE typeof(start) = 'integer' LIMIT 1`)[0]?.[0];
+    if (typeof first === 'string') return decimalParts(first);
+  }
+  return null;
 }
 
 function all(db: Database, sql: string): SqlValue[][] {

@@ -6,7 +6,9 @@ import { fieldNumber, fieldText, rowExcerpt, type CsvRow } from '../csvScanner';
 import { timestampAt } from '../traceClock';
 import { addDuration } from '../durationStats';
 import { BatchSource, DispatchLog, KernelTraceTotals, applyBatch } from '../kernelBatches';
-import { KernelRowCollector, runArrays, type KernelColumns } from '../kernelRows';
+import { KernelRowCollector, kernelColumns, runArrays } from '../kernelRows';
+
+export { kernelColumns };
 import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import { isProfilerControl } from '../profilerControl';
 import type { FileSource } from '../sources';
@@ -97,25 +99,6 @@ export function noteBadRow(problems: RowProblems, row: CsvRow): void {
   }
 }
 
-/** The kernel trace's columns, by header name. */
-export function kernelColumns(c: Columns, keepDispatches = false, epochSeconds = 0): KernelColumns {
-  return {
-    epochSeconds,
-    corr: c.find('Correlation_Id'),
-    keepDispatches,
-    name: c.find('Kernel_Name', 'KernelName'),
-    start: c.find('Start_Timestamp', 'BeginNs'),
-    end: c.find('End_Timestamp', 'EndNs'),
-    agent: c.find('Agent_Id', 'gpu-id'),
-    kernelId: c.find('Kernel_Id'),
-    launch: [
-      c.find('Grid_Size_X', 'grd'), c.find('Grid_Size_Y'), c.find('Grid_Size_Z'),
-      c.find('Workgroup_Size_X', 'wgr'), c.find('Workgroup_Size_Y'), c.find('Workgroup_Size_Z'),
-      c.find('VGPR_Count', 'arch_vgpr', 'vgpr'), c.find('Accum_VGPR_Count', 'accum_vgpr'), c.find('SGPR_Count', 'sgpr'),
-      c.find('LDS_Block_Size', 'Group_Segment_Size', 'lds'), c.find('Scratch_Size', 'Private_Segment_Size', 'scr'),
-    ],
-  };
-}
 
 /**
  * Kernel dispatches: per-kernel stats, launch configurations, agents and busy time. A large file on disk is

@@ -1,0 +1,86 @@
+// Worker threads for a large kernel trace started before they are needed: the CLI's launcher starts them when it
+// sees `summarize <a large trace>`, so that they boot (~30 ms each) while the CLI bundle loads and the trace's
+// header is read, and the parallel read (parallelKernelTrace.ts) takes them. The launcher and the CLI are separate
+// bundles: the started workers are handed over through a global. Nothing here imports the rest of the toolkit (the
+// launcher stays small).
+import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+
+export const DEFAULT_MIN_BYTES = 48 << 20;
+const MAX_THREADS = 4;
+export const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
+
+/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else DEFAULT_MIN_BYTES. */
+export function defaultMinBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.KERNEL_RUNNER_TRACE_MIN_BYTES;
+  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : DEFAULT_MIN_BYTES;
+}
+
+/** KERNEL_RUNNER_TRACE_THREADS when set (0: no workers), else the cores, at most 4. */
+export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.KERNEL_RUNNER_TRACE_THREADS;
+  if (set !== undefined && /^\d+$/.test(set.trim())) return Math.min(MAX_THREADS, Number(set));
+  return Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
+}
+
+interface Pool {
+  script: string;
+  workers: Worker[];
+}
+
+const POOL = Symbol.for('kernel-runner.traceWorkers');
+type WithPool = typeof globalThis & { [POOL]?: Pool };
+
+/**
+ * Starts the default number of workers of `script` when one of `paths` is (or is a folder holding) a
+ * `*kernel_trace.csv` the parallel read will take (default minimum size). They do not keep the process alive. Given
+ * a file, worker i starts on part i of it (kernelTraceWorker.ts), the part it will most likely be sent first.
+ */
+export function prestartTraceWorkers(script: string, paths: readonly string[]): void {
+  const threads = defaultThreads();
+  const large = threads === 0 ? undefined : paths.find(holdsLargeKernelTrace);
+  if (large === undefined) return;
+  const file = statSync(large, { throwIfNoEntry: false })?.isFile() ? path.resolve(large) : null;
+  const workers: Worker[] = [];
+  for (let i = 0; i < threads; i++) {
+    let worker: Worker;
+    try {
+      const workerData = file ? { speculate: { path: file, index: i, threads } } : undefined;
+      worker = new Worker(script, { resourceLimits: WORKER_LIMITS, workerData });
+    } catch {
+      break;
+    }
+    worker.unref();
+    worker.on('error', () => {}); // the read that takes it starts its own; one that failed is not taken
+    worker.once('exit', () => {
+      const at = workers.indexOf(worker);
+      if (at >= 0) workers.splice(at, 1);
+    });
+    workers.push(worker);
+  }
+  (globalThis as WithPool)[POOL] = { script, workers };
+}
+
+/** A started worker of `script`, referenced again (it keeps the process alive until terminated), or null. */
+export function takeTraceWorker(script: string): Worker | null {
+  const pool = (globalThis as WithPool)[POOL];
+  if (!pool || pool.script !== script) return null;
+  const worker = pool.workers.shift();
+  if (!worker) return null;
+  worker.ref();
+  return worker;
+}
+
+function holdsLargeKernelTrace(p: string): boolean {
+  const min = defaultMinBytes();
+  try {
+    const st = statSync(p);
+    if (st.isFile()) return st.size >= min && /\.csv$/i.test(p);
+    if (!st.isDirectory()) return false;
+    return readdirSync(p).some((name) => /kernel_trace\.csv$/i.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min);
+  } catch {
+    return false;
+  }
+}

@@ -5,12 +5,15 @@
 // fallback of a runner that is not root), and where it cannot (uid 0) the runner says so at its start. Each time the
 // runner stays up, runs the next job, and nothing of the bomb is left.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createInterface } from 'node:readline';
 import { resultEventSchema, type RunResult } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
-import { pidAlive, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
+import { pidAlive, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -145,3 +148,46 @@ print("never refused", n)
     });
   });
 }
+
+describe('serve --max-job-memory, --max-job-processes', () => {
+  const serve = (args: string[]) =>
+    spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'serve', '--port', '0', '--no-token', '--data-dir', tempDir('kr-limits-serve-'), '--profiler', 'none', ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+
+  test('a size too small to start an interpreter, or a count that is no count, is refused (exit 2) naming the flag', async () => {
+    for (const [args, says] of [
+      [['--max-job-memory', '1MiB'], /--max-job-memory takes a size of at least 64(\.0)? MiB/],
+      [['--max-job-memory', 'lots'], /--max-job-memory takes a size/],
+      [['--max-job-processes', '-1'], /--max-job-processes takes a whole number from 0/],
+      [['--max-job-processes', '2.5'], /--max-job-processes takes a whole number from 0/],
+    ] as const) {
+      const child = serve([...args]);
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
+      const [code] = (await once(child, 'exit')) as [number];
+      assert.equal(code, 2, err);
+      assert.match(err, says);
+    }
+  });
+
+  test("the limits given are on serve's isolation line", async () => {
+    const child = serve(['--max-job-memory', '300MiB', '--max-job-processes', '77']);
+    try {
+      const lines = createInterface({ input: child.stdout });
+      let isolation = '';
+      for await (const line of lines) {
+        if (line.startsWith('  isolation:')) {
+          isolation = line;
+          break;
+        }
+      }
+      assert.match(isolation, /memory 300 MiB per process/);
+      assert.match(isolation, /77 processes|processes NOT bounded/);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+});

@@ -221,6 +221,8 @@ async function evalRun(
     profile: boolean;
     compilation?: CompileResult | null;
     passed: (exit: number, result: Record<string, string>) => boolean;
+    /** No other process of the job follows (ExecSpec.lastOfJob). */
+    lastOfJob?: boolean;
   },
 ): Promise<{ evalResult: EvalResult; artifact: ArtifactInfo | null }> {
   if (opts.live) ctx.onRun(opts.key);
@@ -251,6 +253,7 @@ async function evalRun(
     ...(ctx.outputBudget ? { outputBudget: ctx.outputBudget } : {}),
     outputPressure: ctx.outputPressure,
     onLine: opts.live ? (stream, line) => ctx.onLine(stream, line) : undefined,
+    ...(opts.lastOfJob ? { lastOfJob: true } : {}),
   });
   if (outcome.timedOut) flags.timedOut = true;
   if (outcome.cancelled) flags.cancelled = true;
@@ -623,6 +626,7 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
     profile: ctx.mode === 'profile',
     compilation,
     passed,
+    lastOfJob: true,
   });
   runs[key] = r.evalResult;
   if (r.artifact) artifacts.push(r.artifact);

@@ -57,6 +57,8 @@ export interface ExecSpec {
   standby?: StandbyNamespace;
   /** Memory and processes of the job: a PID namespace's INIT applies them; the process-group fallback here. */
   limits?: JobLimits;
+  /** No other process of the job follows this one (a plain script's run). */
+  lastOfJob?: boolean;
 }
 
 export interface ExecOutcome {

@@ -68,6 +68,8 @@ export interface RunnerOptions {
   maxJobOutputBytes?: number;
   /** What a job's work dir may take on disk while it runs; past it the job is stopped. Default 8 GiB, at most the data budget. */
   maxJobDiskBytes?: number;
+  /** The runner runs one submission and stops (`kernel-runner submit`'s): no namespace made ahead for after it. */
+  oneSubmission?: boolean;
   /** Memory each process of a job may allocate (RLIMIT_DATA, jobLimits.ts). Default 3/4 of the machine's; 0 = none. */
   maxJobMemoryBytes?: number;
   /** Processes and threads of a job (RLIMIT_NPROC, jobLimits.ts). Default 4096; 0 = none. */
@@ -295,7 +297,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     }
   } else {
     inventory = await detectGpus(opts.gpuName, env.PATH);
-    executor = createLocalExecutor({ isolation });
+    executor = createLocalExecutor({ isolation, oneSubmission: opts.oneSubmission ?? false });
   }
   const settings: RunSettings = {
     python,

@@ -10,17 +10,18 @@
 // Wall time is the target's measure; CPU seconds are printed too: on a shared machine they say what the code
 // costs while the wall time also says how busy the machine was. Median of ROUNDS. Goal >= 100 MB/s, must >= 60 MB/s
 // (CLI end to end); runner peak RSS <= 200 MB.
-import { spawn, type ChildProcess } from 'node:child_process';
+// With BENCH_PEER=<an older checkout, built> (support.ts) its CLI and its own `serve` run the same rounds and the same
+// flood right after ours: the A/B of a change, under the same load.
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createRunnerClient } from '../src/core/client/index';
 import { expandOutput } from '../src/core/protocol/api';
 import { startRunner } from '../src/runner/index';
-import { cpuSecondsSince, machineLoad, median, q, summary, timeShell, mixedOutputProgram } from './support';
+import { cpuSecondsSince, machineLoad, median, peerCli, q, startServe as startServeOf, summary, timeShell, mixedOutputProgram } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
@@ -31,15 +32,9 @@ const GOAL_MB_S = 100;
 const MUST_MB_S = 60;
 const RSS_LIMIT_MB = 200;
 
-/** `kernel-runner serve` (the built CLI) in its own process, on a fresh data dir. */
-async function startServe(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--script-timeout', '900', '--max-job-output', '4GiB'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
-  if (!url) throw new Error(`serve did not start: ${line}`);
-  return { child, url };
+/** `kernel-runner serve` of the built CLI `cliPath` in its own process, on a fresh data dir. */
+function startServe(dataDir: string, cliPath = cli): Promise<{ child: ChildProcess; url: string }> {
+  return startServeOf(cliPath, dataDir, ['--script-timeout', '900', '--max-job-output', '4GiB']);
 }
 
 /** Peak resident set of a process so far (VmHWM), in MB. */
@@ -68,6 +63,11 @@ async function main(): Promise<void> {
   const runner = await startRunner({ port: 0, dataDir, profiler: 'none', scriptTimeoutSec: 600 });
   const serve = await startServe(serveDir);
   const servePid = serve.child.pid as number;
+  const peer = peerCli();
+  const peerDir = peer ? mkdtempSync(path.join(tmpdir(), 'kr-bench-peer-')) : null;
+  const peerServe = peer && peerDir ? await startServe(peerDir, peer) : null;
+  const peerCliRuns: number[] = [];
+  const peerServeCpu: number[] = [];
   const client = createRunnerClient({ baseUrl: runner.url });
   const loadBefore = machineLoad();
   try {
@@ -89,6 +89,14 @@ async function main(): Promise<void> {
       if (k.code !== 0) throw new Error(`kernel-runner submit failed (exit ${k.code})`);
       viaCli.push(k.seconds);
       if (k.cpuSeconds !== null) cliCpu.push(k.cpuSeconds);
+      if (peer && peerServe) {
+        const pid = peerServe.child.pid as number;
+        const before = processCpuSeconds(pid);
+        const b = await timeShell(`${q(process.execPath)} ${q(peer)} submit ${q(file)} --server ${peerServe.url}`);
+        peerServeCpu.push(processCpuSeconds(pid) - before);
+        if (b.code !== 0) throw new Error(`the peer's submit failed (exit ${b.code})`);
+        peerCliRuns.push(b.seconds);
+      }
 
       const c = { lines: 0, noise: 0, bytes: 0 };
       const t0 = performance.now();
@@ -134,6 +142,16 @@ async function main(): Promise<void> {
     if (f.code !== 0) throw new Error(`the flood failed (exit ${f.code})`);
     const rss = peakRssMb(servePid);
     console.log(`  flood ${FLOOD_MB} MB through kernel-runner submit --server: ${floodSeconds.toFixed(1)} s ${rate(floodSeconds, FLOOD_MB)}; serve's peak RSS ${rss.toFixed(0)} MB (limit ${RSS_LIMIT_MB})`);
+    if (peer && peerServe) {
+      const t0 = performance.now();
+      const pf = await timeShell(`${q(process.execPath)} ${q(peer)} submit ${q(flood)} --server ${peerServe.url}`);
+      const peerFloodSeconds = (performance.now() - t0) / 1000;
+      if (pf.code !== 0) throw new Error(`the peer's flood failed (exit ${pf.code})`);
+      const pk = median(peerCliRuns);
+      console.log(`  A/B against BENCH_PEER (${peer}), same rounds, a serve process each:`);
+      console.log(`    CLI end to end   ours ${rate(k)} (serve ${cpu(median(serveCpu))}), peer ${rate(pk)} (serve ${cpu(median(peerServeCpu))}); ours/peer time ${(k / pk).toFixed(2)}x`);
+      console.log(`    flood ${FLOOD_MB} MB    ours ${rate(floodSeconds, FLOOD_MB)} peak RSS ${rss.toFixed(0)} MB, peer ${rate(peerFloodSeconds, FLOOD_MB)} peak RSS ${peakRssMb(peerServe.child.pid as number).toFixed(0)} MB`);
+    }
     console.log(`  machine: ${machineLoad()} at end`);
     const cliRate = TOTAL_MB / k;
     console.log(
@@ -147,6 +165,11 @@ async function main(): Promise<void> {
   } finally {
     serve.child.kill('SIGTERM');
     await once(serve.child, 'exit');
+    if (peerServe) {
+      peerServe.child.kill('SIGTERM');
+      await once(peerServe.child, 'exit');
+    }
+    if (peerDir) rmSync(peerDir, { recursive: true, force: true });
     await runner.close();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(serveDir, { recursive: true, force: true });

@@ -11,12 +11,15 @@
 // first run is timed too, once, with empty cache and state folders of its own. CPU
 // seconds of each command are printed too: on a shared machine they say what the command costs while the wall
 // time also says how busy the machine was. Timings are reported, never a failure of the benchmark.
+// With BENCH_PEER=<an older checkout, built> (support.ts) its CLI runs in the same rounds, embedded and against a
+// `serve` of its own, beside ours against a `serve` of ours: the A/B of a change, under the same load.
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRunner } from '../src/runner/index';
-import { machineLoad, median, q, timeShell } from './support';
+import { machineLoad, median, peerCli, q, startServe, timeShell } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
@@ -38,23 +41,35 @@ async function main(): Promise<void> {
   const cwd = mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-'));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-data-'));
   const runner = await startRunner({ port: 0, dataDir, profiler: 'none', heartbeatMs: 15_000 });
+  const peer = peerCli();
+  const serveDirs = peer ? [mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-serve-')), mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-peer-'))] : [];
+  const serves = peer ? [await startServe(cli, serveDirs[0] as string), await startServe(peer, serveDirs[1] as string)] : [];
   const env = { ...process.env, NO_COLOR: '1' };
   const node = q(process.execPath);
-  const commands = {
+  type Name = 'python' | 'embedded' | 'server' | 'nodeAlone' | 'help' | 'peerEmbedded' | 'oursServe' | 'peerServe';
+  const commands: Partial<Record<Name, string>> = {
     python: `python3 ${q(script)}`,
     embedded: `${node} ${q(cli)} submit ${q(script)}`,
     server: `${node} ${q(cli)} submit ${q(script)} --server ${runner.url}`,
     nodeAlone: `${node} -e 0`,
     help: `${node} ${q(cli)} --help`,
   };
-  type Name = keyof typeof commands;
-  const series = Object.fromEntries(Object.keys(commands).map((k) => [k, { wall: [], cpu: [] }])) as unknown as Record<Name, Series>;
+  if (peer) {
+    commands.peerEmbedded = `${node} ${q(peer)} submit ${q(script)}`;
+    commands.oursServe = `${node} ${q(cli)} submit ${q(script)} --server ${serves[0]?.url}`;
+    commands.peerServe = `${node} ${q(peer)} submit ${q(script)} --server ${serves[1]?.url}`;
+  }
+  const names: Name[] = ['python', 'embedded', 'server', 'nodeAlone', 'help', 'peerEmbedded', 'oursServe', 'peerServe'];
+  const series = Object.fromEntries(names.map((k) => [k, { wall: [], cpu: [] }])) as unknown as Record<Name, Series>;
   const loadBefore = machineLoad();
   const fresh = mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-fresh-'));
   try {
     // a user's very first run: nothing cached, nothing remembered (after one run of python3, for the file cache)
-    await timeShell(commands.python, { env, cwd });
-    const firstRun = await timeShell(commands.embedded, { env: { ...env, XDG_CACHE_HOME: path.join(fresh, 'cache'), XDG_STATE_HOME: path.join(fresh, 'state') }, cwd });
+    await timeShell(commands.python as string, { env, cwd });
+    const firstRun = await timeShell(commands.embedded as string, { env: { ...env, XDG_CACHE_HOME: path.join(fresh, 'cache'), XDG_STATE_HOME: path.join(fresh, 'state') }, cwd });
+    const peerFirstRun = peer
+      ? await timeShell(commands.peerEmbedded as string, { env: { ...env, XDG_CACHE_HOME: path.join(fresh, 'peer-cache'), XDG_STATE_HOME: path.join(fresh, 'peer-state') }, cwd })
+      : null;
     // warm the file cache and the CLI's code cache (one per command)
     for (const cmd of Object.values(commands)) await timeShell(cmd, { env, cwd });
     for (let i = 0; i < N; i++) {
@@ -80,6 +95,13 @@ async function main(): Promise<void> {
     console.log(line('kernel-runner submit (embedded runner)', 'embedded'));
     console.log(line('kernel-runner submit --server (running)', 'server'));
     console.log(`  first run of \`submit\` on a machine (no code cache, no remembered namespace check): ${(firstRun.seconds * 1000).toFixed(0)} ms`);
+    if (peer && peerFirstRun) {
+      console.log(`  A/B against BENCH_PEER (${peer}), same rounds:`);
+      for (const [label, ours, theirs] of [['embedded', 'embedded', 'peerEmbedded'], ['--server (a serve process each)', 'oursServe', 'peerServe']] as const) {
+        console.log(`    ${label.padEnd(32)} overhead ours ${overhead(ours).toFixed(0).padStart(4)} ms, peer ${overhead(theirs).toFixed(0).padStart(4)} ms  (${cpu(ours)} vs ${cpu(theirs)}; wall ${wall(ours).toFixed(0)} vs ${wall(theirs).toFixed(0)} ms)`);
+      }
+      console.log(`    first run                        ours ${(firstRun.seconds * 1000).toFixed(0)} ms, peer ${(peerFirstRun.seconds * 1000).toFixed(0)} ms`);
+    }
     console.log(`  (reference: node -e 0 ${wall('nodeAlone').toFixed(0)} ms, ${cpu('nodeAlone')}; node loading the CLI for --help ${wall('help').toFixed(0)} ms, ${cpu('help')})`);
     // the closing lines, one per variant: `RESULT submit-overhead <variant>: <figure> — goal …: PASS|FAIL; limit …: PASS|FAIL`
     for (const [label, name] of [['embedded', 'embedded'], ['--server', 'server']] as const) {
@@ -87,6 +109,11 @@ async function main(): Promise<void> {
       console.log(`RESULT submit-overhead ${label}: ${ms.toFixed(0)} ms over python3 (${(wall(name) / p).toFixed(2)}x its ${p.toFixed(0)} ms) — ${verdict(ms)}`);
     }
   } finally {
+    for (const s of serves) {
+      s.child.kill('SIGTERM');
+      await once(s.child, 'exit');
+    }
+    for (const d of serveDirs) rmSync(d, { recursive: true, force: true });
     await runner.close();
     rmSync(cwd, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });

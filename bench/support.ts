@@ -1,7 +1,11 @@
 // Small helpers shared by the benchmarks: medians, the machine's load (the figures of a shared 2-core machine
 // mean little without it), child processes timed with their CPU seconds, and the closing one-line summary.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -86,4 +90,27 @@ o, e = "".join(out).encode(), "".join(err).encode()
 for _ in range(${totalMb}):
     sys.stdout.buffer.write(o); sys.stderr.buffer.write(e)
 `;
+}
+
+/** `kernel-runner serve` of the built CLI `cli` in its own process, loopback, no token, on `dataDir`. */
+export async function startServe(cli: string, dataDir: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', ...extra], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`serve did not start: ${line}`);
+  return { child, url };
+}
+
+/**
+ * BENCH_PEER=<another checkout, built>: its dist/cli.cjs, measured beside ours in the same rounds (an A/B against
+ * an older build of this repo: `git worktree add /tmp/base <commit>`, link node_modules, `node scripts/build.mjs`).
+ */
+export function peerCli(env: NodeJS.ProcessEnv = process.env): string | null {
+  const dir = env.BENCH_PEER?.trim();
+  if (!dir) return null;
+  const cli = path.resolve(dir, 'dist/cli.cjs');
+  if (!existsSync(cli)) throw new Error(`BENCH_PEER: ${cli} is missing (build that checkout first)`);
+  return cli;
 }

@@ -19,6 +19,7 @@ import type { GpuSlot } from './gpus';
 import { killGroup, type Isolation } from './isolation';
 import { jobEnvironment } from './jobEnv';
 import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget';
+import { limitNotes, type JobLimits } from './jobLimits';
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
@@ -43,6 +44,8 @@ export interface RunSettings {
   executor?: Executor;
   /** The most a job's work dir may take on disk (--max-job-disk); past it the job is stopped. 0 = no budget. */
   maxJobDiskBytes?: number;
+  /** Memory per process and processes of a job (jobLimits.ts); what a failed run's note names. */
+  jobLimits?: JobLimits;
 }
 
 export interface RunContext {
@@ -139,7 +142,7 @@ function stopReason(signal: AbortSignal): string {
 
 function toRunResult(
   o: ExecResult,
-  opts: { timeoutSec: number; graceMs: number; stopReason: string; passed: (exit: number, result: Record<string, string>) => boolean },
+  opts: { timeoutSec: number; graceMs: number; stopReason: string; passed: (exit: number, result: Record<string, string>) => boolean; limits?: JobLimits },
 ): RunResult {
   const result = parsePopcornOutput(o.popcorn);
   let exit = o.exitCode ?? (o.signal ? 128 + signalNumber(o.signal) : -1);
@@ -155,6 +158,7 @@ function toRunResult(
   if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}${isDiskFullReason(opts.stopReason) ? '' : `: sent SIGINT to ${o.stopTarget ?? 'the process group'}`}`);
   if (o.failure) notes.push(`[kernel-runner] ${o.failure}`);
   if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
+  if (exit !== 0 && !o.spawnError && opts.limits) notes.push(...limitNotes(o.stderr, opts.limits));
   if (o.popcornOmitted > 0) notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
   if (o.noiseLines > 0) {
     notes.push(`[kernel-runner] ${o.noiseLines} profiler log line(s) left out here (shown as noise in live output; full log: stderr.log in the trace archive)`);
@@ -193,6 +197,7 @@ async function runChild(ctx: RunContext, spec: ExecSpec): Promise<ExecResult> {
       workDir: ctx.workDir,
       jobId: ctx.jobId,
       isolation: ctx.settings.isolation,
+      ...(ctx.settings.jobLimits ? { limits: ctx.settings.jobLimits } : {}),
       onSpawn: (pid) => ctx.onProcess?.(pid),
       ...(ctx.onQueuePosition ? { onQueuePosition: (position: number) => ctx.onQueuePosition?.(position) } : {}),
     });
@@ -216,6 +221,8 @@ async function evalRun(
     profile: boolean;
     compilation?: CompileResult | null;
     passed: (exit: number, result: Record<string, string>) => boolean;
+    /** No other process of the job follows (ExecSpec.lastOfJob). */
+    lastOfJob?: boolean;
   },
 ): Promise<{ evalResult: EvalResult; artifact: ArtifactInfo | null }> {
   if (opts.live) ctx.onRun(opts.key);
@@ -246,10 +253,11 @@ async function evalRun(
     ...(ctx.outputBudget ? { outputBudget: ctx.outputBudget } : {}),
     outputPressure: ctx.outputPressure,
     onLine: opts.live ? (stream, line) => ctx.onLine(stream, line) : undefined,
+    ...(opts.lastOfJob ? { lastOfJob: true } : {}),
   });
   if (outcome.timedOut) flags.timedOut = true;
   if (outcome.cancelled) flags.cancelled = true;
-  const run = toRunResult(outcome, { timeoutSec: opts.timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed });
+  const run = toRunResult(outcome, { timeoutSec: opts.timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed, limits: ctx.settings.jobLimits });
   let profile: ProfileResult | null = null;
   let artifact: ArtifactInfo | null = null;
   if (outDir && !outcome.cancelled) {
@@ -618,6 +626,7 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
     profile: ctx.mode === 'profile',
     compilation,
     passed,
+    lastOfJob: true,
   });
   runs[key] = r.evalResult;
   if (r.artifact) artifacts.push(r.artifact);

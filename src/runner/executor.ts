@@ -13,6 +13,7 @@ import type { OutputStream } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise/types';
 import { JOB_TAG_VAR, killGroup, killTagged, signalTagged, WORK_DIR_VAR, type Isolation } from './isolation';
 import { jobEnvironment } from './jobEnv';
+import { prlimitArgs, raiseOomScore, type JobLimits } from './jobLimits';
 import { registerTag } from './orphans';
 import { createOutputSink } from './executors/output';
 import type { OutputBudget } from './outputBudget';
@@ -54,6 +55,10 @@ export interface ExecSpec {
   isolation?: Isolation;
   /** Namespaces of `isolation` made ahead of time (the local executor's). */
   standby?: StandbyNamespace;
+  /** Memory and processes of the job: a PID namespace's INIT applies them; the process-group fallback here. */
+  limits?: JobLimits;
+  /** No other process of the job follows this one (a plain script's run). */
+  lastOfJob?: boolean;
 }
 
 export interface ExecOutcome {
@@ -90,12 +95,20 @@ export function quoteCommand(command: string, args: readonly string[]): string {
  */
 function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command: string; args: string[]; statusFd?: boolean; program?: string } {
   const prefix = spec.isolation?.prefix ?? [];
-  if (prefix.length === 0) return { command: spec.command, args: spec.args };
+  const grouped = prefix.length === 0 && spec.limits !== undefined && process.platform === 'linux';
+  if (prefix.length === 0 && !grouped) return { command: spec.command, args: spec.args };
   const program = spec.command.includes('/') ? resolve(spec.cwd, spec.command) : findOnPath(spec.command, pathValue);
   if (!program || !isAbsolute(program)) return { command: spec.command, args: spec.args };
+  if (grouped) {
+    // the process-group fallback: util-linux prlimit sets the limits and becomes the program (same pid)
+    const limits = prlimit === undefined ? [] : prlimitArgs(spec.limits as JobLimits);
+    return prlimit && limits.length ? { command: prlimit, args: [...limits, program, ...spec.args] } : { command: spec.command, args: spec.args };
+  }
   const [command, ...rest] = prefix as [string, ...string[]];
   return { command, args: [...rest, String(STATUS_FD), program, ...spec.args], statusFd: true, program };
 }
+
+const prlimit = process.platform === 'linux' ? (findOnPath('prlimit', '/usr/bin:/bin:/usr/sbin:/sbin') ?? undefined) : undefined;
 
 /** A namespace made ahead of time (standbyNamespace.ts) with the job's launch sent to it, or undefined. */
 function fromStandby(spec: ExecSpec, launch: ReturnType<typeof launchCommand>, env: Record<string, string | undefined>) {
@@ -143,6 +156,7 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   });
   const pid = child.pid;
   if (pid !== undefined) {
+    if (tag && spec.limits) raiseOomScore(pid);
     registerTag(pid, tag);
     spec.onSpawn?.(pid);
   }

@@ -19,6 +19,7 @@ import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, findOnPath, type Profiler, type ProfilerChoice } from './profilers';
 import { detectIsolation, type Isolation } from './isolation';
 import { buildSandbox } from './sandbox';
+import { DEFAULT_JOB_PROCESS_LIMIT, defaultJobMemoryLimit, describeGroupLimits, type JobLimits } from './jobLimits';
 import { defaultStateDir } from '../core/runnerToken';
 import { createBacklogBudget } from './http/backlogBudget';
 import { shareConnections, type ConnectionShare } from './http/connectionShare';
@@ -67,6 +68,12 @@ export interface RunnerOptions {
   maxJobOutputBytes?: number;
   /** What a job's work dir may take on disk while it runs; past it the job is stopped. Default 8 GiB, at most the data budget. */
   maxJobDiskBytes?: number;
+  /** The runner runs one submission and stops (`kernel-runner submit`'s): no namespace made ahead for after it. */
+  oneSubmission?: boolean;
+  /** Memory each process of a job may allocate (RLIMIT_DATA, jobLimits.ts). Default 3/4 of the machine's; 0 = none. */
+  maxJobMemoryBytes?: number;
+  /** Processes and threads of a job (RLIMIT_NPROC, jobLimits.ts). Default 4096; 0 = none. */
+  maxJobProcesses?: number;
   /**
    * Who a root runner's jobs run as (in a PID namespace): `auto` (default: the kernel-runner-job account where it
    * exists, else nobody), an account name, or UID[:GID]. Not used by a runner that is not root.
@@ -251,6 +258,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const store = openStore(dataDir);
   const maxDataBytes = opts.retention?.maxTotalBytes ?? DEFAULT_MAX_DATA_BYTES;
   const maxJobDiskBytes = opts.maxJobDiskBytes ?? Math.min(DEFAULT_MAX_JOB_DISK_BYTES, maxDataBytes);
+  const jobLimits: JobLimits = { memory: opts.maxJobMemoryBytes ?? defaultJobMemoryLimit(), processes: opts.maxJobProcesses ?? DEFAULT_JOB_PROCESS_LIMIT };
   // what a job sees of this runner: its own work dir, not the data dir, the state folder or the runner's files
   let sandbox;
   try {
@@ -261,6 +269,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       jobUser: opts.jobUser ?? 'auto',
       toolchain: [findOnPath(python, env.PATH) ?? python],
       fileSizeLimit: maxJobDiskBytes,
+      processLimit: jobLimits.processes,
+      memoryLimit: jobLimits.memory,
     });
   } catch (err) {
     store.close();
@@ -287,7 +297,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     }
   } else {
     inventory = await detectGpus(opts.gpuName, env.PATH);
-    executor = createLocalExecutor({ isolation });
+    executor = createLocalExecutor({ isolation, oneSubmission: opts.oneSubmission ?? false });
   }
   const settings: RunSettings = {
     python,
@@ -303,6 +313,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     isolation,
     executor,
     maxJobDiskBytes,
+    jobLimits,
   };
   const system = probeSystem(inventory, python, env);
   let jobs: JobManager;
@@ -499,7 +510,9 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
         description:
           executor.kind === 'slurm'
             ? "Slurm's process tracking on the nodes (its ProctrackType: proctrack/cgroup ends every process of a job; see the README)"
-            : isolation.description,
+            : isolation.kind === 'pid-namespace'
+              ? isolation.description
+              : `${isolation.description}; ${describeGroupLimits(jobLimits)}`,
       },
       executor: executor.description,
       problemsDir,

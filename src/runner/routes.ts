@@ -268,14 +268,12 @@ function tooFarBehind(services: RouteServices, writer: SseWriter, jobId: number)
  */
 function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, live: LiveJob | undefined, after: number): { stop(): void } {
   const { jobs } = services;
-  let buffered: FrameBatch[] | null = null;
   let lagging = false;
   let lastSent = after;
   let ended = false;
   const sub: Subscriber = {
     frames(batch) {
-      if (buffered) buffered.push(batch);
-      else sendBatch(batch);
+      sendBatch(batch);
     },
   };
   const stop = () => {
@@ -303,33 +301,44 @@ function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, 
       void writer.drain().then(follow);
     }
   };
+  /**
+   * Reads the log from lastSent as the client takes it, until it has caught up with everything the job has logged;
+   * only then does it take live batches again. Nothing is held for it meanwhile: a job that writes faster than the
+   * client reads is followed from its log to its end (holding live batches during the replay grew without bound).
+   */
   const follow = async (): Promise<void> => {
-    if (ended) return;
     lagging = false;
-    buffered = [];
-    let upTo = Number.POSITIVE_INFINITY;
-    if (live) {
-      live.log.flush();
-      jobs.subscribe(live, sub);
-      upTo = live.log.lastId;
-      await live.log.flushed();
-    }
-    for await (const chunk of readEventLog(services.store.eventsPath(id), lastSent, upTo)) {
+    for (;;) {
       if (ended) return;
-      writer.write(chunk.text);
-      lastSent = chunk.last;
-      if (terminalEventNames.includes(chunk.lastEvent)) {
+      let upTo = Number.POSITIVE_INFINITY;
+      if (live) {
+        live.log.flush();
+        upTo = live.log.lastId;
+        await live.log.flushed();
+      }
+      for await (const chunk of readEventLog(services.store.eventsPath(id), lastSent, upTo)) {
+        if (ended) return;
+        writer.write(chunk.text);
+        lastSent = chunk.last;
+        if (terminalEventNames.includes(chunk.lastEvent)) {
+          finish();
+          return;
+        }
+        await writer.drain();
+      }
+      if (ended) return;
+      // a job that had ended before: its whole log was read
+      if (!live) {
         finish();
         return;
       }
-      await writer.drain();
+      // what was logged while the client read: from the log again. Else (synchronously, so that no batch goes out
+      // in between) it follows the live batches from the next id.
+      live.log.flush();
+      if (live.log.lastId > lastSent) continue;
+      jobs.subscribe(live, sub);
+      return;
     }
-    if (ended) return;
-    const pending = buffered ?? [];
-    buffered = null;
-    for (const batch of pending) sendBatch(batch);
-    // a job that ended before or during the replay has nothing more to send
-    if (!ended && !lagging && (!live || !live.subscribers.has(sub))) finish();
   };
   void follow().catch(() => {
     stop();

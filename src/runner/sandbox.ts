@@ -11,10 +11,14 @@
 //     else in a user namespace of its own nested in the job's, where it is uid 0 but holds no capability over the
 //     job's mounts, so it cannot unmount what hides the runner's state;
 //   - `fsize`: RLIMIT_FSIZE, no single file past the job's disk budget (the watcher in diskBudget.ts counts them all);
-//     `nproc`: RLIMIT_NPROC of the job user (its processes and threads), with a root runner only.
+//   - limits of the program and all it starts (jobLimits.ts): `mem`, RLIMIT_DATA (the memory a process may allocate),
+//     `nproc`, RLIMIT_NPROC (processes and threads: of the job user, all its jobs together; in the program's own user
+//     namespace, of the job alone; not enforced for uid 0 of the machine, the kernel exempts it), and its OOM score
+//     at the maximum, so that the kernel's OOM killer takes a job's process before the runner.
 // The spec is one argument of INIT, a line per entry, built here from the runner's settings.
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
+import { DEFAULT_JOB_PROCESS_LIMIT, describeLimits } from './jobLimits';
 
 export interface JobUser {
   uid: number;
@@ -33,16 +37,16 @@ export interface SandboxSpec {
   user: JobUser | null;
   /** Largest file a job may write (RLIMIT_FSIZE), bytes; 0 = none. */
   fileSizeLimit: number;
-  /** RLIMIT_NPROC of the job user; 0 = none. */
+  /** RLIMIT_NPROC of the program (its user's processes and threads, see above); 0 = none. */
   processLimit: number;
+  /** RLIMIT_DATA of each process of the job, bytes; 0 = none. */
+  memoryLimit: number;
   /** Why a root runner's jobs still run as root (the job user could not run the toolchain), or ''. */
   rootReason: string;
 }
 
 /** The account a root runner's jobs use unless told otherwise. */
 export const DEFAULT_JOB_USER = 'kernel-runner-job';
-/** The job user's processes and threads together (RLIMIT_NPROC), all its jobs at once. */
-export const DEFAULT_JOB_PROCESS_LIMIT = 4096;
 
 interface PasswdEntry {
   name: string;
@@ -153,7 +157,10 @@ export interface SandboxOptions {
   /** The programs a job needs to start (python3, found on PATH): the job user must be able to run them. */
   toolchain: string[];
   fileSizeLimit: number;
+  /** Processes and threads (default DEFAULT_JOB_PROCESS_LIMIT); 0 = none. */
   processLimit?: number;
+  /** Bytes each process of a job may allocate (RLIMIT_DATA); 0 or absent = none. */
+  memoryLimit?: number;
 }
 
 export function buildSandbox(opts: SandboxOptions): SandboxSpec {
@@ -179,7 +186,8 @@ export function buildSandbox(opts: SandboxOptions): SandboxSpec {
     readOnly: opts.runnerFiles.map((p) => resolve(p)).filter((p) => existsSync(p) && !hide.some((h) => p === h || p.startsWith(h + sep))),
     user,
     fileSizeLimit: opts.fileSizeLimit,
-    processLimit: user ? (opts.processLimit ?? DEFAULT_JOB_PROCESS_LIMIT) : 0,
+    processLimit: opts.processLimit ?? DEFAULT_JOB_PROCESS_LIMIT,
+    memoryLimit: opts.memoryLimit ?? 0,
     rootReason,
   };
 }
@@ -194,6 +202,7 @@ export function sandboxArgument(spec: SandboxSpec | null): string {
   if (spec.user) lines.push(`user\t${spec.user.uid}\t${spec.user.gid}\t${spec.user.groups.join(',')}`);
   if (spec.fileSizeLimit > 0) lines.push(`fsize\t${spec.fileSizeLimit}`);
   if (spec.processLimit > 0) lines.push(`nproc\t${spec.processLimit}`);
+  if (spec.memoryLimit > 0) lines.push(`mem\t${spec.memoryLimit}`);
   return lines.join('\n');
 }
 
@@ -204,5 +213,6 @@ export function describeSandbox(spec: SandboxSpec): string {
     : process.getuid?.() === 0
       ? `AS ROOT (${spec.rootReason}; in a user namespace of its own it holds no capability, but files owned by root stay writable to it)`
       : 'as this user, in a user namespace of its own (no capability over its mounts)';
-  return `jobs see their own work dir, not ${spec.hide.join(', ')}; ${spec.readOnly.length ? `${spec.readOnly.join(', ')} read-only; ` : ''}run ${who}`;
+  const limits = describeLimits({ memory: spec.memoryLimit, processes: spec.processLimit, processesCounted: spec.user ? 'user' : process.getuid?.() === 0 ? 'exempt' : 'job' });
+  return `jobs see their own work dir, not ${spec.hide.join(', ')}; ${spec.readOnly.length ? `${spec.readOnly.join(', ')} read-only; ` : ''}run ${who}; ${limits}`;
 }

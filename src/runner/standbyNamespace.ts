@@ -17,8 +17,11 @@ const STDIO = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
 export type StandbyProcess = ResultPromise<{ stdio: typeof STDIO; buffer: false; reject: false }>;
 
 export interface StandbyNamespace {
-  /** A waiting namespace for a process of a job (the caller sends it standbyLaunchMessage), or undefined. */
-  take(): StandbyProcess | undefined;
+  /**
+   * A waiting namespace for a process of a job (the caller sends it standbyLaunchMessage), or undefined. `refill`
+   * false: no other is made for later (the runner's last process: a one-submission runner about to stop).
+   */
+  take(refill?: boolean): StandbyProcess | undefined;
   close(): void;
 }
 
@@ -71,10 +74,10 @@ export function createStandbyNamespace(isolation: Isolation, statusFd: number): 
   start();
 
   return {
-    take() {
+    take(again = true) {
       const child = waiting;
       waiting = undefined;
-      if (!closed && !refill) {
+      if (again && !closed && !refill) {
         refill = setTimeout(start, REFILL_MS);
         refill.unref();
       }

@@ -12,6 +12,7 @@ import { RunnerStartError, startRunner, type RunningRunner } from '../../runner/
 import type { ProfilerChoice } from '../../runner/profilers';
 import { ProfilerError } from '../../runner/profilers';
 import { StoreError } from '../../runner/store';
+import { DEFAULT_JOB_PROCESS_LIMIT, MIN_JOB_MEMORY } from '../../runner/jobLimits';
 
 interface ServeCliOptions {
   host: string;
@@ -31,6 +32,8 @@ interface ServeCliOptions {
   publicUrl?: string;
   maxJobOutput: string;
   maxJobDisk?: string;
+  maxJobMemory?: string;
+  maxJobProcesses?: string;
   jobUser?: string;
   maxData: string;
   maxConnections: string;
@@ -186,6 +189,8 @@ export function register(program: Command): void {
     .option('--public-url <url>', "base URL of artifact links (default: the listening address; never the request's Host header)")
     .option('--max-job-output <size>', 'stored output per job (live output events and profiler stderr logs); past it output is counted, not stored, and the result says so', '256MiB')
     .option('--max-job-disk <size>', "what a job's work dir may take on disk while it runs; past it the job is stopped (default 8GiB, at most --max-data)")
+    .option('--max-job-memory <size>', 'memory each process of a job may allocate (RLIMIT_DATA; 0 = no limit; default 3/4 of this machine\'s)')
+    .option('--max-job-processes <n>', 'processes and threads of a job (RLIMIT_NPROC; 0 = no limit)', String(DEFAULT_JOB_PROCESS_LIMIT))
     .option('--job-user <user>', "who a root runner's jobs run as: an account name or UID[:GID] (default: the kernel-runner-job account, else nobody)")
     .option('--max-data <size>', "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)", '20GB')
     .option('--max-connections <n>', 'open connections beyond this are closed at once', '256')
@@ -206,6 +211,10 @@ export function register(program: Command): void {
       const maxDataBytes = size(opts.maxData, '--max-data', 1024 ** 2);
       const maxConnections = number(opts.maxConnections, '--max-connections', { min: 1, integer: true });
       const maxJobDiskBytes = opts.maxJobDisk === undefined ? undefined : size(opts.maxJobDisk, '--max-job-disk', 1024 ** 2);
+      // 0: no limit
+      const maxJobMemoryBytes =
+        opts.maxJobMemory === undefined ? undefined : parseSize(opts.maxJobMemory) === 0 ? 0 : size(opts.maxJobMemory, '--max-job-memory', MIN_JOB_MEMORY);
+      const maxJobProcesses = opts.maxJobProcesses === undefined ? undefined : number(opts.maxJobProcesses, '--max-job-processes', { min: 0, integer: true });
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
       if (auth.source.kind === 'none') log('warning: --no-token: any local user and process can run code through this runner');
@@ -230,6 +239,8 @@ export function register(program: Command): void {
           publicUrl: opts.publicUrl,
           maxJobOutputBytes,
           ...(maxJobDiskBytes !== undefined ? { maxJobDiskBytes } : {}),
+          ...(maxJobMemoryBytes !== undefined ? { maxJobMemoryBytes } : {}),
+          ...(maxJobProcesses !== undefined ? { maxJobProcesses } : {}),
           ...(opts.jobUser !== undefined ? { jobUser: opts.jobUser } : {}),
           ...(auth.source.kind === 'file' ? { privatePaths: [auth.source.file] } : {}),
           retention: { maxTotalBytes: maxDataBytes },

@@ -108,7 +108,7 @@ export async function startEmbedded(): Promise<Embedded> {
   const { startEmbeddedRunner } = await import('../../runner/embedded');
   const temp = await makeSubmitTempDir();
   try {
-    const runner = await startEmbeddedRunner({ dataDir: temp.path, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') });
+    const runner = await startEmbeddedRunner({ dataDir: temp.path, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json'), oneSubmission: true });
     return { runner, temp, token: runner.token };
   } catch (err) {
     await temp.remove();

@@ -47,18 +47,43 @@ export const ROCPROFV3_TRACE_FLAGS = [
   '--hip-trace', '--kernel-trace', '--rccl-trace', '--marker-trace', '--memory-copy-trace', '--scratch-memory-trace',
 ] as const;
 
+export interface ProfileSelection {
+  /** `--pmc` groups, one pass each (rocprofv3 runs the program once per group: outputs in pass_1/, pass_2/, ...). */
+  pmc?: string[][];
+  /** `--kernel-include-regex`, checked (core/profileOptions.ts). */
+  kernelRegex?: string;
+  /** `--kernel-iteration-range`, checked and normalised (`[10-20]`). */
+  launches?: string;
+}
+
+/** rocprofv3's switches for counters and kernel selection; values are joined with `=` so none can read as an option. */
+export function selectionFlags(sel: ProfileSelection): string[] {
+  return [
+    ...(sel.pmc ?? []).flatMap((group) => ['--pmc', ...group]),
+    ...(sel.kernelRegex !== undefined ? [`--kernel-include-regex=${sel.kernelRegex}`] : []),
+    ...(sel.launches !== undefined ? [`--kernel-iteration-range=${sel.launches}`] : []),
+  ];
+}
+
 export function wrapCommand(
   profiler: Profiler,
   outDir: string,
   app: { command: string; args: string[] },
-  opts: { rocpd?: boolean } = {},
+  opts: { rocpd?: boolean; selection?: ProfileSelection } = {},
 ): { command: string; args: string[] } {
   if (profiler.kind === 'rocprofv3') {
     const formats = ['pftrace', 'csv', ...(opts.rocpd ? ['rocpd'] : [])];
     return {
       command: profiler.path,
-      args: [...ROCPROFV3_TRACE_FLAGS, '--output-format', ...formats, '-d', outDir, '-o', '%pid%', '--', app.command, ...app.args],
+      args: [
+        ...ROCPROFV3_TRACE_FLAGS,
+        ...selectionFlags(opts.selection ?? {}),
+        '--output-format', ...formats, '-d', outDir, '-o', '%pid%', '--', app.command, ...app.args,
+      ],
     };
+  }
+  if (opts.selection && selectionFlags(opts.selection).length > 0) {
+    throw new ProfilerError('counters and kernel selection need rocprofv3; this runner profiles with legacy rocprof (v1)');
   }
   // legacy v1: no `--`; --hip-trace records GPU activity there, --stats writes results.stats.csv
   return {

@@ -1,0 +1,157 @@
+// Profile mode with hardware counters and kernel selection, end to end on a real runner on loopback: the stand-in
+// `test/bin/rocprofv3` (replaying --pmc passes as current rocprofv3 lays them out) and stand-in `rocminfo` /
+// `amd-smi` printing our MI300X samples (test/fixtures/gpu-info), so the runner sees an MI300X (gfx942).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import yauzl from 'yauzl';
+import { EXTENSIONS_HEADER, resultEventSchema } from '../../../src/core/protocol/api';
+import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
+import { readSse, repoRoot, solutions, startTestRunner, tempDir, terminal, testBin, type TestRunner } from './helpers';
+
+const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
+
+/** A bin folder with `rocminfo` and `amd-smi` that print the MI300X samples. */
+export function gpuInfoBin(): string {
+  const bin = tempDir('kr-gpuinfo-');
+  const fixtures = path.join(repoRoot, 'test/fixtures/gpu-info');
+  writeFileSync(path.join(bin, 'rocminfo'), `#!/bin/sh\n# test stand-in for rocminfo: two MI300X\nexec cat '${path.join(fixtures, 'rocminfo-mi300x.txt')}'\n`);
+  writeFileSync(
+    path.join(bin, 'amd-smi'),
+    `#!/bin/sh\n# test stand-in for amd-smi: static --json only\n[ "$1 $2" = "static --json" ] || { echo "amd-smi stand-in: only static --json" >&2; exit 2; }\nexec cat '${path.join(fixtures, 'amd-smi-static-mi300x.json')}'\n`,
+  );
+  chmodSync(path.join(bin, 'rocminfo'), 0o755);
+  chmodSync(path.join(bin, 'amd-smi'), 0o755);
+  return bin;
+}
+
+export function readZip(buf: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err ?? new Error('no zip'));
+      const files = new Map<string, Buffer>();
+      zip.on('entry', (e: yauzl.Entry) => {
+        zip.openReadStream(e, (err2, stream) => {
+          if (err2 || !stream) return reject(err2 ?? new Error('no stream'));
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            files.set(e.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(files));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+/** Counter_Name and Kernel_Name of every row of a counter_collection.csv (names are quoted, without commas inside quotes being split). */
+export function counterRows(csv: string): Array<{ counter: string; kernel: string }> {
+  const [header, ...lines] = csv.trim().split('\n');
+  const cols = header!.split(',').map((h) => h.replace(/"/g, ''));
+  const cell = /("(?:[^"]|"")*"|[^,]*)(?:,|$)/g;
+  return lines.map((line) => {
+    const cells = [...line.matchAll(cell)].map((m) => m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"'));
+    return { counter: cells[cols.indexOf('Counter_Name')]!, kernel: cells[cols.indexOf('Kernel_Name')]! };
+  });
+}
+
+function formWith(fields: Record<string, string>): FormData {
+  const fd = new FormData();
+  fd.append('file', new Blob([new TextEncoder().encode(correct)]), 'map_add.py');
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  return fd;
+}
+
+describe('profile mode with counters=roofline and kernel selection (stand-in rocprofv3, MI300X samples)', () => {
+  let runner: TestRunner;
+  let bin: string;
+  before(async () => {
+    bin = gpuInfoBin();
+    const env = { ...process.env, PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter), KR_FAKE_ROCPROF_NOISE: 'none' };
+    runner = await startTestRunner({ profiler: 'auto', env });
+    assert.equal(runner.info.profiler?.kind, 'rocprofv3');
+    assert.ok(runner.info.gpus.includes('MI300'), `GPUs: ${runner.info.gpus.join(', ')}`);
+  });
+  after(async () => {
+    await runner.dispose();
+    rmSync(bin, { recursive: true, force: true });
+  });
+
+  test('one case, three --pmc passes of gfx942 roofline counters, kernel regex and launch window: every pass in the archive, sysinfo.csv beside', async () => {
+    const fields = { counters: 'roofline', kernel_regex: 'addition|subtract', kernel_iteration_range: '1-2', case: '1' };
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
+    assert.equal(res.status, 200);
+    const events = await readSse(res);
+    const result = resultEventSchema.parse(terminal(events).data);
+    const runs = result.results[0]!.runs;
+    assert.deepEqual(Object.keys(runs), ['profile.1'], 'case=1: only the second benchmark case ran');
+    const run = runs['profile.1']!.run!;
+    assert.equal(run.passed, true, run.stderr);
+
+    const expectedPasses = splitIntoPasses(rooflineCounters('gfx942'));
+    assert.equal(expectedPasses.length, 3);
+    const pmcFlags = expectedPasses.map((g) => `--pmc ${g.join(' ')}`).join(' ');
+    assert.ok(run.command.includes(pmcFlags), run.command);
+    assert.match(run.command, /--kernel-include-regex='?addition\|subtract'? /);
+    assert.match(run.command, /--kernel-iteration-range='?\[1-2\]'? /);
+
+    const profile = runs['profile.1']!.profile!;
+    const zip = await readZip(Buffer.from(profile.trace, 'base64'));
+    const names = [...zip.keys()];
+    // what rocprofv3 was asked, as the stand-in recorded its own argv
+    const argv = JSON.parse(zip.get('rocprofv3_standin_argv.json')!.toString('utf8')) as string[];
+    const groups: string[][] = [];
+    argv.forEach((a, i) => {
+      if (a !== '--pmc') return;
+      const g: string[] = [];
+      for (let j = i + 1; j < argv.length && !argv[j]!.startsWith('-'); j++) g.push(argv[j]!);
+      groups.push(g);
+    });
+    assert.deepEqual(groups, expectedPasses);
+    assert.ok(argv.includes('--kernel-include-regex=addition|subtract'), argv.join(' '));
+    assert.ok(argv.includes('--kernel-iteration-range=[1-2]'), argv.join(' '));
+
+    for (const [i, group] of expectedPasses.entries()) {
+      const file = names.find((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_counter_collection.csv'));
+      assert.ok(file, `pass_${i + 1} counter output in ${names.join(', ')}`);
+      const rows = counterRows(zip.get(file)!.toString('utf8'));
+      assert.ok(rows.length > 0, file);
+      assert.deepEqual([...new Set(rows.map((r) => r.counter))].sort(), [...group].sort(), `${file}: the counters of pass ${i + 1}`);
+      assert.deepEqual(rows.filter((r) => !/addition|subtract/.test(r.kernel)), [], 'only kernels the regex selects have counters');
+      assert.ok(names.some((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_kernel_trace.csv')), 'each pass has its kernel trace');
+    }
+    assert.ok(!names.some((n) => /^pass_4\//.test(n)), 'no fourth pass');
+
+    const [header, row] = zip.get('sysinfo.csv')!.toString('utf8').trim().split('\n') as [string, string];
+    const sysinfo = Object.fromEntries(header.split(',').map((h, i) => [h, row.split(',')[i]]));
+    assert.deepEqual(
+      [sysinfo.gpu_arch, sysinfo.gpu_model, sysinfo.cu_per_gpu, sysinfo.max_sclk, sysinfo.max_mclk, sysinfo.num_hbm_channels, sysinfo.total_l2_chan],
+      ['gfx942', 'MI300X_A1', '304', '2100', '1300', '128', '128'],
+    );
+    assert.equal(sysinfo.sources, 'rocminfo: read; amd-smi: read');
+  });
+
+  test('bad options are a 400 naming the problem, and nothing runs', async () => {
+    const jobsDir = path.join(runner.dataDir, 'jobs');
+    const before = readdirSync(jobsDir, { withFileTypes: true }).length;
+    for (const [mode, fields, detail] of [
+      ['profile', { counters: 'SQ_WAVES;touch /tmp/kr-pwned' }, /Invalid profile option 'counters': counter name "SQ_WAVES;touch \/tmp\/kr-pwned" is not valid/],
+      ['profile', { counters: 'rooflne' }, /unknown counter preset "rooflne"/],
+      ['profile', { kernel_regex: 'gemm(' }, /Invalid profile option 'kernel_regex'/],
+      ['profile', { kernel_iteration_range: '5-1' }, /Invalid profile option 'kernel_iteration_range'/],
+      ['profile', { case: '2' }, /'case': 2 is past the last benchmark case of vectoradd_py \(2 cases: 0 to 1\)/],
+      ['benchmark', { counters: 'roofline' }, /profile options apply to profile mode only, not benchmark/],
+    ] as const) {
+      const res = await fetch(`${runner.url}/vectoradd_py/MI300/${mode}`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
+      assert.equal(res.status, 400, JSON.stringify(fields));
+      const body = (await res.json()) as { detail: string };
+      assert.match(body.detail, detail);
+    }
+    assert.equal(readdirSync(jobsDir, { withFileTypes: true }).length, before, 'no job was created');
+  });
+});

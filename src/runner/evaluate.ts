@@ -230,6 +230,7 @@ async function evalRun(
   let stderrLogPath: string | null = null;
   const env = { ...opts.env };
   let timeoutSec = opts.timeoutSec;
+  let selectionNote = '';
   if (opts.profile && ctx.settings.profiler) {
     outDir = join(opts.cwd, `${opts.key}.trace`);
     stderrLogPath = join(opts.cwd, `${opts.key}.stderr.log`);
@@ -245,6 +246,9 @@ async function evalRun(
     }
     // rocprofv3 runs the program once per counter pass: each pass gets the run's time
     timeoutSec = opts.timeoutSec * Math.max(1, selection.pmc?.length ?? 0);
+    if ((selection.kernelRegex !== undefined || selection.launches !== undefined) && !selection.pmc?.length) {
+      selectionNote = '[kernel-runner] the kernel regex and launch window select what rocprofv3 collects counters (and thread traces) for; with counters off the kernel trace keeps every kernel\n';
+    }
     env.GPU_DUMP_CODE_OBJECT = '1';
   }
   const outcome = await runChild(ctx, {
@@ -265,6 +269,7 @@ async function evalRun(
   if (outcome.timedOut) flags.timedOut = true;
   if (outcome.cancelled) flags.cancelled = true;
   const run = toRunResult(outcome, { timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed });
+  run.stderr += selectionNote;
   let profile: ProfileResult | null = null;
   let artifact: ArtifactInfo | null = null;
   if (outDir && !outcome.cancelled) {

@@ -88,6 +88,20 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
     assert.equal(sysinfo.sources, 'rocminfo: read; amd-smi: read');
   });
 
+  test('kernel selection without counters: passed to rocprofv3, no --pmc, and the run says what it selects', async () => {
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith({ kernel_regex: '^void addition', case: '0' }), headers: { [EXTENSIONS_HEADER]: '1' } });
+    const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
+    assert.deepEqual(Object.keys(runs), ['profile.0']);
+    const run = runs['profile.0']!.run!;
+    assert.equal(run.passed, true, run.stderr);
+    assert.match(run.command, /--kernel-include-regex='?\^void addition'? /);
+    assert.doesNotMatch(run.command, /--pmc/);
+    assert.match(run.stderr, /with counters off the kernel trace keeps every kernel/);
+    const zip = await readZip(Buffer.from(runs['profile.0']!.profile!.trace, 'base64'));
+    assert.ok(!zip.has('sysinfo.csv'), 'sysinfo.csv goes with counters only');
+    assert.ok(![...zip.keys()].some((n) => n.startsWith('pass_')));
+  });
+
   test('bad options are a 400 naming the problem, and nothing runs', async () => {
     const jobsDir = path.join(runner.dataDir, 'jobs');
     const before = readdirSync(jobsDir, { withFileTypes: true }).length;

@@ -60,3 +60,17 @@ test('arch: rocminfo names and GPU names; a preset without an arch is refused wi
   assert.deepEqual(counterPasses({ kind: 'list', counters: ['SQ_WAVES'] }, null, 'CPU'), [['SQ_WAVES']]);
   assert.deepEqual(counterPasses({ kind: 'off' }, 'gfx942', 'MI300'), []);
 });
+
+test('rocprofv3 command line: one --pmc per pass before the output flags; regex and window joined with = (a leading - stays a value)', async () => {
+  const { ProfilerError, wrapCommand } = await import('../../../src/runner/profilers');
+  const v3 = wrapCommand({ kind: 'rocprofv3', path: '/opt/rocm/bin/rocprofv3' }, '/out', { command: 'python3', args: ['eval.py'] }, {
+    selection: { pmc: [['SQ_WAVES', 'TCC_HIT_sum'], ['GRBM_COUNT']], kernelRegex: '-x|gemm', launches: '[10-20]' },
+  });
+  const at = v3.args.indexOf('--pmc');
+  assert.deepEqual(v3.args.slice(at, v3.args.indexOf('--output-format')), [
+    '--pmc', 'SQ_WAVES', 'TCC_HIT_sum', '--pmc', 'GRBM_COUNT', '--kernel-include-regex=-x|gemm', '--kernel-iteration-range=[10-20]',
+  ]);
+  assert.deepEqual(v3.args.slice(v3.args.indexOf('--')), ['--', 'python3', 'eval.py']);
+  // legacy rocprof has no such switches: refused rather than dropped
+  assert.throws(() => wrapCommand({ kind: 'rocprof', path: '/opt/rocm/bin/rocprof' }, '/out', { command: 'x', args: [] }, { selection: { pmc: [['SQ_WAVES']] } }), ProfilerError);
+});

@@ -9,7 +9,7 @@
 //   the `script` leaderboard: the file itself as a program (.py with python3; .hip/.cpp with hipcc; .cu with nvcc).
 import { constants as osConstants } from 'node:os';
 import { chown, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream, ProfileResult, RunResult, SubmissionMode, SystemInfo } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { packageProfile } from './artifacts';
@@ -21,7 +21,7 @@ import { jobEnvironment } from './jobEnv';
 import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget';
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
-import { findOnPath, ProfilerError, wrapCommand, type Profiler, type ProfileSelection } from './profilers';
+import { findOnPath, passesInputJson, ProfilerError, takesMultiplePmc, wrapCommand, type Profiler, type ProfileSelection } from './profilers';
 import { parseCounters, type ProfileOptions } from '../core/profileOptions';
 import { archOfGpuName, counterPasses, CounterSetError, supportedArch } from './counterSets';
 import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gpuSysinfo';
@@ -335,6 +335,13 @@ async function profileSelection(ctx: RunContext, cwd: string, outDir: string): P
   const info = await gatherSysinfo(ctx, cwd, outDir);
   const arch = supportedArch(info.gpu_arch) ?? archOfGpuName(ctx.slot.product) ?? archOfGpuName(ctx.slot.gpu);
   selection.pmc = counterPasses(request, arch, ctx.slot.gpu);
+  const profiler = ctx.settings.profiler;
+  if (profiler && selection.pmc.length > 1 && !(await takesMultiplePmc(profiler, ctx.settings.env, ctx.settings))) {
+    // an older rocprofv3 keeps only the last --pmc: the passes go in an input file instead (same pass_<n>/ layout)
+    selection.pmcInput = join(cwd, `${basename(outDir)}.passes.json`);
+    await writeFile(selection.pmcInput, passesInputJson(selection.pmc), { mode: 0o600 });
+    await grantToJob(ctx, selection.pmcInput);
+  }
   return selection;
 }
 

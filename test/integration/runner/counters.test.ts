@@ -121,3 +121,32 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
     assert.equal(readdirSync(jobsDir, { withFileTypes: true }).length, before, 'no job was created');
   });
 });
+
+describe('profile mode with counters=roofline on a rocprofv3 that takes one --pmc only (before PR #3364)', () => {
+  let runner: TestRunner;
+  let bin: string;
+  before(async () => {
+    bin = gpuInfoBin();
+    const env = { ...process.env, PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter), KR_FAKE_ROCPROF_NOISE: 'none', KR_FAKE_ROCPROF_PMC: 'legacy' };
+    runner = await startTestRunner({ profiler: 'auto', env });
+  });
+  after(async () => {
+    await runner.dispose();
+    rmSync(bin, { recursive: true, force: true });
+  });
+
+  test('its help says no multi-pass: the passes go in an -i input file, with the same pass_<n>/ layout', async () => {
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith({ counters: 'roofline', case: '0' }), headers: { [EXTENSIONS_HEADER]: '1' } });
+    const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
+    const run = runs['profile.0']!.run!;
+    assert.equal(run.passed, true, run.stderr);
+    assert.match(run.command, / -i \S+profile\.0\.trace\.passes\.json /);
+    assert.doesNotMatch(run.command, /--pmc/);
+    const zip = await readZip(Buffer.from(runs['profile.0']!.profile!.trace, 'base64'));
+    for (const [i, group] of splitIntoPasses(rooflineCounters('gfx942')).entries()) {
+      const name = [...zip.keys()].find((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_counter_collection.csv'));
+      assert.ok(name, `pass_${i + 1} in ${[...zip.keys()].join(', ')}`);
+      assert.deepEqual([...new Set(counterRows(zip.get(name)!.toString('utf8')).map((r) => r.counter))].sort(), [...group].sort());
+    }
+  });
+});

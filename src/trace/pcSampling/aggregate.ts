@@ -46,8 +46,9 @@ class Agg {
   samples = 0;
   laneSum = 0;
   laneSamples = 0;
-  stalls: number[] = [];
-  types: number[] = [];
+  /** Per name id; null until a sample has one (most aggregates of a host-trap run never do). */
+  stalls: number[] | null = null;
+  types: number[] | null = null;
 }
 
 class InstAgg extends Agg {
@@ -62,7 +63,8 @@ class InstAgg extends Agg {
 }
 
 class LineAgg extends Agg {
-  readonly insts = new Map<string, InstAgg>();
+  /** Instructions by text, when the samples carry no offset. */
+  insts: Map<string, InstAgg> | null = null;
   constructor(
     readonly file: string | null,
     readonly line: number | null,
@@ -127,8 +129,13 @@ function count(agg: Agg, s: SampleInput): void {
     agg.laneSum += s.lanes;
     agg.laneSamples++;
   }
-  if (s.issued === 1 && s.typeId >= 0) agg.types[s.typeId] = (agg.types[s.typeId] ?? 0) + 1;
-  else if (s.issued === 0 && s.reasonId >= 0) agg.stalls[s.reasonId] = (agg.stalls[s.reasonId] ?? 0) + 1;
+  if (s.issued === 1 && s.typeId >= 0) {
+    const t = (agg.types ??= []);
+    t[s.typeId] = (t[s.typeId] ?? 0) + 1;
+  } else if (s.issued === 0 && s.reasonId >= 0) {
+    const t = (agg.stalls ??= []);
+    t[s.reasonId] = (t[s.reasonId] ?? 0) + 1;
+  }
 }
 
 export interface BuildHotspotsOptions {
@@ -204,7 +211,7 @@ export class HotspotAggregator {
 
   private instOf(k: KernelAgg, line: LineAgg, s: SampleInput): InstAgg {
     const byPc = s.codeObject >= 0 && s.offset >= 0;
-    const map = byPc ? k.byPc : line.insts;
+    const map = byPc ? k.byPc : (line.insts ??= new Map());
     const key = byPc ? `${s.codeObject}:${s.offset}` : s.instText;
     let inst = map.get(key);
     if (inst) return inst;
@@ -238,7 +245,8 @@ export class HotspotAggregator {
 
   build(options: BuildHotspotsOptions = {}): PcHotspots {
     const top = options.top ?? Infinity;
-    const tally = (counts: number[], names: NameTable): Record<string, number> => {
+    const tally = (counts: number[] | null, names: NameTable): Record<string, number> => {
+      if (counts === null) return {};
       const entries: Array<[string, number]> = [];
       counts.forEach((n, id) => {
         if (n > 0) entries.push([names.names[id] as string, n]);
@@ -260,7 +268,7 @@ export class HotspotAggregator {
         }))
         .sort((a, b) => b.samples - a.samples || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
       const instAggs: InstAgg[] = [...k.byPc.values()];
-      for (const l of k.lines.values()) instAggs.push(...l.insts.values());
+      for (const l of k.lines.values()) if (l.insts) for (const i of l.insts.values()) instAggs.push(i);
       if (k.foldedInst) instAggs.push(k.foldedInst);
       const instructions: HotInstruction[] = instAggs
         .map((i) => ({

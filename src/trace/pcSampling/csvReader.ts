@@ -78,7 +78,6 @@ export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregat
     const iReason = c.find('Stall_Reason');
     const needed = Math.max(iMask, iDispatch, iInst, iComment, iIssued, iType, iReason) + 1;
     return (row: CsvRow) => {
-      problems.rowsRead++;
       const dispatch = row.values[iDispatch] as number;
       if (row.fieldCount < needed || !(dispatch >= 0)) {
         problems.badRows++;

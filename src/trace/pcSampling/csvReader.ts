@@ -8,6 +8,7 @@ import type { CsvRow } from '../csvScanner';
 import type { FileSource } from '../sources';
 import { UNKNOWN_CODE, emptySample, type HotspotAggregator } from './aggregate';
 import { lanesOfMask, lanesOfSafeInteger, maskFromWide, parseExecMask } from './execMask';
+import { ByteInterner } from './byteInterner';
 import { keyText } from './latin1Keys';
 import { isUnrecognisedCode } from './sourceLine';
 
@@ -39,31 +40,49 @@ function rawKey(row: CsvRow, i: number): string {
   return row.escaped[i] ? s.replaceAll('""', '"') : s;
 }
 
-/** Set bits of field `i`'s mask, or -1 when it is not a 64-bit number. */
-function laneCount(row: CsvRow, i: number): number {
-  const v = row.values[i] as number;
-  if (v >= 0) return lanesOfSafeInteger(v);
-  let mask: bigint | null = null;
-  if (row.wide[i]) mask = maskFromWide(row.high[i] as number, row.low[i] as number);
-  else if (Number.isNaN(v)) mask = parseExecMask(rawKey(row, i));
-  return mask === null ? -1 : lanesOfMask(mask);
+interface Site {
+  inst: string;
+  lineKey: string;
+}
+
+interface Names {
+  issued: number;
+  typeId: number;
+  reasonId: number;
 }
 
 /** Streams one PC-sample CSV into `agg`; returns the rows read. Throws on a header without the needed columns. */
 export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregator, problems: PcCsvProblems): Promise<number> {
   const sample = emptySample();
   sample.lineKeyIsBytes = true;
-  const texts = new Map<string, string>();
-  const textOf = (key: string): string => {
-    let t = texts.get(key);
-    if (t === undefined) {
-      t = keyText(key);
-      if (texts.size < 100_000) texts.set(key, t);
-    }
-    return t;
+  let row: CsvRow = undefined as unknown as CsvRow;
+  let iInst = -1;
+  let iComment = -1;
+  let iIssued = -1;
+  let iType = -1;
+  let iReason = -1;
+  /** The instruction (its text) and line key (the comment's bytes; the aggregator decodes each distinct one). */
+  const makeSite = (): Site => {
+    const inst = keyText(rawKey(row, iInst));
+    const comment = rawKey(row, iComment);
+    // unmapped code: one key, whatever address the comment names
+    return { inst, lineKey: inst === '' && isUnrecognisedCode(comment) ? UNKNOWN_CODE : comment };
   };
-  const reasonIds = new Map<string, number>();
-  const typeIds = new Map<string, number>();
+  const makeNames = (): Names => {
+    const v = row.values[iIssued] as number;
+    return {
+      issued: v === 0 || v === 1 ? v : -1,
+      typeId: iType >= 0 ? agg.typeId(keyText(rawKey(row, iType))) : -1,
+      reasonId: iReason >= 0 ? agg.reasonId(keyText(rawKey(row, iReason))) : -1,
+    };
+  };
+  // Instruction and Instruction_Comment are side by side in rocprofv3's files, and so are Wave_Issued_Instruction,
+  // Instruction_Type and Stall_Reason: one lookup of each span's bytes gives all its fields
+  const sites = new ByteInterner<Site>(makeSite);
+  const names = new ByteInterner<Names>(makeNames, 4096);
+  let lastHigh = -1;
+  let lastLow = -1;
+  let lastWideLanes = -1;
   let method: PcSamplingMethod = 'host_trap';
   const rows = await streamCsv(source, (c) => {
     const m = pcSamplingMethodOf(c);
@@ -71,13 +90,16 @@ export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregat
     method = m;
     const iMask = c.find('Exec_Mask');
     const iDispatch = c.find('Dispatch_Id');
-    const iInst = c.find('Instruction');
-    const iComment = c.find('Instruction_Comment');
-    const iIssued = c.find('Wave_Issued_Instruction');
-    const iType = c.find('Instruction_Type');
-    const iReason = c.find('Stall_Reason');
+    iInst = c.find('Instruction');
+    iComment = c.find('Instruction_Comment');
+    iIssued = c.find('Wave_Issued_Instruction');
+    iType = c.find('Instruction_Type');
+    iReason = c.find('Stall_Reason');
+    const siteSpan = iComment === iInst + 1;
+    const namesSpan = iIssued >= 0 && iType === iIssued + 1 && iReason === iType + 1;
     const needed = Math.max(iMask, iDispatch, iInst, iComment, iIssued, iType, iReason) + 1;
-    return (row: CsvRow) => {
+    return (r: CsvRow) => {
+      row = r;
       const dispatch = row.values[iDispatch] as number;
       if (row.fieldCount < needed || !(dispatch >= 0)) {
         problems.badRows++;
@@ -85,27 +107,42 @@ export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregat
         return;
       }
       sample.dispatchId = dispatch;
-      const lanes = laneCount(row, iMask);
+      let lanes: number;
+      const v = row.values[iMask] as number;
+      if (v >= 0) lanes = lanesOfSafeInteger(v);
+      else if (row.wide[iMask]) {
+        // most samples repeat the full mask: one BigInt per distinct run of masks, not per sample
+        const high = row.high[iMask] as number;
+        const low = row.low[iMask] as number;
+        if (high !== lastHigh || low !== lastLow) {
+          const mask = maskFromWide(high, low);
+          lastWideLanes = mask === null ? -1 : lanesOfMask(mask);
+          lastHigh = high;
+          lastLow = low;
+        }
+        lanes = lastWideLanes;
+      } else {
+        const mask = Number.isNaN(v) ? parseExecMask(rawKey(row, iMask)) : null;
+        lanes = mask === null ? -1 : lanesOfMask(mask);
+      }
       if (lanes < 0) {
         problems.badMasks++;
         problems.firstBadMask ??= { line: row.line, text: keyText(rawKey(row, iMask)).slice(0, 40) };
       }
       sample.lanes = lanes;
-      const comment = rawKey(row, iComment);
-      const inst = rawKey(row, iInst);
-      // unmapped code: one key, whatever address the comment names
-      sample.lineKey = inst === '' && isUnrecognisedCode(comment) ? UNKNOWN_CODE : comment;
-      sample.instText = textOf(inst);
+      const site = siteSpan && !row.escaped[iInst] && !row.escaped[iComment]
+        ? sites.get(row.buf, row.starts[iInst] as number, row.ends[iComment] as number)
+        : makeSite();
+      sample.lineKey = site.lineKey;
+      sample.instText = site.inst;
       if (iIssued >= 0) {
-        const issued = row.values[iIssued] as number;
-        if (issued === 0 || issued === 1) {
-          sample.issued = issued;
-        } else {
-          sample.issued = -1;
-          problems.badIssued++;
-        }
-        sample.typeId = iType >= 0 ? idOf(typeIds, rawKey(row, iType), (n) => agg.typeId(n)) : -1;
-        sample.reasonId = iReason >= 0 ? idOf(reasonIds, rawKey(row, iReason), (n) => agg.reasonId(n)) : -1;
+        const n = namesSpan && !row.escaped[iType] && !row.escaped[iReason]
+          ? names.get(row.buf, row.starts[iIssued] as number, row.ends[iReason] as number)
+          : makeNames();
+        if (n.issued < 0) problems.badIssued++;
+        sample.issued = n.issued;
+        sample.typeId = n.typeId;
+        sample.reasonId = n.reasonId;
       }
       agg.add(sample);
     };
@@ -113,15 +150,6 @@ export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregat
   agg.methods.add(method);
   agg.sources.push({ path: source.path, format: 'rocprofv3-csv', method, samples: rows - problems.badRows });
   return rows;
-}
-
-function idOf(cache: Map<string, number>, key: string, make: (name: string) => number): number {
-  let id = cache.get(key);
-  if (id === undefined) {
-    id = make(keyText(key));
-    if (cache.size < 1024) cache.set(key, id);
-  }
-  return id;
 }
 
 /** The warnings for what a read of `path` passed over. */

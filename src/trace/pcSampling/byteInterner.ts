@@ -1,0 +1,44 @@
+// Field bytes -> one value (a string, an id) per distinct value, without making a string per row: PC-sample files repeat a few
+// thousand comments and instructions and a dozen stall reasons over millions of rows. The bytes are hashed (in part) here and
+// compared natively (Buffer.compare) against the stored copy; a repeated value costs no allocation, and the string
+// handed back is the same object every time (its hash is cached by V8 for the maps it keys).
+
+interface Entry<T> {
+  bytes: Buffer;
+  value: T;
+  next: Entry<T> | null;
+}
+
+export class ByteInterner<T = string> {
+  private readonly table = new Map<number, Entry<T>>();
+  private size = 0;
+
+  constructor(
+    /** The string stored for new bytes (from the latin1 text of `buf[start, end)`). */
+    private readonly make: (buf: Buffer, start: number, end: number) => T,
+    /** Distinct values kept; past that, values are made per call (correct, slower). */
+    private readonly limit = 100_000,
+  ) {}
+
+  get(buf: Buffer, start: number, end: number): T {
+    // the hash reads the length, the first 8 and the last 24 bytes (values that differ tell apart there: line
+    // numbers, register names, reason suffixes); equal hashes are told apart by the comparison below
+    let h = 0x811c9dc5 ^ (end - start);
+    const headEnd = end - start > 8 ? start + 8 : end;
+    for (let i = start; i < headEnd; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+    for (let i = end - 24 > headEnd ? end - 24 : headEnd; i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+    h &= 0x3fffffff; // a small integer (Smi) key: a larger one would be a heap number, slower to look up
+    const head = this.table.get(h);
+    for (let e: Entry<T> | null = head ?? null; e; e = e.next) {
+      if (e.bytes.length === end - start && e.bytes.compare(buf, start, end) === 0) return e.value;
+    }
+    const value = this.make(buf, start, end);
+    if (this.size < this.limit) {
+      const bytes = Buffer.allocUnsafe(end - start);
+      buf.copy(bytes, 0, start, end);
+      this.table.set(h, { bytes, value, next: head ?? null });
+      this.size++;
+    }
+    return value;
+  }
+}

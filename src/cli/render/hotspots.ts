@@ -1,7 +1,6 @@
 // Text for PC-sampling hot spots: per kernel, its hottest source lines and instructions with their share of the
 // kernel's samples, active lanes and (stochastic) stall reasons. Used by `hotspots` and by `summarize`.
 import type { KernelHotspots, PcHotspots } from '../../core/protocol/pcSampling';
-import { shortKernelName } from '../../trace/shortName';
 import { tableLines as table } from './table';
 
 export interface HotspotsRenderOptions {
@@ -39,8 +38,7 @@ function kernelLines(k: KernelHotspots, opts: HotspotsRenderOptions, stochastic:
   const out: string[] = [];
   const bold = opts.bold ?? ((s: string) => s);
   const issued = k.issued !== null ? `, ${pct(k.samples > 0 ? k.issued / k.samples : 0)} issued` : '';
-  const name = k.name.startsWith('dispatch ') ? k.name : shortKernelName(k.name);
-  out.push(bold(`${name}: ${k.samples} sample${k.samples === 1 ? '' : 's'} (${pct(k.share)} of all), mean active lanes ${lanes(k.meanActiveLanes)}${issued}`));
+  out.push(bold(`${k.shortName}: ${k.samples} sample${k.samples === 1 ? '' : 's'} (${pct(k.share)} of all), mean active lanes ${lanes(k.meanActiveLanes)}${issued}`));
   if (stochastic && Object.keys(k.stalls).length > 0) out.push(`  stalls: ${stallText(k.stalls)}`);
   if (k.lines.length > 0) {
     const shown = k.lines.slice(0, opts.top);

@@ -47,6 +47,8 @@ function buildSchemas() {
   const kernelHotspotsSchema = z.object({
     /** Kernel name from the run's kernel trace by dispatch id, else `dispatch <id>`. */
     name: z.string(),
+    /** The name without arguments and templates, for display (src/trace/shortName.ts). */
+    shortName: z.string(),
     samples: count,
     /** Share of all samples of the input. */
     share,

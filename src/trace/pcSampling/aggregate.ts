@@ -4,6 +4,7 @@
 import type { HotInstruction, HotLine, KernelHotspots, PcHotspots, PcSampleSource, PcSamplingMethod, PcSamplingUnit } from '../../core/protocol/pcSampling';
 import { FOLDED_KERNELS, MAX_DISTINCT_NAMES, foldWarning } from '../keyLimits';
 import { FOLDED_TALLY, KNOWN_INSTRUCTION_TYPES, KNOWN_STALL_REASONS, MAX_TALLY_NAMES, STALL_PREFIX, TYPE_PREFIX, shortName } from './names';
+import { shortKernelName } from '../shortName';
 import { keyText } from './latin1Keys';
 import { parseSourceLine } from './sourceLine';
 
@@ -278,7 +279,7 @@ export class HotspotAggregator {
         }))
         .sort((a, b) => b.samples - a.samples || (a.codeObject ?? -1) - (b.codeObject ?? -1) || (a.offset ?? -1) - (b.offset ?? -1) || (a.text < b.text ? -1 : a.text > b.text ? 1 : (a.line ?? 0) - (b.line ?? 0)));
       kernels.push({
-        name: k.name, samples: k.samples, share: this.total > 0 ? k.samples / this.total : 0, meanActiveLanes: lanes(k),
+        name: k.name, shortName: k.name.startsWith('dispatch ') ? k.name : shortKernelName(k.name), samples: k.samples, share: this.total > 0 ? k.samples / this.total : 0, meanActiveLanes: lanes(k),
         issued: k.stochastic > 0 ? k.issued : null, stalls: tally(k.stalls, this.stallNames), types: tally(k.types, this.typeNames),
         withoutLine: k.withoutLine, unknownCode: k.unknownCode,
         lines: lines.slice(0, top), linesTotal: lines.length, instructions: instructions.slice(0, top), instructionsTotal: instructions.length,

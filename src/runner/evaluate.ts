@@ -22,6 +22,7 @@ import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget'
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
+import { lineInfoEnv, pcSamplingArgs, pcSamplingMissingNote, type PcSamplingConfig } from './pcSampling';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
 
@@ -53,6 +54,8 @@ export interface RunContext {
   problem: Problem | null;
   fileName: string;
   code: string;
+  /** Profile mode's PC sampling (src/runner/pcSampling.ts); absent or null: none. */
+  pcSampling?: PcSamplingConfig | null;
   slot: GpuSlot;
   /** The leaderboard's fixed seed of the secret run (kernelbot's `secret_seed`). */
   secretSeed: number;
@@ -229,8 +232,10 @@ async function evalRun(
     stderrLogPath = join(opts.cwd, `${opts.key}.stderr.log`);
     await mkdir(outDir, { recursive: true });
     await grantToJob(ctx, outDir);
-    cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd });
+    const pcs = ctx.pcSampling ?? null;
+    cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd, extraArgs: pcs ? pcSamplingArgs(pcs) : [] });
     env.GPU_DUMP_CODE_OBJECT = '1';
+    if (pcs) Object.assign(env, lineInfoEnv({ ...ctx.settings.env, ...env }));
   }
   const outcome = await runChild(ctx, {
     command: cmd.command,
@@ -288,6 +293,10 @@ async function finishProfile(
     summary = await summarizePath(outDir);
   } catch (err) {
     note = `no trace summary: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (ctx.pcSampling) {
+    if (summary?.hotspots) Object.assign(summary.hotspots, { interval: ctx.pcSampling.interval, intervalUnit: ctx.pcSampling.unit });
+    else if (summary) note = (note ? note + '; ' : '') + pcSamplingMissingNote(ctx.pcSampling);
   }
   let trace = '';
   if (packed.zipBytes <= ctx.settings.inlineTraceBytes) {
@@ -595,7 +604,9 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
   const build = COMPILERS[ext];
   if (build) {
     const start = new Date().toISOString();
-    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', '-o', 'program', ctx.fileName], { what: ctx.fileName, live: true });
+    // PC samples carry file:line only from code built with line info
+    const lineInfo = ctx.pcSampling && build.compiler === 'hipcc' ? ['-gline-tables-only'] : [];
+    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', ...lineInfo, '-o', 'program', ctx.fileName], { what: ctx.fileName, live: true });
     if (!compilation.success) {
       runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
       const result: FullResult = { success: true, error: '', system: ctx.system, runs };

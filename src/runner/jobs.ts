@@ -22,6 +22,7 @@ import { createOutputBatcher, type OutputBatcher } from './outputBatcher';
 import { createOutputBudget, outputCutNote, type OutputBudget } from './outputBudget';
 import { createScheduler, type Scheduler } from './scheduler';
 import type { JobStore, RetentionPolicy, StoredJob } from './store';
+import type { PcSamplingConfig } from './pcSampling';
 import type { SystemProbe } from './system';
 import { routes } from '../core/protocol/api';
 
@@ -43,6 +44,8 @@ export interface LiveJob {
   createdMs: number;
   problem: Problem | null;
   code: string;
+  /** Profile mode's PC sampling, when asked for (not persisted: a job does not outlive its runner). */
+  pcSampling: PcSamplingConfig | null;
   currentRun: string | null;
   /** Resolves when the terminal event is written and the record saved. */
   done: Promise<void>;
@@ -65,6 +68,7 @@ export interface SubmitRequest {
   fileName: string;
   code: Buffer;
   baseUrl: string;
+  pcSampling?: PcSamplingConfig | null;
   /** Attached before the first event, so it sees them all. */
   subscriber?: Subscriber;
 }
@@ -289,6 +293,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         problem: job.problem,
         fileName: rec.file_name,
         code: job.code,
+        pcSampling: job.pcSampling,
         slot,
         secretSeed: job.problem && rec.mode === 'leaderboard' ? store.secretSeed(rec.leaderboard) : 0,
         system: opts.system.forSlot(slot),
@@ -437,6 +442,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         createdMs: now.getTime(),
         problem: req.problem,
         code: req.code.toString('utf8'),
+        pcSampling: req.pcSampling ?? null,
         currentRun: null,
         done,
         markDone,

@@ -51,13 +51,13 @@ export function wrapCommand(
   profiler: Profiler,
   outDir: string,
   app: { command: string; args: string[] },
-  opts: { rocpd?: boolean } = {},
+  opts: { rocpd?: boolean; extraArgs?: readonly string[] } = {},
 ): { command: string; args: string[] } {
   if (profiler.kind === 'rocprofv3') {
     const formats = ['pftrace', 'csv', ...(opts.rocpd ? ['rocpd'] : [])];
     return {
       command: profiler.path,
-      args: [...ROCPROFV3_TRACE_FLAGS, '--output-format', ...formats, '-d', outDir, '-o', '%pid%', '--', app.command, ...app.args],
+      args: [...ROCPROFV3_TRACE_FLAGS, ...(opts.extraArgs ?? []), '--output-format', ...formats, '-d', outDir, '-o', '%pid%', '--', app.command, ...app.args],
     };
   }
   // legacy v1: no `--`; --hip-trace records GPU activity there, --stats writes results.stats.csv

@@ -31,6 +31,7 @@ import type { JobManager, LiveJob, Subscriber } from './jobs';
 import { QueueFullError } from './jobs';
 import { leaderboardEntry, type Problem } from './problems';
 import { noProfilerDetail, type Profiler } from './profilers';
+import { PcSamplingConfigError, parsePcSampling, type PcSamplingConfig } from './pcSampling';
 import { containedPath, type JobStore, type StoredJob } from './store';
 import type { Executor } from './executors';
 
@@ -114,6 +115,8 @@ interface AcceptedSubmission {
   mode: SubmissionMode;
   fileName: string;
   bytes: Buffer;
+  /** Profile mode's PC sampling (form field `pc_sampling`, src/runner/pcSampling.ts); null: none. */
+  pcSampling: PcSamplingConfig | null;
 }
 
 /**
@@ -179,7 +182,22 @@ async function acceptSubmission(ctx: RequestContext, services: RouteServices): P
   const errors = directives.errors.filter((e) => !mismatchOk(e));
   if (errors.length) throw new PreparationError(errors.map((e) => e.message).join('; '));
   if (mode === 'profile' && !services.profiler) throw new PreparationError(noProfilerDetail(services.inventory.names));
-  return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes };
+  const pcSampling = pcSamplingOf(upload.fields, mode, services.profiler);
+  return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes, pcSampling };
+}
+
+/** The submission's PC-sampling request, checked: only in profile mode, only under rocprofv3. */
+function pcSamplingOf(fields: Record<string, string>, mode: SubmissionMode, profiler: Profiler | null): PcSamplingConfig | null {
+  let config: PcSamplingConfig | null;
+  try {
+    config = parsePcSampling(fields);
+  } catch (err) {
+    if (err instanceof PcSamplingConfigError) throw new PreparationError(err.message);
+    throw err;
+  }
+  if (config && mode !== 'profile') throw new PreparationError(`pc_sampling applies to profile mode, not ${mode}`);
+  if (config && profiler?.kind !== 'rocprofv3') throw new PreparationError(`PC sampling needs rocprofv3 (ROCm 6.4 or later); this runner profiles with ${profiler?.kind ?? 'nothing'}`);
+  return config;
 }
 
 function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {

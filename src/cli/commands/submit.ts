@@ -37,6 +37,16 @@ export interface SubmitCliOptions {
   json?: boolean;
   out?: string;
   showNoise?: boolean;
+  pcSampling?: string;
+  pcSamplingInterval?: string;
+}
+
+/** The runner's form fields for --pc-sampling (the runner checks the values: one place decides). */
+function pcSamplingFields(opts: SubmitCliOptions, mode: string): Record<string, string> | undefined {
+  if (opts.pcSampling === undefined && opts.pcSamplingInterval === undefined) return undefined;
+  if (mode !== 'profile') throw new CliExit('--pc-sampling goes with --mode profile', 2);
+  if (opts.server === 'gpumode') throw new CliExit("--pc-sampling is for our runners (kernel-runner serve, the embedded one); GPU MODE's service profiles without it", 2);
+  return { pc_sampling: opts.pcSampling ?? '', ...(opts.pcSamplingInterval !== undefined ? { pc_sampling_interval: opts.pcSamplingInterval } : {}) };
 }
 
 /** Where the command writes; tests pass their own sinks. */
@@ -115,6 +125,7 @@ interface Embedded {
 export async function runSubmit(file: string, opts: SubmitCliOptions, io: SubmitIo): Promise<number> {
   if (!isSubmissionMode(opts.mode)) throw new CliExit(`--mode takes test, benchmark, leaderboard or profile, not "${opts.mode}"`, 2);
   const mode = opts.mode;
+  const fields = pcSamplingFields(opts, mode);
   let bytes: Buffer;
   try {
     bytes = await readFile(path.resolve(io.cwd, file));
@@ -163,7 +174,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     const say = (text: string) => sink.line(true, `kernel-runner: ${text}`);
     let route: Route | undefined;
     const outcome = await runSubmission(
-      { filePath: file, content: bytes, mode, ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}), ...(opts.gpu ? { gpu: opts.gpu } : {}) },
+      { filePath: file, content: bytes, mode, ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}), ...(opts.gpu ? { gpu: opts.gpu } : {}), ...(fields ? { fields } : {}) },
       {
         connection,
         surface: 'cli',
@@ -292,6 +303,8 @@ export function register(program: Command): void {
     .option('--json', 'print the final result as JSON on stdout (live output goes to stderr)')
     .option('--out <dir>', `where profile archives are saved (default: ./${DEFAULT_OUT})`)
     .option('--show-noise', "also print the profiler's log lines (Perfetto, glog) that are hidden by default")
+    .option('--pc-sampling <method>', 'with --mode profile: sample the program counter, off | host_trap | stochastic (MI300: stochastic has stall reasons); `kernel-runner hotspots` reads the samples')
+    .option('--pc-sampling-interval <n>', 'host_trap: microseconds (default 1); stochastic: cycles, a power of two >= 256 (default 1048576)')
     .action(async (file: string, opts: SubmitCliOptions) => {
       const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
       const code = await runSubmit(file, opts, { stdout: process.stdout, stderr: process.stderr, color, cwd: process.cwd() });

@@ -210,7 +210,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
 
   if (summary.hotspots) {
     out.push('');
-    out.push(...renderHotspots(summary.hotspots, { top: 5, kernels: top, bold: h }));
+    out.push(...renderHotspots(summary.hotspots, { top: 5, kernels: Math.min(top, 5), bold: h }));
   }
 
   out.push('');

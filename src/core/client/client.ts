@@ -43,6 +43,8 @@ export interface SubmitRequest {
   gpu: string;
   mode: SubmissionMode;
   file: SubmissionFile;
+  /** Text form fields beside the file: our runner's profile options (`pc_sampling`, ...); GPU MODE takes none. */
+  fields?: Readonly<Record<string, string>>;
 }
 
 export interface SubmitOptions extends FollowOptions {
@@ -80,8 +82,8 @@ export interface RunnerClient {
 }
 
 /** The request body and header of an upload (the `file` form field). */
-function upload(file: SubmissionFile): { data: Buffer; headers: Record<string, string> } {
-  const { body, contentType } = multipartFile('file', file.name, file.content);
+function upload(file: SubmissionFile, fields?: Readonly<Record<string, string>>): { data: Buffer; headers: Record<string, string> } {
+  const { body, contentType } = multipartFile('file', file.name, file.content, fields);
   return { data: body, headers: { 'Content-Type': contentType } };
 }
 
@@ -124,7 +126,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
       try {
         return await followEvents(
           transport,
-          { method: 'POST', open: () => transport.stream('POST', path, { ...upload(request.file), signal: o.signal }) },
+          { method: 'POST', open: () => transport.stream('POST', path, { ...upload(request.file, request.fields), signal: o.signal }) },
           cursor,
           o,
         );
@@ -139,7 +141,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
     submitBackground: (request, o) =>
       transport.json('POST', routes.submitBackground(request.leaderboard, request.gpu, request.mode), backgroundAcceptedSchema, {
         ...call(o),
-        ...upload(request.file),
+        ...upload(request.file, request.fields),
       }),
 
     streamJob(jobId, o = {}) {

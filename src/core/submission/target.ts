@@ -18,6 +18,8 @@ export interface SubmissionRequest {
   /** Chosen outside the file (a flag); wins over directives. */
   leaderboard?: string;
   gpu?: string;
+  /** Text form fields for our runner (profile options such as `pc_sampling`); sent with the file. */
+  fields?: Readonly<Record<string, string>>;
 }
 
 export interface ChosenTarget {

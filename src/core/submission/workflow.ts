@@ -253,7 +253,7 @@ class Run {
   async stream(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
     const outcome = await this.client
-      .submit({ leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } }, this.followOptions(false))
+      .submit({ leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...(request.fields ? { fields: request.fields } : {}) }, this.followOptions(false))
       .catch((err: unknown) => this.cancelJobOnAbort(err));
     return this.finishStream(outcome);
   }
@@ -313,7 +313,7 @@ class Run {
   async background(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
     const accepted = await this.client.submitBackground(
-      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
+      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...(request.fields ? { fields: request.fields } : {}) },
       { signal: this.signal, timeoutMs: 120_000 },
     );
     this.id = accepted.details.id;

@@ -1,5 +1,5 @@
 // Profile-mode options (additive to GPU MODE's API; our runner reads them as multipart form fields beside `file`):
-// which hardware counters rocprofv3 collects and which kernels a profile run looks at. One definition, checked the
+// which hardware counters rocprofv3 collects, which kernels a profile run looks at, and PC sampling. One definition, checked the
 // same way by the runner (a 400), the CLI (exit 2) and the editor (a setting's message), so that nothing a user
 // typed reaches a command line unchecked. Pure module: no Node imports.
 
@@ -9,7 +9,27 @@ export const PROFILE_FORM_FIELDS = {
   kernelRegex: 'kernel_regex',
   caseIndex: 'case',
   launches: 'kernel_iteration_range',
+  pcSampling: 'pc_sampling',
+  pcSamplingInterval: 'pc_sampling_interval',
+  /** Accepted and checked against the method (each method has one unit on MI300); never needed. */
+  pcSamplingUnit: 'pc_sampling_unit',
 } as const;
+
+/**
+ * PC sampling (docs/pc-sampling.md): host-trap samples by time (microseconds), stochastic (gfx942) by cycles with a
+ * power-of-two interval from 256 to 2^31; rocprofv3 needs method, unit and interval all given.
+ */
+export const PC_SAMPLING_METHODS = ['host_trap', 'stochastic'] as const;
+export type PcSamplingMethod = (typeof PC_SAMPLING_METHODS)[number];
+export type PcSamplingUnit = 'time' | 'cycles';
+export const PC_SAMPLING_UNIT: Record<PcSamplingMethod, PcSamplingUnit> = { host_trap: 'time', stochastic: 'cycles' };
+export const DEFAULT_PC_SAMPLING_INTERVAL: Record<PcSamplingMethod, number> = {
+  // rocprofiler-sdk's own examples: 1 us for host-trap, 2^20 cycles for stochastic
+  host_trap: 1,
+  stochastic: 1_048_576,
+};
+const MIN_STOCHASTIC = 256;
+const MAX_STOCHASTIC = 2 ** 31;
 
 export const COUNTER_PRESETS = ['roofline', 'speed-of-light'] as const;
 export type CounterPreset = (typeof COUNTER_PRESETS)[number];
@@ -27,6 +47,10 @@ export interface ProfileOptions {
   caseIndex?: number;
   /** rocprofv3 `--kernel-iteration-range`: which launches of each matching kernel, e.g. `[10-20]`. */
   launches?: string;
+  /** PC sampling's method; its unit is the method's (PC_SAMPLING_UNIT). */
+  pcSampling?: PcSamplingMethod;
+  /** Always set with pcSampling (the method's default when not given). */
+  pcSamplingInterval?: number;
 }
 
 export class ProfileOptionError extends Error {
@@ -125,8 +149,52 @@ export function parseLaunchWindow(text: string): string {
   return out.join(',');
 }
 
+/** PC sampling's method, interval and (optional) unit -> checked; null for none (`off` or nothing). */
+export function parsePcSampling(
+  methodText: string | undefined,
+  intervalText: string | number | undefined,
+  unitText?: string,
+): { method: PcSamplingMethod; interval: number } | null {
+  const method = (methodText ?? '').trim().toLowerCase().replace('-', '_');
+  const rawInterval = intervalText === undefined ? '' : String(intervalText).trim();
+  const rawUnit = (unitText ?? '').trim().toLowerCase();
+  if (method === '' || method === 'off') {
+    if (rawInterval || rawUnit) throw new ProfileOptionError('pcSamplingInterval', 'pc_sampling_interval and pc_sampling_unit need pc_sampling=host_trap or stochastic');
+    return null;
+  }
+  if (method !== 'host_trap' && method !== 'stochastic') {
+    throw new ProfileOptionError('pcSampling', `PC sampling must be off, host_trap or stochastic, not ${shown(methodText ?? '')}`);
+  }
+  const unit = PC_SAMPLING_UNIT[method];
+  if (rawUnit && rawUnit !== unit && !(unit === 'cycles' && rawUnit === 'cycle')) {
+    throw new ProfileOptionError('pcSampling', `${method} PC sampling counts its interval in ${unit} on MI300 (rocprofv3 -L), not ${shown(rawUnit)}`);
+  }
+  let interval = DEFAULT_PC_SAMPLING_INTERVAL[method];
+  if (rawInterval) {
+    if (!/^\d{1,10}$/.test(rawInterval) || Number(rawInterval) < 1) {
+      throw new ProfileOptionError('pcSamplingInterval', `the PC-sampling interval must be a whole number >= 1, not ${shown(rawInterval)}`);
+    }
+    interval = Number(rawInterval);
+  }
+  if (method === 'stochastic' && (interval < MIN_STOCHASTIC || interval > MAX_STOCHASTIC || !Number.isInteger(Math.log2(interval)))) {
+    throw new ProfileOptionError(
+      'pcSamplingInterval',
+      `stochastic PC sampling takes a power of two from ${MIN_STOCHASTIC} to ${MAX_STOCHASTIC} cycles as its interval (rocprofv3 -L: "interval pow2"), not ${interval}`,
+    );
+  }
+  return { method, interval };
+}
+
 /** Raw values (form fields, flags, settings) -> checked, normalised options; absent and empty values are left out. */
-export function checkProfileOptions(raw: { counters?: string; kernelRegex?: string; caseIndex?: string | number; launches?: string }): ProfileOptions {
+export function checkProfileOptions(raw: {
+  counters?: string;
+  kernelRegex?: string;
+  caseIndex?: string | number;
+  launches?: string;
+  pcSampling?: string;
+  pcSamplingInterval?: string | number;
+  pcSamplingUnit?: string;
+}): ProfileOptions {
   const out: ProfileOptions = {};
   if (raw.counters !== undefined && raw.counters.trim() !== '') {
     const req = parseCounters(raw.counters);
@@ -135,11 +203,25 @@ export function checkProfileOptions(raw: { counters?: string; kernelRegex?: stri
   if (raw.kernelRegex !== undefined && raw.kernelRegex !== '') out.kernelRegex = checkKernelRegex(raw.kernelRegex);
   if (raw.caseIndex !== undefined && String(raw.caseIndex).trim() !== '') out.caseIndex = parseCaseIndex(raw.caseIndex);
   if (raw.launches !== undefined && raw.launches.trim() !== '') out.launches = parseLaunchWindow(raw.launches);
+  const pcs = parsePcSampling(raw.pcSampling, raw.pcSamplingInterval, raw.pcSamplingUnit);
+  if (pcs) {
+    out.pcSampling = pcs.method;
+    out.pcSamplingInterval = pcs.interval;
+  }
   return out;
 }
 
 export function hasProfileOptions(o: ProfileOptions | undefined): boolean {
-  return !!o && (o.counters !== undefined || o.kernelRegex !== undefined || o.caseIndex !== undefined || o.launches !== undefined);
+  return !!o && profileFormFields(o).length > 0;
+}
+
+/** What the options ask for, in words ("counters and kernel selection", "PC sampling"). */
+export function profileOptionsWhat(o: ProfileOptions): string {
+  const what: string[] = [];
+  if (o.counters !== undefined) what.push('counters');
+  if (o.kernelRegex !== undefined || o.caseIndex !== undefined || o.launches !== undefined) what.push('kernel selection');
+  if (o.pcSampling !== undefined) what.push('PC sampling');
+  return what.length > 1 ? `${what.slice(0, -1).join(', ')} and ${what.at(-1)}` : (what[0] ?? 'no profile options');
 }
 
 /** The form fields of these options, in a fixed order. */
@@ -149,6 +231,10 @@ export function profileFormFields(o: ProfileOptions): Array<[string, string]> {
   if (o.kernelRegex !== undefined) f.push([PROFILE_FORM_FIELDS.kernelRegex, o.kernelRegex]);
   if (o.caseIndex !== undefined) f.push([PROFILE_FORM_FIELDS.caseIndex, String(o.caseIndex)]);
   if (o.launches !== undefined) f.push([PROFILE_FORM_FIELDS.launches, o.launches]);
+  if (o.pcSampling !== undefined) {
+    f.push([PROFILE_FORM_FIELDS.pcSampling, o.pcSampling]);
+    f.push([PROFILE_FORM_FIELDS.pcSamplingInterval, String(o.pcSamplingInterval ?? DEFAULT_PC_SAMPLING_INTERVAL[o.pcSampling])]);
+  }
   return f;
 }
 
@@ -159,5 +245,8 @@ export function profileOptionsFromForm(fields: Record<string, string>): ProfileO
     kernelRegex: fields[PROFILE_FORM_FIELDS.kernelRegex],
     caseIndex: fields[PROFILE_FORM_FIELDS.caseIndex],
     launches: fields[PROFILE_FORM_FIELDS.launches],
+    pcSampling: fields[PROFILE_FORM_FIELDS.pcSampling],
+    pcSamplingInterval: fields[PROFILE_FORM_FIELDS.pcSamplingInterval],
+    pcSamplingUnit: fields[PROFILE_FORM_FIELDS.pcSamplingUnit],
   });
 }

@@ -73,6 +73,15 @@ export class Config {
   get profileLaunches(): string {
     return this.cfg.get<string>('profile.launches', '').trim();
   }
+  /** `off` | `host_trap` | `stochastic` | `ask`. */
+  get profilePcSampling(): string {
+    return this.cfg.get<string>('profile.pcSampling', 'off').trim().toLowerCase() || 'off';
+  }
+  /** The PC-sampling interval as typed; '' for the method's default. */
+  get profilePcSamplingInterval(): string {
+    const v = this.cfg.get<number | string | null>('profile.pcSamplingInterval', null);
+    return v === null || v === undefined ? '' : String(v);
+  }
 
   static affectsTarget(e: vscode.ConfigurationChangeEvent): boolean {
     return TARGET_SETTINGS.some((s) => e.affectsConfiguration(s));

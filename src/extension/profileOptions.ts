@@ -1,6 +1,6 @@
 // Profile options in the editor: the `kernelRunner.profile.*` settings, checked as the runner checks them
-// (core/profileOptions.ts), and with `kernelRunner.profile.counters: ask` a quick pick of the counter set each time
-// a file is profiled on a runner of ours.
+// (core/profileOptions.ts), and with `kernelRunner.profile.counters: ask` (or `.pcSampling: ask`) a quick pick of
+// the counter set (or the PC-sampling method) each time a file is profiled on a runner of ours.
 import * as vscode from 'vscode';
 import { checkProfileOptions, hasProfileOptions, ProfileOptionError, type ProfileOptions } from '../core/profileOptions';
 import type { Config } from './config';
@@ -11,9 +11,12 @@ const SETTING_OF: Record<keyof ProfileOptions, string> = {
   kernelRegex: 'kernelRunner.profile.kernelRegex',
   caseIndex: 'kernelRunner.profile.case',
   launches: 'kernelRunner.profile.launches',
+  pcSampling: 'kernelRunner.profile.pcSampling',
+  pcSamplingInterval: 'kernelRunner.profile.pcSamplingInterval',
 };
 
 export const COUNTER_PICK_TITLE = 'Kernel Runner: hardware counters for this profile';
+export const PC_SAMPLING_PICK_TITLE = 'Kernel Runner: PC sampling for this profile';
 
 interface CounterItem extends vscode.QuickPickItem {
   value: string;
@@ -45,6 +48,17 @@ async function askCounters(): Promise<string | undefined> {
   });
 }
 
+/** The PC-sampling choice of `ask`: off, host-trap or stochastic; undefined when dismissed. */
+async function askPcSampling(): Promise<string | undefined> {
+  const items: CounterItem[] = [
+    { label: 'Off', description: 'no PC sampling', value: 'off' },
+    { label: 'Host trap', description: 'samples every N microseconds (gfx90a and later)', value: 'host_trap' },
+    { label: 'Stochastic', description: 'samples every N cycles, with stall reasons (MI300, gfx942)', value: 'stochastic' },
+  ];
+  const picked = await pickOne(items, { title: PC_SAMPLING_PICK_TITLE, placeHolder: 'Where in each kernel the time goes (kernelRunner.profile.pcSampling)' });
+  return picked?.value;
+}
+
 /**
  * The profile options of a run from the settings (asking for the counters when the setting says `ask`):
  * undefined when there are none, null when the run should not go (a dismissed pick, a bad setting, said).
@@ -56,8 +70,22 @@ export async function profileOptionsForRun(config: Config): Promise<ProfileOptio
     if (picked === undefined) return null;
     counters = picked;
   }
+  let pcSampling = config.profilePcSampling;
+  if (pcSampling === 'ask') {
+    const picked = await askPcSampling();
+    if (picked === undefined) return null;
+    pcSampling = picked;
+  }
   try {
-    const options = checkProfileOptions({ counters, kernelRegex: config.profileKernelRegex, caseIndex: config.profileCase, launches: config.profileLaunches });
+    const options = checkProfileOptions({
+      counters,
+      kernelRegex: config.profileKernelRegex,
+      caseIndex: config.profileCase,
+      launches: config.profileLaunches,
+      pcSampling,
+      // the interval setting goes with a method only (the method's default when empty)
+      ...(pcSampling !== 'off' ? { pcSamplingInterval: config.profilePcSamplingInterval } : {}),
+    });
     return hasProfileOptions(options) ? options : undefined;
   } catch (err) {
     if (!(err instanceof ProfileOptionError)) throw err;

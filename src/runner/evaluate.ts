@@ -22,9 +22,10 @@ import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget'
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
 import { findOnPath, passesInputJson, ProfilerError, takesMultiplePmc, wrapCommand, type Profiler, type ProfileSelection } from './profilers';
-import { parseCounters, type ProfileOptions } from '../core/profileOptions';
+import { parseCounters, PC_SAMPLING_UNIT, type ProfileOptions } from '../core/profileOptions';
 import { archOfGpuName, counterPasses, CounterSetError, supportedArch } from './counterSets';
 import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gpuSysinfo';
+import { lineInfoEnv, pcSamplingMissingNote, type PcSamplingRequest } from './pcSampling';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
 
@@ -250,6 +251,7 @@ async function evalRun(
       selectionNote = '[kernel-runner] the kernel regex and launch window select what rocprofv3 collects counters (and thread traces) for; with counters off the kernel trace keeps every kernel\n';
     }
     env.GPU_DUMP_CODE_OBJECT = '1';
+    if (selection.pcSampling) Object.assign(env, lineInfoEnv({ ...ctx.settings.env, ...env }));
   }
   const outcome = await runChild(ctx, {
     command: cmd.command,
@@ -330,6 +332,8 @@ async function profileSelection(ctx: RunContext, cwd: string, outDir: string): P
   const selection: ProfileSelection = {};
   if (p.kernelRegex !== undefined) selection.kernelRegex = p.kernelRegex;
   if (p.launches !== undefined) selection.launches = p.launches;
+  const pcs = pcSamplingOf(p);
+  if (pcs) selection.pcSampling = pcs;
   const request = parseCounters(p.counters ?? 'off');
   if (request.kind === 'off') return selection;
   const info = await gatherSysinfo(ctx, cwd, outDir);
@@ -343,6 +347,10 @@ async function profileSelection(ctx: RunContext, cwd: string, outDir: string): P
     await grantToJob(ctx, selection.pmcInput);
   }
   return selection;
+}
+
+function pcSamplingOf(p: ProfileOptions | undefined): PcSamplingRequest | null {
+  return p?.pcSampling !== undefined && p.pcSamplingInterval !== undefined ? { method: p.pcSampling, interval: p.pcSamplingInterval } : null;
 }
 
 async function finishProfile(
@@ -363,6 +371,11 @@ async function finishProfile(
     summary = await summarizePath(outDir);
   } catch (err) {
     note = `no trace summary: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  const pcs = pcSamplingOf(ctx.profile);
+  if (pcs) {
+    if (summary?.hotspots) Object.assign(summary.hotspots, { interval: pcs.interval, intervalUnit: PC_SAMPLING_UNIT[pcs.method] });
+    else if (summary) note = (note ? note + '; ' : '') + pcSamplingMissingNote(pcs);
   }
   let trace = '';
   if (packed.zipBytes <= ctx.settings.inlineTraceBytes) {
@@ -672,7 +685,9 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
   const build = COMPILERS[ext];
   if (build) {
     const start = new Date().toISOString();
-    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', '-o', 'program', ctx.fileName], { what: ctx.fileName, live: true });
+    // PC samples carry file:line only from code built with line info
+    const lineInfo = ctx.profile?.pcSampling !== undefined && build.compiler === 'hipcc' ? ['-gline-tables-only'] : [];
+    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', ...lineInfo, '-o', 'program', ctx.fileName], { what: ctx.fileName, live: true });
     if (!compilation.success) {
       runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
       const result: FullResult = { success: true, error: '', system: ctx.system, runs };

@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { execa } from 'execa';
 import { delimiter, join } from 'node:path';
+import { pcSamplingArgs, type PcSamplingRequest } from './pcSampling';
 
 export type ProfilerChoice = 'auto' | 'rocprofv3' | 'rocprof' | 'none';
 export type ProfilerKind = 'rocprofv3' | 'rocprof';
@@ -61,6 +62,8 @@ export interface ProfileSelection {
   kernelRegex?: string;
   /** `--kernel-iteration-range`, checked and normalised (`[10-20]`). */
   launches?: string;
+  /** PC sampling's switches (src/runner/pcSampling.ts), checked (core/profileOptions.ts). */
+  pcSampling?: PcSamplingRequest;
 }
 
 /** rocprofv3's switches for counters and kernel selection; values are joined with `=` so none can read as an option. */
@@ -69,6 +72,7 @@ export function selectionFlags(sel: ProfileSelection): string[] {
     ...(sel.pmcInput !== undefined ? ['-i', sel.pmcInput] : (sel.pmc ?? []).flatMap((group) => ['--pmc', ...group])),
     ...(sel.kernelRegex !== undefined ? [`--kernel-include-regex=${sel.kernelRegex}`] : []),
     ...(sel.launches !== undefined ? [`--kernel-iteration-range=${sel.launches}`] : []),
+    ...(sel.pcSampling ? pcSamplingArgs(sel.pcSampling) : []),
   ];
 }
 
@@ -111,7 +115,7 @@ export function wrapCommand(
     };
   }
   if (opts.selection && selectionFlags(opts.selection).length > 0) {
-    throw new ProfilerError('counters and kernel selection need rocprofv3; this runner profiles with legacy rocprof (v1)');
+    throw new ProfilerError('counters, kernel selection and PC sampling need rocprofv3; this runner profiles with legacy rocprof (v1)');
   }
   // legacy v1: no `--`; --hip-trace records GPU activity there, --stats writes results.stats.csv
   return {

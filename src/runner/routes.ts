@@ -20,7 +20,7 @@ import {
 } from '../core/protocol/api';
 import { parseDirectivesServer } from '../core/directives';
 import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS } from '../core/submissionChecks';
-import { hasProfileOptions, PROFILE_FORM_FIELDS, profileFormFields, profileOptionsFromForm, ProfileOptionError, type ProfileOptions } from '../core/profileOptions';
+import { hasProfileOptions, PROFILE_FORM_FIELDS, profileFormFields, profileOptionsFromForm, ProfileOptionError, profileOptionsWhat, type ProfileOptions } from '../core/profileOptions';
 import { readEventLog, type FrameBatch } from './eventLog';
 import { isMultiDevice, type GpuInventory } from './gpus';
 import { HttpError, sendJson } from './http/errors';
@@ -201,7 +201,7 @@ function profileOptionsOf(fields: Record<string, string>, mode: SubmissionMode, 
   const given = profileFormFields(options).map(([name]) => name).join(', ');
   if (mode !== 'profile') throw new HttpError(400, `${given}: profile options apply to profile mode only, not ${mode}`);
   if (services.profiler && services.profiler.kind !== 'rocprofv3') {
-    throw new HttpError(400, `${given}: counters and kernel selection need rocprofv3; this runner profiles with legacy rocprof (v1)`);
+    throw new HttpError(400, `${given}: ${profileOptionsWhat(options)} (profile options) need rocprofv3; this runner profiles with legacy rocprof (v1)`);
   }
   if (options.caseIndex !== undefined) {
     if (!problem) throw new HttpError(400, `Invalid profile option 'case': the script leaderboard has no benchmark cases (leave it out)`);

@@ -43,21 +43,38 @@ export interface SubmitCliOptions {
   kernelRegex?: string;
   case?: string;
   launches?: string;
+  /** Profile mode: off | host_trap | stochastic, and its interval (us for host_trap, cycles for stochastic). */
+  pcSampling?: string;
+  pcSamplingInterval?: string;
 }
+
+const PROFILE_FLAGS = {
+  counters: '--counters',
+  kernelRegex: '--kernel-regex',
+  caseIndex: '--case',
+  launches: '--launches',
+  pcSampling: '--pc-sampling',
+  pcSamplingInterval: '--pc-sampling-interval',
+} as const;
 
 /** The profile flags, checked as the runner checks them (exit 2 for a bad one; never sent unchecked). */
 export function profileOptionsOfFlags(opts: SubmitCliOptions, mode: string): ProfileOptions | undefined {
-  const flags: Array<[string, string | undefined]> = [['--counters', opts.counters], ['--kernel-regex', opts.kernelRegex], ['--case', opts.case], ['--launches', opts.launches]];
+  const raw = {
+    counters: opts.counters, kernelRegex: opts.kernelRegex, caseIndex: opts.case, launches: opts.launches,
+    pcSampling: opts.pcSampling, pcSamplingInterval: opts.pcSamplingInterval,
+  };
   let options: ProfileOptions;
   try {
-    options = checkProfileOptions({ counters: opts.counters, kernelRegex: opts.kernelRegex, caseIndex: opts.case, launches: opts.launches });
+    options = checkProfileOptions(raw);
   } catch (err) {
     if (!(err instanceof ProfileOptionError)) throw err;
-    const flag = { counters: '--counters', kernelRegex: '--kernel-regex', caseIndex: '--case', launches: '--launches' }[err.field];
-    throw new CliExit(`${flag}: ${err.message}`, 2);
+    throw new CliExit(`${PROFILE_FLAGS[err.field]}: ${err.message}`, 2);
   }
-  const given = flags.filter(([, v]) => v !== undefined).map(([f]) => f);
+  const given = (Object.keys(PROFILE_FLAGS) as Array<keyof typeof PROFILE_FLAGS>).filter((k) => raw[k] !== undefined).map((k) => PROFILE_FLAGS[k]);
   if (given.length && mode !== 'profile') throw new CliExit(`${given.join(', ')}: only with --mode profile`, 2);
+  if (given.length && opts.server === 'gpumode') {
+    throw new CliExit(`${given.join(', ')} is for our runners (kernel-runner serve, the embedded one); GPU MODE's service profiles without it`, 2);
+  }
   return hasProfileOptions(options) ? options : undefined;
 }
 
@@ -319,6 +336,8 @@ export function register(program: Command): void {
     .option('--kernel-regex <regex>', "profile mode, our runners: rocprofv3's --kernel-include-regex (counters of matching kernels only)")
     .option('--case <index>', 'profile mode, our runners: run and profile only this benchmark case (0-based)')
     .option('--launches <window>', "profile mode, our runners: which launches of each matching kernel get counters, rocprofv3's --kernel-iteration-range (10-20, [1-2],[5]; counted from 1)")
+    .option('--pc-sampling <method>', 'with --mode profile: sample the program counter, off | host_trap | stochastic (MI300: stochastic has stall reasons); `kernel-runner hotspots` reads the samples')
+    .option('--pc-sampling-interval <n>', 'host_trap: microseconds (default 1); stochastic: cycles, a power of two >= 256 (default 1048576)')
     .action(async (file: string, opts: SubmitCliOptions) => {
       const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
       const code = await runSubmit(file, opts, { stdout: process.stdout, stderr: process.stderr, color, cwd: process.cwd() });

@@ -30,7 +30,7 @@ import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingP
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
 import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
-import { hasProfileOptions, profileFormFields, type ProfileOptions } from '../profileOptions';
+import { hasProfileOptions, profileFormFields, profileOptionsWhat, type ProfileOptions } from '../profileOptions';
 
 export interface TraceOptions {
   /** Where profile archives are saved (a function: made only when there is something to save). */
@@ -424,7 +424,7 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
     }
     run.emit({ type: 'target', target, mode: request.mode, route: run.route, connection });
     if (request.mode === 'profile' && connection.service !== 'kernel-runner' && hasProfileOptions(request.profile)) {
-      run.emit({ type: 'note', text: `counters and kernel selection (${profileFormFields(request.profile ?? {}).map(([n, v]) => `${n}=${v}`).join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them` });
+      run.emit({ type: 'note', text: `${profileOptionsWhat(request.profile ?? {})} (${profileFormFields(request.profile ?? {}).map(([n, v]) => `${n}=${v}`).join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them` });
     }
     run.status('submitting', `submitting to ${connection.label}`);
     if (connection.service === 'gpumode') {

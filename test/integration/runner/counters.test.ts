@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { EXTENSIONS_HEADER, resultEventSchema } from '../../../src/core/protocol/api';
+import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
 import { counterRows, gpuInfoBin, readZip } from './counterHelpers';
 import { readSse, solutions, startTestRunner, terminal, testBin, type TestRunner } from './helpers';
@@ -102,6 +103,33 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
     assert.ok(![...zip.keys()].some((n) => n.startsWith('pass_')));
   });
 
+  test('counters and PC sampling in one run: every --pmc pass is a sampled run, the hot spots add the passes up', async () => {
+    const fields = { counters: 'roofline', case: '0', pc_sampling: 'host_trap', pc_sampling_interval: '4' };
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
+    assert.equal(res.status, 200);
+    const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
+    const run = runs['profile.0']!.run!;
+    assert.equal(run.passed, true, run.stderr);
+    const passes = splitIntoPasses(rooflineCounters('gfx942'));
+    assert.ok(run.command.includes(`${passes.map((g) => `--pmc ${g.join(' ')}`).join(' ')} --pc-sampling-beta-enabled --pc-sampling-method host_trap --pc-sampling-unit time --pc-sampling-interval 4 --output-format`), run.command);
+    const profile = runs['profile.0']!.profile!;
+    const zip = await readZip(Buffer.from(profile.trace, 'base64'));
+    const names = [...zip.keys()];
+    for (const [i, group] of passes.entries()) {
+      const counters = names.find((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_counter_collection.csv'));
+      assert.ok(counters, `pass_${i + 1} counters in ${names.join(', ')}`);
+      assert.deepEqual([...new Set(counterRows(zip.get(counters)!.toString('utf8')).map((r) => r.counter))].sort(), [...group].sort());
+      assert.ok(names.some((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_pc_sampling_host_trap.csv')), `pass_${i + 1} samples in ${names.join(', ')}`);
+    }
+    const hot = traceSummarySchema.parse(profile.summary).hotspots;
+    // 21 recorded host-trap samples (the fixture's PROVENANCE.md) in each of the passes
+    assert.equal(hot?.samples, 21 * passes.length);
+    assert.equal(hot?.method, 'host_trap');
+    assert.equal(hot?.interval, 4);
+    assert.equal(hot?.intervalUnit, 'time');
+    assert.ok(zip.has('sysinfo.csv'));
+  });
+
   test('bad options are a 400 naming the problem, and nothing runs', async () => {
     const jobsDir = path.join(runner.dataDir, 'jobs');
     const before = readdirSync(jobsDir, { withFileTypes: true }).length;
@@ -112,6 +140,8 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
       ['profile', { kernel_iteration_range: '5-1' }, /Invalid profile option 'kernel_iteration_range'/],
       ['profile', { case: '2' }, /'case': 2 is past the last benchmark case of vectoradd_py \(2 cases: 0 to 1\)/],
       ['benchmark', { counters: 'roofline' }, /profile options apply to profile mode only, not benchmark/],
+      ['profile', { counters: 'roofline', pc_sampling: 'stochastic', pc_sampling_interval: '1000' }, /Invalid profile option 'pc_sampling_interval': stochastic PC sampling takes a power of two/],
+      ['profile', { pc_sampling: 'host_trap', pc_sampling_unit: 'cycles' }, /Invalid profile option 'pc_sampling': host_trap PC sampling counts its interval in time/],
     ] as const) {
       const res = await fetch(`${runner.url}/vectoradd_py/MI300/${mode}`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
       assert.equal(res.status, 400, JSON.stringify(fields));

@@ -15,6 +15,7 @@ import { graceful, jobIdOf, post, readSse, repoRoot, solutions, startTestRunner,
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 import { counterRows, readZip } from '../runner/counterHelpers';
 import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
+import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 
 const missing = slurmMissing();
 if (missing) process.stderr.write(`\n*** Slurm tests SKIPPED: ${missing} ***\n\n`);
@@ -164,6 +165,29 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
     }
     const [, row] = zip.get('sysinfo.csv')!.toString('utf8').trim().split('\n') as [string, string];
     assert.match(row, /^,+unknown: rocminfo: not found; amd-smi: not found$/, 'no GPU tools on the node: every value unknown, said so');
+  });
+
+  test('profile mode with PC sampling: the switches reach rocprofv3 on the node, the samples and hot spots come back', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([new TextEncoder().encode(correct)]), 'map_add.py');
+    form.append('pc_sampling', 'stochastic');
+    form.append('pc_sampling_interval', '65536');
+    form.append('case', '0');
+    const res = await fetch(`${runner.url}/vectoradd_py/${GPU}/profile`, { method: 'POST', body: form, headers: { [EXTENSIONS_HEADER]: '1' } });
+    assert.equal(res.status, 200);
+    const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
+    assert.deepEqual(Object.keys(runs), ['profile.0']);
+    const run = runs['profile.0']!.run!;
+    assert.equal(run.passed, true, run.stderr);
+    assert.match(run.command, /--pc-sampling-beta-enabled --pc-sampling-method stochastic --pc-sampling-unit cycles --pc-sampling-interval 65536 --output-format/);
+    const profile = runs['profile.0']!.profile!;
+    const hot = traceSummarySchema.parse(profile.summary).hotspots;
+    // the stand-in replays rocprofiler-sdk's recorded stochastic samples (97, see their PROVENANCE.md)
+    assert.equal(hot?.samples, 97);
+    assert.equal(hot?.interval, 65536);
+    assert.equal(hot?.intervalUnit, 'cycles');
+    const zip = await readZip(Buffer.from(profile.trace, 'base64'));
+    assert.ok([...zip.keys()].some((n) => n.endsWith('_pc_sampling_stochastic.csv')), [...zip.keys()].join(', '));
   });
 
   test('/runner_queue and /health come from Slurm', async () => {

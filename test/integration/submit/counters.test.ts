@@ -80,6 +80,11 @@ describe('submit --counters (CLI)', () => {
       [{ case: 'x' }, /^--case: /],
       [{ launches: '9-3' }, /^--launches: /],
       [{ counters: 'roofline', mode: 'test' }, /^--counters: only with --mode profile/],
+      [{ pcSampling: 'sometimes' }, /^--pc-sampling: PC sampling must be off, host_trap or stochastic, not "sometimes"/],
+      [{ pcSampling: 'stochastic', pcSamplingInterval: '1000' }, /^--pc-sampling-interval: stochastic PC sampling takes a power of two from 256/],
+      [{ pcSamplingInterval: '8' }, /^--pc-sampling-interval: pc_sampling_interval and pc_sampling_unit need pc_sampling=host_trap or stochastic/],
+      [{ counters: 'roofline', pcSampling: 'host_trap', mode: 'benchmark' }, /^--counters, --pc-sampling: only with --mode profile/],
+      [{ pcSampling: 'host_trap', server: 'gpumode' }, /^--pc-sampling is for our runners/],
     ] as const) {
       await assert.rejects(
         runSubmit(file, { server: runner.url, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300', ...opts }, io),

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  checkProfileOptions, parseCounters, parseLaunchWindow, profileFormFields, profileOptionsFromForm, ProfileOptionError,
+  checkProfileOptions, parseCounters, parseLaunchWindow, profileFormFields, profileOptionsFromForm, profileOptionsWhat, ProfileOptionError,
 } from '../../../src/core/profileOptions';
 
 test('counters: off, the presets, and lists of names (deduplicated, trimmed)', () => {
@@ -55,4 +55,25 @@ test('form fields round trip; fields of others are left alone', () => {
   const fields = Object.fromEntries(profileFormFields(opts));
   assert.deepEqual(fields, { counters: 'SQ_WAVES', kernel_regex: '^gemm', case: '0', kernel_iteration_range: '[1]' });
   assert.deepEqual(profileOptionsFromForm({ ...fields, something_else: 'x' }), opts);
+});
+
+test('PC sampling is one of the options: the method\'s default interval, checked with the rest, sent as two fields', () => {
+  assert.deepEqual(checkProfileOptions({ counters: 'roofline', pcSampling: 'Stochastic' }), { counters: 'roofline', pcSampling: 'stochastic', pcSamplingInterval: 1048576 });
+  assert.deepEqual(checkProfileOptions({ pcSampling: 'host-trap', pcSamplingInterval: '20' }), { pcSampling: 'host_trap', pcSamplingInterval: 20 });
+  assert.deepEqual(checkProfileOptions({ pcSampling: 'off' }), {});
+  const opts = { pcSampling: 'stochastic', pcSamplingInterval: 4096 } as const;
+  assert.deepEqual(profileFormFields(opts), [['pc_sampling', 'stochastic'], ['pc_sampling_interval', '4096']]);
+  assert.deepEqual(profileOptionsFromForm({ ...Object.fromEntries(profileFormFields(opts)), pc_sampling_unit: 'cycles' }), opts);
+  for (const [raw, field, message] of [
+    [{ pcSampling: 'stochastic', pcSamplingInterval: '300' }, 'pcSamplingInterval', /power of two from 256/],
+    [{ pcSampling: 'host_trap', pcSamplingInterval: '0x10' }, 'pcSamplingInterval', /whole number >= 1/],
+    [{ pcSampling: 'host_trap; id' }, 'pcSampling', /must be off, host_trap or stochastic/],
+    [{ pcSamplingInterval: '1' }, 'pcSamplingInterval', /need pc_sampling=host_trap or stochastic/],
+    [{ pcSampling: 'stochastic', pcSamplingUnit: 'time' }, 'pcSampling', /counts its interval in cycles/],
+  ] as const) {
+    assert.throws(() => checkProfileOptions(raw), (e: unknown) => e instanceof ProfileOptionError && e.field === field && message.test(e.message), JSON.stringify(raw));
+  }
+  assert.equal(profileOptionsWhat({ counters: 'roofline', caseIndex: 0 }), 'counters and kernel selection');
+  assert.equal(profileOptionsWhat({ counters: 'roofline', pcSampling: 'host_trap', pcSamplingInterval: 1 }), 'counters and PC sampling');
+  assert.equal(profileOptionsWhat({ pcSampling: 'host_trap', pcSamplingInterval: 1 }), 'PC sampling');
 });

@@ -229,7 +229,7 @@ export class RunController implements vscode.Disposable {
       this.connectFailed(err, where, presenter, host, run.abort.signal.aborted);
       return;
     }
-    // counters and kernel selection: settings (or a quick pick), for runners of ours
+    // counters, kernel selection and PC sampling: settings (or a quick pick), for runners of ours
     let profile: ProfileOptions | undefined;
     if (req.mode === 'profile' && connection.service === 'kernel-runner') {
       const options = await profileOptionsForRun(this.ctx.config);

@@ -7,7 +7,7 @@ import type { FileSource } from './sources';
 export type StatsOf = 'kernel' | 'api' | 'copy' | 'marker';
 
 export type Classified =
-  | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info' | 'counter_collection'; columns: Columns }
+  | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info' | 'counter_collection' | 'pc_sampling'; columns: Columns }
   | { kind: 'stats'; statsOf: StatsOf; family: string | null; columns: Columns }
   | { kind: 'rocpd' }
   | { kind: 'v1_json' }
@@ -26,7 +26,7 @@ const ROCPROFV3_KINDS = [
   'hsa_api_trace', 'marker_api_trace', 'rccl_api_trace', 'rocdecode_api_trace', 'rocjpeg_api_trace',
   'counter_collection', 'agent_info', 'kernel_stats', 'hip_api_stats', 'hip_stats', 'hsa_api_stats', 'hsa_stats',
   'memory_copy_stats', 'marker_api_stats', 'rccl_api_stats', 'domain_stats', 'results', 'hip_trace',
-  'hsa_trace', 'marker_trace', 'rccl_trace',
+  'hsa_trace', 'marker_trace', 'rccl_trace', 'pc_sampling_host_trap', 'pc_sampling_stochastic',
 ];
 const KIND_RE = new RegExp(`^(.*?)[-._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
 const V1_RE = /^(.*?)[-._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
@@ -152,5 +152,7 @@ export async function classify(source: FileSource): Promise<Classified> {
   if (c.has('Alloc_Flags')) return { kind: 'skip', reason: 'scratch memory trace (Alloc_Flags): not summarised' };
   if (c.has('Allocation_Size')) return { kind: 'skip', reason: 'memory allocation trace: not summarised' };
   if (c.has('Agent_Type') && c.has('Node_Id')) return { kind: 'agent_info', columns: c };
+  // PC samples: read for the hot spots (src/trace/pcSampling), not for the summary's tables
+  if (c.has('Exec_Mask') && c.has('Dispatch_Id') && c.has('Instruction_Comment')) return { kind: 'pc_sampling', columns: c };
   return { kind: 'skip', reason: `CSV with unrecognised columns (${header.slice(0, 4).join(', ')}${header.length > 4 ? ', ...' : ''})` };
 }

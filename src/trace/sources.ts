@@ -1,7 +1,7 @@
 // Where input files come from: a folder (walked), a single file, or the entries of a zip (read in place with
 // yauzl, never extracted). Each is a FileSource that can be streamed or read whole.
 import { createReadStream, type Stats } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open as openFile, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
@@ -80,6 +80,18 @@ export async function listFolder(root: string): Promise<SourceSet> {
   };
   await walk(root, 0);
   return { files, skipped, close: async () => {} };
+}
+
+/** Whether a file on disk starts as a zip archive does. */
+export async function isZip(path: string): Promise<boolean> {
+  const fh = await openFile(path, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    await fh.read(buf, 0, 4, 0);
+    return buf[0] === 0x50 && buf[1] === 0x4b && (buf[2] === 3 || buf[2] === 5) && (buf[3] === 4 || buf[3] === 6);
+  } finally {
+    await fh.close();
+  }
 }
 
 export async function listSingleFile(absPath: string, size: number): Promise<SourceSet> {

@@ -3,7 +3,7 @@
 // Files are grouped into output sets (one profiled process each, see classify.ts). Per set: a rocpd database
 // wins over CSVs of the same run (it has copy sizes and agent details); traces win over stats files, which are
 // then used to cross-check our totals (`checks`); a stats file alone is used as the data.
-import { open as openFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
@@ -26,8 +26,13 @@ import {
 } from './readers/rocprofv3Csv';
 import { attributeCsvRanges } from './readers/rangeCsv';
 import { isPseudoKernel } from './pseudoRows';
-import { listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
+import { isZip, listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
 import { RunTables, normalizeDirection } from './tables';
+import { hotspotsOfFiles } from './pcSampling/hotspots';
+import type { PcHotspots } from '../core/protocol/pcSampling';
+
+/** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
+const SUMMARY_HOTSPOTS_TOP = 10;
 
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
@@ -104,17 +109,6 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
   }
 }
 
-async function isZip(path: string): Promise<boolean> {
-  const fh = await openFile(path, 'r');
-  try {
-    const buf = Buffer.alloc(4);
-    await fh.read(buf, 0, 4, 0);
-    return buf[0] === 0x50 && buf[1] === 0x4b && (buf[2] === 3 || buf[2] === 5) && (buf[3] === 4 || buf[3] === 6);
-  } finally {
-    await fh.close();
-  }
-}
-
 async function summarizeSources(path: string, set: SourceSet, options: SummarizeOptions): Promise<TraceSummary> {
   const acc = new TraceAccumulator(options.busy);
   acc.skipped.push(...set.skipped);
@@ -156,13 +150,31 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options);
   }
 
+  const hotspots = await pcHotspotsOf(sets, acc);
+
   if (acc.sources.length === 0) {
     const seen = acc.skipped.length
       ? `; skipped ${acc.skipped.length} file(s): ${acc.skipped.slice(0, 3).map((s) => `${s.path} (${s.reason})`).join(', ')}${acc.skipped.length > 3 ? ', ...' : ''}`
       : '';
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
-  return buildSummary(acc, options);
+  const summary = buildSummary(acc, options);
+  if (hotspots) summary.hotspots = hotspots;
+  return summary;
+}
+
+/** The hot spots of the runs' PC-sample files (with their kernel traces for the names), each listed as a source. */
+async function pcHotspotsOf(sets: Map<string, PlannedSet>, acc: TraceAccumulator): Promise<PcHotspots | null> {
+  const all = [...sets.values()].flatMap((s) => s.files);
+  if (!all.some((p) => p.what.kind === 'pc_sampling')) return null;
+  const files = all.filter((p) => p.what.kind === 'pc_sampling' || p.what.kind === 'kernel_trace').map((p) => p.file);
+  const hot = await hotspotsOfFiles(files, { top: SUMMARY_HOTSPOTS_TOP });
+  for (const src of hot?.sources ?? []) {
+    const { pid, host } = setKeyOf(src.path);
+    acc.sources.push({ path: src.path, format: src.format, kind: `pc_sampling_${src.method}`, variant: 'rocprofv3', rows: src.samples, pid, host });
+  }
+  if (hot) acc.warnings.push(...hot.warnings);
+  return hot;
 }
 
 async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
@@ -210,7 +222,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     if (pid !== null && ![...acc.processes.values()].some((p) => p.pid === pid)) acc.addProcess(pid, host);
   };
   if (fromDb) {
-    for (const p of s.files) if (p.what.kind !== 'rocpd') skip(p.file, `same run as ${fromDb} (read from the database)`);
+    for (const p of s.files) if (p.what.kind !== 'rocpd' && p.what.kind !== 'pc_sampling') skip(p.file, `same run as ${fromDb} (read from the database)`);
     tables.mergeInto(acc.tables);
     notePathProcess();
     return;

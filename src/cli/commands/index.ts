@@ -14,6 +14,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'filter', load: () => import('./filter') },
   { name: 'summarize', load: () => import('./summarize') },
   { name: 'compare', load: () => import('./compare') },
+  { name: 'hotspots', load: () => import('./hotspots') },
   { name: 'isa', load: () => import('./isa') },
   { name: 'serve', load: () => import('./serve') },
   { name: 'submit', load: () => import('./submit') },

@@ -1,6 +1,7 @@
 // Readable text tables for a TraceSummary (the `kernel-runner summarize` output).
 import { formatBandwidth, formatBytes as formatBytesCore, formatCounterValue, formatNs as formatNsCore, formatPercent } from '../../core/format/index';
 import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
+import { renderHotspots } from './hotspots';
 import { tableLines as table } from './table';
 
 export interface RenderOptions {
@@ -205,6 +206,11 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       const kernels = w.kernels.slice(0, 5).map((k) => `${cut(k.name, nameWidth)} ×${k.calls}`).join(', ');
       out.push(`  paused at ${at} for ${w.endNs === null ? 'the rest of the run' : formatNs(w.endNs - w.startNs)}: ${calls} dispatch${calls === 1 ? '' : 'es'} of ${w.kernels.length} kernel${w.kernels.length === 1 ? '' : 's'} started on the GPU meanwhile${kernels ? ` (${kernels}${w.kernels.length > 5 ? ', ...' : ''})` : ''}`);
     }
+  }
+
+  if (summary.hotspots) {
+    out.push('');
+    out.push(...renderHotspots(summary.hotspots, { top: 5, kernels: Math.min(top, 5), bold: h }));
   }
 
   out.push('');

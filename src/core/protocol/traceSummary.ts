@@ -4,6 +4,7 @@
 // Units: every `...Ns` field is nanoseconds (rocprof's own unit); `...Bytes` are bytes; `percent` fields are
 // 0..100; `busyFraction` values are 0..1. Timestamps (`startNs`, `endNs`) are the profiler's clock as written in
 // the files (rocprofv3: CLOCK_BOOTTIME-like ns), not Unix time. A value the input does not carry is `null`.
+import { pcHotspotsSchema } from './pcSampling';
 import { z } from './zod';
 
 export const TRACE_SUMMARY_VERSION = 1 as const;
@@ -270,6 +271,8 @@ function buildSchemas() {
     busyCovers: z.literal('copies-only').optional(),
     /** roctxProfilerPause / roctxProfilerResume calls (profiler control, not ranges) and the paused windows. */
     profilerControl: profilerControlSchema.optional(),
+    /** Where inside each kernel its PC samples fell, when the profile has PC samples (docs/pc-sampling.md). */
+    hotspots: pcHotspotsSchema.optional(),
   });
   return { pausedWindowSchema, profilerControlSchema, launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
 }

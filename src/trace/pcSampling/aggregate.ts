@@ -1,0 +1,310 @@
+// PC samples to hot spots: per kernel (by dispatch), per source line, per instruction, with stall reasons and
+// instruction types (stochastic) and active lanes. Readers hand samples one at a time (one reused object); memory
+// is bounded by the distinct keys (kernels, lines, instructions, names), each capped with a warning.
+import type { HotInstruction, HotLine, KernelHotspots, PcHotspots, PcSampleSource, PcSamplingMethod, PcSamplingUnit } from '../../core/protocol/pcSampling';
+import { FOLDED_KERNELS, MAX_DISTINCT_NAMES, foldWarning } from '../keyLimits';
+import { FOLDED_TALLY, KNOWN_INSTRUCTION_TYPES, KNOWN_STALL_REASONS, MAX_TALLY_NAMES, STALL_PREFIX, TYPE_PREFIX, shortName } from './names';
+import { shortKernelName } from '../shortName';
+import { keyText } from './latin1Keys';
+import { parseSourceLine } from './sourceLine';
+
+/** One sample as a reader hands it over (the object is reused: copy nothing out of it). */
+export interface SampleInput {
+  dispatchId: number;
+  /** Set bits of the exec mask; -1 when the mask was unreadable. */
+  lanes: number;
+  /** The comment (`file:line`), '' without line info; UNKNOWN_CODE for code the profiler could not map. */
+  lineKey: string;
+  /** The line key is a latin1 string of the comment's bytes (CSV), not its text. */
+  lineKeyIsBytes: boolean;
+  instText: string;
+  /** Code object id and offset (JSON output); -1 when unknown. */
+  codeObject: number;
+  offset: number;
+  /** 1 issued, 0 not issued (stochastic); -1 host-trap or unknown. */
+  issued: number;
+  /** Ids from `names` (HotspotAggregator.typeId / reasonId); -1 none. */
+  typeId: number;
+  reasonId: number;
+}
+
+/** The line key of a sample in unmapped code: one key for all of them, however many PCs the comments name. */
+export const UNKNOWN_CODE = '\u0001unknown';
+
+export function emptySample(): SampleInput {
+  return { dispatchId: NaN, lanes: -1, lineKey: '', lineKeyIsBytes: false, instText: '', codeObject: -1, offset: -1, issued: -1, typeId: -1, reasonId: -1 };
+}
+
+/** Distinct lines + instructions kept over all kernels; a real kernel has hundreds to thousands. */
+export const MAX_SITES = 200_000;
+/** Dispatch ids remembered (dispatch -> kernel) before the cache starts over. */
+const MAX_DISPATCH_CACHE = 1 << 20;
+
+const FOLDED_LINES_FILE = '(other lines)';
+const FOLDED_INSTRUCTIONS = '(other instructions)';
+
+class Agg {
+  samples = 0;
+  laneSum = 0;
+  laneSamples = 0;
+  /** Per name id; null until a sample has one (most aggregates of a host-trap run never do). */
+  stalls: number[] | null = null;
+  types: number[] | null = null;
+}
+
+class InstAgg extends Agg {
+  constructor(
+    readonly text: string,
+    readonly codeObject: number,
+    readonly offset: number,
+    readonly line: LineAgg,
+  ) {
+    super();
+  }
+}
+
+class LineAgg extends Agg {
+  /** Instructions by text, when the samples carry no offset. */
+  insts: Map<string, InstAgg> | null = null;
+  constructor(
+    readonly file: string | null,
+    readonly line: number | null,
+  ) {
+    super();
+  }
+}
+
+class KernelAgg extends Agg {
+  issued = 0;
+  stochastic = 0;
+  withoutLine = 0;
+  unknownCode = 0;
+  readonly lines = new Map<string, LineAgg>();
+  /** Instructions by `codeObject:offset`, when the samples carry one. */
+  readonly byPc = new Map<string, InstAgg>();
+  foldedLine: LineAgg | null = null;
+  foldedInst: InstAgg | null = null;
+  constructor(readonly name: string) {
+    super();
+  }
+}
+
+class NameTable {
+  readonly ids = new Map<string, number>();
+  readonly names: string[] = [];
+  /** Per id: a name rocprofiler-sdk defines. */
+  readonly known: boolean[] = [];
+  /** Samples counted under a name it does not define, per id. */
+  readonly unknownSamples: number[] = [];
+  folded = 0;
+  constructor(
+    private readonly prefix: string,
+    private readonly knownNames: ReadonlySet<string>,
+  ) {}
+  /** The id of a name as the file writes it (with or without the prefix). */
+  id(written: string): number {
+    const name = shortName(written, this.prefix);
+    const id = this.ids.get(name);
+    if (id !== undefined) return id;
+    if (this.names.length >= MAX_TALLY_NAMES) {
+      this.folded++;
+      return this.id(FOLDED_TALLY);
+    }
+    this.ids.set(name, this.names.length);
+    this.names.push(name);
+    this.known.push(this.knownNames.has(name));
+    this.unknownSamples.push(0);
+    return this.names.length - 1;
+  }
+  unknownWarning(what: string): string | null {
+    const named = this.names.flatMap((n, id) => (this.known[id] ? [] : [`${n} (${this.unknownSamples[id]})`]));
+    const samples = this.unknownSamples.reduce((a, b) => a + b, 0);
+    if (samples === 0) return null;
+    return `${samples} sample(s) with ${what} rocprofiler-sdk does not define: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}; counted under the names written`;
+  }
+}
+
+function count(agg: Agg, s: SampleInput): void {
+  agg.samples++;
+  if (s.lanes >= 0) {
+    agg.laneSum += s.lanes;
+    agg.laneSamples++;
+  }
+  if (s.issued === 1 && s.typeId >= 0) {
+    const t = (agg.types ??= []);
+    t[s.typeId] = (t[s.typeId] ?? 0) + 1;
+  } else if (s.issued === 0 && s.reasonId >= 0) {
+    const t = (agg.stalls ??= []);
+    t[s.reasonId] = (t[s.reasonId] ?? 0) + 1;
+  }
+}
+
+export interface BuildHotspotsOptions {
+  /** Lines and instructions kept per kernel, hottest first (default: all). */
+  top?: number;
+  interval?: number | null;
+  intervalUnit?: PcSamplingUnit | null;
+}
+
+export class HotspotAggregator {
+  readonly kernels = new Map<string, KernelAgg>();
+  readonly stallNames = new NameTable(STALL_PREFIX, KNOWN_STALL_REASONS);
+  readonly typeNames = new NameTable(TYPE_PREFIX, KNOWN_INSTRUCTION_TYPES);
+  readonly warnings: string[] = [];
+  readonly sources: PcSampleSource[] = [];
+  readonly methods = new Set<PcSamplingMethod>();
+  private dispatchNames: ReadonlyMap<number, string> | null = null;
+  private readonly byDispatch = new Map<number, KernelAgg>();
+  private sites = 0;
+  private foldedSiteSamples = 0;
+  private foldedKernelNames = 0;
+  total = 0;
+
+  /** The dispatch -> kernel name map of the run whose samples come next (null: kernels are named by dispatch). */
+  useDispatchNames(names: ReadonlyMap<number, string> | null): void {
+    this.dispatchNames = names;
+    this.byDispatch.clear();
+  }
+
+  /** The id of a stall reason as written (`ROCPROFILER_..._WAITCNT` or `WAITCNT`). */
+  reasonId(written: string): number {
+    return this.stallNames.id(written);
+  }
+
+  /** The id of an instruction type as written. */
+  typeId(written: string): number {
+    return this.typeNames.id(written);
+  }
+
+  private kernelOf(dispatchId: number): KernelAgg {
+    let k = this.byDispatch.get(dispatchId);
+    if (k) return k;
+    const name = this.dispatchNames?.get(dispatchId) ?? `dispatch ${Number.isFinite(dispatchId) ? dispatchId : '?'}`;
+    k = this.kernels.get(name);
+    if (!k) {
+      if (this.kernels.size >= MAX_DISTINCT_NAMES) {
+        this.foldedKernelNames++;
+        k = this.kernels.get(FOLDED_KERNELS);
+        if (!k) {
+          k = new KernelAgg(FOLDED_KERNELS);
+          this.kernels.set(FOLDED_KERNELS, k);
+        }
+      } else {
+        k = new KernelAgg(name);
+        this.kernels.set(name, k);
+      }
+    }
+    if (this.byDispatch.size >= MAX_DISPATCH_CACHE) this.byDispatch.clear();
+    this.byDispatch.set(dispatchId, k);
+    return k;
+  }
+
+  private lineOf(k: KernelAgg, key: string, isBytes: boolean): LineAgg {
+    let line = k.lines.get(key);
+    if (line) return line;
+    if (this.sites >= MAX_SITES) return (k.foldedLine ??= new LineAgg(FOLDED_LINES_FILE, 0));
+    this.sites++;
+    const where = key === '' || key === UNKNOWN_CODE ? null : parseSourceLine(isBytes ? keyText(key) : key);
+    line = new LineAgg(where?.file ?? null, where?.line ?? null);
+    k.lines.set(key, line);
+    return line;
+  }
+
+  private instOf(k: KernelAgg, line: LineAgg, s: SampleInput): InstAgg {
+    const byPc = s.codeObject >= 0 && s.offset >= 0;
+    const map = byPc ? k.byPc : (line.insts ??= new Map());
+    const key = byPc ? `${s.codeObject}:${s.offset}` : s.instText;
+    let inst = map.get(key);
+    if (inst) return inst;
+    if (this.sites >= MAX_SITES) {
+      this.foldedSiteSamples++;
+      return (k.foldedInst ??= new InstAgg(FOLDED_INSTRUCTIONS, -1, -1, k.foldedLine ?? new LineAgg(null, null)));
+    }
+    this.sites++;
+    inst = new InstAgg(s.instText, byPc ? s.codeObject : -1, byPc ? s.offset : -1, line);
+    map.set(key, inst);
+    return inst;
+  }
+
+  add(s: SampleInput): void {
+    this.total++;
+    const k = this.kernelOf(s.dispatchId);
+    count(k, s);
+    if (s.issued >= 0) {
+      k.stochastic++;
+      if (s.issued === 1) {
+        k.issued++;
+        if (s.typeId >= 0 && !this.typeNames.known[s.typeId]) (this.typeNames.unknownSamples[s.typeId] as number)++;
+      } else if (s.reasonId >= 0 && !this.stallNames.known[s.reasonId]) (this.stallNames.unknownSamples[s.reasonId] as number)++;
+    }
+    if (s.lineKey === UNKNOWN_CODE) k.unknownCode++;
+    const line = this.lineOf(k, s.lineKey, s.lineKeyIsBytes);
+    if (line.file === null) k.withoutLine++;
+    count(line, s);
+    count(this.instOf(k, line, s), s);
+  }
+
+  build(options: BuildHotspotsOptions = {}): PcHotspots {
+    const top = options.top ?? Infinity;
+    const tally = (counts: number[] | null, names: NameTable): Record<string, number> => {
+      if (counts === null) return {};
+      const entries: Array<[string, number]> = [];
+      counts.forEach((n, id) => {
+        if (n > 0) entries.push([names.names[id] as string, n]);
+      });
+      entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      return Object.fromEntries(entries);
+    };
+    const lanes = (a: Agg): number | null => (a.laneSamples > 0 ? a.laneSum / a.laneSamples : null);
+    const kernels: KernelHotspots[] = [];
+    for (const k of this.kernels.values()) {
+      const share = (n: number): number => (k.samples > 0 ? n / k.samples : 0);
+      const lineAggs = [...k.lines.values()];
+      if (k.foldedLine) lineAggs.push(k.foldedLine);
+      const lines: HotLine[] = lineAggs
+        .filter((l) => l.file !== null && l.line !== null)
+        .map((l) => ({
+          file: l.file as string, line: l.line as number, samples: l.samples, share: share(l.samples), meanActiveLanes: lanes(l),
+          stalls: tally(l.stalls, this.stallNames), types: tally(l.types, this.typeNames),
+        }))
+        .sort((a, b) => b.samples - a.samples || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+      const instAggs: InstAgg[] = [...k.byPc.values()];
+      for (const l of k.lines.values()) if (l.insts) for (const i of l.insts.values()) instAggs.push(i);
+      if (k.foldedInst) instAggs.push(k.foldedInst);
+      const instructions: HotInstruction[] = instAggs
+        .map((i) => ({
+          codeObject: i.codeObject >= 0 ? i.codeObject : null, offset: i.offset >= 0 ? i.offset : null, text: i.text,
+          file: i.line.file, line: i.line.line, samples: i.samples, share: share(i.samples), meanActiveLanes: lanes(i),
+          stalls: tally(i.stalls, this.stallNames), types: tally(i.types, this.typeNames),
+        }))
+        .sort((a, b) => b.samples - a.samples || (a.codeObject ?? -1) - (b.codeObject ?? -1) || (a.offset ?? -1) - (b.offset ?? -1) || (a.text < b.text ? -1 : a.text > b.text ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+      kernels.push({
+        name: k.name, shortName: k.name.startsWith('dispatch ') ? k.name : shortKernelName(k.name), samples: k.samples, share: this.total > 0 ? k.samples / this.total : 0, meanActiveLanes: lanes(k),
+        issued: k.stochastic > 0 ? k.issued : null, stalls: tally(k.stalls, this.stallNames), types: tally(k.types, this.typeNames),
+        withoutLine: k.withoutLine, unknownCode: k.unknownCode,
+        lines: lines.slice(0, top), linesTotal: lines.length, instructions: instructions.slice(0, top), instructionsTotal: instructions.length,
+      });
+    }
+    kernels.sort((a, b) => b.samples - a.samples || (a.name < b.name ? -1 : 1));
+    const warnings = [...this.warnings];
+    if (this.foldedKernelNames > 0) warnings.push(foldWarning('sampled kernels', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
+    if (this.foldedSiteSamples > 0 || this.sites >= MAX_SITES) {
+      warnings.push(`more than ${MAX_SITES} distinct sampled lines and instructions: those past the first ${MAX_SITES} are counted together as "${FOLDED_LINES_FILE}" / "${FOLDED_INSTRUCTIONS}" per kernel; a real run has far fewer (a corrupt or generated file?)`);
+    }
+    for (const [what, names] of [['stall reasons', this.stallNames], ['instruction types', this.typeNames]] as const) {
+      const unknown = names.unknownWarning(what);
+      if (unknown) warnings.push(unknown);
+      if (names.folded > 0) warnings.push(`more than ${MAX_TALLY_NAMES} distinct ${what}: ${names.folded} sample(s) past them are counted as "${FOLDED_TALLY}"`);
+    }
+    const method = this.methods.size > 1 ? 'mixed' : (([...this.methods][0] ?? 'host_trap') as PcSamplingMethod);
+    return {
+      method,
+      intervalUnit: options.intervalUnit ?? (method === 'stochastic' ? 'cycles' : null),
+      interval: options.interval ?? null,
+      samples: this.total,
+      kernels,
+      sources: this.sources,
+      warnings,
+    };
+  }
+}

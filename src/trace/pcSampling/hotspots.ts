@@ -1,0 +1,160 @@
+// hotspotsPath: a PC-sample CSV, a rocprofv3 JSON output, a folder or a profile zip -> PcHotspots. Files are grouped
+// by run (classify.ts's output sets): each run's samples are told per kernel through that run's kernel trace.
+// A run written in both CSV and JSON (`--output-format csv json`) is read once: from the JSON, which carries each
+// sample's code object offset, unless it is too large to parse whole.
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { PcHotspots, PcSamplingUnit } from '../../core/protocol/pcSampling';
+import { setKeyOf } from '../classify';
+import { Columns, readCsvHeader } from '../csvFile';
+import { CsvFormatError } from '../csvScanner';
+import { TraceInputError } from '../errors';
+import { isZip, listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from '../sources';
+import { HotspotAggregator } from './aggregate';
+import { newPcCsvProblems, pcCsvWarnings, pcSamplingMethodOf, readPcSamplingCsv } from './csvReader';
+import { MAX_DISPATCHES, readDispatchNames } from './dispatchNames';
+import { isRocprofv3Json, MAX_PC_JSON_BYTES, readPcSamplingJson } from './jsonReader';
+
+export const PC_LOOKED_FOR = 'PC samples (*_pc_sampling_host_trap.csv, *_pc_sampling_stochastic.csv, rocprofv3 *_results.json), in a folder or a zip';
+
+export interface HotspotsOptions {
+  /** Lines and instructions kept per kernel (default: all). */
+  top?: number;
+  interval?: number | null;
+  intervalUnit?: PcSamplingUnit | null;
+  zip?: Partial<ZipLimits>;
+}
+
+type Role = { kind: 'pc_csv' } | { kind: 'pc_json' } | { kind: 'kernel_trace' } | null;
+
+async function headText(source: FileSource, n: number): Promise<string> {
+  const stream = await source.open();
+  const chunks: Buffer[] = [];
+  let got = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      got += (chunk as Buffer).length;
+      if (got >= n) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, n).toString('utf8');
+}
+
+async function roleOf(file: FileSource): Promise<Role> {
+  const lower = file.path.toLowerCase();
+  if (file.size === 0) return null;
+  if (lower.endsWith('.json')) return isRocprofv3Json(await headText(file, 4096)) ? { kind: 'pc_json' } : null;
+  if (!lower.endsWith('.csv')) return null;
+  let header: string[] | null;
+  try {
+    header = await readCsvHeader(file);
+  } catch {
+    return null;
+  }
+  if (!header) return null;
+  const c = new Columns(header);
+  if (pcSamplingMethodOf(c) !== null) return { kind: 'pc_csv' };
+  if (c.has('Kernel_Name') && c.has('Dispatch_Id') && c.has('Start_Timestamp')) return { kind: 'kernel_trace' };
+  return null;
+}
+
+/** The hot spots of the PC samples among `files`; null when none of them holds any. */
+export async function hotspotsOfFiles(files: readonly FileSource[], options: HotspotsOptions = {}): Promise<PcHotspots | null> {
+  const runs = new Map<string, { csv: FileSource[]; json: FileSource[]; kernels: FileSource[] }>();
+  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    const role = await roleOf(file);
+    if (!role) continue;
+    const key = setKeyOf(file.path).key;
+    let run = runs.get(key);
+    if (!run) {
+      run = { csv: [], json: [], kernels: [] };
+      runs.set(key, run);
+    }
+    if (role.kind === 'pc_csv') run.csv.push(file);
+    else if (role.kind === 'pc_json') run.json.push(file);
+    else run.kernels.push(file);
+  }
+  const agg = new HotspotAggregator();
+  let found = false;
+  for (const run of runs.values()) {
+    if (run.csv.length === 0 && run.json.length === 0) continue;
+    let fromJson = false;
+    for (const file of run.json) {
+      if (file.size > MAX_PC_JSON_BYTES) {
+        agg.warnings.push(`${file.path}: JSON output of ${(file.size / 2 ** 20).toFixed(0)} MiB, over the ${MAX_PC_JSON_BYTES / 2 ** 20} MiB parsed whole: its PC samples were not read${run.csv.length ? ' (the CSV ones were)' : ''}`);
+        continue;
+      }
+      try {
+        const res = readPcSamplingJson((await file.readAll()).toString('utf8'), file.path, agg);
+        if (res.samples > 0) fromJson = true;
+      } catch (err) {
+        agg.warnings.push(`${file.path}: unreadable JSON (${(err as Error).message}): its PC samples were not read`);
+      }
+    }
+    if (fromJson) {
+      found = true;
+      for (const file of run.csv) agg.warnings.push(`${file.path}: not read, its samples were read from the same run's JSON output`);
+      continue;
+    }
+    if (run.csv.length === 0) continue;
+    let names: Map<number, string> | null = null;
+    if (run.kernels.length > 0) {
+      try {
+        const d = await readDispatchNames(run.kernels);
+        names = d.names;
+        if (d.dropped > 0) agg.warnings.push(`more than ${MAX_DISPATCHES} dispatches in ${run.kernels[0]?.path}: samples of the ${d.dropped} past them are named by dispatch id`);
+      } catch (err) {
+        agg.warnings.push(`${run.kernels[0]?.path}: kernel names not read (${(err as Error).message}): samples are named by dispatch id`);
+      }
+    }
+    agg.useDispatchNames(names);
+    for (const file of run.csv) {
+      const problems = newPcCsvProblems();
+      try {
+        await readPcSamplingCsv(file, agg, problems);
+        found = true;
+      } catch (err) {
+        const why = err instanceof CsvFormatError ? `malformed CSV: ${err.message}` : (err as Error).message;
+        agg.warnings.push(problems.rowsRead > 0
+          ? `${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`
+          : `${file.path}: ${why}: not read`);
+        if (problems.rowsRead > 0) found = true;
+      }
+      agg.warnings.push(...pcCsvWarnings(file.path, problems));
+    }
+  }
+  if (!found) return null;
+  return agg.build({ top: options.top, interval: options.interval, intervalUnit: options.intervalUnit });
+}
+
+/** The hot spots of a path (file, folder or zip); a TraceInputError when it holds no PC samples. */
+export async function hotspotsPath(path: string, options: HotspotsOptions = {}): Promise<PcHotspots> {
+  const abs = resolve(path);
+  let st;
+  try {
+    st = await stat(abs);
+  } catch {
+    throw new TraceInputError(`${path}: no such file or directory (expected ${PC_LOOKED_FOR})`, path);
+  }
+  const kind = nonRegularKind(st);
+  if (kind) throw new TraceInputError(`${path}: ${kind}, not a file or a folder: refused, reading it could block forever`, path);
+  let set: SourceSet;
+  if (st.isDirectory()) set = await listFolder(abs);
+  else if (await isZip(abs)) {
+    try {
+      set = await listZip(abs, options.zip);
+    } catch (err) {
+      throw new TraceInputError(`${path}: ${err instanceof ZipLimitError ? err.message : `unreadable zip (${(err as Error).message})`}`, path);
+    }
+  } else set = await listSingleFile(abs, st.size);
+  try {
+    const hot = await hotspotsOfFiles(set.files, options);
+    if (!hot) throw new TraceInputError(`${path}: no PC samples found (looked for ${PC_LOOKED_FOR})`, path);
+    return hot;
+  } finally {
+    await set.close();
+  }
+}

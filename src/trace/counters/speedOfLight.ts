@@ -9,6 +9,8 @@ interface MetricSpec {
   metric: string;
   unit: string;
   counters: string[];
+  /** A counter read under another name when absent (rocpd profiles have SQ_LEVEL_WAVES_ACCUM for SQ_ACCUM_PREV_HIRES). */
+  fallback?: Record<string, string>;
   /** Per-dispatch value from the counters (same order) and the duration. */
   value: (c: number[], durationNs: number, sys: SysNumbers) => number;
   peak: (sys: SysNumbers) => number;
@@ -78,6 +80,7 @@ function specs(f: ArchFamily): MetricSpec[] {
     mfma('I8', 'MFMA IOPs (Int8)', 'GIOP/s'),
     {
       metric: 'Wavefront Occupancy', unit: 'Wavefronts', counters: ['SQ_ACCUM_PREV_HIRES', 'GRBM_GUI_ACTIVE'],
+      fallback: { SQ_ACCUM_PREV_HIRES: 'SQ_LEVEL_WAVES_ACCUM' },
       value: ([acc, grbm], _d, s) => (acc as number) / ((grbm as number) / s.numXcd),
       peak: (s) => s.maxWavesPerCu * s.cuPerGpu,
     },
@@ -157,7 +160,7 @@ export function solPerDispatch(t: CounterTable, f: ArchFamily, sys: SysNumbers):
   const list = specs(f);
   const missing: RooflineMissing[] = [];
   const perDispatch = list.map((m) => {
-    const cols = m.counters.map((c) => t.columns.get(c));
+    const cols = m.counters.map((c) => t.columns.get(c) ?? (m.fallback?.[c] ? t.columns.get(m.fallback[c] as string) : undefined));
     const absent = m.counters.filter((_, i) => cols[i] === undefined);
     if (absent.length > 0) {
       missing.push({ quantity: m.metric, counters: absent });
@@ -188,5 +191,5 @@ export function solKernel(name: string, idx: readonly number[], e: SolEvaluated,
 
 /** The counters block 2's metrics read on `f`. */
 export function solCounters(f: ArchFamily): string[] {
-  return specs(f).flatMap((m) => m.counters);
+  return specs(f).flatMap((m) => [...m.counters, ...Object.values(m.fallback ?? {})]);
 }

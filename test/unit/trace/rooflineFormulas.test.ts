@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { CounterTableBuilder, weightedMedian } from '../../../src/trace/counters/counterTable';
 import { deriveRoofline } from '../../../src/trace/counters/derive';
 import { specPeaks } from '../../../src/trace/counters/peaks';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { summarizePath } from '../../../src/trace/index';
+import { repoRoot, tempDir } from './helpers';
 
 const VALU_ZERO = Object.fromEntries(['F16', 'F32', 'F64'].flatMap((p) => ['ADD', 'MUL', 'FMA', 'TRANS'].map((op) => [`SQ_INSTS_VALU_${op}_${p}`, 0])));
 const MOPS_ZERO = { SQ_INSTS_VALU_MFMA_MOPS_F16: 0, SQ_INSTS_VALU_MFMA_MOPS_BF16: 0, SQ_INSTS_VALU_MFMA_MOPS_F32: 0, SQ_INSTS_VALU_MFMA_MOPS_F64: 0, SQ_INSTS_VALU_MFMA_MOPS_I8: 0 };
@@ -195,4 +199,25 @@ test('spec peaks of gfx942 are those of rocprof-compute\'s block 2.1 for MI300X'
     hbmGBps: 5324.8, l2GBps: 34406.4, l1GBps: 81715.2, ldsGBps: 81715.2, valuFp32: 81715.2, valuFp64: 81715.2,
     mfmaFp16: 1307443.2, mfmaBf16: 1307443.2, mfmaFp32: 163430.4, mfmaFp64: 163430.4, mfmaFp8: 2614886.4, mfmaI8: 2614886.4,
   });
+});
+
+test('wide pmc_perf.csv durations are exact past 2^53 and read from 8.1097E+14 and fractional forms', async () => {
+  const s = await summarizePath(path.join(repoRoot, 'test/fixtures/roofline/mi300x-wide'));
+  const k = new Map(s.roofline?.kernels.map((x) => [x.name.split('(')[0], x]));
+  // gemm: two rows past 2^53 (120007 and 121111 ns) and one with fractions (119999.75 ns)
+  assert.equal(k.get('gemm_f16')?.durationNs, (120007 + 121111 + 119999.75) / 3);
+  // vecCopy: 14321 ns, and 8.10970000016E+14 - 8.1097E+14 = 16000 ns
+  assert.equal(k.get('vecCopy')?.durationNs, (14321 + 16000) / 2);
+  assert.deepEqual(s.kernels.map((x) => [x.shortName, x.calls]).sort(), [['gemm_f16', 3], ['vecCopy', 2]]);
+});
+
+test('a roofline.csv without a device-0 row: spec peaks, and a warning that says so', async () => {
+  const dir = tempDir('roof-nodev0');
+  const src = path.join(repoRoot, 'test/fixtures/roofline/mi200-roofline');
+  for (const f of ['pmc_perf.csv', 'sysinfo.csv']) copyFileSync(path.join(src, f), path.join(dir, f));
+  writeFileSync(path.join(dir, 'roofline.csv'), 'device,HBMBw,FP32Flops,MFMAF32Flops\n3,1,2,3\n');
+  const s = await summarizePath(dir);
+  assert.equal(s.roofline?.peaksFrom, 'spec');
+  assert.equal(s.roofline?.peaks.hbmGBps, 1.6 * 32 * 32);
+  assert.ok(s.warnings.some((w) => w === 'roofline.csv: no row for device 0; spec peaks used'), JSON.stringify(s.warnings));
 });

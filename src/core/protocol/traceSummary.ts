@@ -5,6 +5,7 @@
 // 0..100; `busyFraction` values are 0..1. Timestamps (`startNs`, `endNs`) are the profiler's clock as written in
 // the files (rocprofv3: CLOCK_BOOTTIME-like ns), not Unix time. A value the input does not carry is `null`.
 import { z } from './zod';
+import { rooflineSchemas } from './roofline';
 
 export const TRACE_SUMMARY_VERSION = 1 as const;
 
@@ -266,6 +267,10 @@ function buildSchemas() {
     busyCovers: z.literal('copies-only').optional(),
     /** roctxProfilerPause / roctxProfilerResume calls (profiler control, not ranges) and the paused windows. */
     profilerControl: profilerControlSchema.optional(),
+    /** Roofline points per kernel and per rocTX range, when hardware counters were read (see roofline.ts). */
+    roofline: rooflineSchemas().rooflineSchema.optional(),
+    /** rocprof-compute's System Speed-of-Light (block 2) per kernel and per rocTX range, from the same counters. */
+    speedOfLight: rooflineSchemas().speedOfLightSchema.optional(),
   });
   return { pausedWindowSchema, profilerControlSchema, launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
 }

@@ -11,6 +11,15 @@ import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCoun
 import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
+import { CounterTableBuilder } from '../counters/counterTable';
+import { rowDuration } from '../counters/pmcPerfWide';
+
+/** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
+export interface CounterSink {
+  table: CounterTableBuilder;
+  /** Counters kept (the others are only aggregated per kernel). */
+  wanted: ReadonlySet<string>;
+}
 
 export interface CounterReadResult {
   rows: number;
@@ -25,10 +34,15 @@ export async function readCounterCollection(
   problems: RowProblems,
   /** True when a kernel trace of the same run was read: then only the counters are taken from here. */
   kernelsTraced: boolean,
+  sink?: CounterSink,
 ): Promise<CounterReadResult> {
   const { acc, tables, agents } = ctx;
   const kernels = new BytesInterner();
   const counterNames = new BytesInterner();
+  let lastName = Buffer.alloc(0);
+  let lastNameId = -1;
+  /** Per counter id: its column in the sink, null when the sink does not keep it. */
+  const sinkColumns: Array<number[] | null> = [];
   const aggById: KernelCounterAgg[] = [];
   const untimedCalls = new Map<string, number>();
   const seen = new Set<number>();
@@ -59,11 +73,26 @@ export async function readCounterCollection(
         noteBadRow(problems, row);
         return;
       }
-      const id = kernels.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      // a dispatch's rows follow one another: the same name bytes as the row before need no lookup
+      const nStart = row.starts[cName] as number;
+      const nEnd = row.ends[cName] as number;
+      let id: number;
+      if (lastNameId >= 0 && nEnd - nStart === lastName.length && row.buf.compare(lastName, 0, lastName.length, nStart, nEnd) === 0) id = lastNameId;
+      else {
+        id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
+        lastNameId = id;
+        lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+      }
       const name = kernels.texts[id] as string;
       const agg = (aggById[id] ??= tables.kernelCounters(name));
       const counterId = counterNames.idFor(row.buf, row.starts[cCounter] as number, row.ends[cCounter] as number, row.escaped[cCounter] as number);
       const counter = counterNames.texts[counterId] as string;
+      if (sink) {
+        const i = sink.table.dispatchOf(dispatch, name, rowDuration(row, cStart, cEnd));
+        let col = sinkColumns[counterId];
+        if (col === undefined) col = sinkColumns[counterId] = sink.wanted.has(counter) ? sink.table.column(counter) : null;
+        if (col !== null) CounterTableBuilder.put(col, i, value);
+      }
       const known = agg.counters.get(counter);
       if (known) {
         known.samples++;

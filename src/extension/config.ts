@@ -58,6 +58,22 @@ export class Config {
     return v === 'rocprofv3' || v === 'rocprof' || v === 'none' ? v : 'auto';
   }
 
+  /** `off` | `ask` | `roofline` | `speed-of-light` | a comma-separated list of counter names. */
+  get profileCounters(): string {
+    return this.cfg.get<string>('profile.counters', 'off').trim() || 'off';
+  }
+  get profileKernelRegex(): string {
+    return this.cfg.get<string>('profile.kernelRegex', '');
+  }
+  /** A benchmark case index as typed; '' when every case is profiled. */
+  get profileCase(): string {
+    const v = this.cfg.get<number | string | null>('profile.case', null);
+    return v === null || v === undefined ? '' : String(v);
+  }
+  get profileLaunches(): string {
+    return this.cfg.get<string>('profile.launches', '').trim();
+  }
+
   static affectsTarget(e: vscode.ConfigurationChangeEvent): boolean {
     return TARGET_SETTINGS.some((s) => e.affectsConfiguration(s));
   }

@@ -36,6 +36,8 @@ import type { ActiveJobs } from './activeJobs';
 import type { TargetChoice, Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import { hooks, notify, pickOne } from './ui';
+import { profileOptionsForRun } from './profileOptions';
+import type { ProfileOptions } from '../core/profileOptions';
 import type { ResultView } from '../webview/protocol';
 
 export interface RunRequest {
@@ -227,13 +229,23 @@ export class RunController implements vscode.Disposable {
       this.connectFailed(err, where, presenter, host, run.abort.signal.aborted);
       return;
     }
+    // counters and kernel selection: settings (or a quick pick), for runners of ours
+    let profile: ProfileOptions | undefined;
+    if (req.mode === 'profile' && connection.service === 'kernel-runner') {
+      const options = await profileOptionsForRun(this.ctx.config);
+      if (options === null) {
+        presenter.close();
+        return;
+      }
+      profile = options;
+    }
     const record: RunRecord = { file, mode: req.mode, target: { baseUrl: connection.baseUrl, label: connection.label } };
     this.remember(record, run);
 
     let entry: InFlightSubmission | undefined;
     let added: Promise<void> | undefined;
     const outcome = await runSubmission(
-      { filePath: doc.uri.fsPath || doc.uri.path, content: new TextEncoder().encode(doc.getText()), mode: req.mode },
+      { filePath: doc.uri.fsPath || doc.uri.path, content: new TextEncoder().encode(doc.getText()), mode: req.mode, ...(profile ? { profile } : {}) },
       {
         ...this.workflowOptions(connection, run),
         choose: documentChooser({

@@ -9,7 +9,7 @@
 //   the `script` leaderboard: the file itself as a program (.py with python3; .hip/.cpp with hipcc; .cu with nvcc).
 import { constants as osConstants } from 'node:os';
 import { chown, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream, ProfileResult, RunResult, SubmissionMode, SystemInfo } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { packageProfile } from './artifacts';
@@ -21,7 +21,10 @@ import { jobEnvironment } from './jobEnv';
 import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget';
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
-import { findOnPath, wrapCommand, type Profiler } from './profilers';
+import { findOnPath, passesInputJson, ProfilerError, takesMultiplePmc, wrapCommand, type Profiler, type ProfileSelection } from './profilers';
+import { parseCounters, type ProfileOptions } from '../core/profileOptions';
+import { archOfGpuName, counterPasses, CounterSetError, supportedArch } from './counterSets';
+import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gpuSysinfo';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
 
@@ -56,6 +59,8 @@ export interface RunContext {
   slot: GpuSlot;
   /** The leaderboard's fixed seed of the secret run (kernelbot's `secret_seed`). */
   secretSeed: number;
+  /** Profile mode: counters and kernel selection (checked at submission, core/profileOptions.ts). */
+  profile?: ProfileOptions;
   system: SystemInfo;
   workDir: string;
   artifactsDir: string;
@@ -224,12 +229,26 @@ async function evalRun(
   let outDir: string | null = null;
   let stderrLogPath: string | null = null;
   const env = { ...opts.env };
+  let timeoutSec = opts.timeoutSec;
+  let selectionNote = '';
   if (opts.profile && ctx.settings.profiler) {
     outDir = join(opts.cwd, `${opts.key}.trace`);
     stderrLogPath = join(opts.cwd, `${opts.key}.stderr.log`);
     await mkdir(outDir, { recursive: true });
     await grantToJob(ctx, outDir);
-    cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd });
+    let selection: ProfileSelection;
+    try {
+      selection = await profileSelection(ctx, opts.cwd, outDir);
+      cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd, selection });
+    } catch (err) {
+      if (!(err instanceof CounterSetError) && !(err instanceof ProfilerError)) throw err;
+      return { evalResult: refusedRun(start, opts.compilation ?? null, quoteCommand(cmd.command, cmd.args), (err as Error).message), artifact: null };
+    }
+    // rocprofv3 runs the program once per counter pass: each pass gets the run's time
+    timeoutSec = opts.timeoutSec * Math.max(1, selection.pmc?.length ?? 0);
+    if ((selection.kernelRegex !== undefined || selection.launches !== undefined) && !selection.pmc?.length) {
+      selectionNote = '[kernel-runner] the kernel regex and launch window select what rocprofv3 collects counters (and thread traces) for; with counters off the kernel trace keeps every kernel\n';
+    }
     env.GPU_DUMP_CODE_OBJECT = '1';
   }
   const outcome = await runChild(ctx, {
@@ -237,7 +256,7 @@ async function evalRun(
     args: cmd.args,
     cwd: opts.cwd,
     env: childEnv(ctx, env),
-    timeoutMs: opts.timeoutSec * 1000,
+    timeoutMs: timeoutSec * 1000,
     graceMs: ctx.settings.graceMs,
     signal: ctx.signal,
     popcornFd: true,
@@ -249,7 +268,8 @@ async function evalRun(
   });
   if (outcome.timedOut) flags.timedOut = true;
   if (outcome.cancelled) flags.cancelled = true;
-  const run = toRunResult(outcome, { timeoutSec: opts.timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed });
+  const run = toRunResult(outcome, { timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed });
+  run.stderr += selectionNote;
   let profile: ProfileResult | null = null;
   let artifact: ArtifactInfo | null = null;
   if (outDir && !outcome.cancelled) {
@@ -268,6 +288,61 @@ async function evalRun(
     evalResult: { start, end: new Date().toISOString(), compilation: opts.compilation ?? null, run, profile },
     artifact,
   };
+}
+
+/** A profile run that was not started: its RunResult says why (exit 2, as a usage error). */
+function refusedRun(start: string, compilation: CompileResult | null, command: string, why: string): EvalResult {
+  return {
+    start,
+    end: new Date().toISOString(),
+    compilation,
+    run: { success: false, passed: false, command, stdout: '', stderr: `[kernel-runner] ${why}\n`, exit_code: 2, duration: 0, result: {} },
+    profile: null,
+  };
+}
+
+/** One tool's output on the job's node: not found on PATH, failed, or its stdout. */
+async function queryTool(ctx: RunContext, cwd: string, tool: string, args: string[]): Promise<ToolOutput> {
+  const found = findOnPath(tool, ctx.settings.env.PATH);
+  if (!found) return { text: null, status: 'not found' };
+  const o = await runChild(ctx, {
+    command: found, args, cwd, env: childEnv(ctx, {}), timeoutMs: 30_000, graceMs: 1000, capBytes: 8 << 20, signal: ctx.signal,
+  });
+  if (o.spawnError) return { text: null, status: `failed (${o.spawnError})` };
+  if (o.timedOut) return { text: null, status: 'failed (timed out after 30 s)' };
+  if (o.exitCode !== 0) return { text: null, status: `failed (exit ${o.exitCode ?? o.signal})` };
+  return { text: o.stdout, status: 'read' };
+}
+
+/** The GPU's clocks and CU counts (rocminfo, amd-smi on the job's node), written as sysinfo.csv beside the counters. */
+async function gatherSysinfo(ctx: RunContext, cwd: string, outDir: string): Promise<GpuSysinfo> {
+  const rocminfo = await queryTool(ctx, cwd, 'rocminfo', []);
+  const amdSmi = await queryTool(ctx, cwd, 'amd-smi', ['static', '--json']);
+  // a single-device slot sees its device as the first one (HIP_VISIBLE_DEVICES); rocminfo lists them all
+  const info = buildSysinfo(rocminfo, amdSmi, ctx.slot.devices.length === 1 ? (ctx.slot.devices[0] as number) : 0);
+  await writeFile(join(outDir, 'sysinfo.csv'), sysinfoCsv(info), { mode: 0o600 });
+  return info;
+}
+
+/** rocprofv3's counters (split into passes for the GPU's arch) and kernel selection for a profile run. */
+async function profileSelection(ctx: RunContext, cwd: string, outDir: string): Promise<ProfileSelection> {
+  const p = ctx.profile ?? {};
+  const selection: ProfileSelection = {};
+  if (p.kernelRegex !== undefined) selection.kernelRegex = p.kernelRegex;
+  if (p.launches !== undefined) selection.launches = p.launches;
+  const request = parseCounters(p.counters ?? 'off');
+  if (request.kind === 'off') return selection;
+  const info = await gatherSysinfo(ctx, cwd, outDir);
+  const arch = supportedArch(info.gpu_arch) ?? archOfGpuName(ctx.slot.product) ?? archOfGpuName(ctx.slot.gpu);
+  selection.pmc = counterPasses(request, arch, ctx.slot.gpu);
+  const profiler = ctx.settings.profiler;
+  if (profiler && selection.pmc.length > 1 && !(await takesMultiplePmc(profiler, ctx.settings.env, ctx.settings))) {
+    // an older rocprofv3 keeps only the last --pmc: the passes go in an input file instead (same pass_<n>/ layout)
+    selection.pmcInput = join(cwd, `${basename(outDir)}.passes.json`);
+    await writeFile(selection.pmcInput, passesInputJson(selection.pmc), { mode: 0o600 });
+    await grantToJob(ctx, selection.pmcInput);
+  }
+  return selection;
 }
 
 async function finishProfile(
@@ -454,6 +529,8 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
         break;
       case 'profile':
         for (let i = 0; i < problem.benchmarkLines.length && !stopped(); i++) {
+          // `case`: only that benchmark case is run and profiled (checked against the cases at submission)
+          if (ctx.profile?.caseIndex !== undefined && ctx.profile.caseIndex !== i) continue;
           await one(`profile.${i}`, 'profile', [problem.benchmarkLines[i] as string], t.benchmark, true);
         }
         break;

@@ -24,6 +24,7 @@ import { createScheduler, type Scheduler } from './scheduler';
 import type { JobStore, RetentionPolicy, StoredJob } from './store';
 import type { SystemProbe } from './system';
 import { routes } from '../core/protocol/api';
+import type { ProfileOptions } from '../core/profileOptions';
 
 export interface Subscriber {
   /** Extension clients: every event, in batches of frames in id order (the bytes also written to the log). */
@@ -43,6 +44,8 @@ export interface LiveJob {
   createdMs: number;
   problem: Problem | null;
   code: string;
+  /** Profile mode's counters and kernel selection, as checked at submission. */
+  profile?: ProfileOptions;
   currentRun: string | null;
   /** Resolves when the terminal event is written and the record saved. */
   done: Promise<void>;
@@ -64,6 +67,8 @@ export interface SubmitRequest {
   mode: SubmissionMode;
   fileName: string;
   code: Buffer;
+  /** Profile mode's counters and kernel selection, as checked at submission. */
+  profile?: ProfileOptions;
   baseUrl: string;
   /** Attached before the first event, so it sees them all. */
   subscriber?: Subscriber;
@@ -289,6 +294,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         problem: job.problem,
         fileName: rec.file_name,
         code: job.code,
+        ...(job.profile ? { profile: job.profile } : {}),
         slot,
         secretSeed: job.problem && rec.mode === 'leaderboard' ? store.secretSeed(rec.leaderboard) : 0,
         system: opts.system.forSlot(slot),
@@ -437,6 +443,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         createdMs: now.getTime(),
         problem: req.problem,
         code: req.code.toString('utf8'),
+        ...(req.profile ? { profile: req.profile } : {}),
         currentRun: null,
         done,
         markDone,

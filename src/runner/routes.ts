@@ -20,6 +20,7 @@ import {
 } from '../core/protocol/api';
 import { parseDirectivesServer } from '../core/directives';
 import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS } from '../core/submissionChecks';
+import { hasProfileOptions, PROFILE_FORM_FIELDS, profileFormFields, profileOptionsFromForm, ProfileOptionError, type ProfileOptions } from '../core/profileOptions';
 import { readEventLog, type FrameBatch } from './eventLog';
 import { isMultiDevice, type GpuInventory } from './gpus';
 import { HttpError, sendJson } from './http/errors';
@@ -114,6 +115,7 @@ interface AcceptedSubmission {
   mode: SubmissionMode;
   fileName: string;
   bytes: Buffer;
+  profile?: ProfileOptions;
 }
 
 /**
@@ -179,7 +181,36 @@ async function acceptSubmission(ctx: RequestContext, services: RouteServices): P
   const errors = directives.errors.filter((e) => !mismatchOk(e));
   if (errors.length) throw new PreparationError(errors.map((e) => e.message).join('; '));
   if (mode === 'profile' && !services.profiler) throw new PreparationError(noProfilerDetail(services.inventory.names));
-  return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes };
+  const profile = profileOptionsOf(upload.fields, mode, lb.problem, services);
+  return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes, ...(profile ? { profile } : {}) };
+}
+
+/**
+ * Profile mode's form fields (core/profileOptions.ts), checked before anything runs: a bad value is a 400 naming
+ * the field, and no value reaches a command line unchecked.
+ */
+function profileOptionsOf(fields: Record<string, string>, mode: SubmissionMode, problem: Problem | null, services: RouteServices): ProfileOptions | null {
+  let options: ProfileOptions;
+  try {
+    options = profileOptionsFromForm(fields);
+  } catch (err) {
+    if (err instanceof ProfileOptionError) throw new HttpError(400, `Invalid profile option '${PROFILE_FORM_FIELDS[err.field]}': ${err.message}`);
+    throw err;
+  }
+  if (!hasProfileOptions(options)) return null;
+  const given = profileFormFields(options).map(([name]) => name).join(', ');
+  if (mode !== 'profile') throw new HttpError(400, `${given}: profile options apply to profile mode only, not ${mode}`);
+  if (services.profiler && services.profiler.kind !== 'rocprofv3') {
+    throw new HttpError(400, `${given}: counters and kernel selection need rocprofv3; this runner profiles with legacy rocprof (v1)`);
+  }
+  if (options.caseIndex !== undefined) {
+    if (!problem) throw new HttpError(400, `Invalid profile option 'case': the script leaderboard has no benchmark cases (leave it out)`);
+    const n = problem.benchmarkLines.length;
+    if (options.caseIndex >= n) {
+      throw new HttpError(400, `Invalid profile option 'case': ${options.caseIndex} is past the last benchmark case of ${problem.name} (${n} case${n === 1 ? '' : 's'}: 0 to ${n - 1})`);
+    }
+  }
+  return options;
 }
 
 function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {

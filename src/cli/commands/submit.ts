@@ -14,6 +14,7 @@ import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
 import { isSubmissionMode } from '../../core/protocol/api';
+import { checkProfileOptions, hasProfileOptions, ProfileOptionError, type ProfileOptions } from '../../core/profileOptions';
 import {
   connect,
   explain,
@@ -37,6 +38,27 @@ export interface SubmitCliOptions {
   json?: boolean;
   out?: string;
   showNoise?: boolean;
+  /** Profile mode: off | roofline | speed-of-light | a comma-separated list of counter names. */
+  counters?: string;
+  kernelRegex?: string;
+  case?: string;
+  launches?: string;
+}
+
+/** The profile flags, checked as the runner checks them (exit 2 for a bad one; never sent unchecked). */
+export function profileOptionsOfFlags(opts: SubmitCliOptions, mode: string): ProfileOptions | undefined {
+  const flags: Array<[string, string | undefined]> = [['--counters', opts.counters], ['--kernel-regex', opts.kernelRegex], ['--case', opts.case], ['--launches', opts.launches]];
+  let options: ProfileOptions;
+  try {
+    options = checkProfileOptions({ counters: opts.counters, kernelRegex: opts.kernelRegex, caseIndex: opts.case, launches: opts.launches });
+  } catch (err) {
+    if (!(err instanceof ProfileOptionError)) throw err;
+    const flag = { counters: '--counters', kernelRegex: '--kernel-regex', caseIndex: '--case', launches: '--launches' }[err.field];
+    throw new CliExit(`${flag}: ${err.message}`, 2);
+  }
+  const given = flags.filter(([, v]) => v !== undefined).map(([f]) => f);
+  if (given.length && mode !== 'profile') throw new CliExit(`${given.join(', ')}: only with --mode profile`, 2);
+  return hasProfileOptions(options) ? options : undefined;
 }
 
 /** Where the command writes; tests pass their own sinks. */
@@ -115,6 +137,7 @@ interface Embedded {
 export async function runSubmit(file: string, opts: SubmitCliOptions, io: SubmitIo): Promise<number> {
   if (!isSubmissionMode(opts.mode)) throw new CliExit(`--mode takes test, benchmark, leaderboard or profile, not "${opts.mode}"`, 2);
   const mode = opts.mode;
+  const profile = profileOptionsOfFlags(opts, mode);
   let bytes: Buffer;
   try {
     bytes = await readFile(path.resolve(io.cwd, file));
@@ -163,7 +186,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     const say = (text: string) => sink.line(true, `kernel-runner: ${text}`);
     let route: Route | undefined;
     const outcome = await runSubmission(
-      { filePath: file, content: bytes, mode, ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}), ...(opts.gpu ? { gpu: opts.gpu } : {}) },
+      { filePath: file, content: bytes, mode, ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}), ...(opts.gpu ? { gpu: opts.gpu } : {}), ...(profile ? { profile } : {}) },
       {
         connection,
         surface: 'cli',
@@ -292,6 +315,10 @@ export function register(program: Command): void {
     .option('--json', 'print the final result as JSON on stdout (live output goes to stderr)')
     .option('--out <dir>', `where profile archives are saved (default: ./${DEFAULT_OUT})`)
     .option('--show-noise', "also print the profiler's log lines (Perfetto, glog) that are hidden by default")
+    .option('--counters <spec>', 'profile mode, our runners: hardware counters: off | roofline | speed-of-light | a comma-separated list (SQ_WAVES,GRBM_GUI_ACTIVE); split into rocprofv3 passes for the GPU')
+    .option('--kernel-regex <regex>', "profile mode, our runners: rocprofv3's --kernel-include-regex (counters of matching kernels only)")
+    .option('--case <index>', 'profile mode, our runners: run and profile only this benchmark case (0-based)')
+    .option('--launches <window>', "profile mode, our runners: which launches of each matching kernel get counters, rocprofv3's --kernel-iteration-range (10-20, [1-2],[5]; counted from 1)")
     .action(async (file: string, opts: SubmitCliOptions) => {
       const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
       const code = await runSubmit(file, opts, { stdout: process.stdout, stderr: process.stderr, color, cwd: process.cwd() });

@@ -29,6 +29,7 @@ import { downloadToFile, type DownloadOptions, type DownloadResult } from './dow
 import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
 import { createTransport, type TransportOptions } from './http';
 import { multipartFile } from './multipart';
+import { profileFormFields, type ProfileOptions } from '../profileOptions';
 
 export type RunnerClientOptions = TransportOptions;
 
@@ -43,6 +44,8 @@ export interface SubmitRequest {
   gpu: string;
   mode: SubmissionMode;
   file: SubmissionFile;
+  /** Profile mode's options, sent as form fields (our runner; core/profileOptions.ts). */
+  profile?: ProfileOptions;
 }
 
 export interface SubmitOptions extends FollowOptions {
@@ -79,9 +82,9 @@ export interface RunnerClient {
   deleteSubmission(id: number, options?: CallOptions): Promise<DeleteSubmissionAnswer>;
 }
 
-/** The request body and header of an upload (the `file` form field). */
-function upload(file: SubmissionFile): { data: Buffer; headers: Record<string, string> } {
-  const { body, contentType } = multipartFile('file', file.name, file.content);
+/** The request body and header of an upload (the `file` form field, and profile options as fields beside it). */
+function upload(file: SubmissionFile, profile?: ProfileOptions): { data: Buffer; headers: Record<string, string> } {
+  const { body, contentType } = multipartFile('file', file.name, file.content, profile ? profileFormFields(profile) : []);
   return { data: body, headers: { 'Content-Type': contentType } };
 }
 
@@ -124,7 +127,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
       try {
         return await followEvents(
           transport,
-          { method: 'POST', open: () => transport.stream('POST', path, { ...upload(request.file), signal: o.signal }) },
+          { method: 'POST', open: () => transport.stream('POST', path, { ...upload(request.file, request.profile), signal: o.signal }) },
           cursor,
           o,
         );
@@ -139,7 +142,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
     submitBackground: (request, o) =>
       transport.json('POST', routes.submitBackground(request.leaderboard, request.gpu, request.mode), backgroundAcceptedSchema, {
         ...call(o),
-        ...upload(request.file),
+        ...upload(request.file, request.profile),
       }),
 
     streamJob(jobId, o = {}) {

@@ -21,14 +21,20 @@ function newBoundary(content: Uint8Array): string {
   }
 }
 
-export function multipartFile(field: string, fileName: string, content: Uint8Array | string): MultipartBody {
+export function multipartFile(field: string, fileName: string, content: Uint8Array | string, fields: ReadonlyArray<readonly [string, string]> = []): MultipartBody {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  const boundary = newBoundary(bytes);
+  // the boundary must not occur in the file nor in a field's value
+  const values = Buffer.from(fields.map(([, v]) => v).join('\n'), 'utf8');
+  const boundary = newBoundary(Buffer.concat([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), values]));
+  // other form fields (profile options) go before the file, as browsers write them in form order
+  const parts = fields.map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`, 'utf8'),
+  );
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(field)}"; filename="${escapeName(fileName)}"\r\n` +
       'Content-Type: application/octet-stream\r\n\r\n',
     'utf8',
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
-  return { body: Buffer.concat([head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+  return { body: Buffer.concat([...parts, head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -30,6 +30,8 @@ export const CLI_ID_HEADER = 'X-Popcorn-Cli-Id';
 /** Built-in leaderboard that runs the submitted file as a program. */
 export const SCRIPT_LEADERBOARD = 'script';
 
+// Profile mode on our runner also reads form fields beside `file` (counters, kernel selection): names and checks in
+// src/core/profileOptions.ts (PROFILE_FORM_FIELDS); GPU MODE's service is not sent them.
 export const submissionModes = ['test', 'benchmark', 'leaderboard', 'profile'] as const;
 export const submissionModeSchema = z.enum(submissionModes);
 export type SubmissionMode = z.infer<typeof submissionModeSchema>;

@@ -2,6 +2,7 @@
 // file's `#!POPCORN` directives, then the service's own list. Against our runner the built-in `script`
 // leaderboard and the first GPU are fine defaults; GPU MODE counts every submission against a rate limit, so
 // there a missing leaderboard or an ambiguous GPU is asked for rather than guessed.
+import type { ProfileOptions } from '../profileOptions';
 import { parseDirectivesClient } from '../directives';
 import { describeLeaderboard, type LeaderboardInfo } from '../gpumode/leaderboards';
 import { preflightSubmission } from '../gpumode/preflight';
@@ -18,6 +19,8 @@ export interface SubmissionRequest {
   /** Chosen outside the file (a flag); wins over directives. */
   leaderboard?: string;
   gpu?: string;
+  /** Profile mode on our runner: counters and kernel selection (core/profileOptions.ts), checked by the caller. */
+  profile?: ProfileOptions;
 }
 
 export interface ChosenTarget {

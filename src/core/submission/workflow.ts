@@ -30,6 +30,7 @@ import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingP
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
 import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
+import { hasProfileOptions, profileFormFields, type ProfileOptions } from '../profileOptions';
 
 export interface TraceOptions {
   /** Where profile archives are saved (a function: made only when there is something to save). */
@@ -250,10 +251,15 @@ class Run {
     }
   }
 
+  /** Profile options go to our runner, in profile mode only; GPU MODE's service does not take them. */
+  private profileFields(request: SubmissionRequest): { profile?: ProfileOptions } {
+    return this.mode === 'profile' && this.connection.service === 'kernel-runner' && hasProfileOptions(request.profile) ? { profile: request.profile } : {};
+  }
+
   async stream(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
     const outcome = await this.client
-      .submit({ leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } }, this.followOptions(false))
+      .submit({ leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...this.profileFields(request) }, this.followOptions(false))
       .catch((err: unknown) => this.cancelJobOnAbort(err));
     return this.finishStream(outcome);
   }
@@ -313,7 +319,7 @@ class Run {
   async background(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
     const accepted = await this.client.submitBackground(
-      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
+      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...this.profileFields(request) },
       { signal: this.signal, timeoutMs: 120_000 },
     );
     this.id = accepted.details.id;
@@ -417,6 +423,9 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
       );
     }
     run.emit({ type: 'target', target, mode: request.mode, route: run.route, connection });
+    if (request.mode === 'profile' && connection.service !== 'kernel-runner' && hasProfileOptions(request.profile)) {
+      run.emit({ type: 'note', text: `counters and kernel selection (${profileFormFields(request.profile ?? {}).map(([n, v]) => `${n}=${v}`).join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them` });
+    }
     run.status('submitting', `submitting to ${connection.label}`);
     if (connection.service === 'gpumode') {
       try {

@@ -10,6 +10,8 @@ export interface Upload {
   /** At most maxFileBytes + 1 bytes: one more than the limit means "too large". */
   bytes: Buffer;
   truncated: boolean;
+  /** Form fields beside the file (profile mode's options: core/profileOptions.ts), name -> value. */
+  fields: Record<string, string>;
 }
 
 const FORM_OVERHEAD = 64 * 1024;
@@ -34,6 +36,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
       return;
     }
     let upload: Upload | null = null;
+    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
     let fileDone = true;
     let parserDone = false;
     let settled = false;
@@ -79,7 +82,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
         return;
       }
       const chunks: Buffer[] = [];
-      const current: Upload = { fileName: info.filename ?? '', bytes: Buffer.alloc(0), truncated: false };
+      const current: Upload = { fileName: info.filename ?? '', bytes: Buffer.alloc(0), truncated: false, fields };
       upload = current;
       fileDone = false;
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -91,6 +94,14 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
         fileDone = true;
         finish();
       });
+    });
+    parser.on('field', (name, value, info) => {
+      if (settled) return;
+      if (info.nameTruncated || info.valueTruncated) {
+        fail(new HttpError(400, `Form field '${name.slice(0, 64)}' is too long`, { Connection: 'close' }));
+      } else if (name in fields) {
+        fail(new HttpError(400, `Form field '${name.slice(0, 64)}' is given twice`, { Connection: 'close' }));
+      } else fields[name] = value;
     });
     parser.on('error', bad);
     parser.on('close', () => {

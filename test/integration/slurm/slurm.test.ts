@@ -6,13 +6,15 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { healthSchema, expandOutput, outputEventSchema, resultEventSchema, runnerQueueSchema, type JobRecord } from '../../../src/core/protocol/api';
+import { EXTENSIONS_HEADER, healthSchema, expandOutput, outputEventSchema, resultEventSchema, runnerQueueSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { startRunner } from '../../../src/runner/index';
 import { SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
 import { createSlurmExecutor } from '../../../src/runner/executors/slurm';
 import { holdTimers } from '../../support/heldClock';
 import { graceful, jobIdOf, post, readSse, repoRoot, solutions, startTestRunner, submitAndRead, tempDir, terminal, testBin, untilPrinted, waitFor, type SseEvent, type TestRunner } from '../runner/helpers';
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
+import { counterRows, readZip } from '../runner/counterHelpers';
+import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
 
 const missing = slurmMissing();
 if (missing) process.stderr.write(`\n*** Slurm tests SKIPPED: ${missing} ***\n\n`);
@@ -137,6 +139,31 @@ describe('Slurm executor', { skip: missing && process.env.CI !== 'true' ? `Slurm
     const out = lines(events);
     assert.ok(out.some((o) => o.noise && (o.kind === 'glog' || o.kind === 'perfetto')), 'profiler noise arrives marked');
     assert.ok(out.some((o) => !o.noise && o.text === 'eval.py: seed default'));
+  });
+
+  test('profile mode with counters=roofline: the --pmc passes run on the node, every pass and sysinfo.csv come back', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([new TextEncoder().encode(correct)]), 'map_add.py');
+    form.append('counters', 'roofline');
+    form.append('case', '0');
+    form.append('kernel_regex', 'addition|subtract');
+    const res = await fetch(`${runner.url}/vectoradd_py/${GPU}/profile`, { method: 'POST', body: form, headers: { [EXTENSIONS_HEADER]: '1' } });
+    assert.equal(res.status, 200);
+    const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
+    assert.deepEqual(Object.keys(runs), ['profile.0']);
+    const run = runs['profile.0']!.run!;
+    assert.equal(run.passed, true, run.stderr);
+    // no rocminfo on this node: the arch comes from the GPU's name (MI300: gfx942), the passes are gfx942's
+    const passes = splitIntoPasses(rooflineCounters('gfx942'));
+    assert.ok(run.command.includes(passes.map((g) => `--pmc ${g.join(' ')}`).join(' ')), run.command);
+    const zip = await readZip(Buffer.from(runs['profile.0']!.profile!.trace, 'base64'));
+    for (const [i, group] of passes.entries()) {
+      const name = [...zip.keys()].find((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_counter_collection.csv'));
+      assert.ok(name, `pass_${i + 1} in ${[...zip.keys()].join(', ')}`);
+      assert.deepEqual([...new Set(counterRows(zip.get(name)!.toString('utf8')).map((r) => r.counter))].sort(), [...group].sort());
+    }
+    const [, row] = zip.get('sysinfo.csv')!.toString('utf8').trim().split('\n') as [string, string];
+    assert.match(row, /^,+unknown: rocminfo: not found; amd-smi: not found$/, 'no GPU tools on the node: every value unknown, said so');
   });
 
   test('/runner_queue and /health come from Slurm', async () => {

@@ -124,3 +124,13 @@ test('resume: a background submission given up at a restart is followed again fr
   assert.equal(again.passed, true);
   assert.equal(posts(server).length, 1, 'resumed without submitting again');
 });
+
+test('profile with counters on GPU MODE: not an option there, so the run says it profiles without them', async (t) => {
+  const { go } = await setup(t);
+  const out = mkdtempSync(path.join(tmpdir(), 'kr-workflow-gm-'));
+  t.after(() => rmSync(out, { recursive: true, force: true }));
+  const { outcome, events } = await go({ ...file(SOLUTION, 'profile'), profile: { counters: 'roofline', caseIndex: 0 } }, { traces: { outDir: out, summarize: summarizePath } });
+  assert.equal(outcome.kind, 'result', JSON.stringify(outcome.explanation ?? outcome.error));
+  const notes = events.flatMap((e) => (e.type === 'note' ? [e.text] : []));
+  assert.ok(notes.some((n) => n === "counters and kernel selection (counters=roofline, case=0) are options of Kernel Runner's runners; GPU MODE profiles without them"), notes.join(' | '));
+});

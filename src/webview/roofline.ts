@@ -10,7 +10,7 @@ import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatCount, formatCounterValue, formatNs, formatPercent } from './format';
 import { LEVELS, TOP_KERNELS, missingNotes, rooflineCeilings, rooflinePoints, rooflineRows, type ChartPoint, type ChartRow, type Level, type SkippedPoint } from './rooflineModel';
-import { ceilingSegments, decadeLabel, decadeTicks, logScale, rooflineDomains, type CeilingSegment } from './rooflineScale';
+import { ceilingSegments, decadeLabel, decadeTicks, logScale, rooflineDomains, type Ceiling, type CeilingSegment } from './rooflineScale';
 
 const W = 760;
 const H = 440;
@@ -114,7 +114,17 @@ function ceilingLabel(c: CeilingSegment): string {
   return c.kind === 'bandwidth' ? `${c.label} ${formatPeakBandwidth(c.value)}` : `${c.label} ${formatFlopRate(c.value)}`;
 }
 
-function chart(rows: ChartRow[], points: ChartPoint[], ceilings: ReturnType<typeof rooflineCeilings>['ceilings'], names: ShortNames, readout: HTMLElement): SVGSVGElement {
+export interface RooflineFrame {
+  root: SVGSVGElement;
+  sx: (v: number) => number;
+  sy: (v: number) => number;
+}
+
+/**
+ * The chart without its points: an SVG with log-log axes that hold `points` and the ceilings, its grid, axis
+ * titles and the ceilings (equal ones sharing a line and a label). The compare page draws its arrows on it too.
+ */
+export function rooflineFrame(points: ReadonlyArray<{ x: number | null; y: number | null }>, ceilings: Ceiling[], label: string): RooflineFrame {
   const dom = rooflineDomains(points, ceilings);
   const x0 = M.left;
   const x1 = W - M.right;
@@ -127,7 +137,7 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: ReturnType<type
     class: 'roofline-chart',
     viewBox: `0 0 ${W} ${H}`,
     role: 'group',
-    'aria-label': `Roofline chart: ${points.length} points, arithmetic intensity against performance, both on log scales`,
+    'aria-label': label,
     tabindex: points.length ? 0 : null,
     'aria-roledescription': 'chart',
   });
@@ -202,7 +212,11 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: ReturnType<type
     );
   });
   root.append(ceil);
+  return { root, sx, sy };
+}
 
+function chart(rows: ChartRow[], points: ChartPoint[], ceilings: Ceiling[], names: ShortNames, readout: HTMLElement): SVGSVGElement {
+  const { root, sx, sy } = rooflineFrame(points, ceilings, `Roofline chart: ${points.length} points, arithmetic intensity against performance, both on log scales`);
   // points, HBM last so that it is drawn on top
   const layer = svg('g', { class: 'roofline-points' });
   const order: Level[] = ['lds', 'l1', 'l2', 'hbm'];
@@ -217,17 +231,29 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: ReturnType<type
         svg('title', {}, `${text}\n${row.kernel.name}`),
         marker(p.level, sx(p.x as number), sy(p.y as number), p.level === 'hbm' ? 5.5 : 4.5, 'pt-mark'),
       );
-      g.addEventListener('mouseenter', () => (readout.textContent = text));
       marks.push({ el: g, text, level, px: sx(p.x as number) });
       layer.append(g);
     }
   }
   root.append(layer);
-  // The chart is one tab stop: the arrow keys walk the shown points (left to right), the readout says the numbers.
-  const shown = () =>
-    marks
-      .filter((m) => root.closest('figure')?.classList.contains(`show-${m.level}`) ?? m.level === 'hbm')
-      .sort((a, b) => a.px - b.px);
+  walkWithKeys(root, marks, readout, (m) => root.closest('figure')?.classList.contains(`show-${m.level}`) ?? m.level === 'hbm');
+  return root;
+}
+
+/** A mark the keyboard can walk to: its element, what the readout says for it, and its x (the walking order). */
+export interface WalkMark<T = unknown> {
+  el: SVGElement;
+  text: string;
+  px: number;
+  data?: T;
+}
+
+/**
+ * The chart as one tab stop: on focus the leftmost shown mark is selected, the arrow keys (Home, End) walk the
+ * shown marks left to right, wrapping round, and the readout says the selected one's numbers.
+ */
+export function walkWithKeys<M extends WalkMark>(root: SVGSVGElement, marks: M[], readout: HTMLElement, isShown: (m: M) => boolean = () => true): void {
+  const shown = () => marks.filter(isShown).sort((a, b) => a.px - b.px);
   let at = -1;
   const select = (i: number) => {
     const list = shown();
@@ -238,15 +264,15 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: ReturnType<type
     m.el.classList.add('pt-active');
     readout.textContent = m.text;
   };
+  const keys: Record<string, () => void> = {
+    ArrowRight: () => select(at + 1),
+    ArrowDown: () => select(at + 1),
+    ArrowLeft: () => select(at - 1),
+    ArrowUp: () => select(at - 1),
+    Home: () => select(0),
+    End: () => select(-1),
+  };
   root.addEventListener('keydown', (e) => {
-    const keys: Record<string, () => void> = {
-      ArrowRight: () => select(at + 1),
-      ArrowDown: () => select(at + 1),
-      ArrowLeft: () => select(at - 1),
-      ArrowUp: () => select(at - 1),
-      Home: () => select(0),
-      End: () => select(-1),
-    };
     const go = keys[e.key];
     if (!go) return;
     e.preventDefault();
@@ -255,7 +281,7 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: ReturnType<type
   root.addEventListener('focus', () => {
     if (at < 0) select(0);
   });
-  return root;
+  for (const m of marks) m.el.addEventListener('mouseenter', () => (readout.textContent = m.text));
 }
 
 function legend(rows: ChartRow[], names: ShortNames): HTMLElement {

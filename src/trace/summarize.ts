@@ -28,6 +28,23 @@ import { attributeCsvRanges } from './readers/rangeCsv';
 import { isPseudoKernel } from './pseudoRows';
 import { listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
 import { RunTables, normalizeDirection } from './tables';
+import { addDuration } from './durationStats';
+import { CounterTableBuilder } from './counters/counterTable';
+import { countersUsed, deriveRoofline } from './counters/derive';
+import { readPmcPerfWide } from './counters/pmcPerfWide';
+import { readOutputFormat, readRooflineCsv, readSysinfo } from './counters/workloadFiles';
+
+/** Per-dispatch counters of every set, for the roofline (src/trace/counters/). */
+interface CounterCollector {
+  table: CounterTableBuilder;
+  /** The first counter file read: its path and layout. */
+  source: { format: string; path: string } | null;
+  sysinfo: FileSource | null;
+  roofline: FileSource | null;
+  profilingConfig: FileSource | null;
+  /** Range of each counter dispatch (by Dispatch_Id), when the run has ranges. */
+  rangeOf: Map<number, string>;
+}
 
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
@@ -152,8 +169,9 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   }
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
+  const counters: CounterCollector = { table: new CounterTableBuilder(), source: null, sysinfo: null, roofline: null, profilingConfig: null, rangeOf: new Map() };
   for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {
-    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options);
+    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters);
   }
 
   if (acc.sources.length === 0) {
@@ -162,10 +180,42 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
       : '';
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
-  return buildSummary(acc, options);
+  const summary = buildSummary(acc, options);
+  if (counters.table.size > 0 && counters.source) await addRoofline(summary, counters);
+  return summary;
 }
 
-async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
+/** The summary's roofline and speed-of-light from the counters read; a side file that cannot be read is a warning. */
+async function addRoofline(summary: TraceSummary, counters: CounterCollector): Promise<void> {
+  const side = async <T>(file: FileSource | null, read: (f: FileSource) => Promise<T>): Promise<T | null> => {
+    if (!file) return null;
+    try {
+      return await read(file);
+    } catch (err) {
+      summary.warnings.push(`${file.path}: unreadable (${(err as Error).message}); the roofline goes without it`);
+      return null;
+    }
+  };
+  const sysinfo = await side(counters.sysinfo, readSysinfo);
+  const rooflineRow = await side(counters.roofline, (f) => readRooflineCsv(f));
+  if (counters.roofline && !rooflineRow) summary.warnings.push(`${counters.roofline.path}: no row for device 0; spec peaks used`);
+  const layout = await side(counters.profilingConfig, readOutputFormat);
+  const source = counters.source as { format: string; path: string };
+  const format = source.format === 'rocprof-compute-long' ? (layout === 'rocpd' ? 'rocprof-compute-rocpd' : 'counter-collection') : source.format;
+  const gpu = summary.agents.find((a) => a.type === 'GPU' && a.name && /^gfx/i.test(a.name));
+  const derived = deriveRoofline({
+    table: counters.table.build(),
+    source: { format, path: source.path },
+    arch: gpu?.name ?? null,
+    sysinfo,
+    rooflineRow,
+    rangeOf: counters.rangeOf,
+  });
+  summary.roofline = derived.roofline;
+  summary.speedOfLight = derived.speedOfLight;
+}
+
+async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions, counters: CounterCollector): Promise<void> {
   const tables = new RunTables();
   const agents = new SetAgents(acc, agentPrefix);
   const ctx: CsvReadContext = { acc, tables, agents, parallel: options.parallel, onParallelRun: options.onParallelRun };
@@ -266,13 +316,45 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       if (!kernelsTraced) have.kernel = true;
     };
     await acc.clock.settle(p.file, ['Start_Timestamp']);
+    counters.source ??= { format: /(?:^|\/)pmc_perf\.csv$/.test(p.file.path) ? 'rocprof-compute-long' : 'counter-collection', path: p.file.path };
     await guarded(p.file, async (problems) => {
-      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced);
+      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced, { table: counters.table, wanted: countersUsed() });
       done(res.rows, res.timed);
       if (!kernelsTraced && !res.timed && res.dispatches > 0) {
         acc.warnings.push(`${p.file.path}: a counter collection without timestamps (before ROCm 7): kernels have their dispatch counts, not their times`);
       }
     }, (rows) => done(rows, null));
+  }
+  // rocprof-compute's wide pmc_perf.csv: the counters, and the kernels when no kernel trace was read
+  for (const p of csvOf('pmc_perf')) {
+    counters.source ??= { format: 'rocprof-compute-wide', path: p.file.path };
+    await acc.clock.settle(p.file, ['Start_Timestamp']);
+    const epoch = acc.clock.use();
+    const kernelsHere = !have.kernel;
+    await guarded(p.file, async (problems) => {
+      const res = await readPmcPerfWide(p.file, countersUsed(), counters.table, epoch, kernelsHere ? (d) => {
+        if (!(d.end >= d.start)) {
+          problems.badRows++;
+          return;
+        }
+        addDuration(tables.kernel(d.name).stats, d.end - d.start);
+        acc.addGpuWork(null, d.start, d.end, 'kernel');
+      } : undefined);
+      problems.rowsRead = res.rows;
+      problems.badRows += res.badRows;
+      source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', res.rows);
+      if (kernelsHere) have.kernel = true;
+    }, (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows));
+  }
+  for (const p of s.files) {
+    if (p.what.kind !== 'workload_info') continue;
+    const slot = p.what.file === 'sysinfo' ? 'sysinfo' : p.what.file === 'roofline' ? 'roofline' : 'profilingConfig';
+    if (!counters.source) skip(p.file, "rocprof-compute workload file without counters (pmc_perf.csv or a counter collection) read before it: not used");
+    else if (counters[slot]) skip(p.file, `a second ${p.what.file} file (${counters[slot]?.path} is used)`);
+    else {
+      counters[slot] = p.file;
+      source(p.file, 'rocprof-compute', p.what.file, 'workload', 0);
+    }
   }
   for (const p of csvOf('memory_copy_trace')) {
     const done = (rows: number): void => {
@@ -325,6 +407,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
         kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
         counters: csvOf('counter_collection').map((p) => p.file),
         epochSeconds: acc.clock.use(),
+        counterRanges: counters.rangeOf,
       }, tables, ctx.dispatchLogs);
     } catch (err) {
       for (const m of tables.markers.values()) {

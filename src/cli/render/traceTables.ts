@@ -2,6 +2,7 @@
 import { formatBandwidth, formatBytes as formatBytesCore, formatCounterValue, formatNs as formatNsCore, formatPercent } from '../../core/format/index';
 import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
 import { tableLines as table } from './table';
+import { renderRoofline } from './rooflineTable';
 
 export interface RenderOptions {
   /** Kernel and API rows shown (default 15). */
@@ -133,6 +134,12 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       k.counters.map((c, i) => [i === 0 ? cut(k.shortName, nameWidth) : '', i === 0 ? String(k.dispatches) : '', c.name, String(c.dispatches), v(c.mean), v(c.min), v(c.max)]),
     );
     out.push(...table(['Kernel', 'Dispatches', 'Counter', 'Values', 'Mean', 'Min', 'Max'], rows, ['l', 'r', 'l', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
+  }
+
+  if (summary.roofline) {
+    out.push('');
+    const short = new Map(summary.kernels.map((k) => [k.name, k.shortName]));
+    out.push(...renderRoofline(summary.roofline, { top, heading: h, label: (name) => cut(short.get(name) ?? name, nameWidth) }));
   }
 
   if (summary.memoryCopies.length > 0) {

@@ -11,6 +11,15 @@ import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCoun
 import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
+import type { CounterTableBuilder } from '../counters/counterTable';
+import { rowDuration } from '../counters/pmcPerfWide';
+
+/** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
+export interface CounterSink {
+  table: CounterTableBuilder;
+  /** Counters kept (the others are only aggregated per kernel). */
+  wanted: ReadonlySet<string>;
+}
 
 export interface CounterReadResult {
   rows: number;
@@ -25,6 +34,7 @@ export async function readCounterCollection(
   problems: RowProblems,
   /** True when a kernel trace of the same run was read: then only the counters are taken from here. */
   kernelsTraced: boolean,
+  sink?: CounterSink,
 ): Promise<CounterReadResult> {
   const { acc, tables, agents } = ctx;
   const kernels = new BytesInterner();
@@ -64,6 +74,10 @@ export async function readCounterCollection(
       const agg = (aggById[id] ??= tables.kernelCounters(name));
       const counterId = counterNames.idFor(row.buf, row.starts[cCounter] as number, row.ends[cCounter] as number, row.escaped[cCounter] as number);
       const counter = counterNames.texts[counterId] as string;
+      if (sink) {
+        const i = sink.table.dispatchOf(dispatch, name, rowDuration(row, cStart, cEnd));
+        if (sink.wanted.has(counter)) sink.table.set(i, counter, value);
+      }
       const known = agg.counters.get(counter);
       if (known) {
         known.samples++;

@@ -29,11 +29,12 @@ export interface RoofAtIntensity {
 
 /**
  * The compute ceiling of the bound rule: the FP32 peaks as rocprof-compute takes them by default
- * (`min(VALU FP32, MFMA FP32)`, shared/docs/roofline.md "bound"); a single known one stands alone.
+ * (`min(VALU FP32, MFMA FP32)`, shared/docs/roofline.md "bound"); unknown when either is, as the summary's
+ * `bound` and `percentOfRoof` are (src/trace/counters/roofline.ts).
  */
 export function computePeak(peaks: RoofPeaks): number | null {
-  const known = [peaks.valuFp32, peaks.mfmaFp32].filter((p): p is number => isShown(p) && p > 0);
-  return known.length ? Math.min(...known) : null;
+  const { valuFp32: v, mfmaFp32: m } = peaks;
+  return isShown(v) && v > 0 && isShown(m) && m > 0 ? Math.min(v, m) : null;
 }
 
 /**

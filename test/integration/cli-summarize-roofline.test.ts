@@ -71,3 +71,18 @@ test('summarize --json on a gfx950 rocpd-layout folder: FLOPs with F6F4, compute
   // AI ~18 against the ridge min(78643.2, 157286.4) / 8192 = 9.6
   assert.equal(gemm.bound, 'compute');
 });
+
+test('compare A B --json and its table show both sides\' roofline points per kernel', () => {
+  const args = [cli, 'compare', own('mi300x-wide'), own('mi200-roofline')];
+  const json = spawnSync(process.execPath, [...args, '--json'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.equal(json.status, 0, json.stderr);
+  const c = JSON.parse(json.stdout);
+  const gemm = c.roofline.find((r: { name: string }) => r.name.startsWith('gemm_f16'));
+  assert.equal(gemm.a.dispatches, 3);
+  assert.equal(gemm.b.dispatches, 2);
+  assert.ok(gemm.a.aiHbm > 0 && gemm.b.aiHbm > 0);
+  assert.ok(['memory', 'compute'].includes(gemm.a.bound) && ['memory', 'compute'].includes(gemm.b.bound));
+  const text = spawnSync(process.execPath, args, { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /Roofline points \(HBM intensity, FP32 roof\)\n\s+Kernel\s+A bound\s+A AI\s+A GFLOP\/s\s+B bound\s+B AI\s+B GFLOP\/s/);
+});

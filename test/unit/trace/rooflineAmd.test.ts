@@ -16,7 +16,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { summarizePath } from '../../../src/trace/index';
-import type { RooflinePeaks } from '../../../src/core/protocol/roofline';
+import type { RooflineKernel, RooflinePeaks } from '../../../src/core/protocol/roofline';
 import { repoRoot } from './helpers';
 
 interface Expected {
@@ -955,7 +955,7 @@ for (const e of EXPECTED) {
       ? Math.min(e.peaks.valuFp32, e.peaks.mfmaFp32) / e.peaks.hbmGBps
       : null;
     for (const x of e.kernels) {
-      const k = r.kernels.find((y) => y.name === x.name);
+      const k: RooflineKernel | undefined = r.kernels.find((y) => y.name === x.name);
       assert.ok(k, x.name);
       assert.equal(k.dispatches, x.dispatches, `${x.name} dispatches`);
       for (const f of ['durationNs', 'flops', 'valuFlops', 'mfmaFlops', 'hbmBytes', 'l2Bytes', 'l1Bytes', 'ldsBytes', 'aiHbm', 'aiL2', 'aiL1', 'gflopsPerSecond'] as const) {

@@ -1,8 +1,9 @@
 // The compare page's roofline: when both traces read hardware counters, each kernel's HBM point in A joined to its
 // point in B by an arrow, on B's ceilings (DOM only, as roofline.ts, whose frame and keyboard walk it shares).
-// Kernels are paired as the comparison paired them (a kernel whose template arguments changed is one kernel).
-import type { Roofline, RooflineKernel } from '../core/protocol/roofline';
-import type { TraceComparison } from '../core/protocol/traceComparison';
+// Kernels are paired as the comparison paired them (its `roofline`: a kernel whose template arguments changed is
+// one kernel); the sides' rooflines give the ceilings.
+import type { Roofline } from '../core/protocol/roofline';
+import type { RooflineDelta, RooflinePoint, TraceComparison } from '../core/protocol/traceComparison';
 import { formatFlopRate, formatIntensity, formatRoofPercent } from '../core/format/index';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatCount, formatRatio } from './format';
@@ -10,55 +11,20 @@ import { COLOURS, rooflineCeilings, TOP_KERNELS } from './rooflineModel';
 import { rooflineFrame, walkWithKeys, type WalkMark } from './roofline';
 import { plottable } from './rooflineScale';
 
-export interface RooflinePair {
-  /** B's name (A's when the kernel is in A only). */
-  name: string;
-  label: string;
-  a: RooflineKernel | null;
-  b: RooflineKernel | null;
-}
+const point = (k: RooflinePoint | null): { x: number; y: number } | null => (k && plottable(k.aiHbm) && plottable(k.gflopsPerSecond) ? { x: k.aiHbm, y: k.gflopsPerSecond } : null);
 
-/** A's and B's roofline kernels paired by the comparison's pairing, then by exact name; biggest B time first. */
-export function rooflinePairs(c: TraceComparison, ra: Roofline, rb: Roofline): RooflinePair[] {
-  const aBy = new Map(ra.kernels.map((k) => [k.name, k]));
-  const bBy = new Map(rb.kernels.map((k) => [k.name, k]));
-  const out: RooflinePair[] = [];
-  const usedA = new Set<string>();
-  const usedB = new Set<string>();
-  for (const d of c.kernels) {
-    const aName = d.match === 'b-only' ? null : (d.aName ?? d.name);
-    const bName = d.match === 'a-only' ? null : d.name;
-    const a = aName === null ? null : (aBy.get(aName) ?? null);
-    const b = bName === null ? null : (bBy.get(bName) ?? null);
-    if (!a && !b) continue;
-    if (a) usedA.add(a.name);
-    if (b) usedB.add(b.name);
-    out.push({ name: d.name, label: d.shortName || d.name, a, b });
-  }
-  // counter data of kernels the trace comparison does not list (a counter collection without a kernel trace)
-  for (const b of rb.kernels) {
-    if (usedB.has(b.name)) continue;
-    const a = usedA.has(b.name) ? null : (aBy.get(b.name) ?? null);
-    if (a) usedA.add(a.name);
-    out.push({ name: b.name, label: b.name, a, b });
-  }
-  for (const a of ra.kernels) if (!usedA.has(a.name)) out.push({ name: a.name, label: a.name, a, b: null });
-  const time = (k: RooflineKernel | null) => (k && k.durationNs !== null ? k.durationNs * k.dispatches : 0);
-  return out.sort((x, y) => time(y.b) - time(x.b) || time(y.a) - time(x.a));
-}
-
-const point = (k: RooflineKernel | null): { x: number; y: number } | null => (k && plottable(k.aiHbm) && plottable(k.gflopsPerSecond) ? { x: k.aiHbm, y: k.gflopsPerSecond } : null);
-
-function side(k: RooflineKernel | null): string {
+function side(k: RooflinePoint | null): string {
   if (!k) return 'no counters';
   const roof = k.percentOfRoof === null ? '' : `, ${formatRoofPercent(k.percentOfRoof)} of roof`;
   return `AI ${formatIntensity(k.aiHbm)}, ${formatFlopRate(k.gflopsPerSecond)}${k.bound ? ` (${k.bound}-bound${roof})` : ''}`;
 }
 
-function arrowLabel(p: RooflinePair): string {
+function arrowLabel(p: RooflineDelta): string {
   const ratio = p.a?.gflopsPerSecond && p.b?.gflopsPerSecond !== null && p.b?.gflopsPerSecond !== undefined ? ` · GFLOP/s B / A ${formatRatio(p.b.gflopsPerSecond / p.a.gflopsPerSecond)}` : '';
-  return `${p.label}: A ${side(p.a)} → B ${side(p.b)}${ratio}`;
+  return `${label(p)}: A ${side(p.a)} → B ${side(p.b)}${ratio}`;
 }
+
+const label = (p: RooflineDelta): string => p.shortName || p.name;
 
 /** The head of an arrow ending at (x2, y2) coming from (x1, y1), as a path. */
 function arrowHead(x1: number, y1: number, x2: number, y2: number, size = 8): string {
@@ -73,7 +39,7 @@ export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofli
   const title = h('h2', {}, 'Roofline, A → B');
   const { a: ra, b: rb } = rooflines;
   if (!ra || !rb) return h('section', { class: 'roofline-compare' }, title, h('p', { class: 'note' }, `Only ${ra ? 'A' : 'B'} read hardware counters: the roofline change needs them on both sides.`));
-  const pairs = rooflinePairs(c, ra, rb).slice(0, TOP_KERNELS);
+  const pairs = (c.roofline ?? []).slice(0, TOP_KERNELS);
   const both = pairs.filter((p) => point(p.a) && point(p.b));
   const { ceilings, unknown } = rooflineCeilings({ ...rb, kernels: [...rb.kernels, ...ra.kernels], ranges: [] });
   const readout = h('p', { class: 'roofline-readout', role: 'status', 'aria-live': 'polite' }, 'Hover an arrow, or focus the chart and use the arrow keys, for its numbers.');
@@ -113,7 +79,7 @@ export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofli
     ...unknown.map((u) => h('p', { class: 'note roofline-unknown' }, `${u.label} ceiling not drawn: its peak is unknown (${u.why}).`)),
     both.length ? h('figure', { class: 'roofline roofline-compare-figure' }, frame.root, readout) : h('p', { class: 'note' }, 'No kernel has a point on both sides.'),
     notDrawn.length
-      ? h('p', { class: 'note roofline-skipped' }, `Not drawn (no point on one side: no counters, no FLOPs, or a value a log scale cannot show): ${notDrawn.map((p) => `${p.label} (A ${p.a ? 'has' : 'lacks'} counters, B ${p.b ? 'has' : 'lacks'} them)`).join('; ')}.`)
+      ? h('p', { class: 'note roofline-skipped' }, `Not drawn (no point on one side: no counters, no FLOPs, or a value a log scale cannot show): ${notDrawn.map((p) => `${label(p)} (A ${p.a ? 'has' : 'lacks'} counters, B ${p.b ? 'has' : 'lacks'} them)`).join('; ')}.`)
       : null,
     h(
       'details',
@@ -125,7 +91,7 @@ export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofli
         pairs.map((p) => ({
           attrs: { 'data-kernel': p.name },
           cells: [
-            h('span', { class: 'kernel-name', title: p.name, tabindex: 0 }, p.label),
+            h('span', { class: 'kernel-name', title: p.aName ? `A: ${p.aName}\nB: ${p.name}` : p.name, tabindex: 0 }, label(p)),
             formatIntensity(p.a?.aiHbm),
             formatFlopRate(p.a?.gflopsPerSecond),
             p.a?.bound ?? '–',

@@ -118,9 +118,12 @@ export function rooflinePoints(rows: readonly ChartRow[]): { points: ChartPoint[
   return { points, skipped };
 }
 
-/** "flops: SQ_INSTS_VALU_ADD_F32, SQ_INSTS_VALU_MUL_F32" per missing quantity (peaks are said at their ceiling). */
+/**
+ * "mfmaFlops could not be computed: missing SQ_INSTS_VALU_MFMA_MOPS_F8" per missing quantity; a remark without
+ * counters (the reader's own words) as it is. A single peak is said at its ceiling instead.
+ */
 export function missingNotes(missing: readonly RooflineMissing[]): string[] {
   return missing
     .filter((m) => !m.quantity.startsWith('peaks.'))
-    .map((m) => (m.counters.length ? `${m.quantity} could not be computed: missing ${m.counters.join(', ')}` : `${m.quantity} could not be computed`));
+    .map((m) => (m.counters.length ? `${m.quantity} could not be computed: missing ${m.counters.join(', ')}` : m.quantity));
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ceilingSegments, decadeLabel, decadeTicks, logDomain, logScale, paddedLogDomain, plottable, ridgePoints, rooflineDomains, type Ceiling } from '../../../src/webview/rooflineScale';
-import { rooflineCeilings, rooflinePoints, rooflineRows } from '../../../src/webview/rooflineModel';
+import { missingNotes, rooflineCeilings, rooflinePoints, rooflineRows } from '../../../src/webview/rooflineModel';
 import { MI300X_PEAKS, roofline, rooflineKernel } from '../../support/rooflineSummary';
 
 const close = (a: number, b: number, what = '') => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what} ${a} vs ${b}`);
@@ -100,4 +100,16 @@ test('model: a point per kernel and level; unplottable ones set apart; per case 
   assert.deepEqual(skipped.map((s) => `${s.row}:${s.level}`), ['0:l2', '1:hbm', '1:l2', '1:l1', '1:lds']);
   const rows = rooflineRows(roofline([k, z], { ranges: [{ name: 'case 0', kernels: [z, k] }, { name: 'case 1', kernels: [k] }] }));
   assert.deepEqual(rows.map((r) => [r.range, r.kernel.name, r.colour]), [['case 0', 'z', 1], ['case 0', 'a', 0], ['case 1', 'a', 0]]);
+});
+
+test('model: missing counters as notes, a single peak left to its ceiling, the reader\'s remarks as they are', () => {
+  assert.deepEqual(
+    missingNotes([
+      { quantity: 'mfmaFlops', counters: ['SQ_INSTS_VALU_MFMA_MOPS_F8'] },
+      { quantity: 'peaks.hbmGBps', counters: ['sysinfo.max_mclk'] },
+      { quantity: 'peaks', counters: ['sysinfo.csv'] },
+      { quantity: 'formulas for gfx1100 (those of gfx942 were used)', counters: [] },
+    ]),
+    ['mfmaFlops could not be computed: missing SQ_INSTS_VALU_MFMA_MOPS_F8', 'peaks could not be computed: missing sysinfo.csv', 'formulas for gfx1100 (those of gfx942 were used)'],
+  );
 });

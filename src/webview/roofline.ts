@@ -230,6 +230,8 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: Ceiling[], name
         { class: `pt pt-${p.level} colour-${row.colour}`, 'data-point': p.id, 'data-kernel': row.kernel.name, 'data-range': row.range, role: 'img', 'aria-label': text },
         svg('title', {}, `${text}\n${row.kernel.name}`),
         marker(p.level, sx(p.x as number), sy(p.y as number), p.level === 'hbm' ? 5.5 : 4.5, 'pt-mark'),
+        // per case, the case's number beside its point (the legend says which case it is)
+        row.caseNo !== null ? svg('text', { class: 'pt-case', x: (sx(p.x as number) + 7).toFixed(1), y: (sy(p.y as number) - 6).toFixed(1), 'aria-hidden': 'true' }, String(row.caseNo)) : null,
       );
       marks.push({ el: g, text, level, px: sx(p.x as number) });
       layer.append(g);
@@ -286,11 +288,22 @@ export function walkWithKeys<M extends WalkMark>(root: SVGSVGElement, marks: M[]
 
 function legend(rows: ChartRow[], names: ShortNames): HTMLElement {
   const seen = new Map<string, ChartRow>();
-  for (const r of rows) if (!seen.has(r.kernel.name)) seen.set(r.kernel.name, r);
-  return h(
+  const cases = new Map<number, string>();
+  for (const r of rows) {
+    if (!seen.has(r.kernel.name)) seen.set(r.kernel.name, r);
+    if (r.caseNo !== null && r.range !== null) cases.set(r.caseNo, r.range);
+  }
+  const kernels = h(
     'ul',
     { class: 'roofline-legend', 'aria-label': 'Kernels' },
     ...[...seen.values()].map((r) => h('li', { title: r.kernel.name }, h('span', { class: `swatch colour-${r.colour}`, 'aria-hidden': 'true' }), h('span', { class: 'kernel-name' }, shortOf(names, r.kernel)))),
+  );
+  if (!cases.size) return kernels;
+  return h(
+    'div',
+    {},
+    kernels,
+    h('ul', { class: 'roofline-legend roofline-cases', 'aria-label': 'Benchmark cases' }, ...[...cases].map(([no, name]) => h('li', { 'data-case': no }, h('span', { class: 'case-no' }, String(no)), h('span', { class: 'range-name' }, name)))),
   );
 }
 

@@ -74,8 +74,9 @@ export interface ChartPoint {
 
 export interface ChartRow {
   kernel: RooflineKernel;
-  /** The benchmark case (rocTX range), when the points are per case. */
+  /** The benchmark case (rocTX range), when the points are per case, and its number (1-based) on the chart. */
   range: string | null;
+  caseNo: number | null;
   /** Colour slot of the kernel (the same kernel keeps it in every case). */
   colour: number;
 }
@@ -99,8 +100,8 @@ export function rooflineRows(r: Roofline): ChartRow[] {
     return (order.get(name) ?? 0) % COLOURS;
   };
   for (const k of r.kernels.slice(0, TOP_KERNELS)) colourOf(k.name);
-  if (r.ranges.length) return r.ranges.flatMap((x) => x.kernels.slice(0, TOP_KERNELS).map((kernel) => ({ kernel, range: x.name, colour: colourOf(kernel.name) })));
-  return r.kernels.slice(0, TOP_KERNELS).map((kernel) => ({ kernel, range: null, colour: colourOf(kernel.name) }));
+  if (r.ranges.length) return r.ranges.flatMap((x, i) => x.kernels.slice(0, TOP_KERNELS).map((kernel) => ({ kernel, range: x.name, caseNo: i + 1, colour: colourOf(kernel.name) })));
+  return r.kernels.slice(0, TOP_KERNELS).map((kernel) => ({ kernel, range: null, caseNo: null, colour: colourOf(kernel.name) }));
 }
 
 /** A point per row and level; those a log axis cannot show (zero, negative, NaN, infinite, null) set apart. */

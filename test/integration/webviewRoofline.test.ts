@@ -86,7 +86,7 @@ const SEEN = `(() => {
     skipped: document.querySelector('.roofline-skipped')?.textContent ?? '',
     rows: [...document.querySelectorAll('table.roofline-table tbody tr')].map((tr) => ({ kernel: tr.getAttribute('data-kernel'), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })),
     sol: [...document.querySelectorAll('details.sol-kernel')].map((d) => ({ kernel: d.getAttribute('data-kernel'), rows: [...d.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)) })),
-    legend: [...document.querySelectorAll('.roofline-legend li')].map((li) => li.getAttribute('title')),
+    legend: [...document.querySelectorAll('.roofline-legend:not(.roofline-cases) li')].map((li) => li.getAttribute('title')),
     imgs: document.querySelectorAll('img, iframe, svg:not(.roofline-chart):not(.legend-icon)').length,
     scripts: document.querySelectorAll('script').length,
     handlers: [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => el.tagName + ' ' + a.name)),
@@ -232,6 +232,11 @@ describe('webview: the roofline chart and the speed-of-light table', { skip: hav
     assert.deepEqual(seen.legend, [GEMM, COPY], 'a kernel keeps one colour over the cases');
     const sameColour = (await page.evaluate(`[...document.querySelectorAll('g.pt.pt-hbm')].map((g) => [...g.classList].find((c) => c.startsWith('colour-')))`)) as string[];
     assert.deepEqual(sameColour, ['colour-0', 'colour-1', 'colour-0', 'colour-1']);
+    // each point carries its case's number; the legend says which case that is
+    const caseNos = (await page.evaluate(`[...document.querySelectorAll('g.pt.pt-hbm')].map((g) => g.querySelector('.pt-case')?.textContent ?? null)`)) as Array<string | null>;
+    assert.deepEqual(caseNos, ['1', '1', '2', '2']);
+    const cases = (await page.evaluate(`[...document.querySelectorAll('ul.roofline-cases li')].map((li) => li.textContent)`)) as string[];
+    assert.deepEqual(cases, [`1${RANGES[0]}`, `2${RANGES[1]}`]);
     const perCase = (await page.evaluate(`[...document.querySelectorAll('.sol-ranges caption')].map((c) => c.textContent)`)) as string[];
     assert.deepEqual(perCase, [`Speed of light in ${RANGES[0]}`]);
     assert.equal(seen.imgs, 0);

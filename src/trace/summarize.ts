@@ -245,8 +245,9 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       continue;
     }
     try {
-      const res = await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path);
+      const res = await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path, { table: counters.table, wanted: countersUsed() });
       source(p.file, 'rocpd', 'database', res.variant, res.rows, res.process);
+      if (res.counterRows > 0) counters.source ??= { format: 'rocpd-db', path: p.file.path };
       fromDb = p.file.path;
     } catch (err) {
       if (err instanceof NotRocpdError) skip(p.file, err.message);

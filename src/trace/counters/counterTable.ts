@@ -45,6 +45,26 @@ export class CounterTableBuilder {
 
   /** The dispatch of a long-layout row (created on its first row); each row adds one duration sample. */
   dispatchOf(key: number, name: string, durationNs: number): number {
+    // a dispatch's rows mostly follow one another, with one timing per pass
+    if (key === this.lastKey && name === this.lastName) {
+      const s = this.samples[this.last] as DurationSamples;
+      if (s.values[s.values.length - 1] === durationNs) {
+        (s.counts[s.counts.length - 1] as number)++;
+        return this.last;
+      }
+    }
+    const i = this.dispatchOfSlow(key, name, durationNs);
+    this.last = i;
+    this.lastKey = key;
+    this.lastName = name;
+    return i;
+  }
+
+  private last = -1;
+  private lastKey = NaN;
+  private lastName = '';
+
+  private dispatchOfSlow(key: number, name: string, durationNs: number): number {
     let i = this.byNumber.get(key);
     if (i === undefined) {
       i = this.newLongDispatch(key, name, durationNs);
@@ -82,11 +102,20 @@ export class CounterTableBuilder {
 
   /** Sets counter `counter` of dispatch `i` (a later value of the same counter replaces it, as a dict would). */
   set(i: number, counter: string, value: number): void {
+    CounterTableBuilder.put(this.column(counter), i, value);
+  }
+
+  /** The column of `counter` (created empty), for readers that set many values of it (see put). */
+  column(counter: string): number[] {
     let col = this.columns.get(counter);
     if (!col) {
       col = [];
       this.columns.set(counter, col);
     }
+    return col;
+  }
+
+  static put(col: number[], i: number, value: number): void {
     while (col.length < i) col.push(NaN);
     col[i] = value;
   }
@@ -96,12 +125,13 @@ export class CounterTableBuilder {
     const durations = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const s = this.samples[i] as DurationSamples | number;
-      durations[i] = typeof s === 'number' ? s : weightedMedian(s);
+      durations[i] = typeof s === 'number' ? s : s.values.length === 1 ? (s.values[0] as number) : weightedMedian(s);
     }
     const columns = new Map<string, Float64Array>();
     for (const [name, col] of this.columns) {
-      const out = new Float64Array(n).fill(NaN);
-      for (let i = 0; i < col.length; i++) if (col[i] !== undefined) out[i] = col[i] as number;
+      const out = new Float64Array(n);
+      out.set(col); // put() leaves no holes: NaN where a dispatch had no value
+      out.fill(NaN, col.length);
       columns.set(name, out);
     }
     return { names: this.names, durations, columns, keys: Float64Array.from(this.keys) };

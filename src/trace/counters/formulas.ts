@@ -88,6 +88,16 @@ export interface Evaluated {
   missing: string[];
 }
 
+/**
+ * Every stage is linear in its counters: its coefficients, read off `value` by probing it with unit vectors, so that
+ * a stage runs as one multiply-add pass per counter column instead of a call per dispatch.
+ */
+function coefficients(s: Stage): number[] {
+  const zero = s.counters.map(() => 0);
+  const base = s.value(zero);
+  return s.counters.map((_, j) => s.value(zero.map((_z, k) => (k === j ? 1 : 0))) - base);
+}
+
 /** Runs `stages` over every dispatch of `t` (stopping at the first stage with an absent column). */
 export function evaluate(t: CounterTable, stages: Stage[]): Evaluated {
   const n = t.names.length;
@@ -96,11 +106,13 @@ export function evaluate(t: CounterTable, stages: Stage[]): Evaluated {
     const cols = s.counters.map((c) => t.columns.get(c));
     const absent = s.counters.filter((_, i) => cols[i] === undefined);
     if (absent.length > 0) return { values, missing: absent };
-    const args = new Array<number>(cols.length);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < cols.length; j++) args[j] = (cols[j] as Float64Array)[i] as number;
-      values[i] = (values[i] as number) + s.value(args);
-    }
+    const stage = new Float64Array(n);
+    coefficients(s).forEach((k, j) => {
+      if (k === 0) return;
+      const col = cols[j] as Float64Array;
+      for (let i = 0; i < n; i++) stage[i] = (stage[i] as number) + k * (col[i] as number);
+    });
+    for (let i = 0; i < n; i++) values[i] = (values[i] as number) + (stage[i] as number);
   }
   return { values, missing: [] };
 }

@@ -11,7 +11,7 @@ import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCoun
 import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
-import type { CounterTableBuilder } from '../counters/counterTable';
+import { CounterTableBuilder } from '../counters/counterTable';
 import { rowDuration } from '../counters/pmcPerfWide';
 
 /** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
@@ -39,6 +39,10 @@ export async function readCounterCollection(
   const { acc, tables, agents } = ctx;
   const kernels = new BytesInterner();
   const counterNames = new BytesInterner();
+  let lastName = Buffer.alloc(0);
+  let lastNameId = -1;
+  /** Per counter id: its column in the sink, null when the sink does not keep it. */
+  const sinkColumns: Array<number[] | null> = [];
   const aggById: KernelCounterAgg[] = [];
   const untimedCalls = new Map<string, number>();
   const seen = new Set<number>();
@@ -69,14 +73,25 @@ export async function readCounterCollection(
         noteBadRow(problems, row);
         return;
       }
-      const id = kernels.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      // a dispatch's rows follow one another: the same name bytes as the row before need no lookup
+      const nStart = row.starts[cName] as number;
+      const nEnd = row.ends[cName] as number;
+      let id: number;
+      if (lastNameId >= 0 && nEnd - nStart === lastName.length && row.buf.compare(lastName, 0, lastName.length, nStart, nEnd) === 0) id = lastNameId;
+      else {
+        id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
+        lastNameId = id;
+        lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+      }
       const name = kernels.texts[id] as string;
       const agg = (aggById[id] ??= tables.kernelCounters(name));
       const counterId = counterNames.idFor(row.buf, row.starts[cCounter] as number, row.ends[cCounter] as number, row.escaped[cCounter] as number);
       const counter = counterNames.texts[counterId] as string;
       if (sink) {
         const i = sink.table.dispatchOf(dispatch, name, rowDuration(row, cStart, cEnd));
-        if (sink.wanted.has(counter)) sink.table.set(i, counter, value);
+        let col = sinkColumns[counterId];
+        if (col === undefined) col = sinkColumns[counterId] = sink.wanted.has(counter) ? sink.table.column(counter) : null;
+        if (col !== null) CounterTableBuilder.put(col, i, value);
       }
       const known = agg.counters.get(counter);
       if (known) {

@@ -267,6 +267,11 @@ function buildSchemas() {
     busyCovers: z.literal('copies-only').optional(),
     /** roctxProfilerPause / roctxProfilerResume calls (profiler control, not ranges) and the paused windows. */
     profilerControl: profilerControlSchema.optional(),
+    /**
+     * A multi-pass counter run (rocprofv3's pass_1/, pass_2/, ...: the program once per counter group): kernels,
+     * copies, API calls and ranges are from `timingsFrom`, counters from the passes in `counters`, joined per dispatch.
+     */
+    passes: z.object({ count, timingsFrom: z.string(), counters: z.array(z.string()) }).optional(),
     /** Roofline points per kernel and per rocTX range, when hardware counters were read (see roofline.ts). */
     roofline: rooflineSchemas().rooflineSchema.optional(),
     /** rocprof-compute's System Speed-of-Light (block 2) per kernel and per rocTX range, from the same counters. */

@@ -19,6 +19,8 @@ export interface CounterSink {
   table: CounterTableBuilder;
   /** Counters kept (the others are only aggregated per kernel). */
   wanted: ReadonlySet<string>;
+  /** Another pass of the same program (pass_<n>/): its dispatches were counted in the timing pass. */
+  repeatPass?: boolean;
 }
 
 export interface CounterReadResult {
@@ -113,7 +115,7 @@ export async function readCounterCollection(
         return;
       }
       seen.add(dispatch);
-      agg.dispatches++;
+      if (!sink?.repeatPass) agg.dispatches++;
       if (kernelsTraced) return;
       if (!timed) {
         untimedCalls.set(name, (untimedCalls.get(name) ?? 0) + 1);

@@ -7,7 +7,8 @@
 // kernels sit under the roofline (format/roofline.ts). Pure: no vscode, no Node.
 import { formatNs } from './format/durations';
 import { formatCount } from './format/numbers';
-import { formatFlopRate, formatIntensity, roofAtIntensity, roofText, type RoofAtIntensity, type RoofPeaks } from './format/roofline';
+import { roofAtIntensity, type RoofAtIntensity, type RoofPeaks } from './protocol/roofline';
+import { formatFlopRate, formatIntensity, roofText } from './format/roofline';
 import type { KernelEntryPoint } from './kernelEntryPoints';
 
 /**

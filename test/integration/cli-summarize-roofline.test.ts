@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatRoofPercent } from '../../src/core/format/roofline';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');
@@ -70,6 +71,12 @@ test('summarize --json on a gfx950 rocpd-layout folder: FLOPs with F6F4, compute
   assert.ok(gemm.aiHbm > 0 && gemm.gflopsPerSecond > 0);
   // AI ~18 against the ridge min(78643.2, 157286.4) / 8192 = 9.6
   assert.equal(gemm.bound, 'compute');
+  // the table's % of roof reads as the lens's ("compute-bound, 45% of FP32 roof"): the same formatter
+  assert.ok(gemm.percentOfRoof > 0);
+  const text = run(own('mi350-rocpd'));
+  assert.equal(text.status, 0, text.stderr);
+  const pct = formatRoofPercent(gemm.percentOfRoof);
+  assert.match(text.stdout, new RegExp(`gemm_f16.*\\s${pct.replace('.', '\\.')}$`, 'm'), text.stdout);
 });
 
 test('compare A B --json and its table show both sides\' roofline points per kernel', () => {

@@ -1,59 +1,8 @@
 // Where a kernel sits under its roofline, and how that reads: the CLI's roofline table, the timing CodeLens
-// ("memory-bound, 71% of HBM roof") and the results webview all take it from here. Pure (no Node, no DOM, no
-// imports outside this folder: the webview bundles it), so its inputs are structural: a summary's
-// `roofline.peaks` and `roofline.kernels[]` fit them as they are.
+// ("memory-bound, 71% of HBM roof") and the results webview all take it from here. Pure (no Node, no DOM: the
+// webview bundles it; no imports outside this folder). The roof at a point is computed once, in
+// core/protocol/roofline.ts (`roofAtIntensity`, behind the summary's `percentOfRoof` too); this file says it.
 import { isShown, MISSING, type FormatOptions } from './numbers';
-
-/** The peaks the roof at an intensity needs (GB/s and GFLOP/s; null when unknown). */
-export interface RoofPeaks {
-  hbmGBps: number | null;
-  valuFp32: number | null;
-  mfmaFp32: number | null;
-}
-
-/** A kernel's HBM point: FLOP per HBM byte, and the FLOP rate it reached. */
-export interface RoofPoint {
-  aiHbm: number | null;
-  gflopsPerSecond: number | null;
-}
-
-/** The roof above a kernel's point: the lower of the HBM slope at its intensity and the compute peak. */
-export interface RoofAtIntensity {
-  /** GFLOP/s the roof allows at the kernel's intensity. */
-  roofGflops: number;
-  /** Which roof that is: the HBM bandwidth slope (memory-bound) or the flat compute peak (compute-bound). */
-  limit: 'hbm' | 'compute';
-  /** The kernel's GFLOP/s as a share of `roofGflops`, 0..100 (more when the kernel beats the peak it is held to); null with no FLOPs. */
-  percent: number | null;
-}
-
-/**
- * The compute ceiling of the bound rule: the FP32 peaks as rocprof-compute takes them by default
- * (`min(VALU FP32, MFMA FP32)`, shared/docs/roofline.md "bound"); unknown when either is, as the summary's
- * `bound` and `percentOfRoof` are (src/trace/counters/roofline.ts).
- */
-export function computePeak(peaks: RoofPeaks): number | null {
-  const { valuFp32: v, mfmaFp32: m } = peaks;
-  return isShown(v) && v > 0 && isShown(m) && m > 0 ? Math.min(v, m) : null;
-}
-
-/**
- * The roof at the kernel's HBM intensity, `min(peak compute, AI × peak HBM)`, and how much of it the kernel
- * reached. Null when a peak it needs is unknown or the point is not a number. A kernel with no FLOPs (AI 0) is
- * memory-bound, as the bound rule has it, with no share of the roof.
- */
-export function roofAtIntensity(point: RoofPoint, peaks: RoofPeaks): RoofAtIntensity | null {
-  const compute = computePeak(peaks);
-  const hbm = peaks.hbmGBps;
-  const ai = point.aiHbm;
-  const achieved = point.gflopsPerSecond;
-  if (compute === null || !isShown(hbm) || hbm <= 0 || !isShown(ai) || ai < 0 || !isShown(achieved) || achieved < 0) return null;
-  const slope = ai * hbm;
-  // aiHbm < ridge (compute / hbm) is memory-bound: the same test as AI × hbm < compute
-  const limit = slope < compute ? 'hbm' : 'compute';
-  const roofGflops = Math.min(slope, compute);
-  return { roofGflops, limit, percent: roofGflops > 0 && achieved > 0 ? (achieved / roofGflops) * 100 : roofGflops > 0 ? 0 : null };
-}
 
 /** A share of the roof: "71%", "4.2%", "0.31%" (two digits are all a roofline is good for). */
 export function formatRoofPercent(p: number | null | undefined, opts: FormatOptions = {}): string {
@@ -64,7 +13,7 @@ export function formatRoofPercent(p: number | null | undefined, opts: FormatOpti
 }
 
 /** "memory-bound, 71% of HBM roof", "compute-bound, 45% of FP32 roof", "memory-bound (no FLOPs counted)". */
-export function roofText(r: RoofAtIntensity): string {
+export function roofText(r: { limit: 'hbm' | 'compute'; percent: number | null }): string {
   const bound = r.limit === 'hbm' ? 'memory-bound' : 'compute-bound';
   if (r.percent === null) return `${bound} (no FLOPs counted)`;
   return `${bound}, ${formatRoofPercent(r.percent)} of ${r.limit === 'hbm' ? 'HBM' : 'FP32'} roof`;

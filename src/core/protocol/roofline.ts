@@ -169,3 +169,56 @@ export type SolValue = z.infer<Schemas['solValueSchema']>;
 export type SolMetric = z.infer<Schemas['solMetricSchema']>;
 export type SolKernel = z.infer<Schemas['solKernelSchema']>;
 export type SpeedOfLight = z.infer<Schemas['speedOfLightSchema']>;
+
+/** The peaks the roof at an intensity needs (GB/s and GFLOP/s; null when unknown): `Roofline['peaks']` fits. */
+export interface RoofPeaks {
+  hbmGBps: number | null;
+  valuFp32: number | null;
+  mfmaFp32: number | null;
+}
+
+/** A kernel's HBM point: FLOP per HBM byte, and the FLOP rate it reached. */
+export interface RoofPoint {
+  aiHbm: number | null;
+  gflopsPerSecond: number | null;
+}
+
+/** The roof above a kernel's point: the lower of the HBM slope at its intensity and the compute peak. */
+export interface RoofAtIntensity {
+  /** GFLOP/s the roof allows at the kernel's intensity. */
+  roofGflops: number;
+  /** Which roof that is: the HBM bandwidth slope (memory-bound) or the flat compute peak (compute-bound). */
+  limit: 'hbm' | 'compute';
+  /** The kernel's GFLOP/s as a share of `roofGflops`, 0..100 (more when the kernel beats the peak it is held to); null with no FLOPs. */
+  percent: number | null;
+}
+
+const known = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/**
+ * The compute ceiling of the bound rule: the FP32 peaks as rocprof-compute takes them by default
+ * (`min(VALU FP32, MFMA FP32)`, shared/docs/roofline.md "bound"); unknown when either is.
+ */
+export function computePeak(peaks: RoofPeaks): number | null {
+  const { valuFp32: v, mfmaFp32: m } = peaks;
+  return known(v) && v > 0 && known(m) && m > 0 ? Math.min(v, m) : null;
+}
+
+/**
+ * The roof at the kernel's HBM intensity, `min(peak compute, AI × peak HBM)`, and how much of it the kernel
+ * reached: the one computation behind the summary's `percentOfRoof`, the lens, the CLI table and the webview.
+ * Null when a peak it needs is unknown or the point is not a number. A kernel with no FLOPs (AI 0) is
+ * memory-bound, as the bound rule has it, with no share of the roof.
+ */
+export function roofAtIntensity(point: RoofPoint, peaks: RoofPeaks): RoofAtIntensity | null {
+  const compute = computePeak(peaks);
+  const hbm = peaks.hbmGBps;
+  const ai = point.aiHbm;
+  const achieved = point.gflopsPerSecond;
+  if (compute === null || !known(hbm) || hbm <= 0 || !known(ai) || ai < 0 || !known(achieved) || achieved < 0) return null;
+  const slope = ai * hbm;
+  // aiHbm < ridge (compute / hbm) is memory-bound: the same test as AI × hbm < compute
+  const limit = slope < compute ? 'hbm' : 'compute';
+  const roofGflops = Math.min(slope, compute);
+  return { roofGflops, limit, percent: roofGflops > 0 && achieved > 0 ? (achieved / roofGflops) * 100 : roofGflops > 0 ? 0 : null };
+}

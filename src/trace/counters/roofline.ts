@@ -1,6 +1,6 @@
 // Roofline points per kernel from a CounterTable, as rocprof-compute's calc_ai computes them (means over a
 // kernel's dispatches), with the memory/compute rule of rocprof-compute 3.3.1 (shared/docs/roofline.md).
-import type { MfmaByType, RooflineKernel, RooflineMissing, RooflinePeaks } from '../../core/protocol/roofline';
+import { roofAtIntensity, type MfmaByType, type RooflineKernel, type RooflineMissing, type RooflinePeaks } from '../../core/protocol/roofline';
 import type { ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
 import { evaluate, evaluateMfma, formulasFor, type MfmaType } from './formulas';
@@ -73,10 +73,7 @@ export function boundOf(aiHbm: number | null, peaks: RooflinePeaks): 'memory' | 
 
 /** gflopsPerSecond as % of the FP32 roof at aiHbm: min(HBM x AI, min(VALU FP32, MFMA FP32)). */
 export function percentOfRoof(aiHbm: number | null, gflops: number | null, peaks: RooflinePeaks): number | null {
-  const { valuFp32, mfmaFp32, hbmGBps } = peaks;
-  if (aiHbm === null || gflops === null || valuFp32 === null || mfmaFp32 === null || hbmGBps === null) return null;
-  const roof = Math.min(hbmGBps * aiHbm, Math.min(valuFp32, mfmaFp32));
-  return roof > 0 ? (100 * gflops) / roof : null;
+  return roofAtIntensity({ aiHbm, gflopsPerSecond: gflops }, peaks)?.percent ?? null;
 }
 
 /** Dispatch ordinals per kernel name, in first-seen order. */

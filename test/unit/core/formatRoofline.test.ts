@@ -3,7 +3,8 @@
 // bound rule (min of VALU and MFMA FP32); the wording says which roof and how much of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { computePeak, formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent, roofAtIntensity, roofText } from '../../../src/core/format/index';
+import { computePeak, roofAtIntensity } from '../../../src/core/protocol/roofline';
+import { formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent, roofText } from '../../../src/core/format/index';
 
 const PEAKS = { hbmGBps: 5000, valuFp32: 80000, mfmaFp32: 160000 };
 
@@ -49,4 +50,13 @@ test('formatters: shares, FLOP rates, intensities and peak bandwidths', () => {
   assert.deepEqual([0.025, 1, 12.5, 601, 1.2e-5, 3e6, 0, Infinity].map((a) => formatIntensity(a)), ['0.0250 FLOP/B', '1.00 FLOP/B', '12.5 FLOP/B', '601 FLOP/B', '1.20e-5 FLOP/B', '3.00e+6 FLOP/B', '0 FLOP/B', '–']);
   assert.deepEqual([5324.8, 81.9, 999.6, null].map((b) => formatPeakBandwidth(b)), ['5.32 TB/s', '81.9 GB/s', '1.00 TB/s', '–']);
   assert.equal(formatFlopRate(null, { missing: '-' }), '-');
+});
+
+test("the summary's percentOfRoof is the lens's roof share: one computation (core/protocol/roofline.ts)", async () => {
+  const { percentOfRoof } = await import('../../../src/trace/counters/roofline');
+  const full = { ...PEAKS, l2GBps: null, l1GBps: null, ldsGBps: null, valuFp64: null, mfmaFp16: null, mfmaBf16: null, mfmaFp64: null, mfmaFp8: null, mfmaI8: null };
+  for (const [ai, gflops] of [[0.02, 71], [16, 36000], [100, 3.5], [0, 0], [1, 0]] as const) {
+    assert.equal(percentOfRoof(ai, gflops, full), roofAtIntensity({ aiHbm: ai, gflopsPerSecond: gflops }, full)?.percent ?? null, `AI ${ai}, ${gflops} GFLOP/s`);
+  }
+  assert.equal(percentOfRoof(1, 10, { ...full, hbmGBps: null }), null);
 });

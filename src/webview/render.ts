@@ -2,6 +2,7 @@
 // trace summary (links, busy %, timeline, top kernels, launches, roofline and speed of light, counters, copies, API,
 // rocTX ranges with a section per case).
 import type { KernelCounters, KernelRow, MarkerRow, ProfilerControl, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import { counterPassesText } from '../core/format/index';
 import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
@@ -232,6 +233,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
     renderBusy(s),
     s.timeline ? renderTimeline(s.timeline) : null,
     s.warnings.length ? renderWarnings(s.warnings) : null,
+    s.passes ? h('p', { class: 'note trace-passes', role: 'note' }, counterPassesText(s.passes)) : null,
     renderKernels(s.kernels, s.kernelTotals),
     s.pseudoRows?.length ? renderPseudoRows(s.pseudoRows) : null,
     renderLaunches(s.kernels),

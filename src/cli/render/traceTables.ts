@@ -2,6 +2,7 @@
 import { formatBandwidth, formatBytes as formatBytesCore, formatCounterValue, formatNs as formatNsCore, formatPercent } from '../../core/format/index';
 import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
 import { tableLines as table } from './table';
+import { counterPassesText } from '../../core/format/roofline';
 import { renderRoofline } from './rooflineTable';
 
 export interface RenderOptions {
@@ -77,10 +78,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
 
   const wallText = summary.wall ? `; GPU wall span ${formatNs(summary.wall.spanNs)}` : '';
   out.push(h(`Trace summary: ${kt.calls} kernel dispatch${kt.calls === 1 ? '' : 'es'} of ${kt.distinct} kernel${kt.distinct === 1 ? '' : 's'}, ${formatNs(kt.totalNs)} kernel time${wallText}`));
-  if (summary.passes) {
-    const p = summary.passes;
-    out.push(`  ${p.count} counter passes (the program once per counter group): timings from ${p.timingsFrom}, counters from ${p.counters.join(', ') || 'none'}`);
-  }
+  if (summary.passes) out.push(`  ${counterPassesText(summary.passes)}`);
 
   const active = summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0);
   const idle = summary.agents.length - active.length;

@@ -56,3 +56,8 @@ export function formatPeakBandwidth(gbps: number | null | undefined, opts: Forma
   const a = Math.abs(gbps);
   return a >= 999.5 ? `${threeDigits(gbps / 1e3)} TB/s` : `${threeDigits(gbps)} GB/s`;
 }
+
+/** A multi-pass counter run, as the CLI and the results panel say it (the summary's `passes`). */
+export function counterPassesText(p: { count: number; timingsFrom: string; counters: readonly string[] }): string {
+  return `${p.count} counter passes (the program once per counter group): timings from ${p.timingsFrom}, counters from ${p.counters.join(', ') || 'none'}`;
+}

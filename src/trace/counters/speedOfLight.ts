@@ -56,7 +56,7 @@ function specs(f: ArchFamily): MetricSpec[] {
     metric: label,
     unit,
     counters: [`SQ_INSTS_VALU_MFMA_MOPS_${t}`],
-    value: ([m], d) => ((m as number) * 512) / d,
+    value: (c, d) => ((c[0] as number) * 512) / d,
     peak: (s) => (compute(s) * (mfmaPeakPerCu[f][t] ?? NaN)) / 1000,
   });
   const line = l1LineBytes(f);
@@ -81,49 +81,49 @@ function specs(f: ArchFamily): MetricSpec[] {
     {
       metric: 'Wavefront Occupancy', unit: 'Wavefronts', counters: ['SQ_ACCUM_PREV_HIRES', 'GRBM_GUI_ACTIVE'],
       fallback: { SQ_ACCUM_PREV_HIRES: 'SQ_LEVEL_WAVES_ACCUM' },
-      value: ([acc, grbm], _d, s) => (acc as number) / ((grbm as number) / s.numXcd),
+      value: (c, _d, s) => (c[0] as number) / ((c[1] as number) / s.numXcd),
       peak: (s) => s.maxWavesPerCu * s.cuPerGpu,
     },
     {
       metric: 'Theoretical LDS Bandwidth', unit: 'GB/s', counters: ['SQ_LDS_IDX_ACTIVE', 'SQ_LDS_BANK_CONFLICT'],
-      value: ([a, b], d) => (((a as number) - (b as number)) * 4 * LDS_BANKS_PER_CU) / d,
+      value: (c, d) => (((c[0] as number) - (c[1] as number)) * 4 * LDS_BANKS_PER_CU) / d,
       peak: (s) => compute(s) * 0.128,
     },
     {
       metric: 'vL1D Cache Hit Rate', unit: 'Pct',
       counters: ['TCP_TCC_READ_REQ_sum', 'TCP_TCC_WRITE_REQ_sum', 'TCP_TCC_ATOMIC_WITH_RET_REQ_sum', 'TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum', 'TCP_TOTAL_CACHE_ACCESSES_sum'],
-      value: ([r, w, ar, an, total]) => (total === 0 ? NaN : 100 - (100 * ((r as number) + (w as number) + (ar as number) + (an as number))) / (total as number)),
+      value: (c) => (c[4] === 0 ? NaN : 100 - (100 * ((c[0] as number) + (c[1] as number) + (c[2] as number) + (c[3] as number))) / (c[4] as number)),
       peak: () => 100,
     },
     {
       metric: 'vL1D Cache BW', unit: 'GB/s', counters: ['TCP_TOTAL_CACHE_ACCESSES_sum'],
-      value: ([a], d) => ((a as number) * line) / d,
+      value: (c, d) => ((c[0] as number) * line) / d,
       peak: (s) => (s.maxSclk / 1000) * line * s.cuPerGpu,
     },
     {
       metric: 'L2 Cache Hit Rate', unit: 'Pct', counters: ['TCC_HIT_sum', 'TCC_MISS_sum'],
-      value: ([h, m]) => ((h as number) + (m as number) === 0 ? NaN : (100 * (h as number)) / ((h as number) + (m as number))),
+      value: (c) => ((c[0] as number) + (c[1] as number) === 0 ? NaN : (100 * (c[0] as number)) / ((c[0] as number) + (c[1] as number))),
       peak: () => 100,
     },
     {
       metric: 'L2 Cache BW', unit: 'GB/s', counters: ['TCC_REQ_sum'],
-      value: ([r], d) => ((r as number) * 128) / d,
+      value: (c, d) => ((c[0] as number) * 128) / d,
       peak: (s) => (s.maxSclk / 1000) * line * s.totalL2Chan,
     },
     isMi200(f)
       ? {
         metric: 'L2-Fabric Read BW', unit: 'GB/s', counters: ['TCC_EA_RDREQ_32B_sum', 'TCC_EA_RDREQ_sum'],
-        value: ([r32, r], d) => ((r32 as number) * 32 + ((r as number) - (r32 as number)) * 64) / d,
+        value: (c, d) => ((c[0] as number) * 32 + ((c[1] as number) - (c[0] as number)) * 64) / d,
         peak: (s) => s.hbmBandwidth,
       }
       : {
         metric: 'L2-Fabric Read BW', unit: 'GB/s', counters: ['TCC_BUBBLE_sum', 'TCC_EA0_RDREQ_sum', 'TCC_EA0_RDREQ_32B_sum'],
-        value: ([b, r, r32], d) => (128 * (b as number) + 64 * ((r as number) - (b as number) - (r32 as number)) + 32 * (r32 as number)) / d,
+        value: (c, d) => (128 * (c[0] as number) + 64 * ((c[1] as number) - (c[0] as number) - (c[2] as number)) + 32 * (c[2] as number)) / d,
         peak: (s) => s.hbmBandwidth,
       },
     {
       metric: 'L2-Fabric Write BW', unit: 'GB/s', counters: [`${ea}_WRREQ_64B_sum`, `${ea}_WRREQ_sum`],
-      value: ([w64, w], d) => ((w64 as number) * 64 + ((w as number) - (w64 as number)) * 32) / d,
+      value: (c, d) => ((c[0] as number) * 64 + ((c[1] as number) - (c[0] as number)) * 32) / d,
       peak: (s) => s.hbmBandwidth,
     },
   ];

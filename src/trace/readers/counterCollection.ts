@@ -12,7 +12,6 @@ import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
 import { CounterTableBuilder } from '../counters/counterTable';
-import { rowDuration } from '../counters/pmcPerfWide';
 
 /** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
 export interface CounterSink {
@@ -41,6 +40,12 @@ export async function readCounterCollection(
   const { acc, tables, agents } = ctx;
   const kernels = new BytesInterner();
   const counterNames = new BytesInterner();
+  /** Per kernel id, per counter id: the kernel's aggregate of that counter (one Map lookup per pair, not per row). */
+  const statsById: Array<Array<{ samples: number; sum: number; min: number; max: number } | undefined>> = [];
+  /** Raw bytes of each counter id, and the id that followed each id (index id + 1; -1 for the first row). */
+  const counterRaw: Buffer[] = [];
+  const nextCounter: number[] = [];
+  let lastCounterId = -1;
   let lastName = Buffer.alloc(0);
   let lastNameId = -1;
   /** Per counter id: its column in the sink, null when the sink does not keep it. */
@@ -79,7 +84,7 @@ export async function readCounterCollection(
       const nStart = row.starts[cName] as number;
       const nEnd = row.ends[cName] as number;
       let id: number;
-      if (lastNameId >= 0 && nEnd - nStart === lastName.length && row.buf.compare(lastName, 0, lastName.length, nStart, nEnd) === 0) id = lastNameId;
+      if (lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, lastName)) id = lastNameId;
       else {
         id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
         lastNameId = id;
@@ -87,31 +92,43 @@ export async function readCounterCollection(
       }
       const name = kernels.texts[id] as string;
       const agg = (aggById[id] ??= tables.kernelCounters(name));
-      const counterId = counterNames.idFor(row.buf, row.starts[cCounter] as number, row.ends[cCounter] as number, row.escaped[cCounter] as number);
+      // counters come in the same order for every dispatch: the one that followed the last counter last time first
+      const cStartAt = row.starts[cCounter] as number;
+      const cEndAt = row.ends[cCounter] as number;
+      const guess = nextCounter[lastCounterId + 1] ?? -1;
+      let counterId: number;
+      if (guess >= 0 && sameBytes(row.buf, cStartAt, cEndAt, counterRaw[guess] as Buffer)) counterId = guess;
+      else {
+        counterId = counterNames.idFor(row.buf, cStartAt, cEndAt, row.escaped[cCounter] as number);
+        counterRaw[counterId] ??= Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+        nextCounter[lastCounterId + 1] = row.escaped[cCounter] ? -1 : counterId;
+      }
+      lastCounterId = counterId;
       const counter = counterNames.texts[counterId] as string;
+      // timestamps once a row: relative to the summary's epoch they are exact (see traceClock.ts)
+      const start = timed ? timestampAt(row, cStart, epoch) : NaN;
+      const end = timed ? timestampAt(row, cEnd, epoch) : NaN;
       if (sink) {
-        const i = sink.table.dispatchOf(dispatch, name, rowDuration(row, cStart, cEnd));
+        const i = sink.table.dispatchOf(dispatch, name, end - start);
         let col = sinkColumns[counterId];
         if (col === undefined) col = sinkColumns[counterId] = sink.wanted.has(counter) ? sink.table.column(counter) : null;
         if (col !== null) CounterTableBuilder.put(col, i, value);
       }
-      const known = agg.counters.get(counter);
-      if (known) {
-        known.samples++;
-        known.sum += value;
-        if (value < known.min) known.min = value;
-        if (value > known.max) known.max = value;
-      } else {
-        agg.counters.set(counter, { samples: 1, sum: value, min: value, max: value });
+      const byCounter = (statsById[id] ??= []);
+      let known = byCounter[counterId];
+      if (!known) {
+        known = agg.counters.get(counter);
+        if (!known) agg.counters.set(counter, (known = { samples: 0, sum: 0, min: Infinity, max: -Infinity }));
+        byCounter[counterId] = known;
       }
+      known.samples++;
+      known.sum += value;
+      if (value < known.min) known.min = value;
+      if (value > known.max) known.max = value;
 
       if (seen.has(dispatch)) {
         // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
-        if (timed && !kernelsTraced) {
-          const start = timestampAt(row, cStart, epoch);
-          const end = timestampAt(row, cEnd, epoch);
-          if (end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
-        }
+        if (timed && !kernelsTraced && end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
         return;
       }
       seen.add(dispatch);
@@ -121,8 +138,6 @@ export async function readCounterCollection(
         untimedCalls.set(name, (untimedCalls.get(name) ?? 0) + 1);
         return;
       }
-      const start = timestampAt(row, cStart, epoch);
-      const end = timestampAt(row, cEnd, epoch);
       if (!(end >= start)) {
         noteBadRow(problems, row);
         return;
@@ -156,4 +171,12 @@ export async function readCounterCollection(
   if (passes) acc.warnings.push(passes);
   for (const [name, calls] of untimedCalls) mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
   return { rows, dispatches: seen.size, timed };
+}
+
+/** Field bytes `buf[start..end)` equal `raw` (a JS loop: names are short, a native compare costs more to call). */
+function sameBytes(buf: Buffer, start: number, end: number, raw: Buffer): boolean {
+  const n = end - start;
+  if (n !== raw.length) return false;
+  for (let i = 0; i < n; i++) if (buf[start + i] !== raw[i]) return false;
+  return true;
 }

@@ -3,15 +3,32 @@
 // demangled with its template arguments and parameters (`void addition_kernel<float>(float*, int)`), with
 // `.kd` or ` [clone .kd]` suffixes, or, for Triton, the plain function name. A source file defines it by its
 // bare identifier. The match is on that identifier; every instantiation of a template (or overload) counts
-// towards its one definition. Pure: no vscode, no Node.
+// towards its one definition. When the profile read hardware counters, the lens also says where the definition's
+// kernels sit under the roofline (format/roofline.ts). Pure: no vscode, no Node.
 import { formatNs } from './format/durations';
+import { formatCount } from './format/numbers';
+import { roofAtIntensity, type RoofAtIntensity, type RoofPeaks } from './protocol/roofline';
+import { formatFlopRate, formatIntensity, roofText } from './format/roofline';
 import type { KernelEntryPoint } from './kernelEntryPoints';
+
+/**
+ * A kernel's counter totals over its dispatches (the summary's roofline means × dispatches), so that kernels and
+ * profiles add up: FLOPs, HBM bytes and GPU time of the dispatches the counters were read for.
+ */
+export interface KernelCounterTotals {
+  dispatches: number;
+  ns: number;
+  flops: number;
+  hbmBytes: number;
+}
 
 /** What the timing lens needs of a profiled kernel (a subset of the trace summary's kernel row). */
 export interface ProfiledKernel {
   name: string;
   calls: number;
   totalNs: number;
+  /** When the profile read hardware counters (its `roofline`). */
+  counters?: KernelCounterTotals;
 }
 
 export interface KernelTiming {
@@ -22,6 +39,10 @@ export interface KernelTiming {
   avgNs: number;
   /** Profiled names that counted towards it (template instantiations, overloads). */
   profiledNames: string[];
+  /** Their counter totals added up, when every one of them has counters. */
+  counters?: KernelCounterTotals;
+  /** Where the identifier's kernels sit under the roof, all instantiations together (needs counters and peaks). */
+  roof?: RoofAtIntensity;
 }
 
 export interface TimedEntryPoint {
@@ -81,9 +102,30 @@ function stripTrailingGroup(s: string, open: string, close: string): string {
   return t;
 }
 
-/** The profiled kernels grouped by the identifier they define. */
-export function timingsByIdentifier(kernels: readonly ProfiledKernel[]): Map<string, KernelTiming> {
+/** Counter totals from a summary's roofline kernel (means per dispatch); undefined when a quantity is unknown. */
+export function counterTotals(k: { dispatches: number; durationNs: number | null; flops: number | null; hbmBytes: number | null }): KernelCounterTotals | undefined {
+  if (k.dispatches <= 0 || k.durationNs === null || k.flops === null || k.hbmBytes === null) return undefined;
+  return { dispatches: k.dispatches, ns: k.durationNs * k.dispatches, flops: k.flops * k.dispatches, hbmBytes: k.hbmBytes * k.dispatches };
+}
+
+export function addCounterTotals(a: KernelCounterTotals, b: KernelCounterTotals): KernelCounterTotals {
+  return { dispatches: a.dispatches + b.dispatches, ns: a.ns + b.ns, flops: a.flops + b.flops, hbmBytes: a.hbmBytes + b.hbmBytes };
+}
+
+/** The roof over counter totals: intensity and FLOP rate as the roofline's (sum over sum, 0 when the divisor is 0). */
+export function roofOfTotals(c: KernelCounterTotals, peaks: RoofPeaks): RoofAtIntensity | undefined {
+  const aiHbm = c.hbmBytes > 0 ? c.flops / c.hbmBytes : 0;
+  const gflopsPerSecond = c.ns > 0 ? c.flops / c.ns : 0;
+  return roofAtIntensity({ aiHbm, gflopsPerSecond }, peaks) ?? undefined;
+}
+
+/**
+ * The profiled kernels grouped by the identifier they define. With the profile's peaks, an identifier whose
+ * kernels all have counters gets its place under the roof (its instantiations' FLOPs, bytes and time added up).
+ */
+export function timingsByIdentifier(kernels: readonly ProfiledKernel[], peaks?: RoofPeaks): Map<string, KernelTiming> {
   const out = new Map<string, KernelTiming>();
+  const uncounted = new Set<string>();
   for (const k of kernels) {
     const id = kernelIdentifier(k.name);
     if (!id || k.calls <= 0) continue;
@@ -92,7 +134,15 @@ export function timingsByIdentifier(kernels: readonly ProfiledKernel[]): Map<str
     t.totalNs += k.totalNs;
     t.avgNs = t.totalNs / t.calls;
     if (!t.profiledNames.includes(k.name)) t.profiledNames.push(k.name);
+    if (!k.counters) uncounted.add(id);
+    else t.counters = t.counters ? addCounterTotals(t.counters, k.counters) : k.counters;
     out.set(id, t);
+  }
+  for (const [id, t] of out) {
+    // a share of the roof over some instantiations only would pass for the whole identifier's: none then
+    if (uncounted.has(id)) delete t.counters;
+    const roof = peaks && t.counters ? roofOfTotals(t.counters, peaks) : undefined;
+    if (roof) t.roof = roof;
   }
   return out;
 }
@@ -102,8 +152,8 @@ export function timingsByIdentifier(kernels: readonly ProfiledKernel[]): Map<str
  * under other names) is never matched. A name defined twice in the file (two `__global__` overloads) gets the
  * timing on each definition.
  */
-export function matchKernelTimings(entries: readonly KernelEntryPoint[], kernels: readonly ProfiledKernel[]): TimedEntryPoint[] {
-  const byId = timingsByIdentifier(kernels);
+export function matchKernelTimings(entries: readonly KernelEntryPoint[], kernels: readonly ProfiledKernel[], peaks?: RoofPeaks): TimedEntryPoint[] {
+  const byId = timingsByIdentifier(kernels, peaks);
   const out: TimedEntryPoint[] = [];
   for (const entry of entries) {
     if (entry.kind === 'custom_kernel') continue;
@@ -113,7 +163,17 @@ export function matchKernelTimings(entries: readonly KernelEntryPoint[], kernels
   return out;
 }
 
-/** "⏱ 17.2 µs avg · 150 calls". */
-export function timingLensTitle(t: Pick<KernelTiming, 'avgNs' | 'calls'>): string {
-  return `⏱ ${formatNs(t.avgNs)} avg · ${t.calls.toLocaleString('en-US')} call${t.calls === 1 ? '' : 's'}`;
+/** The lens's hover line for the roof: "HBM intensity 0.0250 FLOP/B at 100 GFLOP/s under a roof of 133 GFLOP/s." */
+export function roofTooltip(t: Pick<KernelTiming, 'counters' | 'roof'>): string {
+  if (!t.roof || !t.counters) return '';
+  const c = t.counters;
+  const ai = c.hbmBytes > 0 ? c.flops / c.hbmBytes : 0;
+  const rate = c.ns > 0 ? c.flops / c.ns : 0;
+  return `HBM intensity ${formatIntensity(ai)} at ${formatFlopRate(rate)} under a roof of ${formatFlopRate(t.roof.roofGflops)} (${formatCount(c.dispatches)} dispatches with counters).`;
+}
+
+/** "⏱ 17.2 µs avg · 150 calls", and with counters "⏱ 11.3 µs avg · 150 calls · memory-bound, 71% of HBM roof". */
+export function timingLensTitle(t: Pick<KernelTiming, 'avgNs' | 'calls' | 'roof'>): string {
+  const timing = `⏱ ${formatNs(t.avgNs)} avg · ${t.calls.toLocaleString('en-US')} call${t.calls === 1 ? '' : 's'}`;
+  return t.roof ? `${timing} · ${roofText(t.roof)}` : timing;
 }

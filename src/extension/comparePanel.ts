@@ -112,6 +112,7 @@ export async function compareView(a: CompareSide, b: CompareSide): Promise<Compa
     b,
     comparison: compareSummaries(sa, sb, { a: a.label, b: b.label }),
     comparedAt: new Date().toISOString(),
+    ...(sa.roofline || sb.roofline ? { rooflines: { a: sa.roofline ?? null, b: sb.roofline ?? null } } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { z } from '../core/protocol/zod';
 import type { RunnerClient } from '../core/client';
 import { formatNs, formatSeconds } from '../core/format/index';
-import type { ProfiledKernel } from '../core/kernelTimings';
+import { addCounterTotals, counterTotals, type ProfiledKernel } from '../core/kernelTimings';
 import { runsToRemove } from '../core/runRetention';
 import type { ResultView } from '../webview/protocol';
 
@@ -31,7 +31,19 @@ const storedRunSchema = z.object({
   /** Trace files in the run's folder. */
   traces: z.array(z.string()),
   /** Every profiled kernel of the run (all profile runs merged), for the timing lens. */
-  kernels: z.array(z.object({ name: z.string(), calls: z.number(), totalNs: z.number() })).default([]),
+  kernels: z
+    .array(
+      z.object({
+        name: z.string(),
+        calls: z.number(),
+        totalNs: z.number(),
+        /** Counter totals, when the profile read hardware counters (its roofline). */
+        counters: z.object({ dispatches: z.number(), ns: z.number(), flops: z.number(), hbmBytes: z.number() }).optional(),
+      }),
+    )
+    .default([]),
+  /** The roofline peaks the lens holds the counters to (the first profile's with a roofline). */
+  peaks: z.object({ hbmGBps: z.number().nullable(), valuFp32: z.number().nullable(), mfmaFp32: z.number().nullable() }).optional(),
 });
 export type StoredRun = z.output<typeof storedRunSchema>;
 
@@ -69,14 +81,33 @@ export function runHeadline(view: ResultView): string {
 function mergedKernels(view: ResultView): ProfiledKernel[] {
   const byName = new Map<string, ProfiledKernel>();
   for (const p of view.profiles) {
+    const traced = new Set<string>();
     for (const k of p.summary?.kernels ?? []) {
       const m = byName.get(k.name) ?? { name: k.name, calls: 0, totalNs: 0 };
       m.calls += k.calls;
       m.totalNs += k.totalNs;
       byName.set(k.name, m);
+      traced.add(k.name);
+    }
+    for (const k of p.summary?.roofline?.kernels ?? []) {
+      const c = counterTotals(k);
+      // a counter collection without a kernel trace: its dispatches are the kernel's calls
+      const m = byName.get(k.name) ?? { name: k.name, calls: 0, totalNs: 0 };
+      if (!traced.has(k.name)) {
+        m.calls += k.dispatches;
+        m.totalNs += c?.ns ?? 0;
+      }
+      if (c) m.counters = m.counters ? addCounterTotals(m.counters, c) : c;
+      byName.set(k.name, m);
     }
   }
   return [...byName.values()];
+}
+
+/** The peaks of the run's first profile with a roofline (what the timing lens holds its counters to). */
+function rooflinePeaks(view: ResultView): StoredRun['peaks'] {
+  const r = view.profiles.find((p) => p.summary?.roofline)?.summary?.roofline;
+  return r ? { hbmGBps: r.peaks.hbmGBps, valuFp32: r.peaks.valuFp32, mfmaFp32: r.peaks.mfmaFp32 } : undefined;
 }
 
 const safeName = (s: string) => s.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'trace';
@@ -211,6 +242,8 @@ export class RunStore {
       traces,
       kernels: mergedKernels(view),
     };
+    const peaks = rooflinePeaks(view);
+    if (peaks) run.peaks = peaks;
     await writeFile(join(dir, RUN_FILE), JSON.stringify({ run, view }));
     run.bytes = await folderBytes(dir);
     await writeFile(join(dir, RUN_FILE), JSON.stringify({ run, view }));

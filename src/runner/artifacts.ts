@@ -36,6 +36,21 @@ async function concatenate(files: string[], target: string): Promise<void> {
   });
 }
 
+/**
+ * A counter run's pass_1/, pass_2/, ... each trace the whole program again: the timeline is the first pass's
+ * (the one the summary's timings come from); the other passes' traces stay in their folders, out of the combine.
+ */
+export function timingPassOnly(pftraces: string[]): string[] {
+  const passOf = (f: string): number | null => {
+    const m = /^pass_(\d+)[\\/]/.exec(f);
+    return m ? Number(m[1]) : null;
+  };
+  const passes = pftraces.map(passOf).filter((n): n is number => n !== null);
+  if (passes.length === 0) return pftraces;
+  const first = Math.min(...passes);
+  return pftraces.filter((f) => passOf(f) === null || passOf(f) === first);
+}
+
 export interface PackagedProfile {
   /** Files in the archive, relative. */
   files: string[];
@@ -54,7 +69,7 @@ export async function packageProfile(opts: {
   level: number;
 }): Promise<PackagedProfile> {
   const { outDir, runDir } = opts;
-  const pftraces = (await listOutputs(outDir)).filter((f) => f.endsWith('.pftrace') && f !== 'combined.pftrace');
+  const pftraces = timingPassOnly((await listOutputs(outDir)).filter((f) => f.endsWith('.pftrace') && f !== 'combined.pftrace'));
   if (pftraces.length > 0) {
     await concatenate(pftraces.map((f) => join(outDir, f)), join(outDir, 'combined.pftrace'));
     await Promise.all(pftraces.map((f) => unlink(join(outDir, f))));

@@ -9,6 +9,8 @@ export type StatsOf = 'kernel' | 'api' | 'copy' | 'marker';
 export type Classified =
   | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info' | 'counter_collection' | 'pc_sampling'; columns: Columns }
   | { kind: 'stats'; statsOf: StatsOf; family: string | null; columns: Columns }
+  | { kind: 'pmc_perf'; columns: Columns }
+  | { kind: 'workload_info'; file: 'sysinfo' | 'roofline' | 'profiling_config' }
   | { kind: 'rocpd' }
   | { kind: 'v1_json' }
   | { kind: 'skip'; reason: string };
@@ -113,11 +115,16 @@ export async function classify(source: FileSource): Promise<Classified> {
     if (fragment) return { kind: 'skip', reason: fragment };
     return { kind: 'skip', reason: 'JSON that is not a rocprof v1 chrome trace (rocprofv3 JSON is not read: use its CSV or rocpd output)' };
   }
+  // rocprof-compute workload folders: the GPU's description and peaks beside pmc_perf.csv (src/trace/counters/)
+  if (lower === 'profiling_config.yaml') return { kind: 'workload_info', file: 'profiling_config' };
+  if (lower === 'sysinfo.csv') return { kind: 'workload_info', file: 'sysinfo' };
+  if (lower === 'roofline.csv') return { kind: 'workload_info', file: 'roofline' };
   if (!lower.endsWith('.csv')) return { kind: 'skip', reason: 'not a rocprof output file' };
 
   let header: string[] | null;
   try {
-    header = await readCsvHeader(source);
+    // rocprof-compute's wide pmc_perf.csv has a column per counter and channel: thousands
+    header = await readCsvHeader(source, /^pmc_perf/.test(lower) ? 1 << 15 : undefined);
   } catch (err) {
     return { kind: 'skip', reason: `unreadable CSV: ${(err as Error).message}` };
   }
@@ -135,7 +142,11 @@ export async function classify(source: FileSource): Promise<Classified> {
   }
   // rocprof-compute on a rocpd profile writes pmc_perf.csv in the long counter_collection layout: read as one
   if (/^pmc_perf/.test(lower) && !(c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'))) {
-    return { kind: 'skip', reason: "rocprof-compute's pmc_perf table: another format, not read (its timestamps.csv is)" };
+    if (lower !== 'pmc_perf.csv') {
+      return { kind: 'skip', reason: "rocprof-compute's pmc_perf table: another format, not read (one counter pass; pmc_perf.csv, the passes merged, is read for its counters)" };
+    }
+    if (c.has('Kernel_Name') && c.has('Start_Timestamp') && c.has('End_Timestamp')) return { kind: 'pmc_perf', columns: c };
+    return { kind: 'skip', reason: "rocprof-compute's pmc_perf table without Kernel_Name and timestamps: not read" };
   }
   if (c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name')) return { kind: 'counter_collection', columns: c };
   if (c.has('Kernel_Name', 'KernelName')) {

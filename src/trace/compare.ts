@@ -1,6 +1,7 @@
 // Compares two trace summaries: kernels paired by full name, then (template arguments changed) by base name (the
 // short name without template arguments) when that pairing is one to one; busy and wall time; per rocTX range when both have ranges.
-import type { KernelDelta, KernelSide, RangeDelta, TraceComparison } from '../core/protocol/traceComparison';
+import type { KernelDelta, KernelSide, RangeDelta, RooflineDelta, RooflinePoint, TraceComparison } from '../core/protocol/traceComparison';
+import type { RooflineKernel } from '../core/protocol/roofline';
 import type { TraceSummary } from '../core/protocol/traceSummary';
 import { shortKernelName } from './shortName';
 import { judgeDispatches, judgeTotals, type DispatchPart } from './significance';
@@ -144,6 +145,23 @@ function compareRanges(a: TraceSummary, b: TraceSummary): RangeDelta[] | null {
   });
 }
 
+const point = (k: RooflineKernel): RooflinePoint => ({
+  dispatches: k.dispatches, durationNs: k.durationNs, aiHbm: k.aiHbm, gflopsPerSecond: k.gflopsPerSecond, bound: k.bound, percentOfRoof: k.percentOfRoof,
+});
+
+/** Both sides' roofline points per kernel, paired as the kernel rows are; in the order of the biggest time change. */
+export function compareRooflines(a: RooflineKernel[], b: RooflineKernel[]): RooflineDelta[] {
+  const named = (ks: RooflineKernel[]): NamedKernel[] =>
+    ks.map((k) => ({ name: k.name, shortName: shortKernelName(k.name), calls: k.dispatches, totalNs: (k.durationNs ?? 0) * k.dispatches }));
+  const aByName = new Map(a.map((k) => [k.name, k]));
+  const bByName = new Map(b.map((k) => [k.name, k]));
+  return compareKernels(named(a), named(b)).map((d) => {
+    const ka = d.match === 'b-only' ? undefined : aByName.get(d.aName ?? d.name);
+    const kb = d.match === 'a-only' ? undefined : bByName.get(d.name);
+    return { name: d.name, shortName: d.shortName, aName: d.aName, a: ka ? point(ka) : null, b: kb ? point(kb) : null };
+  });
+}
+
 export function compareSummaries(a: TraceSummary, b: TraceSummary, labels: { a: string; b: string } = { a: 'A', b: 'B' }): TraceComparison {
   const totals = (s: TraceSummary, label: string) => ({ label, ...s.kernelTotals });
   return {
@@ -156,5 +174,6 @@ export function compareSummaries(a: TraceSummary, b: TraceSummary, labels: { a: 
     wall: amount(a.wall?.spanNs ?? null, b.wall?.spanNs ?? null),
     ranges: compareRanges(a, b),
     rangeAttribution: { a: a.rangeAttribution?.by ?? null, b: b.rangeAttribution?.by ?? null },
+    ...(a.roofline || b.roofline ? { roofline: compareRooflines(a.roofline?.kernels ?? [], b.roofline?.kernels ?? []) } : {}),
   };
 }

@@ -32,11 +32,12 @@ export class Columns {
 }
 
 /** Reads the header row only (stops the stream as soon as it has it). Null for an empty file. */
-export async function readCsvHeader(source: FileSource): Promise<string[] | null> {
+export async function readCsvHeader(source: FileSource, maxFields?: number): Promise<string[] | null> {
   const stream = await source.open();
   let header: string[] | null = null;
   const stop = new Error('header read');
   const scanner = createCsvScanner({
+    maxFields,
     onRow: (row) => {
       header = Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i));
       throw stop; // rows after the header are not looked at here
@@ -70,10 +71,13 @@ export async function streamCsv(
   source: FileSource,
   onHeader: (columns: Columns) => RowHandler,
   progress: { rowsRead: number } = { rowsRead: 0 },
+  /** Most fields a row may have (the scanner's default otherwise): rocprof-compute's wide pmc_perf.csv has thousands. */
+  maxFields?: number,
 ): Promise<number> {
   let handler: RowHandler | null = null;
   let rows = 0;
   const scanner = createCsvScanner({
+    maxFields,
     onRow: (row) => {
       if (handler === null) {
         handler = onHeader(new Columns(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))));

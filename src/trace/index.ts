@@ -8,3 +8,11 @@ export { BusyTracker } from './busy';
 export { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
 export { compareSummaries, compareKernels } from './compare';
 export type { TraceComparison } from '../core/protocol/traceComparison';
+export {
+  rooflineSchema,
+  speedOfLightSchema,
+  type Roofline,
+  type RooflineKernel,
+  type RooflinePeaks,
+  type SpeedOfLight,
+} from '../core/protocol/roofline';

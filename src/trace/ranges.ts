@@ -187,7 +187,7 @@ export class RangeAttributor {
   }
 
   /** A kernel dispatch: by its launch call when the run has an API trace, else by GPU start time. */
-  addDispatch(kernel: string, correlationId: number, tid: number, start: number, end: number): void {
+  addDispatch(kernel: string, correlationId: number, tid: number, start: number, end: number): MarkerAgg | undefined {
     this.dispatches++;
     let marker: MarkerAgg | undefined;
     if (this.launches > 0) {
@@ -202,11 +202,12 @@ export class RangeAttributor {
         if (marker && Number.isFinite(tid) && tid !== 0) this.otherThread++;
       }
     }
-    if (!marker) return;
+    if (!marker) return undefined;
     this.inRanges++;
     const d = end - start;
     addRangeKernel(marker, kernel, 1, d >= 0 ? d : 0); // an untimed counter dispatch counts, without time
     marker.attribution = this.by;
+    return marker;
   }
 
   /** Records the outcome in the run's tables (see RunTables.rangeAttribution). */

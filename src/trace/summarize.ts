@@ -33,6 +33,27 @@ import type { PcHotspots } from '../core/protocol/pcSampling';
 
 /** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
 const SUMMARY_HOTSPOTS_TOP = 10;
+import { addDuration } from './durationStats';
+import { CounterTableBuilder } from './counters/counterTable';
+import { countersUsed, deriveRoofline } from './counters/derive';
+import { readPmcPerfWide } from './counters/pmcPerfWide';
+import { readOutputFormat, readRooflineCsv, readSysinfo } from './counters/workloadFiles';
+
+/** Per-dispatch counters of every set, for the roofline (src/trace/counters/). */
+interface CounterCollector {
+  table: CounterTableBuilder;
+  /** The first counter file read: its path and layout. */
+  source: { format: string; path: string } | null;
+  sysinfo: FileSource | null;
+  roofline: FileSource | null;
+  profilingConfig: FileSource | null;
+  /** rocprof-compute's workload files seen anywhere in the profile (sysinfo.csv may sit at its root, above pass_<n>/). */
+  workload: Array<{ file: FileSource; slot: 'sysinfo' | 'roofline' | 'profilingConfig'; name: string }>;
+  /** Passes (pass_<n>) whose counters were read. */
+  passesRead: Set<string>;
+  /** Range of each counter dispatch (by Dispatch_Id), when the run has ranges. */
+  rangeOf: Map<number, string>;
+}
 
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
@@ -135,20 +156,28 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     s.files.push({ file, what });
   }
 
-  // rocprofv3 runs the program once per counter group (`--pmc A --pmc B`) into pass_1/, pass_2/, ...
-  const passes = new Set(
-    [...sets.values()]
-      .filter((s) => s.files.some((p) => p.what.kind === 'counter_collection'))
-      .flatMap((s) => /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(s.key.dir)?.[1] ?? []),
-  );
-  if (passes.size > 1) {
-    acc.warnings.push(`${passes.size} counter passes (${[...passes].join(', ')}): each is a separate run of the program, so dispatch counts add up over the passes`);
+  // rocprofv3 runs the program once per counter group (`--pmc A --pmc B`) into pass_1/, pass_2/, ...: every pass
+  // has the whole run's kernels, copies and API calls again, and its own counters of the same dispatches. The
+  // timings come from one pass (the first with a kernel trace); the counters of every pass are joined per
+  // dispatch (Dispatch_Id and kernel name, as rocprof-compute joins its pmc_perf files).
+  const passOf = (s: PlannedSet): string | null => /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(s.key.dir)?.[1] ?? null;
+  const passNames = [...new Set([...sets.values()].flatMap((s) => passOf(s) ?? []))].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
+  let timingPass: string | null = null;
+  if (passNames.length > 1) {
+    const traced = (name: string): boolean => [...sets.values()].some((s) => passOf(s) === name && s.files.some((p) => p.what.kind === 'kernel_trace' || p.what.kind === 'rocpd'));
+    timingPass = passNames.find(traced) ?? (passNames[0] as string);
   }
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
-  for (const s of [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key))) {
-    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options);
+  const counters: CounterCollector = { table: new CounterTableBuilder(), source: null, workload: [], passesRead: new Set(), sysinfo: null, roofline: null, profilingConfig: null, rangeOf: new Map() };
+  // the timing pass first: its dispatches are the ones the other passes' counters join
+  const ordered = [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key));
+  const inTimingPass = (s: PlannedSet): boolean => timingPass === null || passOf(s) === null || passOf(s) === timingPass;
+  for (const s of [...ordered.filter(inTimingPass), ...ordered.filter((s) => !inTimingPass(s))]) {
+    const pass = { name: passOf(s), repeatOf: inTimingPass(s) ? null : timingPass };
+    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
   }
+  pickWorkloadFiles(counters, acc);
 
   const hotspots = await pcHotspotsOf(sets, acc);
 
@@ -160,6 +189,8 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   }
   const summary = buildSummary(acc, options);
   if (hotspots) summary.hotspots = hotspots;
+  if (timingPass !== null) summary.passes = { count: passNames.length, timingsFrom: timingPass, counters: passNames.filter((n) => counters.passesRead.has(n)) };
+  if (counters.table.size > 0 && counters.source) await addRoofline(summary, counters);
   return summary;
 }
 
@@ -177,7 +208,82 @@ async function pcHotspotsOf(sets: Map<string, PlannedSet>, acc: TraceAccumulator
   return hot;
 }
 
-async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions): Promise<void> {
+/** The summary's roofline and speed-of-light from the counters read; a side file that cannot be read is a warning. */
+async function addRoofline(summary: TraceSummary, counters: CounterCollector): Promise<void> {
+  const side = async <T>(file: FileSource | null, read: (f: FileSource) => Promise<T>): Promise<T | null> => {
+    if (!file) return null;
+    try {
+      return await read(file);
+    } catch (err) {
+      summary.warnings.push(`${file.path}: unreadable (${(err as Error).message}); the roofline goes without it`);
+      return null;
+    }
+  };
+  const sysinfo = await side(counters.sysinfo, readSysinfo);
+  const rooflineRow = await side(counters.roofline, (f) => readRooflineCsv(f));
+  if (counters.roofline && !rooflineRow) summary.warnings.push(`${counters.roofline.path}: no row for device 0; spec peaks used`);
+  const layout = await side(counters.profilingConfig, readOutputFormat);
+  const source = counters.source as { format: string; path: string };
+  const format = source.format === 'rocprof-compute-long' ? (layout === 'rocpd' ? 'rocprof-compute-rocpd' : 'counter-collection') : source.format;
+  const gpu = summary.agents.find((a) => a.type === 'GPU' && a.name && /^gfx/i.test(a.name));
+  const derived = deriveRoofline({
+    table: counters.table.build(),
+    source: { format, path: source.path },
+    arch: gpu?.name ?? null,
+    sysinfo,
+    rooflineRow,
+    rangeOf: counters.rangeOf,
+  });
+  summary.roofline = derived.roofline;
+  summary.speedOfLight = derived.speedOfLight;
+}
+
+function workloadOf(p: Planned): CounterCollector['workload'][number] {
+  const name = p.what.kind === 'workload_info' ? p.what.file : 'sysinfo';
+  return { file: p.file, name, slot: name === 'profiling_config' ? 'profilingConfig' : name };
+}
+
+/**
+ * The workload files rocprof-compute and our runner write beside the counters: per kind, the one nearest the
+ * counters (their folder, else the closest folder above it, as the runner's sysinfo.csv at the root of
+ * pass_<n>/), the others skipped.
+ */
+function pickWorkloadFiles(counters: CounterCollector, acc: TraceAccumulator): void {
+  const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+  const at = counters.source ? dirOf(counters.source.path) : '';
+  const above = (dir: string): boolean => dir === '' || at === dir || at.startsWith(`${dir}/`);
+  for (const slot of ['sysinfo', 'roofline', 'profilingConfig'] as const) {
+    const seen = counters.workload.filter((w) => w.slot === slot);
+    if (!counters.source) {
+      for (const w of seen) acc.skipped.push({ path: w.file.path, reason: 'rocprof-compute workload file without counters (pmc_perf.csv or a counter collection) beside it: not used' });
+      continue;
+    }
+    const nearest = [...seen].sort((a, b) => {
+      const da = dirOf(a.file.path);
+      const db = dirOf(b.file.path);
+      return Number(above(db)) - Number(above(da)) || db.length - da.length;
+    })[0];
+    if (!nearest) continue;
+    counters[slot] = nearest.file;
+    acc.sources.push({ path: nearest.file.path, format: 'rocprof-compute', kind: nearest.name, variant: 'workload', rows: 0, pid: null, host: null });
+    for (const w of seen) if (w !== nearest) acc.skipped.push({ path: w.file.path, reason: `a second ${w.name} file (${nearest.file.path} is used)` });
+  }
+}
+
+async function readSet(
+  s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions, counters: CounterCollector,
+  /** The set's pass folder (pass_<n>), and when it is not the timing pass, the pass the timings come from. */
+  pass: { name: string | null; repeatOf: string | null },
+): Promise<void> {
+  const repeat = pass.repeatOf !== null;
+  if (repeat) {
+    // another pass of the same program: its counters only, everything else is a copy of the timing pass's
+    const kept = new Set<Planned['what']['kind']>(['counter_collection', 'pmc_perf', 'rocpd', 'workload_info', 'pc_sampling']);
+    for (const p of s.files) {
+      if (!kept.has(p.what.kind)) acc.skipped.push({ path: p.file.path, reason: `${pass.name}: the same program run again for other counters; kernels, copies, API calls and ranges are from ${pass.repeatOf}` });
+    }
+    s = { key: s.key, files: s.files.filter((p) => kept.has(p.what.kind)) };
+  }
   const tables = new RunTables();
   const agents = new SetAgents(acc, agentPrefix);
   const ctx: CsvReadContext = { acc, tables, agents, parallel: options.parallel, onParallelRun: options.onParallelRun };
@@ -207,8 +313,15 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       continue;
     }
     try {
-      const res = await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path);
-      source(p.file, 'rocpd', 'database', res.variant, res.rows, res.process);
+      // another pass's database: its counters into the shared table, its trace into tables nobody reads
+      const res = repeat
+        ? await readRocpd(await p.file.readAll(), new TraceAccumulator(options.busy), new RunTables(), agentPrefix, p.file.path, { table: counters.table, wanted: countersUsed() })
+        : await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path, { table: counters.table, wanted: countersUsed() });
+      source(p.file, 'rocpd', repeat ? 'counter_pass' : 'database', res.variant, res.rows, res.process);
+      if (res.counterRows > 0) {
+        counters.source ??= { format: 'rocpd-db', path: p.file.path };
+        if (pass.name) counters.passesRead.add(pass.name);
+      }
       fromDb = p.file.path;
     } catch (err) {
       if (err instanceof NotRocpdError) skip(p.file, err.message);
@@ -222,7 +335,9 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     if (pid !== null && ![...acc.processes.values()].some((p) => p.pid === pid)) acc.addProcess(pid, host);
   };
   if (fromDb) {
-    for (const p of s.files) if (p.what.kind !== 'rocpd' && p.what.kind !== 'pc_sampling') skip(p.file, `same run as ${fromDb} (read from the database)`);
+    for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));
+    for (const p of s.files) if (p.what.kind !== 'rocpd' && p.what.kind !== 'workload_info' && p.what.kind !== 'pc_sampling') skip(p.file, `same run as ${fromDb} (read from the database)`);
+    if (repeat) return;
     tables.mergeInto(acc.tables);
     notePathProcess();
     return;
@@ -257,7 +372,8 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
     const done = (rows: number): void => source(p.file, 'rocprofv3-csv', 'agent_info', variant, rows);
     await guarded(p.file, async () => done(await readAgentInfo(p.file, agents)), done);
   }
-  const have = { kernel: false, copy: false, marker: false };
+  // another pass's counter files add counters only: its kernels are the timing pass's
+  const have = { kernel: repeat, copy: false, marker: false };
   let v1KernelCsv: string | null = null;
   for (const p of csvOf('kernel_trace')) {
     const variant = kernelVariant(p.columns);
@@ -278,13 +394,41 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
       if (!kernelsTraced) have.kernel = true;
     };
     await acc.clock.settle(p.file, ['Start_Timestamp']);
+    counters.source ??= { format: /(?:^|\/)pmc_perf\.csv$/.test(p.file.path) ? 'rocprof-compute-long' : 'counter-collection', path: p.file.path };
     await guarded(p.file, async (problems) => {
-      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced);
+      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced, { table: counters.table, wanted: countersUsed(), repeatPass: repeat });
       done(res.rows, res.timed);
+      if (pass.name && res.rows > 0) counters.passesRead.add(pass.name);
       if (!kernelsTraced && !res.timed && res.dispatches > 0) {
         acc.warnings.push(`${p.file.path}: a counter collection without timestamps (before ROCm 7): kernels have their dispatch counts, not their times`);
       }
     }, (rows) => done(rows, null));
+  }
+  // rocprof-compute's wide pmc_perf.csv: the counters, and the kernels when no kernel trace was read
+  for (const p of csvOf('pmc_perf')) {
+    counters.source ??= { format: 'rocprof-compute-wide', path: p.file.path };
+    await acc.clock.settle(p.file, ['Start_Timestamp']);
+    const epoch = acc.clock.use();
+    const kernelsHere = !have.kernel;
+    await guarded(p.file, async (problems) => {
+      const res = await readPmcPerfWide(p.file, countersUsed(), counters.table, epoch, kernelsHere ? (d) => {
+        if (!(d.end >= d.start)) {
+          problems.badRows++;
+          return;
+        }
+        addDuration(tables.kernel(d.name).stats, d.end - d.start);
+        acc.addGpuWork(null, d.start, d.end, 'kernel');
+      } : undefined);
+      problems.rowsRead = res.rows;
+      problems.badRows += res.badRows;
+      source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', res.rows);
+      if (kernelsHere) have.kernel = true;
+    }, (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows));
+  }
+  for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));
+  if (repeat) {
+    tables.mergeInto(acc.tables);
+    return;
   }
   for (const p of csvOf('memory_copy_trace')) {
     const done = (rows: number): void => {
@@ -337,6 +481,7 @@ async function readSet(s: PlannedSet, acc: TraceAccumulator, agentPrefix: string
         kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
         counters: csvOf('counter_collection').map((p) => p.file),
         epochSeconds: acc.clock.use(),
+        counterRanges: counters.rangeOf,
       }, tables, ctx.dispatchLogs);
     } catch (err) {
       for (const m of tables.markers.values()) {

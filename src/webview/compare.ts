@@ -1,9 +1,11 @@
 // Builds the compare page from a CompareView with DOM APIs only (see dom.ts): headline cards (kernel time A → B,
 // ratio, busy and wall change), a chart of the biggest per-kernel changes (inline SVG, a title and an aria-label
 // per bar, its numbers in a table too), the per-kernel table with new, vanished and base-name-paired kernels marked, and
-// per-case (rocTX range) deltas when both sides have ranges.
+// the roofline's A → B arrows when both sides read counters, and per-case (rocTX range) deltas when both sides have
+// ranges.
 import type { AmountDelta, KernelDelta, RangeDelta } from '../core/protocol/traceComparison';
 import type { CompareView } from './compareProtocol';
+import { renderCompareRoofline } from './compareRoofline';
 import { dataTable, h, svg, type Child, type TableRow } from './dom';
 import { formatCount, formatNs, formatRatio, formatSignedNs } from './format';
 
@@ -37,6 +39,7 @@ export function renderComparison(view: CompareView, actions: CompareActions): HT
     renderHeadline(view),
     c.kernels.length ? renderChart(c.kernels) : h('p', { class: 'note' }, 'Neither trace has kernel dispatches.'),
     c.kernels.length ? renderKernels(c.kernels) : null,
+    renderCompareRoofline(c, view.rooflines),
     renderRanges(view),
   );
 }

@@ -1,6 +1,7 @@
 // Messages between the compare webview and the extension host, one definition for both sides (as protocol.ts for
 // the results panel). Pure types and constants: no vscode, no DOM, no Node.
 // Flow: the webview posts `ready`; the host answers with `state`; once drawn, the webview reports what it shows.
+import type { Roofline } from '../core/protocol/roofline';
 import type { TraceComparison } from '../core/protocol/traceComparison';
 import { message } from './protocol';
 
@@ -19,6 +20,8 @@ export interface CompareView {
   comparison: TraceComparison;
   /** ISO time the comparison was made. */
   comparedAt: string;
+  /** Each side's roofline (null: that trace read no counters); absent when neither did. */
+  rooflines?: { a: Roofline | null; b: Roofline | null };
 }
 
 /** What the page shows once drawn, as text (the host keeps the last report: tests read it). */
@@ -30,6 +33,8 @@ export interface CompareRendered {
   ranges: string[];
   /** The chart's bars, by their accessible label. */
   bars: string[];
+  /** The roofline's A → B arrows, by their accessible label. */
+  rooflineArrows?: string[];
 }
 
 // webview -> host

@@ -1,10 +1,14 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
-// trace summary (links, busy %, timeline, top kernels, launches, copies, API, rocTX ranges with a section per case).
+// trace summary (links, busy %, timeline, top kernels, launches, roofline and speed of light, counters, copies, API,
+// rocTX ranges with a section per case).
 import type { KernelCounters, KernelRow, MarkerRow, ProfilerControl, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import { counterPassesText } from '../core/format/index';
+import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
 import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
+import { renderRooflineSections } from './roofline';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
 export interface Actions extends IsaActions {
@@ -229,9 +233,11 @@ export function renderTrace(s: TraceSummary): HTMLElement {
     renderBusy(s),
     s.timeline ? renderTimeline(s.timeline) : null,
     s.warnings.length ? renderWarnings(s.warnings) : null,
+    s.passes ? h('p', { class: 'note trace-passes', role: 'note' }, counterPassesText(s.passes)) : null,
     renderKernels(s.kernels, s.kernelTotals),
     s.pseudoRows?.length ? renderPseudoRows(s.pseudoRows) : null,
     renderLaunches(s.kernels),
+    renderRooflineSections(s),
     s.counters?.length ? renderCounters(s.counters) : null,
     s.memoryCopies.length
       ? dataTable(
@@ -383,12 +389,6 @@ function renderBusy(s: TraceSummary): HTMLElement {
     ),
   );
   return h('div', { class: 'cards' }, ...cards);
-}
-
-function percentBar(p: number): HTMLElement {
-  const bar = h('span', { class: 'bar-fill' });
-  bar.style.width = `${Math.max(0, Math.min(100, p)).toFixed(2)}%`;
-  return h('span', { class: 'bar', role: 'img', 'aria-label': formatPercent(p) }, h('span', { class: 'bar-track' }, bar), h('span', { class: 'bar-text' }, formatPercent(p)));
 }
 
 const untimed = (k: KernelRow): boolean => k.totalNs === 0 && k.minNs === null && k.calls > 0;

@@ -4,7 +4,7 @@
 // GPU-time range note says ranges were matched by time within the process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -71,5 +71,16 @@ describe('webview: copy-only busy, profiler control, ranges by time', { skip: ha
     assert.equal(seen.rows.length, 1);
     assert.deepEqual(seen.rows[0]?.slice(2), ['1', 'void gemm<float, 2>(float const*, float*, int) ×1']);
     assert.match(seen.note ?? '', /by GPU time within the process .*\(1 in a range of another thread: none was open on their own\)/);
+  });
+
+  test('a multi-pass counter run: a note says which pass the timings come from', async () => {
+    const dir = tempDir('passes');
+    for (const [pass, counter] of [['pass_1', 'SQ_WAVES'], ['pass_2', 'GRBM_COUNT']] as const) {
+      mkdirSync(path.join(dir, pass), { recursive: true });
+      writeFileSync(path.join(dir, pass, '7_counter_collection.csv'), `"Dispatch_Id","Agent_Id","Kernel_Name","Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp"\n1,"Agent 2","k",${counter},8,100,200\n`);
+    }
+    await render(await summarizePath(dir));
+    const note = (await page.evaluate(`document.querySelector('.trace-passes')?.textContent ?? null`)) as string | null;
+    assert.equal(note, '2 counter passes (the program once per counter group): timings from pass_1, counters from pass_1, pass_2');
   });
 });

@@ -3,6 +3,7 @@ import { formatChange, formatNs as formatNsCore, formatRatio, formatSignedNs } f
 import type { AmountDelta, KernelDelta, TraceComparison } from '../../core/protocol/traceComparison';
 import type { CaseTimingChange } from '../../trace/significance';
 import { tableLines as table } from './table';
+import { formatBound, formatMetric } from './rooflineTable';
 
 export interface CompareRenderOptions {
   /** Kernel rows shown, overall and per range (default 15). */
@@ -69,6 +70,17 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       short ? `${short} paired by base name (≈: the full names differ, e.g. template arguments)` : '',
     ].filter(Boolean);
     if (notes.length) out.push(`  ${notes.join('; ')}.`);
+  }
+
+  if (c.roofline?.length) {
+    out.push('');
+    out.push(h(`Roofline points (HBM intensity, FP32 roof)${c.roofline.length > top ? ` (${top} of ${c.roofline.length})` : ''}`));
+    const rows = c.roofline.slice(0, top).map((r) => [
+      cut(r.shortName, width),
+      formatBound(r.a), formatMetric(r.a?.aiHbm), formatMetric(r.a?.gflopsPerSecond),
+      formatBound(r.b), formatMetric(r.b?.aiHbm), formatMetric(r.b?.gflopsPerSecond),
+    ]);
+    out.push(...table(['Kernel', 'A bound', 'A AI', 'A GFLOP/s', 'B bound', 'B AI', 'B GFLOP/s'], rows, ['l', 'l', 'r', 'r', 'l', 'r', 'r']).map((l) => `  ${l}`));
   }
 
   if (c.ranges) {

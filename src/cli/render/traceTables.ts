@@ -3,6 +3,8 @@ import { formatBandwidth, formatBytes as formatBytesCore, formatCounterValue, fo
 import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/traceSummary';
 import { renderHotspots } from './hotspots';
 import { tableLines as table } from './table';
+import { counterPassesText } from '../../core/format/roofline';
+import { renderRoofline } from './rooflineTable';
 
 export interface RenderOptions {
   /** Kernel and API rows shown (default 15). */
@@ -77,6 +79,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
 
   const wallText = summary.wall ? `; GPU wall span ${formatNs(summary.wall.spanNs)}` : '';
   out.push(h(`Trace summary: ${kt.calls} kernel dispatch${kt.calls === 1 ? '' : 'es'} of ${kt.distinct} kernel${kt.distinct === 1 ? '' : 's'}, ${formatNs(kt.totalNs)} kernel time${wallText}`));
+  if (summary.passes) out.push(`  ${counterPassesText(summary.passes)}`);
 
   const active = summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0);
   const idle = summary.agents.length - active.length;
@@ -134,6 +137,12 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       k.counters.map((c, i) => [i === 0 ? cut(k.shortName, nameWidth) : '', i === 0 ? String(k.dispatches) : '', c.name, String(c.dispatches), v(c.mean), v(c.min), v(c.max)]),
     );
     out.push(...table(['Kernel', 'Dispatches', 'Counter', 'Values', 'Mean', 'Min', 'Max'], rows, ['l', 'r', 'l', 'r', 'r', 'r', 'r']).map((l) => `  ${l}`));
+  }
+
+  if (summary.roofline) {
+    out.push('');
+    const short = new Map(summary.kernels.map((k) => [k.name, k.shortName]));
+    out.push(...renderRoofline(summary.roofline, { top, heading: h, label: (name) => cut(short.get(name) ?? name, nameWidth) }));
   }
 
   if (summary.memoryCopies.length > 0) {

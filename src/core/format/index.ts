@@ -4,3 +4,4 @@
 export { MISSING, isShown, formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatPercent, type AlignOptions, type FormatOptions } from './numbers';
 export { formatElapsed, formatMeanErr, formatNs, formatScore, formatSeconds, formatTimeLeft, formatWait, type DurationOptions } from './durations';
 export { formatChange, formatRatio, formatSignedNs, type JudgedChange } from './changes';
+export { counterPassesText, formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent, roofText } from './roofline';

@@ -74,6 +74,26 @@ export const rangeDeltaSchema = z.object({
   change: changeSchema.optional(),
 });
 
+/** One side's roofline point of a kernel (see roofline.ts; HBM intensity against the FP32 roof). */
+export const rooflinePointSchema = z.object({
+  dispatches: count,
+  durationNs: z.number().nullable(),
+  aiHbm: z.number().nullable(),
+  gflopsPerSecond: z.number().nullable(),
+  bound: z.enum(['memory', 'compute']).nullable(),
+  percentOfRoof: z.number().nullable(),
+});
+
+export const rooflineDeltaSchema = z.object({
+  /** B's name when the kernel is in B, else A's; paired as `kernels` are (exact name, then a one-to-one base name). */
+  name: z.string(),
+  shortName: z.string(),
+  /** A's full name when it differs from `name`. */
+  aName: z.string().nullable(),
+  a: rooflinePointSchema.nullable(),
+  b: rooflinePointSchema.nullable(),
+});
+
 export const traceComparisonSchema = z.object({
   a: z.object({ label: z.string(), calls: count, totalNs: ns, distinct: count }),
   b: z.object({ label: z.string(), calls: count, totalNs: ns, distinct: count }),
@@ -88,6 +108,8 @@ export const traceComparisonSchema = z.object({
   /** Per rocTX range when both sides have ranges, else null. */
   ranges: z.array(rangeDeltaSchema).nullable(),
   rangeAttribution: z.object({ a: markerAttributionSchema.nullable(), b: markerAttributionSchema.nullable() }),
+  /** Per kernel, both sides' roofline points, when either side has counters (summary.roofline). */
+  roofline: z.array(rooflineDeltaSchema).optional(),
 });
 
 export type TraceChange = z.infer<typeof changeSchema>;
@@ -97,3 +119,5 @@ export type AmountDelta = z.infer<typeof amountDeltaSchema>;
 export type RangeSide = z.infer<typeof rangeSideSchema>;
 export type RangeDelta = z.infer<typeof rangeDeltaSchema>;
 export type TraceComparison = z.infer<typeof traceComparisonSchema>;
+export type RooflinePoint = z.infer<typeof rooflinePointSchema>;
+export type RooflineDelta = z.infer<typeof rooflineDeltaSchema>;

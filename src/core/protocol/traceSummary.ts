@@ -6,6 +6,7 @@
 // the files (rocprofv3: CLOCK_BOOTTIME-like ns), not Unix time. A value the input does not carry is `null`.
 import { pcHotspotsSchema } from './pcSampling';
 import { z } from './zod';
+import { rooflineSchemas } from './roofline';
 
 export const TRACE_SUMMARY_VERSION = 1 as const;
 
@@ -273,6 +274,15 @@ function buildSchemas() {
     profilerControl: profilerControlSchema.optional(),
     /** Where inside each kernel its PC samples fell, when the profile has PC samples (docs/pc-sampling.md). */
     hotspots: pcHotspotsSchema.optional(),
+    /**
+     * A multi-pass counter run (rocprofv3's pass_1/, pass_2/, ...: the program once per counter group): kernels,
+     * copies, API calls and ranges are from `timingsFrom`, counters from the passes in `counters`, joined per dispatch.
+     */
+    passes: z.object({ count, timingsFrom: z.string(), counters: z.array(z.string()) }).optional(),
+    /** Roofline points per kernel and per rocTX range, when hardware counters were read (see roofline.ts). */
+    roofline: rooflineSchemas().rooflineSchema.optional(),
+    /** rocprof-compute's System Speed-of-Light (block 2) per kernel and per rocTX range, from the same counters. */
+    speedOfLight: rooflineSchemas().speedOfLightSchema.optional(),
   });
   return { pausedWindowSchema, profilerControlSchema, launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
 }

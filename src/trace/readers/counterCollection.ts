@@ -11,6 +11,16 @@ import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCoun
 import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
+import { CounterTableBuilder } from '../counters/counterTable';
+
+/** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
+export interface CounterSink {
+  table: CounterTableBuilder;
+  /** Counters kept (the others are only aggregated per kernel). */
+  wanted: ReadonlySet<string>;
+  /** Another pass of the same program (pass_<n>/): its dispatches were counted in the timing pass. */
+  repeatPass?: boolean;
+}
 
 export interface CounterReadResult {
   rows: number;
@@ -25,10 +35,21 @@ export async function readCounterCollection(
   problems: RowProblems,
   /** True when a kernel trace of the same run was read: then only the counters are taken from here. */
   kernelsTraced: boolean,
+  sink?: CounterSink,
 ): Promise<CounterReadResult> {
   const { acc, tables, agents } = ctx;
   const kernels = new BytesInterner();
   const counterNames = new BytesInterner();
+  /** Per kernel id, per counter id: the kernel's aggregate of that counter (one Map lookup per pair, not per row). */
+  const statsById: Array<Array<{ samples: number; sum: number; min: number; max: number } | undefined>> = [];
+  /** Raw bytes of each counter id, and the id that followed each id (index id + 1; -1 for the first row). */
+  const counterRaw: Buffer[] = [];
+  const nextCounter: number[] = [];
+  let lastCounterId = -1;
+  let lastName = Buffer.alloc(0);
+  let lastNameId = -1;
+  /** Per counter id: its column in the sink, null when the sink does not keep it. */
+  const sinkColumns: Array<number[] | null> = [];
   const aggById: KernelCounterAgg[] = [];
   const untimedCalls = new Map<string, number>();
   const seen = new Set<number>();
@@ -59,39 +80,64 @@ export async function readCounterCollection(
         noteBadRow(problems, row);
         return;
       }
-      const id = kernels.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
+      // a dispatch's rows follow one another: the same name bytes as the row before need no lookup
+      const nStart = row.starts[cName] as number;
+      const nEnd = row.ends[cName] as number;
+      let id: number;
+      if (lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, lastName)) id = lastNameId;
+      else {
+        id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
+        lastNameId = id;
+        lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+      }
       const name = kernels.texts[id] as string;
       const agg = (aggById[id] ??= tables.kernelCounters(name));
-      const counterId = counterNames.idFor(row.buf, row.starts[cCounter] as number, row.ends[cCounter] as number, row.escaped[cCounter] as number);
-      const counter = counterNames.texts[counterId] as string;
-      const known = agg.counters.get(counter);
-      if (known) {
-        known.samples++;
-        known.sum += value;
-        if (value < known.min) known.min = value;
-        if (value > known.max) known.max = value;
-      } else {
-        agg.counters.set(counter, { samples: 1, sum: value, min: value, max: value });
+      // counters come in the same order for every dispatch: the one that followed the last counter last time first
+      const cStartAt = row.starts[cCounter] as number;
+      const cEndAt = row.ends[cCounter] as number;
+      const guess = nextCounter[lastCounterId + 1] ?? -1;
+      let counterId: number;
+      if (guess >= 0 && sameBytes(row.buf, cStartAt, cEndAt, counterRaw[guess] as Buffer)) counterId = guess;
+      else {
+        counterId = counterNames.idFor(row.buf, cStartAt, cEndAt, row.escaped[cCounter] as number);
+        counterRaw[counterId] ??= Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+        nextCounter[lastCounterId + 1] = row.escaped[cCounter] ? -1 : counterId;
       }
+      lastCounterId = counterId;
+      const counter = counterNames.texts[counterId] as string;
+      // timestamps once a row: relative to the summary's epoch they are exact (see traceClock.ts)
+      const start = timed ? timestampAt(row, cStart, epoch) : NaN;
+      const end = timed ? timestampAt(row, cEnd, epoch) : NaN;
+      if (sink) {
+        const i = sink.table.dispatchOf(dispatch, name, end - start);
+        let col = sinkColumns[counterId];
+        if (col === undefined) col = sinkColumns[counterId] = sink.wanted.has(counter) ? sink.table.column(counter) : null;
+        if (col !== null) CounterTableBuilder.put(col, i, value);
+      }
+      const byCounter = (statsById[id] ??= []);
+      let known = byCounter[counterId];
+      if (!known) {
+        known = agg.counters.get(counter);
+        if (!known) agg.counters.set(counter, (known = { samples: 0, sum: 0, min: Infinity, max: -Infinity }));
+        byCounter[counterId] = known;
+      }
+      known.samples++;
+      known.sum += value;
+      if (value < known.min) known.min = value;
+      if (value > known.max) known.max = value;
 
       if (seen.has(dispatch)) {
         // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
-        if (timed && !kernelsTraced) {
-          const start = timestampAt(row, cStart, epoch);
-          const end = timestampAt(row, cEnd, epoch);
-          if (end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
-        }
+        if (timed && !kernelsTraced && end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
         return;
       }
       seen.add(dispatch);
-      agg.dispatches++;
+      if (!sink?.repeatPass) agg.dispatches++;
       if (kernelsTraced) return;
       if (!timed) {
         untimedCalls.set(name, (untimedCalls.get(name) ?? 0) + 1);
         return;
       }
-      const start = timestampAt(row, cStart, epoch);
-      const end = timestampAt(row, cEnd, epoch);
       if (!(end >= start)) {
         noteBadRow(problems, row);
         return;
@@ -125,4 +171,12 @@ export async function readCounterCollection(
   if (passes) acc.warnings.push(passes);
   for (const [name, calls] of untimedCalls) mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
   return { rows, dispatches: seen.size, timed };
+}
+
+/** Field bytes `buf[start..end)` equal `raw` (a JS loop: names are short, a native compare costs more to call). */
+function sameBytes(buf: Buffer, start: number, end: number, raw: Buffer): boolean {
+  const n = end - start;
+  if (n !== raw.length) return false;
+  for (let i = 0; i < n; i++) if (buf[start + i] !== raw[i]) return false;
+  return true;
 }

@@ -6,7 +6,7 @@ import { streamCsv } from '../csvFile';
 import type { FileSource } from '../sources';
 import { RangeAttributor, RangeIndex } from '../ranges';
 import { BytesInterner, isMarkerDomain, type RunTables } from '../tables';
-import { fieldText, type CsvRow } from '../csvScanner';
+import { fieldNumber, fieldText, type CsvRow } from '../csvScanner';
 import { timestampAt } from '../traceClock';
 import { pickPassTiming, readCounterDispatchTimes } from './counterDispatches';
 import type { DispatchLog } from '../kernelBatches';
@@ -20,9 +20,11 @@ export interface RangeCsvFiles {
   counters?: FileSource[];
   /** The summary's epoch (traceClock.ts). */
   epochSeconds?: number;
+  /** Filled with the range of each counter dispatch put in one, by Dispatch_Id (for the roofline per range). */
+  counterRanges?: Map<number, string>;
 }
 
-type OnDispatch = (kernel: string, correlationId: number, tid: number, start: number, end: number) => void;
+type OnDispatch = (kernel: string, correlationId: number, tid: number, start: number, end: number, dispatchId?: number) => void;
 
 /**
  * Fills `tables.markers[*].kernels`; returns false when the run has no ranges or no dispatches (nothing done).
@@ -42,13 +44,15 @@ export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables
   const attributor = index.count > 0 ? new RangeAttributor(index, tables) : null;
   if (attributor) launches.replay((corr, tid, start) => attributor.addLaunch(corr, tid, start));
   launches.clear();
-  const onDispatch: OnDispatch = (kernel, corr, tid, start, end) => {
-    attributor?.addDispatch(kernel, corr, tid, start, end);
+  const onDispatch: OnDispatch = (kernel, corr, tid, start, end, dispatchId) => {
+    const marker = attributor?.addDispatch(kernel, corr, tid, start, end);
+    if (marker && dispatchId !== undefined && files.counterRanges && !files.counterRanges.has(dispatchId)) files.counterRanges.set(dispatchId, marker.name);
     if (paused) control.addDispatch(kernel, start, end - start);
   };
   for (const f of files.kernels) {
     // the log keeps no start times: read again when they are needed (GPU-time ranges, paused windows)
-    const log = attributor?.by === 'correlation' && !paused ? logs?.get(f) : undefined;
+    // (nor the Dispatch_Id that counterRanges needs)
+    const log = attributor?.by === 'correlation' && !paused && !files.counterRanges ? logs?.get(f) : undefined;
     if (log && attributor) replayDispatches(log, attributor);
     else await readDispatches(f, onDispatch, epoch);
   }
@@ -129,6 +133,7 @@ async function readDispatches(source: FileSource, onDispatch: OnDispatch, epoch:
     const cTid = c.find('Thread_Id');
     const cStart = c.find('Start_Timestamp', 'BeginNs');
     const cEnd = c.find('End_Timestamp', 'EndNs');
+    const cDispatch = c.find('Dispatch_Id');
     const nameGuess = new KernelNameGuess(c.find('Kernel_Id'), cName, names);
     const onRow = (row: CsvRow): void => {
       const start = timestampAt(row, cStart, epoch);
@@ -137,7 +142,7 @@ async function readDispatches(source: FileSource, onDispatch: OnDispatch, epoch:
       const id = nameGuess.nameId(row);
       const corr = cCorr >= 0 ? (row.values[cCorr] as number) : NaN;
       const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
-      onDispatch(names.texts[id] as string, corr, tid, start, end);
+      onDispatch(names.texts[id] as string, corr, tid, start, end, cDispatch >= 0 ? fieldNumber(row, cDispatch) : undefined);
     };
     return Object.assign(onRow, { guess: nameGuess.guess });
   });
@@ -146,8 +151,8 @@ async function readDispatches(source: FileSource, onDispatch: OnDispatch, epoch:
 /** The dispatches of a counter collection, each once, timed by the pass counterCollection.ts uses (untimed: NaN). */
 async function readCounterDispatches(source: FileSource, onDispatch: OnDispatch, epoch: number): Promise<void> {
   const dispatches = await readCounterDispatchTimes(source, epoch);
-  for (const d of dispatches.values()) {
+  for (const [id, d] of dispatches) {
     const t = pickPassTiming(d.starts, d.ends);
-    onDispatch(d.name, d.corr, d.tid, t.start, t.end);
+    onDispatch(d.name, d.corr, d.tid, t.start, t.end, id);
   }
 }

@@ -9,6 +9,8 @@ import { LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type RunTa
 import { attributeRocpdRanges } from './rangeRocpd';
 import { isProfilerControl } from '../profilerControl';
 import { decimalParts } from '../traceClock';
+import type { CounterSink } from './counterCollection';
+import { readRocpdCounters } from '../counters/rocpdCounters';
 import { gpuEndOfCopy } from './rocprofv3Csv';
 
 export class NotRocpdError extends Error {}
@@ -32,7 +34,9 @@ export async function readRocpd(
   tables: RunTables,
   agentPrefix: string,
   label: string,
-): Promise<RocpdReadResult> {
+  /** Where the database's hardware counters go, per dispatch, for the roofline (src/trace/counters/). */
+  counters?: CounterSink,
+): Promise<RocpdReadResult & { counterRows: number }> {
   if (!looksLikeSqlite(bytes)) throw new NotRocpdError('not an SQLite database');
   const SQL = await loadSqlJs();
   const db = new SQL.Database(bytes);
@@ -200,7 +204,8 @@ export async function readRocpd(
     if (skippedCopies > 0) acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
     checkTopKernels(db, views, tables, acc, label);
     checkBusy(db, views, absIndexById, busySumByAbs, localStart, localEnd, acc, label);
-    return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null };
+    const counterRows = counters && views.has('pmc_events') ? readRocpdCounters(db, counters.table, counters.wanted) : 0;
+    return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null, counterRows };
   } finally {
     db.close();
   }

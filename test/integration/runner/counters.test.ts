@@ -87,6 +87,37 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
       ['gfx942', 'MI300X_A1', '304', '2100', '1300', '128', '128'],
     );
     assert.equal(sysinfo.sources, 'rocminfo: read; amd-smi: read');
+
+    // the summary: timings of one pass, counters of all three joined, peaks from the root's sysinfo.csv
+    const pass1Kernels = new Map<string, number>();
+    const pass1Trace = names.find((n) => n.startsWith('pass_1/') && n.endsWith('_kernel_trace.csv'))!;
+    const traceLines = zip.get(pass1Trace)!.toString('utf8').trim().split('\n');
+    const nameAt = traceLines[0]!.split(',').map((h) => h.replace(/"/g, '')).indexOf('Kernel_Name');
+    for (const line of traceLines.slice(1)) {
+      const name = [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"'))[nameAt]!;
+      pass1Kernels.set(name, (pass1Kernels.get(name) ?? 0) + 1);
+    }
+    assert.ok(pass1Kernels.size > 0, pass1Trace);
+    const summary = profile.summary!;
+    assert.ok(summary, 'the runner summarised the profile');
+    assert.deepEqual(new Map(summary.kernels.map((k) => [k.name, k.calls])), pass1Kernels, 'calls of one pass, not three');
+    assert.deepEqual(summary.passes, { count: 3, timingsFrom: 'pass_1', counters: ['pass_1', 'pass_2', 'pass_3'] });
+    const roofline = summary.roofline!;
+    assert.ok(roofline, 'a roofline');
+    assert.equal(roofline.peaksFrom, 'spec');
+    assert.deepEqual(Object.entries(roofline.peaks).filter(([, v]) => v === null).map(([k]) => k), [], 'every peak known');
+    assert.ok(roofline.peaks.hbmGBps! > 0);
+    assert.ok(roofline.kernels.length > 0);
+    for (const k of roofline.kernels) {
+      assert.ok(k.bound === 'memory' || k.bound === 'compute', `${k.name}: bound ${k.bound}`);
+      // each pass counts the same dispatches (the iteration range's): one pass's rows per dispatch, not three passes'
+      const pass1Rows = counterRows(zip.get(names.find((n) => n.startsWith('pass_1/') && n.endsWith('_counter_collection.csv'))!)!.toString('utf8'));
+      assert.equal(k.dispatches, pass1Rows.filter((r) => r.kernel === k.name).length / expectedPasses[0]!.length, `${k.name}: dispatches of one pass`);
+    }
+    // the timeline is one pass's: the other passes' traces stay in their folders
+    assert.ok(names.includes('combined.pftrace'), names.join(', '));
+    assert.ok(!names.some((n) => n.startsWith('pass_1/') && n.endsWith('.pftrace')), 'pass_1 went into combined.pftrace');
+    assert.ok(names.some((n) => n.startsWith('pass_2/') && n.endsWith('.pftrace')), 'pass_2 kept out of it');
   });
 
   test('kernel selection without counters: passed to rocprofv3, no --pmc, and the run says what it selects', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findKernelEntryPoints } from '../../../src/core/kernelEntryPoints';
-import { kernelIdentifier, matchKernelTimings, timingLensTitle, timingsByIdentifier } from '../../../src/core/kernelTimings';
+import { counterTotals, kernelIdentifier, matchKernelTimings, roofTooltip, timingLensTitle, timingsByIdentifier } from '../../../src/core/kernelTimings';
 
 const fixtures = join(import.meta.dirname, '../../../../shared/fixtures/rocprof');
 
@@ -88,4 +88,45 @@ test('custom_kernel and kernels of a removed definition are not matched', () => 
 
 test('thousands of calls are grouped in the lens title', () => {
   assert.equal(timingLensTitle({ avgNs: 4_560_000, calls: 12345 }), '⏱ 4.56 ms avg · 12,345 calls');
+});
+
+test('with counters and peaks the lens adds the bound and the share of the roof, instantiations added up', () => {
+  const peaks = { hbmGBps: 5000, valuFp32: 80000, mfmaFp32: 160000 };
+  const source = [
+    '__global__ void copy_kernel(float* out, const float* in, int n) { }',
+    'template <typename T> __global__ void gemm(T* c, const T* a, const T* b) { }',
+    '__global__ void no_counters(float* out) { }',
+    '__global__ void memset_kernel(int* out) { }',
+  ].join('\n');
+  const entries = findKernelEntryPoints(source, 'cpp');
+  const kernels = [
+    // 150 dispatches of 11.3 µs; AI 0.02 FLOP/B under a 100 GFLOP/s HBM slope, doing 71 GFLOP/s
+    { name: 'copy_kernel(float*, float const*, int)', calls: 150, totalNs: 1_695_000, counters: { dispatches: 150, ns: 1e6, flops: 71e6, hbmBytes: 3.55e9 } },
+    // two instantiations: together 4e12 FLOPs over 1e10 bytes (AI 400) in 1e8 ns (40 TFLOP/s) under the 80 TFLOP/s peak
+    { name: 'void gemm<float>(float*, float const*, float const*)', calls: 10, totalNs: 5e7, counters: { dispatches: 10, ns: 5e7, flops: 3e12, hbmBytes: 5e9 } },
+    { name: 'void gemm<double>(double*, double const*, double const*)', calls: 10, totalNs: 5e7, counters: { dispatches: 10, ns: 5e7, flops: 1e12, hbmBytes: 5e9 } },
+    { name: 'no_counters(float*)', calls: 3, totalNs: 3000 },
+    { name: 'memset_kernel(int*)', calls: 2, totalNs: 2000, counters: { dispatches: 2, ns: 2000, flops: 0, hbmBytes: 1e6 } },
+  ];
+  const titles = matchKernelTimings(entries, kernels, peaks).map((t) => timingLensTitle(t.timing));
+  assert.deepEqual(titles, [
+    '⏱ 11.3 µs avg · 150 calls · memory-bound, 71% of HBM roof',
+    '⏱ 5.00 ms avg · 20 calls · compute-bound, 50% of FP32 roof',
+    '⏱ 1.00 µs avg · 3 calls',
+    '⏱ 1.00 µs avg · 2 calls · memory-bound (no FLOPs counted)',
+  ]);
+  const gemm = matchKernelTimings(entries, kernels, peaks)[1]!.timing;
+  assert.equal(roofTooltip(gemm), 'HBM intensity 400 FLOP/B at 40.0 TFLOP/s under a roof of 80.0 TFLOP/s (20 dispatches with counters).');
+  // no peaks (an old stored run), or a peak unknown: the timing alone
+  assert.equal(timingLensTitle(matchKernelTimings(entries, kernels)[0]!.timing), '⏱ 11.3 µs avg · 150 calls');
+  assert.equal(timingLensTitle(matchKernelTimings(entries, kernels, { ...peaks, hbmGBps: null })[0]!.timing), '⏱ 11.3 µs avg · 150 calls');
+  // an instantiation without counters: no share of the roof for the whole definition
+  const partly = [kernels[1]!, { ...kernels[2]!, counters: undefined }];
+  assert.equal(timingLensTitle(matchKernelTimings(entries, partly, peaks)[0]!.timing), '⏱ 5.00 ms avg · 20 calls');
+});
+
+test('counter totals from a summary roofline kernel: means times dispatches, nothing when a quantity is unknown', () => {
+  assert.deepEqual(counterTotals({ dispatches: 4, durationNs: 250, flops: 1e6, hbmBytes: 2e6 }), { dispatches: 4, ns: 1000, flops: 4e6, hbmBytes: 8e6 });
+  assert.equal(counterTotals({ dispatches: 4, durationNs: 250, flops: null, hbmBytes: 2e6 }), undefined);
+  assert.equal(counterTotals({ dispatches: 0, durationNs: 250, flops: 1, hbmBytes: 2 }), undefined);
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from '../../../src/extension/runStore';
 import type { ResultView } from '../../../src/webview/protocol';
+import { MI300X_PEAKS, roofline, rooflineKernel, rooflineOnlySummary } from '../../support/rooflineSummary';
 
 const fixture = join(import.meta.dirname, '../../../../shared/fixtures/rocprof/batched_gemm__28_results.db');
 
@@ -45,6 +46,27 @@ describe('run store', () => {
     await again.load();
     assert.deepEqual(again.list().map((r) => [r.id, r.file, r.mode, r.outcome]), [[run.id, 'gemm.py', 'profile', 'success']]);
     assert.equal((await again.view(run.id))?.profiles[0]?.localPath, kept);
+  });
+
+  it('keeps the counter totals and peaks of a roofline for the timing lens, and reads them back', async () => {
+    const gemm = rooflineKernel({ name: 'void gemm<float>(float*)', dispatches: 4, durationNs: 1e6, valu: { f32: 2e9 }, hbmBytes: 1e9, l2Bytes: 1e9, l1Bytes: 1e9, ldsBytes: 0 });
+    const onlyCounted = rooflineKernel({ name: 'copy(float*)', dispatches: 3, durationNs: 1e4, valu: { f32: 1e5 }, hbmBytes: 1e7, l2Bytes: 1e7, l1Bytes: 1e7, ldsBytes: 0 });
+    const summary = rooflineOnlySummary(roofline([gemm, onlyCounted]));
+    summary.kernels = [{ name: gemm.name, shortName: 'gemm', calls: 5, totalNs: 5e6, avgNs: 1e6, minNs: 1e6, maxNs: 1e6, stddevNs: 0, percent: 100, agentIds: [], launches: [], launchesTruncated: false }];
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const { run } = await store.save(toStore('gemm.hip', view({ profiles: [{ key: 'profile.0', summary, perfetto: 'none' }] })));
+    const expected = [
+      // traced: its calls from the trace, its counters from the roofline
+      { name: gemm.name, calls: 5, totalNs: 5e6, counters: { dispatches: 4, ns: 4e6, flops: 8e9, hbmBytes: 4e9 } },
+      // counted only (a counter collection without a kernel trace): its dispatches are its calls
+      { name: 'copy(float*)', calls: 3, totalNs: 3e4, counters: { dispatches: 3, ns: 3e4, flops: 3e5, hbmBytes: 3e7 } },
+    ];
+    assert.deepEqual(run.kernels, expected);
+    assert.deepEqual(run.peaks, { hbmGBps: MI300X_PEAKS.hbmGBps, valuFp32: MI300X_PEAKS.valuFp32, mfmaFp32: MI300X_PEAKS.mfmaFp32 });
+    const again = new RunStore(join(dir, 'runs'), () => maxBytes);
+    await again.load();
+    assert.deepEqual(again.list()[0]?.kernels, expected);
+    assert.deepEqual(again.list()[0]?.peaks, run.peaks);
   });
 
   it('a moved storage folder: the view points at the trace where it is now', async () => {

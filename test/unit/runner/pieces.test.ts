@@ -8,6 +8,7 @@ import { createHeadTail } from '../../../src/runner/headTail';
 import { amdGpuName, nvidiaGpuName, parseRocminfo, parseRocmSmi } from '../../../src/runner/gpus';
 import { formatFrame, openEventLog, parseFrame, readEventLog, readEvents, repairLog, type FrameBatch } from '../../../src/runner/eventLog';
 import { nvccArgs } from '../../../src/runner/evaluate';
+import { timingPassOnly } from '../../../src/runner/artifacts';
 import { scoreFromResultValues as computeScore } from '../../../src/core/scoring';
 import { parsePopcornOutput, quoteCommand } from '../../../src/runner/executor';
 import { casesFileText, loadProblem, loadProblems } from '../../../src/runner/problems';
@@ -209,4 +210,10 @@ test('profiler command lines: kernelbot flags for rocprofv3, legacy rocprof with
   assert.equal(quoteCommand(v3.command, v3.args), '/opt/rocm/bin/rocprofv3 --log-level fatal --hip-trace --kernel-trace --rccl-trace --marker-trace --memory-copy-trace --scratch-memory-trace --output-format pftrace csv rocpd -d /out -o %pid% -- python3 eval.py profile c');
   const v1 = wrapCommand({ kind: 'rocprof', path: '/opt/rocm/bin/rocprof' }, '/out', { command: 'python3', args: ['x.py'] });
   assert.deepEqual(v1.args, ['--hip-trace', '--stats', '-d', '/out', '-o', '/out/results.csv', 'python3', 'x.py']);
+});
+
+test('combined.pftrace of a counter run: the first pass\'s traces only (each pass traces the whole program again)', () => {
+  const files = ['pass_2/node/12_results.pftrace', 'pass_10/node/19_results.pftrace', 'pass_1/node/11_results.pftrace', 'pass_1/node/13_results.pftrace'];
+  assert.deepEqual(timingPassOnly(files), ['pass_1/node/11_results.pftrace', 'pass_1/node/13_results.pftrace']);
+  assert.deepEqual(timingPassOnly(['node/11_results.pftrace', 'node/12_results.pftrace']), ['node/11_results.pftrace', 'node/12_results.pftrace'], 'no passes: every trace');
 });

@@ -239,16 +239,34 @@ test('a pseudo-row among counted dispatches: apart from the kernels and the agen
   assert.deepEqual([agent?.kernelCalls, agent?.kernelNs, agent?.busyNs], [2, 200, 250]);
 });
 
-test('counter passes (pass_1/, pass_2/): counters of both, and a warning that each pass is a run of its own', async () => {
+test('counter passes (pass_1/, pass_2/): kernels and copies of one pass, counters of both joined per dispatch, sysinfo.csv at the root', async () => {
   const dir = tempDir('passes');
-  const header = ['Dispatch_Id', 'Agent_Id', 'Kernel_Name', 'Counter_Name', 'Counter_Value', 'Start_Timestamp', 'End_Timestamp'];
-  for (const [pass, counter] of [['pass_1', 'SQ_WAVES'], ['pass_2', 'GRBM_COUNT']] as const) {
+  const counterHeader = ['Dispatch_Id', 'Agent_Id', 'Kernel_Name', 'Counter_Name', 'Counter_Value', 'Start_Timestamp', 'End_Timestamp'];
+  const kernelHeader = ['Kind', 'Agent_Id', 'Queue_Id', 'Dispatch_Id', 'Kernel_Name', 'Start_Timestamp', 'End_Timestamp'];
+  const copyHeader = ['Kind', 'Direction', 'Source_Agent_Id', 'Destination_Agent_Id', 'Start_Timestamp', 'End_Timestamp'];
+  for (const [pass, counter, pid] of [['pass_1', 'SQ_WAVES', '311'], ['pass_2', 'GRBM_COUNT', '312']] as const) {
     mkdirSync(path.join(dir, pass, 'node-a'), { recursive: true });
-    writeFileSync(path.join(dir, pass, 'node-a', '311_counter_collection.csv'), toRocprofCsv(header, [['1', 'Agent 2', GEMM, counter, '8', '100', '200']]));
+    const at = (f: string): string => path.join(dir, pass, 'node-a', `${pid}_${f}`);
+    writeFileSync(at('counter_collection.csv'), toRocprofCsv(counterHeader, [['1', 'Agent 2', GEMM, counter, '8', '100', '200'], ['2', 'Agent 2', GEMM, counter, '4', '300', '350']]));
+    writeFileSync(at('kernel_trace.csv'), toRocprofCsv(kernelHeader, [['KERNEL_DISPATCH', 'Agent 2', '1', '1', GEMM, '100', '200'], ['KERNEL_DISPATCH', 'Agent 2', '1', '2', GEMM, '300', '350']]));
+    writeFileSync(at('memory_copy_trace.csv'), toRocprofCsv(copyHeader, [['MEMORY_COPY', 'MEMORY_COPY_HOST_TO_DEVICE', 'Agent 0', 'Agent 2', '10', '90']]));
   }
+  // as our runner writes it: beside pass_<n>/, not in them
+  writeFileSync(path.join(dir, 'sysinfo.csv'), 'gpu_arch,gpu_model,cu_per_gpu,max_sclk,max_mclk,num_hbm_channels,total_l2_chan\ngfx942,MI300X_A1,304,2100,1300,128,128\n');
   const s = await summary(dir);
+  assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs]), [[GEMM, 2, 150]], 'calls of one pass');
+  assert.deepEqual(s.memoryCopies.map((c) => c.calls), [1], 'copies of one pass');
   assert.deepEqual(s.counters?.map((k) => [k.dispatches, k.counters.map((c) => c.name)]), [[2, ['GRBM_COUNT', 'SQ_WAVES']]]);
-  assert.deepEqual(s.warnings, ['2 counter passes (pass_1, pass_2): each is a separate run of the program, so dispatch counts add up over the passes']);
+  assert.deepEqual(s.passes, { count: 2, timingsFrom: 'pass_1', counters: ['pass_1', 'pass_2'] });
+  assert.deepEqual(s.warnings.filter((w) => /pass/.test(w)), []);
+  assert.deepEqual(
+    s.skipped.filter((x) => x.path.startsWith('pass_2/')).map((x) => x.path).sort(),
+    ['pass_2/node-a/312_kernel_trace.csv', 'pass_2/node-a/312_memory_copy_trace.csv'],
+  );
+  assert.ok(s.skipped.every((x) => !x.path.startsWith('pass_1/')), JSON.stringify(s.skipped));
+  assert.ok(s.sources.some((x) => x.path === 'sysinfo.csv' && x.kind === 'sysinfo'), JSON.stringify(s.sources));
+  assert.ok((s.roofline?.peaks.hbmGBps ?? 0) > 0, `peaks from the root's sysinfo.csv: ${JSON.stringify(s.roofline?.peaks)}`);
+  assert.equal(s.processes.length, 1, 'one process: the timing pass\'s');
 });
 
 // ---------------------------------------------------------------------------------------------------------------

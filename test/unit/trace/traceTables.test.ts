@@ -65,6 +65,12 @@ test('tables: aligned columns, launch summary, bandwidth, checks and warnings', 
   assert.ok(renderTraceTables(summary, { color: true }).startsWith('\x1b[1mTrace summary'));
 });
 
+test('a multi-pass counter run says which pass the timings come from', () => {
+  const out = renderTraceTables({ ...summary, passes: { count: 3, timingsFrom: 'pass_1', counters: ['pass_1', 'pass_2', 'pass_3'] } });
+  assert.equal(out.split('\n')[1], '  3 counter passes (the program once per counter group): timings from pass_1, counters from pass_1, pass_2, pass_3');
+  assert.ok(!renderTraceTables(summary).includes('counter passes'), 'no line without passes');
+});
+
 test('long names are cut to the column width', () => {
   const long = { ...summary, kernels: [{ ...(summary.kernels[0] as TraceSummary['kernels'][number]), shortName: 'k'.repeat(200) }] };
   const out = renderTraceTables(long, { nameWidth: 30 });

@@ -4,7 +4,7 @@
 // arrive back as the literal text.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ComparePanel } from '../../../src/extension/comparePanel';
@@ -151,5 +151,22 @@ describe('compare panel', function () {
     await panel.handleMessage('ready');
     assert.equal(panel.rendered, shown, 'nothing redrawn or replaced');
     assert.equal(panel.received.length, before + 3);
+  });
+  it('draws an A → B roofline arrow per kernel when both sides are counter workloads', async () => {
+    const a = join(tmp, 'counters-a');
+    const b = join(tmp, 'counters-b');
+    cpSync(join(repoRoot, 'test/fixtures/roofline/mi300x-wide'), a, { recursive: true });
+    cpSync(join(repoRoot, 'test/fixtures/roofline/mi300x-wide'), b, { recursive: true });
+    old(a);
+    const panel = await compareFromExplorer(a, b);
+    const expected = (await summarizePath(b)).roofline;
+    assert.ok(expected && expected.kernels.length === 2);
+    assert.deepEqual(panel.current.rooflines?.b, expected, 'the host hands both sides\' rooflines to the page');
+    const arrows = panel.rendered?.rooflineArrows ?? [];
+    assert.equal(arrows.length, expected.kernels.length, `an arrow per kernel: ${arrows.join(' | ')}`);
+    for (const k of expected.kernels) {
+      const short = panel.current.comparison.roofline?.find((d) => d.name === k.name)?.shortName ?? k.name;
+      assert.ok(arrows.some((l) => l.startsWith(`${short}: A AI `) && l.includes(' → B AI ') && l.endsWith('GFLOP/s B / A 1.00× (±0%)')), `${short}: ${arrows.join(' | ')}`);
+    }
   });
 });

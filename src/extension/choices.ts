@@ -23,7 +23,9 @@ export interface Choice {
 const STATE_KEY = 'kernelRunner.choices';
 
 /** The target has no leaderboard of that name (one remembered from another target is asked for again). */
-class UnknownLeaderboardError extends SubmissionError {}
+class UnknownLeaderboardError extends SubmissionError {
+  override readonly name = 'UnknownLeaderboardError';
+}
 
 export class ChoiceStore {
   constructor(private readonly memento: vscode.Memento) {}

@@ -10,6 +10,7 @@ import type { StoredRun } from './runStore';
 import type { Services } from './services';
 import { clientFor } from './targets';
 import { notify, pickOne } from './ui';
+import { errorMessage } from '../core/errors';
 
 export type CommandFactory = (ctx: Ctx, s: Services) => (...args: unknown[]) => unknown;
 
@@ -61,7 +62,7 @@ export const commandTable: Record<Exclude<CommandName, RegisteredElsewhere>, Com
       if (choice) await s.diagnostics.update(doc, false);
       return choice;
     } catch (err) {
-      void notify.error(`Kernel Runner: ${err instanceof Error ? err.message : String(err)}`);
+      void notify.error(`Kernel Runner: ${errorMessage(err)}`);
       return undefined;
     }
   },

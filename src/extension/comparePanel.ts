@@ -22,6 +22,7 @@ import {
 import type { Ctx } from './ctx';
 import { notify, pickFiles, pickOne } from './ui';
 import { webviewDocument } from './webviewDocument';
+import { errorMessage } from '../core/errors';
 
 export type { CompareSide } from '../webview/compareProtocol';
 
@@ -128,7 +129,7 @@ export async function openComparePanel(ctx: Ctx, a: CompareSide, b: CompareSide)
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, view.title, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {});
     return new ComparePanel(panel, view, ctx.extensionUri);
   } catch (err) {
-    const msg = err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${err instanceof Error ? err.message : String(err)}`;
+    const msg = err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${errorMessage(err)}`;
     void notify.error(`Kernel Runner: ${msg}`);
     return undefined;
   }

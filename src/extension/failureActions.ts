@@ -8,6 +8,7 @@ import { commandId } from './commandIds';
 import type { RegistrationOutcome } from './gpumode/registration';
 import type { TargetChoice, Targets } from './targets';
 import { notify } from './ui';
+import { errorMessage } from '../core/errors';
 
 /** What a button may change about the run it repeats. */
 export interface RerunChange {
@@ -42,7 +43,7 @@ export function notifyFailure(text: string, explanation: Explanation, host: Fail
   void notify.error(text, ...actions.map((a) => a.label), SHOW_OUTPUT).then((pick) => {
     if (pick === SHOW_OUTPUT) host.showOutput();
     const chosen = actions.find((a) => a.label === pick);
-    if (chosen) void runAction(chosen, host).catch((err: unknown) => notify.error(`Kernel Runner: ${err instanceof Error ? err.message : String(err)}`));
+    if (chosen) void runAction(chosen, host).catch((err: unknown) => notify.error(`Kernel Runner: ${errorMessage(err)}`));
   });
 }
 

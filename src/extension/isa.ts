@@ -11,6 +11,7 @@ import {
 } from '../trace/codeObjects/index';
 import type { IsaKernelView, IsaView, ProfileView } from '../webview/protocol';
 import { showDocument } from './ui';
+import { errorMessage } from '../core/errors';
 
 export const ISA_SCHEME = 'kernel-runner-isa';
 export const ISA_LANGUAGE = 'amdgpu-isa';
@@ -35,7 +36,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
       if (st.isFile() && !/\.zip$/i.test(tracePath)) return { status: 'none', codeObjects: [], kernels: [], unmatched: [], note: 'Code objects come in profile zips and folders, not in this file.' };
       return sectionView(await this.load(tracePath), profiled);
     } catch (err) {
-      const text = err instanceof CodeObjectError ? err.message : `Could not read code objects from ${tracePath}: ${err instanceof Error ? err.message : String(err)}`;
+      const text = err instanceof CodeObjectError ? err.message : `Could not read code objects from ${tracePath}: ${errorMessage(err)}`;
       return { status: 'error', codeObjects: [], kernels: [], unmatched: [], note: text };
     }
   }
@@ -67,7 +68,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
     try {
       objdump = await findObjdump(this.objdumpSearch ?? {});
     } catch (err) {
-      return `${header}; ${err instanceof Error ? err.message : String(err)}\n`;
+      return `${header}; ${errorMessage(err)}\n`;
     }
     if (!objdump) return `${header};\n; No disassembly: no llvm-objdump with the AMDGPU target was found. To get one, ${HOW_TO_GET_OBJDUMP.replace(' or pass --objdump PATH', '')}.\n`;
     try {

@@ -24,6 +24,7 @@ import type { Ctx } from './ctx';
 import type { IsaDocuments } from './isa';
 import { notify } from './ui';
 import { webviewDocument } from './webviewDocument';
+import { errorMessage } from '../core/errors';
 
 /** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
 export interface ProfileActions {
@@ -144,7 +145,7 @@ export class ResultsPanel {
         await this.owner.isa.open(path, row.codeObject, row.name);
       }
     } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
+      const text = errorMessage(err);
       this.notice(text, 'error');
       void notify.error(`Kernel Runner: ${text}`);
     }

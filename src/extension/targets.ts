@@ -11,6 +11,7 @@ import type { RunOutput } from './runOutput';
 import { askText, hooks, notify, pickOne } from './ui';
 import { createRunnerClient, type RunnerClient } from '../core/client';
 import { connect, type Connection } from '../core/submission/index';
+import { errorMessage } from '../core/errors';
 
 export type TargetKind = 'embedded' | 'server' | 'gpumode';
 
@@ -216,7 +217,7 @@ async function readPopcornCliId(file: string): Promise<string | undefined> {
   try {
     return (await readPopcornConfig(file)).cliId;
   } catch (err) {
-    void notify.warning(`Kernel Runner: ignoring ~/.popcorn.yaml: ${err instanceof Error ? err.message : String(err)}`);
+    void notify.warning(`Kernel Runner: ignoring ~/.popcorn.yaml: ${errorMessage(err)}`);
     return undefined;
   }
 }

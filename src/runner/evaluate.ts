@@ -24,6 +24,7 @@ import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from '
 import { findOnPath, wrapCommand, type Profiler } from './profilers';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
+import { errorMessage } from '../core/errors';
 
 export interface RunSettings {
   python: string;
@@ -287,7 +288,7 @@ async function finishProfile(
     const { summarizePath } = await import('../trace');
     summary = await summarizePath(outDir);
   } catch (err) {
-    note = `no trace summary: ${err instanceof Error ? err.message : String(err)}`;
+    note = `no trace summary: ${errorMessage(err)}`;
   }
   let trace = '';
   if (packed.zipBytes <= ctx.settings.inlineTraceBytes) {

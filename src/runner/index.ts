@@ -26,6 +26,7 @@ import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
 import { DEFAULT_MAX_JOB_OUTPUT } from './outputBudget';
 import { probeSystem } from './system';
+import { KernelRunnerError, errorMessage } from '../core/errors';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
 export const DEFAULT_MAX_DATA_BYTES = 20e9;
@@ -136,7 +137,9 @@ export interface RunningRunner {
   };
 }
 
-export class RunnerStartError extends Error {
+export class RunnerStartError extends KernelRunnerError {
+  override readonly name = 'RunnerStartError';
+  readonly code = 'RUNNER_START';
   readonly type = 'runner-start' as const;
 }
 
@@ -264,7 +267,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     });
   } catch (err) {
     store.close();
-    throw new RunnerStartError(err instanceof Error ? err.message : String(err));
+    throw new RunnerStartError(errorMessage(err));
   }
   // how each job's processes are kept together (probed once; see isolation.ts)
   const isolation = detectIsolation(env, { ...(opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {}), sandbox });
@@ -372,7 +375,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       if (err instanceof HttpError) refuse(req, res, err);
       else {
         log(`error: ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        refuse(req, res, new HttpError(500, `Internal server error: ${err instanceof Error ? err.message : String(err)}`));
+        refuse(req, res, new HttpError(500, `Internal server error: ${errorMessage(err)}`));
       }
     }
   };

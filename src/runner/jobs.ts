@@ -24,6 +24,7 @@ import { createScheduler, type Scheduler } from './scheduler';
 import type { JobStore, RetentionPolicy, StoredJob } from './store';
 import type { SystemProbe } from './system';
 import { routes } from '../core/protocol/api';
+import { KernelRunnerError, errorMessage } from '../core/errors';
 
 export interface Subscriber {
   /** Extension clients: every event, in batches of frames in id order (the bytes also written to the log). */
@@ -87,7 +88,9 @@ export interface JobManagerOptions {
   log(message: string): void;
 }
 
-export class QueueFullError extends Error {
+export class QueueFullError extends KernelRunnerError {
+  override readonly name = 'QueueFullError';
+  readonly code = 'RUNNER_QUEUE_FULL';
   readonly type = 'queue-full' as const;
 }
 
@@ -239,7 +242,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       await job.log.close();
       await store.saveJob(job.record);
     } catch (err) {
-      opts.log(`job ${job.id}: could not save its end: ${err instanceof Error ? err.message : String(err)}`);
+      opts.log(`job ${job.id}: could not save its end: ${errorMessage(err)}`);
     }
     await workDirRemoved;
     lightRecords.set(job.id, { ...job.record, result: null });
@@ -346,7 +349,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       for (const id of deleted) lightRecords.delete(id);
       if (deleted.length) opts.log(`retention: deleted ${deleted.length} old job(s)`);
     } catch (err) {
-      opts.log(`retention sweep failed: ${err instanceof Error ? err.message : String(err)}`);
+      opts.log(`retention sweep failed: ${errorMessage(err)}`);
     }
   };
   let retentionRun: Promise<void> = retentionSweep();

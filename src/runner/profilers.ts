@@ -1,6 +1,7 @@
 // Which profiler wraps profile-mode runs, and how: kernelbot's rocprofv3 flag set, or legacy rocprof (v1).
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { KernelRunnerError } from '../core/errors';
 
 export type ProfilerChoice = 'auto' | 'rocprofv3' | 'rocprof' | 'none';
 export type ProfilerKind = 'rocprofv3' | 'rocprof';
@@ -11,7 +12,9 @@ export interface Profiler {
   path: string;
 }
 
-export class ProfilerError extends Error {
+export class ProfilerError extends KernelRunnerError {
+  override readonly name = 'ProfilerError';
+  readonly code = 'RUNNER_PROFILER';
   readonly type = 'profiler' as const;
 }
 

@@ -33,6 +33,7 @@ import { leaderboardEntry, type Problem } from './problems';
 import { noProfilerDetail, type Profiler } from './profilers';
 import { containedPath, type JobStore, type StoredJob } from './store';
 import type { Executor } from './executors';
+import { errorMessage } from '../core/errors';
 
 export interface RouteServices {
   jobs: JobManager;
@@ -122,6 +123,8 @@ interface AcceptedSubmission {
  * background route, our extension clients) they are the HTTP answer.
  */
 class PreparationError extends HttpError {
+  override readonly name = 'PreparationError';
+  override readonly code = 'RUNNER_PREPARATION';
   constructor(detail: string) {
     super(400, detail);
   }
@@ -481,7 +484,7 @@ export function createRoutes(services: RouteServices): Router {
     try {
       job = await submit(accepted, ctx, subscriber);
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
+      const detail = errorMessage(err);
       writer.write(`event: error\ndata: ${JSON.stringify({ status: 'error', detail, status_code: 503 })}\n\n`);
       writer.end();
     }

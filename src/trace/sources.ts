@@ -5,6 +5,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { KernelRunnerError } from '../core/errors';
 
 export interface FileSource {
   /** Path relative to the summarised root, with `/` separators (the entry name for zips). */
@@ -105,7 +106,9 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   ratioFloorBytes: 1024 * 1024,
 };
 
-export class ZipLimitError extends Error {
+export class ZipLimitError extends KernelRunnerError {
+  override readonly name = 'ZipLimitError';
+  readonly code = 'TRACE_ZIP_LIMIT';
   readonly type = 'zip-limit' as const;
 }
 

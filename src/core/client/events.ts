@@ -1,12 +1,15 @@
 // From a raw SSE message to a typed runner event. Upstream servers send no `id:`; ours always do.
 import type { EventSourceMessage } from 'eventsource-parser';
 import { parseEventData, sseEventNames, type OutputEvent, type RunnerEvent, type SseEventName } from '../protocol/api';
+import { KernelRunnerError, errorMessage } from '../errors';
 
 type WithOptionalId<T> = T extends RunnerEvent ? Omit<T, 'id'> & { id: number | undefined } : never;
 /** A runner event as the client sees it: `id` is undefined for upstream servers (no extensions). */
 export type ClientEvent = WithOptionalId<RunnerEvent>;
 
-export class EventDecodeError extends Error {
+export class EventDecodeError extends KernelRunnerError {
+  override readonly name = 'EventDecodeError';
+  readonly code = 'CLIENT_EVENT_DECODE';
   readonly type = 'event-decode' as const;
 }
 
@@ -98,5 +101,5 @@ export function describeZodError(err: unknown): string {
       .map((i) => `${(i.path ?? []).map(String).join('.') || '(root)'}: ${i.message ?? 'invalid'}`)
       .join('; ');
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

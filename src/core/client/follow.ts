@@ -8,6 +8,7 @@ import { RunnerClientError, isRetryable } from './errors';
 import { EventDecodeError, decodeEvent, isTerminalEvent, type ClientEvent } from './events';
 import type { StreamResponse, Transport } from './http';
 import { SseLimitError, createSseReader } from './sse';
+import type { CoreErrorCode } from '../errors';
 
 export interface FollowOptions {
   signal?: AbortSignal;
@@ -50,6 +51,10 @@ export interface Cursor {
  * (and status, code) are those of the last failure, `reason`.
  */
 export class FollowGaveUpError extends RunnerClientError {
+  override readonly name = 'FollowGaveUpError';
+  override get code(): CoreErrorCode {
+    return 'CLIENT_GAVE_UP';
+  }
   constructor(
     readonly jobId: number,
     readonly reconnects: number,
@@ -60,7 +65,7 @@ export class FollowGaveUpError extends RunnerClientError {
       method: reason.method,
       url: reason.url,
       ...(reason.status !== undefined ? { status: reason.status } : {}),
-      ...(reason.code !== undefined ? { code: reason.code } : {}),
+      ...(reason.systemCode !== undefined ? { code: reason.systemCode } : {}),
       ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
       cause: reason,
     });

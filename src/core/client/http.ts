@@ -7,6 +7,7 @@ import { isLoopbackHost } from '../loopback';
 import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
 import { InvalidRunnerUrlError, RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
 import { describeZodError } from './events';
+import { errorMessage } from '../errors';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -183,7 +184,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_SOCKET_CONNECTION_TIMEOUT') {
       return make('timeout', 'No answer from the runner in time');
     }
-    const reason = (code && NETWORK_REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
+    const reason = (code && NETWORK_REASONS[code]) ?? (errorMessage(err));
     return make('network', `Cannot reach the runner (${code ?? 'network error'})`, reason);
   }
 

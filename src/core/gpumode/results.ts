@@ -9,6 +9,7 @@ import { formatScore } from '../format/durations';
 
 export { DEFAULT_RANKING_BY, rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
 import { rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
+import { errorMessage } from '../errors';
 
 export interface RankedScore {
   /** Seconds (upstream's unit for `score`). */
@@ -126,7 +127,7 @@ export function decodeReports(run: string, values: Readonly<Record<string, strin
     try {
       reports.push({ run, index, spec, text: decodePopcornBase64(encoded), error: undefined });
     } catch (err) {
-      reports.push({ run, index, spec, text: undefined, error: err instanceof Error ? err.message : String(err) });
+      reports.push({ run, index, spec, text: undefined, error: errorMessage(err) });
     }
   }
   return reports;

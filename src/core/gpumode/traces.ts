@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { RunnerClient } from '../client/index';
 import type { ProfileResult, ResultEvent } from '../protocol/api';
 import type { TraceSummary } from '../protocol/traceSummary';
+import { errorMessage } from '../errors';
 
 /**
  * Which profiler made an archive: kernelbot's run_eval sets `rocPROF` (rocprofv3 on AMD GPUs: CSVs, a Perfetto
@@ -138,7 +139,7 @@ export async function saveProfileTraces(result: ResultEvent, options: SaveTraces
       try {
         entry.summary = await options.summarize(file.path);
       } catch (err) {
-        entry.summaryError = err instanceof Error ? err.message : String(err);
+        entry.summaryError = errorMessage(err);
       }
     }
     saved.push(entry);

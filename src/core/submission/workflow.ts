@@ -30,6 +30,7 @@ import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingP
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
 import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
+import { errorMessage } from '../errors';
 
 export interface TraceOptions {
   /** Where profile archives are saved (a function: made only when there is something to save). */
@@ -196,7 +197,7 @@ class Run {
       for (const trace of traces) this.emit({ type: 'trace-saved', trace });
       return { traces };
     } catch (err) {
-      return { traces: [], traceError: err instanceof Error ? err.message : String(err) };
+      return { traces: [], traceError: errorMessage(err) };
     }
   }
 
@@ -425,7 +426,7 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
         if (signal?.aborted) throw err;
         // Deployments from before the queue routes answer 404: nothing to tell.
         const absent = isRunnerClientError(err) && err.type === 'http' && err.status === 404;
-        if (!absent) run.emit({ type: 'note', text: `could not read the runner queue (${err instanceof Error ? err.message : String(err)})` });
+        if (!absent) run.emit({ type: 'note', text: `could not read the runner queue (${errorMessage(err)})` });
       }
     }
     return run.route === 'background' ? await run.background(request) : await run.stream(request);

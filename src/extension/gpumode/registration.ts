@@ -9,6 +9,7 @@ import { readPopcornConfig } from '../../core/popcornConfig';
 import type { RunOutput } from '../runOutput';
 import type { Targets } from '../targets';
 import { hooks, notify, openExternal, pickOne } from '../ui';
+import { errorMessage } from '../../core/errors';
 
 export const PROVIDER_LABEL: Record<OAuthProvider, string> = { discord: 'Discord', github: 'GitHub' };
 
@@ -166,5 +167,5 @@ export class GpuModeRegistration {
 
 function messageOf(err: unknown): string {
   if (isGpuModeError(err)) return err.message;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

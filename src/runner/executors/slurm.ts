@@ -26,6 +26,7 @@ import { createOutputSink, readPopcornFile } from './output';
 import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT, type SlurmJobLine } from './slurmCli';
 import { jobEnvironment } from '../jobEnv';
 import { SLURM_SHIM } from './slurmShim';
+import { KernelRunnerError } from '../../core/errors';
 
 /** Job states Slurm passes through on its way to a final one. */
 const UNSETTLED_STATES = new Set(['COMPLETING', 'CONFIGURING', 'RUNNING', 'PENDING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING', 'RESIZING', 'REQUEUED']);
@@ -61,7 +62,9 @@ export interface SlurmExecutor extends Executor {
   readonly gres: string[];
 }
 
-export class SlurmStartError extends Error {
+export class SlurmStartError extends KernelRunnerError {
+  override readonly name = 'SlurmStartError';
+  readonly code = 'RUNNER_SLURM_START';
   readonly type = 'slurm-start' as const;
 }
 

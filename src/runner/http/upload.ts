@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { HttpError } from './errors';
+import { errorMessage } from '../../core/errors';
 
 export interface Upload {
   fileName: string;
@@ -14,7 +15,7 @@ export interface Upload {
 
 const FORM_OVERHEAD = 64 * 1024;
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const message = (err: unknown) => (errorMessage(err));
 
 export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { ElfFormatError } from './elf';
+import { errorMessage } from '../../core/errors';
 
 export const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
 const COMPRESSED_MAGIC = 'CCOB';
@@ -60,7 +61,7 @@ function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffe
     } else throw new ElfFormatError(`compressed offload bundle with compression method ${method} (known: 0 zlib, 1 zstd)`);
   } catch (err) {
     if (err instanceof ElfFormatError) throw err;
-    throw new ElfFormatError(`compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ElfFormatError(`compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${errorMessage(err)}`);
   }
   if (bundle.length !== size) throw new ElfFormatError(`compressed offload bundle inflated to ${bundle.length} bytes, not the ${size} its header says`);
   const hash = buf.readBigUInt64LE(at.hash);

@@ -6,8 +6,12 @@ import type { TraceAccumulator } from '../accumulator';
 import { addDuration } from '../durationStats';
 import { isPseudoKernel } from '../pseudoRows';
 import { isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
+import { KernelRunnerError } from '../../core/errors';
 
-export class NotV1TraceError extends Error {}
+export class NotV1TraceError extends KernelRunnerError {
+  override readonly name = 'NotV1TraceError';
+  readonly code = 'TRACE_NOT_V1';
+}
 
 interface ChromeEvent {
   ph?: unknown;

@@ -8,8 +8,12 @@ import { columnsOf, each, loadSqlJs } from '../sqlite';
 import { LAUNCH_WIDTH, addLaunch, isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
 import { attributeRocpdRanges } from './rangeRocpd';
 import { gpuEndOfCopy } from './rocprofv3Csv';
+import { KernelRunnerError } from '../../core/errors';
 
-export class NotRocpdError extends Error {}
+export class NotRocpdError extends KernelRunnerError {
+  override readonly name = 'NotRocpdError';
+  readonly code = 'TRACE_NOT_ROCPD';
+}
 
 export interface RocpdReadResult {
   variant: string;

@@ -11,7 +11,8 @@
 // mark). A process crash cannot lose a completed write, so every id a client saw is at or below the mark. (A power
 // loss can lose both, as it can lose the log itself: nothing here is fsynced.)
 import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync, type WriteStream } from 'node:fs';
-import { sseEventNames, type SseEventName } from '../core/protocol/api';
+import type { SseEventName } from '../core/protocol/api';
+import { sseFrame } from '../core/protocol/sseFrame';
 
 export interface LoggedEvent {
   id: number;
@@ -30,7 +31,7 @@ export interface FrameBatch {
 }
 
 export function formatFrame(id: number, event: SseEventName, json: string): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${json}\n\n`;
+  return sseFrame(event, json, id);
 }
 
 const FRAME = /^id: (\d+)\nevent: ([a-z]+)\ndata: (.*)$/s;
@@ -137,10 +138,6 @@ const FLUSH_BYTES = 1 << 20;
 /** Bytes handed to the file and not yet written past which the log asks the job's output to wait. */
 export const LOG_BACKLOG_BYTES = 8 << 20;
 const CHUNK_BYTES = 4 << 20;
-/** The lines between a frame's id and its data, built once per event name (fewer pieces per frame). */
-const EVENT_LINES: Partial<Record<SseEventName, string>> = Object.fromEntries(
-  sseEventNames.map((name) => [name, `\nevent: ${name}\ndata: `]),
-);
 /** Frames are joined as text and encoded together once they hold this many characters. */
 const ENCODE_CHARS = 64 * 1024;
 
@@ -219,7 +216,7 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
   return {
     append(event, json, terminal = false) {
       last += 1;
-      text += 'id: ' + last + (EVENT_LINES[event] ?? `\nevent: ${event}\ndata: `) + json + '\n\n';
+      text += sseFrame(event, json, last);
       if (terminal) {
         pendingTerminal = true;
         flush();

@@ -27,6 +27,7 @@ import { openStore, type RetentionPolicy } from './store';
 import { DEFAULT_MAX_JOB_OUTPUT } from './outputBudget';
 import { probeSystem } from './system';
 import { KernelRunnerError, errorMessage } from '../core/errors';
+import { ROUTES } from '../core/protocol/routes';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
 export const DEFAULT_MAX_DATA_BYTES = 20e9;
@@ -361,7 +362,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       checkOrigin(req, opts.publicUrl);
       if (token) {
         // /auth/init is where popcorn-cli registers, before it has an id: it answers how to use the token instead
-        if (rawPath !== '/health' && rawPath !== '/auth/init') {
+        if (rawPath !== ROUTES.health.pattern && rawPath !== ROUTES.authInit.pattern) {
           checkToken(req, token);
           connections.trust(req.socket);
         }

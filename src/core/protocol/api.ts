@@ -19,6 +19,7 @@
 // them was ~5 ms of every start of the CLI.
 import { z } from './zod';
 import { traceSummarySchema } from './traceSummary';
+import { routePath } from './routes';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Constants
@@ -548,32 +549,23 @@ export const cancelAnswerSchema = z.lazy(() => z.looseObject({ status: z.literal
 export type CancelAnswer = z.infer<typeof cancelAnswerSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Route paths (relative to the base URL, each component URI-encoded)
-
-const seg = encodeURIComponent;
-
-function query(params: Record<string, string | number | undefined>): string {
-  const parts = Object.entries(params)
-    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
-    .map(([k, v]) => `${seg(k)}=${seg(String(v))}`);
-  return parts.length ? `?${parts.join('&')}` : '';
-}
+// Route paths (relative to the base URL, each component URI-encoded), from the one route table (./routes.ts)
 
 export const routes = {
-  health: () => '/health',
-  leaderboards: () => '/leaderboards',
-  gpus: (leaderboard: string) => `/gpus/${seg(leaderboard)}`,
-  runnerQueue: (gpu: string) => `/runner_queue/${seg(gpu)}`,
+  health: () => routePath('health', {}),
+  leaderboards: () => routePath('leaderboards', {}),
+  gpus: (leaderboard: string) => routePath('gpus', { leaderboard }),
+  authInit: (provider: string) => routePath('authInit', {}, { provider }),
+  runnerQueue: (gpu: string) => routePath('runnerQueue', { gpu }),
   rankedSubmissions: (leaderboard: string, gpu: string, opts: { limit?: number; offset?: number } = {}) =>
-    `/submissions/${seg(leaderboard)}/${seg(gpu)}${query(opts)}`,
+    routePath('rankedSubmissions', { leaderboard, gpu }, opts),
   /** Streaming route (SSE). */
-  submit: (leaderboard: string, gpu: string, mode: SubmissionMode) => `/${seg(leaderboard)}/${seg(gpu)}/${seg(mode)}`,
+  submit: (leaderboard: string, gpu: string, mode: SubmissionMode) => routePath('submit', { leaderboard, gpu, mode }),
   /** Background route (202). */
-  submitBackground: (leaderboard: string, gpu: string, mode: SubmissionMode) =>
-    `/submission/${seg(leaderboard)}/${seg(gpu)}/${seg(mode)}`,
-  userSubmissions: (opts: { leaderboard?: string; limit?: number; offset?: number } = {}) => `/user/submissions${query(opts)}`,
-  userSubmission: (id: number) => `/user/submissions/${id}`,
-  job: (id: number) => `/jobs/${id}`,
-  jobEvents: (id: number, after?: number) => `/jobs/${id}/events${query({ after })}`,
-  artifact: (id: number, name: string) => `/jobs/${id}/artifacts/${seg(name)}`,
+  submitBackground: (leaderboard: string, gpu: string, mode: SubmissionMode) => routePath('submitBackground', { leaderboard, gpu, mode }),
+  userSubmissions: (opts: { leaderboard?: string; limit?: number; offset?: number } = {}) => routePath('userSubmissions', {}, opts),
+  userSubmission: (id: number) => routePath('userSubmission', { id }),
+  job: (id: number) => routePath('job', { id }),
+  jobEvents: (id: number, after?: number) => routePath('jobEvents', { id }, { after }),
+  artifact: (id: number, name: string) => routePath('artifact', { id, name }),
 } as const;

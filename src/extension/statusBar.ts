@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
-import type { ActiveJobs, JobStatus } from './activeJobs';
+import type { ActiveJobs, JobStatus } from './runs/activeJobs';
 import { commandId } from './commandIds';
 
 /** The running clock ("1:05"); runs.ts shows it in progress notifications too. */

@@ -7,7 +7,7 @@ import { defaultPopcornConfigPath, readPopcornConfig } from '../core/popcornConf
 import { findLocalRunnerToken } from '../core/runnerToken';
 import type { Ctx } from './ctx';
 import { EmbeddedRunner } from './embeddedRunner';
-import type { RunOutput } from './runOutput';
+import type { RunOutput } from './runs/output';
 import { askText, hooks, notify, pickOne } from './ui';
 import { createRunnerClient, type RunnerClient } from '../core/client';
 import { connect, type Connection } from '../core/submission/index';

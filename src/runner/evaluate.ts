@@ -629,7 +629,7 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
  * Runs the submission; with a disk budget, a job whose work dir grows past it is stopped at once (SIGKILL of its
  * running process; what it wrote is not worth more disk) and ends `failed`, its run's stderr saying why.
  */
-export async function runSubmission(ctx: RunContext): Promise<RunOutcome> {
+export async function evaluateJob(ctx: RunContext): Promise<RunOutcome> {
   const run = (c: RunContext) => (c.problem ? runProblem(c, c.problem) : runScript(c));
   const limit = ctx.settings.maxJobDiskBytes ?? 0;
   if (limit <= 0) return run(ctx);

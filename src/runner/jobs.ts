@@ -13,7 +13,7 @@ import type {
 } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { HARD_TIMEOUT_ERROR, upstreamCompletion } from './completion';
-import { runSubmission, type RunSettings } from './evaluate';
+import { evaluateJob, type RunSettings } from './evaluate';
 import type { EventLog, FrameBatch, LoggedEvent } from './eventLog';
 import type { GpuInventory, GpuSlot } from './gpus';
 import type { Problem } from './problems';
@@ -285,7 +285,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     }, opts.hardTimeoutMs);
     try {
       await mkdir(store.workDir(job.id), { recursive: true });
-      const outcome = await runSubmission({
+      const outcome = await evaluateJob({
         jobId: job.id,
         leaderboard: rec.leaderboard,
         mode: rec.mode,

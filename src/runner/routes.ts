@@ -14,7 +14,7 @@ import {
   type RankedSubmission,
   type RunnerQueue,
   type SubmissionMode,
-  type SubmissionRun,
+  type SubmissionDetailRun,
   type UserSubmissionDetail,
   type UserSubmissionSummary,
 } from '../core/protocol/api';
@@ -207,8 +207,8 @@ function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {
   };
 }
 
-function submissionRuns(rec: StoredJob): SubmissionRun[] {
-  const runs: SubmissionRun[] = [];
+function submissionRuns(rec: StoredJob): SubmissionDetailRun[] {
+  const runs: SubmissionDetailRun[] = [];
   rec.result?.results.forEach((full, i) => {
     for (const [mode, ev] of Object.entries(full.runs)) {
       runs.push({

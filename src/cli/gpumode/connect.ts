@@ -16,7 +16,7 @@ export interface ServerOptions {
   tokenFile?: string;
 }
 
-export interface Connection {
+export interface ServerConnection {
   client: RunnerClient;
   baseUrl: string;
   gpumode: boolean;
@@ -27,7 +27,7 @@ export function serverUrl(server: string | undefined): string {
   return !server || server === 'gpumode' ? gpuModeBaseUrl() : server;
 }
 
-export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cli'): Promise<Connection> {
+export async function connectServer(opts: ServerOptions, userAgent = 'kernel-runner-cli'): Promise<ServerConnection> {
   const baseUrl = serverUrl(opts.server);
   const token = clientToken(opts, baseUrl);
   try {

@@ -467,7 +467,7 @@ export const userSubmissionListSchema = z.lazy(() => z.array(userSubmissionSumma
 // Upstream (main.py get_user_submission): `result` only for public test/benchmark runs (secret runs and the ranked
 // run carry score and passed only); `job` from a LEFT JOIN, so all null for streaming-route submissions, and no
 // `job` key before mid-June 2026; `runner_queue` null while there are no runs (and no key before the queue PRs).
-export const submissionRunSchema = z.lazy(() => z.looseObject({
+export const submissionDetailRunSchema = z.lazy(() => z.looseObject({
   start_time: orNull(z.string()),
   end_time: orNull(z.string()),
   /** `test`, `benchmark`, `leaderboard`, `profile.<i>`: which run it is decides how it is shown. Required. */
@@ -483,7 +483,7 @@ export const submissionRunSchema = z.lazy(() => z.looseObject({
   /** The evaluator's flat map (public test/benchmark runs only). */
   result: z.unknown().optional(),
 }));
-export type SubmissionRun = z.infer<typeof submissionRunSchema>;
+export type SubmissionDetailRun = z.infer<typeof submissionDetailRunSchema>;
 
 export const submissionJobSchema = z.lazy(() => z.looseObject({
   /** initial → pending → running → succeeded | failed | timed_out | hacked; null when the service keeps no job. */
@@ -503,7 +503,7 @@ export const userSubmissionDetailSchema = z.lazy(() => z.looseObject({
   /** Whether the service is finished with it: decides when polling ends. Required. */
   done: z.boolean(),
   code: text,
-  runs: z.array(submissionRunSchema),
+  runs: z.array(submissionDetailRunSchema),
   /** null when the answer has none (an older deployment) or says nothing. */
   job: orNull(submissionJobSchema),
   /** Informational: a malformed queue reads as null. */

@@ -70,8 +70,8 @@ export interface RunSubmissionOptions extends WorkflowOptions {
 
 const noop = () => undefined;
 
-/** State shared by the steps of one submission. */
-class Run {
+/** One pass of the workflow for a submission (runSubmission or resumeSubmission): the state its steps share. */
+class Attempt {
   readonly emit: (event: SubmissionEvent) => void;
   readonly now: () => number;
   readonly startedAt: number;
@@ -383,22 +383,22 @@ function refuse(connection: Connection, fileName: string, problems: string[]): v
 
 /** Runs one submission to its outcome. Never throws for what can go wrong on the way: the outcome says. */
 export async function runSubmission(request: SubmissionRequest, options: RunSubmissionOptions): Promise<SubmissionOutcome> {
-  const run = new Run(options, request.mode, path.basename(request.filePath));
+  const attempt = new Attempt(options, request.mode, path.basename(request.filePath));
   const { connection } = options;
-  const { signal } = run;
+  const { signal } = attempt;
   try {
     if (connection.service === 'gpumode' && !connection.hasIdentity) {
       throw submissionError('no-identity', `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`, [action('register')]);
     }
     // Nothing leaves the machine (not even a look-up) before the file passes GPU MODE's own checks.
-    if (!options.check && connection.service === 'gpumode') refuse(connection, run.fileName, gpuModeProblems(request, request.leaderboard));
+    if (!options.check && connection.service === 'gpumode') refuse(connection, attempt.fileName, gpuModeProblems(request, request.leaderboard));
     const source = decode(request.content);
-    const ctx: ChooseContext = { connection, request, source, leaderboards: run.leaderboards, note: (text) => run.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
+    const ctx: ChooseContext = { connection, request, source, leaderboards: attempt.leaderboards, note: (text) => attempt.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
     const target = await (options.choose ?? chooseFromFile)(ctx);
-    if (!target) return run.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
-    run.target = target;
+    if (!target) return attempt.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
+    attempt.target = target;
 
-    if (options.check) refuse(connection, run.fileName, await options.check(target));
+    if (options.check) refuse(connection, attempt.fileName, await options.check(target));
     if (request.mode === 'profile' && connection.service === 'kernel-runner' && (await ourHealth(connection, signal))?.profiler === null) {
       const how = options.surface === 'cli' ? ' (`--server gpumode` profiles on GPU MODE)' : '';
       throw submissionError(
@@ -407,7 +407,7 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
         [action('profile-on-gpumode'), action('select-target')],
       );
     }
-    run.route = connection.service === 'gpumode' && request.mode !== 'profile' ? 'background' : 'stream';
+    attempt.route = connection.service === 'gpumode' && request.mode !== 'profile' ? 'background' : 'stream';
     // kernelbot's check_deadline refuses every mode on both routes once the deadline passed; our runner keeps
     // accepting closed leaderboards for practice.
     if (connection.service === 'gpumode' && target.info?.closed) {
@@ -417,33 +417,33 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
         options.surface === 'cli' ? [] : [action('select-target')],
       );
     }
-    run.emit({ type: 'target', target, mode: request.mode, route: run.route, connection });
-    run.status('submitting', `submitting to ${connection.label}`);
+    attempt.emit({ type: 'target', target, mode: request.mode, route: attempt.route, connection });
+    attempt.status('submitting', `submitting to ${connection.label}`);
     if (connection.service === 'gpumode') {
       try {
-        run.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
+        attempt.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
       } catch (err) {
         if (signal?.aborted) throw err;
         // Deployments from before the queue routes answer 404: nothing to tell.
         const absent = isRunnerClientError(err) && err.type === 'http' && err.status === 404;
-        if (!absent) run.emit({ type: 'note', text: `could not read the runner queue (${errorMessage(err)})` });
+        if (!absent) attempt.emit({ type: 'note', text: `could not read the runner queue (${errorMessage(err)})` });
       }
     }
-    return run.route === 'background' ? await run.background(request) : await run.stream(request);
+    return attempt.route === 'background' ? await attempt.background(request) : await attempt.stream(request);
   } catch (err) {
-    return run.signal?.aborted ? run.cancelled() : run.failed(err);
+    return attempt.signal?.aborted ? attempt.cancelled() : attempt.failed(err);
   }
 }
 
 /** Picks a submission up again after a restart (a window reload) and follows it to its outcome. */
 export async function resumeSubmission(state: ResumeState, options: WorkflowOptions): Promise<SubmissionOutcome> {
-  const run = new Run(options, state.mode, state.fileName);
-  run.target = { leaderboard: state.leaderboard, gpu: state.gpu };
-  run.route = state.kind === 'poll' ? 'background' : 'stream';
-  run.id = state.id;
+  const attempt = new Attempt(options, state.mode, state.fileName);
+  attempt.target = { leaderboard: state.leaderboard, gpu: state.gpu };
+  attempt.route = state.kind === 'poll' ? 'background' : 'stream';
+  attempt.id = state.id;
   try {
-    return state.kind === 'poll' ? await run.poll(state.acceptedAt) : await run.resumeStream(state);
+    return state.kind === 'poll' ? await attempt.poll(state.acceptedAt) : await attempt.resumeStream(state);
   } catch (err) {
-    return run.signal?.aborted ? run.cancelled() : run.failed(err);
+    return attempt.signal?.aborted ? attempt.cancelled() : attempt.failed(err);
   }
 }

@@ -6,7 +6,7 @@ import { sleep } from '../../core/client/backoff';
 import { EXTENSION_REGISTER_HINTS, isGpuModeError } from '../../core/gpumode/errors';
 import { checkRegistration, completeRegistration, notLinkedMessage, savedCliId, startRegistration, type OAuthProvider } from '../../core/gpumode/registration';
 import { readPopcornConfig } from '../../core/popcornConfig';
-import type { RunOutput } from '../runOutput';
+import type { RunOutput } from '../runs/output';
 import type { Targets } from '../targets';
 import { hooks, notify, openExternal, pickOne } from '../ui';
 import { errorMessage } from '../../core/errors';

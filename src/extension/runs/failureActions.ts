@@ -3,12 +3,12 @@
 // run again in profile mode on another AMD Instinct GPU ("Profile on MI355X") or on GPU MODE's service ("Profile
 // on GPU MODE": kernelRunner.server stays as it is; without a cli_id, registration comes first).
 import * as vscode from 'vscode';
-import type { Action, ActionId, Explanation } from '../core/submission/index';
-import { commandId } from './commandIds';
-import type { RegistrationOutcome } from './gpumode/registration';
-import type { TargetChoice, Targets } from './targets';
-import { notify } from './ui';
-import { errorMessage } from '../core/errors';
+import type { Action, ActionId, Explanation } from '../../core/submission/index';
+import { commandId } from '../commandIds';
+import type { RegistrationOutcome } from '../gpumode/registration';
+import type { TargetChoice, Targets } from '../targets';
+import { notify } from '../ui';
+import { errorMessage } from '../../core/errors';
 
 /** What a button may change about the run it repeats. */
 export interface RerunChange {

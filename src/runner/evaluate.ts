@@ -25,6 +25,7 @@ import { findOnPath, wrapCommand, type Profiler } from './profilers';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
 import { errorMessage } from '../core/errors';
+import { VERSION_PROBE_CAP_BYTES, VERSION_PROBE_GRACE_MS, VERSION_PROBE_TIMEOUT_MS } from './limits';
 
 export interface RunSettings {
   python: string;
@@ -547,8 +548,8 @@ async function compile(
     };
   }
   const version = await runChild(ctx, {
-    command: found, args: ['--version'], cwd: dir, env: childEnv(ctx, {}), timeoutMs: 30_000, graceMs: 1000,
-    capBytes: 4096, signal: ctx.signal,
+    command: found, args: ['--version'], cwd: dir, env: childEnv(ctx, {}), timeoutMs: VERSION_PROBE_TIMEOUT_MS, graceMs: VERSION_PROBE_GRACE_MS,
+    capBytes: VERSION_PROBE_CAP_BYTES, signal: ctx.signal,
   });
   if (opts.live) ctx.onRun('compile');
   const o = await runChild(ctx, {

@@ -13,6 +13,7 @@
 import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync, type WriteStream } from 'node:fs';
 import type { SseEventName } from '../core/protocol/api';
 import { sseFrame } from '../core/protocol/sseFrame';
+import { LOG_CHUNK_BYTES, LOG_ENCODE_CHARS, LOG_FLUSH_BYTES, LOG_BACKLOG_BYTES } from './limits';
 
 export interface LoggedEvent {
   id: number;
@@ -134,20 +135,13 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-const FLUSH_BYTES = 1 << 20;
-/** Bytes handed to the file and not yet written past which the log asks the job's output to wait. */
-export const LOG_BACKLOG_BYTES = 8 << 20;
-const CHUNK_BYTES = 4 << 20;
-/** Frames are joined as text and encoded together once they hold this many characters. */
-const ENCODE_CHARS = 64 * 1024;
-
 export function openEventLog(path: string, lastId: number, onBatch: (batch: FrameBatch) => void = () => undefined): EventLog {
   let stream: WriteStream | null = null;
-  // Frames are joined into one string and encoded into a chunk buffer every ENCODE_CHARS characters: encoding each
+  // Frames are joined into one string and encoded into a chunk buffer every LOG_ENCODE_CHARS characters: encoding each
   // small frame on its own costs several times more (a native call and a flattened copy per frame). A batch is a
   // slice of the chunk, handed to the file and the clients without copying; the next batch continues after it (a
   // full chunk is replaced, never reused).
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let chunk = Buffer.allocUnsafe(LOG_CHUNK_BYTES);
   let start = 0;
   let end = 0;
   let text = ''; // frames after `encodedLast`, not yet encoded
@@ -196,7 +190,7 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
     const worst = text.length * 3; // UTF-16 units to UTF-8 bytes
     if (end + worst > chunk.length) {
       emitEncoded(false);
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, worst));
+      chunk = Buffer.allocUnsafe(Math.max(LOG_CHUNK_BYTES, worst));
       start = 0;
       end = 0;
     }
@@ -222,9 +216,9 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
         flush();
         return last;
       }
-      if (text.length >= ENCODE_CHARS) {
+      if (text.length >= LOG_ENCODE_CHARS) {
         encode();
-        if (end - start > FLUSH_BYTES) {
+        if (end - start > LOG_FLUSH_BYTES) {
           flush();
           return last;
         }

@@ -25,6 +25,7 @@ import type { JobStore, RetentionPolicy, StoredJob } from './store';
 import type { SystemProbe } from './system';
 import { routes } from '../core/protocol/api';
 import { KernelRunnerError, errorMessage } from '../core/errors';
+import { CLOSE_MARGIN_MS, SWEEP_AFTER_JOB_MS } from './limits';
 
 export interface Subscriber {
   /** Extension clients: every event, in batches of frames in id order (the bytes also written to the log). */
@@ -112,10 +113,6 @@ export interface JobManager {
 
 const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' };
 const STOPPED_RUNNING: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 };
-/** A job's end sweeps the data dir when the last sweep is at least this old. */
-const SWEEP_AFTER_JOB_MS = 60_000;
-/** close() waits this long past the kill grace period for running jobs to end. */
-const CLOSE_MARGIN_MS = 5_000;
 
 /** A route under the base URL, keeping the base's path (a runner behind a proxy at https://host/gpu/). */
 export function artifactLink(baseUrl: string, route: string): string {

@@ -3,8 +3,9 @@
 import { TraceClock } from './traceClock';
 import type { CrossCheck, SkippedSource, TraceProcess, TraceSource } from '../core/protocol/traceSummary';
 import { BusyTracker, type BusyOptions } from './busy';
-import { FOLDED_AGENTS, MAX_AGENTS, keyWithin } from './keyLimits';
+import { FOLDED_AGENTS, keyWithin } from './keyLimits';
 import { RunTables } from './tables';
+import { MAX_AGENTS } from './limits';
 
 export type AgentType = 'GPU' | 'CPU' | 'unknown';
 

@@ -5,10 +5,11 @@ import {
 } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
-import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, foldWarning } from './keyLimits';
+import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, foldWarning } from './keyLimits';
 import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
 import type { KernelAgg, RunTables } from './tables';
+import { MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
 
 export interface BuildOptions {
   /** Timeline buckets (default 100). */

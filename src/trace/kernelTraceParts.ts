@@ -8,8 +8,9 @@
 // result is exact whatever the guess.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from './csvScanner';
-import { FileRows, READ_BYTES } from './fileRows';
+import { FileRows } from './fileRows';
 import type { KernelBatch, KernelColumns, KernelRowCollector } from './kernelRows';
+import { READ_BYTES } from './limits';
 
 export interface PartTask {
   /** Position of the part in the file (0 = first). */

@@ -13,6 +13,7 @@ import { BatchSource, applyBatch, type KernelTraceTotals } from './kernelBatches
 import { KernelRowCollector, runArrays, type KernelBatch, type KernelColumns } from './kernelRows';
 import { scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
+import { PARALLEL_TRACE_MIN_BYTES } from './limits';
 
 export interface ParallelOptions {
   /** Worker threads (default: KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0 = one pass on this thread). */
@@ -38,7 +39,6 @@ export interface ParallelRun {
   partsHere: number;
 }
 
-export const DEFAULT_MIN_BYTES = 48 << 20;
 const MAX_THREADS = 4;
 
 /**
@@ -64,10 +64,10 @@ export function workerEntry(): { script: string; evaluated: boolean } | null {
   return { script: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)});`, evaluated: true };
 }
 
-/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else DEFAULT_MIN_BYTES. */
+/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else PARALLEL_TRACE_MIN_BYTES. */
 export function defaultMinBytes(env: NodeJS.ProcessEnv = process.env): number {
   const set = env.KERNEL_RUNNER_TRACE_MIN_BYTES;
-  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : DEFAULT_MIN_BYTES;
+  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : PARALLEL_TRACE_MIN_BYTES;
 }
 
 /** KERNEL_RUNNER_TRACE_THREADS when set (0: no workers), else the cores, at most 4. */

@@ -6,6 +6,7 @@ import { basename, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { KernelRunnerError } from '../core/errors';
+import { STREAM_CHUNK_BYTES, DEFAULT_ZIP_LIMITS } from './limits';
 
 export interface FileSource {
   /** Path relative to the summarised root, with `/` separators (the entry name for zips). */
@@ -24,8 +25,6 @@ export interface SourceSet {
   close(): Promise<void>;
 }
 
-/** Chunk size for streaming reads: large chunks keep per-chunk overhead negligible for 700 MB files. */
-const CHUNK = 1 << 18;
 const MAX_FILES = 20000;
 const MAX_DEPTH = 8;
 
@@ -34,7 +33,7 @@ export function fileSource(absPath: string, relPath: string, size: number): File
     path: relPath,
     size,
     diskPath: absPath,
-    open: async () => createReadStream(absPath, { highWaterMark: CHUNK }),
+    open: async () => createReadStream(absPath, { highWaterMark: STREAM_CHUNK_BYTES }),
     readAll: () => readFile(absPath),
   };
 }
@@ -98,13 +97,6 @@ export interface ZipLimits {
   maxRatio: number;
   ratioFloorBytes: number;
 }
-
-export const DEFAULT_ZIP_LIMITS: ZipLimits = {
-  maxTotalBytes: 16 * 1024 ** 3,
-  // rocprof CSVs deflate 10-40x; a zip bomb's zeros about 1000x
-  maxRatio: 200,
-  ratioFloorBytes: 1024 * 1024,
-};
 
 export class ZipLimitError extends KernelRunnerError {
   override readonly name = 'ZipLimitError';

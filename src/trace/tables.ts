@@ -2,7 +2,8 @@
 // direction, API calls by family + name, markers by message. Readers fill them; sets merge into the whole.
 import { ProfilerControlLog } from './profilerControl';
 import { addDuration, emptyStats, mergeStats, type DurationStats } from './durationStats';
-import { FOLDED_KERNELS, FOLDED_NAMES, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, keyWithin } from './keyLimits';
+import { FOLDED_KERNELS, FOLDED_NAMES, keyWithin } from './keyLimits';
+import { MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
 
 /** Launch configuration values, in this order; NaN = not in the input. */
 export const LAUNCH_FIELDS = [

@@ -29,6 +29,7 @@ import { downloadToFile, type DownloadOptions, type DownloadResult } from './dow
 import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
 import { createTransport, type TransportOptions } from './http';
 import { multipartFile } from './multipart';
+import { CANCEL_TIMEOUT_MS } from '../limits';
 
 export type RunnerClientOptions = TransportOptions;
 
@@ -130,7 +131,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
         );
       } catch (err) {
         if (o.signal?.aborted && cursor.jobId !== undefined && o.cancelOnAbort !== false && options.extensions !== false) {
-          await client.cancel(cursor.jobId, { timeoutMs: 5000 }).catch(() => undefined);
+          await client.cancel(cursor.jobId, { timeoutMs: CANCEL_TIMEOUT_MS }).catch(() => undefined);
         }
         throw err;
       }

@@ -9,6 +9,7 @@ import { EventDecodeError, decodeEvent, isTerminalEvent, type ClientEvent } from
 import type { StreamResponse, Transport } from './http';
 import { SseLimitError, createSseReader } from './sse';
 import type { CoreErrorCode } from '../errors';
+import { FOLLOW_IDLE_TIMEOUT_MS } from '../limits';
 
 export interface FollowOptions {
   signal?: AbortSignal;
@@ -89,7 +90,7 @@ function outcomeOf(event: ClientEvent, cursor: Cursor): StreamOutcome | undefine
 async function consume(transport: Transport, method: string, response: StreamResponse, cursor: Cursor, options: FollowOptions): Promise<Consumed> {
   const body: Readable = response.body;
   const shownUrl = transport.show(response.url);
-  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? FOLLOW_IDLE_TIMEOUT_MS;
   let outcome: StreamOutcome | undefined;
   let progressed = false;
   let idle = false;

@@ -8,6 +8,7 @@ import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
 import { InvalidRunnerUrlError, RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
 import { describeZodError } from './events';
 import { errorMessage } from '../errors';
+import { ERROR_BODY_LIMIT, HTTP_TIMEOUT_MS } from '../limits';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -36,8 +37,6 @@ export interface StreamResponse {
   url: string;
 }
 
-const ERROR_BODY_LIMIT = 64 * 1024;
-
 export interface Transport {
   readonly baseUrl: string;
   /** Absolute URL for a route path (or an absolute URL passed through). */
@@ -52,7 +51,6 @@ export interface Transport {
   /** Maps any failure of a call to a RunnerClientError. */
   toError(err: unknown, method: string, url: string): RunnerClientError;
 }
-
 
 export function normaliseBaseUrl(baseUrl: string): string {
   let parsed: URL;
@@ -145,7 +143,7 @@ export function createTransport(options: TransportOptions): Transport {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const origin = new URL(baseUrl).origin;
   const secrets = [options.token, options.cliId];
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? HTTP_TIMEOUT_MS;
   const loopback = isLoopbackHost(new URL(baseUrl).hostname);
   const http = axios.create({
     adapter: 'http',

@@ -3,6 +3,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { createUtf8StreamDecoder } from '../noise/utf8';
 import { KernelRunnerError } from '../errors';
+import { DEFAULT_MAX_EVENT_SIZE } from '../limits';
 
 export interface SseReaderOptions {
   onMessage: (message: EventSourceMessage) => void;
@@ -19,8 +20,6 @@ export interface SseReader {
   /** Forgets any partial event, e.g. before reading a new connection. */
   reset(): void;
 }
-
-export const DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024;
 
 export class SseLimitError extends KernelRunnerError {
   override readonly name = 'SseLimitError';

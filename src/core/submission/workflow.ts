@@ -26,11 +26,12 @@ import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmission
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
 import { action, explain, explainErrorEvent, NO_DETAILS_HINTS, registerHints, submissionError, type Surface } from './explain';
-import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingPollMs } from './policy';
+import { remainingPollMs } from './policy';
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
 import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
 import { errorMessage } from '../errors';
+import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, UPLOAD_TIMEOUT_MS } from '../limits';
 
 export interface TraceOptions {
   /** Where profile archives are saved (a function: made only when there is something to save). */
@@ -315,7 +316,7 @@ class Attempt {
     const t = this.target as ChosenTarget;
     const accepted = await this.client.submitBackground(
       { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content } },
-      { signal: this.signal, timeoutMs: 120_000 },
+      { signal: this.signal, timeoutMs: UPLOAD_TIMEOUT_MS },
     );
     this.id = accepted.details.id;
     const queue = accepted.runner_queue ? ` · ${formatRunnerQueue(accepted.runner_queue)}` : '';

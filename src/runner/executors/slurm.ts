@@ -27,6 +27,7 @@ import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmErro
 import { jobEnvironment } from '../jobEnv';
 import { SLURM_SHIM } from './slurmShim';
 import { KernelRunnerError } from '../../core/errors';
+import { SRUN_KILL_MARGIN_MS } from '../limits';
 
 /** Job states Slurm passes through on its way to a final one. */
 const UNSETTLED_STATES = new Set(['COMPLETING', 'CONFIGURING', 'RUNNING', 'PENDING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING', 'RESIZING', 'REQUEUED']);
@@ -68,8 +69,6 @@ export class SlurmStartError extends KernelRunnerError {
   readonly type = 'slurm-start' as const;
 }
 
-/** Between the final scancel and killing srun, should it not end by itself (Slurm's KillWait is 30 s by default). */
-const SRUN_KILL_MARGIN_MS = 45_000;
 /** How often a run looks for the shim's start file (its timeout starts then). */
 const START_WATCH_MS = 100;
 const SLURM_LINE = /^(srun|slurmstepd(-[\w.-]+)?|salloc): /;

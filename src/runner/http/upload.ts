@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { HttpError } from './errors';
 import { errorMessage } from '../../core/errors';
+import { FORM_OVERHEAD_BYTES } from '../limits';
 
 export interface Upload {
   fileName: string;
@@ -12,8 +13,6 @@ export interface Upload {
   bytes: Buffer;
   truncated: boolean;
 }
-
-const FORM_OVERHEAD = 64 * 1024;
 
 const message = (err: unknown) => (errorMessage(err));
 
@@ -23,7 +22,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     return Promise.reject(new HttpError(422, "Expected a multipart/form-data body with the submission in a field named 'file'"));
   }
   const length = Number(req.headers['content-length']);
-  if (Number.isFinite(length) && length > maxFileBytes + FORM_OVERHEAD) {
+  if (Number.isFinite(length) && length > maxFileBytes + FORM_OVERHEAD_BYTES) {
     return Promise.reject(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
   }
   return new Promise<Upload>((resolve, reject) => {
@@ -113,7 +112,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     req.on('end', onEnd);
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxFileBytes + FORM_OVERHEAD) {
+      if (received > maxFileBytes + FORM_OVERHEAD_BYTES) {
         fail(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
       }
     };

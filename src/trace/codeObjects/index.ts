@@ -2,7 +2,7 @@
 // vscode-free; used by the CLI (`kernel-runner isa`) and the extension (the profile panel's Kernels (ISA)).
 export { CodeObjectError } from './errors';
 export {
-  readCodeObjectsPath, loadCodeObjectsPath, readCodeObjectBuffer, MAX_CODE_OBJECT_BYTES,
+  readCodeObjectsPath, loadCodeObjectsPath, readCodeObjectBuffer,
   type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject, type ReadOptions,
 } from './read';
 export { TARGET_LIMITS, limitsFor, processorOf, estimateOccupancy, type OccupancyEstimate, type TargetLimits } from './occupancy';

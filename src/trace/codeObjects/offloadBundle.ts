@@ -11,10 +11,10 @@ import { inflateSync } from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { ElfFormatError } from './elf';
 import { errorMessage } from '../../core/errors';
+import { MAX_BUNDLE_ENTRIES } from '../limits';
 
 export const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
 const COMPRESSED_MAGIC = 'CCOB';
-const MAX_ENTRIES = 1024;
 const MAX_ID = 4096;
 
 export interface BundleEntry {
@@ -77,7 +77,7 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
   let at = BUNDLE_MAGIC.length;
   const count = readU64(buf, at, 'entry count');
   at += 8;
-  if (count > MAX_ENTRIES) throw new ElfFormatError(`offload bundle claims ${count} entries`);
+  if (count > MAX_BUNDLE_ENTRIES) throw new ElfFormatError(`offload bundle claims ${count} entries`);
   const entries: BundleEntry[] = [];
   let end = at;
   for (let i = 0; i < count; i++) {
@@ -131,7 +131,7 @@ export function bundlesInFatbin(section: Buffer, maxInflated: number): BundleEnt
     const bundle = bundleEntries(section.subarray(at), budget);
     budget -= bundle.inflated;
     entries.push(...bundle.entries);
-    if (entries.length > MAX_ENTRIES) throw new ElfFormatError(`more than ${MAX_ENTRIES} bundle entries in .hip_fatbin`);
+    if (entries.length > MAX_BUNDLE_ENTRIES) throw new ElfFormatError(`more than ${MAX_BUNDLE_ENTRIES} bundle entries in .hip_fatbin`);
     at = next(at + Math.max(bundle.end, COMPRESSED_MAGIC.length));
   }
   return entries;

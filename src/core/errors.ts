@@ -102,9 +102,9 @@ const CLI_CODES = {
 export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = { ...CORE_CODES, ...TRACE_CODES, ...RUNNER_CODES, ...CLI_CODES };
 
 export type CoreErrorCode = keyof typeof CORE_CODES;
-export type TraceErrorCode = keyof typeof TRACE_CODES;
+type TraceErrorCode = keyof typeof TRACE_CODES;
 export type RunnerErrorCode = keyof typeof RUNNER_CODES;
-export type CliErrorCode = keyof typeof CLI_CODES;
+type CliErrorCode = keyof typeof CLI_CODES;
 export type ErrorCode = CoreErrorCode | TraceErrorCode | RunnerErrorCode | CliErrorCode;
 
 /** The base of every error class of src/: each sets its `name` and `code`. */

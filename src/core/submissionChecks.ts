@@ -3,7 +3,7 @@
 // clients as a pre-flight check before anything is sent. Messages are upstream's own words.
 
 import { MAX_SUBMISSION_BYTES } from './limits';
-export type SubmissionProblemCode = 'empty' | 'too-large' | 'not-utf8' | 'bad-extension' | 'stream-keyword';
+type SubmissionProblemCode = 'empty' | 'too-large' | 'not-utf8' | 'bad-extension' | 'stream-keyword';
 
 export interface SubmissionProblem {
   code: SubmissionProblemCode;
@@ -21,7 +21,7 @@ export interface SubmissionCheckOptions {
 }
 
 /** `file_name.endswith((".py", ".cu", ".cuh", ".cpp"))`: case-sensitive, as upstream. */
-export const UPSTREAM_EXTENSIONS: readonly string[] = ['.py', '.cu', '.cuh', '.cpp'];
+const UPSTREAM_EXTENSIONS: readonly string[] = ['.py', '.cu', '.cuh', '.cpp'];
 /** What our runner's `script` leaderboard accepts on top of upstream's extensions. */
 export const SCRIPT_EXTRA_EXTENSIONS: readonly string[] = ['.hip'];
 

@@ -21,7 +21,7 @@ import type { Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import type { TraceOpener } from './traces';
 
-export interface PanelInfo {
+interface PanelInfo {
   title: string;
   ready: boolean;
   view: ResultView;

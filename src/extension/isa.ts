@@ -7,14 +7,13 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import {
   CodeObjectError, DisassemblyError, HOW_TO_GET_OBJDUMP, disassembleKernel, findObjdump, loadCodeObjectsPath, matchKernels,
-  type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate,
-} from '../trace/codeObjects/index';
+  type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate } from '../trace/codeObjects/index';
 import type { IsaKernelView, IsaView, ProfileView } from '../webview/protocol';
 import { showDocument } from './ui';
 import { errorMessage } from '../core/errors';
 
 export const ISA_SCHEME = 'kernel-runner-isa';
-export const ISA_LANGUAGE = 'amdgpu-isa';
+const ISA_LANGUAGE = 'amdgpu-isa';
 
 type Loaded = { objects: LoadedCodeObject[]; skipped: Array<{ file: string; reason: string }> };
 
@@ -95,7 +94,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
 }
 
 /** Rows: each profiled kernel (in the trace's order) with its code object kernel, then the kernels not profiled. */
-export function sectionView(loaded: Loaded, profiled: readonly string[]): IsaView {
+function sectionView(loaded: Loaded, profiled: readonly string[]): IsaView {
   const { objects } = loaded;
   const names = new Map<string, string[]>();
   const order: string[] = [];

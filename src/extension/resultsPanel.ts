@@ -4,7 +4,6 @@
 // run store: `fallbackActions`).
 import * as vscode from 'vscode';
 import {
-  CopyTextCommand,
   DownloadTraceCommand,
   LoadIsaCommand,
   OpenDisassemblyCommand,
@@ -132,8 +131,6 @@ export class ResultsPanel {
         if (p) await (this.actions ?? this.owner.fallbackActions).openPerfetto(p);
       } else if (ShowOutputCommand.is(msg)) {
         await vscode.commands.executeCommand(commandId('showOutput'));
-      } else if (CopyTextCommand.is(msg)) {
-        await vscode.env.clipboard.writeText(String(msg.params.text));
       } else if (LoadIsaCommand.is(msg)) {
         await this.fillIsa(String(msg.params.profileKey));
       } else if (OpenDisassemblyCommand.is(msg)) {

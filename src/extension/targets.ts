@@ -30,7 +30,7 @@ export interface ResolvedTarget {
 
 const SECRET_PREFIX = 'kernelRunner.token:';
 
-export { isGpuModeUrl };
+export { };
 
 export class Targets implements vscode.Disposable {
   private embedded: EmbeddedRunner | undefined;

@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../core/errors';
 
-export interface CompetitionEntry {
+interface CompetitionEntry {
   /** Leaderboard name. */
   name: string;
   /** The problem folder, absolute. */

@@ -78,7 +78,7 @@ export interface RunContext {
   onQueuePosition?(position: number): void;
 }
 
-export type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
 
 export interface RunOutcome {
   results: FullResult[];
@@ -118,7 +118,7 @@ const signalHints: Record<string, string> = {
 };
 
 /** Says that a program died of a signal, and what that signal usually means. */
-export function signalNote(signal: string): string {
+function signalNote(signal: string): string {
   const hint = signalHints[signal];
   return `[kernel-runner] the program was killed by signal ${signal} (${signalNumber(signal)}; exit code ${128 + signalNumber(signal)})${hint ? `: ${hint}` : ''}`;
 }

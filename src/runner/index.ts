@@ -32,7 +32,7 @@ import { MAX_SUBMISSION_BYTES } from '../core/limits';
 import { BODY_IDLE_TIMEOUT_MS, BODY_TIMEOUT_MS, DEFAULT_MAX_JOB_DISK_BYTES, DEFAULT_MAX_JOB_OUTPUT, HEADERS_TIMEOUT_MS, HEARTBEAT_MS, KILL_GRACE_MS, RETENTION_INTERVAL_MS } from './limits';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
-export const DEFAULT_MAX_DATA_BYTES = 20e9;
+const DEFAULT_MAX_DATA_BYTES = 20e9;
 
 export interface RunnerOptions {
   host?: string;
@@ -144,7 +144,7 @@ export class RunnerStartError extends KernelRunnerError {
   readonly type = 'runner-start' as const;
 }
 
-export function runnerVersion(): string {
+function runnerVersion(): string {
   try {
     return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
   } catch {

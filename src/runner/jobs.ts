@@ -9,8 +9,7 @@ import type {
   ResultEvent,
   SseEventName,
   StatusEvent,
-  SubmissionMode,
-} from '../core/protocol/api';
+  SubmissionMode } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { HARD_TIMEOUT_ERROR, upstreamCompletion } from './completion';
 import { evaluateJob, type RunSettings } from './evaluate';
@@ -59,7 +58,7 @@ export interface LiveJob {
   outputBudget: OutputBudget;
 }
 
-export interface SubmitRequest {
+interface SubmitRequest {
   leaderboard: string;
   problem: Problem | null;
   gpu: string;
@@ -115,7 +114,7 @@ const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' 
 const STOPPED_RUNNING: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 };
 
 /** A route under the base URL, keeping the base's path (a runner behind a proxy at https://host/gpu/). */
-export function artifactLink(baseUrl: string, route: string): string {
+function artifactLink(baseUrl: string, route: string): string {
   const base = new URL(baseUrl);
   base.pathname = base.pathname.replace(/\/+$/, '') + route;
   return base.href;

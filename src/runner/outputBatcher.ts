@@ -20,7 +20,7 @@ export interface OutputBatcherOptions {
   batchChars?: number;
 }
 
-export const FLUSH_MS = 5;
+const FLUSH_MS = 5;
 
 const HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":"', stderr: '{"stream":"stderr","text":"' };
 /** Printable ASCII but `"` and `\\`: the line is its own JSON string body. */

@@ -11,11 +11,11 @@ import { caseLine } from './pyrepr';
 import { KernelRunnerError, errorMessage } from '../core/errors';
 
 export const SUBMISSION_SOURCE = '@SUBMISSION@';
-export const DEFAULT_TIMEOUT_SEC = 180;
+const DEFAULT_TIMEOUT_SEC = 180;
 
 /** One test or benchmark case as task.yml gives it (values may be lists, booleans, strings, numbers). */
 export type CaseSpec = Record<string, unknown>;
-export type { RankingBy };
+export type { };
 
 /** How a `lang: cu` task is built (task.yml `config`, as upstream's CudaTaskData). */
 export interface CudaBuild {
@@ -66,7 +66,7 @@ export interface ProblemSet {
   warnings: string[];
 }
 
-export class ProblemError extends KernelRunnerError {
+class ProblemError extends KernelRunnerError {
   override readonly name = 'ProblemError';
   readonly code = 'RUNNER_PROBLEM';
   readonly type = 'problem' as const;
@@ -286,7 +286,7 @@ export function linesFileText(lines: readonly string[]): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
-export const scriptDescription =
+const scriptDescription =
   'Runs the submitted file as a program: .py with python3, .hip/.cpp built with hipcc, .cu built with nvcc. ' +
   'Output streams live; profile mode runs it under rocprofv3.';
 

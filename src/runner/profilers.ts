@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { KernelRunnerError } from '../core/errors';
 
 export type ProfilerChoice = 'auto' | 'rocprofv3' | 'rocprof' | 'none';
-export type ProfilerKind = 'rocprofv3' | 'rocprof';
+type ProfilerKind = 'rocprofv3' | 'rocprof';
 
 export interface Profiler {
   kind: ProfilerKind;
@@ -45,7 +45,7 @@ export function detectProfiler(choice: ProfilerChoice, pathValue: string | undef
 }
 
 /** The rocprofv3 switches GPU MODE's service uses for profile runs (kernelbot). */
-export const ROCPROFV3_TRACE_FLAGS = [
+const ROCPROFV3_TRACE_FLAGS = [
   '--log-level', 'fatal',
   '--hip-trace', '--kernel-trace', '--rccl-trace', '--marker-trace', '--memory-copy-trace', '--scratch-memory-trace',
 ] as const;

@@ -7,7 +7,7 @@ import { FOLDED_AGENTS, keyWithin } from './keyLimits';
 import { RunTables } from './tables';
 import { MAX_AGENTS } from './limits';
 
-export type AgentType = 'GPU' | 'CPU' | 'unknown';
+type AgentType = 'GPU' | 'CPU' | 'unknown';
 
 export interface AgentInfo {
   type: AgentType;

@@ -7,7 +7,7 @@ import type { FileSource } from './sources';
 import { YIELD_BYTES } from './limits';
 
 /** Header names compare without case, spaces, dashes or underscores: `LDS_Block_Size` = `Lds_Block_Size`. */
-export function normalizeHeader(name: string): string {
+function normalizeHeader(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 

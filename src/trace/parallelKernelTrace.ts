@@ -46,7 +46,7 @@ const MAX_THREADS = 4;
  * from the TypeScript sources (tests, development), the worker's source through tsx's require hook (a worker
  * thread does not inherit the loader hooks of `--import tsx`). Null when neither is there.
  */
-export function workerEntry(): { script: string; evaluated: boolean } | null {
+function workerEntry(): { script: string; evaluated: boolean } | null {
   const here = fileURLToPath(import.meta.url);
   const dir = path.dirname(here);
   if (/\.[cm]?js$/.test(here)) {

@@ -28,7 +28,7 @@ export interface SourceSet {
 const MAX_FILES = 20000;
 const MAX_DEPTH = 8;
 
-export function fileSource(absPath: string, relPath: string, size: number): FileSource {
+function fileSource(absPath: string, relPath: string, size: number): FileSource {
   return {
     path: relPath,
     size,
@@ -115,7 +115,7 @@ const LOCAL_HEADER_BYTES = 30;
  * own; entries that share them (140 names for one 111 MiB member, or the "overlapping" zip bombs) would make one
  * member count, and unpack, many times over while each entry's size and ratio look honest.
  */
-export function overlappingEntries(entries: readonly yauzl.Entry[]): [string, string] | null {
+function overlappingEntries(entries: readonly yauzl.Entry[]): [string, string] | null {
   const byOffset = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
   for (let i = 1; i < byOffset.length; i++) {
     const prev = byOffset[i - 1] as yauzl.Entry;
@@ -126,7 +126,7 @@ export function overlappingEntries(entries: readonly yauzl.Entry[]): [string, st
 }
 
 /** Refuses a zip whose entries share their bytes (overlappingEntries). */
-export function checkZipEntriesApart(entries: readonly yauzl.Entry[]): void {
+function checkZipEntriesApart(entries: readonly yauzl.Entry[]): void {
   const overlap = overlappingEntries(entries);
   if (overlap) {
     throw new ZipLimitError(

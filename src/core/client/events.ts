@@ -40,7 +40,7 @@ export function decodeOutputFast(data: string): OutputEvent | undefined {
  * A batch of output lines (`lines`, `marks`) checked by hand after JSON.parse: the schema's per-mark tuples cost
  * more than the parse. Undefined when it is not a well-formed batch (the schema then says what is wrong).
  */
-export function decodeOutputBatch(json: unknown): OutputEvent | undefined {
+function decodeOutputBatch(json: unknown): OutputEvent | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const o = json as Record<string, unknown>;
   if ((o.stream !== 'stdout' && o.stream !== 'stderr') || typeof o.text !== 'string' || typeof o.noise !== 'boolean') return undefined;

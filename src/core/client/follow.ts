@@ -30,7 +30,7 @@ export interface FollowOptions {
   maxEventSize?: number;
 }
 
-export interface ReconnectInfo {
+interface ReconnectInfo {
   jobId: number;
   attempt: number;
   lastEventId: number;

@@ -23,7 +23,7 @@ export interface TransportOptions {
   userAgent?: string;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   data?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
@@ -52,7 +52,7 @@ export interface Transport {
   toError(err: unknown, method: string, url: string): RunnerClientError;
 }
 
-export function normaliseBaseUrl(baseUrl: string): string {
+function normaliseBaseUrl(baseUrl: string): string {
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);

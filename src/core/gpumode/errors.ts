@@ -176,7 +176,7 @@ export function explainGpuModeError(err: unknown, options: ExplainOptions = {}):
 const WRAPPED = /^failed to prepare submission request: (\d{3}): ([^]*)$/;
 
 /** The inner error of the background route's 400 "failed to prepare submission request: <code>: <text>". */
-export function unwrapPreparationError(status: number | undefined, detail: string | undefined): { status: number; detail: string } | undefined {
+function unwrapPreparationError(status: number | undefined, detail: string | undefined): { status: number; detail: string } | undefined {
   const m = status === 400 && detail ? WRAPPED.exec(detail) : null;
   return m ? { status: Number(m[1]), detail: m[2] as string } : undefined;
 }

@@ -10,7 +10,7 @@ import { routes } from '../protocol/api';
 import { CLI_REGISTER_HINTS, explainGpuModeError, GpuModeError, type ExplainOptions } from './errors';
 
 export type OAuthProvider = 'discord' | 'github';
-export const oauthProviders: readonly OAuthProvider[] = ['discord', 'github'];
+const oauthProviders: readonly OAuthProvider[] = ['discord', 'github'];
 
 export function isOAuthProvider(value: string): value is OAuthProvider {
   return (oauthProviders as readonly string[]).includes(value);

@@ -65,7 +65,7 @@ function stamp(date: Date): string {
 }
 
 /** A file-name-safe piece: anything but letters, digits, `.`, `_`, `-` becomes `_`; no leading dots. */
-export function safeNamePart(part: string, fallback = 'submission'): string {
+function safeNamePart(part: string, fallback = 'submission'): string {
   return part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 80) || fallback;
 }
 
@@ -93,7 +93,7 @@ async function writeUnique(dir: string, base: string, write: (file: string) => P
 }
 
 /** The profiled runs of a result, each with its key (`-secret` for the service's secret-seed copy). */
-export function profiledRuns(result: ResultEvent): Array<{ run: string; profile: ProfileResult }> {
+function profiledRuns(result: ResultEvent): Array<{ run: string; profile: ProfileResult }> {
   const out: Array<{ run: string; profile: ProfileResult }> = [];
   result.results.forEach((full, i) => {
     for (const [key, ev] of Object.entries(full.runs)) if (ev.profile) out.push({ run: i > 0 ? `${key}-secret` : key, profile: ev.profile });

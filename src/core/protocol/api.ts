@@ -31,7 +31,7 @@ export const CLI_ID_HEADER = 'X-Popcorn-Cli-Id';
 /** Built-in leaderboard that runs the submitted file as a program. */
 export const SCRIPT_LEADERBOARD = 'script';
 
-export const submissionModes = ['test', 'benchmark', 'leaderboard', 'profile'] as const;
+const submissionModes = ['test', 'benchmark', 'leaderboard', 'profile'] as const;
 export const submissionModeSchema = z.enum(submissionModes);
 export type SubmissionMode = z.infer<typeof submissionModeSchema>;
 
@@ -78,7 +78,6 @@ export const errorBodySchema = z.lazy(() => z.looseObject({
   /** A KernelBotError that reached FastAPI's handler. */
   message: z.string().nullish(),
 }));
-export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /health
@@ -99,10 +98,10 @@ export type Health = z.infer<typeof healthSchema>;
 // GET /leaderboards, GET /gpus/{lb}
 
 /** A `files` entry as written in task.yml. */
-export const taskFileSchema = z.lazy(() => z.looseObject({ name: z.string(), source: z.string() }));
+const taskFileSchema = z.lazy(() => z.looseObject({ name: z.string(), source: z.string() }));
 
 /** kernelbot's LeaderboardTask dataclass (task.py), all informational for a client. */
-export const leaderboardTaskSchema = z.lazy(() => z.looseObject({
+const leaderboardTaskSchema = z.lazy(() => z.looseObject({
   /** `py` or `cu`. */
   lang: z.string().nullish(),
   /** Upstream serves a name -> contents map (`@SUBMISSION@` for the user's file); task.yml lists {name, source}. */
@@ -124,7 +123,7 @@ export const leaderboardTaskSchema = z.lazy(() => z.looseObject({
 export type LeaderboardTask = z.infer<typeof leaderboardTaskSchema>;
 
 /** kernelbot's LeaderboardItem (db_types.py); upstream also sends creator_id, forum_id, secret_seed, visibility. */
-export const leaderboardSchema = z.lazy(() => z.looseObject({
+const leaderboardSchema = z.lazy(() => z.looseObject({
   id: z.number().nullish(),
   /** What a submission names: required. */
   name: z.string(),
@@ -183,7 +182,7 @@ export type RunnerQueue = z.infer<typeof runnerQueueSchema>;
 // GET /submissions/{lb}/{gpu} (ranked entries)
 
 /** kernelbot's LeaderboardRankedEntry; upstream also sends leaderboard_name and user_id. */
-export const rankedSubmissionSchema = z.lazy(() => z.looseObject({
+const rankedSubmissionSchema = z.lazy(() => z.looseObject({
   submission_id: z.number(),
   rank: orNull(z.number()),
   submission_name: text,
@@ -203,7 +202,7 @@ export const rankedSubmissionListSchema = z.lazy(() => z.array(rankedSubmissionS
 // default to '' (a failed run sends SystemInfo() as it is); CompileResult's stdout/stderr can be None; a run that
 // did not compile has `run: null`; a timed-out run has `result: {}`.
 
-export const systemInfoSchema = z.lazy(() => z.looseObject({
+const systemInfoSchema = z.lazy(() => z.looseObject({
   gpu: text,
   device_count: z.number().nullish(),
   cpu: text,
@@ -215,7 +214,7 @@ export const systemInfoSchema = z.lazy(() => z.looseObject({
 }));
 export type SystemInfo = z.infer<typeof systemInfoSchema>;
 
-export const compileResultSchema = z.lazy(() => z.looseObject({
+const compileResultSchema = z.lazy(() => z.looseObject({
   nvcc_found: z.boolean().nullish(),
   nvcc_version: text,
   /** Decides what is shown (compile error): required. */
@@ -230,7 +229,7 @@ export type CompileResult = z.infer<typeof compileResultSchema>;
 /** A run result's flat key/value map as the evaluator wrote it to POPCORN_FD; null or missing reads as {}. */
 const resultMapSchema = z.record(z.string(), z.string()).nullish().transform((v): Record<string, string> => v ?? {});
 
-export const runResultSchema = z.lazy(() => z.looseObject({
+const runResultSchema = z.lazy(() => z.looseObject({
   /** The process ran (exit 0 or 112): required. */
   success: z.boolean(),
   /** The tests passed (`check: pass`): required. */
@@ -246,7 +245,7 @@ export const runResultSchema = z.lazy(() => z.looseObject({
 }));
 export type RunResult = z.infer<typeof runResultSchema>;
 
-export const profileResultSchema = z.lazy(() => z.looseObject({
+const profileResultSchema = z.lazy(() => z.looseObject({
   /** `rocPROF` | `Nsight-Compute`; '' when not sent. */
   profiler: text,
   /** Base64 of a ZIP; empty when not inline (over the runner's limit, or GitHub's: then use download_url). */
@@ -259,7 +258,7 @@ export const profileResultSchema = z.lazy(() => z.looseObject({
 }));
 export type ProfileResult = z.infer<typeof profileResultSchema>;
 
-export const evalResultSchema = z.lazy(() => z.looseObject({
+const evalResultSchema = z.lazy(() => z.looseObject({
   /** ISO times (upstream's are naive local times of the runner); '' when not sent. */
   start: text,
   end: text,
@@ -271,7 +270,7 @@ export type EvalResult = z.infer<typeof evalResultSchema>;
 
 const emptySystem = (): SystemInfo => ({ gpu: '', cpu: '', platform: '', torch: '' });
 
-export const fullResultSchema = z.lazy(() => z.looseObject({
+const fullResultSchema = z.lazy(() => z.looseObject({
   /** Whether the runner (GitHub, Modal, ours) executed the job at all: required. */
   success: z.boolean(),
   /** Why not, when not; '' otherwise. */
@@ -285,10 +284,10 @@ export type FullResult = z.infer<typeof fullResultSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // SSE events (streaming route and GET /jobs/{id}/events)
 
-export const jobStates = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'] as const;
-export const jobStateSchema = z.enum(jobStates);
+const jobStates = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'] as const;
+const jobStateSchema = z.enum(jobStates);
 export type JobState = z.infer<typeof jobStateSchema>;
-export const terminalJobStates: readonly JobState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'];
+const terminalJobStates: readonly JobState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'];
 
 export function isTerminalJobState(state: JobState): boolean {
   return terminalJobStates.includes(state);
@@ -345,9 +344,9 @@ export const jobEventSchema = z.lazy(() => z.looseObject({
   /** 0 = a free device takes it at once; n = n-th in line (see "Queue position" above). */
   queue_position: z.number(),
 }));
-export type JobEvent = z.infer<typeof jobEventSchema>;
+type JobEvent = z.infer<typeof jobEventSchema>;
 
-export const outputStreamSchema = z.enum(['stdout', 'stderr']);
+const outputStreamSchema = z.enum(['stdout', 'stderr']);
 export type OutputStream = z.infer<typeof outputStreamSchema>;
 
 /**
@@ -399,14 +398,6 @@ export type RunnerEvent =
   | { id: number; event: 'result'; data: ResultEvent }
   | { id: number; event: 'error'; data: ErrorEvent };
 
-export const runnerEventSchema = z.lazy(() => z.discriminatedUnion('event', [
-  z.object({ id: z.number(), event: z.literal('job'), data: jobEventSchema }),
-  z.object({ id: z.number(), event: z.literal('status'), data: statusEventSchema }),
-  z.object({ id: z.number(), event: z.literal('output'), data: outputEventSchema }),
-  z.object({ id: z.number(), event: z.literal('result'), data: resultEventSchema }),
-  z.object({ id: z.number(), event: z.literal('error'), data: errorEventSchema }),
-]));
-
 /** Parses the `data` of one SSE event by its name; unknown names give undefined (forward compatible). */
 export function parseEventData(event: string, data: unknown): RunnerEvent['data'] | undefined {
   switch (event) {
@@ -443,13 +434,10 @@ export type BackgroundAccepted = z.infer<typeof backgroundAcceptedSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // GET /user/submissions, GET|DELETE /user/submissions/{id}
 
-/** Upstream job status of a background submission. */
-export const upstreamJobStatuses = ['initial', 'pending', 'running', 'succeeded', 'failed', 'timed_out', 'hacked'] as const;
-
 // Upstream (leaderboard_db.py get_user_submissions): `runs` holds only the public passed runs of submissions
 // whose secret leaderboard run passed too — test, benchmark and leaderboard runs of a ranked submission, the first
 // two with score null — and is [] for everything else. Scores are JSON strings.
-export const userSubmissionSummarySchema = z.lazy(() => z.looseObject({
+const userSubmissionSummarySchema = z.lazy(() => z.looseObject({
   id: z.number(),
   leaderboard_name: text,
   file_name: text,
@@ -467,7 +455,7 @@ export const userSubmissionListSchema = z.lazy(() => z.array(userSubmissionSumma
 // Upstream (main.py get_user_submission): `result` only for public test/benchmark runs (secret runs and the ranked
 // run carry score and passed only); `job` from a LEFT JOIN, so all null for streaming-route submissions, and no
 // `job` key before mid-June 2026; `runner_queue` null while there are no runs (and no key before the queue PRs).
-export const submissionDetailRunSchema = z.lazy(() => z.looseObject({
+const submissionDetailRunSchema = z.lazy(() => z.looseObject({
   start_time: orNull(z.string()),
   end_time: orNull(z.string()),
   /** `test`, `benchmark`, `leaderboard`, `profile.<i>`: which run it is decides how it is shown. Required. */
@@ -485,7 +473,7 @@ export const submissionDetailRunSchema = z.lazy(() => z.looseObject({
 }));
 export type SubmissionDetailRun = z.infer<typeof submissionDetailRunSchema>;
 
-export const submissionJobSchema = z.lazy(() => z.looseObject({
+const submissionJobSchema = z.lazy(() => z.looseObject({
   /** initial → pending → running → succeeded | failed | timed_out | hacked; null when the service keeps no job. */
   status: orNull(z.string()),
   error: orNull(z.string()),
@@ -493,7 +481,6 @@ export const submissionJobSchema = z.lazy(() => z.looseObject({
   // additive: our runner's finer state
   state: jobStateSchema.optional(),
 }));
-export type SubmissionJob = z.infer<typeof submissionJobSchema>;
 
 export const userSubmissionDetailSchema = z.lazy(() => z.looseObject({
   id: z.number(),
@@ -517,7 +504,7 @@ export type DeleteSubmissionAnswer = z.infer<typeof deleteSubmissionSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // Extension routes: GET|DELETE /jobs/{id}
 
-export const artifactInfoSchema = z.lazy(() => z.looseObject({
+const artifactInfoSchema = z.lazy(() => z.looseObject({
   name: z.string(),
   size: z.number(),
   /** Absolute URL of GET /jobs/{id}/artifacts/{name}. */

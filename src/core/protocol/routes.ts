@@ -31,7 +31,7 @@ type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Res
 export type RouteParams<R extends RouteName> = Record<ParamsOf<(typeof ROUTES)[R]['pattern']>, string | number>;
 
 /** The query part: `?a=1&b=x`, parameters left out when undefined; '' when none. */
-export function queryString(params: Record<string, string | number | undefined>): string {
+function queryString(params: Record<string, string | number | undefined>): string {
   const parts = Object.entries(params)
     .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);

@@ -7,9 +7,9 @@ import { markerAttributionSchema } from './traceSummary';
 const ns = z.number().nonnegative();
 const count = z.number().int().nonnegative();
 
-export const kernelSideSchema = z.object({ calls: count, totalNs: ns, avgNs: ns });
+const kernelSideSchema = z.object({ calls: count, totalNs: ns, avgNs: ns });
 
-export const kernelDeltaSchema = z.object({
+const kernelDeltaSchema = z.object({
   /** B's name when the kernel is in B, else A's. */
   name: z.string(),
   shortName: z.string(),
@@ -31,14 +31,14 @@ export const kernelDeltaSchema = z.object({
   ratio: z.number().nullable(),
 });
 
-export const amountDeltaSchema = z.object({
+const amountDeltaSchema = z.object({
   a: ns.nullable(),
   b: ns.nullable(),
   deltaNs: z.number().nullable(),
   ratio: z.number().nullable(),
 });
 
-export const rangeSideSchema = z.object({
+const rangeSideSchema = z.object({
   calls: count,
   /** Time the range was open, summed over its calls. */
   totalNs: ns,
@@ -47,7 +47,7 @@ export const rangeSideSchema = z.object({
   kernelCalls: count,
 });
 
-export const rangeDeltaSchema = z.object({
+const rangeDeltaSchema = z.object({
   name: z.string(),
   a: rangeSideSchema.nullable(),
   b: rangeSideSchema.nullable(),
@@ -75,6 +75,5 @@ export const traceComparisonSchema = z.object({
 export type KernelSide = z.infer<typeof kernelSideSchema>;
 export type KernelDelta = z.infer<typeof kernelDeltaSchema>;
 export type AmountDelta = z.infer<typeof amountDeltaSchema>;
-export type RangeSide = z.infer<typeof rangeSideSchema>;
 export type RangeDelta = z.infer<typeof rangeDeltaSchema>;
 export type TraceComparison = z.infer<typeof traceComparisonSchema>;

@@ -74,7 +74,7 @@ export function submissionError(kind: FailureKind, message: string, actions: Act
   return new SubmissionError({ kind, message, actions, ...extra });
 }
 
-export const ACTION_LABELS: Record<ActionId, string> = {
+const ACTION_LABELS: Record<ActionId, string> = {
   register: 'Register with GPU MODE…',
   reregister: 'Re-register',
   'select-target': 'Select Target…',

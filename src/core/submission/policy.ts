@@ -2,9 +2,6 @@
 // may shorten it) and what is left of a background submission's poll deadline.
 import { POLL_DEADLINE_MS, POLL_INTERVAL_MS, POLL_MIN_REMAINING_MS } from '../limits';
 
-/** The GPU that "Profile on MI300" asks for by default. */
-export const DEFAULT_PROFILE_GPU = 'MI300';
-
 /** `KERNEL_RUNNER_POLL_MS` shortens the poll interval (tests, impatient people); at least 50 ms. */
 export function pollIntervalFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): number {
   const v = Number(env.KERNEL_RUNNER_POLL_MS);

@@ -41,7 +41,7 @@ export interface ConnectOptions {
 }
 
 /** The host (and port) of a URL, for labels. */
-export function hostLabel(baseUrl: string): string {
+function hostLabel(baseUrl: string): string {
   try {
     return new URL(baseUrl).host;
   } catch {

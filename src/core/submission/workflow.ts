@@ -18,8 +18,7 @@ import {
   rankedScoreOfSubmission,
   resultFromSubmission,
   runsWithoutDetails,
-  submissionPassed,
-} from '../gpumode/results';
+  submissionPassed } from '../gpumode/results';
 import { rateLimitError } from '../gpumode/errors';
 import { saveProfileTraces } from '../gpumode/traces';
 import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
@@ -33,7 +32,7 @@ import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, 
 import { errorMessage } from '../errors';
 import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, UPLOAD_TIMEOUT_MS } from '../limits';
 
-export interface TraceOptions {
+interface TraceOptions {
   /** Where profile archives are saved (a function: made only when there is something to save). */
   outDir: string | (() => Promise<string>);
   /** Summarises an archive that came without a summary (the trace toolkit's summarizePath). */

@@ -11,7 +11,7 @@ import type { Targets } from '../targets';
 import { hooks, notify, openExternal, pickOne } from '../ui';
 import { errorMessage } from '../../core/errors';
 
-export const PROVIDER_LABEL: Record<OAuthProvider, string> = { discord: 'Discord', github: 'GitHub' };
+const PROVIDER_LABEL: Record<OAuthProvider, string> = { discord: 'Discord', github: 'GitHub' };
 
 export interface RegistrationOutcome {
   state: 'registered' | 'pending';

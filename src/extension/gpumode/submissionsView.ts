@@ -16,7 +16,7 @@ import { clientFor, type ResolvedTarget, type Targets } from '../targets';
 import { notify, pickOne, showDocument } from '../ui';
 import { errorMessage } from '../../core/errors';
 
-export const SUBMISSIONS_VIEW_ID = 'kernelRunner.submissions';
+const SUBMISSIONS_VIEW_ID = 'kernelRunner.submissions';
 const PAGE = 100;
 
 export type SubmissionNode =

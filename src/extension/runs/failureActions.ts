@@ -35,7 +35,7 @@ const COMMANDS: Partial<Record<ActionId, string>> = {
   'show-problems': 'workbench.actions.view.problems',
 };
 
-export const SHOW_OUTPUT = 'Show Output';
+const SHOW_OUTPUT = 'Show Output';
 
 /** The error notification with the explanation's actions; a click runs the action. */
 export function notifyFailure(text: string, explanation: Explanation, host: FailureActionHost): void {
@@ -47,7 +47,7 @@ export function notifyFailure(text: string, explanation: Explanation, host: Fail
   });
 }
 
-export async function runAction(action: Action, host: FailureActionHost): Promise<void> {
+async function runAction(action: Action, host: FailureActionHost): Promise<void> {
   const command = COMMANDS[action.id];
   if (command) {
     await vscode.commands.executeCommand(command);

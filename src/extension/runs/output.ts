@@ -6,8 +6,6 @@
 import * as vscode from 'vscode';
 import type { Config } from '../config';
 
-export type LineOrigin = 'stdout' | 'stderr';
-
 /** What one run printed, kept for the result panel and the test API. */
 export class RunLog {
   /** Every line written to the channel for this run (header and status lines included). */

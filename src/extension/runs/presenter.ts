@@ -44,7 +44,7 @@ const stripClock = (text: string) => text.replace(/^\[\d\d:\d\d\] /, '');
  * The status bar's extra words for a stage: what it says beyond the phase ("MI300: 3 queued", "profile.1",
  * "processing"); none when the queue position says it all.
  */
-export function statusNote(stage: string, phase: string, queuePosition?: number): string | undefined {
+function statusNote(stage: string, phase: string, queuePosition?: number): string | undefined {
   if (queuePosition !== undefined || stage === phase) return undefined;
   if (stage.startsWith(`${phase} (`) && stage.endsWith(')')) return stage.slice(phase.length + 2, -1);
   if (stage.startsWith(`${phase} `)) return stage.slice(phase.length + 1);

@@ -50,7 +50,7 @@ export interface RunToStore {
 }
 
 /** What the Runs view shows after the file and mode. */
-export function runHeadline(view: ResultView): string {
+function runHeadline(view: ResultView): string {
   if (view.rankedScore) return `score ${view.rankedScore.text}`;
   const summaries = view.profiles.flatMap((p) => (p.summary ? [p.summary] : []));
   if (summaries.length) {

@@ -14,7 +14,7 @@ import { notify, pickOne } from '../ui';
 import type { CompareSide } from '../comparePanel';
 import { commandId } from '../commandIds';
 
-export const RUNS_VIEW_ID = 'kernelRunner.runs';
+const RUNS_VIEW_ID = 'kernelRunner.runs';
 
 const ICONS: Record<RunStoreEntry['outcome'], [string, string]> = {
   success: ['pass', 'testing.iconPassed'],
@@ -25,7 +25,7 @@ const ICONS: Record<RunStoreEntry['outcome'], [string, string]> = {
 };
 
 /** "just now", "5 min ago", "3 h ago", else the date and time. */
-export function whenLabel(ms: number, now = Date.now()): string {
+function whenLabel(ms: number, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));
   if (s < 60) return 'just now';
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;

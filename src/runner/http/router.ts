@@ -10,7 +10,7 @@ export interface RequestContext {
   params: Record<string, string>;
 }
 
-export type Handler = (ctx: RequestContext) => Promise<void> | void;
+type Handler = (ctx: RequestContext) => Promise<void> | void;
 
 interface Route {
   method: string;

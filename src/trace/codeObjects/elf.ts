@@ -19,7 +19,7 @@ const PHDR_SIZE = 56;
 const MAX_SECTIONS = 65535;
 const MAX_NOTES = 4096;
 
-export interface ElfSection {
+interface ElfSection {
   name: string;
   type: number;
   offset: number;

@@ -3,8 +3,7 @@
 export { CodeObjectError } from './errors';
 export {
   readCodeObjectsPath, loadCodeObjectsPath, readCodeObjectBuffer,
-  type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject, type ReadOptions,
-} from './read';
-export { TARGET_LIMITS, limitsFor, processorOf, estimateOccupancy, type OccupancyEstimate, type TargetLimits } from './occupancy';
+  type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject } from './read';
+export { limitsFor, type OccupancyEstimate } from './occupancy';
 export { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS, type FindObjdumpOptions } from './disassemble';
-export { matchKernels, type KernelMatch } from './match';
+export { matchKernels } from './match';

@@ -6,7 +6,7 @@ import { decode } from '@msgpack/msgpack';
 import { ElfFormatError, type ElfNote } from './elf';
 import { METADATA_DECODE_LIMITS } from '../limits';
 
-export const NT_AMDGPU_METADATA = 32;
+const NT_AMDGPU_METADATA = 32;
 
 export interface KernelMetadata {
   name: string;

@@ -13,7 +13,7 @@ import { ElfFormatError } from './elf';
 import { errorMessage } from '../../core/errors';
 import { MAX_BUNDLE_ENTRIES } from '../limits';
 
-export const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
+const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
 const COMPRESSED_MAGIC = 'CCOB';
 const MAX_ID = 4096;
 

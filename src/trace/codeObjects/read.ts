@@ -173,7 +173,7 @@ function fromAmdgpuElf(buf: Buffer, file: string, bundleEntry: string | null, op
 }
 
 /** ELFOSABI_AMDGPU_HSA (64) numbers its ABI versions from code object v2: EI_ABIVERSION 0 is v2, ... 4 is v6. */
-export function codeObjectVersionOf(osAbi: number, abiVersion: number): number | null {
+function codeObjectVersionOf(osAbi: number, abiVersion: number): number | null {
   return osAbi === 64 ? abiVersion + 2 : null;
 }
 

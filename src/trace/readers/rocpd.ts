@@ -24,7 +24,7 @@ export interface RocpdReadResult {
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
-export function looksLikeSqlite(head: Buffer): boolean {
+function looksLikeSqlite(head: Buffer): boolean {
   return head.subarray(0, 16).toString('latin1') === SQLITE_MAGIC;
 }
 

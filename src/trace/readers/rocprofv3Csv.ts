@@ -12,8 +12,7 @@ import { isProfilerControl } from '../profilerControl';
 import type { FileSource } from '../sources';
 import {
   BytesInterner, isMarkerDomain, normalizeDirection, type ApiAgg,
-  type MarkerAgg, type RunTables,
-} from '../tables';
+  type MarkerAgg, type RunTables } from '../tables';
 
 /** Per output set: how agent ids in its files map to agents of the summary. */
 export class SetAgents {
@@ -98,7 +97,7 @@ export function noteBadRow(problems: RowProblems, row: CsvRow): void {
 }
 
 /** The kernel trace's columns, by header name. */
-export function kernelColumns(c: Columns, keepDispatches = false, epochSeconds = 0): KernelColumns {
+function kernelColumns(c: Columns, keepDispatches = false, epochSeconds = 0): KernelColumns {
   return {
     epochSeconds,
     corr: c.find('Correlation_Id'),

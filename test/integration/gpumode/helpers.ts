@@ -7,7 +7,7 @@ import type { TestContext } from 'node:test';
 import { runCli, type CliOptions, type CliRun } from '../submit/helpers';
 import { startContractServer, type ContractServerOptions } from '../../contract/gpumodeServer';
 
-export { ensureBuilt, runCli, startServe, repoRoot } from '../submit/helpers';
+export { ensureBuilt, runCli, startServe } from '../submit/helpers';
 
 export interface Home {
   dir: string;

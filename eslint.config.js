@@ -58,7 +58,7 @@ const layerConfig = [
     files: ['src/trace/**'],
     rules: layerRules([
       { regex: layers('runner', 'cli', 'extension', 'webview'), message: 'src/trace imports only core/protocol: nothing of runner, cli, extension or webview.' },
-      { regex: String.raw`${UP}core(/(?!protocol(/|$))|$)`, message: 'src/trace imports only src/core/protocol/** of core.' },
+      { regex: String.raw`${UP}core(/(?!protocol(/|$)|errors$)|$)`, message: 'src/trace imports only src/core/protocol/** of core (and core/errors.ts, the error base).' },
     ]),
   },
   {

@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { once } from 'node:events';
 import path from 'node:path';
 import { seededRandom as rng } from '../test/support/random';
-export { rng };
+export { };
 
 export interface KernelTraceParams {
   rows: number;

@@ -34,6 +34,8 @@ const bin = (name) => join(root, 'node_modules/.bin', name);
 
 if (!only) {
   run('lint', bin('eslint'), ['.']);
+  // dead code: unused files, exports, types and dependencies (knip.json names the build's entry points)
+  run('dead code', bin('knip'), ['--no-progress']);
   run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
   if (existsSync(join(root, 'src/webview/main.ts'))) run('typecheck webview', bin('tsc'), ['--noEmit', '-p', 'tsconfig.webview.json']);
   run('build', process.execPath, ['scripts/build.mjs']);

@@ -12,10 +12,10 @@ export interface AgentSetupOptions {
   mcpArgs?: string[];
 }
 
-export const AGENTS_START = '<!-- kernel-runner:start -->';
-export const AGENTS_END = '<!-- kernel-runner:end -->';
+const AGENTS_START = '<!-- kernel-runner:start -->';
+const AGENTS_END = '<!-- kernel-runner:end -->';
 
-export function agentsSection(o: AgentSetupOptions = {}): string {
+function agentsSection(o: AgentSetupOptions = {}): string {
   const cmd = o.command ?? 'kernel-runner';
   return [
     AGENTS_START,
@@ -39,15 +39,15 @@ function server(o: AgentSetupOptions): { command: string; args: string[] } {
   return { command: o.command ?? 'kernel-runner', args: ['mcp', ...(o.mcpArgs ?? [])] };
 }
 
-export function vscodeConfig(o: AgentSetupOptions = {}): object {
+function vscodeConfig(o: AgentSetupOptions = {}): object {
   return { servers: { 'kernel-runner': { type: 'stdio', ...server(o) } } };
 }
 
-export function claudeConfig(o: AgentSetupOptions = {}): object {
+function claudeConfig(o: AgentSetupOptions = {}): object {
   return { mcpServers: { 'kernel-runner': server(o) } };
 }
 
-export function codexConfig(o: AgentSetupOptions = {}): string {
+function codexConfig(o: AgentSetupOptions = {}): string {
   const s = server(o);
   return `[mcp_servers.kernel-runner]\ncommand = ${JSON.stringify(s.command)}\nargs = [${s.args.map((a) => JSON.stringify(a)).join(', ')}]\n`;
 }
@@ -80,7 +80,7 @@ async function readIfThere(file: string): Promise<string | undefined> {
 }
 
 /** AGENTS.md with our section put in (replacing an earlier one between the markers), the rest kept. */
-export function mergeAgents(existing: string | undefined, section: string): string {
+function mergeAgents(existing: string | undefined, section: string): string {
   if (!existing) return section;
   const start = existing.indexOf(AGENTS_START);
   const end = existing.indexOf(AGENTS_END);
@@ -89,7 +89,7 @@ export function mergeAgents(existing: string | undefined, section: string): stri
 }
 
 /** A JSON config with our server under `key`, other servers and settings kept; JSON it cannot read is refused, untouched. */
-export function mergeJson(file: string, existing: string | undefined, key: 'servers' | 'mcpServers', ours: object): string {
+function mergeJson(file: string, existing: string | undefined, key: 'servers' | 'mcpServers', ours: object): string {
   let body: Record<string, unknown> = {};
   if (existing !== undefined && existing.trim() !== '') {
     try {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliExit } from './exit';
 import { loadCommands } from './commands/index';
 import { guardTerminalOutput } from './terminalOutput';
+import { errorMessage } from '../core/errors';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('kernel-runner')
@@ -21,10 +22,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CliExit) {
       if (err.message) process.stderr.write(`kernel-runner: ${err.message}\n`);
-      return err.code;
+      return err.exitCode;
     }
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    process.stderr.write(`kernel-runner: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`kernel-runner: ${errorMessage(err)}\n`);
     return 1;
   }
 }

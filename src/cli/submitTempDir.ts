@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export const SUBMIT_DIR_PREFIX = 'kernel-runner-submit-';
+const SUBMIT_DIR_PREFIX = 'kernel-runner-submit-';
 const OWNED = new RegExp(`^${SUBMIT_DIR_PREFIX}(\\d+)-[A-Za-z0-9]+$`);
 
 /** The signals after which the folder is removed (SIGINT is the command's own: it cancels the job first). */
@@ -25,7 +25,7 @@ function processGone(pid: number): boolean {
 }
 
 /** Folders of earlier `submit`s of this user whose process is gone (kill -9, a crash). */
-export function staleSubmitDirs(dir = tmpdir()): string[] {
+function staleSubmitDirs(dir = tmpdir()): string[] {
   const uid = process.getuid?.();
   let names: string[];
   try {

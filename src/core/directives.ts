@@ -5,14 +5,14 @@
 // Lines are split at LF, CRLF or a lone CR, as editors number them (Python's splitlines() also breaks at a few
 // rare separators such as \f and U+2028; a first comment block holding those is not worth matching).
 
-export type DirectiveErrorCode =
+type DirectiveErrorCode =
   | 'missing-argument'
   | 'unknown-directive'
   | 'repeated-directive'
   | 'leaderboard-mismatch'
   | 'multiple-gpus';
 
-export interface DirectiveError {
+interface DirectiveError {
   code: DirectiveErrorCode;
   /** 1-based line of the offending directive (editor ranges: line - 1). */
   line: number;
@@ -22,7 +22,7 @@ export interface DirectiveError {
   message: string;
 }
 
-export interface DirectiveEntry {
+interface DirectiveEntry {
   /** 1-based line. */
   line: number;
   /** Lower-cased keyword; `gpu` is reported as `gpus` (both spellings mean the same). */

@@ -3,7 +3,7 @@
 // sources or inside the source strings a Python file hands to `load_inline`. Pure text scanning: comments and
 // string literals are masked first so that a commented-out kernel or a docstring does not get a lens.
 
-export type KernelEntryKind = 'custom_kernel' | 'triton' | 'global';
+type KernelEntryKind = 'custom_kernel' | 'triton' | 'global';
 
 export interface KernelEntryPoint {
   kind: KernelEntryKind;

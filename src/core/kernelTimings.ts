@@ -113,7 +113,7 @@ export function addCounterTotals(a: KernelCounterTotals, b: KernelCounterTotals)
 }
 
 /** The roof over counter totals: intensity and FLOP rate as the roofline's (sum over sum, 0 when the divisor is 0). */
-export function roofOfTotals(c: KernelCounterTotals, peaks: RoofPeaks): RoofAtIntensity | undefined {
+function roofOfTotals(c: KernelCounterTotals, peaks: RoofPeaks): RoofAtIntensity | undefined {
   const aiHbm = c.hbmBytes > 0 ? c.flops / c.hbmBytes : 0;
   const gflopsPerSecond = c.ns > 0 ? c.flops / c.ns : 0;
   return roofAtIntensity({ aiHbm, gflopsPerSecond }, peaks) ?? undefined;

@@ -4,15 +4,17 @@ import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/pro
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { KernelRunnerError } from './errors';
 
-export class PopcornConfigError extends Error {
+export class PopcornConfigError extends KernelRunnerError {
+  override readonly name = 'PopcornConfigError';
+  readonly code = 'POPCORN_CONFIG';
   readonly type = 'popcorn-config' as const;
   constructor(
     message: string,
     readonly path: string,
   ) {
     super(message);
-    this.name = 'PopcornConfigError';
   }
 }
 

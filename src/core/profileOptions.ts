@@ -19,11 +19,10 @@ export const PROFILE_FORM_FIELDS = {
  * PC sampling (docs/pc-sampling.md): host-trap samples by time (microseconds), stochastic (gfx942) by cycles with a
  * power-of-two interval from 256 to 2^31; rocprofv3 needs method, unit and interval all given.
  */
-export const PC_SAMPLING_METHODS = ['host_trap', 'stochastic'] as const;
-export type PcSamplingMethod = (typeof PC_SAMPLING_METHODS)[number];
+export type PcSamplingMethod = 'host_trap' | 'stochastic';
 export type PcSamplingUnit = 'time' | 'cycles';
 export const PC_SAMPLING_UNIT: Record<PcSamplingMethod, PcSamplingUnit> = { host_trap: 'time', stochastic: 'cycles' };
-export const DEFAULT_PC_SAMPLING_INTERVAL: Record<PcSamplingMethod, number> = {
+const DEFAULT_PC_SAMPLING_INTERVAL: Record<PcSamplingMethod, number> = {
   // rocprofiler-sdk's own examples: 1 us for host-trap, 2^20 cycles for stochastic
   host_trap: 1,
   stochastic: 1_048_576,
@@ -31,8 +30,8 @@ export const DEFAULT_PC_SAMPLING_INTERVAL: Record<PcSamplingMethod, number> = {
 const MIN_STOCHASTIC = 256;
 const MAX_STOCHASTIC = 2 ** 31;
 
-export const COUNTER_PRESETS = ['roofline', 'speed-of-light'] as const;
-export type CounterPreset = (typeof COUNTER_PRESETS)[number];
+const COUNTER_PRESETS = ['roofline', 'speed-of-light'] as const;
+type CounterPreset = (typeof COUNTER_PRESETS)[number];
 
 /** What `counters` asks for. */
 export type CounterRequest = { kind: 'off' } | { kind: 'preset'; preset: CounterPreset } | { kind: 'list'; counters: string[] };
@@ -64,12 +63,12 @@ export class ProfileOptionError extends Error {
 }
 
 /** Counter names as rocprofv3 spells them (`SQ_WAVES`, `TCC_HIT[0]`): nothing else may reach its command line. */
-export const COUNTER_NAME = /^[A-Za-z0-9_[\]]+$/;
+const COUNTER_NAME = /^[A-Za-z0-9_[\]]+$/;
 const MAX_COUNTERS = 256;
 const MAX_COUNTER_NAME = 128;
-export const MAX_KERNEL_REGEX = 512;
+const MAX_KERNEL_REGEX = 512;
 /** rocprofiler-sdk expands a launch range into a set of every index in it: a bound keeps that small. */
-export const MAX_LAUNCHES = 100_000;
+const MAX_LAUNCHES = 100_000;
 
 function shown(text: string): string {
   const t = text.length > 60 ? `${text.slice(0, 60)}…` : text;
@@ -101,11 +100,11 @@ export function parseCounters(text: string): CounterRequest {
 }
 
 /** The text form of a counter request (what is sent and stored). */
-export function countersText(req: CounterRequest): string {
+function countersText(req: CounterRequest): string {
   return req.kind === 'off' ? 'off' : req.kind === 'preset' ? req.preset : req.counters.join(',');
 }
 
-export function checkKernelRegex(text: string): string {
+function checkKernelRegex(text: string): string {
   if (text === '') throw new ProfileOptionError('kernelRegex', 'the kernel regex is empty: leave it out to profile every kernel');
   if (text.length > MAX_KERNEL_REGEX) throw new ProfileOptionError('kernelRegex', `the kernel regex is ${text.length} characters long: at most ${MAX_KERNEL_REGEX}`);
   // eslint-disable-next-line no-control-regex
@@ -118,7 +117,7 @@ export function checkKernelRegex(text: string): string {
   return text;
 }
 
-export function parseCaseIndex(text: string | number): number {
+function parseCaseIndex(text: string | number): number {
   const t = typeof text === 'number' ? String(text) : text.trim();
   if (!/^\d{1,6}$/.test(t)) throw new ProfileOptionError('caseIndex', `the benchmark case must be a case index (0, 1, 2, ...), not ${shown(t)}`);
   return Number(t);
@@ -150,7 +149,7 @@ export function parseLaunchWindow(text: string): string {
 }
 
 /** PC sampling's method, interval and (optional) unit -> checked; null for none (`off` or nothing). */
-export function parsePcSampling(
+function parsePcSampling(
   methodText: string | undefined,
   intervalText: string | number | undefined,
   unitText?: string,

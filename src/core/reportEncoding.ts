@@ -1,13 +1,12 @@
 // Profile reports in `RunResult.result["benchmark.<i>.report"]` are base64 with the alternative alphabet `+*`
 // (Python `base64.b64encode(report.encode("utf-8"), b"+*")`): `*` stands where standard base64 has `/`. A
 // standard decoder either rejects the `*` or silently skips it, shifting every later bit: garbage text.
+import { KernelRunnerError } from './errors';
 
-export class ReportEncodingError extends Error {
+export class ReportEncodingError extends KernelRunnerError {
+  override readonly name = 'ReportEncodingError';
+  readonly code = 'REPORT_ENCODING';
   readonly type = 'report-encoding' as const;
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReportEncodingError';
-  }
 }
 
 /** Decodes `+*` base64 to bytes. Whitespace is ignored, padding may be missing, `/` is accepted too. */

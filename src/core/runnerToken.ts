@@ -6,6 +6,7 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isLoopbackUrl } from './loopback';
+import { KernelRunnerError } from './errors';
 
 /** Per-user state folder of the runner: $XDG_STATE_HOME/kernel-runner, ~/Library/Application Support, %LOCALAPPDATA%. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -25,7 +26,9 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export class RunnerTokenError extends Error {
+export class RunnerTokenError extends KernelRunnerError {
+  override readonly name = 'RunnerTokenError';
+  readonly code = 'RUNNER_TOKEN';
   readonly type = 'runner-token' as const;
 }
 

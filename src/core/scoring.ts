@@ -2,7 +2,7 @@
 export type RankingBy = 'last' | 'mean' | 'geom';
 
 /** Upstream's default when a task does not say (kernelbot `RankCriterion.LAST`). */
-export const DEFAULT_RANKING_BY: RankingBy = 'last';
+const DEFAULT_RANKING_BY: RankingBy = 'last';
 
 export function rankingByOf(value: string | null | undefined): RankingBy {
   return value === 'mean' || value === 'geom' || value === 'last' ? value : DEFAULT_RANKING_BY;

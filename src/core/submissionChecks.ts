@@ -2,7 +2,8 @@
 // shared/docs/gpumode-api.md "Server-side checks"), used by our runner to answer as GPU MODE does and by the
 // clients as a pre-flight check before anything is sent. Messages are upstream's own words.
 
-export type SubmissionProblemCode = 'empty' | 'too-large' | 'not-utf8' | 'bad-extension' | 'stream-keyword';
+import { MAX_SUBMISSION_BYTES } from './limits';
+type SubmissionProblemCode = 'empty' | 'too-large' | 'not-utf8' | 'bad-extension' | 'stream-keyword';
 
 export interface SubmissionProblem {
   code: SubmissionProblemCode;
@@ -19,13 +20,8 @@ export interface SubmissionCheckOptions {
   extraExtensions?: readonly string[];
 }
 
-/**
- * Upstream compares `len(content) > 1_000_000` (and says "limit: 1MB"): decimal megabyte, so exactly
- * 1,000,000 bytes passes and 1,000,001 does not (1 MiB = 1,048,576 would let through files upstream rejects).
- */
-export const MAX_SUBMISSION_BYTES = 1_000_000;
 /** `file_name.endswith((".py", ".cu", ".cuh", ".cpp"))`: case-sensitive, as upstream. */
-export const UPSTREAM_EXTENSIONS: readonly string[] = ['.py', '.cu', '.cuh', '.cpp'];
+const UPSTREAM_EXTENSIONS: readonly string[] = ['.py', '.cu', '.cuh', '.cpp'];
 /** What our runner's `script` leaderboard accepts on top of upstream's extensions. */
 export const SCRIPT_EXTRA_EXTENSIONS: readonly string[] = ['.hip'];
 

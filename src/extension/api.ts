@@ -5,8 +5,8 @@
 // test skip dialogs (download destination) and feed a panel.
 import * as vscode from 'vscode';
 import { RESULTS_VIEW_TYPE, type ResultView } from '../webview/protocol';
-import type { RunStore, StoredRun } from './runStore';
-import type { RunsView } from './runsView';
+import type { RunStore, RunStoreEntry } from './runs/store';
+import type { RunsView } from './runs/view';
 import type { UserSubmissionDetail } from '../core/protocol/api';
 import type { Ctx } from './ctx';
 import type { SubmissionDiagnostics } from './diagnostics';
@@ -15,13 +15,13 @@ import type { GpuModeRegistration, RegisterRequest, RegistrationOutcome } from '
 import type { MySubmissions } from './gpumode/submissionsView';
 import { hooks, type PickRequest, type PickResponder, type ShownMessage } from './ui';
 import type { ResultsPanels } from './resultsPanel';
-import type { RunOutput } from './runOutput';
-import type { RunController } from './runs';
+import type { RunOutput } from './runs/output';
+import type { RunController } from './runs/controller';
 import type { Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import type { TraceOpener } from './traces';
 
-export interface PanelInfo {
+interface PanelInfo {
   title: string;
   ready: boolean;
   view: ResultView;
@@ -81,7 +81,7 @@ export interface KernelRunnerApi {
   activeRuns(): Array<{ id: number; file: string; mode: string }>;
   /** The Runs view's rows as shown. */
   runRows(): Promise<Array<{ id: string; label: string; description: string; contextValue: string }>>;
-  storedRuns(): StoredRun[];
+  storedRuns(): RunStoreEntry[];
   /** Where the run store keeps its folders. */
   runStoreFolder(): string;
   openRun(id: string): Promise<PanelInfo | undefined>;

@@ -23,7 +23,9 @@ export interface Choice {
 const STATE_KEY = 'kernelRunner.choices';
 
 /** The target has no leaderboard of that name (one remembered from another target is asked for again). */
-class UnknownLeaderboardError extends SubmissionError {}
+class UnknownLeaderboardError extends SubmissionError {
+  override readonly name = 'UnknownLeaderboardError';
+}
 
 export class ChoiceStore {
   constructor(private readonly memento: vscode.Memento) {}
@@ -39,7 +41,7 @@ export class ChoiceStore {
   }
 }
 
-export async function chooseLeaderboardAndGpu(opts: {
+async function chooseLeaderboardAndGpu(opts: {
   client: RunnerClient;
   uri: vscode.Uri;
   source: string;
@@ -121,7 +123,7 @@ type LeaderboardItem = vscode.QuickPickItem & { name?: string };
  * open leaderboards first (soonest deadline first), closed ones after a separator and marked. A target with one
  * leaderboard needs no picker (`shown: false`).
  */
-export async function pickLeaderboard(
+async function pickLeaderboard(
   client: RunnerClient,
   opts: { fileName: string; source: string; targetLabel: string; current?: string; signal?: AbortSignal },
 ): Promise<{ name: string; shown: boolean } | undefined> {
@@ -156,7 +158,7 @@ export async function pickLeaderboard(
 }
 
 /** The GPU QuickPick from GET /gpus/{lb}, each GPU with its runner queue (GET /runner_queue/{gpu}) in the detail. */
-export async function pickGpu(client: RunnerClient, leaderboard: string, gpus: string[], signal?: AbortSignal): Promise<string | undefined> {
+async function pickGpu(client: RunnerClient, leaderboard: string, gpus: string[], signal?: AbortSignal): Promise<string | undefined> {
   const queues = await Promise.all(gpus.map((g) => client.runnerQueue(g, { signal, timeoutMs: 5000 }).catch(() => undefined)));
   const items = gpus.map((gpu, i) => {
     const q: RunnerQueue | undefined = queues[i];
@@ -172,7 +174,7 @@ export async function pickGpu(client: RunnerClient, leaderboard: string, gpus: s
 }
 
 /** Sets the file's `#!POPCORN` directives (`//!POPCORN` in C++ sources) with one minimal edit; false if nothing changed. */
-export async function insertDirectives(doc: vscode.TextDocument, values: { leaderboard?: string; gpu?: string }): Promise<boolean> {
+async function insertDirectives(doc: vscode.TextDocument, values: { leaderboard?: string; gpu?: string }): Promise<boolean> {
   const text = doc.getText();
   const updated = upsertDirectives(text, basename(doc.uri.fsPath || doc.uri.path), values);
   if (updated === text) return false;

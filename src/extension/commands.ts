@@ -6,16 +6,17 @@ import * as vscode from 'vscode';
 import { chooseForFile } from './choices';
 import type { CommandName } from './commandIds';
 import type { Ctx } from './ctx';
-import type { StoredRun } from './runStore';
+import type { RunStoreEntry } from './runs/store';
 import type { Services } from './services';
 import { clientFor } from './targets';
 import { notify, pickOne } from './ui';
+import { errorMessage } from '../core/errors';
 
 export type CommandFactory = (ctx: Ctx, s: Services) => (...args: unknown[]) => unknown;
 
 const fileArg = (arg: unknown): vscode.Uri | undefined => (arg instanceof vscode.Uri ? arg : undefined);
-const runArg = (arg: unknown): StoredRun | string | undefined =>
-  typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as StoredRun) : undefined;
+const runArg = (arg: unknown): RunStoreEntry | string | undefined =>
+  typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as RunStoreEntry) : undefined;
 
 /** Commands registered by their own module: compareTraces (comparePanel.ts), jobMenu (main.ts, the controller's). */
 type RegisteredElsewhere = 'compareTraces' | 'jobMenu';
@@ -61,7 +62,7 @@ export const commandTable: Record<Exclude<CommandName, RegisteredElsewhere>, Com
       if (choice) await s.diagnostics.update(doc, false);
       return choice;
     } catch (err) {
-      void notify.error(`Kernel Runner: ${err instanceof Error ? err.message : String(err)}`);
+      void notify.error(`Kernel Runner: ${errorMessage(err)}`);
       return undefined;
     }
   },

@@ -17,20 +17,15 @@ import {
   type CompareRendered,
   type CompareSide,
   type CompareView,
-  type PersistedCompareState,
-} from '../webview/compareProtocol';
+  type PersistedCompareState } from '../webview/compareProtocol';
 import type { Ctx } from './ctx';
 import { notify, pickFiles, pickOne } from './ui';
 import { webviewDocument } from './webviewDocument';
+import { errorMessage } from '../core/errors';
 
 export type { CompareSide } from '../webview/compareProtocol';
 
 const open = new Set<ComparePanel>();
-
-/** The compare panels now open, oldest first (test API). */
-export function comparePanels(): ComparePanel[] {
-  return [...open];
-}
 
 export class ComparePanel {
   private ready = false;
@@ -104,7 +99,7 @@ export class ComparePanel {
 }
 
 /** Summarises both traces and compares them: `a` is the baseline. */
-export async function compareView(a: CompareSide, b: CompareSide): Promise<CompareView> {
+async function compareView(a: CompareSide, b: CompareSide): Promise<CompareView> {
   const [sa, sb] = await Promise.all([summarizePath(a.path), summarizePath(b.path)]);
   return {
     title: `Compare: ${a.label} → ${b.label}`,
@@ -129,14 +124,14 @@ export async function openComparePanel(ctx: Ctx, a: CompareSide, b: CompareSide)
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, view.title, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {});
     return new ComparePanel(panel, view, ctx.extensionUri);
   } catch (err) {
-    const msg = err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${err instanceof Error ? err.message : String(err)}`;
+    const msg = err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${errorMessage(err)}`;
     void notify.error(`Kernel Runner: ${msg}`);
     return undefined;
   }
 }
 
 /** Labels for two paths: their names, or parent/name when the names are the same. */
-export function sideLabels(a: string, b: string): [string, string] {
+function sideLabels(a: string, b: string): [string, string] {
   if (basename(a) !== basename(b)) return [basename(a), basename(b)];
   return [join(basename(dirname(a)), basename(a)), join(basename(dirname(b)), basename(b))];
 }
@@ -188,7 +183,7 @@ async function byAge(paths: [string, string]): Promise<[string, string]> {
  * `kernelRunner.compareTraces`: from the explorer with two resources selected (uri, uris) the older is A; with
  * one, it is A and B is picked; from the palette both are picked (saved profiles or an open dialog).
  */
-export async function compareTracesCommand(ctx: Ctx, uri?: unknown, uris?: unknown): Promise<ComparePanel | undefined> {
+async function compareTracesCommand(ctx: Ctx, uri?: unknown, uris?: unknown): Promise<ComparePanel | undefined> {
   const selected = (Array.isArray(uris) ? uris : [uri]).filter((u): u is vscode.Uri => u instanceof vscode.Uri).map((u) => u.fsPath);
   let pair: [string, string] | undefined;
   if (selected.length >= 2) {

@@ -6,7 +6,7 @@ export type OpenResults = 'always' | 'profileOrFailure' | 'never';
 export type EmbeddedProfiler = 'auto' | 'rocprofv3' | 'rocprof' | 'none';
 
 /** Settings that change where files run: a change stops the embedded runner (it restarts on next use). */
-export const TARGET_SETTINGS = ['kernelRunner.server', 'kernelRunner.embedded'] as const;
+const TARGET_SETTINGS = ['kernelRunner.server', 'kernelRunner.embedded'] as const;
 
 export class Config {
   static readonly section = 'kernelRunner';

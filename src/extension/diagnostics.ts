@@ -9,7 +9,7 @@ import type { ChoiceStore } from './choices';
 import { hasDirectives, preflight, type FileProblem } from '../core/gpumode/preflight';
 import type { Targets } from './targets';
 
-export const SUBMISSION_EXTENSIONS = /\.(py|cu|cuh|cpp|hip)$/i;
+const SUBMISSION_EXTENSIONS = /\.(py|cu|cuh|cpp|hip)$/i;
 const DEBOUNCE_MS = 300;
 const SOURCE = 'Kernel Runner';
 

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { startEmbeddedRunner } from '../runner/embedded';
 import { embeddedRunnerOptions } from './embeddedRunnerOptions';
 import type { Config } from './config';
+import { errorMessage } from '../core/errors';
 
 export class EmbeddedRunner implements vscode.Disposable {
   private starting: Promise<{ url: string; token: string; close(): Promise<void> }> | undefined;
@@ -53,7 +54,7 @@ export class EmbeddedRunner implements vscode.Disposable {
       return { url: runner.url, token: runner.token, close: () => runner.close() };
     } catch (err) {
       this.starting = undefined;
-      throw new Error(`The embedded runner did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`The embedded runner did not start: ${errorMessage(err)}`, { cause: err });
     }
   }
 

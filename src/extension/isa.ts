@@ -7,13 +7,13 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import {
   CodeObjectError, DisassemblyError, HOW_TO_GET_OBJDUMP, disassembleKernel, findObjdump, loadCodeObjectsPath, matchKernels,
-  type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate,
-} from '../trace/codeObjects/index';
+  type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate } from '../trace/codeObjects/index';
 import type { IsaKernelView, IsaView, ProfileView } from '../webview/protocol';
 import { showDocument } from './ui';
+import { errorMessage } from '../core/errors';
 
 export const ISA_SCHEME = 'kernel-runner-isa';
-export const ISA_LANGUAGE = 'amdgpu-isa';
+const ISA_LANGUAGE = 'amdgpu-isa';
 
 type Loaded = { objects: LoadedCodeObject[]; skipped: Array<{ file: string; reason: string }> };
 
@@ -35,7 +35,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
       if (st.isFile() && !/\.zip$/i.test(tracePath)) return { status: 'none', codeObjects: [], kernels: [], unmatched: [], note: 'Code objects come in profile zips and folders, not in this file.' };
       return sectionView(await this.load(tracePath), profiled);
     } catch (err) {
-      const text = err instanceof CodeObjectError ? err.message : `Could not read code objects from ${tracePath}: ${err instanceof Error ? err.message : String(err)}`;
+      const text = err instanceof CodeObjectError ? err.message : `Could not read code objects from ${tracePath}: ${errorMessage(err)}`;
       return { status: 'error', codeObjects: [], kernels: [], unmatched: [], note: text };
     }
   }
@@ -67,7 +67,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
     try {
       objdump = await findObjdump(this.objdumpSearch ?? {});
     } catch (err) {
-      return `${header}; ${err instanceof Error ? err.message : String(err)}\n`;
+      return `${header}; ${errorMessage(err)}\n`;
     }
     if (!objdump) return `${header};\n; No disassembly: no llvm-objdump with the AMDGPU target was found. To get one, ${HOW_TO_GET_OBJDUMP.replace(' or pass --objdump PATH', '')}.\n`;
     try {
@@ -94,7 +94,7 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
 }
 
 /** Rows: each profiled kernel (in the trace's order) with its code object kernel, then the kernels not profiled. */
-export function sectionView(loaded: Loaded, profiled: readonly string[]): IsaView {
+function sectionView(loaded: Loaded, profiled: readonly string[]): IsaView {
   const { objects } = loaded;
   const names = new Map<string, string[]>();
   const order: string[] = [];

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
+const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 
 interface Entry {
   bytes: Uint8Array;

@@ -15,8 +15,8 @@ const SETTING_OF: Record<keyof ProfileOptions, string> = {
   pcSamplingInterval: 'kernelRunner.profile.pcSamplingInterval',
 };
 
-export const COUNTER_PICK_TITLE = 'Kernel Runner: hardware counters for this profile';
-export const PC_SAMPLING_PICK_TITLE = 'Kernel Runner: PC sampling for this profile';
+const COUNTER_PICK_TITLE = 'Kernel Runner: hardware counters for this profile';
+const PC_SAMPLING_PICK_TITLE = 'Kernel Runner: PC sampling for this profile';
 
 interface CounterItem extends vscode.QuickPickItem {
   value: string;

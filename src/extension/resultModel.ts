@@ -12,7 +12,7 @@ import { benchmarksOf, testsOf } from '../core/submission/resultMaps';
 import type { BenchmarkCaseView, OutputView, ProfileView, RankedScoreView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
 
 /** What the evaluator's exit codes mean (reference-kernels eval.py). */
-export const EXIT_MEANINGS: Record<number, string> = {
+const EXIT_MEANINGS: Record<number, string> = {
   110: 'GPU API failure',
   111: 'pipe failure',
   112: 'validation failed',
@@ -29,7 +29,7 @@ export type Terminal =
   | { kind: 'cancelled'; detail: string }
   | { kind: 'failed'; detail: string };
 
-export interface ProfileExtras {
+interface ProfileExtras {
   /** Local zip for a profile (GPU MODE inline traces), by run key. */
   localPath?: string;
   traceBytes?: number;

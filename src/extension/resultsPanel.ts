@@ -4,7 +4,6 @@
 // run store: `fallbackActions`).
 import * as vscode from 'vscode';
 import {
-  CopyTextCommand,
   DownloadTraceCommand,
   LoadIsaCommand,
   OpenDisassemblyCommand,
@@ -24,6 +23,7 @@ import type { Ctx } from './ctx';
 import type { IsaDocuments } from './isa';
 import { notify } from './ui';
 import { webviewDocument } from './webviewDocument';
+import { errorMessage } from '../core/errors';
 
 /** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
 export interface ProfileActions {
@@ -131,8 +131,6 @@ export class ResultsPanel {
         if (p) await (this.actions ?? this.owner.fallbackActions).openPerfetto(p);
       } else if (ShowOutputCommand.is(msg)) {
         await vscode.commands.executeCommand(commandId('showOutput'));
-      } else if (CopyTextCommand.is(msg)) {
-        await vscode.env.clipboard.writeText(String(msg.params.text));
       } else if (LoadIsaCommand.is(msg)) {
         await this.fillIsa(String(msg.params.profileKey));
       } else if (OpenDisassemblyCommand.is(msg)) {
@@ -144,7 +142,7 @@ export class ResultsPanel {
         await this.owner.isa.open(path, row.codeObject, row.name);
       }
     } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
+      const text = errorMessage(err);
       this.notice(text, 'error');
       void notify.error(`Kernel Runner: ${text}`);
     }

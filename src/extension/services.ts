@@ -3,9 +3,9 @@ import type { ChoiceStore } from './choices';
 import type { SubmissionDiagnostics } from './diagnostics';
 import type { GpuModeRegistration } from './gpumode/registration';
 import type { MySubmissions } from './gpumode/submissionsView';
-import type { RunOutput } from './runOutput';
-import type { RunController } from './runs';
-import type { RunsView } from './runsView';
+import type { RunOutput } from './runs/output';
+import type { RunController } from './runs/controller';
+import type { RunsView } from './runs/view';
 import type { Targets } from './targets';
 import type { TraceOpener } from './traces';
 

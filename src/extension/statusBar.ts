@@ -4,13 +4,13 @@
 import * as vscode from 'vscode';
 import { formatElapsed } from '../core/format/index';
 import { queueLabel } from '../core/protocol/api';
-import type { ActiveJobs, JobStatus } from './activeJobs';
+import type { ActiveJobs, JobStatus } from './runs/activeJobs';
 import { commandId } from './commandIds';
 
 /** The running clock ("1:05"); runs.ts shows it in progress notifications too. */
-export { formatElapsed };
+export { };
 
-export type { JobStatus };
+export type { };
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kernelRunner.status', vscode.StatusBarAlignment.Left, 50);

@@ -7,10 +7,11 @@ import { defaultPopcornConfigPath, readPopcornConfig } from '../core/popcornConf
 import { findLocalRunnerToken } from '../core/runnerToken';
 import type { Ctx } from './ctx';
 import { EmbeddedRunner } from './embeddedRunner';
-import type { RunOutput } from './runOutput';
+import type { RunOutput } from './runs/output';
 import { askText, hooks, notify, pickOne } from './ui';
 import { createRunnerClient, type RunnerClient } from '../core/client';
 import { connect, type Connection } from '../core/submission/index';
+import { errorMessage } from '../core/errors';
 
 export type TargetKind = 'embedded' | 'server' | 'gpumode';
 
@@ -29,7 +30,7 @@ export interface ResolvedTarget {
 
 const SECRET_PREFIX = 'kernelRunner.token:';
 
-export { isGpuModeUrl };
+export { };
 
 export class Targets implements vscode.Disposable {
   private embedded: EmbeddedRunner | undefined;
@@ -216,7 +217,7 @@ async function readPopcornCliId(file: string): Promise<string | undefined> {
   try {
     return (await readPopcornConfig(file)).cliId;
   } catch (err) {
-    void notify.warning(`Kernel Runner: ignoring ~/.popcorn.yaml: ${err instanceof Error ? err.message : String(err)}`);
+    void notify.warning(`Kernel Runner: ignoring ~/.popcorn.yaml: ${errorMessage(err)}`);
     return undefined;
   }
 }

@@ -6,7 +6,7 @@ import { findKernelEntryPoints, sourceLanguageOf } from '../core/kernelEntryPoin
 import { matchKernelTimings, roofTooltip, timingLensTitle } from '../core/kernelTimings';
 import { commandId } from './commandIds';
 import type { Config } from './config';
-import type { RunStore } from './runStore';
+import type { RunStore } from './runs/store';
 
 export class KernelTimingLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();

@@ -7,6 +7,7 @@ import type { ResultView } from '../webview/protocol';
 import type { ResultsPanel, ResultsPanels } from './resultsPanel';
 import { readPerfettoTrace, type TraceFiles } from './traceFiles';
 import { notify, pickFiles } from './ui';
+import { errorMessage } from '../core/errors';
 
 export class TraceOpener {
   constructor(
@@ -57,7 +58,7 @@ export class TraceOpener {
         openPerfetto: (p) => this.traceFiles.openInPerfetto(undefined, p, view.title),
       });
     } catch (err) {
-      const msg = err instanceof TraceInputError ? err.message : `Could not summarise ${path}: ${err instanceof Error ? err.message : String(err)}`;
+      const msg = err instanceof TraceInputError ? err.message : `Could not summarise ${path}: ${errorMessage(err)}`;
       void notify.error(`Kernel Runner: ${msg}`);
       return undefined;
     }

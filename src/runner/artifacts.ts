@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
 /** Files under `dir`, relative, skipping `.rocprofv3` folders. */
-export async function listOutputs(dir: string): Promise<string[]> {
+async function listOutputs(dir: string): Promise<string[]> {
   const out: string[] = [];
   async function walk(d: string): Promise<void> {
     let entries;

@@ -7,8 +7,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { errorMessage } from '../core/errors';
 
-export interface CompetitionEntry {
+interface CompetitionEntry {
   /** Leaderboard name. */
   name: string;
   /** The problem folder, absolute. */
@@ -80,7 +81,7 @@ export function loadCompetitions(problemsDir: string): CompetitionSet {
       if (!statSync(path).isFile()) continue;
       doc = parseYaml11(readFileSync(path, 'utf8'));
     } catch (err) {
-      warnings.push(`${path}: ${err instanceof Error ? err.message : String(err)}`);
+      warnings.push(`${path}: ${errorMessage(err)}`);
       continue;
     }
     if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {

@@ -5,7 +5,7 @@
 //   a list          the names given, on any arch.
 import { type CounterRequest } from '../core/profileOptions';
 
-export const SUPPORTED_ARCHS = ['gfx90a', 'gfx942', 'gfx950'] as const;
+const SUPPORTED_ARCHS = ['gfx90a', 'gfx942', 'gfx950'] as const;
 export type GpuArch = (typeof SUPPORTED_ARCHS)[number];
 
 /** Per hardware block, how many counters one pass may hold: rocprof-compute's perfmon_config (mi_gpu_spec.yaml), the same on the three archs. */

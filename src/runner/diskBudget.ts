@@ -11,7 +11,7 @@ const POLL_MS = 200;
 const MIN_ENTRY_BYTES = 4096;
 
 /** Bytes the tree at `dir` takes on disk, as counted against the budget; stops counting past `stopAt`. */
-export async function treeBytes(dir: string, stopAt = Infinity): Promise<number> {
+async function treeBytes(dir: string, stopAt = Infinity): Promise<number> {
   let total = 0;
   const pending = [dir];
   while (pending.length > 0 && total <= stopAt) {

@@ -29,6 +29,8 @@ import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gp
 import { lineInfoEnv, pcSamplingMissingNote, type PcSamplingRequest } from './pcSampling';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
+import { errorMessage } from '../core/errors';
+import { VERSION_PROBE_CAP_BYTES, VERSION_PROBE_GRACE_MS, VERSION_PROBE_TIMEOUT_MS } from './limits';
 
 export interface RunSettings {
   python: string;
@@ -85,7 +87,7 @@ export interface RunContext {
   onQueuePosition?(position: number): void;
 }
 
-export type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+type RunEndState = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
 
 export interface RunOutcome {
   results: FullResult[];
@@ -125,7 +127,7 @@ const signalHints: Record<string, string> = {
 };
 
 /** Says that a program died of a signal, and what that signal usually means. */
-export function signalNote(signal: string): string {
+function signalNote(signal: string): string {
   const hint = signalHints[signal];
   return `[kernel-runner] the program was killed by signal ${signal} (${signalNumber(signal)}; exit code ${128 + signalNumber(signal)})${hint ? `: ${hint}` : ''}`;
 }
@@ -378,7 +380,7 @@ async function finishProfile(
     const { summarizePath } = await import('../trace');
     summary = await summarizePath(outDir);
   } catch (err) {
-    note = `no trace summary: ${err instanceof Error ? err.message : String(err)}`;
+    note = `no trace summary: ${errorMessage(err)}`;
   }
   const pcs = pcSamplingOf(ctx.profile);
   if (pcs) {
@@ -644,8 +646,8 @@ async function compile(
     };
   }
   const version = await runChild(ctx, {
-    command: found, args: ['--version'], cwd: dir, env: childEnv(ctx, {}), timeoutMs: 30_000, graceMs: 1000,
-    capBytes: 4096, signal: ctx.signal,
+    command: found, args: ['--version'], cwd: dir, env: childEnv(ctx, {}), timeoutMs: VERSION_PROBE_TIMEOUT_MS, graceMs: VERSION_PROBE_GRACE_MS,
+    capBytes: VERSION_PROBE_CAP_BYTES, signal: ctx.signal,
   });
   if (opts.live) ctx.onRun('compile');
   const o = await runChild(ctx, {
@@ -729,7 +731,7 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
  * Runs the submission; with a disk budget, a job whose work dir grows past it is stopped at once (SIGKILL of its
  * running process; what it wrote is not worth more disk) and ends `failed`, its run's stderr saying why.
  */
-export async function runSubmission(ctx: RunContext): Promise<RunOutcome> {
+export async function evaluateJob(ctx: RunContext): Promise<RunOutcome> {
   const run = (c: RunContext) => (c.problem ? runProblem(c, c.problem) : runScript(c));
   const limit = ctx.settings.maxJobDiskBytes ?? 0;
   if (limit <= 0) return run(ctx);

@@ -11,7 +11,9 @@
 // mark). A process crash cannot lose a completed write, so every id a client saw is at or below the mark. (A power
 // loss can lose both, as it can lose the log itself: nothing here is fsynced.)
 import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync, type WriteStream } from 'node:fs';
-import { sseEventNames, type SseEventName } from '../core/protocol/api';
+import type { SseEventName } from '../core/protocol/api';
+import { sseFrame } from '../core/protocol/sseFrame';
+import { LOG_CHUNK_BYTES, LOG_ENCODE_CHARS, LOG_FLUSH_BYTES, LOG_BACKLOG_BYTES } from './limits';
 
 export interface LoggedEvent {
   id: number;
@@ -30,7 +32,7 @@ export interface FrameBatch {
 }
 
 export function formatFrame(id: number, event: SseEventName, json: string): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${json}\n\n`;
+  return sseFrame(event, json, id);
 }
 
 const FRAME = /^id: (\d+)\nevent: ([a-z]+)\ndata: (.*)$/s;
@@ -133,24 +135,13 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-const FLUSH_BYTES = 1 << 20;
-/** Bytes handed to the file and not yet written past which the log asks the job's output to wait. */
-export const LOG_BACKLOG_BYTES = 8 << 20;
-const CHUNK_BYTES = 4 << 20;
-/** The lines between a frame's id and its data, built once per event name (fewer pieces per frame). */
-const EVENT_LINES: Partial<Record<SseEventName, string>> = Object.fromEntries(
-  sseEventNames.map((name) => [name, `\nevent: ${name}\ndata: `]),
-);
-/** Frames are joined as text and encoded together once they hold this many characters. */
-const ENCODE_CHARS = 64 * 1024;
-
 export function openEventLog(path: string, lastId: number, onBatch: (batch: FrameBatch) => void = () => undefined): EventLog {
   let stream: WriteStream | null = null;
-  // Frames are joined into one string and encoded into a chunk buffer every ENCODE_CHARS characters: encoding each
+  // Frames are joined into one string and encoded into a chunk buffer every LOG_ENCODE_CHARS characters: encoding each
   // small frame on its own costs several times more (a native call and a flattened copy per frame). A batch is a
   // slice of the chunk, handed to the file and the clients without copying; the next batch continues after it (a
   // full chunk is replaced, never reused).
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let chunk = Buffer.allocUnsafe(LOG_CHUNK_BYTES);
   let start = 0;
   let end = 0;
   let text = ''; // frames after `encodedLast`, not yet encoded
@@ -199,7 +190,7 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
     const worst = text.length * 3; // UTF-16 units to UTF-8 bytes
     if (end + worst > chunk.length) {
       emitEncoded(false);
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, worst));
+      chunk = Buffer.allocUnsafe(Math.max(LOG_CHUNK_BYTES, worst));
       start = 0;
       end = 0;
     }
@@ -219,15 +210,15 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
   return {
     append(event, json, terminal = false) {
       last += 1;
-      text += 'id: ' + last + (EVENT_LINES[event] ?? `\nevent: ${event}\ndata: `) + json + '\n\n';
+      text += sseFrame(event, json, last);
       if (terminal) {
         pendingTerminal = true;
         flush();
         return last;
       }
-      if (text.length >= ENCODE_CHARS) {
+      if (text.length >= LOG_ENCODE_CHARS) {
         encode();
-        if (end - start > FLUSH_BYTES) {
+        if (end - start > LOG_FLUSH_BYTES) {
           flush();
           return last;
         }

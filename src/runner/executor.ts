@@ -19,6 +19,7 @@ import { createOutputSink } from './executors/output';
 import type { OutputBudget } from './outputBudget';
 import { findOnPath } from './profilers';
 import { standbyLaunchMessage, type StandbyNamespace } from './standbyNamespace';
+import { POPCORN_CAP_CHARS } from './limits';
 
 export interface ExecSpec {
   command: string;
@@ -83,7 +84,6 @@ export interface ExecOutcome {
 
 /** Where a PID namespace's init reports the signal that killed the program (isolation.ts). */
 export const STATUS_FD = 4;
-const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
 
 export function quoteCommand(command: string, args: readonly string[]): string {
   return [command, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');

@@ -25,13 +25,15 @@ import { createBacklogBudget } from './http/backlogBudget';
 import { shareConnections, type ConnectionShare } from './http/connectionShare';
 import { createRoutes } from './routes';
 import { openStore, type RetentionPolicy } from './store';
-import { DEFAULT_MAX_JOB_OUTPUT } from './outputBudget';
+
 import { probeSystem } from './system';
+import { KernelRunnerError, errorMessage } from '../core/errors';
+import { ROUTES } from '../core/protocol/routes';
+import { MAX_SUBMISSION_BYTES } from '../core/limits';
+import { BODY_IDLE_TIMEOUT_MS, BODY_TIMEOUT_MS, DEFAULT_MAX_JOB_DISK_BYTES, DEFAULT_MAX_JOB_OUTPUT, HEADERS_TIMEOUT_MS, HEARTBEAT_MS, KILL_GRACE_MS, RETENTION_INTERVAL_MS } from './limits';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
-export const DEFAULT_MAX_DATA_BYTES = 20e9;
-/** What one job's work dir may take on disk while it runs (--max-job-disk): 8 GiB, and never more than --max-data. */
-export const DEFAULT_MAX_JOB_DISK_BYTES = 8 * 1024 ** 3;
+const DEFAULT_MAX_DATA_BYTES = 20e9;
 
 export interface RunnerOptions {
   host?: string;
@@ -143,11 +145,13 @@ export interface RunningRunner {
   };
 }
 
-export class RunnerStartError extends Error {
+export class RunnerStartError extends KernelRunnerError {
+  override readonly name = 'RunnerStartError';
+  readonly code = 'RUNNER_START';
   readonly type = 'runner-start' as const;
 }
 
-export function runnerVersion(): string {
+function runnerVersion(): string {
   try {
     return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
   } catch {
@@ -241,10 +245,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     }
     if (!ok) throw new RunnerStartError(`public URL "${opts.publicUrl}" is not an http(s) URL (e.g. https://runner.example.com)`);
   }
-  const headersTimeoutMs = opts.headersTimeoutMs ?? 30_000;
-  const bodyIdleTimeoutMs = opts.bodyIdleTimeoutMs ?? 30_000;
+  const headersTimeoutMs = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const bodyIdleTimeoutMs = opts.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS;
   const bodyMinBytesPerSec = opts.bodyMinBytesPerSec ?? 1024;
-  const bodyTimeoutMs = opts.bodyTimeoutMs ?? 120_000;
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const profiler = detectProfiler(opts.profiler ?? 'auto', env.PATH);
   const problems = new LazyProblems(() => {
     const set = loadProblems(problemsDir);
@@ -274,7 +278,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     });
   } catch (err) {
     store.close();
-    throw new RunnerStartError(err instanceof Error ? err.message : String(err));
+    throw new RunnerStartError(errorMessage(err));
   }
   // how each job's processes are kept together (probed once; see isolation.ts)
   const isolation = detectIsolation(env, { ...(opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {}), sandbox });
@@ -301,7 +305,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   }
   const settings: RunSettings = {
     python,
-    graceMs: opts.killGraceMs ?? 10_000,
+    graceMs: opts.killGraceMs ?? KILL_GRACE_MS,
     capBytes: opts.outputCapBytes ?? 16 * 1024,
     inlineTraceBytes: opts.inlineTraceBytes ?? 8 * 1024 * 1024,
     zipLevel: opts.zipLevel ?? 1,
@@ -323,9 +327,9 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       inventory,
       system,
       settings,
-      heartbeatMs: opts.heartbeatMs ?? 15_000,
+      heartbeatMs: opts.heartbeatMs ?? HEARTBEAT_MS,
       retention: { maxAgeDays: 30, maxTotalBytes: DEFAULT_MAX_DATA_BYTES, ...opts.retention },
-      retentionIntervalMs: opts.retentionIntervalMs ?? 3_600_000,
+      retentionIntervalMs: opts.retentionIntervalMs ?? RETENTION_INTERVAL_MS,
       ...(opts.retentionGapMs !== undefined ? { retentionGapMs: opts.retentionGapMs } : {}),
       maxJobOutputBytes: opts.maxJobOutputBytes ?? DEFAULT_MAX_JOB_OUTPUT,
       maxQueuedJobs: 10_000,
@@ -347,13 +351,13 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     inventory,
     profiler,
     version: runnerVersion(),
-    maxFileBytes: 1_000_000,
+    maxFileBytes: MAX_SUBMISSION_BYTES,
     get publicUrl() {
       return linkBase;
     },
     backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 16 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 64 * 1024 * 1024),
     log,
-    heartbeatMs: opts.heartbeatMs ?? 15_000,
+    heartbeatMs: opts.heartbeatMs ?? HEARTBEAT_MS,
     executor,
   });
 
@@ -369,7 +373,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       checkOrigin(req, opts.publicUrl);
       if (token) {
         // /auth/init is where popcorn-cli registers, before it has an id: it answers how to use the token instead
-        if (rawPath !== '/health' && rawPath !== '/auth/init') {
+        if (rawPath !== ROUTES.health.pattern && rawPath !== ROUTES.authInit.pattern) {
           checkToken(req, token);
           connections.trust(req.socket);
         }
@@ -383,7 +387,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       if (err instanceof HttpError) refuse(req, res, err);
       else {
         log(`error: ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        refuse(req, res, new HttpError(500, `Internal server error: ${err instanceof Error ? err.message : String(err)}`));
+        refuse(req, res, new HttpError(500, `Internal server error: ${errorMessage(err)}`));
       }
     }
   };

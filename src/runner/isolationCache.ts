@@ -10,9 +10,9 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { release } from 'node:os';
 import path from 'node:path';
+import { ISOLATION_CHECK_MAX_AGE_MS } from './limits';
 
 const VERSION = 1;
-const MAX_AGE_MS = 24 * 3600 * 1000;
 
 /** What the check found: the index of the unshare flag set that worked, and the interpreter INIT runs on. */
 export interface IsolationFinding {
@@ -85,7 +85,7 @@ export function readIsolationFinding(file: string, key: string, flagSets: number
     return null;
   }
   if (data.version !== VERSION || data.key !== key) return null;
-  if (typeof data.checkedAt !== 'number' || now - data.checkedAt > MAX_AGE_MS || data.checkedAt > now + 60_000) return null;
+  if (typeof data.checkedAt !== 'number' || now - data.checkedAt > ISOLATION_CHECK_MAX_AGE_MS || data.checkedAt > now + 60_000) return null;
   if (!Number.isInteger(data.flagSet) || (data.flagSet as number) < 0 || (data.flagSet as number) >= flagSets) return null;
   if (typeof data.init !== 'string' || !path.isAbsolute(data.init) || data.init.includes('\0')) return null;
   // the interpreter behind a launcher: still the same file

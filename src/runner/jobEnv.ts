@@ -7,7 +7,7 @@ const PRIVATE_NAMES = new Set(['SSH_AUTH_SOCK', 'GPG_AGENT_INFO']);
 const SECRET_NAME = /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(_|$)/i;
 
 /** Whether a variable of the runner's environment stays out of jobs. */
-export function isRunnerPrivate(name: string): boolean {
+function isRunnerPrivate(name: string): boolean {
   const upper = name.toUpperCase();
   return PRIVATE_PREFIXES.some((p) => upper.startsWith(p)) || PRIVATE_NAMES.has(upper) || SECRET_NAME.test(name);
 }

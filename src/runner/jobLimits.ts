@@ -69,7 +69,7 @@ export function describeGroupLimits(limits: JobLimits, uid = process.getuid?.() 
 }
 
 /** Tasks (processes and threads) of user `uid` now, as RLIMIT_NPROC counts them; 0 when /proc cannot be read. */
-export function tasksOfUser(uid: number): number {
+function tasksOfUser(uid: number): number {
   let names: string[];
   try {
     names = readdirSync('/proc');

@@ -9,11 +9,10 @@ import type {
   ResultEvent,
   SseEventName,
   StatusEvent,
-  SubmissionMode,
-} from '../core/protocol/api';
+  SubmissionMode } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { HARD_TIMEOUT_ERROR, upstreamCompletion } from './completion';
-import { runSubmission, type RunSettings } from './evaluate';
+import { evaluateJob, type RunSettings } from './evaluate';
 import type { EventLog, FrameBatch, LoggedEvent } from './eventLog';
 import type { GpuInventory, GpuSlot } from './gpus';
 import type { Problem } from './problems';
@@ -25,6 +24,8 @@ import type { JobStore, RetentionPolicy, StoredJob } from './store';
 import type { SystemProbe } from './system';
 import { routes } from '../core/protocol/api';
 import type { ProfileOptions } from '../core/profileOptions';
+import { KernelRunnerError, errorMessage } from '../core/errors';
+import { CLOSE_MARGIN_MS, SWEEP_AFTER_JOB_MS } from './limits';
 
 export interface Subscriber {
   /** Extension clients: every event, in batches of frames in id order (the bytes also written to the log). */
@@ -60,7 +61,7 @@ export interface LiveJob {
   outputBudget: OutputBudget;
 }
 
-export interface SubmitRequest {
+interface SubmitRequest {
   leaderboard: string;
   problem: Problem | null;
   gpu: string;
@@ -92,7 +93,9 @@ export interface JobManagerOptions {
   log(message: string): void;
 }
 
-export class QueueFullError extends Error {
+export class QueueFullError extends KernelRunnerError {
+  override readonly name = 'QueueFullError';
+  readonly code = 'RUNNER_QUEUE_FULL';
   readonly type = 'queue-full' as const;
 }
 
@@ -114,13 +117,9 @@ export interface JobManager {
 
 const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' };
 const STOPPED_RUNNING: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 };
-/** A job's end sweeps the data dir when the last sweep is at least this old. */
-const SWEEP_AFTER_JOB_MS = 60_000;
-/** close() waits this long past the kill grace period for running jobs to end. */
-const CLOSE_MARGIN_MS = 5_000;
 
 /** A route under the base URL, keeping the base's path (a runner behind a proxy at https://host/gpu/). */
-export function artifactLink(baseUrl: string, route: string): string {
+function artifactLink(baseUrl: string, route: string): string {
   const base = new URL(baseUrl);
   base.pathname = base.pathname.replace(/\/+$/, '') + route;
   return base.href;
@@ -244,7 +243,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       await job.log.close();
       await store.saveJob(job.record);
     } catch (err) {
-      opts.log(`job ${job.id}: could not save its end: ${err instanceof Error ? err.message : String(err)}`);
+      opts.log(`job ${job.id}: could not save its end: ${errorMessage(err)}`);
     }
     await workDirRemoved;
     lightRecords.set(job.id, { ...job.record, result: null });
@@ -287,7 +286,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     }, opts.hardTimeoutMs);
     try {
       await mkdir(store.workDir(job.id), { recursive: true });
-      const outcome = await runSubmission({
+      const outcome = await evaluateJob({
         jobId: job.id,
         leaderboard: rec.leaderboard,
         mode: rec.mode,
@@ -352,7 +351,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       for (const id of deleted) lightRecords.delete(id);
       if (deleted.length) opts.log(`retention: deleted ${deleted.length} old job(s)`);
     } catch (err) {
-      opts.log(`retention sweep failed: ${err instanceof Error ? err.message : String(err)}`);
+      opts.log(`retention sweep failed: ${errorMessage(err)}`);
     }
   };
   let retentionRun: Promise<void> = retentionSweep();

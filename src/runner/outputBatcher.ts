@@ -5,6 +5,7 @@
 // line, or when the job emits any other event (flush), so events stay in the order the lines came.
 import type { OutputStream } from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
+import { BATCH_CHARS } from './limits';
 
 export interface OutputBatcher {
   push(stream: OutputStream, line: ClassifiedLine): void;
@@ -19,8 +20,7 @@ export interface OutputBatcherOptions {
   batchChars?: number;
 }
 
-export const FLUSH_MS = 5;
-export const BATCH_CHARS = 64 * 1024;
+const FLUSH_MS = 5;
 
 const HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":"', stderr: '{"stream":"stderr","text":"' };
 /** Printable ASCII but `"` and `\\`: the line is its own JSON string body. */

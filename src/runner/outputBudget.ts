@@ -10,8 +10,6 @@ export interface OutputBudget {
   readonly exhausted: boolean;
 }
 
-export const DEFAULT_MAX_JOB_OUTPUT = 256 * 1024 * 1024;
-
 export function createOutputBudget(limit: number): OutputBudget {
   let used = 0;
   let exhausted = false;

@@ -8,13 +8,14 @@ import { SCRIPT_LEADERBOARD, type Leaderboard } from '../core/protocol/api';
 import type { RankingBy } from '../core/scoring';
 import { loadCompetitions, parseYaml11 } from './competitions';
 import { caseLine } from './pyrepr';
+import { KernelRunnerError, errorMessage } from '../core/errors';
 
 export const SUBMISSION_SOURCE = '@SUBMISSION@';
-export const DEFAULT_TIMEOUT_SEC = 180;
+const DEFAULT_TIMEOUT_SEC = 180;
 
 /** One test or benchmark case as task.yml gives it (values may be lists, booleans, strings, numbers). */
 export type CaseSpec = Record<string, unknown>;
-export type { RankingBy };
+export type { };
 
 /** How a `lang: cu` task is built (task.yml `config`, as upstream's CudaTaskData). */
 export interface CudaBuild {
@@ -65,7 +66,9 @@ export interface ProblemSet {
   warnings: string[];
 }
 
-export class ProblemError extends Error {
+class ProblemError extends KernelRunnerError {
+  override readonly name = 'ProblemError';
+  readonly code = 'RUNNER_PROBLEM';
   readonly type = 'problem' as const;
 }
 
@@ -138,7 +141,7 @@ export function loadProblem(taskPath: string): Problem {
     // the cases once more with integers kept apart from floats, for their Python spelling (3 vs 3.0)
     exact = record(parseYaml11(text, { intAsBigInt: true }), 'task.yml');
   } catch (err) {
-    throw new ProblemError(`${taskPath}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ProblemError(`${taskPath}: ${errorMessage(err)}`);
   }
   try {
     const lang = typeof doc.lang === 'string' ? doc.lang : 'py';
@@ -247,7 +250,7 @@ export function loadProblems(problemsDir: string): ProblemSet {
       const problem = loadProblem(taskPath);
       byDir.set(problem.dir, problem);
     } catch (err) {
-      warnings.push(err instanceof Error ? err.message : String(err));
+      warnings.push(errorMessage(err));
     }
   }
   const add = (problem: Problem, where: string) => {
@@ -283,7 +286,7 @@ export function linesFileText(lines: readonly string[]): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
-export const scriptDescription =
+const scriptDescription =
   'Runs the submitted file as a program: .py with python3, .hip/.cpp built with hipcc, .cu built with nvcc. ' +
   'Output streams live; profile mode runs it under rocprofv3.';
 

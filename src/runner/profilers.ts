@@ -3,9 +3,10 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { execa } from 'execa';
 import { delimiter, join } from 'node:path';
 import { pcSamplingArgs, type PcSamplingRequest } from './pcSampling';
+import { KernelRunnerError } from '../core/errors';
 
 export type ProfilerChoice = 'auto' | 'rocprofv3' | 'rocprof' | 'none';
-export type ProfilerKind = 'rocprofv3' | 'rocprof';
+type ProfilerKind = 'rocprofv3' | 'rocprof';
 
 export interface Profiler {
   kind: ProfilerKind;
@@ -13,7 +14,9 @@ export interface Profiler {
   path: string;
 }
 
-export class ProfilerError extends Error {
+export class ProfilerError extends KernelRunnerError {
+  override readonly name = 'ProfilerError';
+  readonly code = 'RUNNER_PROFILER';
   readonly type = 'profiler' as const;
 }
 
@@ -44,7 +47,7 @@ export function detectProfiler(choice: ProfilerChoice, pathValue: string | undef
 }
 
 /** The rocprofv3 switches GPU MODE's service uses for profile runs (kernelbot). */
-export const ROCPROFV3_TRACE_FLAGS = [
+const ROCPROFV3_TRACE_FLAGS = [
   '--log-level', 'fatal',
   '--hip-trace', '--kernel-trace', '--rccl-trace', '--marker-trace', '--memory-copy-trace', '--scratch-memory-trace',
 ] as const;
@@ -67,7 +70,7 @@ export interface ProfileSelection {
 }
 
 /** rocprofv3's switches for counters and kernel selection; values are joined with `=` so none can read as an option. */
-export function selectionFlags(sel: ProfileSelection): string[] {
+function selectionFlags(sel: ProfileSelection): string[] {
   return [
     ...(sel.pmcInput !== undefined ? ['-i', sel.pmcInput] : (sel.pmc ?? []).flatMap((group) => ['--pmc', ...group])),
     ...(sel.kernelRegex !== undefined ? [`--kernel-include-regex=${sel.kernelRegex}`] : []),

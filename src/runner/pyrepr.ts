@@ -11,7 +11,7 @@ export interface PyValueOptions {
 }
 
 /** repr() of a str: single quotes unless the text holds a single quote and no double quote. */
-export function pyStrRepr(text: string): string {
+function pyStrRepr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of text) {
@@ -78,7 +78,7 @@ function pyDateStr(d: Date): string {
 }
 
 /** Python's str() of a value: strings as they are, everything else as repr(). */
-export function pyStr(value: unknown, opts: PyValueOptions = {}): string {
+function pyStr(value: unknown, opts: PyValueOptions = {}): string {
   if (typeof value === 'string') return value;
   if (value instanceof Date) return pyDateStr(value);
   return pyRepr(value, opts);

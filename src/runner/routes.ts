@@ -14,7 +14,7 @@ import {
   type RankedSubmission,
   type RunnerQueue,
   type SubmissionMode,
-  type SubmissionRun,
+  type SubmissionDetailRun,
   type UserSubmissionDetail,
   type UserSubmissionSummary,
 } from '../core/protocol/api';
@@ -34,6 +34,8 @@ import { leaderboardEntry, type Problem } from './problems';
 import { noProfilerDetail, type Profiler } from './profilers';
 import { containedPath, type JobStore, type StoredJob } from './store';
 import type { Executor } from './executors';
+import { errorMessage } from '../core/errors';
+import { sseFrame } from '../core/protocol/sseFrame';
 
 export interface RouteServices {
   jobs: JobManager;
@@ -124,6 +126,8 @@ interface AcceptedSubmission {
  * background route, our extension clients) they are the HTTP answer.
  */
 class PreparationError extends HttpError {
+  override readonly name = 'PreparationError';
+  override readonly code = 'RUNNER_PREPARATION';
   constructor(detail: string) {
     super(400, detail);
   }
@@ -143,7 +147,7 @@ function leaderboardGpus(services: RouteServices, problem: Problem | null): stri
 async function acceptSubmission(ctx: RequestContext, services: RouteServices): Promise<AcceptedSubmission> {
   const mode = (ctx.params.mode ?? '').toLowerCase();
   if (!isSubmissionMode(mode)) throw new HttpError(400, `Invalid submission mode value: '${ctx.params.mode}' (use test, benchmark, leaderboard or profile)`);
-  const lb = findLeaderboard(services, ctx.params.lb ?? '');
+  const lb = findLeaderboard(services, ctx.params.leaderboard ?? '');
   const gpu = ctx.params.gpu ?? '';
   const gpus = leaderboardGpus(services, lb.problem);
   if (!gpus.includes(gpu)) {
@@ -234,8 +238,8 @@ function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {
   };
 }
 
-function submissionRuns(rec: StoredJob): SubmissionRun[] {
-  const runs: SubmissionRun[] = [];
+function submissionRuns(rec: StoredJob): SubmissionDetailRun[] {
+  const runs: SubmissionDetailRun[] = [];
   rec.result?.results.forEach((full, i) => {
     for (const [mode, ev] of Object.entries(full.runs)) {
       runs.push({
@@ -394,7 +398,7 @@ export function createRoutes(services: RouteServices): Router {
   const { jobs } = services;
   const router = createRouter();
 
-  router.add('GET', '/health', ({ res }) => {
+  router.serve('health', ({ res }) => {
     const executor = services.executor?.health();
     const body: Health = {
       status: 'ok',
@@ -406,7 +410,7 @@ export function createRoutes(services: RouteServices): Router {
     sendJson(res, 200, body);
   });
 
-  router.add('GET', '/leaderboards', ({ res }) => {
+  router.serve('leaderboards', ({ res }) => {
     const names = [...services.problems.keys()].sort();
     const list = names.map((n, i) => {
       const problem = services.problems.get(n) as Problem;
@@ -416,12 +420,12 @@ export function createRoutes(services: RouteServices): Router {
     sendJson(res, 200, list);
   });
 
-  router.add('GET', '/gpus/:lb', (ctx) => {
-    sendJson(ctx.res, 200, leaderboardGpus(services, findLeaderboard(services, ctx.params.lb ?? '').problem));
+  router.serve('gpus', (ctx) => {
+    sendJson(ctx.res, 200, leaderboardGpus(services, findLeaderboard(services, ctx.params.leaderboard ?? '').problem));
   });
 
   // Registration and invite codes are GPU MODE's: this runner knows one token, and every leaderboard is open.
-  router.add('GET', '/auth/init', (ctx) => {
+  router.serve('authInit', (ctx) => {
     throw new HttpError(
       400,
       'This runner does not register users: it takes its token as the identity. For popcorn-cli, put the token in ~/.popcorn.yaml ' +
@@ -430,14 +434,14 @@ export function createRoutes(services: RouteServices): Router {
     );
   });
 
-  router.add('POST', '/user/join', () => {
+  router.serve('userJoin', () => {
     throw new HttpError(400, 'This runner has no invite codes: every leaderboard on it is open to anyone with its token.');
   });
 
-  router.add('GET', '/runner_queue/:gpu', (ctx) => sendJson(ctx.res, 200, runnerQueue(services, ctx.params.gpu ?? '')));
+  router.serve('runnerQueue', (ctx) => sendJson(ctx.res, 200, runnerQueue(services, ctx.params.gpu ?? '')));
 
-  router.add('GET', '/submissions/:lb/:gpu', (ctx) => {
-    const lb = findLeaderboard(services, ctx.params.lb ?? '');
+  router.serve('rankedSubmissions', (ctx) => {
+    const lb = findLeaderboard(services, ctx.params.leaderboard ?? '');
     const limit = intParam(ctx.url.searchParams.get('limit'), 'limit', { min: 1, max: 1000, fallback: 1000 });
     const offset = intParam(ctx.url.searchParams.get('offset'), 'offset', { min: 0, fallback: 0 });
     const ranked = jobs
@@ -456,14 +460,14 @@ export function createRoutes(services: RouteServices): Router {
     sendJson(ctx.res, 200, body);
   });
 
-  router.add('POST', '/submission/:lb/:gpu/:mode', async (ctx) => {
+  router.serve('submitBackground', async (ctx) => {
     const sub = await acceptSubmission(ctx, services);
     const job = await submit(sub, ctx);
     const body: BackgroundAccepted = { status: 'accepted', details: { id: job.id, job_status_id: job.id }, runner_queue: runnerQueue(services, sub.gpu) };
     sendJson(ctx.res, 202, body);
   });
 
-  router.add('POST', '/:lb/:gpu/:mode', async (ctx) => {
+  router.serve('submit', async (ctx) => {
     const ext = wantsExtensions(ctx);
     let accepted: AcceptedSubmission;
     try {
@@ -472,8 +476,8 @@ export function createRoutes(services: RouteServices): Router {
       if (ext || !(err instanceof PreparationError)) throw err;
       // upstream: the stream has started (a status event), then the refusal arrives inside it
       const writer = openSse(ctx.res, () => undefined);
-      writer.write(`event: status\ndata: ${JSON.stringify({ status: 'processing', elapsed_time: 0 })}\n\n`);
-      writer.write(`event: error\ndata: ${JSON.stringify({ status: 'error', detail: err.detail, status_code: err.status })}\n\n`);
+      writer.write(sseFrame('status', JSON.stringify({ status: 'processing', elapsed_time: 0 })));
+      writer.write(sseFrame('error', JSON.stringify({ status: 'error', detail: err.detail, status_code: err.status })));
       writer.end();
       return;
     }
@@ -521,8 +525,8 @@ export function createRoutes(services: RouteServices): Router {
     try {
       job = await submit(accepted, ctx, subscriber);
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      writer.write(`event: error\ndata: ${JSON.stringify({ status: 'error', detail, status_code: 503 })}\n\n`);
+      const detail = errorMessage(err);
+      writer.write(sseFrame('error', JSON.stringify({ status: 'error', detail, status_code: 503 })));
       writer.end();
     }
   });
@@ -536,7 +540,7 @@ export function createRoutes(services: RouteServices): Router {
     }
   };
 
-  router.add('GET', '/user/submissions', (ctx) => {
+  router.serve('userSubmissions', (ctx) => {
     const q = ctx.url.searchParams;
     const limit = intParam(q.get('limit'), 'limit', { min: 1, max: 100, fallback: 50 });
     const offset = intParam(q.get('offset'), 'offset', { min: 0, fallback: 0 });
@@ -556,26 +560,26 @@ export function createRoutes(services: RouteServices): Router {
     sendJson(ctx.res, 200, list);
   });
 
-  router.add('GET', '/user/submissions/:id', (ctx) => {
+  router.serve('userSubmission', (ctx) => {
     const id = jobId(ctx);
     const rec = jobs.record(id, true);
     if (!rec) throw new HttpError(404, 'Submission not found');
     sendJson(ctx.res, 200, userSubmissionDetail(services, rec));
   });
 
-  router.add('DELETE', '/user/submissions/:id', async (ctx) => {
+  router.serve('deleteUserSubmission', async (ctx) => {
     const id = jobId(ctx);
     if (!(await jobs.remove(id))) throw new HttpError(404, 'Submission not found');
     sendJson(ctx.res, 200, { status: 'ok', submission_id: id });
   });
 
-  router.add('GET', '/jobs/:id', (ctx) => {
+  router.serve('job', (ctx) => {
     const rec = jobs.record(jobId(ctx), true);
     if (!rec) throw new HttpError(404, `Job ${ctx.params.id} not found`);
     sendJson(ctx.res, 200, jobs.publicRecord(rec));
   });
 
-  router.add('DELETE', '/jobs/:id', async (ctx) => {
+  router.serve('cancelJob', async (ctx) => {
     const id = jobId(ctx);
     const state = await jobs.cancel(id);
     if (!state) throw new HttpError(404, `Job ${id} not found`);
@@ -583,7 +587,7 @@ export function createRoutes(services: RouteServices): Router {
     sendJson(ctx.res, 200, body);
   });
 
-  router.add('GET', '/jobs/:id/events', async (ctx) => {
+  router.serve('jobEvents', async (ctx) => {
     const id = jobId(ctx);
     if (!jobs.record(id)) throw new HttpError(404, `Job ${id} not found`);
     const header = ctx.req.headers['last-event-id'];
@@ -592,7 +596,7 @@ export function createRoutes(services: RouteServices): Router {
     streamJobEvents(ctx, services, id, after);
   });
 
-  router.add('GET', '/jobs/:id/artifacts/:name', async (ctx) => {
+  router.serve('artifact', async (ctx) => {
     const id = jobId(ctx);
     const rec = jobs.record(id);
     if (!rec) throw new HttpError(404, `Job ${id} not found`);

@@ -20,7 +20,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { DEFAULT_JOB_PROCESS_LIMIT, describeLimits } from './jobLimits';
 
-export interface JobUser {
+interface JobUser {
   uid: number;
   gid: number;
   /** Supplementary groups: the user's own, plus render and video where they exist (/dev/kfd, /dev/dri/renderD*). */
@@ -46,7 +46,7 @@ export interface SandboxSpec {
 }
 
 /** The account a root runner's jobs use unless told otherwise. */
-export const DEFAULT_JOB_USER = 'kernel-runner-job';
+const DEFAULT_JOB_USER = 'kernel-runner-job';
 
 interface PasswdEntry {
   name: string;
@@ -86,7 +86,7 @@ function groupsOf(user: string | null, gid: number): number[] {
  * The job user for `choice`: `auto` (the kernel-runner-job account where it exists, else nobody), an account name,
  * or `UID[:GID]`. Throws with a clear message for an unknown name or a uid 0.
  */
-export function resolveJobUser(choice: string): JobUser {
+function resolveJobUser(choice: string): JobUser {
   const wanted = choice.trim() || 'auto';
   let entry: PasswdEntry | null;
   let label: string;
@@ -120,7 +120,7 @@ function mayExecute(path: string, user: JobUser): boolean {
 }
 
 /** The first folder on the way to `file` (after symlinks) that `user` cannot pass, the file itself, or null. */
-export function blockedOnTheWay(file: string, user: JobUser): string | null {
+function blockedOnTheWay(file: string, user: JobUser): string | null {
   let real: string;
   try {
     real = realpathSync(file);

@@ -14,7 +14,7 @@ const REFILL_MS = 100;
 /** The stdio of every job process in a namespace: stdin (the job, then /dev/null), stdout, stderr, POPCORN_FD, status. */
 const STDIO = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] as const;
 
-export type StandbyProcess = ResultPromise<{ stdio: typeof STDIO; buffer: false; reject: false }>;
+type StandbyProcess = ResultPromise<{ stdio: typeof STDIO; buffer: false; reject: false }>;
 
 export interface StandbyNamespace {
   /**

@@ -16,6 +16,7 @@ import { join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { jobRecordSchema, type ErrorEvent, type JobRecord } from '../core/protocol/api';
 import { formatFrame, openEventLog, readHighWaterMark, repairLog, type EventLog, type FrameBatch } from './eventLog';
 import type { ProcessGroupRef } from './orphans';
+import { KernelRunnerError } from '../core/errors';
 
 /** What job.json holds: the public record plus what the runner needs to answer later. */
 export type StoredJob = JobRecord & {
@@ -39,7 +40,9 @@ export type StoredJob = JobRecord & {
   secret_score?: number | null;
 };
 
-export class StoreError extends Error {
+export class StoreError extends KernelRunnerError {
+  override readonly name = 'StoreError';
+  readonly code = 'RUNNER_STORE';
   readonly type = 'store' as const;
 }
 

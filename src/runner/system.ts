@@ -3,6 +3,7 @@ import { cpus, hostname, machine, release, type } from 'node:os';
 import { execa } from 'execa';
 import type { SystemInfo } from '../core/protocol/api';
 import type { GpuInventory, GpuSlot } from './gpus';
+import { SYSTEM_PROBE_DELAY_MS } from './limits';
 
 export interface SystemProbe {
   /** SystemInfo for a job on `slot`. */
@@ -13,7 +14,7 @@ export interface SystemProbe {
  * Probes the torch version in the background, a few seconds after start so that it does not compete with a
  * first job (importing torch takes seconds of CPU); never throws. `stop()` ends a probe still running.
  */
-export function probeSystem(inventory: GpuInventory, python: string, env: NodeJS.ProcessEnv, delayMs = 3000): SystemProbe & { stop(): void } {
+export function probeSystem(inventory: GpuInventory, python: string, env: NodeJS.ProcessEnv, delayMs = SYSTEM_PROBE_DELAY_MS): SystemProbe & { stop(): void } {
   let torch = '';
   let probe: ReturnType<typeof execa> | null = null;
   const timer = setTimeout(() => {

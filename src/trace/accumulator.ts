@@ -3,10 +3,11 @@
 import { TraceClock } from './traceClock';
 import type { CrossCheck, SkippedSource, TraceProcess, TraceSource } from '../core/protocol/traceSummary';
 import { BusyTracker, type BusyOptions } from './busy';
-import { FOLDED_AGENTS, MAX_AGENTS, keyWithin } from './keyLimits';
+import { FOLDED_AGENTS, keyWithin } from './keyLimits';
 import { RunTables } from './tables';
+import { MAX_AGENTS } from './limits';
 
-export type AgentType = 'GPU' | 'CPU' | 'unknown';
+type AgentType = 'GPU' | 'CPU' | 'unknown';
 
 export interface AgentInfo {
   type: AgentType;

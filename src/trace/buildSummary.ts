@@ -1,15 +1,15 @@
 // From accumulated state to the TraceSummary object (sorted, percentages, timeline).
 import {
   TRACE_SUMMARY_VERSION, type ApiRow, type KernelCounters, type KernelRow, type LaunchConfig, type MarkerKernel, type MarkerRow,
-  type MemoryCopyRow, type ProfilerControl, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline,
-} from '../core/protocol/traceSummary';
+  type MemoryCopyRow, type ProfilerControl, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
-import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, foldWarning } from './keyLimits';
+import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, foldWarning } from './keyLimits';
 import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
 import { exactNsText } from './traceClock';
 import type { KernelAgg, RunTables } from './tables';
+import { MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
 
 export interface BuildOptions {
   /** Timeline buckets (default 100). */
@@ -55,7 +55,7 @@ function kernelRow(k: KernelAgg, total: number): KernelRow {
   };
 }
 
-export function naturalCompare(a: string, b: string): number {
+function naturalCompare(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }
 

@@ -73,7 +73,7 @@ export function compareKernels(as: NamedKernel[], bs: NamedKernel[]): KernelDelt
 }
 
 /** The short name without its template arguments: `gemm<float, 2>` → `gemm`, `ck_tile::kentry<1, …>` → `ck_tile::kentry`. */
-export function baseName(shortName: string): string {
+function baseName(shortName: string): string {
   return shortName.replace(/<.*$/s, '') || shortName;
 }
 

@@ -4,9 +4,10 @@ import { open } from 'node:fs/promises';
 import { createCsvScanner, fieldText, type CsvRow, type CsvScanner, type FieldGuess } from './csvScanner';
 import { FileRows } from './fileRows';
 import type { FileSource } from './sources';
+import { YIELD_BYTES } from './limits';
 
 /** Header names compare without case, spaces, dashes or underscores: `LDS_Block_Size` = `Lds_Block_Size`. */
-export function normalizeHeader(name: string): string {
+function normalizeHeader(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
@@ -102,9 +103,6 @@ export async function streamCsv(
   }
   return rows;
 }
-
-/** Bytes scanned between two turns of the event loop. */
-const YIELD_BYTES = 8 << 20;
 
 /** A file on disk through FileRows; reads are synchronous, and every YIELD_BYTES the thread serves other work. */
 async function scanFile(absPath: string, scanner: CsvScanner): Promise<void> {

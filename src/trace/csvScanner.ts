@@ -6,13 +6,16 @@
 //
 // Handles quoted fields with commas, doubled quotes (`""`) and newlines inside, CRLF or LF line ends, a UTF-8
 // BOM, a last line without a line end, and any chunk boundary. Blank lines are ignored.
+import { KernelRunnerError } from '../core/errors';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const LF = 0x0a;
 const CR = 0x0d;
 
-export class CsvFormatError extends Error {
+export class CsvFormatError extends KernelRunnerError {
+  override readonly name = 'CsvFormatError';
+  readonly code = 'TRACE_CSV_FORMAT';
   readonly type = 'csv-format' as const;
   constructor(
     /** What is wrong, without the line. */

@@ -2,14 +2,16 @@
  * The input given to the trace toolkit is missing or holds nothing it can read. The message is one line that
  * names the path and what was looked for, fit to print as a CLI error.
  */
-export class TraceInputError extends Error {
+import { KernelRunnerError } from '../core/errors';
+export class TraceInputError extends KernelRunnerError {
+  override readonly name = 'TraceInputError';
+  readonly code = 'TRACE_INPUT';
   readonly type = 'trace-input' as const;
   constructor(
     message: string,
     readonly path: string,
   ) {
     super(message);
-    this.name = 'TraceInputError';
   }
 }
 

@@ -7,8 +7,6 @@ import type { DurationStats } from './durationStats';
 
 /** Values per kernel in a batch: name id, count, sum, min, max, sum h^2, sum h*l, sum l^2. */
 export const MOMENT_WIDTH = 8;
-/** Most dispatches a BatchMoments may take between two `take` calls. */
-export const MAX_BATCH_DISPATCHES = 1 << 16;
 const SPLIT = 1 << 18;
 const SHORT = 2 ** 36;
 const SAFE_TERM_SUM = 2 ** 52;

@@ -3,9 +3,7 @@
 // Used by the worker threads' parts and by every CSV read from disk on the calling thread.
 import { readSync } from 'node:fs';
 import type { CsvScanner } from './csvScanner';
-
-/** Bytes per read: a buffer this size stays in a core's cache between the read and the scan. */
-export const READ_BYTES = 1 << 17;
+import { READ_BYTES } from './limits';
 
 export class FileRows {
   private pos: number;

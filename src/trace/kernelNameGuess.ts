@@ -3,12 +3,9 @@
 // row (one memcmp) instead of searching for the name's closing quote. A wrong guess costs that compare only.
 import type { CsvRow, FieldGuess } from './csvScanner';
 import type { BytesInterner } from './tables';
+import { MAX_OTHER_IDS, SMALL_KERNEL_IDS } from './limits';
 
 const LF = 0x0a;
-/** Kernel ids below this are looked up by index (rocprofv3 numbers kernels from 1). */
-const SMALL_KERNEL_IDS = 1 << 16;
-/** Larger kernel ids guessed at most (a hostile trace may have millions). */
-const MAX_OTHER_IDS = 1 << 16;
 
 interface Known {
   id: number;

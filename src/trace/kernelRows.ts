@@ -9,10 +9,11 @@ import type { Columns } from './csvFile';
 import { fieldNumber, rowExcerpt, type CsvRow, type FieldGuess } from './csvScanner';
 import { timestampAt } from './traceClock';
 import { BusyRuns } from './busy';
-import { BatchMoments, MAX_BATCH_DISPATCHES } from './exactMoments';
+import { BatchMoments } from './exactMoments';
 import { KernelNameGuess } from './kernelNameGuess';
-import { FOLDED_AGENTS, FOLDED_KERNELS, MAX_AGENTS, MAX_DISTINCT_NAMES } from './keyLimits';
+import { FOLDED_AGENTS, FOLDED_KERNELS } from './keyLimits';
 import { BytesInterner, LAUNCH_WIDTH } from './tables';
+import { MAX_AGENTS, MAX_BATCH_DISPATCHES, MAX_DISTINCT_NAMES, MAX_LAUNCH_IDS } from './limits';
 
 /** Column indexes of the fields a dispatch needs (-1: not in the file). */
 export interface KernelColumns {
@@ -90,8 +91,6 @@ export interface KernelBatch {
 }
 
 const BATCH_ROWS = MAX_BATCH_DISPATCHES;
-/** Distinct launch configurations a collector keeps (a kernel keeps MAX_LAUNCHES of them); the rest count as truncated. */
-const MAX_LAUNCH_IDS = 1 << 16;
 
 /** Batches are handed over when full and on `flush`; ids stay valid across the batches of one collector. */
 export class KernelRowCollector {

@@ -9,8 +9,9 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { Columns } from './csvFile';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from './csvScanner';
-import { FileRows, READ_BYTES } from './fileRows';
+import { FileRows } from './fileRows';
 import { kernelColumns, type KernelBatch, type KernelColumns, type KernelRowCollector } from './kernelRows';
+import { READ_BYTES } from './limits';
 
 export interface PartTask {
   /** Position of the part in the file (0 = first). */

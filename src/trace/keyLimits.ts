@@ -1,14 +1,7 @@
 // How many distinct keys a summary holds: each distinct kernel name costs a few KB (its aggregate, its row, its
 // launches) and each agent a busy tracker, so a hostile or corrupt trace with millions of names or agents would
 // take gigabytes. Past the limit, new keys are folded into one row named below, counted there, and the summary
-// says so in its warnings: no dispatch is lost, only the names past the limit.
-
-/** Distinct kernel names (also API calls, rocTX ranges and counter names) kept per table; real runs have far fewer. */
-export const MAX_DISTINCT_NAMES = 10_000;
-/** Distinct agents kept: a node has tens of GPUs (CPX partitions included), a multi-host summary a few hundred. */
-export const MAX_AGENTS = 1024;
-/** Distinct copy directions kept (rocprof has a handful). */
-export const MAX_COPY_DIRECTIONS = 64;
+// says so in its warnings: no dispatch is lost, only the names past the limit. The limits are in ./limits.ts.
 
 export const FOLDED_KERNELS = '(other kernels)';
 export const FOLDED_AGENTS = '(other agents)';

@@ -12,9 +12,9 @@ import { BatchSource, applyBatch, type KernelTraceTotals } from './kernelBatches
 import { KernelRowCollector, runArrays, type KernelBatch, type KernelColumns } from './kernelRows';
 import { partPlan, scanPart, type PartResult, type PartTask } from './kernelTraceParts';
 import type { CsvReadContext, RowProblems } from './readers/rocprofv3Csv';
-import { DEFAULT_MIN_BYTES, WORKER_LIMITS, defaultMinBytes, defaultThreads, takeTraceWorker } from './traceWorkerPool';
+import { WORKER_LIMITS, defaultMinBytes, defaultThreads, takeTraceWorker } from './traceWorkerPool';
 
-export { DEFAULT_MIN_BYTES, defaultMinBytes, defaultThreads };
+export { defaultMinBytes, defaultThreads };
 
 export interface ParallelOptions {
   /** Worker threads (default: KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0 = one pass on this thread). */

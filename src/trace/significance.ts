@@ -11,9 +11,9 @@
 // change in two runs of the same code.
 import type { DigestChange, DigestVerdict } from '../core/protocol/profileDigest';
 
-export const DEFAULT_CONFIDENCE = 0.99;
+const DEFAULT_CONFIDENCE = 0.99;
 /** Fewer dispatches than this on a side: the per-dispatch spread says too little. */
-export const MIN_DISPATCHES = 10;
+const MIN_DISPATCHES = 10;
 
 const LANCZOS = [676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
 
@@ -57,7 +57,7 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
 }
 
 /** The regularized incomplete beta function I_x(a, b). */
-export function regularizedBeta(x: number, a: number, b: number): number {
+function regularizedBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
@@ -120,7 +120,7 @@ export function welch(a: SampleMoments, b: SampleMoments, confidence = DEFAULT_C
   return { diff, interval: [diff - q * se, diff + q * se], df, pValue: 2 * studentTCdf(-Math.abs(t), df) };
 }
 
-export const VERDICT_TEXT: Record<DigestVerdict, string> = {
+const VERDICT_TEXT: Record<DigestVerdict, string> = {
   faster: 'faster',
   slower: 'slower',
   'no-change': 'no change detected',

@@ -5,6 +5,8 @@ import { open as openFile, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { KernelRunnerError } from '../core/errors';
+import { STREAM_CHUNK_BYTES, DEFAULT_ZIP_LIMITS } from './limits';
 
 export interface FileSource {
   /** Path relative to the summarised root, with `/` separators (the entry name for zips). */
@@ -23,17 +25,15 @@ export interface SourceSet {
   close(): Promise<void>;
 }
 
-/** Chunk size for streaming reads: large chunks keep per-chunk overhead negligible for 700 MB files. */
-const CHUNK = 1 << 18;
 const MAX_FILES = 20000;
 const MAX_DEPTH = 8;
 
-export function fileSource(absPath: string, relPath: string, size: number): FileSource {
+function fileSource(absPath: string, relPath: string, size: number): FileSource {
   return {
     path: relPath,
     size,
     diskPath: absPath,
-    open: async () => createReadStream(absPath, { highWaterMark: CHUNK }),
+    open: async () => createReadStream(absPath, { highWaterMark: STREAM_CHUNK_BYTES }),
     readAll: () => readFile(absPath),
   };
 }
@@ -110,14 +110,9 @@ export interface ZipLimits {
   ratioFloorBytes: number;
 }
 
-export const DEFAULT_ZIP_LIMITS: ZipLimits = {
-  maxTotalBytes: 16 * 1024 ** 3,
-  // rocprof CSVs deflate 10-40x; a zip bomb's zeros about 1000x
-  maxRatio: 200,
-  ratioFloorBytes: 1024 * 1024,
-};
-
-export class ZipLimitError extends Error {
+export class ZipLimitError extends KernelRunnerError {
+  override readonly name = 'ZipLimitError';
+  readonly code = 'TRACE_ZIP_LIMIT';
   readonly type = 'zip-limit' as const;
 }
 
@@ -132,7 +127,7 @@ const LOCAL_HEADER_BYTES = 30;
  * own; entries that share them (140 names for one 111 MiB member, or the "overlapping" zip bombs) would make one
  * member count, and unpack, many times over while each entry's size and ratio look honest.
  */
-export function overlappingEntries(entries: readonly yauzl.Entry[]): [string, string] | null {
+function overlappingEntries(entries: readonly yauzl.Entry[]): [string, string] | null {
   const byOffset = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
   for (let i = 1; i < byOffset.length; i++) {
     const prev = byOffset[i - 1] as yauzl.Entry;
@@ -143,7 +138,7 @@ export function overlappingEntries(entries: readonly yauzl.Entry[]): [string, st
 }
 
 /** Refuses a zip whose entries share their bytes (overlappingEntries). */
-export function checkZipEntriesApart(entries: readonly yauzl.Entry[]): void {
+function checkZipEntriesApart(entries: readonly yauzl.Entry[]): void {
   const overlap = overlappingEntries(entries);
   if (overlap) {
     throw new ZipLimitError(

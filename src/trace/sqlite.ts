@@ -10,7 +10,7 @@ import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 
 let loading: Promise<SqlJsStatic> | null = null;
 
-export function sqlWasmPath(): string {
+function sqlWasmPath(): string {
   const beside = fileURLToPath(new URL('./sql-wasm.wasm', import.meta.url));
   if (existsSync(beside)) return beside;
   return createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');

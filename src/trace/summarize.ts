@@ -4,7 +4,6 @@
 // wins over CSVs of the same run (it has copy sizes and agent details); traces win over stats files, which are
 // then used to cross-check our totals (`checks`); a stats file alone is used as the data.
 import { stat } from 'node:fs/promises';
-import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
 import type { TraceSummary } from '../core/protocol/traceSummary';
@@ -16,7 +15,7 @@ import type { Columns } from './csvFile';
 import { CsvFormatError } from './csvScanner';
 import { mergeStats, statsFromTotals } from './durationStats';
 import { LOOKED_FOR, TraceInputError } from './errors';
-import { MAX_V1_JSON_BYTES, NotV1TraceError, readV1Json } from './readers/legacyV1';
+import { NotV1TraceError, readV1Json } from './readers/legacyV1';
 import { readCounterCollection } from './readers/counterCollection';
 import type { ParallelOptions, ParallelRun } from './parallelKernelTrace';
 import { NotRocpdError, readRocpd } from './readers/rocpd';
@@ -54,6 +53,7 @@ interface CounterCollector {
   /** Range of each counter dispatch (by Dispatch_Id), when the run has ranges. */
   rangeOf: Map<number, string>;
 }
+import { MAX_ROCPD_BYTES, MAX_V1_JSON_BYTES } from './limits';
 
 export interface SummarizeOptions extends BuildOptions {
   /** Bounded-memory interval merge settings (tests use small windows). */
@@ -67,12 +67,6 @@ export interface SummarizeOptions extends BuildOptions {
   /** Told how each parallel read went. */
   onParallelRun?: (run: ParallelRun) => void;
 }
-
-/**
- * Largest rocpd database loaded: sql.js holds the whole file in WASM memory, beside our copy of its bytes, so a
- * quarter of the machine's memory at most.
- */
-const MAX_ROCPD_BYTES = Math.min(1536 * 1024 * 1024, Math.floor(totalmem() / 4));
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 

@@ -2,17 +2,18 @@
 // direction, API calls by family + name, markers by message. Readers fill them; sets merge into the whole.
 import { ProfilerControlLog } from './profilerControl';
 import { addDuration, emptyStats, mergeStats, type DurationStats } from './durationStats';
-import { FOLDED_KERNELS, FOLDED_NAMES, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, keyWithin } from './keyLimits';
+import { FOLDED_KERNELS, FOLDED_NAMES, keyWithin } from './keyLimits';
+import { MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
 
 /** Launch configuration values, in this order; NaN = not in the input. */
-export const LAUNCH_FIELDS = [
+const LAUNCH_FIELDS = [
   'gridX', 'gridY', 'gridZ', 'wgX', 'wgY', 'wgZ', 'vgpr', 'accumVgpr', 'sgpr', 'ldsBytes', 'scratchBytes',
 ] as const;
 export const LAUNCH_WIDTH = LAUNCH_FIELDS.length;
 /** Distinct launch configurations kept per kernel; the rest are counted as truncated. */
-export const MAX_LAUNCHES = 32;
+const MAX_LAUNCHES = 32;
 
-export interface LaunchAgg {
+interface LaunchAgg {
   values: Float64Array;
   calls: number;
 }
@@ -52,7 +53,7 @@ export interface MarkerAgg {
 }
 
 /** The weaker attribution of two (GPU overlap is a guess, correlation is exact). */
-export function weakerAttribution(
+function weakerAttribution(
   a: MarkerAgg['attribution'],
   b: MarkerAgg['attribution'],
 ): MarkerAgg['attribution'] {
@@ -73,7 +74,7 @@ export function addRangeKernel(m: MarkerAgg, kernel: string, calls: number, tota
 }
 
 /** One counter of one kernel over its dispatches. */
-export interface CounterAgg {
+interface CounterAgg {
   samples: number;
   sum: number;
   min: number;
@@ -86,7 +87,7 @@ export interface KernelCounterAgg {
   counters: Map<string, CounterAgg>;
 }
 
-export function newKernelAgg(name: string): KernelAgg {
+function newKernelAgg(name: string): KernelAgg {
   return { name, stats: emptyStats(), launches: [], launchesTruncated: false, lastLaunch: -1, agentIds: new Set() };
 }
 
@@ -123,7 +124,7 @@ export function addLaunch(k: KernelAgg, values: Float64Array, calls = 1): void {
 }
 
 /** API family from a rocprofv3 domain: `HIP_RUNTIME_API_EXT` → `HIP`, `HSA_CORE_API` → `HSA`, `RCCL_API` → `RCCL`. */
-export function apiFamily(domain: string | null): string {
+function apiFamily(domain: string | null): string {
   if (!domain) return 'HIP';
   const head = domain.split('_')[0] ?? domain;
   return head.toUpperCase() || 'OTHER';
@@ -253,7 +254,7 @@ export class RunTables {
   }
 }
 
-export function addCounterSamples(k: KernelCounterAgg, counter: string, c: CounterAgg): void {
+function addCounterSamples(k: KernelCounterAgg, counter: string, c: CounterAgg): void {
   const name = keyWithin(k.counters, counter, MAX_DISTINCT_NAMES, FOLDED_NAMES);
   const t = k.counters.get(name);
   if (!t) {

@@ -3,19 +3,19 @@
 // header is read, and the parallel read (parallelKernelTrace.ts) takes them. The launcher and the CLI are separate
 // bundles: the started workers are handed over through a global. Nothing here imports the rest of the toolkit (the
 // launcher stays small).
+import { PARALLEL_TRACE_MIN_BYTES } from './limits';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
-export const DEFAULT_MIN_BYTES = 48 << 20;
 const MAX_THREADS = 4;
 export const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
-/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else DEFAULT_MIN_BYTES. */
+/** KERNEL_RUNNER_TRACE_MIN_BYTES when set, else PARALLEL_TRACE_MIN_BYTES. */
 export function defaultMinBytes(env: NodeJS.ProcessEnv = process.env): number {
   const set = env.KERNEL_RUNNER_TRACE_MIN_BYTES;
-  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : DEFAULT_MIN_BYTES;
+  return set !== undefined && /^\d+$/.test(set.trim()) ? Number(set) : PARALLEL_TRACE_MIN_BYTES;
 }
 
 /** KERNEL_RUNNER_TRACE_THREADS when set (0: no workers), else the cores, at most 4. */

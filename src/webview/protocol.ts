@@ -39,10 +39,10 @@ export interface RunSectionView {
   stderrTail?: string;
 }
 
-export type PerfettoAvailability = 'available' | 'too-large' | 'none';
+type PerfettoAvailability = 'available' | 'too-large' | 'none';
 
 /** A code object of the profile's trace (kernelbot ships `_code_object<N>.o` in the zip). */
-export interface IsaCodeObjectView {
+interface IsaCodeObjectView {
   file: string;
   bundleEntry: string | null;
   processor: string | null;
@@ -169,7 +169,6 @@ export const ReadyCommand = message<'ready', Record<string, never>>('ready');
 export const DownloadTraceCommand = message<'downloadTrace', { profileKey: string }>('downloadTrace');
 export const OpenPerfettoCommand = message<'openPerfetto', { profileKey: string }>('openPerfetto');
 export const ShowOutputCommand = message<'showOutput', Record<string, never>>('showOutput');
-export const CopyTextCommand = message<'copyText', { text: string }>('copyText');
 export const OpenDisassemblyCommand = message<'openDisassembly', { profileKey: string; codeObject: number; kernel: number }>('openDisassembly');
 export const LoadIsaCommand = message<'loadIsa', { profileKey: string }>('loadIsa');
 
@@ -182,7 +181,6 @@ export type WebviewToHost =
   | ReturnType<typeof DownloadTraceCommand.make>
   | ReturnType<typeof OpenPerfettoCommand.make>
   | ReturnType<typeof ShowOutputCommand.make>
-  | ReturnType<typeof CopyTextCommand.make>
   | ReturnType<typeof OpenDisassemblyCommand.make>
   | ReturnType<typeof LoadIsaCommand.make>;
 

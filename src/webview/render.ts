@@ -226,7 +226,7 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
   );
 }
 
-export function renderTrace(s: TraceSummary): HTMLElement {
+function renderTrace(s: TraceSummary): HTMLElement {
   return h(
     'div',
     { class: 'trace' },
@@ -475,7 +475,7 @@ function renderLaunches(kernels: KernelRow[]): HTMLElement | null {
 }
 
 /** Busy fraction per time bucket, one row per agent: an inline SVG built node by node. */
-export function renderTimeline(t: TraceTimeline): HTMLElement {
+function renderTimeline(t: TraceTimeline): HTMLElement {
   const width = 1000;
   const rowH = 40;
   const gap = 14;

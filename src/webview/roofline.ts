@@ -19,7 +19,7 @@ const M = { left: 64, right: 18, top: 14, bottom: 50 };
 const levelLabel = (l: Level): string => LEVELS.find((x) => x.level === l)?.label ?? l;
 
 /** The kernel's name as the chart and its table show it (the summary's short name when the trace has the kernel). */
-export type ShortNames = ReadonlyMap<string, string>;
+type ShortNames = ReadonlyMap<string, string>;
 
 function shortOf(names: ShortNames, k: RooflineKernel): string {
   return names.get(k.name) || k.name;
@@ -47,7 +47,7 @@ function peaksNote(r: Roofline): string {
   return `Peaks: ${from}. Counters read from ${r.source.path} (${r.source.format}${arch}).`;
 }
 
-export function renderRoofline(r: Roofline, names: ShortNames): HTMLElement {
+function renderRoofline(r: Roofline, names: ShortNames): HTMLElement {
   const rows = rooflineRows(r);
   const { points, skipped } = rooflinePoints(rows);
   const { ceilings, unknown } = rooflineCeilings(r);
@@ -402,7 +402,7 @@ function solKernel(k: SolKernel, names: ShortNames, open: boolean): HTMLElement 
   );
 }
 
-export function renderSpeedOfLight(sol: SpeedOfLight, names: ShortNames): HTMLElement {
+function renderSpeedOfLight(sol: SpeedOfLight, names: ShortNames): HTMLElement {
   return h(
     'section',
     { class: 'sol-section' },

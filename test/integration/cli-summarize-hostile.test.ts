@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { HEADER } from '../../bench/kernelTraceData';
 import type { TraceSummary } from '../../src/core/protocol/traceSummary';
-import { FOLDED_AGENTS, FOLDED_KERNELS, MAX_AGENTS, MAX_DISTINCT_NAMES } from '../../src/trace/keyLimits';
+import { FOLDED_AGENTS, FOLDED_KERNELS } from '../../src/trace/keyLimits';
+import { MAX_AGENTS, MAX_DISTINCT_NAMES } from '../../src/trace/limits';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(repoRoot, 'dist/cli.cjs');

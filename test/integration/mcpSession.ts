@@ -6,7 +6,7 @@ import { cli } from './submit/helpers';
 
 /** A tool's JSON answer, read by the test as it needs. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers' shapes are checked by the assertions and the digest schema
-export type Json = any;
+type Json = any;
 
 export interface Session {
   client: Client;

@@ -17,7 +17,7 @@ const repoRoot = process.env.KR_REPO_ROOT ?? path.resolve(path.dirname(fileURLTo
 const RECIPE = 2;
 const sources = path.join(repoRoot, 'test/fixtures/code-objects');
 export const OPENCL_TARGETS = ['gfx942', 'gfx90a', 'gfx908'] as const;
-export type OpenclTarget = (typeof OPENCL_TARGETS)[number];
+type OpenclTarget = (typeof OPENCL_TARGETS)[number];
 
 export interface BuiltCodeObjects {
   dir: string;
@@ -36,7 +36,7 @@ export interface BuiltCodeObjects {
   objdump: string;
 }
 
-export const TOOLCHAIN = { clang: 'clang-19', objdump: 'llvm-objdump-19', objcopy: 'llvm-objcopy-19', bundler: 'clang-offload-bundler-19' };
+const TOOLCHAIN = { clang: 'clang-19', objdump: 'llvm-objdump-19', objcopy: 'llvm-objcopy-19', bundler: 'clang-offload-bundler-19' };
 
 let cached: BuiltCodeObjects | string | undefined;
 

@@ -50,7 +50,7 @@ function install(): void {
 }
 
 /** A timeout no timer of the runner has by default (its retention sweep is hourly): give it to the job. */
-export const HELD_TIMEOUT_SEC = 4321;
+const HELD_TIMEOUT_SEC = 4321;
 
 export interface HeldClock {
   /** The timer's length: give this as the job's timeout. */

@@ -85,7 +85,7 @@ export function roofline(kernels: RooflineKernel[], opts: Partial<Roofline> = {}
 }
 
 /** A kernel's block-2 rows: VALU FLOPs, MFMA FLOPs (F16), HBM read bandwidth and the L2 hit rate. */
-export function solKernel(k: RooflineKernel, peaks: RooflinePeaks = MI300X_PEAKS): SolKernel {
+function solKernel(k: RooflineKernel, peaks: RooflinePeaks = MI300X_PEAKS): SolKernel {
   const rate = (x: number | null) => (x === null || !k.durationNs ? null : x / k.durationNs);
   const pct = (v: number | null, p: number | null) => (v === null || p === null ? null : (100 * v) / p);
   const valu = rate(k.valuFlops);

@@ -10,7 +10,7 @@ export interface CommandModule {
 }
 
 /** Add one line per command; help lists them in this order. */
-export const commands: ReadonlyArray<{ name: string; load: () => Promise<CommandModule> }> = [
+const commands: ReadonlyArray<{ name: string; load: () => Promise<CommandModule> }> = [
   { name: 'filter', load: () => import('./filter') },
   { name: 'summarize', load: () => import('./summarize') },
   { name: 'compare', load: () => import('./compare') },

@@ -9,6 +9,7 @@ import { defaultPopcornConfigPath } from '../../core/popcornConfig';
 import { CliExit } from '../exit';
 import { exitFor, serverUrl } from '../gpumode/connect';
 import { openBrowser } from '../gpumode/openBrowser';
+import { errorMessage } from '../../core/errors';
 
 export interface RegisterCliOptions {
   reset?: boolean;
@@ -67,7 +68,7 @@ export async function runRegister(providerArg: string | undefined, opts: Registe
     const status = await checkRegistration({ baseUrl, cliId: started.cliId, configPath, signal }).catch((err: unknown) => {
       if (signal?.aborted) throw new CliExit(stopped, 130);
       // A blip while waiting is not fatal: say so and keep waiting.
-      io.stderr.write(`kernel-runner: ${err instanceof Error ? err.message : String(err)}; still waiting\n`);
+      io.stderr.write(`kernel-runner: ${errorMessage(err)}; still waiting\n`);
       return undefined;
     });
     if (status?.state === 'ok') {

@@ -8,7 +8,7 @@ import { runRow, submissionHeadline, submissionRow } from '../../core/gpumode/su
 import { formatRunnerQueue } from '../../core/gpumode/leaderboards';
 import { CliExit } from '../exit';
 import { TOKEN_FILE_HELP } from '../runnerToken';
-import { connect, exitFor, type ServerOptions } from '../gpumode/connect';
+import { connectServer, exitFor, type ServerOptions } from '../gpumode/connect';
 import { renderTable } from '../render/table';
 import type { CommandIo } from './register';
 
@@ -30,7 +30,7 @@ function submissionId(value: string): number {
 }
 
 export async function runSubmissionsList(opts: CommonOptions & { leaderboard?: string; limit?: string; offset?: string }, io: CommandIo): Promise<number> {
-  const { client, gpumode } = await connect(opts);
+  const { client, gpumode } = await connectServer(opts);
   const list = await client
     .listSubmissions({ leaderboard: opts.leaderboard, limit: positiveInt(opts.limit, '--limit', 20), offset: positiveInt(opts.offset, '--offset') })
     .catch((e: unknown) => exitFor(e, gpumode));
@@ -49,7 +49,7 @@ export async function runSubmissionsList(opts: CommonOptions & { leaderboard?: s
 
 export async function runSubmissionsShow(idArg: string, opts: CommonOptions & { code?: boolean }, io: CommandIo): Promise<number> {
   const id = submissionId(idArg);
-  const { client, gpumode } = await connect(opts);
+  const { client, gpumode } = await connectServer(opts);
   const detail = await client.getSubmission(id).catch((e: unknown) => exitFor(e, gpumode));
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(opts.code ? detail : { ...detail, code: undefined }, null, 2)}\n`);
@@ -84,7 +84,7 @@ export async function runSubmissionsDelete(
   io: CommandIo & { stdin?: NodeJS.ReadableStream; interactive?: boolean },
 ): Promise<number> {
   const id = submissionId(idArg);
-  const { client, gpumode } = await connect(opts);
+  const { client, gpumode } = await connectServer(opts);
   if (!opts.yes) {
     if (!io.interactive || !io.stdin) throw new CliExit(`deleting submission ${id} cannot be undone: pass --yes to confirm`, 2);
     const detail = await client.getSubmission(id).catch((e: unknown) => exitFor(e, gpumode));

@@ -27,6 +27,7 @@ import {
 } from '../../core/submission/index';
 import { renderErrorEvent, renderResult, withSummaries } from '../render/submissionResult';
 import type { RunningRunner } from '../../runner/index';
+import { exitCodeFor } from '../../core/errors';
 
 export interface SubmitCliOptions {
   server?: string;
@@ -112,13 +113,6 @@ function createLineSink(io: SubmitIo, jsonMode: boolean) {
     },
     flush,
   };
-}
-
-/** Exit codes: 2 for what the user can fix before sending (flags, the file, the identity), 130 cancelled, else 1. */
-function exitCode(e: Explanation): number {
-  if (e.kind === 'cancelled') return 130;
-  if (e.kind === 'usage' || e.kind === 'no-identity' || e.kind === 'no-gpu' || (e.kind === 'rejected' && e.problems)) return 2;
-  return 1;
 }
 
 
@@ -208,7 +202,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
       }
     } catch (err) {
       const e = explain(err, { surface: 'cli', baseUrl, service: baseUrl ? undefined : 'kernel-runner' });
-      throw new CliExit(e.message, exitCode(e));
+      throw new CliExit(e.message, exitCodeFor(e));
     }
 
     const sink = createLineSink(io, Boolean(opts.json));
@@ -287,7 +281,7 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   const err = (line: string) => io.stderr.write(`kernel-runner: ${line}\n`);
   if (outcome.kind === 'failed' || outcome.kind === 'cancelled') {
     const e = outcome.explanation as Explanation;
-    throw new CliExit(e.kind === 'cancelled' ? `cancelled: ${e.message}` : e.message, exitCode(e));
+    throw new CliExit(e.kind === 'cancelled' ? `cancelled: ${e.message}` : e.message, exitCodeFor(e));
   }
   const hiddenLive = opts.showNoise ? 0 : outcome.noiseLines;
   if (outcome.kind === 'error') {

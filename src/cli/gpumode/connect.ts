@@ -3,9 +3,9 @@
 // has none of our additions) gets the cli_id from ~/.popcorn.yaml (or --token); our runner gets --token /
 // $KERNEL_RUNNER_TOKEN.
 import type { RunnerClient } from '../../core/client/index';
-import { explainGpuModeError, GpuModeError, CLI_REGISTER_HINTS } from '../../core/gpumode/errors';
+import { exitCodeFor } from '../../core/errors';
+import { CLI_REGISTER_HINTS } from '../../core/gpumode/errors';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
-import { PopcornConfigError } from '../../core/popcornConfig';
 import { connect as connectService, explain } from '../../core/submission/index';
 import { CliExit } from '../exit';
 import { clientToken } from '../runnerToken';
@@ -16,7 +16,7 @@ export interface ServerOptions {
   tokenFile?: string;
 }
 
-export interface Connection {
+export interface ServerConnection {
   client: RunnerClient;
   baseUrl: string;
   gpumode: boolean;
@@ -27,7 +27,7 @@ export function serverUrl(server: string | undefined): string {
   return !server || server === 'gpumode' ? gpuModeBaseUrl() : server;
 }
 
-export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cli'): Promise<Connection> {
+export async function connectServer(opts: ServerOptions, userAgent = 'kernel-runner-cli'): Promise<ServerConnection> {
   const baseUrl = serverUrl(opts.server);
   const token = clientToken(opts, baseUrl);
   try {
@@ -39,7 +39,7 @@ export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cl
   } catch (err) {
     if (err instanceof CliExit) throw err;
     const e = explain(err, { surface: 'cli', baseUrl });
-    throw new CliExit(e.message, e.kind === 'usage' ? 2 : 1);
+    throw new CliExit(e.message, exitCodeFor(e));
   }
 }
 
@@ -49,12 +49,6 @@ export async function connect(opts: ServerOptions, userAgent = 'kernel-runner-cl
  */
 export function exitFor(err: unknown, gpumode = true): never {
   if (err instanceof CliExit) throw err;
-  const explained = gpumode ? explainGpuModeError(err) : err;
-  if (explained instanceof GpuModeError) {
-    const code = explained.type === 'cancelled' ? 130 : explained.type === 'no-identity' ? 2 : 1;
-    throw new CliExit(explained.message, code);
-  }
-  if (explained instanceof PopcornConfigError) throw new CliExit(explained.message, 2);
-  const e = explain(explained, { surface: 'cli', service: 'kernel-runner' });
-  throw new CliExit(e.message, e.kind === 'usage' ? 2 : 1);
+  const e = explain(err, { surface: 'cli', service: gpumode ? 'gpumode' : 'kernel-runner' });
+  throw new CliExit(e.message, exitCodeFor(e));
 }

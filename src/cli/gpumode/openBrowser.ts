@@ -1,7 +1,7 @@
 // Opens a URL in the user's browser when the platform has an opener (xdg-open, open, start); never waits for it.
 import { spawn } from 'node:child_process';
 
-export function browserCommand(platform: NodeJS.Platform = process.platform): { command: string; args: string[] } {
+function browserCommand(platform: NodeJS.Platform = process.platform): { command: string; args: string[] } {
   if (platform === 'darwin') return { command: 'open', args: [] };
   if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""'] };
   return { command: 'xdg-open', args: [] };

@@ -20,7 +20,7 @@ export interface RunRecord {
   done: Promise<void>;
 }
 
-export const OUTPUT_TAIL_LINES = 40;
+const OUTPUT_TAIL_LINES = 40;
 
 export function pushOutput(record: RunRecord, line: string): void {
   record.outputTail.push(line.length > 400 ? `${line.slice(0, 400)}…` : line);

@@ -24,7 +24,7 @@ function where(file: string | null, line: number | null, width = 60): string {
 }
 
 /** `WAITCNT 5, OTHER_WAIT 2` (the three largest). */
-export function stallText(stalls: Record<string, number>): string {
+function stallText(stalls: Record<string, number>): string {
   const e = Object.entries(stalls);
   return e.length === 0 ? '' : e.slice(0, 3).map(([k, n]) => `${k} ${n}`).join(', ') + (e.length > 3 ? ', …' : '');
 }

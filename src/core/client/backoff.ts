@@ -1,4 +1,5 @@
 // Retry pacing: exponential delays with jitter, and an abortable sleep.
+import { RECONNECT_INITIAL_MS, RECONNECT_MAX_MS } from '../limits';
 
 export interface BackoffOptions {
   initialMs?: number;
@@ -9,8 +10,8 @@ export interface BackoffOptions {
 }
 
 export function createBackoff(options: BackoffOptions = {}): { next(): number; reset(): void } {
-  const initial = options.initialMs ?? 250;
-  const max = options.maxMs ?? 5000;
+  const initial = options.initialMs ?? RECONNECT_INITIAL_MS;
+  const max = options.maxMs ?? RECONNECT_MAX_MS;
   const factor = options.factor ?? 2;
   const jitter = options.jitter ?? 0.2;
   let current = initial;

@@ -23,23 +23,23 @@ import {
   type RunnerQueue,
   type SubmissionMode,
   type UserSubmissionDetail,
-  type UserSubmissionSummary,
-} from '../protocol/api';
+  type UserSubmissionSummary } from '../protocol/api';
 import { downloadToFile, type DownloadOptions, type DownloadResult } from './download';
 import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
 import { createTransport, type TransportOptions } from './http';
 import { multipartFile } from './multipart';
 import { profileFormFields, type ProfileOptions } from '../profileOptions';
+import { CANCEL_TIMEOUT_MS } from '../limits';
 
 export type RunnerClientOptions = TransportOptions;
 
-export interface SubmissionFile {
+interface SubmissionFile {
   /** File name sent with the upload (the server keeps it; its extension matters). */
   name: string;
   content: Uint8Array | string;
 }
 
-export interface SubmitRequest {
+interface SubmitRequest {
   leaderboard: string;
   gpu: string;
   mode: SubmissionMode;
@@ -48,17 +48,17 @@ export interface SubmitRequest {
   profile?: ProfileOptions;
 }
 
-export interface SubmitOptions extends FollowOptions {
+interface SubmitOptions extends FollowOptions {
   /** When `signal` aborts after the job id is known, DELETE /jobs/{id} on the way out. Default true. */
   cancelOnAbort?: boolean;
 }
 
-export interface CallOptions {
+interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
 }
 
-export type ArtifactRef = { jobId: number; name: string } | { url: string };
+type ArtifactRef = { jobId: number; name: string } | { url: string };
 
 export interface RunnerClient {
   readonly baseUrl: string;
@@ -133,7 +133,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
         );
       } catch (err) {
         if (o.signal?.aborted && cursor.jobId !== undefined && o.cancelOnAbort !== false && options.extensions !== false) {
-          await client.cancel(cursor.jobId, { timeoutMs: 5000 }).catch(() => undefined);
+          await client.cancel(cursor.jobId, { timeoutMs: CANCEL_TIMEOUT_MS }).catch(() => undefined);
         }
         throw err;
       }

@@ -22,7 +22,7 @@ export interface DownloadResult {
   suggestedName: string | undefined;
 }
 
-export function fileNameFromDisposition(header: string | undefined): string | undefined {
+function fileNameFromDisposition(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
   if (star?.[1]) {

@@ -1,5 +1,6 @@
 // The one error the runner client throws. `type` says what went wrong; the message names the method and the URL
 // (credentials stripped) and never contains the token or cli_id.
+import { KernelRunnerError, type CoreErrorCode } from '../errors';
 
 export type RunnerClientErrorType = 'http' | 'network' | 'protocol' | 'cancelled' | 'timeout';
 
@@ -17,31 +18,48 @@ export interface RunnerClientErrorInit {
   cause?: unknown;
 }
 
-export class RunnerClientError extends Error {
-  override readonly name = 'RunnerClientError';
+const CODES: Record<RunnerClientErrorType, CoreErrorCode> = {
+  http: 'CLIENT_HTTP',
+  network: 'CLIENT_NETWORK',
+  protocol: 'CLIENT_PROTOCOL',
+  cancelled: 'CLIENT_CANCELLED',
+  timeout: 'CLIENT_TIMEOUT',
+};
+
+export class RunnerClientError extends KernelRunnerError {
+  override readonly name: string = 'RunnerClientError';
   readonly type: RunnerClientErrorType;
   readonly method: string;
   readonly url: string;
   readonly status: number | undefined;
   readonly detail: string | undefined;
-  readonly code: string | undefined;
+  /** Node's error code for `network` errors (ECONNREFUSED, ENOTFOUND, ...). */
+  readonly systemCode: string | undefined;
   readonly retryAfterMs: number | undefined;
 
   constructor(type: RunnerClientErrorType, summary: string, init: RunnerClientErrorInit) {
     const detail = init.detail ? ` — ${init.detail}` : '';
-    super(`${summary}: ${init.method.toUpperCase()} ${init.url}${detail}`, init.cause === undefined ? undefined : { cause: init.cause });
+    super(`${summary}: ${init.method.toUpperCase()} ${init.url}${detail}`, { cause: init.cause });
     this.type = type;
     this.method = init.method.toUpperCase();
     this.url = init.url;
     this.status = init.status;
     this.detail = init.detail;
-    this.code = init.code;
+    this.systemCode = init.code;
     this.retryAfterMs = init.retryAfterMs;
+  }
+
+  get code(): CoreErrorCode {
+    return CODES[this.type];
   }
 }
 
 /** A base URL that is not an http(s) URL: the user's input, found before anything is sent. */
 export class InvalidRunnerUrlError extends RunnerClientError {
+  override readonly name = 'InvalidRunnerUrlError';
+  override get code(): CoreErrorCode {
+    return 'CLIENT_INVALID_URL';
+  }
   constructor(url: string, why: string) {
     super('protocol', 'Not a valid runner URL', { method: 'GET', url, detail: why });
   }

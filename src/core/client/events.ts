@@ -1,12 +1,15 @@
 // From a raw SSE message to a typed runner event. Upstream servers send no `id:`; ours always do.
 import type { EventSourceMessage } from 'eventsource-parser';
 import { parseEventData, sseEventNames, type OutputEvent, type RunnerEvent, type SseEventName } from '../protocol/api';
+import { KernelRunnerError, errorMessage } from '../errors';
 
 type WithOptionalId<T> = T extends RunnerEvent ? Omit<T, 'id'> & { id: number | undefined } : never;
 /** A runner event as the client sees it: `id` is undefined for upstream servers (no extensions). */
 export type ClientEvent = WithOptionalId<RunnerEvent>;
 
-export class EventDecodeError extends Error {
+export class EventDecodeError extends KernelRunnerError {
+  override readonly name = 'EventDecodeError';
+  readonly code = 'CLIENT_EVENT_DECODE';
   readonly type = 'event-decode' as const;
 }
 
@@ -37,7 +40,7 @@ export function decodeOutputFast(data: string): OutputEvent | undefined {
  * A batch of output lines (`lines`, `marks`) checked by hand after JSON.parse: the schema's per-mark tuples cost
  * more than the parse. Undefined when it is not a well-formed batch (the schema then says what is wrong).
  */
-export function decodeOutputBatch(json: unknown): OutputEvent | undefined {
+function decodeOutputBatch(json: unknown): OutputEvent | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const o = json as Record<string, unknown>;
   if ((o.stream !== 'stdout' && o.stream !== 'stderr') || typeof o.text !== 'string' || typeof o.noise !== 'boolean') return undefined;
@@ -98,5 +101,5 @@ export function describeZodError(err: unknown): string {
       .map((i) => `${(i.path ?? []).map(String).join('.') || '(root)'}: ${i.message ?? 'invalid'}`)
       .join('; ');
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -8,6 +8,8 @@ import { RunnerClientError, isRetryable } from './errors';
 import { EventDecodeError, decodeEvent, isTerminalEvent, type ClientEvent } from './events';
 import type { StreamResponse, Transport } from './http';
 import { SseLimitError, createSseReader } from './sse';
+import type { CoreErrorCode } from '../errors';
+import { FOLLOW_IDLE_TIMEOUT_MS } from '../limits';
 
 export interface FollowOptions {
   signal?: AbortSignal;
@@ -28,7 +30,7 @@ export interface FollowOptions {
   maxEventSize?: number;
 }
 
-export interface ReconnectInfo {
+interface ReconnectInfo {
   jobId: number;
   attempt: number;
   lastEventId: number;
@@ -50,6 +52,10 @@ export interface Cursor {
  * (and status, code) are those of the last failure, `reason`.
  */
 export class FollowGaveUpError extends RunnerClientError {
+  override readonly name = 'FollowGaveUpError';
+  override get code(): CoreErrorCode {
+    return 'CLIENT_GAVE_UP';
+  }
   constructor(
     readonly jobId: number,
     readonly reconnects: number,
@@ -60,7 +66,7 @@ export class FollowGaveUpError extends RunnerClientError {
       method: reason.method,
       url: reason.url,
       ...(reason.status !== undefined ? { status: reason.status } : {}),
-      ...(reason.code !== undefined ? { code: reason.code } : {}),
+      ...(reason.systemCode !== undefined ? { code: reason.systemCode } : {}),
       ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
       cause: reason,
     });
@@ -84,7 +90,7 @@ function outcomeOf(event: ClientEvent, cursor: Cursor): StreamOutcome | undefine
 async function consume(transport: Transport, method: string, response: StreamResponse, cursor: Cursor, options: FollowOptions): Promise<Consumed> {
   const body: Readable = response.body;
   const shownUrl = transport.show(response.url);
-  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? FOLLOW_IDLE_TIMEOUT_MS;
   let outcome: StreamOutcome | undefined;
   let progressed = false;
   let idle = false;

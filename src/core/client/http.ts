@@ -7,6 +7,8 @@ import { isLoopbackHost } from '../loopback';
 import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
 import { InvalidRunnerUrlError, RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
 import { describeZodError } from './events';
+import { errorMessage } from '../errors';
+import { ERROR_BODY_LIMIT, HTTP_TIMEOUT_MS } from '../limits';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -21,7 +23,7 @@ export interface TransportOptions {
   userAgent?: string;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   data?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
@@ -34,8 +36,6 @@ export interface StreamResponse {
   body: Readable;
   url: string;
 }
-
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 export interface Transport {
   readonly baseUrl: string;
@@ -52,8 +52,7 @@ export interface Transport {
   toError(err: unknown, method: string, url: string): RunnerClientError;
 }
 
-
-export function normaliseBaseUrl(baseUrl: string): string {
+function normaliseBaseUrl(baseUrl: string): string {
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
@@ -144,7 +143,7 @@ export function createTransport(options: TransportOptions): Transport {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const origin = new URL(baseUrl).origin;
   const secrets = [options.token, options.cliId];
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? HTTP_TIMEOUT_MS;
   const loopback = isLoopbackHost(new URL(baseUrl).hostname);
   const http = axios.create({
     adapter: 'http',
@@ -183,7 +182,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_SOCKET_CONNECTION_TIMEOUT') {
       return make('timeout', 'No answer from the runner in time');
     }
-    const reason = (code && NETWORK_REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
+    const reason = (code && NETWORK_REASONS[code]) ?? (errorMessage(err));
     return make('network', `Cannot reach the runner (${code ?? 'network error'})`, reason);
   }
 

@@ -2,6 +2,8 @@
 // eventsource-parser -> messages. Chunk boundaries can fall anywhere.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { createUtf8StreamDecoder } from '../noise/utf8';
+import { KernelRunnerError } from '../errors';
+import { DEFAULT_MAX_EVENT_SIZE } from '../limits';
 
 export interface SseReaderOptions {
   onMessage: (message: EventSourceMessage) => void;
@@ -19,9 +21,9 @@ export interface SseReader {
   reset(): void;
 }
 
-export const DEFAULT_MAX_EVENT_SIZE = 64 * 1024 * 1024;
-
-export class SseLimitError extends Error {
+export class SseLimitError extends KernelRunnerError {
+  override readonly name = 'SseLimitError';
+  readonly code = 'CLIENT_EVENT_TOO_LARGE';
   readonly type = 'max-event-size' as const;
 }
 

@@ -9,6 +9,7 @@
 // there is one (our runner, proxies), else from that text.
 import { RunnerClientError } from '../client/errors';
 import { formatWait } from '../format/durations';
+import { KernelRunnerError, type CoreErrorCode } from '../errors';
 export { parseRetryAfter } from '../client/errors';
 
 export type GpuModeErrorType =
@@ -22,6 +23,19 @@ export type GpuModeErrorType =
   | 'timeout'
   | 'cancelled'
   | 'protocol';
+
+const CODES: Record<GpuModeErrorType, CoreErrorCode> = {
+  unregistered: 'GPUMODE_UNREGISTERED',
+  'no-identity': 'GPUMODE_NO_IDENTITY',
+  'too-large': 'GPUMODE_TOO_LARGE',
+  'rate-limited': 'GPUMODE_RATE_LIMITED',
+  'bad-request': 'GPUMODE_BAD_REQUEST',
+  server: 'GPUMODE_SERVER',
+  network: 'GPUMODE_NETWORK',
+  timeout: 'GPUMODE_TIMEOUT',
+  cancelled: 'GPUMODE_CANCELLED',
+  protocol: 'GPUMODE_PROTOCOL',
+};
 
 /** What to tell the user to do, by surface: actions, used as "To register, <register>." / "To register again, <reregister>." */
 export interface RegisterHints {
@@ -48,7 +62,7 @@ export interface GpuModeErrorInit {
   cause?: unknown;
 }
 
-export class GpuModeError extends Error {
+export class GpuModeError extends KernelRunnerError {
   override readonly name = 'GpuModeError';
   readonly type: GpuModeErrorType;
   readonly method: string | undefined;
@@ -60,13 +74,17 @@ export class GpuModeError extends Error {
   readonly retryAfterMs: number | undefined;
 
   constructor(type: GpuModeErrorType, message: string, init: GpuModeErrorInit = {}) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(message, { cause: init.cause });
     this.type = type;
     this.method = init.method;
     this.url = init.url;
     this.status = init.status;
     this.detail = init.detail;
     this.retryAfterMs = init.retryAfterMs;
+  }
+
+  get code(): CoreErrorCode {
+    return CODES[this.type];
   }
 }
 
@@ -158,7 +176,7 @@ export function explainGpuModeError(err: unknown, options: ExplainOptions = {}):
 const WRAPPED = /^failed to prepare submission request: (\d{3}): ([^]*)$/;
 
 /** The inner error of the background route's 400 "failed to prepare submission request: <code>: <text>". */
-export function unwrapPreparationError(status: number | undefined, detail: string | undefined): { status: number; detail: string } | undefined {
+function unwrapPreparationError(status: number | undefined, detail: string | undefined): { status: number; detail: string } | undefined {
   const m = status === 400 && detail ? WRAPPED.exec(detail) : null;
   return m ? { status: Number(m[1]), detail: m[2] as string } : undefined;
 }

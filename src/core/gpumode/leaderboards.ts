@@ -37,7 +37,7 @@ function utc(date: Date): string {
 }
 
 /** "3 days", "5 h", "12 min". */
-export const formatDuration = formatTimeLeft;
+const formatDuration = formatTimeLeft;
 
 export function formatDeadline(raw: string | null | undefined, now: Date = new Date()): string {
   if (!raw) return 'no deadline';

@@ -8,6 +8,7 @@ import { sleep } from '../client/backoff';
 import type { UserSubmissionDetail } from '../protocol/api';
 import { explainGpuModeError, GpuModeError, retryAfterMs, type ExplainOptions } from './errors';
 import { describeSubmissionStatus, submissionFinished, type JobStatusInfo } from './results';
+import { POLL_DEADLINE_MS, POLL_INTERVAL_MS, POLL_MAX_RETRY_DELAY_MS } from '../limits';
 
 export interface PollUpdate {
   detail: UserSubmissionDetail;
@@ -59,10 +60,10 @@ export interface PollOptions {
 export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>, id: number, options: PollOptions = {}): Promise<UserSubmissionDetail> {
   const now = options.now ?? Date.now;
   const started = now();
-  const interval = options.intervalMs ?? 5000;
-  const timeoutMs = options.timeoutMs ?? 3_600_000;
+  const interval = options.intervalMs ?? POLL_INTERVAL_MS;
+  const timeoutMs = options.timeoutMs ?? POLL_DEADLINE_MS;
   const maxFailures = options.maxFailures ?? 20;
-  const maxRetryDelay = options.maxRetryDelayMs ?? 60_000;
+  const maxRetryDelay = options.maxRetryDelayMs ?? POLL_MAX_RETRY_DELAY_MS;
   const explain = (err: unknown) => explainGpuModeError(err, { hints: options.hints });
   const settlePolls = options.settlePolls ?? 2;
   let failures = 0;

@@ -12,7 +12,7 @@ import { parseDirectivesClient, parseDirectivesServer, type Directives } from '.
 import { SCRIPT_LEADERBOARD } from '../protocol/api';
 import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS, type SubmissionProblem } from '../submissionChecks';
 
-export interface PreflightProblem {
+interface PreflightProblem {
   source: 'upload' | 'directive';
   code: string;
   /** 1-based, when the problem has a place. */

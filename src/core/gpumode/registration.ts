@@ -10,7 +10,7 @@ import { routes } from '../protocol/api';
 import { CLI_REGISTER_HINTS, explainGpuModeError, GpuModeError, type ExplainOptions } from './errors';
 
 export type OAuthProvider = 'discord' | 'github';
-export const oauthProviders: readonly OAuthProvider[] = ['discord', 'github'];
+const oauthProviders: readonly OAuthProvider[] = ['discord', 'github'];
 
 export function isOAuthProvider(value: string): value is OAuthProvider {
   return (oauthProviders as readonly string[]).includes(value);
@@ -98,12 +98,12 @@ export async function startRegistration(options: StartRegistrationOptions): Prom
   const transport = createTransport({ baseUrl: options.baseUrl, extensions: false, timeoutMs: options.timeoutMs });
   let answer: z.infer<typeof authInitSchema>;
   try {
-    answer = await transport.json('GET', `/auth/init?provider=${encodeURIComponent(options.provider)}`, authInitSchema, { signal: options.signal });
+    answer = await transport.json('GET', routes.authInit(options.provider), authInitSchema, { signal: options.signal });
   } catch (err) {
     throw explainGpuModeError(err, { hints: options.hints });
   }
   const cliId = answer.state.trim();
-  if (/[\r\n]/.test(cliId)) throw new GpuModeError('protocol', `GPU MODE sent an unusable id: GET ${transport.show(transport.url('/auth/init'))}`);
+  if (/[\r\n]/.test(cliId)) throw new GpuModeError('protocol', `GPU MODE sent an unusable id: GET ${transport.show(transport.url(routes.authInit(options.provider)))}`);
   return {
     cliId,
     authorizeUrl: buildAuthorizeUrl(options.provider, encodeRegistrationState(cliId, options.reset), transport.baseUrl),

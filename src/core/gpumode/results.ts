@@ -7,8 +7,9 @@ import { parseScore, type EvalResult, type FullResult, type ResultEvent, type Ru
 import { decodePopcornBase64 } from '../reportEncoding';
 import { formatScore } from '../format/durations';
 
-export { DEFAULT_RANKING_BY, rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
+export { scoreFromResultValues } from '../scoring';
 import { rankingByOf, scoreFromResultValues, type RankingBy } from '../scoring';
+import { errorMessage } from '../errors';
 
 export interface RankedScore {
   /** Seconds (upstream's unit for `score`). */
@@ -37,11 +38,6 @@ function ranked(seconds: number, source: RankedScore['source'], rankingBy?: stri
 /** "secret validation failed" of "secret validation failed on MI300; submission will not appear on the leaderboard". */
 function shortReason(error: string): string {
   return error.split(';')[0]?.replace(/\s+on\s+\S+$/, '').trim() || error;
-}
-
-/** A score in words: "Ranked score 83.4 µs" or "score 83.4 µs, not ranked: secret validation failed". */
-export function scoreText(score: RankedScore): string {
-  return score.notRanked === undefined ? `Ranked score ${score.text}` : `score ${score.text}, not ranked: ${score.notRanked}`;
 }
 
 /**
@@ -126,7 +122,7 @@ export function decodeReports(run: string, values: Readonly<Record<string, strin
     try {
       reports.push({ run, index, spec, text: decodePopcornBase64(encoded), error: undefined });
     } catch (err) {
-      reports.push({ run, index, spec, text: undefined, error: err instanceof Error ? err.message : String(err) });
+      reports.push({ run, index, spec, text: undefined, error: errorMessage(err) });
     }
   }
   return reports;
@@ -143,9 +139,6 @@ export function decodeResultReports(result: ResultEvent): DecodedReport[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Job states of the background route
-
-export const gpuModeJobStatuses = ['initial', 'pending', 'running', 'succeeded', 'failed', 'timed_out', 'hacked'] as const;
-export type GpuModeJobStatus = (typeof gpuModeJobStatuses)[number];
 
 export interface JobStatusInfo {
   status: string;
@@ -239,7 +232,7 @@ export function submissionPassed(detail: Pick<UserSubmissionDetail, 'runs' | 'jo
 // Background submissions as results
 
 /** A run's `result` from GET /user/submissions/{id}: a flat map, or (defensively) an object holding one. */
-export function resultValues(value: unknown): Record<string, string> | undefined {
+function resultValues(value: unknown): Record<string, string> | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const inner = (value as { result?: unknown }).result;
   if (inner && typeof inner === 'object' && !Array.isArray(inner)) return resultValues(inner);

@@ -1,6 +1,6 @@
 // "My submissions" as rows for tables, tree views and QuickPicks. Pure (no Node imports). What GPU MODE leaves
 // out or sends as null shows as unknown ('-', '?', "status unknown"), never as a made-up value.
-import { parseScore, type SubmissionRun, type UserSubmissionDetail, type UserSubmissionSummary } from '../protocol/api';
+import { parseScore, type SubmissionDetailRun, type UserSubmissionDetail, type UserSubmissionSummary } from '../protocol/api';
 import { describeJobStatus, formatScore } from './results';
 
 export interface SubmissionRow {
@@ -47,7 +47,7 @@ export interface RunRow {
   text: string;
 }
 
-export function runRow(r: SubmissionRun): RunRow {
+export function runRow(r: SubmissionDetailRun): RunRow {
   const seconds = parseScore(r.score);
   const score = seconds === null ? '-' : formatScore(seconds);
   const runner = r.runner || '?';

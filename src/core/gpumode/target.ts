@@ -5,7 +5,7 @@ import type { Health } from '../protocol/api';
 /** popcorn-cli's default when `POPCORN_API_URL` is unset (its `main.rs`, mid-2026). */
 export const GPUMODE_DEFAULT_URL = 'https://site--bot--dxfjds728w5v.code.run';
 /** The environment variable popcorn-cli reads its base URL from; we honour it the same way. */
-export const POPCORN_API_URL_ENV = 'POPCORN_API_URL';
+const POPCORN_API_URL_ENV = 'POPCORN_API_URL';
 
 /** Our runner versus GPU MODE's service. */
 export type ServiceKind = 'gpumode' | 'kernel-runner';

@@ -9,6 +9,7 @@ import type { RunnerClient } from '../client/index';
 import type { ProfileResult, ResultEvent } from '../protocol/api';
 import type { ProfileDigest } from '../protocol/profileDigest';
 import type { TraceSummary } from '../protocol/traceSummary';
+import { errorMessage } from '../errors';
 
 /**
  * Which profiler made an archive: kernelbot's run_eval sets `rocPROF` (rocprofv3 on AMD GPUs: CSVs, a Perfetto
@@ -71,7 +72,7 @@ function stamp(date: Date): string {
 }
 
 /** A file-name-safe piece: anything but letters, digits, `.`, `_`, `-` becomes `_`; no leading dots. */
-export function safeNamePart(part: string, fallback = 'submission'): string {
+function safeNamePart(part: string, fallback = 'submission'): string {
   return part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 80) || fallback;
 }
 
@@ -99,7 +100,7 @@ async function writeUnique(dir: string, base: string, write: (file: string) => P
 }
 
 /** The profiled runs of a result, each with its key (`-secret` for the service's secret-seed copy). */
-export function profiledRuns(result: ResultEvent): Array<{ run: string; profile: ProfileResult }> {
+function profiledRuns(result: ResultEvent): Array<{ run: string; profile: ProfileResult }> {
   const out: Array<{ run: string; profile: ProfileResult }> = [];
   result.results.forEach((full, i) => {
     for (const [key, ev] of Object.entries(full.runs)) if (ev.profile) out.push({ run: i > 0 ? `${key}-secret` : key, profile: ev.profile });
@@ -145,7 +146,7 @@ export async function saveProfileTraces(result: ResultEvent, options: SaveTraces
       try {
         entry.summary = await options.summarize(file.path);
       } catch (err) {
-        entry.summaryError = err instanceof Error ? err.message : String(err);
+        entry.summaryError = errorMessage(err);
       }
     }
     const summary = profile.summary ?? entry.summary;

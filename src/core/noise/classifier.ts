@@ -2,6 +2,7 @@ import { stripAnsi } from './ansi';
 import { classifyLine, createLegacyBlockTracker } from './patterns';
 import type { ClassifiedLine, LineEnding, LineKind } from './types';
 import { createUtf8StreamDecoder } from './utf8';
+import { DEFAULT_MAX_LINE_BYTES } from '../limits';
 
 export interface LineClassifierOptions {
   /** Called once per line (or per piece of an over-long line), in input order. */
@@ -24,7 +25,6 @@ export interface LineClassifier {
   reset(): void;
 }
 
-export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 const MIN_MAX_LINE_BYTES = 16;
 
 /**

@@ -1,5 +1,4 @@
-export type { ClassifiedLine, LineEnding, LineKind } from './types';
-export { createLineClassifier, DEFAULT_MAX_LINE_BYTES } from './classifier';
-export type { LineClassifier, LineClassifierOptions } from './classifier';
+export type { ClassifiedLine } from './types';
+export { createLineClassifier } from './classifier';
 export { classifyLine } from './patterns';
 export { stripAnsi, terminalSafe } from './ansi';

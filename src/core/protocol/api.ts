@@ -19,6 +19,7 @@
 // them was ~5 ms of every start of the CLI.
 import { z } from './zod';
 import { traceSummarySchema } from './traceSummary';
+import { routePath } from './routes';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Constants
@@ -32,7 +33,7 @@ export const SCRIPT_LEADERBOARD = 'script';
 
 // Profile mode on our runner also reads form fields beside `file` (counters, kernel selection): names and checks in
 // src/core/profileOptions.ts (PROFILE_FORM_FIELDS); GPU MODE's service is not sent them.
-export const submissionModes = ['test', 'benchmark', 'leaderboard', 'profile'] as const;
+const submissionModes = ['test', 'benchmark', 'leaderboard', 'profile'] as const;
 export const submissionModeSchema = z.enum(submissionModes);
 export type SubmissionMode = z.infer<typeof submissionModeSchema>;
 
@@ -79,7 +80,6 @@ export const errorBodySchema = z.lazy(() => z.looseObject({
   /** A KernelBotError that reached FastAPI's handler. */
   message: z.string().nullish(),
 }));
-export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // GET /health
@@ -100,10 +100,10 @@ export type Health = z.infer<typeof healthSchema>;
 // GET /leaderboards, GET /gpus/{lb}
 
 /** A `files` entry as written in task.yml. */
-export const taskFileSchema = z.lazy(() => z.looseObject({ name: z.string(), source: z.string() }));
+const taskFileSchema = z.lazy(() => z.looseObject({ name: z.string(), source: z.string() }));
 
 /** kernelbot's LeaderboardTask dataclass (task.py), all informational for a client. */
-export const leaderboardTaskSchema = z.lazy(() => z.looseObject({
+const leaderboardTaskSchema = z.lazy(() => z.looseObject({
   /** `py` or `cu`. */
   lang: z.string().nullish(),
   /** Upstream serves a name -> contents map (`@SUBMISSION@` for the user's file); task.yml lists {name, source}. */
@@ -125,7 +125,7 @@ export const leaderboardTaskSchema = z.lazy(() => z.looseObject({
 export type LeaderboardTask = z.infer<typeof leaderboardTaskSchema>;
 
 /** kernelbot's LeaderboardItem (db_types.py); upstream also sends creator_id, forum_id, secret_seed, visibility. */
-export const leaderboardSchema = z.lazy(() => z.looseObject({
+const leaderboardSchema = z.lazy(() => z.looseObject({
   id: z.number().nullish(),
   /** What a submission names: required. */
   name: z.string(),
@@ -184,7 +184,7 @@ export type RunnerQueue = z.infer<typeof runnerQueueSchema>;
 // GET /submissions/{lb}/{gpu} (ranked entries)
 
 /** kernelbot's LeaderboardRankedEntry; upstream also sends leaderboard_name and user_id. */
-export const rankedSubmissionSchema = z.lazy(() => z.looseObject({
+const rankedSubmissionSchema = z.lazy(() => z.looseObject({
   submission_id: z.number(),
   rank: orNull(z.number()),
   submission_name: text,
@@ -204,7 +204,7 @@ export const rankedSubmissionListSchema = z.lazy(() => z.array(rankedSubmissionS
 // default to '' (a failed run sends SystemInfo() as it is); CompileResult's stdout/stderr can be None; a run that
 // did not compile has `run: null`; a timed-out run has `result: {}`.
 
-export const systemInfoSchema = z.lazy(() => z.looseObject({
+const systemInfoSchema = z.lazy(() => z.looseObject({
   gpu: text,
   device_count: z.number().nullish(),
   cpu: text,
@@ -216,7 +216,7 @@ export const systemInfoSchema = z.lazy(() => z.looseObject({
 }));
 export type SystemInfo = z.infer<typeof systemInfoSchema>;
 
-export const compileResultSchema = z.lazy(() => z.looseObject({
+const compileResultSchema = z.lazy(() => z.looseObject({
   nvcc_found: z.boolean().nullish(),
   nvcc_version: text,
   /** Decides what is shown (compile error): required. */
@@ -231,7 +231,7 @@ export type CompileResult = z.infer<typeof compileResultSchema>;
 /** A run result's flat key/value map as the evaluator wrote it to POPCORN_FD; null or missing reads as {}. */
 const resultMapSchema = z.record(z.string(), z.string()).nullish().transform((v): Record<string, string> => v ?? {});
 
-export const runResultSchema = z.lazy(() => z.looseObject({
+const runResultSchema = z.lazy(() => z.looseObject({
   /** The process ran (exit 0 or 112): required. */
   success: z.boolean(),
   /** The tests passed (`check: pass`): required. */
@@ -247,7 +247,7 @@ export const runResultSchema = z.lazy(() => z.looseObject({
 }));
 export type RunResult = z.infer<typeof runResultSchema>;
 
-export const profileResultSchema = z.lazy(() => z.looseObject({
+const profileResultSchema = z.lazy(() => z.looseObject({
   /** `rocPROF` | `Nsight-Compute`; '' when not sent. */
   profiler: text,
   /** Base64 of a ZIP; empty when not inline (over the runner's limit, or GitHub's: then use download_url). */
@@ -260,7 +260,7 @@ export const profileResultSchema = z.lazy(() => z.looseObject({
 }));
 export type ProfileResult = z.infer<typeof profileResultSchema>;
 
-export const evalResultSchema = z.lazy(() => z.looseObject({
+const evalResultSchema = z.lazy(() => z.looseObject({
   /** ISO times (upstream's are naive local times of the runner); '' when not sent. */
   start: text,
   end: text,
@@ -272,7 +272,7 @@ export type EvalResult = z.infer<typeof evalResultSchema>;
 
 const emptySystem = (): SystemInfo => ({ gpu: '', cpu: '', platform: '', torch: '' });
 
-export const fullResultSchema = z.lazy(() => z.looseObject({
+const fullResultSchema = z.lazy(() => z.looseObject({
   /** Whether the runner (GitHub, Modal, ours) executed the job at all: required. */
   success: z.boolean(),
   /** Why not, when not; '' otherwise. */
@@ -286,10 +286,10 @@ export type FullResult = z.infer<typeof fullResultSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // SSE events (streaming route and GET /jobs/{id}/events)
 
-export const jobStates = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'] as const;
-export const jobStateSchema = z.enum(jobStates);
+const jobStates = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'] as const;
+const jobStateSchema = z.enum(jobStates);
 export type JobState = z.infer<typeof jobStateSchema>;
-export const terminalJobStates: readonly JobState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'];
+const terminalJobStates: readonly JobState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'interrupted'];
 
 export function isTerminalJobState(state: JobState): boolean {
   return terminalJobStates.includes(state);
@@ -346,9 +346,9 @@ export const jobEventSchema = z.lazy(() => z.looseObject({
   /** 0 = a free device takes it at once; n = n-th in line (see "Queue position" above). */
   queue_position: z.number(),
 }));
-export type JobEvent = z.infer<typeof jobEventSchema>;
+type JobEvent = z.infer<typeof jobEventSchema>;
 
-export const outputStreamSchema = z.enum(['stdout', 'stderr']);
+const outputStreamSchema = z.enum(['stdout', 'stderr']);
 export type OutputStream = z.infer<typeof outputStreamSchema>;
 
 /**
@@ -400,14 +400,6 @@ export type RunnerEvent =
   | { id: number; event: 'result'; data: ResultEvent }
   | { id: number; event: 'error'; data: ErrorEvent };
 
-export const runnerEventSchema = z.lazy(() => z.discriminatedUnion('event', [
-  z.object({ id: z.number(), event: z.literal('job'), data: jobEventSchema }),
-  z.object({ id: z.number(), event: z.literal('status'), data: statusEventSchema }),
-  z.object({ id: z.number(), event: z.literal('output'), data: outputEventSchema }),
-  z.object({ id: z.number(), event: z.literal('result'), data: resultEventSchema }),
-  z.object({ id: z.number(), event: z.literal('error'), data: errorEventSchema }),
-]));
-
 /** Parses the `data` of one SSE event by its name; unknown names give undefined (forward compatible). */
 export function parseEventData(event: string, data: unknown): RunnerEvent['data'] | undefined {
   switch (event) {
@@ -444,13 +436,10 @@ export type BackgroundAccepted = z.infer<typeof backgroundAcceptedSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // GET /user/submissions, GET|DELETE /user/submissions/{id}
 
-/** Upstream job status of a background submission. */
-export const upstreamJobStatuses = ['initial', 'pending', 'running', 'succeeded', 'failed', 'timed_out', 'hacked'] as const;
-
 // Upstream (leaderboard_db.py get_user_submissions): `runs` holds only the public passed runs of submissions
 // whose secret leaderboard run passed too — test, benchmark and leaderboard runs of a ranked submission, the first
 // two with score null — and is [] for everything else. Scores are JSON strings.
-export const userSubmissionSummarySchema = z.lazy(() => z.looseObject({
+const userSubmissionSummarySchema = z.lazy(() => z.looseObject({
   id: z.number(),
   leaderboard_name: text,
   file_name: text,
@@ -468,7 +457,7 @@ export const userSubmissionListSchema = z.lazy(() => z.array(userSubmissionSumma
 // Upstream (main.py get_user_submission): `result` only for public test/benchmark runs (secret runs and the ranked
 // run carry score and passed only); `job` from a LEFT JOIN, so all null for streaming-route submissions, and no
 // `job` key before mid-June 2026; `runner_queue` null while there are no runs (and no key before the queue PRs).
-export const submissionRunSchema = z.lazy(() => z.looseObject({
+const submissionDetailRunSchema = z.lazy(() => z.looseObject({
   start_time: orNull(z.string()),
   end_time: orNull(z.string()),
   /** `test`, `benchmark`, `leaderboard`, `profile.<i>`: which run it is decides how it is shown. Required. */
@@ -484,9 +473,9 @@ export const submissionRunSchema = z.lazy(() => z.looseObject({
   /** The evaluator's flat map (public test/benchmark runs only). */
   result: z.unknown().optional(),
 }));
-export type SubmissionRun = z.infer<typeof submissionRunSchema>;
+export type SubmissionDetailRun = z.infer<typeof submissionDetailRunSchema>;
 
-export const submissionJobSchema = z.lazy(() => z.looseObject({
+const submissionJobSchema = z.lazy(() => z.looseObject({
   /** initial → pending → running → succeeded | failed | timed_out | hacked; null when the service keeps no job. */
   status: orNull(z.string()),
   error: orNull(z.string()),
@@ -494,7 +483,6 @@ export const submissionJobSchema = z.lazy(() => z.looseObject({
   // additive: our runner's finer state
   state: jobStateSchema.optional(),
 }));
-export type SubmissionJob = z.infer<typeof submissionJobSchema>;
 
 export const userSubmissionDetailSchema = z.lazy(() => z.looseObject({
   id: z.number(),
@@ -504,7 +492,7 @@ export const userSubmissionDetailSchema = z.lazy(() => z.looseObject({
   /** Whether the service is finished with it: decides when polling ends. Required. */
   done: z.boolean(),
   code: text,
-  runs: z.array(submissionRunSchema),
+  runs: z.array(submissionDetailRunSchema),
   /** null when the answer has none (an older deployment) or says nothing. */
   job: orNull(submissionJobSchema),
   /** Informational: a malformed queue reads as null. */
@@ -518,7 +506,7 @@ export type DeleteSubmissionAnswer = z.infer<typeof deleteSubmissionSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // Extension routes: GET|DELETE /jobs/{id}
 
-export const artifactInfoSchema = z.lazy(() => z.looseObject({
+const artifactInfoSchema = z.lazy(() => z.looseObject({
   name: z.string(),
   size: z.number(),
   /** Absolute URL of GET /jobs/{id}/artifacts/{name}. */
@@ -550,32 +538,23 @@ export const cancelAnswerSchema = z.lazy(() => z.looseObject({ status: z.literal
 export type CancelAnswer = z.infer<typeof cancelAnswerSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Route paths (relative to the base URL, each component URI-encoded)
-
-const seg = encodeURIComponent;
-
-function query(params: Record<string, string | number | undefined>): string {
-  const parts = Object.entries(params)
-    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
-    .map(([k, v]) => `${seg(k)}=${seg(String(v))}`);
-  return parts.length ? `?${parts.join('&')}` : '';
-}
+// Route paths (relative to the base URL, each component URI-encoded), from the one route table (./routes.ts)
 
 export const routes = {
-  health: () => '/health',
-  leaderboards: () => '/leaderboards',
-  gpus: (leaderboard: string) => `/gpus/${seg(leaderboard)}`,
-  runnerQueue: (gpu: string) => `/runner_queue/${seg(gpu)}`,
+  health: () => routePath('health', {}),
+  leaderboards: () => routePath('leaderboards', {}),
+  gpus: (leaderboard: string) => routePath('gpus', { leaderboard }),
+  authInit: (provider: string) => routePath('authInit', {}, { provider }),
+  runnerQueue: (gpu: string) => routePath('runnerQueue', { gpu }),
   rankedSubmissions: (leaderboard: string, gpu: string, opts: { limit?: number; offset?: number } = {}) =>
-    `/submissions/${seg(leaderboard)}/${seg(gpu)}${query(opts)}`,
+    routePath('rankedSubmissions', { leaderboard, gpu }, opts),
   /** Streaming route (SSE). */
-  submit: (leaderboard: string, gpu: string, mode: SubmissionMode) => `/${seg(leaderboard)}/${seg(gpu)}/${seg(mode)}`,
+  submit: (leaderboard: string, gpu: string, mode: SubmissionMode) => routePath('submit', { leaderboard, gpu, mode }),
   /** Background route (202). */
-  submitBackground: (leaderboard: string, gpu: string, mode: SubmissionMode) =>
-    `/submission/${seg(leaderboard)}/${seg(gpu)}/${seg(mode)}`,
-  userSubmissions: (opts: { leaderboard?: string; limit?: number; offset?: number } = {}) => `/user/submissions${query(opts)}`,
-  userSubmission: (id: number) => `/user/submissions/${id}`,
-  job: (id: number) => `/jobs/${id}`,
-  jobEvents: (id: number, after?: number) => `/jobs/${id}/events${query({ after })}`,
-  artifact: (id: number, name: string) => `/jobs/${id}/artifacts/${seg(name)}`,
+  submitBackground: (leaderboard: string, gpu: string, mode: SubmissionMode) => routePath('submitBackground', { leaderboard, gpu, mode }),
+  userSubmissions: (opts: { leaderboard?: string; limit?: number; offset?: number } = {}) => routePath('userSubmissions', {}, opts),
+  userSubmission: (id: number) => routePath('userSubmission', { id }),
+  job: (id: number) => routePath('job', { id }),
+  jobEvents: (id: number, after?: number) => routePath('jobEvents', { id }, { after }),
+  artifact: (id: number, name: string) => routePath('artifact', { id, name }),
 } as const;

@@ -8,8 +8,8 @@
 // (`ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_WAITCNT` -> `WAITCNT`). See docs/pc-sampling.md.
 import { z } from './zod';
 
-export const pcSamplingMethodSchema = z.enum(['host_trap', 'stochastic']);
-export const pcSamplingUnitSchema = z.enum(['time', 'cycles', 'instructions']);
+const pcSamplingMethodSchema = z.enum(['host_trap', 'stochastic']);
+const pcSamplingUnitSchema = z.enum(['time', 'cycles', 'instructions']);
 
 function buildSchemas() {
   const count = z.number().int().nonnegative();

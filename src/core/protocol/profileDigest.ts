@@ -36,7 +36,7 @@ export interface DigestChange {
   method: 'welch' | 'dispatch-spread' | 'none';
 }
 
-export interface DigestGpu {
+interface DigestGpu {
   agentId: string;
   arch: string | null;
   product: string | null;
@@ -157,12 +157,12 @@ export interface DigestCounters {
  * The roofline point of a kernel and what bounds it. Filled when the summary carries roofline data (another
  * branch adds it to the summary); null until then.
  */
-export interface DigestRoofline {
+interface DigestRoofline {
   kernels: Array<{ kernel: string; arithmeticIntensity: number | null; achievedTflops: number | null; achievedTBps: number | null; bound: string | null }>;
 }
 
 /** The hottest source lines and stall reasons (PC sampling). Null until the summary carries them. */
-export interface DigestHotspots {
+interface DigestHotspots {
   lines: Array<{ file: string | null; line: number | null; kernel: string | null; percent: number }>;
   stalls: Array<{ reason: string; percent: number }>;
 }

@@ -159,11 +159,9 @@ export const speedOfLightSchema = z.lazy(() => rooflineSchemas().speedOfLightSch
 
 export type RooflinePeaks = z.infer<Schemas['rooflinePeaksSchema']>;
 export type MfmaByType = z.infer<Schemas['mfmaByTypeSchema']>;
-export type ValuByType = z.infer<Schemas['valuByTypeSchema']>;
 export type RooflineKernel = z.infer<Schemas['rooflineKernelSchema']>;
 export type RooflineMissing = z.infer<Schemas['missingSchema']>;
 export type CounterSource = z.infer<Schemas['counterSourceSchema']>;
-export type RooflineRange = z.infer<Schemas['rooflineRangeSchema']>;
 export type Roofline = z.infer<Schemas['rooflineSchema']>;
 export type SolValue = z.infer<Schemas['solValueSchema']>;
 export type SolMetric = z.infer<Schemas['solMetricSchema']>;

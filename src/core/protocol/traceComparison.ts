@@ -8,7 +8,7 @@ const ns = z.number().nonnegative();
 const count = z.number().int().nonnegative();
 
 /** A change judged for noise (src/trace/significance.ts): interval of b / a - 1 and a verdict; as the digest's DigestChange. */
-export const changeSchema = z.object({
+const changeSchema = z.object({
   aNs: z.number().nullable(),
   bNs: z.number().nullable(),
   ratio: z.number().nullable(),
@@ -19,9 +19,9 @@ export const changeSchema = z.object({
   method: z.enum(['welch', 'dispatch-spread', 'none']),
 });
 
-export const kernelSideSchema = z.object({ calls: count, totalNs: ns, avgNs: ns });
+const kernelSideSchema = z.object({ calls: count, totalNs: ns, avgNs: ns });
 
-export const kernelDeltaSchema = z.object({
+const kernelDeltaSchema = z.object({
   /** B's name when the kernel is in B, else A's. */
   name: z.string(),
   shortName: z.string(),
@@ -45,14 +45,14 @@ export const kernelDeltaSchema = z.object({
   change: changeSchema.optional(),
 });
 
-export const amountDeltaSchema = z.object({
+const amountDeltaSchema = z.object({
   a: ns.nullable(),
   b: ns.nullable(),
   deltaNs: z.number().nullable(),
   ratio: z.number().nullable(),
 });
 
-export const rangeSideSchema = z.object({
+const rangeSideSchema = z.object({
   calls: count,
   /** Time the range was open, summed over its calls. */
   totalNs: ns,
@@ -61,7 +61,7 @@ export const rangeSideSchema = z.object({
   kernelCalls: count,
 });
 
-export const rangeDeltaSchema = z.object({
+const rangeDeltaSchema = z.object({
   name: z.string(),
   a: rangeSideSchema.nullable(),
   b: rangeSideSchema.nullable(),
@@ -75,7 +75,7 @@ export const rangeDeltaSchema = z.object({
 });
 
 /** One side's roofline point of a kernel (see roofline.ts; HBM intensity against the FP32 roof). */
-export const rooflinePointSchema = z.object({
+const rooflinePointSchema = z.object({
   dispatches: count,
   durationNs: z.number().nullable(),
   aiHbm: z.number().nullable(),
@@ -84,7 +84,7 @@ export const rooflinePointSchema = z.object({
   percentOfRoof: z.number().nullable(),
 });
 
-export const rooflineDeltaSchema = z.object({
+const rooflineDeltaSchema = z.object({
   /** B's name when the kernel is in B, else A's; paired as `kernels` are (exact name, then a one-to-one base name). */
   name: z.string(),
   shortName: z.string(),
@@ -112,11 +112,9 @@ export const traceComparisonSchema = z.object({
   roofline: z.array(rooflineDeltaSchema).optional(),
 });
 
-export type TraceChange = z.infer<typeof changeSchema>;
 export type KernelSide = z.infer<typeof kernelSideSchema>;
 export type KernelDelta = z.infer<typeof kernelDeltaSchema>;
 export type AmountDelta = z.infer<typeof amountDeltaSchema>;
-export type RangeSide = z.infer<typeof rangeSideSchema>;
 export type RangeDelta = z.infer<typeof rangeDeltaSchema>;
 export type TraceComparison = z.infer<typeof traceComparisonSchema>;
 export type RooflinePoint = z.infer<typeof rooflinePointSchema>;

@@ -11,7 +11,7 @@ import type { ChosenTarget } from './target';
 export type Route = 'stream' | 'background';
 
 /** Where a run is, for status bars: waiting for a device, running, or fetching/saving its result. */
-export type RunPhase = 'submitting' | 'queued' | 'running' | 'finishing';
+type RunPhase = 'submitting' | 'queued' | 'running' | 'finishing';
 
 /** What to keep to pick a submission up again after a restart (the front-end persists it, the workflow reads it). */
 export interface ResumeState {
@@ -48,7 +48,7 @@ export type SubmissionEvent =
   | { type: 'retry'; text: string; delayMs: number }
   | { type: 'trace-saved'; trace: SavedTrace };
 
-export type OutcomeKind = 'result' | 'error' | 'failed' | 'cancelled';
+type OutcomeKind = 'result' | 'error' | 'failed' | 'cancelled';
 
 export interface SubmissionOutcome {
   /**

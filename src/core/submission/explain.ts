@@ -7,6 +7,7 @@ import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuM
 import type { ErrorEvent } from '../protocol/api';
 import { PopcornConfigError } from '../popcornConfig';
 import type { ServiceKind } from './service';
+import { KernelRunnerError, errorMessage, explainCode, isKernelRunnerError, type CoreErrorCode, type FailureKind } from '../errors';
 
 /** Where the words go: the `kernel-runner` command or the VS Code extension. */
 export type Surface = 'cli' | 'editor';
@@ -28,21 +29,7 @@ export interface Action {
   gpu?: string;
 }
 
-export type FailureKind =
-  | 'usage' // what the user asked for cannot be done as asked (bad flag, unknown leaderboard or GPU)
-  | 'rejected' // the file would be (or was) refused by the service
-  | 'no-identity'
-  | 'unregistered'
-  | 'unauthorized'
-  | 'rate-limited'
-  | 'no-profiler'
-  | 'no-gpu'
-  | 'network'
-  | 'timeout'
-  | 'server'
-  | 'protocol'
-  | 'cancelled'
-  | 'internal';
+export type { FailureKind } from '../errors';
 
 export interface Explanation {
   kind: FailureKind;
@@ -55,18 +42,39 @@ export interface Explanation {
 }
 
 /** A failure the workflow decided on itself (nothing went wrong in transport): it carries its explanation. */
-export class SubmissionError extends Error {
-  override readonly name = 'SubmissionError';
+export class SubmissionError extends KernelRunnerError {
+  override readonly name: string = 'SubmissionError';
   constructor(readonly explanation: Explanation) {
     super(explanation.message);
   }
+
+  get code(): CoreErrorCode {
+    return SUBMISSION_CODES[this.explanation.kind];
+  }
 }
+
+const SUBMISSION_CODES: Record<FailureKind, CoreErrorCode> = {
+  usage: 'SUBMISSION_USAGE',
+  rejected: 'SUBMISSION_REJECTED',
+  'no-identity': 'SUBMISSION_NO_IDENTITY',
+  unregistered: 'SUBMISSION_UNREGISTERED',
+  unauthorized: 'SUBMISSION_UNAUTHORIZED',
+  'rate-limited': 'SUBMISSION_RATE_LIMITED',
+  'no-profiler': 'SUBMISSION_NO_PROFILER',
+  'no-gpu': 'SUBMISSION_NO_GPU',
+  network: 'SUBMISSION_NETWORK',
+  timeout: 'SUBMISSION_TIMEOUT',
+  server: 'SUBMISSION_SERVER',
+  protocol: 'SUBMISSION_PROTOCOL',
+  cancelled: 'SUBMISSION_CANCELLED',
+  internal: 'SUBMISSION_INTERNAL',
+};
 
 export function submissionError(kind: FailureKind, message: string, actions: Action[] = [], extra: Partial<Explanation> = {}): SubmissionError {
   return new SubmissionError({ kind, message, actions, ...extra });
 }
 
-export const ACTION_LABELS: Record<ActionId, string> = {
+const ACTION_LABELS: Record<ActionId, string> = {
   register: 'Register with GPU MODE…',
   reregister: 'Re-register',
   'select-target': 'Select Target…',
@@ -122,7 +130,9 @@ export function explain(err: unknown, ctx: ExplainContext): Explanation {
   if (err instanceof FollowGaveUpError) return explainGaveUp(err, ctx);
   if (ctx.service === 'gpumode' || err instanceof GpuModeError) return explainUpstream(err, ctx);
   if (isRunnerClientError(err)) return explainOurs(err, ctx);
-  return { kind: 'internal', message: err instanceof Error ? err.message : String(err), actions: [] };
+  // any other error of ours: what its code means (the table of core/errors.ts)
+  if (isKernelRunnerError(err)) return { kind: explainCode(err.code).kind, message: err.message, actions: [] };
+  return { kind: 'internal', message: errorMessage(err), actions: [] };
 }
 
 function explainUpstream(err: unknown, ctx: ExplainContext): Explanation {
@@ -154,7 +164,7 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
   switch (err.type) {
     case 'network': {
       const hint = ctx.embedded ? '' : UNREACHABLE_HINT[ctx.surface];
-      return { kind: 'network', message: `Cannot reach ${where}: ${networkWhy(err.code)}.${hint} (${err.method} ${err.url})`, actions: [action('select-target')] };
+      return { kind: 'network', message: `Cannot reach ${where}: ${networkWhy(err.systemCode)}.${hint} (${err.method} ${err.url})`, actions: [action('select-target')] };
     }
     case 'http': {
       const status = err.status ?? 0;
@@ -179,7 +189,7 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
 
 /** The client stopped following a job that may still be running: name it, and where to see how it ended. */
 function explainGaveUp(err: FollowGaveUpError, ctx: ExplainContext): Explanation {
-  const why = err.reason.type === 'network' ? networkWhy(err.reason.code) : err.reason.type === 'http' ? `${err.reason.status ?? 'error'} ${err.reason.detail ?? ''}`.trim() : err.reason.message;
+  const why = err.reason.type === 'network' ? networkWhy(err.reason.systemCode) : err.reason.type === 'http' ? `${err.reason.status ?? 'error'} ${err.reason.detail ?? ''}`.trim() : err.reason.message;
   const jobUrl = ctx.baseUrl ? `${ctx.baseUrl.replace(/\/+$/, '')}/jobs/${err.jobId}` : `/jobs/${err.jobId}`;
   const server = ctx.baseUrl && !ctx.embedded ? ` --server ${ctx.baseUrl}` : '';
   const later =

@@ -29,7 +29,7 @@ export interface BenchmarkCase {
 }
 
 /** The case indices of `prefix` (`test`, `benchmark`): 0..count-1 when `<prefix>-count` says, else those keys name. */
-export function caseIndices(map: Readonly<Record<string, string>>, prefix: string): number[] {
+function caseIndices(map: Readonly<Record<string, string>>, prefix: string): number[] {
   const count = Number(map[`${prefix}-count`]);
   if (map[`${prefix}-count`] !== undefined && Number.isInteger(count) && count >= 0) return [...Array(count).keys()];
   const seen = new Set<number>();
@@ -78,7 +78,7 @@ export function benchmarksOf(map: Readonly<Record<string, string>>): BenchmarkCa
 }
 
 /** A run passed: it compiled (when there was a compile step), ran, exited fine and its checks passed. */
-export function runPassed(run: EvalResult): boolean {
+function runPassed(run: EvalResult): boolean {
   if (run.compilation && !run.compilation.success) return false;
   return run.run !== null && run.run.success && run.run.passed;
 }

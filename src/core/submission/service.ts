@@ -6,7 +6,7 @@ import { createRunnerClient, type RunnerClient } from '../client/index';
 import { isGpuModeUrl, serviceKindFromHealth, type ServiceKind } from '../gpumode/target';
 import { defaultPopcornConfigPath, readPopcornConfig } from '../popcornConfig';
 import type { Health } from '../protocol/api';
-import { LOOKUP_TIMEOUT_MS } from './policy';
+import { LOOKUP_TIMEOUT_MS } from '../limits';
 
 export type { ServiceKind };
 
@@ -41,7 +41,7 @@ export interface ConnectOptions {
 }
 
 /** The host (and port) of a URL, for labels. */
-export function hostLabel(baseUrl: string): string {
+function hostLabel(baseUrl: string): string {
   try {
     return new URL(baseUrl).host;
   } catch {

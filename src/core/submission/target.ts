@@ -122,7 +122,7 @@ export function leaderboardCache(connection: Connection, signal?: AbortSignal): 
 // Profiling GPU: "Profile on MI300" where the GPUs are
 
 /** AMD Instinct GPUs by the names services use (MI300, MI300X, MI300x8, MI250, MI355X). */
-export function isAmdInstinct(gpu: string): boolean {
+function isAmdInstinct(gpu: string): boolean {
   return /^MI\d{3}/i.test(gpu);
 }
 

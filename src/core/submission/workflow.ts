@@ -18,8 +18,7 @@ import {
   rankedScoreOfSubmission,
   resultFromSubmission,
   runsWithoutDetails,
-  submissionPassed,
-} from '../gpumode/results';
+  submissionPassed } from '../gpumode/results';
 import { rateLimitError } from '../gpumode/errors';
 import { saveProfileTraces } from '../gpumode/traces';
 import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
@@ -27,13 +26,15 @@ import type { ProfileDigest } from '../protocol/profileDigest';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
 import { action, explain, explainErrorEvent, NO_DETAILS_HINTS, registerHints, submissionError, type Surface } from './explain';
-import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, remainingPollMs } from './policy';
+import { remainingPollMs } from './policy';
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
 import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
 import { hasProfileOptions, profileFormFields, profileOptionsWhat, type ProfileOptions } from '../profileOptions';
+import { errorMessage } from '../errors';
+import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, UPLOAD_TIMEOUT_MS } from '../limits';
 
-export interface TraceOptions {
+interface TraceOptions {
   /** Where profile archives are saved (a function: made only when there is something to save). */
   outDir: string | (() => Promise<string>);
   /** Summarises an archive that came without a summary (the trace toolkit's summarizePath). */
@@ -73,8 +74,8 @@ export interface RunSubmissionOptions extends WorkflowOptions {
 
 const noop = () => undefined;
 
-/** State shared by the steps of one submission. */
-class Run {
+/** One pass of the workflow for a submission (runSubmission or resumeSubmission): the state its steps share. */
+class Attempt {
   readonly emit: (event: SubmissionEvent) => void;
   readonly now: () => number;
   readonly startedAt: number;
@@ -201,7 +202,7 @@ class Run {
       for (const trace of traces) this.emit({ type: 'trace-saved', trace });
       return { traces };
     } catch (err) {
-      return { traces: [], traceError: err instanceof Error ? err.message : String(err) };
+      return { traces: [], traceError: errorMessage(err) };
     }
   }
 
@@ -324,7 +325,7 @@ class Run {
     const t = this.target as ChosenTarget;
     const accepted = await this.client.submitBackground(
       { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...this.profileFields(request) },
-      { signal: this.signal, timeoutMs: 120_000 },
+      { signal: this.signal, timeoutMs: UPLOAD_TIMEOUT_MS },
     );
     this.id = accepted.details.id;
     const queue = accepted.runner_queue ? ` · ${formatRunnerQueue(accepted.runner_queue)}` : '';
@@ -392,22 +393,22 @@ function refuse(connection: Connection, fileName: string, problems: string[]): v
 
 /** Runs one submission to its outcome. Never throws for what can go wrong on the way: the outcome says. */
 export async function runSubmission(request: SubmissionRequest, options: RunSubmissionOptions): Promise<SubmissionOutcome> {
-  const run = new Run(options, request.mode, path.basename(request.filePath));
+  const attempt = new Attempt(options, request.mode, path.basename(request.filePath));
   const { connection } = options;
-  const { signal } = run;
+  const { signal } = attempt;
   try {
     if (connection.service === 'gpumode' && !connection.hasIdentity) {
       throw submissionError('no-identity', `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`, [action('register')]);
     }
     // Nothing leaves the machine (not even a look-up) before the file passes GPU MODE's own checks.
-    if (!options.check && connection.service === 'gpumode') refuse(connection, run.fileName, gpuModeProblems(request, request.leaderboard));
+    if (!options.check && connection.service === 'gpumode') refuse(connection, attempt.fileName, gpuModeProblems(request, request.leaderboard));
     const source = decode(request.content);
-    const ctx: ChooseContext = { connection, request, source, leaderboards: run.leaderboards, note: (text) => run.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
+    const ctx: ChooseContext = { connection, request, source, leaderboards: attempt.leaderboards, note: (text) => attempt.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
     const target = await (options.choose ?? chooseFromFile)(ctx);
-    if (!target) return run.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
-    run.target = target;
+    if (!target) return attempt.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
+    attempt.target = target;
 
-    if (options.check) refuse(connection, run.fileName, await options.check(target));
+    if (options.check) refuse(connection, attempt.fileName, await options.check(target));
     if (request.mode === 'profile' && connection.service === 'kernel-runner' && (await ourHealth(connection, signal))?.profiler === null) {
       const how = options.surface === 'cli' ? ' (`--server gpumode` profiles on GPU MODE)' : '';
       throw submissionError(
@@ -416,7 +417,7 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
         [action('profile-on-gpumode'), action('select-target')],
       );
     }
-    run.route = connection.service === 'gpumode' && request.mode !== 'profile' ? 'background' : 'stream';
+    attempt.route = connection.service === 'gpumode' && request.mode !== 'profile' ? 'background' : 'stream';
     // kernelbot's check_deadline refuses every mode on both routes once the deadline passed; our runner keeps
     // accepting closed leaderboards for practice.
     if (connection.service === 'gpumode' && target.info?.closed) {
@@ -426,36 +427,36 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
         options.surface === 'cli' ? [] : [action('select-target')],
       );
     }
-    run.emit({ type: 'target', target, mode: request.mode, route: run.route, connection });
+    attempt.emit({ type: 'target', target, mode: request.mode, route: attempt.route, connection });
     if (request.mode === 'profile' && connection.service !== 'kernel-runner' && hasProfileOptions(request.profile)) {
-      run.emit({ type: 'note', text: `${profileOptionsWhat(request.profile ?? {})} (${profileFormFields(request.profile ?? {}).map(([n, v]) => `${n}=${v}`).join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them` });
+      attempt.emit({ type: 'note', text: `${profileOptionsWhat(request.profile ?? {})} (${profileFormFields(request.profile ?? {}).map(([n, v]) => `${n}=${v}`).join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them` });
     }
-    run.status('submitting', `submitting to ${connection.label}`);
+    attempt.status('submitting', `submitting to ${connection.label}`);
     if (connection.service === 'gpumode') {
       try {
-        run.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
+        attempt.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
       } catch (err) {
         if (signal?.aborted) throw err;
         // Deployments from before the queue routes answer 404: nothing to tell.
         const absent = isRunnerClientError(err) && err.type === 'http' && err.status === 404;
-        if (!absent) run.emit({ type: 'note', text: `could not read the runner queue (${err instanceof Error ? err.message : String(err)})` });
+        if (!absent) attempt.emit({ type: 'note', text: `could not read the runner queue (${errorMessage(err)})` });
       }
     }
-    return run.route === 'background' ? await run.background(request) : await run.stream(request);
+    return attempt.route === 'background' ? await attempt.background(request) : await attempt.stream(request);
   } catch (err) {
-    return run.signal?.aborted ? run.cancelled() : run.failed(err);
+    return attempt.signal?.aborted ? attempt.cancelled() : attempt.failed(err);
   }
 }
 
 /** Picks a submission up again after a restart (a window reload) and follows it to its outcome. */
 export async function resumeSubmission(state: ResumeState, options: WorkflowOptions): Promise<SubmissionOutcome> {
-  const run = new Run(options, state.mode, state.fileName);
-  run.target = { leaderboard: state.leaderboard, gpu: state.gpu };
-  run.route = state.kind === 'poll' ? 'background' : 'stream';
-  run.id = state.id;
+  const attempt = new Attempt(options, state.mode, state.fileName);
+  attempt.target = { leaderboard: state.leaderboard, gpu: state.gpu };
+  attempt.route = state.kind === 'poll' ? 'background' : 'stream';
+  attempt.id = state.id;
   try {
-    return state.kind === 'poll' ? await run.poll(state.acceptedAt) : await run.resumeStream(state);
+    return state.kind === 'poll' ? await attempt.poll(state.acceptedAt) : await attempt.resumeStream(state);
   } catch (err) {
-    return run.signal?.aborted ? run.cancelled() : run.failed(err);
+    return attempt.signal?.aborted ? attempt.cancelled() : attempt.failed(err);
   }
 }

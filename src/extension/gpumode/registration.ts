@@ -6,11 +6,12 @@ import { sleep } from '../../core/client/backoff';
 import { EXTENSION_REGISTER_HINTS, isGpuModeError } from '../../core/gpumode/errors';
 import { checkRegistration, completeRegistration, notLinkedMessage, savedCliId, startRegistration, type OAuthProvider } from '../../core/gpumode/registration';
 import { readPopcornConfig } from '../../core/popcornConfig';
-import type { RunOutput } from '../runOutput';
+import type { RunOutput } from '../runs/output';
 import type { Targets } from '../targets';
 import { hooks, notify, openExternal, pickOne } from '../ui';
+import { errorMessage } from '../../core/errors';
 
-export const PROVIDER_LABEL: Record<OAuthProvider, string> = { discord: 'Discord', github: 'GitHub' };
+const PROVIDER_LABEL: Record<OAuthProvider, string> = { discord: 'Discord', github: 'GitHub' };
 
 export interface RegistrationOutcome {
   state: 'registered' | 'pending';
@@ -166,5 +167,5 @@ export class GpuModeRegistration {
 
 function messageOf(err: unknown): string {
   if (isGpuModeError(err)) return err.message;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

@@ -14,8 +14,9 @@ import { buildSubmissionView } from '../resultModel';
 import type { ResultsPanels } from '../resultsPanel';
 import { clientFor, type ResolvedTarget, type Targets } from '../targets';
 import { notify, pickOne, showDocument } from '../ui';
+import { errorMessage } from '../../core/errors';
 
-export const SUBMISSIONS_VIEW_ID = 'kernelRunner.submissions';
+const SUBMISSIONS_VIEW_ID = 'kernelRunner.submissions';
 const PAGE = 100;
 
 export type SubmissionNode =
@@ -74,7 +75,7 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
       return [...list].sort((a, b) => b.id - a.id).map((summary) => ({ kind: 'submission', summary }));
     } catch (err) {
       const explained = this.targets.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
-      const text = explained instanceof Error ? explained.message : String(explained);
+      const text = errorMessage(explained);
       const unregistered = isGpuModeError(explained) && explained.type === 'unregistered';
       return [
         {
@@ -219,7 +220,7 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
 
   private reportError(err: unknown, what: string): void {
     const explained = this.targets.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
-    const text = explained instanceof Error ? explained.message : String(explained);
+    const text = errorMessage(explained);
     const actions = isGpuModeError(explained) && explained.type === 'unregistered' ? ['Re-register'] : [];
     void notify.error(`Kernel Runner: ${what}: ${text}`, ...actions).then((pick) => {
       if (pick === 'Re-register') void vscode.commands.executeCommand(commandId('reregisterGpuMode'));

@@ -8,9 +8,7 @@ import { createLineClassifier, type ClassifiedLine } from '../../core/noise';
 import type { ExecSpec } from '../executor';
 import { createHeadTail } from '../headTail';
 import { outputCutNote } from '../outputBudget';
-
-const MAX_LINE_BYTES = 64 * 1024;
-const POPCORN_CAP_CHARS = 32 * 1024 * 1024;
+import { OUTPUT_LINE_MAX_BYTES, POPCORN_CAP_CHARS } from '../limits';
 
 export interface OutputSink {
   stdout(chunk: Buffer): void;
@@ -25,14 +23,14 @@ export function createOutputSink(spec: ExecSpec, onStderrLine?: (line: Classifie
   const stderrLog: WriteStream | undefined = spec.stderrLogPath ? createWriteStream(spec.stderrLogPath) : undefined;
   const lineEnd = (line: ClassifiedLine) => (line.eol === '' ? '' : '\n');
   const stdoutLines = createLineClassifier({
-    maxLineBytes: MAX_LINE_BYTES,
+    maxLineBytes: OUTPUT_LINE_MAX_BYTES,
     onLine(line) {
       stdoutKeep.push(line.text + lineEnd(line));
       spec.onLine?.('stdout', line);
     },
   });
   const stderrLines = createLineClassifier({
-    maxLineBytes: MAX_LINE_BYTES,
+    maxLineBytes: OUTPUT_LINE_MAX_BYTES,
     onLine(line) {
       if (line.noise) noiseLines += 1;
       else stderrKeep.push(line.text + lineEnd(line));

@@ -26,6 +26,8 @@ import { createOutputSink, readPopcornFile } from './output';
 import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT, type SlurmJobLine } from './slurmCli';
 import { jobEnvironment } from '../jobEnv';
 import { SLURM_SHIM } from './slurmShim';
+import { KernelRunnerError } from '../../core/errors';
+import { SRUN_KILL_MARGIN_MS } from '../limits';
 
 /** Job states Slurm passes through on its way to a final one. */
 const UNSETTLED_STATES = new Set(['COMPLETING', 'CONFIGURING', 'RUNNING', 'PENDING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING', 'RESIZING', 'REQUEUED']);
@@ -61,12 +63,12 @@ export interface SlurmExecutor extends Executor {
   readonly gres: string[];
 }
 
-export class SlurmStartError extends Error {
+export class SlurmStartError extends KernelRunnerError {
+  override readonly name = 'SlurmStartError';
+  readonly code = 'RUNNER_SLURM_START';
   readonly type = 'slurm-start' as const;
 }
 
-/** Between the final scancel and killing srun, should it not end by itself (Slurm's KillWait is 30 s by default). */
-const SRUN_KILL_MARGIN_MS = 45_000;
 /** How often a run looks for the shim's start file (its timeout starts then). */
 const START_WATCH_MS = 100;
 const SLURM_LINE = /^(srun|slurmstepd(-[\w.-]+)?|salloc): /;

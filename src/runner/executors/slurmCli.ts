@@ -2,6 +2,7 @@
 // time, with errors that name Slurm and the command; and the parsers of their `-o` outputs.
 import { execa } from 'execa';
 import { quoteCommand } from '../executor';
+import { SLURM_COMMAND_TIMEOUT_MS } from '../limits';
 
 export interface SlurmCall {
   ok: boolean;
@@ -10,10 +11,7 @@ export interface SlurmCall {
   error: string;
 }
 
-/** Slurm's commands retry an unreachable slurmctld for MessageTimeout (10 s by default) a few times: bound it. */
-const COMMAND_TIMEOUT_MS = 30_000;
-
-export async function slurmCommand(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = COMMAND_TIMEOUT_MS): Promise<SlurmCall> {
+export async function slurmCommand(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = SLURM_COMMAND_TIMEOUT_MS): Promise<SlurmCall> {
   const r = await execa(command, args, { env, extendEnv: false, reject: false, timeout: timeoutMs, stdin: 'ignore', windowsHide: true });
   const stdout = typeof r.stdout === 'string' ? r.stdout : '';
   if (r.exitCode === 0 && !r.failed) return { ok: true, stdout, error: '' };
@@ -23,7 +21,7 @@ export async function slurmCommand(command: string, args: string[], env: NodeJS.
 export function slurmError(command: string, args: string[], r: { code?: string; timedOut?: boolean; exitCode?: number; stderr?: unknown; shortMessage?: string }): string {
   const what = `Slurm: \`${quoteCommand(command, args)}\``;
   if (r.code === 'ENOENT') return `${what} failed: ${command} is not installed or not on PATH (install Slurm's client commands on this machine)`;
-  if (r.timedOut) return `${what} did not answer within ${COMMAND_TIMEOUT_MS / 1000} s (is slurmctld reachable?)`;
+  if (r.timedOut) return `${what} did not answer within ${SLURM_COMMAND_TIMEOUT_MS / 1000} s (is slurmctld reachable?)`;
   const stderr = typeof r.stderr === 'string' ? r.stderr.trim().split('\n').slice(-3).join(' / ') : '';
   return `${what} failed (exit ${r.exitCode ?? '?'})${stderr ? `: ${stderr}` : r.shortMessage ? `: ${r.shortMessage}` : ''}`;
 }

@@ -10,11 +10,11 @@ import { HttpError } from './errors';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-export function tokensEqual(given: string, expected: string): boolean {
+function tokensEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-export function presentedToken(req: IncomingMessage): string | null {
+function presentedToken(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   if (typeof auth === 'string') {
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());

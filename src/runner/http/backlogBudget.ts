@@ -3,11 +3,9 @@
 // the job's log as its socket drains (routes.ts, relayJobEvents), which holds one chunk at a time: so a crowd of
 // clients that do not read (each with the token, up to the connection cap) cannot hold 256 x the per-client cap.
 import type { SseWriter } from './sse';
+import { MIN_SHARE_BYTES } from '../limits';
 
-/** Under this a client is never moved for the runner's budget: the budget falls on the ones that hold the most. */
-const MIN_SHARE_BYTES = 1024 * 1024;
-
-export type BacklogVerdict = { over: false } | { over: true; reason: 'client' | 'runner'; clientBytes: number; totalBytes: number };
+type BacklogVerdict = { over: false } | { over: true; reason: 'client' | 'runner'; clientBytes: number; totalBytes: number };
 
 export interface BacklogBudget {
   /** Counts this stream's backlog in the runner's total while it is open. */

@@ -12,7 +12,7 @@ export interface ConnectionShare {
 }
 
 /** The part of the cap kept for trusted connections: a quarter, at least one. */
-export function reservedConnections(maxConnections: number): number {
+function reservedConnections(maxConnections: number): number {
   return Math.max(1, Math.floor(maxConnections / 4));
 }
 

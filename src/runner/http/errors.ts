@@ -1,7 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { KernelRunnerError, type RunnerErrorCode } from '../../core/errors';
 
 /** An answer with an HTTP status and upstream's `{detail}` body. */
-export class HttpError extends Error {
+export class HttpError extends KernelRunnerError {
+  override readonly name: string = 'HttpError';
+  readonly code: RunnerErrorCode = 'RUNNER_HTTP';
   readonly type = 'http' as const;
   constructor(
     readonly status: number,

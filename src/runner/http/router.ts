@@ -1,5 +1,6 @@
 // A small typed router: `/a/:b/c` patterns, decoded path parameters, 404 and 405 answers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ROUTES, type RouteName } from '../../core/protocol/routes';
 import { HttpError } from './errors';
 
 export interface RequestContext {
@@ -9,16 +10,21 @@ export interface RequestContext {
   params: Record<string, string>;
 }
 
-export type Handler = (ctx: RequestContext) => Promise<void> | void;
+type Handler = (ctx: RequestContext) => Promise<void> | void;
 
 interface Route {
   method: string;
+  pattern: string;
   parts: string[];
   handler: Handler;
 }
 
 export interface Router {
   add(method: string, pattern: string, handler: Handler): Router;
+  /** A route of the protocol's table (core/protocol/routes.ts), by name. */
+  serve(route: RouteName, handler: Handler): Router;
+  /** What is registered, in order: `METHOD /pattern`. */
+  list(): string[];
   /** The handler and parameters for a request; throws HttpError 404/405/400. */
   match(method: string, pathname: string): { handler: Handler; params: Record<string, string> };
 }
@@ -37,8 +43,14 @@ export function createRouter(): Router {
   const table: Route[] = [];
   const router: Router = {
     add(method, pattern, handler) {
-      table.push({ method, parts: pattern.split('/').slice(1), handler });
+      table.push({ method, pattern, parts: pattern.split('/').slice(1), handler });
       return router;
+    },
+    serve(route, handler) {
+      return router.add(ROUTES[route].method, ROUTES[route].pattern, handler);
+    },
+    list() {
+      return table.map((r) => `${r.method} ${r.pattern}`);
     },
     match(method, pathname) {
       const segs = splitPath(pathname);

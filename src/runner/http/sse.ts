@@ -3,6 +3,7 @@
 //   plain GPU MODE clients: exactly upstream's events (status/result/error, upstream fields only, no ids).
 import type { ServerResponse } from 'node:http';
 import type { LoggedEvent } from '../eventLog';
+import { sseFrame } from '../../core/protocol/sseFrame';
 
 function stripProfileExtras(json: string): string {
   const data = JSON.parse(json) as { results?: Array<{ runs?: Record<string, { profile?: Record<string, unknown> | null }> }> };
@@ -30,7 +31,7 @@ export function createPlainFramer(heartbeatMs: number): (ev: LoggedEvent) => str
     const s = JSON.parse(ev.json) as { status: string; elapsed_time: number };
     if (s.elapsed_time - lastStatus < minGap) return null;
     lastStatus = s.elapsed_time;
-    return `event: status\ndata: ${JSON.stringify({ status: s.status, elapsed_time: s.elapsed_time })}\n\n`;
+    return sseFrame('status', JSON.stringify({ status: s.status, elapsed_time: s.elapsed_time }));
   };
 }
 
@@ -39,12 +40,12 @@ export function plainFrame(ev: LoggedEvent): string | null {
   switch (ev.event) {
     case 'status': {
       const s = JSON.parse(ev.json) as { status: string; elapsed_time: number };
-      return `event: status\ndata: ${JSON.stringify({ status: s.status, elapsed_time: s.elapsed_time })}\n\n`;
+      return sseFrame('status', JSON.stringify({ status: s.status, elapsed_time: s.elapsed_time }));
     }
     case 'result':
-      return `event: result\ndata: ${stripProfileExtras(ev.json)}\n\n`;
+      return sseFrame('result', stripProfileExtras(ev.json));
     case 'error':
-      return `event: error\ndata: ${ev.json}\n\n`;
+      return sseFrame('error', ev.json);
     default:
       return null;
   }

@@ -4,6 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { HttpError } from './errors';
+import { errorMessage } from '../../core/errors';
+import { FORM_OVERHEAD_BYTES } from '../limits';
 
 export interface Upload {
   fileName: string;
@@ -14,9 +16,7 @@ export interface Upload {
   fields: Record<string, string>;
 }
 
-const FORM_OVERHEAD = 64 * 1024;
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const message = (err: unknown) => (errorMessage(err));
 
 export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';
@@ -24,7 +24,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     return Promise.reject(new HttpError(422, "Expected a multipart/form-data body with the submission in a field named 'file'"));
   }
   const length = Number(req.headers['content-length']);
-  if (Number.isFinite(length) && length > maxFileBytes + FORM_OVERHEAD) {
+  if (Number.isFinite(length) && length > maxFileBytes + FORM_OVERHEAD_BYTES) {
     return Promise.reject(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
   }
   return new Promise<Upload>((resolve, reject) => {
@@ -123,7 +123,7 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     req.on('end', onEnd);
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > maxFileBytes + FORM_OVERHEAD) {
+      if (received > maxFileBytes + FORM_OVERHEAD_BYTES) {
         fail(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
       }
     };

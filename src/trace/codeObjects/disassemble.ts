@@ -4,6 +4,7 @@ import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
+import { KernelRunnerError } from '../../core/errors';
 
 const NAMES = ['llvm-objdump', ...[22, 21, 20, 19, 18, 17].map((v) => `llvm-objdump-${v}`)];
 /** The usual LLVM folders (ROCm's, Debian/Ubuntu's versioned ones, Homebrew's), after PATH. */
@@ -18,12 +19,10 @@ export const HOW_TO_GET_OBJDUMP =
   'install an llvm-objdump with the AMDGPU target (Debian/Ubuntu: `apt-get install llvm-19`, which knows gfx942; ' +
   'ROCm ships one in /opt/rocm/llvm/bin) or pass --objdump PATH';
 
-export class DisassemblyError extends Error {
+export class DisassemblyError extends KernelRunnerError {
+  override readonly name = 'DisassemblyError';
+  readonly code = 'TRACE_DISASSEMBLY';
   readonly type = 'disassembly' as const;
-  constructor(message: string) {
-    super(message);
-    this.name = 'DisassemblyError';
-  }
 }
 
 export interface FindObjdumpOptions {

@@ -3,12 +3,11 @@
 // bounds-checked against the buffer and every count and size is checked before it is used, so a truncated or
 // hostile file ends in an ElfFormatError, never in a RangeError, a huge allocation or a long loop.
 // Layouts: the System V gABI, "ELF-64 Object File Format"; AMDGPU specifics: LLVM's AMDGPUUsage ("ELF Code Object").
+import { KernelRunnerError } from '../../core/errors';
 
-export class ElfFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ElfFormatError';
-  }
+export class ElfFormatError extends KernelRunnerError {
+  override readonly name = 'ElfFormatError';
+  readonly code = 'TRACE_ELF_FORMAT';
 }
 
 export const EM_AMDGPU = 224;
@@ -20,7 +19,7 @@ const PHDR_SIZE = 56;
 const MAX_SECTIONS = 65535;
 const MAX_NOTES = 4096;
 
-export interface ElfSection {
+interface ElfSection {
   name: string;
   type: number;
   offset: number;

@@ -2,9 +2,8 @@
 // vscode-free; used by the CLI (`kernel-runner isa`) and the extension (the profile panel's Kernels (ISA)).
 export { CodeObjectError } from './errors';
 export {
-  readCodeObjectsPath, loadCodeObjectsPath, readCodeObjectBuffer, MAX_CODE_OBJECT_BYTES,
-  type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject, type ReadOptions,
-} from './read';
-export { TARGET_LIMITS, limitsFor, processorOf, estimateOccupancy, type OccupancyEstimate, type TargetLimits } from './occupancy';
+  readCodeObjectsPath, loadCodeObjectsPath, readCodeObjectBuffer,
+  type CodeObjectInfo, type CodeObjectKernel, type CodeObjectReport, type LoadedCodeObject } from './read';
+export { limitsFor, type OccupancyEstimate } from './occupancy';
 export { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS, type FindObjdumpOptions } from './disassemble';
-export { matchKernels, type KernelMatch } from './match';
+export { matchKernels } from './match';

@@ -4,8 +4,9 @@
 // .group_segment_fixed_size, .private_segment_fixed_size, .wavefront_size, .max_flat_workgroup_size, ...).
 import { decode } from '@msgpack/msgpack';
 import { ElfFormatError, type ElfNote } from './elf';
+import { METADATA_DECODE_LIMITS } from '../limits';
 
-export const NT_AMDGPU_METADATA = 32;
+const NT_AMDGPU_METADATA = 32;
 
 export interface KernelMetadata {
   name: string;
@@ -41,12 +42,10 @@ export function metadataNote(notes: readonly ElfNote[]): Buffer | undefined {
   return notes.find((n) => n.owner === 'AMDGPU' && n.type === NT_AMDGPU_METADATA)?.desc;
 }
 
-const DECODE_LIMITS = { maxStrLength: 1 << 20, maxBinLength: 1 << 20, maxArrayLength: 1 << 20, maxMapLength: 1 << 16, maxExtLength: 0 };
-
 export function parseMetadata(desc: Buffer): CodeObjectMetadata {
   let doc: unknown;
   try {
-    doc = decode(desc, DECODE_LIMITS);
+    doc = decode(desc, METADATA_DECODE_LIMITS);
   } catch (err) {
     throw new ElfFormatError(`AMDGPU metadata note is not valid msgpack (${(err as Error).message})`);
   }

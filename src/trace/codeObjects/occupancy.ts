@@ -40,7 +40,7 @@ export interface TargetLimits {
 
 const GFX9_SGPR_STEPS = [[80, 10], [88, 9], [100, 8]] as const;
 
-export const TARGET_LIMITS: readonly TargetLimits[] = [
+const TARGET_LIMITS: readonly TargetLimits[] = [
   {
     processors: ['gfx940', 'gfx941', 'gfx942'],
     simdsPerCu: 4, maxWavesPerSimd: 8, vgprsPerSimd: 512, vgprGranule: 8, sgprsPerSimd: 800,
@@ -74,7 +74,7 @@ export function limitsFor(target: string): TargetLimits | undefined {
   return TARGET_LIMITS.find((l) => l.processors.includes(processor));
 }
 
-export type OccupancyLimiter = 'vgpr' | 'sgpr' | 'lds' | 'waves';
+type OccupancyLimiter = 'vgpr' | 'sgpr' | 'lds' | 'waves';
 
 export interface OccupancyEstimate {
   /** Waves of this kernel one SIMD can hold at once. */

@@ -10,10 +10,11 @@ import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { ElfFormatError } from './elf';
+import { errorMessage } from '../../core/errors';
+import { MAX_BUNDLE_ENTRIES } from '../limits';
 
-export const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
+const BUNDLE_MAGIC = '__CLANG_OFFLOAD_BUNDLE__';
 const COMPRESSED_MAGIC = 'CCOB';
-const MAX_ENTRIES = 1024;
 const MAX_ID = 4096;
 
 export interface BundleEntry {
@@ -60,7 +61,7 @@ function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffe
     } else throw new ElfFormatError(`compressed offload bundle with compression method ${method} (known: 0 zlib, 1 zstd)`);
   } catch (err) {
     if (err instanceof ElfFormatError) throw err;
-    throw new ElfFormatError(`compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ElfFormatError(`compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${errorMessage(err)}`);
   }
   if (bundle.length !== size) throw new ElfFormatError(`compressed offload bundle inflated to ${bundle.length} bytes, not the ${size} its header says`);
   const hash = buf.readBigUInt64LE(at.hash);
@@ -76,7 +77,7 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
   let at = BUNDLE_MAGIC.length;
   const count = readU64(buf, at, 'entry count');
   at += 8;
-  if (count > MAX_ENTRIES) throw new ElfFormatError(`offload bundle claims ${count} entries`);
+  if (count > MAX_BUNDLE_ENTRIES) throw new ElfFormatError(`offload bundle claims ${count} entries`);
   const entries: BundleEntry[] = [];
   let end = at;
   for (let i = 0; i < count; i++) {
@@ -130,7 +131,7 @@ export function bundlesInFatbin(section: Buffer, maxInflated: number): BundleEnt
     const bundle = bundleEntries(section.subarray(at), budget);
     budget -= bundle.inflated;
     entries.push(...bundle.entries);
-    if (entries.length > MAX_ENTRIES) throw new ElfFormatError(`more than ${MAX_ENTRIES} bundle entries in .hip_fatbin`);
+    if (entries.length > MAX_BUNDLE_ENTRIES) throw new ElfFormatError(`more than ${MAX_BUNDLE_ENTRIES} bundle entries in .hip_fatbin`);
     at = next(at + Math.max(bundle.end, COMPRESSED_MAGIC.length));
   }
   return entries;

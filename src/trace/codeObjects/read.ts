@@ -9,6 +9,7 @@ import { EM_AMDGPU, ElfFormatError, isElf, parseElf } from './elf';
 import { metadataNote, parseMetadata, type KernelMetadata } from './metadata';
 import { estimateOccupancy, limitsFor, processorOf, type OccupancyEstimate } from './occupancy';
 import { bundleEntries, bundlesInFatbin, isCompressedBundle, isOffloadBundle } from './offloadBundle';
+import { MAX_CODE_OBJECT_BYTES, MAX_CODE_OBJECTS_TOTAL_BYTES } from '../limits';
 
 export interface CodeObjectKernel extends KernelMetadata {
   /** null when the target's limits are not recorded (see occupancyNote) or a count is missing. */
@@ -50,9 +51,6 @@ export interface ReadOptions {
   workgroupSize?: number;
 }
 
-/** Largest file read (code objects are a few MB; fat binaries of big libraries some hundreds). */
-export const MAX_CODE_OBJECT_BYTES = 256 * 1024 * 1024;
-const MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
 /** In folders and zips, the files looked at (a single file given by path is always read). */
 const CODE_OBJECT_NAME = /(^|\/)_code_object[^/]*$|\.(o|co|hsaco|code|bundle|hipfb|fatbin)$/i;
 
@@ -102,8 +100,8 @@ async function readSources(files: FileSource[], options: ReadOptions): Promise<{
       skipped.push({ file: f.path, reason: `${f.size} bytes, more than the ${MAX_CODE_OBJECT_BYTES} read` });
       continue;
     }
-    if (total + f.size > MAX_TOTAL_BYTES) {
-      skipped.push({ file: f.path, reason: `past the ${MAX_TOTAL_BYTES} bytes read in all` });
+    if (total + f.size > MAX_CODE_OBJECTS_TOTAL_BYTES) {
+      skipped.push({ file: f.path, reason: `past the ${MAX_CODE_OBJECTS_TOTAL_BYTES} bytes read in all` });
       continue;
     }
     total += f.size;
@@ -175,7 +173,7 @@ function fromAmdgpuElf(buf: Buffer, file: string, bundleEntry: string | null, op
 }
 
 /** ELFOSABI_AMDGPU_HSA (64) numbers its ABI versions from code object v2: EI_ABIVERSION 0 is v2, ... 4 is v6. */
-export function codeObjectVersionOf(osAbi: number, abiVersion: number): number | null {
+function codeObjectVersionOf(osAbi: number, abiVersion: number): number | null {
   return osAbi === 64 ? abiVersion + 2 : null;
 }
 

@@ -19,8 +19,7 @@ const valuAll = (c: number[]): number => valuOf(c, 0) + valuOf(c, 4) + valuOf(c,
 const mops = (t: string): string => `SQ_INSTS_VALU_MFMA_MOPS_${t}`;
 const mfmaStage = (t: string): Stage => ({ counters: [mops(t)], value: (c) => 512 * (c[0] as number) });
 
-export const MFMA_TYPES = ['f6f4', 'f8', 'f16', 'bf16', 'f32', 'f64', 'i8'] as const;
-export type MfmaType = (typeof MFMA_TYPES)[number];
+export type MfmaType = 'f6f4' | 'f8' | 'f16' | 'bf16' | 'f32' | 'f64' | 'i8';
 const MFMA_COUNTER: Record<MfmaType, string> = { f6f4: 'F6F4', f8: 'F8', f16: 'F16', bf16: 'BF16', f32: 'F32', f64: 'F64', i8: 'I8' };
 
 export interface Formulas {

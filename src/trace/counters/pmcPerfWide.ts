@@ -13,7 +13,7 @@ import { CounterTableBuilder } from './counterTable';
 const MAX_FIELDS = 1 << 15;
 
 /** End - start of a row, exact for long integers (taken relative to the start's whole second). */
-export function rowDuration(row: CsvRow, cStart: number, cEnd: number): number {
+function rowDuration(row: CsvRow, cStart: number, cEnd: number): number {
   if (cStart < 0 || cEnd < 0) return NaN;
   const epoch = row.wide[cStart] ? (row.high[cStart] as number) : 0;
   return timestampAt(row, cEnd, epoch) - timestampAt(row, cStart, epoch);
@@ -73,10 +73,5 @@ export async function readPmcPerfWide(
     };
   }, undefined, MAX_FIELDS);
   return { rows, badRows };
-}
-
-/** Whether a header is the wide layout (a Kernel_Name and counter columns, no Counter_Name). */
-export function isWidePmcPerf(header: readonly string[]): boolean {
-  return header.includes('Kernel_Name') && !header.includes('Counter_Name') && header.length > 12;
 }
 

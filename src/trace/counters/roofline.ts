@@ -59,13 +59,13 @@ const nn = (x: number): number | null => (Number.isFinite(x) ? x : null);
 const ratio = (x: number, y: number): number => (y === 0 ? 0 : x / y);
 
 /** The FP32 ridge (FLOP/byte) of rocprof-compute 3.3.1's bound rule, null when a needed peak is unknown. */
-export function fp32Ridge(peaks: RooflinePeaks): number | null {
+function fp32Ridge(peaks: RooflinePeaks): number | null {
   const { valuFp32, mfmaFp32, hbmGBps } = peaks;
   if (valuFp32 === null || mfmaFp32 === null || hbmGBps === null || hbmGBps === 0) return null;
   return Math.min(valuFp32, mfmaFp32) / hbmGBps;
 }
 
-export function boundOf(aiHbm: number | null, peaks: RooflinePeaks): 'memory' | 'compute' | null {
+function boundOf(aiHbm: number | null, peaks: RooflinePeaks): 'memory' | 'compute' | null {
   const ridge = fp32Ridge(peaks);
   if (ridge === null || aiHbm === null) return null;
   return aiHbm < ridge ? 'memory' : 'compute';
@@ -90,7 +90,7 @@ export function groupByKernel(t: CounterTable, only?: Iterable<number>): Map<str
 }
 
 /** One kernel's point from its dispatches `idx`. */
-export function rooflineKernel(name: string, idx: readonly number[], t: CounterTable, q: DispatchQuantities, peaks: RooflinePeaks): RooflineKernel {
+function rooflineKernel(name: string, idx: readonly number[], t: CounterTable, q: DispatchQuantities, peaks: RooflinePeaks): RooflineKernel {
   const flops = mean(q.flops, idx);
   const hbm = mean(q.hbmBytes, idx);
   const l2 = mean(q.l2Bytes, idx);

@@ -131,7 +131,7 @@ function specs(f: ArchFamily): MetricSpec[] {
 }
 
 /** A number for the contract: `inf` as a string, NaN (or -inf) as null. */
-export function solValue(x: number): SolValue {
+function solValue(x: number): SolValue {
   if (x === Infinity) return 'inf';
   return Number.isFinite(x) ? x : null;
 }

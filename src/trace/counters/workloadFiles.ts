@@ -10,7 +10,7 @@ import type { FileSource } from '../sources';
 const MAX_FIELDS = 4096;
 
 /** Every row of a small CSV as header -> text records. */
-export async function readCsvRecords(source: FileSource): Promise<Array<Record<string, string>>> {
+async function readCsvRecords(source: FileSource): Promise<Array<Record<string, string>>> {
   const out: Array<Record<string, string>> = [];
   await streamCsv(source, (c) => (row) => {
     const r: Record<string, string> = {};

@@ -10,7 +10,7 @@ import { loadCodeObjectsPath } from '../codeObjects/read';
 import { summarizePath, type SummarizeOptions } from '../summarize';
 import { buildDigest, type DigestInput } from './build';
 
-export async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
@@ -28,10 +28,10 @@ export function configurationOf(values: Record<string, string | undefined>): { s
 }
 
 /** Traces up to this size are fingerprinted (profile zips are some MB; hashing a GB-sized CSV would double the digest's time). */
-export const MAX_HASHED_BYTES = 256 * 1024 * 1024;
+const MAX_HASHED_BYTES = 256 * 1024 * 1024;
 
 /** The trace's name and fingerprint (null for a folder, and for a file over MAX_HASHED_BYTES). */
-export async function traceIdentity(path: string): Promise<{ file: string; sha256: string | null }> {
+async function traceIdentity(path: string): Promise<{ file: string; sha256: string | null }> {
   const st = await stat(path);
   return { file: basename(path), sha256: st.isFile() && st.size <= MAX_HASHED_BYTES ? await sha256File(path) : null };
 }

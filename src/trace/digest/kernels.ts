@@ -7,10 +7,10 @@ import { estimateOccupancy, limitsFor } from '../codeObjects/occupancy';
 import { matchKernels } from '../codeObjects/match';
 import type { CodeObjectInfo, CodeObjectKernel } from '../codeObjects/read';
 
-export const MAX_FULL_NAME = 240;
+const MAX_FULL_NAME = 240;
 
 /** The code object kernel a profiled name means: one exact match, else one by base name; none when ambiguous. */
-export function codeObjectKernelFor(objects: readonly CodeObjectInfo[], name: string): { kernel: CodeObjectKernel; object: CodeObjectInfo } | null {
+function codeObjectKernelFor(objects: readonly CodeObjectInfo[], name: string): { kernel: CodeObjectKernel; object: CodeObjectInfo } | null {
   const matches = matchKernels(objects.map((info) => ({ info, bytes: Buffer.alloc(0) })), name);
   const distinct = new Map(matches.map((m) => [m.object.info.kernels[m.kernelIndex]!.name, m]));
   if (distinct.size !== 1) return null;

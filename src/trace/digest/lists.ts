@@ -6,7 +6,7 @@ export function roundShare(percent: number): number {
   return Math.round(percent * 100) / 100;
 }
 
-export function moreEntry(count: number, sharePercent: number | null): DigestMore {
+function moreEntry(count: number, sharePercent: number | null): DigestMore {
   const share = sharePercent === null ? null : roundShare(Math.max(0, sharePercent));
   return { more: count, sharePercent: share, text: `+${count} more${share === null ? '' : ` (share ${share}%)`}` };
 }

@@ -6,13 +6,13 @@ import type { DigestCaps } from './caps';
 import { cutList } from './lists';
 
 /** The GPU agent with the most kernel time (then busy time); null without one. */
-export function mainGpu(summary: TraceSummary): TraceSummary['agents'][number] | null {
+function mainGpu(summary: TraceSummary): TraceSummary['agents'][number] | null {
   const gpus = summary.agents.filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0));
   return [...gpus].sort((a, b) => b.kernelNs - a.kernelNs || b.busyNs - a.busyNs || a.id.localeCompare(b.id))[0] ?? null;
 }
 
 /** Runs of empty buckets of one agent's timeline, longest first (then earliest). */
-export function idleStretches(summary: TraceSummary, agentId: string): Array<{ offsetNs: number; durationNs: number }> {
+function idleStretches(summary: TraceSummary, agentId: string): Array<{ offsetNs: number; durationNs: number }> {
   const line = summary.timeline?.agents.find((a) => a.agentId === agentId);
   const bucketNs = summary.timeline?.bucketNs ?? 0;
   if (!line || bucketNs <= 0) return [];

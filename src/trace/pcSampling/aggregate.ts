@@ -2,7 +2,8 @@
 // instruction types (stochastic) and active lanes. Readers hand samples one at a time (one reused object); memory
 // is bounded by the distinct keys (kernels, lines, instructions, names), each capped with a warning.
 import type { HotInstruction, HotLine, KernelHotspots, PcHotspots, PcSampleSource, PcSamplingMethod, PcSamplingUnit } from '../../core/protocol/pcSampling';
-import { FOLDED_KERNELS, MAX_DISTINCT_NAMES, foldWarning } from '../keyLimits';
+import { FOLDED_KERNELS, foldWarning } from '../keyLimits';
+import { MAX_DISTINCT_NAMES } from '../limits';
 import { FOLDED_TALLY, KNOWN_INSTRUCTION_TYPES, KNOWN_STALL_REASONS, MAX_TALLY_NAMES, STALL_PREFIX, TYPE_PREFIX, shortName } from './names';
 import { shortKernelName } from '../shortName';
 import { keyText } from './latin1Keys';

@@ -15,7 +15,7 @@ import { newPcCsvProblems, pcCsvWarnings, pcSamplingMethodOf, readPcSamplingCsv 
 import { MAX_DISPATCHES, readDispatchNames } from './dispatchNames';
 import { isRocprofv3Json, MAX_PC_JSON_BYTES, readPcSamplingJson } from './jsonReader';
 
-export const PC_LOOKED_FOR = 'PC samples (*_pc_sampling_host_trap.csv, *_pc_sampling_stochastic.csv, rocprofv3 *_results.json), in a folder or a zip';
+const PC_LOOKED_FOR = 'PC samples (*_pc_sampling_host_trap.csv, *_pc_sampling_stochastic.csv, rocprofv3 *_results.json), in a folder or a zip';
 
 export interface HotspotsOptions {
   /** Lines and instructions kept per kernel (default: all). */

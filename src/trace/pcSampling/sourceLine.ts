@@ -2,7 +2,7 @@
 // line info, nothing when it has none, and `Unrecognized code object id, physical virtual address of PC:<n>` when
 // the PC is in code it could not map (blit kernels, self-modifying code).
 
-export const UNRECOGNISED_PREFIX = 'Unrecognized code object id';
+const UNRECOGNISED_PREFIX = 'Unrecognized code object id';
 
 export interface SourceLine {
   file: string;

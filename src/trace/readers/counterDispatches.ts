@@ -65,7 +65,7 @@ export class PassSpread {
   }
 }
 
-export interface CounterDispatch {
+interface CounterDispatch {
   name: string;
   corr: number;
   tid: number;

@@ -1,14 +1,17 @@
 // Legacy rocprof (v1) `results.json`: a Chrome-trace JSON. Process-name metadata events say what each pid
 // holds (`COPY`, `CPU HIP API`, `GPU<n>`, ...); complete events (`ph: "X"`) carry exact `BeginNs`/`EndNs` in
 // their args. `otherData` holds rocminfo as `Agent<k>.Name`, `Agent<k>.ComputeUnit`, ...
-import { totalmem } from 'node:os';
 import type { TraceAccumulator } from '../accumulator';
 import { addDuration } from '../durationStats';
 import { isPseudoKernel } from '../pseudoRows';
 import { isMarkerDomain, normalizeDirection, type RunTables } from '../tables';
 import { decimalParts, relativeNs } from '../traceClock';
+import { KernelRunnerError } from '../../core/errors';
 
-export class NotV1TraceError extends Error {}
+export class NotV1TraceError extends KernelRunnerError {
+  override readonly name = 'NotV1TraceError';
+  readonly code = 'TRACE_NOT_V1';
+}
 
 interface ChromeEvent {
   ph?: unknown;
@@ -18,12 +21,6 @@ interface ChromeEvent {
   dur?: unknown;
   args?: Record<string, unknown>;
 }
-
-/**
- * Largest results.json parsed in memory (v1 is deprecated; its JSON is read whole, and the parsed events take
- * several times the text): 512 MiB, or a sixteenth of the machine's memory if less.
- */
-export const MAX_V1_JSON_BYTES = Math.min(512 * 1024 * 1024, Math.floor(totalmem() / 16));
 
 export interface V1JsonResult {
   rows: number;

@@ -12,8 +12,12 @@ import { decimalParts } from '../traceClock';
 import type { CounterSink } from './counterCollection';
 import { readRocpdCounters } from '../counters/rocpdCounters';
 import { gpuEndOfCopy } from './rocprofv3Csv';
+import { KernelRunnerError } from '../../core/errors';
 
-export class NotRocpdError extends Error {}
+export class NotRocpdError extends KernelRunnerError {
+  override readonly name = 'NotRocpdError';
+  readonly code = 'TRACE_NOT_ROCPD';
+}
 
 export interface RocpdReadResult {
   variant: string;
@@ -24,7 +28,7 @@ export interface RocpdReadResult {
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
-export function looksLikeSqlite(head: Buffer): boolean {
+function looksLikeSqlite(head: Buffer): boolean {
   return head.subarray(0, 16).toString('latin1') === SQLITE_MAGIC;
 }
 

@@ -8,14 +8,13 @@ import { addDuration } from '../durationStats';
 import { BatchSource, DispatchLog, KernelTraceTotals, applyBatch } from '../kernelBatches';
 import { KernelRowCollector, kernelColumns, runArrays } from '../kernelRows';
 
-export { kernelColumns };
+;
 import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
 import { isProfilerControl } from '../profilerControl';
 import type { FileSource } from '../sources';
 import {
   BytesInterner, isMarkerDomain, normalizeDirection, type ApiAgg,
-  type MarkerAgg, type RunTables,
-} from '../tables';
+  type MarkerAgg, type RunTables } from '../tables';
 
 /** Per output set: how agent ids in its files map to agents of the summary. */
 export class SetAgents {

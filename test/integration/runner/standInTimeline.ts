@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './helpers';
 
-export const fixtureDir = path.resolve(repoRoot, '../shared/fixtures/rocprof');
+const fixtureDir = path.resolve(repoRoot, '../shared/fixtures/rocprof');
 export const GAP_NS = 10_000;
 export const GPU_AGENT = 'Agent 2';
 

@@ -88,7 +88,7 @@ describe('submit --counters (CLI)', () => {
     ] as const) {
       await assert.rejects(
         runSubmit(file, { server: runner.url, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300', ...opts }, io),
-        (e: unknown) => e instanceof CliExit && e.code === 2 && message.test(e.message),
+        (e: unknown) => e instanceof CliExit && e.exitCode === 2 && message.test(e.message),
         JSON.stringify(opts),
       );
     }

@@ -13,7 +13,7 @@ export const cli = path.join(repoRoot, 'dist/cli.cjs');
 export const problems = path.join(repoRoot, 'examples/problems');
 export const vectoradd = path.join(problems, 'vectoradd_py');
 export const scripts = path.join(repoRoot, 'examples/scripts');
-export const testBin = path.join(repoRoot, 'test/bin');
+const testBin = path.join(repoRoot, 'test/bin');
 /** PATH with the test stand-in rocprofv3 first. */
 export const profilingPath = `${testBin}${path.delimiter}${process.env.PATH ?? ''}`;
 

@@ -172,7 +172,7 @@ test('a dead server is a network error naming the refused connection', async () 
   await assert.rejects(createRunnerClient({ baseUrl: dead.url }).health(), (err: unknown) => {
     assert.ok(err instanceof RunnerClientError);
     assert.equal(err.type, 'network');
-    assert.equal(err.code, 'ECONNREFUSED');
+    assert.equal(err.systemCode, 'ECONNREFUSED');
     assert.match(err.message, /connection refused/);
     assert.match(err.message, new RegExp(`GET ${dead.url}/health`));
     return true;

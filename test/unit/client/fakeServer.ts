@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Recorded {
+interface Recorded {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSubmission, MAX_SUBMISSION_BYTES, SCRIPT_EXTRA_EXTENSIONS } from '../../../src/core/submissionChecks';
+import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS } from '../../../src/core/submissionChecks';
+import { MAX_SUBMISSION_BYTES } from '../../../src/core/limits';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const summary = (ps: ReturnType<typeof checkSubmission>) => ps.map((p) => [p.code, p.status, p.line]);

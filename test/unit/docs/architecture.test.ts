@@ -55,28 +55,28 @@ test('every path and file:name in docs/architecture.md resolves', () => {
 
 test('the check sees a missing file, a file that is no folder and a name the file lacks', () => {
   const refs = references(
-    'See `src/extension/runs.ts:RunController.runFile`, `src/core/format/` and `package.json`.\n' +
-      'Gone: `src/extension/nowhere.ts`, `src/extension/runs.ts/`, `src/core/format`, `src/extension/runs.ts:RunController.fly`, ' +
+    'See `src/extension/runs/controller.ts:RunController.runFile`, `src/core/format/` and `package.json`.\n' +
+      'Gone: `src/extension/nowhere.ts`, `src/extension/ui.ts/`, `src/core/format`, `src/extension/runs/controller.ts:RunController.fly`, ' +
       '`src/core/client/client.ts:createRunnerClientX`; not checked: `dist/extension.cjs`, `../shared/docs/rocprof.md`.',
   );
   assert.deepEqual(
     refs.map((r) => [r.path, ...r.names]),
     [
-      ['src/extension/runs.ts', 'RunController', 'runFile'],
+      ['src/extension/runs/controller.ts', 'RunController', 'runFile'],
       ['src/core/format/'],
       ['src/extension/nowhere.ts'],
-      ['src/extension/runs.ts/'],
+      ['src/extension/ui.ts/'],
       ['src/core/format'],
-      ['src/extension/runs.ts', 'RunController', 'fly'],
+      ['src/extension/runs/controller.ts', 'RunController', 'fly'],
       ['src/core/client/client.ts', 'createRunnerClientX'],
       ['package.json'],
     ],
   );
   assert.deepEqual(broken(refs), [
     'src/extension/nowhere.ts: no such file',
-    'src/extension/runs.ts/: no such folder',
+    'src/extension/ui.ts/: no such folder',
     'src/core/format: no such file',
-    'src/extension/runs.ts: no fly',
+    'src/extension/runs/controller.ts: no fly',
     'src/core/client/client.ts: no createRunnerClientX',
   ]);
 });

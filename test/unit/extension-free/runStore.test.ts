@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunStore } from '../../../src/extension/runStore';
+import { RunStore } from '../../../src/extension/runs/store';
 import type { ResultView } from '../../../src/webview/protocol';
 import { MI300X_PEAKS, roofline, rooflineKernel, rooflineOnlySummary } from '../../support/rooflineSummary';
 

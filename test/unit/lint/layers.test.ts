@@ -65,6 +65,8 @@ const cases: Case[] = [
   { file: 'src/trace/x.ts', code: valueImport('../core/client/index'), ok: false, says: /only src\/core\/protocol/ },
   { file: 'src/trace/readers/x.ts', code: typeImport('../../core/gpumode/results'), ok: false },
   { file: 'src/trace/x.ts', code: valueImport('../core/protocolish'), ok: false },
+  { file: 'src/trace/codeObjects/x.ts', code: valueImport('../../core/errors'), ok: true },
+  { file: 'src/trace/x.ts', code: valueImport('../core/errorsish'), ok: false },
   { file: 'src/trace/x.ts', code: dynamicImport('../core/noise/index'), ok: false },
   { file: 'src/trace/x.ts', code: valueImport('../runner/index'), ok: false },
   { file: 'src/trace/x.ts', code: valueImport('../cli/exit'), ok: false },

@@ -8,7 +8,8 @@ import { once } from 'node:events';
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LOG_BACKLOG_BYTES, openEventLog } from '../../../src/runner/eventLog';
+import { openEventLog } from '../../../src/runner/eventLog';
+import { LOG_BACKLOG_BYTES } from '../../../src/runner/limits';
 import { runProcess } from '../../../src/runner/executor';
 
 test('a log whose file does not keep up asks for a wait past its backlog mark, and lets go once the file caught up', async () => {

@@ -4,17 +4,17 @@
 // SubmissionOutcome (resultModel.ts), its summary lines in the channel, and the results panel or a notification as
 // kernelRunner.openResults says. Failures go to failureActions.ts (buttons). Nothing here decides what happens.
 import * as vscode from 'vscode';
-import { formatElapsed } from '../core/format/index';
-import type { SubmissionMode } from '../core/protocol/api';
-import type { Connection, Explanation, ResumeState, Route, SubmissionEvent, SubmissionOutcome } from '../core/submission/index';
-import type { Config } from './config';
+import { formatElapsed } from '../../core/format/index';
+import type { SubmissionMode } from '../../core/protocol/api';
+import type { Connection, Explanation, ResumeState, Route, SubmissionEvent, SubmissionOutcome } from '../../core/submission/index';
+import type { Config } from '../config';
 import { notifyFailure, type FailureActionHost } from './failureActions';
-import { outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from './resultModel';
-import type { ProfileActions, ResultsPanels } from './resultsPanel';
-import type { RunLog, RunOutput } from './runOutput';
+import { outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from '../resultModel';
+import type { ProfileActions, ResultsPanels } from '../resultsPanel';
+import type { RunLog, RunOutput } from './output';
 import type { ActiveJobs, JobStatus } from './activeJobs';
-import { notify } from './ui';
-import type { ResultView } from '../webview/protocol';
+import { notify } from '../ui';
+import type { ResultView } from '../../webview/protocol';
 
 /** How the editor names a run: the command's title, the file, the mode, when it started. */
 export interface RunHeading {
@@ -44,7 +44,7 @@ const stripClock = (text: string) => text.replace(/^\[\d\d:\d\d\] /, '');
  * The status bar's extra words for a stage: what it says beyond the phase ("MI300: 3 queued", "profile.1",
  * "processing"); none when the queue position says it all.
  */
-export function statusNote(stage: string, phase: string, queuePosition?: number): string | undefined {
+function statusNote(stage: string, phase: string, queuePosition?: number): string | undefined {
   if (queuePosition !== undefined || stage === phase) return undefined;
   if (stage.startsWith(`${phase} (`) && stage.endsWith(')')) return stage.slice(phase.length + 2, -1);
   if (stage.startsWith(`${phase} `)) return stage.slice(phase.length + 1);

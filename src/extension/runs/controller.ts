@@ -9,8 +9,8 @@
 // next activation.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import type { RunnerClient } from '../core/client';
-import type { SubmissionMode } from '../core/protocol/api';
+import type { RunnerClient } from '../../core/client';
+import type { SubmissionMode } from '../../core/protocol/api';
 import {
   explain,
   pollIntervalFromEnv,
@@ -20,25 +20,25 @@ import {
   type ResumeState,
   type SubmissionOutcome,
   type WorkflowOptions,
-} from '../core/submission/index';
-import { summarizePath } from '../trace/index';
-import { ChoiceStore, documentChooser, offerDirectives, type Choice } from './choices';
-import type { Ctx } from './ctx';
-import type { SubmissionDiagnostics } from './diagnostics';
+} from '../../core/submission/index';
+import { summarizePath } from '../../trace/index';
+import { ChoiceStore, documentChooser, offerDirectives, type Choice } from '../choices';
+import type { Ctx } from '../ctx';
+import type { SubmissionDiagnostics } from '../diagnostics';
 import type { FailureActionHost, RerunChange } from './failureActions';
-import { InFlightStore, resumeStateOf, type InFlightSubmission } from './gpumode/inflight';
-import { describeBlocking } from '../core/gpumode/preflight';
-import type { ProfileActions, ResultsPanels } from './resultsPanel';
-import type { RunStore } from './runStore';
-import { RunPresenter, type RunHeading } from './runPresenter';
-import type { RunLog, RunOutput } from './runOutput';
+import { InFlightStore, resumeStateOf, type InFlightSubmission } from '../gpumode/inflight';
+import { describeBlocking } from '../../core/gpumode/preflight';
+import type { ProfileActions, ResultsPanels } from '../resultsPanel';
+import type { RunStore } from './store';
+import { RunPresenter, type RunHeading } from './presenter';
+import type { RunLog, RunOutput } from './output';
 import type { ActiveJobs } from './activeJobs';
-import type { TargetChoice, Targets } from './targets';
-import type { TraceFiles } from './traceFiles';
-import { hooks, notify, pickOne } from './ui';
-import { profileOptionsForRun } from './profileOptions';
-import type { ProfileOptions } from '../core/profileOptions';
-import type { ResultView } from '../webview/protocol';
+import type { TargetChoice, Targets } from '../targets';
+import type { TraceFiles } from '../traceFiles';
+import { hooks, notify, pickOne } from '../ui';
+import type { ResultView } from '../../webview/protocol';
+import { profileOptionsForRun } from '../profileOptions';
+import type { ProfileOptions } from '../../core/profileOptions';
 
 export interface RunRequest {
   mode: SubmissionMode;
@@ -49,7 +49,7 @@ export interface RunRequest {
   where?: TargetChoice;
 }
 
-export interface RunRecord {
+export interface EditorRun {
   file: string;
   mode: SubmissionMode;
   target: { baseUrl: string; label: string };
@@ -74,33 +74,53 @@ interface ActiveRun {
   /** The file's URI (string form) and where it was sent, to tell a repeated click from another run. */
   uri: string;
   where?: TargetChoice;
-  record: Partial<RunRecord> & { file: string };
+  record: Partial<EditorRun> & { file: string };
   done: Promise<void>;
+}
+
+/** What a RunController works with, made once by the extension's activation (main.ts). */
+export interface RunControllerDeps {
+  ctx: Ctx;
+  targets: Targets;
+  output: RunOutput;
+  jobs: ActiveJobs;
+  panels: ResultsPanels;
+  traceFiles: TraceFiles;
+  diagnostics: SubmissionDiagnostics;
+  store: RunStore;
 }
 
 export class RunController implements vscode.Disposable {
   private readonly active = new Map<number, ActiveRun>();
   private nextId = 1;
   private readonly choices: ChoiceStore;
-  private readonly history: RunRecord[] = [];
+  private readonly history: EditorRun[] = [];
   private readonly inflight: InFlightStore;
   private disposing = false;
   private readonly finishedEmitter = new vscode.EventEmitter<void>();
   /** After every run (its submission may now show in "My Submissions"). */
   readonly onDidFinishRun = this.finishedEmitter.event;
 
-  constructor(
-    private readonly ctx: Ctx,
-    private readonly targets: Targets,
-    private readonly output: RunOutput,
-    private readonly jobs: ActiveJobs,
-    private readonly panels: ResultsPanels,
-    private readonly traceFiles: TraceFiles,
-    private readonly diagnostics: SubmissionDiagnostics,
-    private readonly store: RunStore,
-  ) {
-    this.choices = new ChoiceStore(ctx.extCtx.workspaceState);
-    this.inflight = new InFlightStore(ctx.extCtx.globalState);
+  private readonly ctx: Ctx;
+  private readonly targets: Targets;
+  private readonly output: RunOutput;
+  private readonly jobs: ActiveJobs;
+  private readonly panels: ResultsPanels;
+  private readonly traceFiles: TraceFiles;
+  private readonly diagnostics: SubmissionDiagnostics;
+  private readonly store: RunStore;
+
+  constructor(deps: RunControllerDeps) {
+    this.ctx = deps.ctx;
+    this.targets = deps.targets;
+    this.output = deps.output;
+    this.jobs = deps.jobs;
+    this.panels = deps.panels;
+    this.traceFiles = deps.traceFiles;
+    this.diagnostics = deps.diagnostics;
+    this.store = deps.store;
+    this.choices = new ChoiceStore(deps.ctx.extCtx.workspaceState);
+    this.inflight = new InFlightStore(deps.ctx.extCtx.globalState);
   }
 
   /** Between polls of a background submission: a test's hook, else KERNEL_RUNNER_POLL_MS, else popcorn-cli's 5 s. */
@@ -113,7 +133,7 @@ export class RunController implements vscode.Disposable {
     return this.inflight.list();
   }
 
-  get lastRun(): RunRecord | undefined {
+  get lastRun(): EditorRun | undefined {
     return this.history[this.history.length - 1];
   }
 
@@ -168,7 +188,7 @@ export class RunController implements vscode.Disposable {
     }
   }
 
-  private remember(record: RunRecord, run: ActiveRun): void {
+  private remember(record: EditorRun, run: ActiveRun): void {
     run.record = record;
     this.history.push(record);
     if (this.history.length > 20) this.history.shift();
@@ -239,7 +259,7 @@ export class RunController implements vscode.Disposable {
       }
       profile = options;
     }
-    const record: RunRecord = { file, mode: req.mode, target: { baseUrl: connection.baseUrl, label: connection.label } };
+    const record: EditorRun = { file, mode: req.mode, target: { baseUrl: connection.baseUrl, label: connection.label } };
     this.remember(record, run);
 
     let entry: InFlightSubmission | undefined;
@@ -283,7 +303,7 @@ export class RunController implements vscode.Disposable {
   private async conclude(
     outcome: SubmissionOutcome,
     presenter: RunPresenter,
-    record: RunRecord,
+    record: EditorRun,
     host: FailureActionHost,
     entry: InFlightSubmission | undefined,
     resumed: boolean,
@@ -314,7 +334,7 @@ export class RunController implements vscode.Disposable {
   }
 
   /** Into the run store (the Runs view, the timing lens) with its traces; the stored view points at the kept traces. */
-  private async keep(view: ResultView, record: RunRecord, outcome: SubmissionOutcome, about: { uri: string; title: string; startedAt: number }): Promise<ResultView> {
+  private async keep(view: ResultView, record: EditorRun, outcome: SubmissionOutcome, about: { uri: string; title: string; startedAt: number }): Promise<ResultView> {
     try {
       const stored = await this.store.save({
         file: record.file,
@@ -438,7 +458,7 @@ export class RunController implements vscode.Disposable {
   }
 
   private async followResumed(entry: InFlightSubmission, run: ActiveRun, state: ResumeState, presenter: RunPresenter, host: FailureActionHost, connection: Connection): Promise<void> {
-    const record: RunRecord = { file: entry.file, mode: entry.mode, target: { baseUrl: connection.baseUrl, label: connection.label }, choice: { leaderboard: entry.leaderboard, gpu: entry.gpu }, jobId: entry.id };
+    const record: EditorRun = { file: entry.file, mode: entry.mode, target: { baseUrl: connection.baseUrl, label: connection.label }, choice: { leaderboard: entry.leaderboard, gpu: entry.gpu }, jobId: entry.id };
     this.remember(record, run);
     presenter.beginResumed(state, connection);
     record.log = presenter.log;

@@ -4,19 +4,19 @@
 // Perfetto included), delete it, reveal its trace file.
 import * as vscode from 'vscode';
 import { join } from 'node:path';
-import { formatElapsed } from '../core/format/index';
-import { queueLabel } from '../core/protocol/api';
+import { formatElapsed } from '../../core/format/index';
+import { queueLabel } from '../../core/protocol/api';
 import type { ActiveJobs, JobStatus } from './activeJobs';
-import type { ResultsPanel, ResultsPanels } from './resultsPanel';
-import type { RunStore, StoredRun } from './runStore';
-import { keptTraceActions, type TraceFiles } from './traceFiles';
-import { notify, pickOne } from './ui';
-import type { CompareSide } from './comparePanel';
-import { commandId } from './commandIds';
+import type { ResultsPanel, ResultsPanels } from '../resultsPanel';
+import type { RunStore, RunStoreEntry } from './store';
+import { keptTraceActions, type TraceFiles } from '../traceFiles';
+import { notify, pickOne } from '../ui';
+import type { CompareSide } from '../comparePanel';
+import { commandId } from '../commandIds';
 
-export const RUNS_VIEW_ID = 'kernelRunner.runs';
+const RUNS_VIEW_ID = 'kernelRunner.runs';
 
-const ICONS: Record<StoredRun['outcome'], [string, string]> = {
+const ICONS: Record<RunStoreEntry['outcome'], [string, string]> = {
   success: ['pass', 'testing.iconPassed'],
   failure: ['error', 'testing.iconFailed'],
   error: ['warning', 'list.warningForeground'],
@@ -25,7 +25,7 @@ const ICONS: Record<StoredRun['outcome'], [string, string]> = {
 };
 
 /** "just now", "5 min ago", "3 h ago", else the date and time. */
-export function whenLabel(ms: number, now = Date.now()): string {
+function whenLabel(ms: number, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));
   if (s < 60) return 'just now';
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
@@ -34,7 +34,7 @@ export function whenLabel(ms: number, now = Date.now()): string {
 }
 
 /** A command's argument: the tree's element, or a run id (the timing lens, the test API). */
-type RunArg = StoredRun | string | undefined;
+type RunArg = RunStoreEntry | string | undefined;
 
 /** A row of a run going on now. */
 export interface ActiveRunNode {
@@ -42,7 +42,7 @@ export interface ActiveRunNode {
   job: JobStatus;
 }
 
-type RunNode = ActiveRunNode | StoredRun;
+type RunNode = ActiveRunNode | RunStoreEntry;
 
 const isActive = (n: RunNode): n is ActiveRunNode => 'activeId' in n;
 
@@ -100,7 +100,7 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     return item;
   }
 
-  private runOf(arg: RunArg): StoredRun | undefined {
+  private runOf(arg: RunArg): RunStoreEntry | undefined {
     const id = typeof arg === 'string' ? arg : arg?.id;
     return id ? this.store.get(id) : undefined;
   }
@@ -127,7 +127,7 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
       const run = this.runOf(arg);
       return run && run.traces.length ? run : undefined;
     };
-    let runs = (selected ?? []).map(traced).filter((r): r is StoredRun => r !== undefined);
+    let runs = (selected ?? []).map(traced).filter((r): r is RunStoreEntry => r !== undefined);
     if (runs.length !== 2) {
       const first = traced(clicked) ?? runs[0];
       const others = this.store.list().filter((r) => r.traces.length && r.id !== first?.id);
@@ -142,8 +142,8 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
       if (!pick) return undefined;
       runs = [first, pick.run];
     }
-    const [a, b] = [...runs].sort((x, y) => x.storedAt - y.storedAt) as [StoredRun, StoredRun];
-    const side = (r: StoredRun): CompareSide => ({ label: `${r.file} · ${r.mode}, ${whenLabel(r.storedAt)} (${r.traces[0]})`, path: join(this.store.dirOf(r.id), r.traces[0] as string) });
+    const [a, b] = [...runs].sort((x, y) => x.storedAt - y.storedAt) as [RunStoreEntry, RunStoreEntry];
+    const side = (r: RunStoreEntry): CompareSide => ({ label: `${r.file} · ${r.mode}, ${whenLabel(r.storedAt)} (${r.traces[0]})`, path: join(this.store.dirOf(r.id), r.traces[0] as string) });
     return [side(a), side(b)];
   }
 

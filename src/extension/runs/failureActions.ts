@@ -3,11 +3,12 @@
 // run again in profile mode on another AMD Instinct GPU ("Profile on MI355X") or on GPU MODE's service ("Profile
 // on GPU MODE": kernelRunner.server stays as it is; without a cli_id, registration comes first).
 import * as vscode from 'vscode';
-import type { Action, ActionId, Explanation } from '../core/submission/index';
-import { commandId } from './commandIds';
-import type { RegistrationOutcome } from './gpumode/registration';
-import type { TargetChoice, Targets } from './targets';
-import { notify } from './ui';
+import type { Action, ActionId, Explanation } from '../../core/submission/index';
+import { commandId } from '../commandIds';
+import type { RegistrationOutcome } from '../gpumode/registration';
+import type { TargetChoice, Targets } from '../targets';
+import { notify } from '../ui';
+import { errorMessage } from '../../core/errors';
 
 /** What a button may change about the run it repeats. */
 export interface RerunChange {
@@ -34,7 +35,7 @@ const COMMANDS: Partial<Record<ActionId, string>> = {
   'show-problems': 'workbench.actions.view.problems',
 };
 
-export const SHOW_OUTPUT = 'Show Output';
+const SHOW_OUTPUT = 'Show Output';
 
 /** The error notification with the explanation's actions; a click runs the action. */
 export function notifyFailure(text: string, explanation: Explanation, host: FailureActionHost): void {
@@ -42,11 +43,11 @@ export function notifyFailure(text: string, explanation: Explanation, host: Fail
   void notify.error(text, ...actions.map((a) => a.label), SHOW_OUTPUT).then((pick) => {
     if (pick === SHOW_OUTPUT) host.showOutput();
     const chosen = actions.find((a) => a.label === pick);
-    if (chosen) void runAction(chosen, host).catch((err: unknown) => notify.error(`Kernel Runner: ${err instanceof Error ? err.message : String(err)}`));
+    if (chosen) void runAction(chosen, host).catch((err: unknown) => notify.error(`Kernel Runner: ${errorMessage(err)}`));
   });
 }
 
-export async function runAction(action: Action, host: FailureActionHost): Promise<void> {
+async function runAction(action: Action, host: FailureActionHost): Promise<void> {
   const command = COMMANDS[action.id];
   if (command) {
     await vscode.commands.executeCommand(command);

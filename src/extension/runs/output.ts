@@ -4,9 +4,7 @@
 // several runs write at once, each line in the channel starts with its run's tag (`[gemm.py · profile]`), so that
 // each run's section can be told apart (and filtered with the channel's filter box).
 import * as vscode from 'vscode';
-import type { Config } from './config';
-
-export type LineOrigin = 'stdout' | 'stderr';
+import type { Config } from '../config';
 
 /** What one run printed, kept for the result panel and the test API. */
 export class RunLog {

@@ -6,14 +6,14 @@
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { z } from '../core/protocol/zod';
-import type { RunnerClient } from '../core/client';
-import { formatNs, formatSeconds } from '../core/format/index';
-import { addCounterTotals, counterTotals, type ProfiledKernel } from '../core/kernelTimings';
-import { runsToRemove } from '../core/runRetention';
-import type { ResultView } from '../webview/protocol';
+import { z } from '../../core/protocol/zod';
+import type { RunnerClient } from '../../core/client';
+import { formatNs, formatSeconds } from '../../core/format/index';
+import { addCounterTotals, counterTotals, type ProfiledKernel } from '../../core/kernelTimings';
+import { runsToRemove } from '../../core/runRetention';
+import type { ResultView } from '../../webview/protocol';
 
-const storedRunSchema = z.object({
+const runStoreEntrySchema = z.object({
   id: z.string().regex(/^[\w-]+$/),
   file: z.string(),
   /** The source file's URI (string form), for the timing lens. */
@@ -45,7 +45,7 @@ const storedRunSchema = z.object({
   /** The roofline peaks the lens holds the counters to (the first profile's with a roofline). */
   peaks: z.object({ hbmGBps: z.number().nullable(), valuFp32: z.number().nullable(), mfmaFp32: z.number().nullable() }).optional(),
 });
-export type StoredRun = z.output<typeof storedRunSchema>;
+export type RunStoreEntry = z.output<typeof runStoreEntrySchema>;
 
 const RUN_FILE = 'run.json';
 
@@ -62,7 +62,7 @@ export interface RunToStore {
 }
 
 /** What the Runs view shows after the file and mode. */
-export function runHeadline(view: ResultView): string {
+function runHeadline(view: ResultView): string {
   if (view.rankedScore) return `score ${view.rankedScore.text}`;
   const summaries = view.profiles.flatMap((p) => (p.summary ? [p.summary] : []));
   if (summaries.length) {
@@ -105,7 +105,7 @@ function mergedKernels(view: ResultView): ProfiledKernel[] {
 }
 
 /** The peaks of the run's first profile with a roofline (what the timing lens holds its counters to). */
-function rooflinePeaks(view: ResultView): StoredRun['peaks'] {
+function rooflinePeaks(view: ResultView): RunStoreEntry['peaks'] {
   const r = view.profiles.find((p) => p.summary?.roofline)?.summary?.roofline;
   return r ? { hbmGBps: r.peaks.hbmGBps, valuFp32: r.peaks.valuFp32, mfmaFp32: r.peaks.mfmaFp32 } : undefined;
 }
@@ -123,7 +123,7 @@ async function folderBytes(dir: string): Promise<number> {
 }
 
 export class RunStore {
-  private runs: StoredRun[] = [];
+  private runs: RunStoreEntry[] = [];
   private loaded: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
 
@@ -150,12 +150,12 @@ export class RunStore {
   /** Reads the stored runs once (anything unreadable, e.g. from another version, is left out). */
   load(): Promise<void> {
     this.loaded ??= (async () => {
-      const found: StoredRun[] = [];
+      const found: RunStoreEntry[] = [];
       for (const e of await readdir(this.root, { withFileTypes: true }).catch(() => [])) {
         if (!e.isDirectory()) continue;
         try {
           const raw = JSON.parse(await readFile(join(this.root, e.name, RUN_FILE), 'utf8')) as { run?: unknown };
-          const parsed = storedRunSchema.safeParse(raw.run);
+          const parsed = runStoreEntrySchema.safeParse(raw.run);
           if (parsed.success && parsed.data.id === e.name) found.push(parsed.data);
         } catch {
           // a half-written or foreign folder
@@ -168,11 +168,11 @@ export class RunStore {
   }
 
   /** Newest first. */
-  list(): StoredRun[] {
+  list(): RunStoreEntry[] {
     return [...this.runs];
   }
 
-  get(id: string): StoredRun | undefined {
+  get(id: string): RunStoreEntry | undefined {
     return this.runs.find((r) => r.id === id);
   }
 
@@ -181,7 +181,7 @@ export class RunStore {
   }
 
   /** The newest run of this file that profiled kernels. */
-  latestProfileOf(uri: string): StoredRun | undefined {
+  latestProfileOf(uri: string): RunStoreEntry | undefined {
     return this.runs.find((r) => r.uri === uri && r.kernels.length > 0);
   }
 
@@ -200,7 +200,7 @@ export class RunStore {
    * Stores a finished run with its traces: local trace files are copied in, the runner's artifacts downloaded;
    * the stored view's profiles point at the copies. Returns the stored run and its view.
    */
-  async save(input: RunToStore): Promise<{ run: StoredRun; view: ResultView }> {
+  async save(input: RunToStore): Promise<{ run: RunStoreEntry; view: ResultView }> {
     await this.load();
     const storedAt = Date.now();
     const id = `${storedAt}-${randomBytes(3).toString('hex')}`;
@@ -227,7 +227,7 @@ export class RunStore {
       profiles.push(localPath ? { ...p, localPath: join(dir, localPath) } : p);
     }
     const view: ResultView = { ...input.view, profiles };
-    const run: StoredRun = {
+    const run: RunStoreEntry = {
       id,
       file: input.file,
       ...(input.uri ? { uri: input.uri } : {}),

@@ -2,6 +2,7 @@
 // section (how to run, profile and compare a kernel) and the MCP client configuration of VS Code
 // (.vscode/mcp.json), Claude Code (.mcp.json) and Codex (~/.codex/config.toml, printed only: it is the user's file).
 // Nothing is written without `write`; files are merged (other servers and text kept), never replaced.
+import { KernelRunnerError } from '../core/errors';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -68,7 +69,10 @@ export function renderSetup(dir: string, o: AgentSetupOptions = {}): string {
   ].join('\n');
 }
 
-export class AgentSetupError extends Error {}
+export class AgentSetupError extends KernelRunnerError {
+  override readonly name = 'AgentSetupError';
+  readonly code = 'CLI_AGENT_SETUP';
+}
 
 async function readIfThere(file: string): Promise<string | undefined> {
   try {

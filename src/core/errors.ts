@@ -67,6 +67,7 @@ const CORE_CODES = {
   SUBMISSION_PROTOCOL: { kind: 'protocol', explanation: 'The service sent something this version cannot read during the submission.' },
   SUBMISSION_CANCELLED: { kind: 'cancelled', explanation: 'The submission was cancelled.' },
   SUBMISSION_INTERNAL: { kind: 'internal', explanation: 'The submission failed for a reason this version did not foresee (a bug).' },
+  PROFILE_OPTION: { kind: 'usage', explanation: 'A profile option (counters, kernel selection, PC sampling) has a value that cannot be used.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** Errors of src/trace: rocprof output and code objects that cannot be read. */
@@ -79,6 +80,7 @@ const TRACE_CODES = {
   TRACE_ELF_FORMAT: { kind: 'usage', explanation: 'The file is not a well-formed ELF file.' },
   TRACE_CODE_OBJECT: { kind: 'usage', explanation: 'The file is not an AMDGPU code object that can be read.' },
   TRACE_DISASSEMBLY: { kind: 'usage', explanation: 'No llvm-objdump for the AMDGPU target, or it failed to disassemble.' },
+  TRACE_DIGEST_BUDGET: { kind: 'usage', explanation: 'The profile digest cannot fit in the byte budget asked for, even with every list cut.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** Errors of src/runner: start-up, HTTP answers, jobs, problems, the store. */
@@ -91,11 +93,15 @@ const RUNNER_CODES = {
   RUNNER_PROFILER: { kind: 'no-profiler', explanation: 'The profiler asked for is not available on this machine.' },
   RUNNER_QUEUE_FULL: { kind: 'rate-limited', explanation: "The runner's queue is full: try again later." },
   RUNNER_PROBLEM: { kind: 'usage', explanation: 'A problem (task.yml, competition entry) in the problems folder cannot be read.' },
+  RUNNER_COUNTERS: { kind: 'usage', explanation: 'The counters asked for cannot be collected on this GPU (unknown arch or counter set).' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** Errors of src/cli. */
 const CLI_CODES = {
   CLI_EXIT: { kind: 'usage', explanation: 'A command ends with a one-line message and the exit code it chose.' },
+  CLI_AGENT_SETUP: { kind: 'usage', explanation: 'setup-agent cannot merge into a config file that is not plain JSON, or cannot write it.' },
+  CLI_MCP_TARGET: { kind: 'usage', explanation: 'The MCP server cannot reach or identify the target it was started for.' },
+  CLI_MCP_TOOL: { kind: 'usage', explanation: 'An MCP tool was called with arguments it cannot use, or its run failed.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** Every error code, by layer. */

@@ -2,6 +2,7 @@
 // which hardware counters rocprofv3 collects, which kernels a profile run looks at, and PC sampling. One definition, checked the
 // same way by the runner (a 400), the CLI (exit 2) and the editor (a setting's message), so that nothing a user
 // typed reaches a command line unchecked. Pure module: no Node imports.
+import { KernelRunnerError } from './errors';
 
 /** Form field names on `POST /{lb}/{gpu}/profile` (and the background route). */
 export const PROFILE_FORM_FIELDS = {
@@ -52,7 +53,9 @@ export interface ProfileOptions {
   pcSamplingInterval?: number;
 }
 
-export class ProfileOptionError extends Error {
+export class ProfileOptionError extends KernelRunnerError {
+  override readonly name = 'ProfileOptionError';
+  readonly code = 'PROFILE_OPTION';
   /** The form field / option the problem is about. */
   constructor(
     readonly field: keyof ProfileOptions,

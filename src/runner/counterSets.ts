@@ -3,6 +3,7 @@
 //   roofline        the counters of the roofline formulas (../shared/docs/roofline.md, rocprof-compute's calc_ai);
 //   speed-of-light  those of rocprof-compute's block 2 (0200_system_speed_of_light.yaml of the arch);
 //   a list          the names given, on any arch.
+import { KernelRunnerError } from '../core/errors';
 import { type CounterRequest } from '../core/profileOptions';
 
 const SUPPORTED_ARCHS = ['gfx90a', 'gfx942', 'gfx950'] as const;
@@ -123,7 +124,10 @@ export function archOfGpuName(name: string): GpuArch | null {
   return null;
 }
 
-export class CounterSetError extends Error {}
+export class CounterSetError extends KernelRunnerError {
+  override readonly name = 'CounterSetError';
+  readonly code = 'RUNNER_COUNTERS';
+}
 
 /** The `--pmc` groups for a request on an arch; a preset needs a known arch. */
 export function counterPasses(req: CounterRequest, arch: GpuArch | null, gpuLabel: string): string[][] {

@@ -226,7 +226,8 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
   );
 }
 
-function renderTrace(s: TraceSummary): HTMLElement {
+/** @public The test bundle (test/support/webviewBrowser.ts) imports it by name. */
+export function renderTrace(s: TraceSummary): HTMLElement {
   return h(
     'div',
     { class: 'trace' },

@@ -1,6 +1,7 @@
 // Where the MCP server's submissions go: the same rules as `kernel-runner submit` (an embedded runner started on
 // first use by default, `--server URL` for a runner of ours, `--server gpumode` for GPU MODE with the user's
 // cli_id), one connection for the server's lifetime.
+import { KernelRunnerError } from '../../core/errors';
 import path from 'node:path';
 import { defaultStateDir } from '../../core/runnerToken';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
@@ -16,7 +17,10 @@ export interface TargetOptions {
   tokenFile?: string;
 }
 
-export class TargetError extends Error {}
+export class TargetError extends KernelRunnerError {
+  override readonly name = 'TargetError';
+  readonly code = 'CLI_MCP_TARGET';
+}
 
 export interface Target {
   /** The connection, made on first use; a failure is a TargetError with the workflow's explanation. */

@@ -1,6 +1,7 @@
 // The MCP server's tools, as plain functions of their arguments: submit (through the one submission workflow of
 // src/core/submission), get_run, list_leaderboards, profile_digest, compare, isa. Each returns a small JSON-able
 // object; server.ts wraps them for the protocol.
+import { KernelRunnerError } from '../../core/errors';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isSubmissionMode, type SubmissionMode } from '../../core/protocol/api';
@@ -9,7 +10,10 @@ import { compareResultTimings, readResultInput } from '../compareInputs';
 import { describeRun, pushOutput, saveResultFile, type RunRecord } from './runs';
 import type { Target } from './target';
 
-export class ToolError extends Error {}
+export class ToolError extends KernelRunnerError {
+  override readonly name = 'ToolError';
+  readonly code = 'CLI_MCP_TOOL';
+}
 
 export interface ToolContext {
   target: Target;

@@ -1,6 +1,7 @@
 // A TraceSummary (plus what the caller knows: fingerprints, code objects, the evaluator's result, links, a
 // baseline) to one ProfileDigest within a byte budget: the digest is built at the most generous cap level whose
 // JSON fits, lists cut with `+N more (share x%)` entries, never a value cut in the middle. Same input, same bytes.
+import { KernelRunnerError } from '../../core/errors';
 import {
   PROFILE_DIGEST_SCHEMA_VERSION, type DigestCounters, type DigestEvaluator, type DigestKernel, type DigestLink,
   type DigestWarning, type ProfileDigest,
@@ -28,7 +29,10 @@ export interface DigestInput extends ProvenanceInput {
   maxBytes?: number;
 }
 
-export class DigestBudgetError extends Error {}
+export class DigestBudgetError extends KernelRunnerError {
+  override readonly name = 'DigestBudgetError';
+  readonly code = 'TRACE_DIGEST_BUDGET';
+}
 
 function countersOf(summary: TraceSummary, caps: DigestCaps): ProfileDigest['counters'] {
   if (!summary.counters) return null;

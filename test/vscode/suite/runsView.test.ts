@@ -227,6 +227,7 @@ describe('several runs, the Runs view, the timing lens', function () {
     assert.equal(panel.view.profiles[0]?.summary?.kernelTotals.calls, 9);
 
     const editor = await vscode.window.showTextDocument(doc);
+    const original = doc.getText();
     try {
       const start = doc.getText().indexOf('__global__ void subtract_kernel');
       const end = doc.getText().indexOf('__global__ void scale_kernel');
@@ -237,8 +238,15 @@ describe('several runs, the Runs view, the timing lens', function () {
       });
       assert.equal(left[0]?.line, lineOf('__global__ void addition_kernel'));
     } finally {
-      await vscode.commands.executeCommand('workbench.action.files.revert');
+      // Put the text back through the document itself (a revert command acts on whichever editor has focus, and a
+      // later run would save the cut file into the workspace the other suites use).
+      const all = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+      const restore = new vscode.WorkspaceEdit();
+      restore.replace(doc.uri, all, original);
+      await vscode.workspace.applyEdit(restore);
+      await doc.save();
     }
+    assert.equal(doc.getText(), original);
     await waitFor('the reverted file to have both lenses again', async () => (await timingLenses(timed)).length === 2);
     assert.ok(!doc.isDirty);
   });

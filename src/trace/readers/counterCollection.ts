@@ -3,7 +3,7 @@
 // Every dispatch is counted once however many counters it has. When no kernel trace of the same run was read,
 // the dispatches are the kernel data (calls; times only when the file has timestamps).
 import type { AgentState } from '../accumulator';
-import { streamCsv } from '../csvFile';
+import { streamCsv, type RowHandler } from '../csvFile';
 import { fieldNumber, type CsvRow } from '../csvScanner';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import type { FileSource } from '../sources';
@@ -73,22 +73,35 @@ export async function readCounterCollection(
       [9, c.find('LDS_Block_Size', 'Group_Segment_Size')], [10, c.find('Scratch_Size', 'Private_Segment_Size')],
     ];
     const agentCache = new Map<string, AgentState | null>();
-    return (row: CsvRow) => {
-      const dispatch = fieldNumber(row, cDispatch);
+    // The fields before the counter's own (Counter_Name, Counter_Value, the timestamps) are the dispatch's: a row
+    // whose scanner says they repeat the row before's bytes is another counter of the dispatch of that row.
+    const firstPerCounter = Math.min(...[cCounter, cValue, cStart, cEnd].filter((i) => i >= 0));
+    const repeatable = cCounter >= 0 && cDispatch >= 0 && cName >= 0 && cDispatch < firstPerCounter && cName < firstPerCounter;
+    /** The row before was read whole (not a bad row): its dispatch, name id and timings are those of a repeat. */
+    let lastOk = false;
+    let lastDispatch = NaN;
+    let lastTimings: PassTimings | null = null;
+    const handler = (row: CsvRow): void => {
+      const repeat = lastOk && row.repeated;
+      lastOk = false;
+      const dispatch = repeat ? lastDispatch : fieldNumber(row, cDispatch);
       const value = fieldNumber(row, cValue);
       if (cName < 0 || cName >= row.fieldCount || cCounter < 0 || cCounter >= row.fieldCount || Number.isNaN(value) || Number.isNaN(dispatch)) {
         noteBadRow(problems, row);
         return;
       }
       // a dispatch's rows follow one another: the same name bytes as the row before need no lookup
-      const nStart = row.starts[cName] as number;
-      const nEnd = row.ends[cName] as number;
       let id: number;
-      if (lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, lastName)) id = lastNameId;
+      if (repeat) id = lastNameId;
       else {
-        id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
-        lastNameId = id;
-        lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+        const nStart = row.starts[cName] as number;
+        const nEnd = row.ends[cName] as number;
+        if (lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, lastName)) id = lastNameId;
+        else {
+          id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
+          lastNameId = id;
+          lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+        }
       }
       const name = kernels.texts[id] as string;
       const agg = (aggById[id] ??= tables.kernelCounters(name));
@@ -126,12 +139,20 @@ export async function readCounterCollection(
       if (value < known.min) known.min = value;
       if (value > known.max) known.max = value;
 
-      if (seen.has(dispatch)) {
+      if (repeat || seen.has(dispatch)) {
         // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
-        if (timed && !kernelsTraced && end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
+        if (!repeat) {
+          lastDispatch = dispatch;
+          lastTimings = timedDispatches.get(dispatch)?.timings ?? null;
+        }
+        lastOk = repeatable;
+        if (timed && !kernelsTraced && end >= start) lastTimings?.add(start, end);
         return;
       }
       seen.add(dispatch);
+      lastDispatch = dispatch;
+      lastTimings = null;
+      lastOk = repeatable;
       if (!sink?.repeatPass) agg.dispatches++;
       if (kernelsTraced) return;
       if (!timed) {
@@ -158,7 +179,12 @@ export async function readCounterCollection(
       const timings = new PassTimings();
       timings.add(start, end);
       timedDispatches.set(dispatch, { k, agent, timings });
+      lastTimings = timings;
     };
+    // and the timestamps after the counter's name and value are the dispatch's too
+    const tail = cStart > cValue && cStart > cCounter && cEnd > cValue && cEnd > cCounter ? Math.min(cStart, cEnd) : -1;
+    if (repeatable) (handler as RowHandler).repeat = { head: firstPerCounter, tail };
+    return handler;
   }, problems);
   const spread = new PassSpread();
   for (const [id, d] of timedDispatches) {

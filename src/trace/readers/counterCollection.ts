@@ -43,7 +43,10 @@ export async function readCounterCollection(
   /** Per kernel id, per counter id: the kernel's aggregate of that counter (one Map lookup per pair, not per row). */
   const statsById: Array<Array<{ samples: number; sum: number; min: number; max: number } | undefined>> = [];
   /** Raw bytes of each counter id, and the id that followed each id (index id + 1; -1 for the first row). */
-  const counterRaw: Buffer[] = [];
+  const counterRaw: DataView[] = [];
+  /** A view of the scanner's buffer, for comparing counter names 4 bytes at a time. */
+  let viewOf: Buffer | null = null;
+  let view: DataView = new DataView(new ArrayBuffer(0));
   const nextCounter: number[] = [];
   let lastCounterId = -1;
   let lastName = Buffer.alloc(0);
@@ -109,11 +112,18 @@ export async function readCounterCollection(
       const cStartAt = row.starts[cCounter] as number;
       const cEndAt = row.ends[cCounter] as number;
       const guess = nextCounter[lastCounterId + 1] ?? -1;
+      if (row.buf !== viewOf) {
+        viewOf = row.buf;
+        view = new DataView(viewOf.buffer, viewOf.byteOffset, viewOf.length);
+      }
       let counterId: number;
-      if (guess >= 0 && sameBytes(row.buf, cStartAt, cEndAt, counterRaw[guess] as Buffer)) counterId = guess;
+      if (guess >= 0 && sameView(view, cStartAt, cEndAt, counterRaw[guess] as DataView)) counterId = guess;
       else {
         counterId = counterNames.idFor(row.buf, cStartAt, cEndAt, row.escaped[cCounter] as number);
-        counterRaw[counterId] ??= Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+        if (counterRaw[counterId] === undefined) {
+          const raw = Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+          counterRaw[counterId] = new DataView(raw.buffer, raw.byteOffset, raw.length);
+        }
         nextCounter[lastCounterId + 1] = row.escaped[cCounter] ? -1 : counterId;
       }
       lastCounterId = counterId;
@@ -197,6 +207,16 @@ export async function readCounterCollection(
   if (passes) acc.warnings.push(passes);
   for (const [name, calls] of untimedCalls) mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
   return { rows, dispatches: seen.size, timed };
+}
+
+/** The bytes `view[start..end)` equal `raw`, 4 at a time (a native compare costs more to call on short names). */
+function sameView(view: DataView, start: number, end: number, raw: DataView): boolean {
+  const n = end - start;
+  if (n !== raw.byteLength) return false;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== raw.getInt32(i, true)) return false;
+  for (; i < n; i++) if (view.getUint8(start + i) !== raw.getUint8(i)) return false;
+  return true;
 }
 
 /** Field bytes `buf[start..end)` equal `raw` (a JS loop: names are short, a native compare costs more to call). */

@@ -11,7 +11,7 @@ import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCoun
 import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
-import { CounterTableBuilder } from '../counters/counterTable';
+import { CounterTableBuilder, type CounterColumn } from '../counters/counterTable';
 
 /** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
 export interface CounterSink {
@@ -52,7 +52,7 @@ export async function readCounterCollection(
   let lastName = Buffer.alloc(0);
   let lastNameId = -1;
   /** Per counter id: its column in the sink, null when the sink does not keep it. */
-  const sinkColumns: Array<number[] | null> = [];
+  const sinkColumns: Array<CounterColumn | null> = [];
   const aggById: KernelCounterAgg[] = [];
   const untimedCalls = new Map<string, number>();
   const seen = new Set<number>();

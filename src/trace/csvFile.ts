@@ -1,7 +1,7 @@
 // Streaming a CSV FileSource through the byte scanner, with columns looked up by header name.
 import { closeSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createCsvScanner, fieldText, type CsvRow, type CsvScanner, type FieldGuess } from './csvScanner';
+import { createCsvScanner, fieldText, type CsvRow, type CsvScanner, type FieldGuess, type RepeatedFields } from './csvScanner';
 import { FileRows } from './fileRows';
 import type { FileSource } from './sources';
 import { YIELD_BYTES } from './limits';
@@ -65,8 +65,8 @@ export async function readCsvHeader(source: FileSource, maxFields?: number): Pro
  * `onHeader` gets the parsed header and returns the row handler; `progress.rowsRead` counts rows handed over so
  * far (still valid when a malformed row throws half-way).
  */
-/** A row handler; with `guess`, the scanner tries it on every row (see FieldGuess). */
-export type RowHandler = ((row: CsvRow) => void) & { guess?: FieldGuess };
+/** A row handler; with `guess`, the scanner tries it on every row (see FieldGuess); `repeat`: see RepeatedFields. */
+export type RowHandler = ((row: CsvRow) => void) & { guess?: FieldGuess; repeat?: RepeatedFields };
 
 export async function streamCsv(
   source: FileSource,
@@ -83,6 +83,7 @@ export async function streamCsv(
       if (handler === null) {
         handler = onHeader(new Columns(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))));
         scanner.setGuess(handler.guess);
+        scanner.setRepeat(handler.repeat);
         return;
       }
       rows++;

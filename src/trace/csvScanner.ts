@@ -50,6 +50,11 @@ export interface CsvRow {
   low: Float64Array;
   /** The guessed field (see FieldGuess) held exactly the guessed bytes. */
   guessed: boolean;
+  /**
+   * The row's first `repeat.head` fields (see CsvScannerOptions) are byte for byte the previous row's, so their
+   * entries here are the previous row's (offsets moved to this row) and were not scanned again.
+   */
+  repeated: boolean;
   /** 1-based line number where the row starts. */
   line: number;
   /** Offset of the row's first byte from the first byte fed (a BOM counts). */
@@ -79,6 +84,20 @@ export interface CsvScannerOptions {
   guess?: FieldGuess;
   /** Rows that start at or after this offset (from the first byte fed) are not scanned: see `stoppedAt`. */
   stopAt?: number;
+  repeat?: RepeatedFields;
+}
+
+/**
+ * Fields that often repeat the previous row's bytes (a long-layout counter file repeats a dispatch's fields and
+ * timestamps on each of its counter rows, around the counter's name and value): the scanner compares those bytes
+ * with the previous row's (4 at a time) and, when equal, takes its fields over instead of scanning them. Equal
+ * bytes parse the same, so this changes no result, only how many bytes are scanned.
+ */
+export interface RepeatedFields {
+  /** The first `head` fields (then the row is `repeated`); 0: none. */
+  head: number;
+  /** The fields from index `tail` to the row's end, line end included; -1: none. */
+  tail: number;
 }
 
 export interface CsvScanner {
@@ -99,6 +118,8 @@ export interface CsvScanner {
   scanRows(b: Buffer, final: boolean): number;
   /** Sets (or clears) the field guess for the rows after this call. */
   setGuess(guess: FieldGuess | undefined): void;
+  /** Sets (or clears) the repeated fields for the rows after this call. */
+  setRepeat(repeat: RepeatedFields | undefined): void;
 }
 
 const TWO_53 = 2 ** 53;
@@ -129,6 +150,14 @@ function digitsValue(b: Buffer, s: number, e: number, row: CsvRow, f: number): n
   return NaN;
 }
 
+/** `b[a, a + n)` equals `b[c, c + n)`: 4 bytes a load (a byte loop costs as much as scanning them). */
+function sameBytes(view: DataView, b: Buffer, a: number, c: number, n: number): boolean {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (view.getInt32(a + i, true) !== view.getInt32(c + i, true)) return false;
+  for (; i < n; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
+}
+
 /** Short quoted fields are searched byte by byte; longer ones by Buffer.indexOf (memchr), whose call costs more. */
 const PROBE = 16;
 
@@ -149,12 +178,31 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     high: new Float64Array(maxFields),
     low: new Float64Array(maxFields),
     guessed: false,
+    repeated: false,
     line: 1,
     offset: 0,
   };
   let guessField = options.guess?.field ?? -1;
   let guessBytes = options.guess ? options.guess.bytes.bind(options.guess) : null;
   let stopAt = options.stopAt ?? Infinity;
+  let repeatFields = 0;
+  let repeatTail = -1;
+  /** The last row's start in the buffer being scanned and the length of its first repeatFields fields with their comma; -1: none. */
+  let prevStart = -1;
+  let prevPrefix = 0;
+  let prevGuessed = false;
+  /** Where the last row's tail fields started in the buffer being scanned, their length to its line end and count; -1: none. */
+  let prevTail = -1;
+  let prevTailLength = 0;
+  let prevFieldCount = 0;
+  let prevTailGuessed = false;
+  function setRepeat(repeat: RepeatedFields | undefined): void {
+    repeatFields = Math.min(repeat?.head ?? 0, maxFields);
+    repeatTail = repeat && repeat.tail > 0 && repeat.tail < maxFields ? repeat.tail : -1;
+    prevStart = -1;
+    prevTail = -1;
+  }
+  setRepeat(options.repeat);
   let stoppedAt = -1;
   let pending: Buffer | null = null;
   let line = 1;
@@ -182,6 +230,9 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       atStart = false;
     }
     const { starts, ends, quoted, escaped, values, wide } = row;
+    prevStart = -1;
+    prevTail = -1;
+    const view = new DataView(b.buffer, b.byteOffset, b.length);
     // First line feed at or after the current quoted field (len: none): a quoted field that closes before it has
     // no newline inside, so one memchr per row counts the lines instead of one per quoted field.
     let nextLf = -1;
@@ -196,7 +247,43 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       let rowLines = 0;
       let f = 0;
       let guessed = false;
+      let repeated = false;
+      if (prevStart >= 0) {
+        // the previous row's first fields, when the same bytes follow here (then they parse the same)
+        const n = prevPrefix;
+        if (rowStart + n < len && sameBytes(view, b, rowStart, prevStart, n)) {
+          const delta = rowStart - prevStart;
+          for (let j = 0; j < repeatFields; j++) {
+            starts[j] = (starts[j] as number) + delta;
+            ends[j] = (ends[j] as number) + delta;
+          }
+          p = rowStart + n;
+          f = repeatFields;
+          guessed = prevGuessed;
+          repeated = true;
+        }
+      }
+      prevStart = -1;
+      const tailFrom = prevTail;
+      prevTail = -1;
+      let tailAt = -1;
       for (;;) {
+        if (f === repeatTail) {
+          tailAt = p;
+          // the previous row's last fields, when the same bytes follow here up to and with its line end
+          const n = prevTailLength;
+          if (tailFrom >= 0 && p + n <= len && sameBytes(view, b, p, tailFrom, n)) {
+            const delta = p - tailFrom;
+            for (let j = f; j < prevFieldCount; j++) {
+              starts[j] = (starts[j] as number) + delta;
+              ends[j] = (ends[j] as number) + delta;
+            }
+            f = prevFieldCount;
+            p += n;
+            if (guessField >= repeatTail) guessed = prevTailGuessed;
+            break;
+          }
+        }
         if (f === maxFields) throw new CsvFormatError(`more than ${maxFields} fields in a row`, line, base + rowStart);
         // p is len after a comma that ends the input; no read past the end (optimised code assumes none)
         if (p < len && b[p] === QUOTE) {
@@ -303,6 +390,11 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         const c = b[p];
         if (c === COMMA) {
           p++;
+          if (f === repeatFields && rowLines === 0) {
+            prevStart = rowStart;
+            prevPrefix = p - rowStart;
+            prevGuessed = guessed;
+          }
           continue;
         }
         if (c === CR) {
@@ -313,11 +405,18 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         }
         break;
       }
+      if (tailAt >= 0 && rowLines === 0 && b[p - 1] === LF) {
+        prevTail = tailAt;
+        prevTailLength = p - tailAt;
+        prevFieldCount = f;
+        prevTailGuessed = guessed;
+      }
       const blank = f === 1 && quoted[0] === 0 && ends[0] === starts[0];
       row.line = line;
       line += 1 + rowLines;
       if (!blank) {
         row.guessed = guessed;
+        row.repeated = repeated;
         row.buf = b;
         row.fieldCount = f;
         row.offset = base + rowStart;
@@ -384,6 +483,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       guessField = guess?.field ?? -1;
       guessBytes = guess ? guess.bytes.bind(guess) : null;
     },
+    setRepeat,
     get line() {
       return line;
     },

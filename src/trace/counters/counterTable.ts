@@ -22,11 +22,18 @@ interface DurationSamples {
   counts: number[];
 }
 
+/** One counter's values by dispatch, grown as dispatches come (off the JS heap: the collector does not copy them). */
+export interface CounterColumn {
+  data: Float64Array;
+  /** Dispatches filled (NaN where one had no value). */
+  length: number;
+}
+
 export class CounterTableBuilder {
   private readonly names: string[] = [];
   private readonly keys: number[] = [];
   private readonly samples: Array<DurationSamples | number> = [];
-  private readonly columns = new Map<string, number[]>();
+  private readonly columns = new Map<string, CounterColumn>();
   private readonly byKey = new Map<string, number>();
   private readonly byNumber = new Map<number, number>();
 
@@ -106,18 +113,24 @@ export class CounterTableBuilder {
   }
 
   /** The column of `counter` (created empty), for readers that set many values of it (see put). */
-  column(counter: string): number[] {
+  column(counter: string): CounterColumn {
     let col = this.columns.get(counter);
     if (!col) {
-      col = [];
+      col = { data: new Float64Array(1024), length: 0 };
       this.columns.set(counter, col);
     }
     return col;
   }
 
-  static put(col: number[], i: number, value: number): void {
-    while (col.length < i) col.push(NaN);
-    col[i] = value;
+  static put(col: CounterColumn, i: number, value: number): void {
+    if (i >= col.data.length) {
+      const data = new Float64Array(Math.max(2 * col.data.length, i + 1));
+      data.set(col.data.subarray(0, col.length));
+      col.data = data;
+    }
+    if (i > col.length) col.data.fill(NaN, col.length, i);
+    col.data[i] = value;
+    if (i >= col.length) col.length = i + 1;
   }
 
   build(): CounterTable {
@@ -130,7 +143,7 @@ export class CounterTableBuilder {
     const columns = new Map<string, Float64Array>();
     for (const [name, col] of this.columns) {
       const out = new Float64Array(n);
-      out.set(col); // put() leaves no holes: NaN where a dispatch had no value
+      out.set(col.data.subarray(0, col.length)); // put() leaves no holes: NaN where a dispatch had no value
       out.fill(NaN, col.length);
       columns.set(name, out);
     }

@@ -3,7 +3,7 @@
 // Every dispatch is counted once however many counters it has. When no kernel trace of the same run was read,
 // the dispatches are the kernel data (calls; times only when the file has timestamps).
 import type { AgentState } from '../accumulator';
-import { streamCsv } from '../csvFile';
+import { streamCsv, type RowHandler } from '../csvFile';
 import { fieldNumber, type CsvRow } from '../csvScanner';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import type { FileSource } from '../sources';
@@ -11,7 +11,7 @@ import { BytesInterner, LAUNCH_WIDTH, addLaunch, type KernelAgg, type KernelCoun
 import { timestampAt } from '../traceClock';
 import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
 import { noteBadRow, type CsvReadContext, type RowProblems } from './rocprofv3Csv';
-import { CounterTableBuilder } from '../counters/counterTable';
+import { CounterTableBuilder, type CounterColumn } from '../counters/counterTable';
 
 /** Where each row's counter also goes, per dispatch, for the roofline (src/trace/counters/). */
 export interface CounterSink {
@@ -43,13 +43,16 @@ export async function readCounterCollection(
   /** Per kernel id, per counter id: the kernel's aggregate of that counter (one Map lookup per pair, not per row). */
   const statsById: Array<Array<{ samples: number; sum: number; min: number; max: number } | undefined>> = [];
   /** Raw bytes of each counter id, and the id that followed each id (index id + 1; -1 for the first row). */
-  const counterRaw: Buffer[] = [];
+  const counterRaw: DataView[] = [];
+  /** A view of the scanner's buffer, for comparing counter names 4 bytes at a time. */
+  let viewOf: Buffer | null = null;
+  let view: DataView = new DataView(new ArrayBuffer(0));
   const nextCounter: number[] = [];
   let lastCounterId = -1;
   let lastName = Buffer.alloc(0);
   let lastNameId = -1;
   /** Per counter id: its column in the sink, null when the sink does not keep it. */
-  const sinkColumns: Array<number[] | null> = [];
+  const sinkColumns: Array<CounterColumn | null> = [];
   const aggById: KernelCounterAgg[] = [];
   const untimedCalls = new Map<string, number>();
   const seen = new Set<number>();
@@ -73,22 +76,35 @@ export async function readCounterCollection(
       [9, c.find('LDS_Block_Size', 'Group_Segment_Size')], [10, c.find('Scratch_Size', 'Private_Segment_Size')],
     ];
     const agentCache = new Map<string, AgentState | null>();
-    return (row: CsvRow) => {
-      const dispatch = fieldNumber(row, cDispatch);
+    // The fields before the counter's own (Counter_Name, Counter_Value, the timestamps) are the dispatch's: a row
+    // whose scanner says they repeat the row before's bytes is another counter of the dispatch of that row.
+    const firstPerCounter = Math.min(...[cCounter, cValue, cStart, cEnd].filter((i) => i >= 0));
+    const repeatable = cCounter >= 0 && cDispatch >= 0 && cName >= 0 && cDispatch < firstPerCounter && cName < firstPerCounter;
+    /** The row before was read whole (not a bad row): its dispatch, name id and timings are those of a repeat. */
+    let lastOk = false;
+    let lastDispatch = NaN;
+    let lastTimings: PassTimings | null = null;
+    const handler = (row: CsvRow): void => {
+      const repeat = lastOk && row.repeated;
+      lastOk = false;
+      const dispatch = repeat ? lastDispatch : fieldNumber(row, cDispatch);
       const value = fieldNumber(row, cValue);
       if (cName < 0 || cName >= row.fieldCount || cCounter < 0 || cCounter >= row.fieldCount || Number.isNaN(value) || Number.isNaN(dispatch)) {
         noteBadRow(problems, row);
         return;
       }
       // a dispatch's rows follow one another: the same name bytes as the row before need no lookup
-      const nStart = row.starts[cName] as number;
-      const nEnd = row.ends[cName] as number;
       let id: number;
-      if (lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, lastName)) id = lastNameId;
+      if (repeat) id = lastNameId;
       else {
-        id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
-        lastNameId = id;
-        lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+        const nStart = row.starts[cName] as number;
+        const nEnd = row.ends[cName] as number;
+        if (lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, lastName)) id = lastNameId;
+        else {
+          id = kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
+          lastNameId = id;
+          lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+        }
       }
       const name = kernels.texts[id] as string;
       const agg = (aggById[id] ??= tables.kernelCounters(name));
@@ -96,11 +112,18 @@ export async function readCounterCollection(
       const cStartAt = row.starts[cCounter] as number;
       const cEndAt = row.ends[cCounter] as number;
       const guess = nextCounter[lastCounterId + 1] ?? -1;
+      if (row.buf !== viewOf) {
+        viewOf = row.buf;
+        view = new DataView(viewOf.buffer, viewOf.byteOffset, viewOf.length);
+      }
       let counterId: number;
-      if (guess >= 0 && sameBytes(row.buf, cStartAt, cEndAt, counterRaw[guess] as Buffer)) counterId = guess;
+      if (guess >= 0 && sameView(view, cStartAt, cEndAt, counterRaw[guess] as DataView)) counterId = guess;
       else {
         counterId = counterNames.idFor(row.buf, cStartAt, cEndAt, row.escaped[cCounter] as number);
-        counterRaw[counterId] ??= Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+        if (counterRaw[counterId] === undefined) {
+          const raw = Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+          counterRaw[counterId] = new DataView(raw.buffer, raw.byteOffset, raw.length);
+        }
         nextCounter[lastCounterId + 1] = row.escaped[cCounter] ? -1 : counterId;
       }
       lastCounterId = counterId;
@@ -126,12 +149,20 @@ export async function readCounterCollection(
       if (value < known.min) known.min = value;
       if (value > known.max) known.max = value;
 
-      if (seen.has(dispatch)) {
+      if (repeat || seen.has(dispatch)) {
         // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
-        if (timed && !kernelsTraced && end >= start) timedDispatches.get(dispatch)?.timings.add(start, end);
+        if (!repeat) {
+          lastDispatch = dispatch;
+          lastTimings = timedDispatches.get(dispatch)?.timings ?? null;
+        }
+        lastOk = repeatable;
+        if (timed && !kernelsTraced && end >= start) lastTimings?.add(start, end);
         return;
       }
       seen.add(dispatch);
+      lastDispatch = dispatch;
+      lastTimings = null;
+      lastOk = repeatable;
       if (!sink?.repeatPass) agg.dispatches++;
       if (kernelsTraced) return;
       if (!timed) {
@@ -158,7 +189,12 @@ export async function readCounterCollection(
       const timings = new PassTimings();
       timings.add(start, end);
       timedDispatches.set(dispatch, { k, agent, timings });
+      lastTimings = timings;
     };
+    // and the timestamps after the counter's name and value are the dispatch's too
+    const tail = cStart > cValue && cStart > cCounter && cEnd > cValue && cEnd > cCounter ? Math.min(cStart, cEnd) : -1;
+    if (repeatable) (handler as RowHandler).repeat = { head: firstPerCounter, tail };
+    return handler;
   }, problems);
   const spread = new PassSpread();
   for (const [id, d] of timedDispatches) {
@@ -171,6 +207,16 @@ export async function readCounterCollection(
   if (passes) acc.warnings.push(passes);
   for (const [name, calls] of untimedCalls) mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
   return { rows, dispatches: seen.size, timed };
+}
+
+/** The bytes `view[start..end)` equal `raw`, 4 at a time (a native compare costs more to call on short names). */
+function sameView(view: DataView, start: number, end: number, raw: DataView): boolean {
+  const n = end - start;
+  if (n !== raw.byteLength) return false;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== raw.getInt32(i, true)) return false;
+  for (; i < n; i++) if (view.getUint8(start + i) !== raw.getUint8(i)) return false;
+  return true;
 }
 
 /** Field bytes `buf[start..end)` equal `raw` (a JS loop: names are short, a native compare costs more to call). */

@@ -238,3 +238,55 @@ test('scanRows over a buffer the caller refills: same rows, lines and offsets as
     assert.deepEqual(got, expected, `reads of ${readSize} bytes`);
   }
 });
+
+/** Every field of every row as the scanner gives it (texts, numbers, flags, line, offset). */
+function snapshot(chunks: Uint8Array[], repeat?: { head: number; tail: number }): { rows: unknown[]; repeated: number } {
+  const rows: unknown[] = [];
+  let repeated = 0;
+  const scanner = createCsvScanner({
+    repeat,
+    onRow: (row) => {
+      const n = row.fieldCount;
+      rows.push([
+        Array.from({ length: n }, (_, i) => fieldText(row, i)), Array.from({ length: n }, (_, i) => fieldNumber(row, i)),
+        Array.from(row.quoted.subarray(0, n)), Array.from(row.escaped.subarray(0, n)), Array.from(row.values.subarray(0, n)),
+        Array.from({ length: n }, (_, i) => (row.wide[i] ? [row.high[i], row.low[i]] : 0)), row.line, row.offset,
+      ]);
+      if (row.repeated) repeated++;
+    },
+  });
+  for (const c of chunks) scanner.feed(c);
+  scanner.end();
+  return { rows, repeated };
+}
+
+test('repeated fields: rows whose first or last fields repeat the row before scan exactly as without (random documents and splits)', () => {
+  const next = seededRandom(20);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)] as T;
+  const heads = ['1,1,"gemm<1, 2>(float*, int)"', '1,1,kernel_3', '2,2,"say ""hi"""', '2,2,"multi\nline"', '-3,12000000000000000001,x', '1,1,kernel_', '1,1,kernel_33', '', '1,1'];
+  const tails = ['12000000000000000000,12000000000000001000', '12000000000000000000,12000000000000001001', '5,"a,b"', '5,"a\nb"', '5,', '-1,2', '5'];
+  const ends = ['\n', '\r\n', '\r'];
+  let repeatedRows = 0;
+  for (let doc = 0; doc < 300; doc++) {
+    const parts: string[] = ['a,b,c,d,e,f\n'];
+    let head = pick(heads);
+    let tail = pick(tails);
+    let end = pick(ends);
+    for (let r = 0; r < 2 + Math.floor(next() * 12); r++) {
+      if (next() < 0.3) head = pick(heads);
+      if (next() < 0.3) tail = pick(tails);
+      if (next() < 0.2) end = pick(ends);
+      parts.push(`${head},${pick(['SQ_WAVES', '"TCC,HIT"', '', '7'])},${pick(['0', '17', '1.5', '"9"'])},${tail}${end}`);
+    }
+    const text = parts.join('').replace(/[\r\n]+$/, next() < 0.5 ? '' : '\n');
+    const buf = Buffer.from(text);
+    const expected = snapshot([buf]).rows;
+    for (const repeat of [{ head: 3, tail: 5 }, { head: 2, tail: 4 }, { head: 0, tail: 5 }, { head: 3, tail: -1 }]) {
+      const whole = snapshot([buf], repeat);
+      assert.deepEqual(whole.rows, expected, `${JSON.stringify(text)} ${JSON.stringify(repeat)}`);
+      assert.deepEqual(snapshot(randomChunks(buf, next), repeat).rows, expected, `${JSON.stringify(text)} ${JSON.stringify(repeat)} (chunked)`);
+      repeatedRows += whole.repeated;
+    }
+  }
+  assert.ok(repeatedRows > 500, `rows taken over: ${repeatedRows}`);
+});

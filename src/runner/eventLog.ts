@@ -265,30 +265,38 @@ export function openEventLog(path: string, lastId: number, onBatch: (batch: Fram
   };
 }
 
+const FRAME_HEADER = /^id: (\d+)\nevent: ([a-z]+)\n/;
+
+/** A run of whole frames of a log: `bytes` (as in the file) hold events up to `last`, and end at file offset `end`. */
+export interface LogChunk {
+  bytes: Buffer;
+  last: number;
+  lastEvent: SseEventName;
+  end: number;
+}
+
 /**
- * Frames of a log with after < id <= upTo, in order, as raw text chunks (each a run of whole frames). Parses only
- * the frame headers; data is passed through.
+ * Frames of a log with after < id <= upTo, in order, as raw byte chunks (each a run of whole frames, as they are in
+ * the file). Parses only the frame headers; the bytes go to the client as read, never decoded and encoded again,
+ * and only the frame that spans two reads is copied. `from` is a file offset at a frame boundary to start at (a
+ * chunk's `end`), so that a client that follows a flood from the log does not read it again from the start.
  */
-export async function* readEventLog(path: string, after: number, upTo = Number.POSITIVE_INFINITY): AsyncGenerator<{ text: string; last: number; lastEvent: SseEventName }> {
+export async function* readEventLog(path: string, after: number, upTo = Number.POSITIVE_INFINITY, from = 0): AsyncGenerator<LogChunk> {
   if (!existsSync(path)) return;
-  let carry = '';
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
-    const text = carry + (chunk as string);
-    const end = text.lastIndexOf('\n\n');
-    if (end < 0) {
-      carry = text;
-      continue;
-    }
-    carry = text.slice(end + 2);
-    let out = '';
-    let lastId = 0;
-    let lastEvent: SseEventName = 'status';
+  let carry: Buffer | null = null;
+  let offset = from; // file offset of carry's first byte (or of the next read's, without carry)
+  let done = false;
+  let lastId = 0;
+  let lastEvent: SseEventName = 'status';
+  let scanned = 0; // where select() stopped in its buffer: a frame boundary (short of `stop` past upTo)
+  /** The selected frames of buf[0, stop) (whole frames, stop just past a terminator), as one chunk or null. */
+  const select = (buf: Buffer, stop: number): Buffer | null => {
+    const ranges: Array<[number, number]> = []; // one run unless a frame without a header lies between
     let pos = 0;
-    let done = false;
-    while (pos <= end) {
-      const next = text.indexOf('\n\n', pos);
-      const frameEnd = next < 0 || next > end ? end : next;
-      const header = /^id: (\d+)\nevent: ([a-z]+)\n/.exec(text.slice(pos, Math.min(frameEnd, pos + 64)));
+    while (pos < stop) {
+      const next = buf.indexOf(TERMINATOR, pos);
+      const frameEnd = next < 0 || next + 2 > stop ? stop - 2 : next;
+      const header = FRAME_HEADER.exec(buf.toString('latin1', pos, Math.min(frameEnd, pos + 64)));
       if (header) {
         const id = Number(header[1]);
         if (id > upTo) {
@@ -296,22 +304,55 @@ export async function* readEventLog(path: string, after: number, upTo = Number.P
           break;
         }
         if (id > after) {
-          out += text.slice(pos, frameEnd + 2);
+          const open = ranges[ranges.length - 1];
+          if (open && open[1] === pos) open[1] = frameEnd + 2;
+          else ranges.push([pos, frameEnd + 2]);
           lastId = id;
           lastEvent = header[2] as SseEventName;
         }
       }
       pos = frameEnd + 2;
     }
-    if (out) yield { text: out, last: lastId, lastEvent };
+    scanned = pos;
+    if (ranges.length === 0) return null;
+    if (ranges.length === 1) return buf.subarray(...(ranges[0] as [number, number]));
+    return Buffer.concat(ranges.map(([a, b]) => buf.subarray(a, b)));
+  };
+  for await (const read of createReadStream(path, { highWaterMark: 1 << 20, start: from })) {
+    let buf = read as Buffer;
+    if (carry) {
+      // the frame begun in the last read, joined with its end alone (a "\n\n" split between the reads ends the
+      // next frame too: select() finds both in the joined bytes)
+      const at = buf.indexOf(TERMINATOR);
+      if (at < 0) {
+        carry = Buffer.concat([carry, buf]);
+        continue;
+      }
+      const cut = at + 2;
+      const head = Buffer.concat([carry, buf.subarray(0, cut)]);
+      const bytes = select(head, head.length);
+      offset += scanned;
+      if (bytes) yield { bytes, last: lastId, lastEvent, end: offset };
+      if (done) return;
+      buf = buf.subarray(cut);
+    }
+    const stop = buf.lastIndexOf(TERMINATOR) + 2;
+    if (stop < 2) {
+      carry = Buffer.from(buf);
+      continue;
+    }
+    const bytes = select(buf, stop);
+    offset += scanned;
+    if (bytes) yield { bytes, last: lastId, lastEvent, end: offset };
     if (done) return;
+    carry = stop < buf.length ? Buffer.from(buf.subarray(stop)) : null;
   }
 }
 
 /** Every event of a log after `after`, parsed (tests and tools; the server streams frames as they are). */
 export async function* readEvents(path: string, after = 0): AsyncGenerator<LoggedEvent> {
   for await (const chunk of readEventLog(path, after)) {
-    for (const frame of chunk.text.split('\n\n')) {
+    for (const frame of chunk.bytes.toString('utf8').split('\n\n')) {
       const ev = frame ? parseFrame(frame) : null;
       if (ev) yield ev;
     }

@@ -336,6 +336,7 @@ function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, 
       void writer.drain().then(follow);
     }
   };
+  let resumeAt = { last: 0, offset: 0 }; // a frame boundary in the log: every frame before it is at or below `last`
   /**
    * Reads the log from lastSent as the client takes it, until it has caught up with everything the job has logged;
    * only then does it take live batches again. Nothing is held for it meanwhile: a job that writes faster than the
@@ -351,10 +352,12 @@ function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, 
         upTo = live.log.lastId;
         await live.log.flushed();
       }
-      for await (const chunk of readEventLog(services.store.eventsPath(id), lastSent, upTo)) {
+      // the log is read on from where the last read ended (all before it is at or below lastSent), not from its start
+      for await (const chunk of readEventLog(services.store.eventsPath(id), lastSent, upTo, resumeAt.last <= lastSent ? resumeAt.offset : 0)) {
         if (ended) return;
-        writer.write(chunk.text);
+        writer.write(chunk.bytes);
         lastSent = chunk.last;
+        resumeAt = { last: chunk.last, offset: chunk.end };
         if (terminalEventNames.includes(chunk.lastEvent)) {
           finish();
           return;

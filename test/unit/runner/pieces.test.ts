@@ -92,7 +92,7 @@ test('event log: SSE frames appended in batches, replayed after an id, a torn la
     for await (const chunk of readEventLog(file, 10, 12)) window.push(chunk);
     assert.equal(window.length, 1);
     assert.equal(window[0]!.last, 12);
-    assert.match(window[0]!.text, /^id: 11\nevent: output\ndata: .*\n\nid: 12\nevent: output\ndata: .*\n\n$/);
+    assert.match(window[0]!.bytes.toString('utf8'), /^id: 11\nevent: output\ndata: .*\n\nid: 12\nevent: output\ndata: .*\n\n$/);
     appendFileSync(file, 'id: 2502\nevent: output\ndata: {"str');
     assert.equal(repairLog(file), 2501);
     assert.ok(readFileSync(file, 'utf8').endsWith('"reports":[]}\n\n'));

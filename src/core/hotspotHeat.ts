@@ -27,13 +27,13 @@ export interface ListingInstruction {
   line: number | null;
 }
 
-export function percent(share: number): string {
+function percent(share: number): string {
   const p = share * 100;
   return p > 0 && p < 10 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`;
 }
 
 /** `WAITCNT` -> `waitcnt`, `ALU_DEPENDENCY` -> `alu dependency`. */
-export function reasonLabel(reason: string): string {
+function reasonLabel(reason: string): string {
   return reason.toLowerCase().replace(/_/g, ' ');
 }
 
@@ -44,7 +44,7 @@ function top(tally: Record<string, number>): string | undefined {
 }
 
 /** `31%`, `31% · waitcnt`; a waitcnt stall on an `s_waitcnt` names the counters it waits for (`waitcnt vmcnt`). */
-export function heatHint(share: number, stalls: Record<string, number>, instruction?: string): string {
+function heatHint(share: number, stalls: Record<string, number>, instruction?: string): string {
   const reason = top(stalls);
   if (!reason) return percent(share);
   let label = reasonLabel(reason);
@@ -63,7 +63,7 @@ function breakdown(title: string, tally: Record<string, number>): string | undef
 }
 
 /** Markdown-safe text: a kernel name or file from a sample file must not become a link or markup. */
-export function escapeMarkdown(text: string): string {
+function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, (c) => `\\${c}`);
 }
 
@@ -91,7 +91,7 @@ function baseName(file: string): string {
  * Whether a sample's file (the path it was compiled as, often on another machine) is this editor's file: the same
  * path, else the same file name (the runner compiles a copy of the submission in its own folder).
  */
-export function sameSourceFile(sampleFile: string, editorPath: string): boolean {
+function sameSourceFile(sampleFile: string, editorPath: string): boolean {
   const norm = (p: string) => p.replace(/\\/g, '/');
   return norm(sampleFile) === norm(editorPath) || baseName(sampleFile) === baseName(editorPath);
 }

@@ -43,6 +43,6 @@ export function parseListing(listing: string): ListedInstruction[] {
 }
 
 /** One spelling for comparing objdump's text with a sample's `Instruction`. */
-export function normaliseInstruction(text: string): string {
+function normaliseInstruction(text: string): string {
   return text.trim().replace(/\s+/g, ' ');
 }

@@ -97,7 +97,8 @@ export async function disassembleKernel(req: DisassembleRequest): Promise<string
 /** The s_nop 0 run after the last s_endpgm is the code's alignment padding: one line says how many were left out. */
 function dropPadding(lines: string[]): string[] {
   let end = lines.length;
-  while (end > 0 && lines[end - 1]!.trim() === '') end--;
+  // objdump ends a run of zero bytes after the code with a `...` line (seen after code built with -g)
+  while (end > 0 && (lines[end - 1]!.trim() === '' || lines[end - 1]!.trim() === '...')) end--;
   let nops = end;
   while (nops > 0 && /^\s*s_nop 0\b/.test(lines[nops - 1]!)) nops--;
   if (nops === end || nops === 0 || !/^\s*s_endpgm\b/.test(lines[nops - 1]!)) return lines.slice(0, end);

@@ -1,6 +1,7 @@
 // Where the PC-sampling hot spots go in an editor: which source lines and which disassembly rows are hot, how hot
 // (a tint level), and the words shown beside them ("31% · waitcnt") and on hover (the stall breakdown). The
 // extension only turns these marks into decorations. Shares are of the kernel's samples (src/core/protocol/pcSampling.ts).
+import { stallLabel } from './format/pcSampling';
 import type { HotInstruction, HotLine, KernelHotspots, PcHotspots } from './protocol/pcSampling';
 
 /** Tint levels: 1 (coolest) .. HEAT_LEVELS (the hottest mark of the editor). */
@@ -32,11 +33,6 @@ function percent(share: number): string {
   return p > 0 && p < 10 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`;
 }
 
-/** `WAITCNT` -> `waitcnt`, `ALU_DEPENDENCY` -> `alu dependency`. */
-function reasonLabel(reason: string): string {
-  return reason.toLowerCase().replace(/_/g, ' ');
-}
-
 function top(tally: Record<string, number>): string | undefined {
   let best: [string, number] | undefined;
   for (const [k, n] of Object.entries(tally)) if (!best || n > best[1] || (n === best[1] && k < best[0])) best = [k, n];
@@ -47,7 +43,7 @@ function top(tally: Record<string, number>): string | undefined {
 function heatHint(share: number, stalls: Record<string, number>, instruction?: string): string {
   const reason = top(stalls);
   if (!reason) return percent(share);
-  let label = reasonLabel(reason);
+  let label = stallLabel(reason);
   if (reason === 'WAITCNT' && instruction && /^s_waitcnt\b/.test(instruction)) {
     const counters = [...instruction.matchAll(/\b(vmcnt|lgkmcnt|expcnt|vscnt)\(/g)].map((m) => m[1]);
     if (counters.length) label = `waitcnt ${counters.join(' ')}`;
@@ -59,7 +55,7 @@ function breakdown(title: string, tally: Record<string, number>): string | undef
   const entries = Object.entries(tally).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const total = entries.reduce((s, [, n]) => s + n, 0);
   if (!total) return undefined;
-  return `${title}: ${entries.map(([k, n]) => `${reasonLabel(k)} ${n} (${percent(n / total)})`).join(', ')}`;
+  return `${title}: ${entries.map(([k, n]) => `${stallLabel(k)} ${n} (${percent(n / total)})`).join(', ')}`;
 }
 
 /** Markdown-safe text: a kernel name or file from a sample file must not become a link or markup. */

@@ -3,13 +3,14 @@
 // stochastic PC samples are written at its real instructions (text from llvm-objdump, `file:line` from its DWARF
 // line table via objdump -l, in rocprofv3's CSV layout: docs/pc-sampling.md) beside a kernel trace and the code
 // object, in a profile zip opened with "Open Trace…". The kernel's source file then shows the heat on the sampled
-// lines ("50% · waitcnt" after the line) and the disassembly editor on the sampled instructions.
+// lines ("57% · waitcnt" after the line) and the disassembly editor on the sampled instructions; an edit above the
+// hot lines takes them off the file, closing the results panel off the disassembly.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { ZipArchive } from 'archiver';
-import { assert, openFile, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
+import { assert, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
 
 const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
 const trace = (i, name, ns) => `"KERNEL_DISPATCH","Agent 4",1,1,1,${i},${i},"${name}",${i},${1_000_000 + i * 100_000},${1_000_000 + i * 100_000 + ns},0,0,8,0,16,256,1,1,65536,1,1`;
@@ -98,7 +99,9 @@ export const tests = {
     await openTrace(page, built.zip);
     await webviewFrame(page, 'section.isa table.isa-kernels tbody tr');
 
-    await openFile(page, 'hot_kernels.hip');
+    // from the explorer (Quick Open's Ctrl+P can land in the results webview, which has the focus)
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'hot_kernels.hip' }).click();
+    await page.locator('.tabs-container .tab[data-resource-name="hot_kernels.hip"]').waitFor({ timeout: 30_000 });
     const editor = page.locator('.editor-instance .monaco-editor', { hasText: 'reduce_shared' }).first();
     let seen = {};
     for (let i = 0; i < 80 && Object.keys(seen).length < 4; i++) {
@@ -116,6 +119,21 @@ export const tests = {
     assert(JSON.stringify(seen) === JSON.stringify(expected), `source hints ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
     await shot(page, outputDir, 'hotspots-source');
 
+    // an edit below the last hot line keeps the marks; one above them (the lines moved) takes them off
+    await editor.locator('.view-line', { hasText: 'template __global__ void reduce_shared<1024>' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' // below');
+    assert(JSON.stringify(await hints(page, editor)) === JSON.stringify(expected), 'the marks stay after an edit below them');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type('// a new first line');
+    await page.keyboard.press('Enter');
+    let edited = seen;
+    for (let i = 0; i < 80 && Object.keys(edited).length > 0; i++) {
+      edited = await hints(page, editor);
+      if (Object.keys(edited).length > 0) await page.waitForTimeout(250);
+    }
+    assert(Object.keys(edited).length === 0, `source hints after an edit above them: ${JSON.stringify(edited)}`);
+
     // the source file opened over the results panel: back to its tab, as a person would
     await page.locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' }).click();
     const frame = await webviewFrame(page, 'section.isa button.kernel-link[data-kernel="scale"]');
@@ -131,5 +149,15 @@ export const tests = {
     const values = Object.values(isaHints).sort();
     assert(JSON.stringify(values) === JSON.stringify([share(10, 45), share(5, 45), `${share(30, 45)} · waitcnt vmcnt`].sort()), `disassembly hints ${JSON.stringify(isaHints)}`);
     await shot(page, outputDir, 'hotspots-disassembly');
+
+    // dropping the run (closing its results panel) takes the heat off the disassembly
+    await page.locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' }).locator('.codicon-close, .action-label').last().click({ force: true });
+    await page.locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' }).waitFor({ state: 'detached', timeout: 30_000 });
+    let after = isaHints;
+    for (let i = 0; i < 80 && Object.keys(after).length > 0; i++) {
+      after = await hints(page, isa);
+      if (Object.keys(after).length > 0) await page.waitForTimeout(250);
+    }
+    assert(Object.keys(after).length === 0, `disassembly hints after the panel closed: ${JSON.stringify(after)}`);
   },
 };

@@ -12,6 +12,7 @@ import type { ResultsPanels } from './resultsPanel';
 
 export class HotspotDecorations implements vscode.Disposable {
   private readonly levels: vscode.TextEditorDecorationType[];
+  private readonly hint: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
   /** Source documents edited over their hot lines since the hot spots last changed. */
   private readonly stale = new Set<string>();
@@ -32,7 +33,11 @@ export class HotspotDecorations implements vscode.Disposable {
         overviewRulerLane: vscode.OverviewRulerLane.Right,
       });
     });
+    this.hint = vscode.window.createTextEditorDecorationType({
+      after: { color: new vscode.ThemeColor('editorCodeLens.foreground'), margin: '0 0 0 2em' },
+    });
     this.disposables.push(
+      this.hint,
       ...this.levels,
       panels.onDidChange(() => this.refreshHotspots()),
       vscode.window.onDidChangeVisibleTextEditors(() => void this.drawAll()),
@@ -79,19 +84,23 @@ export class HotspotDecorations implements vscode.Disposable {
     }
     marks = marks.filter((m) => (row0 ? m.line : m.line - 1) < doc.lineCount);
     if (marks.length === 0 && !this.drawn.has(key)) return;
+    const lineOf = (m: HeatMark) => (row0 ? m.line : m.line - 1);
     this.levels.forEach((type, i) => {
       editor.setDecorations(type, marks.filter((m) => m.level === i + 1).map((m): vscode.DecorationOptions => {
-        const line = row0 ? m.line : m.line - 1;
         const hover = new vscode.MarkdownString(m.hover.join('\n\n'));
         hover.isTrusted = false;
         hover.supportHtml = false;
-        return {
-          range: new vscode.Range(line, 0, line, doc.lineAt(line).text.length),
-          hoverMessage: hover,
-          renderOptions: { after: { contentText: `  ${m.hint}`, color: new vscode.ThemeColor('editorCodeLens.foreground'), margin: '0 0 0 2em' } },
-        };
+        return { range: doc.lineAt(lineOf(m)).range, hoverMessage: hover };
       }));
     });
+    // the hints on their own (not whole-line) type, so that they can sit inside a line: in the disassembly right
+    // after the instruction, before objdump's long encoding comment
+    editor.setDecorations(this.hint, marks.map((m): vscode.DecorationOptions => {
+      const text = doc.lineAt(lineOf(m)).text;
+      const cut = row0 ? text.search(/\s*\/\/ [0-9A-Fa-f]+:/) : -1;
+      const at = new vscode.Position(lineOf(m), cut > 0 ? cut : text.length);
+      return { range: new vscode.Range(at, at), renderOptions: { after: { contentText: `  ${m.hint}` } } };
+    }));
     if (marks.length) this.drawn.set(key, marks);
     else this.drawn.delete(key);
   }

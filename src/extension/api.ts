@@ -3,6 +3,8 @@
 // VS Code suites (test/vscode/suite) use it to see what a person would see: the output channel's lines of the last
 // run, the open results panels and their state, the status bar text, the embedded runner's URL. It also lets a
 // test skip dialogs (download destination) and feed a panel.
+import type { HeatMark } from '../core/hotspotHeat';
+import type { HotspotDecorations } from './hotspotDecorations';
 import * as vscode from 'vscode';
 import { RESULTS_VIEW_TYPE, type ResultView } from '../webview/protocol';
 import type { RunStore, RunStoreEntry } from './runs/store';
@@ -52,6 +54,8 @@ export interface KernelRunnerApi {
   statusText(): string;
   /** Where the disassembly editor looks for llvm-objdump (`{ path: '', dirs: [] }`: nowhere); undefined: as usual. */
   setObjdumpSearch(search: { path?: string; dirs?: string[] } | undefined): void;
+  /** The hot-spot heat drawn in a document (1-based source lines; disassembly: 0-based rows), [] when none. */
+  heatMarks(uri: string): HeatMark[];
 
   // GPU MODE
   /** Points the extension at a popcorn config file instead of ~/.popcorn.yaml (outlasts reactivate). */
@@ -108,6 +112,7 @@ export function createTestApi(parts: {
   diagnostics: SubmissionDiagnostics;
   store: RunStore;
   runsView: RunsView;
+  heat: HotspotDecorations;
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
   const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } = parts;
@@ -142,6 +147,7 @@ export function createTestApi(parts: {
     },
     lastPerfettoUrl: () => traceFiles.lastPerfettoUrl,
     statusText: parts.statusText,
+    heatMarks: (uri) => parts.heat.drawn.get(uri) ?? [],
     setObjdumpSearch: (search) => {
       if (panels.isa) panels.isa.objdumpSearch = search;
     },

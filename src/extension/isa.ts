@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import {
   CodeObjectError, DisassemblyError, HOW_TO_GET_OBJDUMP, disassembleKernel, findObjdump, loadCodeObjectsPath, matchKernels,
-  type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate } from '../trace/codeObjects/index';
+  parseListing, type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate } from '../trace/codeObjects/index';
+import { disassemblyHeat, type HeatMark } from '../core/hotspotHeat';
+import type { PcHotspots } from '../core/protocol/pcSampling';
 import type { IsaKernelView, IsaView, ProfileView } from '../webview/protocol';
 import { showDocument } from './ui';
 import { errorMessage } from '../core/errors';
@@ -76,6 +78,26 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
       if (err instanceof DisassemblyError) return `${header}; ${err.message}\n`;
       throw err;
     }
+  }
+
+  /** The heat of a disassembly document: the first sampled kernel that is this document's kernel (by name). */
+  async heatMarks(doc: vscode.TextDocument, hotspots: readonly PcHotspots[]): Promise<HeatMark[]> {
+    const q = new URLSearchParams(doc.uri.query);
+    const kernelName = q.get('kernel') ?? '';
+    let object: LoadedCodeObject | undefined;
+    try {
+      object = (await this.load(q.get('trace') ?? '')).objects[Number(q.get('co'))];
+    } catch {
+      return [];
+    }
+    if (!object) return [];
+    for (const hot of hotspots) {
+      for (const kernel of hot.kernels) {
+        const same = matchKernels([object], kernel.name).some((m) => object.info.kernels[m.kernelIndex]?.name === kernelName);
+        if (same) return disassemblyHeat(parseListing(doc.getText()), kernel);
+      }
+    }
+    return [];
   }
 
   private async load(tracePath: string): Promise<Loaded> {

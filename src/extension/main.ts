@@ -14,6 +14,7 @@ import { Targets } from './targets';
 import { TraceOpener } from './traces';
 import { ResultsPanels } from './resultsPanel';
 import { IsaDocuments, ISA_SCHEME } from './isa';
+import { HotspotDecorations } from './hotspotDecorations';
 import { registerCompare } from './comparePanel';
 import { createTestApi, type KernelRunnerApi } from './api';
 import { PerfettoRelay } from './perfettoRelay';
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   const isa = ctx.push(new IsaDocuments());
   panels.isa = isa;
   ctx.push(vscode.workspace.registerTextDocumentContentProvider(ISA_SCHEME, isa));
+  const heat = ctx.push(new HotspotDecorations(panels, isa));
   // Without a folder open there is no workspace storage: such runs are kept with the extension's global storage.
   const store = ctx.push(new RunStore(join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'), () => ctx.config.runsMaxStorageBytes));
   const runsView = ctx.push(new RunsView(store, jobs, panels, traceFiles));
@@ -118,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
     diagnostics,
     store,
     runsView,
+    heat,
     statusText: () => status.text,
     activationMs,
     reactivate: async () => {

@@ -80,6 +80,7 @@ export class ResultsPanel {
     if (actions) this.actions = actions;
     this.panel.title = view.title;
     if (this.ready) void this.post(StateNotification.make({ view }));
+    this.owner.changed();
     void this.fillIsa();
   }
 
@@ -161,6 +162,9 @@ export class ResultsPanel {
 
 export class ResultsPanels implements vscode.Disposable {
   private readonly open = new Set<ResultsPanel>();
+  private readonly changes = new vscode.EventEmitter<void>();
+  /** A panel opened, closed or changed what it shows (the editors' hot-spot heat follows). */
+  readonly onDidChange = this.changes.event;
   /** Reads code objects and opens disassembly for the Kernels (ISA) sections (main.ts sets it). */
   isa: IsaDocuments | undefined;
 
@@ -182,6 +186,7 @@ export class ResultsPanels implements vscode.Disposable {
     const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, view.title, { viewColumn: column, preserveFocus: true }, {});
     const p = new ResultsPanel(panel, view, this, actions);
     this.open.add(p);
+    this.changed();
     return p;
   }
 
@@ -204,14 +209,21 @@ export class ResultsPanels implements vscode.Disposable {
     }
     const p = new ResultsPanel(panel, view, this, undefined);
     this.open.add(p);
+    this.changed();
     return p;
   }
 
   forget(p: ResultsPanel): void {
     this.open.delete(p);
+    this.changed();
+  }
+
+  changed(): void {
+    this.changes.fire();
   }
 
   dispose(): void {
     for (const p of [...this.open]) p.dispose();
+    this.changes.dispose();
   }
 }

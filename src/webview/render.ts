@@ -9,6 +9,7 @@ import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDi
 import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
 import { renderRooflineSections } from './roofline';
+import { renderHotspots } from './hotspots';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
 export interface Actions extends IsaActions {
@@ -226,7 +227,7 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
   );
 }
 
-/** @public The test bundle (test/support/webviewBrowser.ts) imports it by name. */
+/** @public the Chromium tests bundle it (test/support/webviewBrowser.ts, an esbuild stdin import knip cannot see). */
 export function renderTrace(s: TraceSummary): HTMLElement {
   return h(
     'div',
@@ -239,6 +240,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
     s.pseudoRows?.length ? renderPseudoRows(s.pseudoRows) : null,
     renderLaunches(s.kernels),
     renderRooflineSections(s),
+    renderHotspots(s),
     s.counters?.length ? renderCounters(s.counters) : null,
     s.memoryCopies.length
       ? dataTable(

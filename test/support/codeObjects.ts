@@ -2,7 +2,7 @@
 // test/fixtures/code-objects/kernels.cl for gfx942, gfx90a and gfx908 (object and assembly, whose
 // `; Occupancy: N` comments are the compiler's own occupancy figures), the HIP kernels of kernels.hip as a plain
 // gfx942 code object and as a gfx90a+gfx942 offload bundle, plain and compressed (`--offload-compress`: zstd, as
-// clang-19 writes it), and host objects whose .hip_fatbin section holds either, the way hipcc embeds one. Built once into .test-output/code-objects/<hash of sources and compiler>/.
+// clang-19 writes it), kernels.hip with `-g` (DWARF lines), and host objects whose .hip_fatbin section holds either, the way hipcc embeds one. Built once into .test-output/code-objects/<hash of sources and compiler>/.
 //
 // Without clang-19 the tests that need these skip, loudly; in CI (CI=true) they fail: .ci/run installs it.
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 // KR_REPO_ROOT: the VS Code suites run this from a bundle under out/, where import.meta.url is not this file
 const repoRoot = process.env.KR_REPO_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Bump when build() below changes what it builds or how. */
-const RECIPE = 2;
+const RECIPE = 3;
 const sources = path.join(repoRoot, 'test/fixtures/code-objects');
 export const OPENCL_TARGETS = ['gfx942', 'gfx90a', 'gfx908'] as const;
 type OpenclTarget = (typeof OPENCL_TARGETS)[number];
@@ -25,6 +25,8 @@ export interface BuiltCodeObjects {
   opencl: Record<OpenclTarget, { object: string; asm: string }>;
   /** kernels.hip for gfx942 as one code object (`--no-gpu-bundle-output`). */
   hipObject: string;
+  /** kernels.hip for gfx942 with DWARF line info (`-g`): objdump `-l` gives each instruction's source line. */
+  hipDebugObject: string;
   /** kernels.hip for gfx90a and gfx942 as a clang offload bundle. */
   hipBundle: string;
   /** An x86-64 host object with the bundle in its .hip_fatbin section. */
@@ -89,6 +91,7 @@ function build(): BuiltCodeObjects | string {
     }
     const hipCommon = ['-x', 'hip', '-nogpulib', '-nogpuinc', '--cuda-device-only', '-O2', '-c', hip];
     run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx942', '--no-gpu-bundle-output', '-o', path.join(work, 'hip-gfx942.co')]);
+    run(TOOLCHAIN.clang, [...hipCommon, '-g', '--offload-arch=gfx942', '--no-gpu-bundle-output', '-o', path.join(work, 'hip-gfx942-g.co')]);
     run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx90a', '--offload-arch=gfx942', '-o', path.join(work, 'hip.bundle')]);
     run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx90a', '--offload-arch=gfx942', '--offload-compress', '-o', path.join(work, 'hip-compressed.bundle')]);
     writeFileSync(path.join(work, 'host.c'), 'int main(void) { return 0; }\n');
@@ -115,6 +118,7 @@ function describe(dir: string): BuiltCodeObjects {
   return {
     dir, opencl,
     hipObject: path.join(dir, 'hip-gfx942.co'),
+    hipDebugObject: path.join(dir, 'hip-gfx942-g.co'),
     hipBundle: path.join(dir, 'hip.bundle'),
     hostFatbin: path.join(dir, 'host-fatbin.o'),
     hipCompressedBundle: path.join(dir, 'hip-compressed.bundle'),

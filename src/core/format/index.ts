@@ -5,3 +5,4 @@ export {   formatBandwidth, formatBytes, formatCount, formatCounterValue, format
 export { formatElapsed, formatMeanErr, formatNs, formatScore, formatSeconds, formatTimeLeft, formatWait,  } from './durations';
 export { formatChange, formatRatio, formatSignedNs,  } from './changes';
 export { counterPassesText, formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent, roofText } from './roofline';
+export { stallLabel } from './pcSampling';

@@ -1,4 +1,5 @@
-// One kernel's disassembly through llvm-objdump (`-d --mcpu=<processor> --disassemble-symbols=<kernel>`), which
+// One kernel's disassembly through llvm-objdump (`-d -l --mcpu=<processor> --disassemble-symbols=<kernel>`: `-l` prints
+// the DWARF source line above the instructions of code built with line info, read by listing.ts), which
 // must be an LLVM build with the AMDGPU target: Debian's llvm-19 has it, and so does ROCm's /opt/rocm/llvm.
 import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,7 +80,7 @@ export async function disassembleKernel(req: DisassembleRequest): Promise<string
   try {
     const file = join(dir, 'code_object.o');
     await writeFile(file, req.bytes);
-    const r = await execa(req.objdump, ['-d', `--mcpu=${req.processor}`, `--disassemble-symbols=${req.kernel}`, file], {
+    const r = await execa(req.objdump, ['-d', '--line-numbers', `--mcpu=${req.processor}`, `--disassemble-symbols=${req.kernel}`, file], {
       reject: false, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, stdin: 'ignore', env: { LC_ALL: 'C' },
     });
     if (r.exitCode !== 0) throw new DisassemblyError(`${req.objdump} failed (exit ${r.exitCode ?? r.signal}): ${String(r.stderr).trim().split('\n')[0] ?? ''}`);
@@ -96,7 +97,8 @@ export async function disassembleKernel(req: DisassembleRequest): Promise<string
 /** The s_nop 0 run after the last s_endpgm is the code's alignment padding: one line says how many were left out. */
 function dropPadding(lines: string[]): string[] {
   let end = lines.length;
-  while (end > 0 && lines[end - 1]!.trim() === '') end--;
+  // objdump ends a run of zero bytes after the code with a `...` line (seen after code built with -g)
+  while (end > 0 && (lines[end - 1]!.trim() === '' || lines[end - 1]!.trim() === '...')) end--;
   let nops = end;
   while (nops > 0 && /^\s*s_nop 0\b/.test(lines[nops - 1]!)) nops--;
   if (nops === end || nops === 0 || !/^\s*s_endpgm\b/.test(lines[nops - 1]!)) return lines.slice(0, end);

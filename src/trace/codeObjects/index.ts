@@ -7,3 +7,4 @@ export {
 export { limitsFor, type OccupancyEstimate } from './occupancy';
 export { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS, type FindObjdumpOptions } from './disassemble';
 export { matchKernels } from './match';
+export { parseListing, type ListedInstruction } from './listing';

@@ -20,6 +20,7 @@ import type { RunController } from './runs/controller';
 import type { Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import type { TraceOpener } from './traces';
+import type { makeTools, SubmitInput } from './agent/tools';
 
 interface PanelInfo {
   title: string;
@@ -89,6 +90,13 @@ export interface KernelRunnerApi {
   revealRunTrace(id: string): Promise<string | undefined>;
   /** What VS Code does with a results panel after a reload: a new webview panel revived from its saved state. */
   revivePanel(state: unknown): PanelInfo | undefined;
+  // The language model tools
+  /** On: the tools submit without VS Code's confirmation (invokeTool outside a chat asks in a modal dialog). */
+  preApproveTools(on: boolean): void;
+  /** What the submit tool's prepareInvocation answers for this input (its confirmation, unless pre-approved). */
+  prepareSubmit(input: SubmitInput): vscode.PreparedToolInvocation | null | undefined;
+  /** Whether the MCP server definition provider was registered (the host has the API). */
+  mcpServerRegistered(): boolean;
   /** Simulates a window reload: deactivate, then activate again in this extension host; returns the new API. */
   reactivate(): Promise<KernelRunnerApi>;
 }
@@ -108,6 +116,8 @@ export function createTestApi(parts: {
   diagnostics: SubmissionDiagnostics;
   store: RunStore;
   runsView: RunsView;
+  tools: ReturnType<typeof makeTools>;
+  mcpRegistered: boolean;
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
   const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } = parts;
@@ -208,6 +218,11 @@ export function createTestApi(parts: {
       const p = panels.revive(panel, state);
       return p ? info(p) : undefined;
     },
+    preApproveTools: (on) => {
+      hooks.toolsPreApproved = on;
+    },
+    prepareSubmit: (input) => parts.tools.submit.prepareInvocation({ input }),
+    mcpServerRegistered: () => parts.mcpRegistered,
     reactivate: parts.reactivate,
   };
 }

@@ -28,6 +28,8 @@ import { RunsView } from './runs/view';
 import { KernelTimingLensProvider } from './timingLens';
 import { keptTraceActions } from './traceFiles';
 import { join } from 'node:path';
+import { makeTools, registerTools } from './agent/tools';
+import { registerMcpServer } from './agent/mcpServer';
 
 let current: Ctx | undefined;
 let currentApi: KernelRunnerApi | undefined;
@@ -80,6 +82,12 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
   registerCompare(ctx);
 
+  // The agent's tools in the chat, and `kernel-runner mcp` for MCP clients of the editor (where the host has the API).
+  const tools = makeTools({ runs, store, targets });
+  for (const d of registerTools(tools)) ctx.push(d);
+  const mcp = registerMcpServer(context.extensionPath, String((context.extension.packageJSON as { version?: unknown }).version ?? ''), () => ctx.config.server);
+  if (mcp) ctx.push(mcp);
+
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));
   ctx.push(vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));
   const timingLenses = ctx.push(new KernelTimingLensProvider(store, ctx.config));
@@ -118,6 +126,8 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
     diagnostics,
     store,
     runsView,
+    tools,
+    mcpRegistered: !!mcp,
     statusText: () => status.text,
     activationMs,
     reactivate: async () => {

@@ -97,6 +97,8 @@ export interface KernelRunnerApi {
   prepareSubmit(input: SubmitInput): vscode.PreparedToolInvocation | null | undefined;
   /** Whether the MCP server definition provider was registered (the host has the API). */
   mcpServerRegistered(): boolean;
+  /** The command line the MCP server definition gives VS Code. */
+  mcpCommandLine(): { command: string; args: string[]; env: Record<string, string> };
   /** Simulates a window reload: deactivate, then activate again in this extension host; returns the new API. */
   reactivate(): Promise<KernelRunnerApi>;
 }
@@ -117,7 +119,7 @@ export function createTestApi(parts: {
   store: RunStore;
   runsView: RunsView;
   tools: ReturnType<typeof makeTools>;
-  mcpRegistered: boolean;
+  mcp: { registered: boolean; commandLine: () => { command: string; args: string[]; env: Record<string, string> } };
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
   const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } = parts;
@@ -222,7 +224,8 @@ export function createTestApi(parts: {
       hooks.toolsPreApproved = on;
     },
     prepareSubmit: (input) => parts.tools.submit.prepareInvocation({ input }),
-    mcpServerRegistered: () => parts.mcpRegistered,
+    mcpServerRegistered: () => parts.mcp.registered,
+    mcpCommandLine: () => parts.mcp.commandLine(),
     reactivate: parts.reactivate,
   };
 }

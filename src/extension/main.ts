@@ -29,7 +29,7 @@ import { KernelTimingLensProvider } from './timingLens';
 import { keptTraceActions } from './traceFiles';
 import { join } from 'node:path';
 import { makeTools, registerTools } from './agent/tools';
-import { registerMcpServer } from './agent/mcpServer';
+import { mcpCommandLine, registerMcpServer } from './agent/mcpServer';
 
 let current: Ctx | undefined;
 let currentApi: KernelRunnerApi | undefined;
@@ -127,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
     store,
     runsView,
     tools,
-    mcpRegistered: !!mcp,
+    mcp: { registered: !!mcp, commandLine: () => mcpCommandLine(context.extensionPath, ctx.config.server) },
     statusText: () => status.text,
     activationMs,
     reactivate: async () => {

@@ -14,7 +14,7 @@ interface McpHost {
 type StdioDefinition = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => unknown;
 
 /** The command line of the server: this extension's own CLI bundle, run by the extension host's Node (Electron as Node in desktop VS Code). */
-function mcpCommandLine(extensionPath: string, server: string): { command: string; args: string[]; env: Record<string, string> } {
+export function mcpCommandLine(extensionPath: string, server: string): { command: string; args: string[]; env: Record<string, string> } {
   return {
     command: process.execPath,
     args: [join(extensionPath, 'dist', 'cli.cjs'), 'mcp', ...(server ? ['--server', server] : [])],

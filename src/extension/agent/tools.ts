@@ -133,7 +133,7 @@ class SubmitTool implements vscode.LanguageModelTool<SubmitInput> {
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled by the agent')));
     try {
-      const run = await this.parts.runs.runFile(uri, { mode, title: MODE_WORDS[mode], ...(gpu ? { gpu } : {}), ...(leaderboard ? { leaderboard } : {}), signal: abort.signal });
+      const run = await this.parts.runs.runFileFor(uri, { mode, title: MODE_WORDS[mode], ...(gpu ? { gpu } : {}), ...(leaderboard ? { leaderboard } : {}), signal: abort.signal });
       if (!run) throw new Error(`${vscode.workspace.asRelativePath(uri)} did not run (the same file is running in this mode, or a choice was dismissed)`);
       return text(describeRun(run, this.parts.store));
     } finally {

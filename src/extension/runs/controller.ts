@@ -160,8 +160,13 @@ export class RunController implements vscode.Disposable {
     while (this.active.size) await Promise.all([...this.active.values()].map((r) => r.done));
   }
 
-  /** Runs the file as a Run from the palette does; resolves with the run's record once it ended (undefined: it did not start). */
-  async runFile(uri: vscode.Uri | undefined, req: RunRequest): Promise<EditorRun | undefined> {
+  /** Run from the palette, a lens, a button: resolves once the run ended (nothing returned to the command's caller). */
+  async runFile(uri: vscode.Uri | undefined, req: RunRequest): Promise<void> {
+    await this.runFileFor(uri, req);
+  }
+
+  /** As runFile; resolves with the run's record (its outcome, view, digests) once it ended; undefined: it did not start. */
+  async runFileFor(uri: vscode.Uri | undefined, req: RunRequest): Promise<EditorRun | undefined> {
     const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
     if (!doc) {
       void notify.warning("Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.");

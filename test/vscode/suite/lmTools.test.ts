@@ -5,7 +5,9 @@
 // dialog that a test in the extension host cannot answer, so the invoking tests pre-approve the tools (test API).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
 import { activateExtension, repoRoot, setting } from './helpers';
@@ -115,9 +117,36 @@ describe('language model tools', function () {
     await assert.rejects(invoke('kernelRunner_profileDigest', { run_id: 'nosuchrun' }), /no stored run "nosuchrun"/);
   });
 
-  it('the MCP server definition provider is registered where the host has the API', () => {
+  it('the MCP server definition provider is registered where the host has the API; its command line serves MCP', async () => {
     const host = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown };
     assert.equal(api.mcpServerRegistered(), typeof host.registerMcpServerDefinitionProvider === 'function');
     assert.equal(api.mcpServerRegistered(), true, 'code-server 4.139 (VS Code 1.139) has it');
+
+    // what VS Code starts: initialize, then tools/list (newline-delimited JSON-RPC on stdio)
+    const { command, args, env } = api.mcpCommandLine();
+    assert.deepEqual(args.slice(1), ['mcp']);
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const replies = new Map<number, (v: unknown) => void>();
+      lines.on('line', (line) => {
+        const msg = JSON.parse(line) as { id?: number };
+        if (msg.id !== undefined) replies.get(msg.id)?.(msg);
+      });
+      const request = (id: number, method: string, params: object) =>
+        new Promise<{ result?: { tools?: Array<{ name: string }>; serverInfo?: { name: string } } }>((resolve, reject) => {
+          replies.set(id, resolve as (v: unknown) => void);
+          child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
+          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+        });
+      const init = await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'kernel-runner-test', version: '0' } });
+      assert.ok(init.result?.serverInfo?.name, JSON.stringify(init));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const list = await request(2, 'tools/list', {});
+      const names = (list.result?.tools ?? []).map((t) => t.name);
+      for (const name of ['submit', 'get_run', 'list_leaderboards', 'profile_digest', 'compare']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    } finally {
+      child.kill();
+    }
   });
 });

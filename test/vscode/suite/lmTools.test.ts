@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
-import { activateExtension, repoRoot, setting } from './helpers';
+import { activateExtension, markedAlive, repoRoot, setting, waitFor, workspaceDir } from './helpers';
 
 const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
 const OURS = ['kernelRunner_submit', 'kernelRunner_profileDigest', 'kernelRunner_compare', 'kernelRunner_listLeaderboards'];
@@ -103,6 +103,30 @@ describe('language model tools', function () {
       assert.equal(compared.schemaVersion, 1);
       assert.ok(compared.baseline && typeof compared.baseline === 'object', 'the candidate digest with its baseline section');
     } finally {
+      api.preApproveTools(false);
+    }
+  });
+
+  it('cancelling the tool call cancels the job on the runner, as Cancel does', async () => {
+    api.preApproveTools(true);
+    const cts = new vscode.CancellationTokenSource();
+    try {
+      const slow = join(workspaceDir, 'slow_script.py');
+      const call = vscode.lm.invokeTool('kernelRunner_submit', { input: { file: slow, mode: 'test' }, toolInvocationToken: undefined }, cts.token);
+      const settled = call.then(
+        () => 'resolved',
+        (err: unknown) => `rejected: ${String(err)}`,
+      );
+      const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
+      assert.ok(markedAlive(mark));
+      cts.cancel();
+      await settled;
+      await api.idle();
+      assert.equal(api.lastRun()?.view?.outcome, 'cancelled');
+      assert.match(api.lastRunLines().join('\n'), /▸ Cancelled: job \d+ on embedded runner is cancelled\./);
+      await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
+    } finally {
+      cts.dispose();
       api.preApproveTools(false);
     }
   });

@@ -85,7 +85,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   // The agent's tools in the chat, and `kernel-runner mcp` for MCP clients of the editor (where the host has the API).
   const tools = makeTools({ runs, store, targets });
   for (const d of registerTools(tools)) ctx.push(d);
-  const mcp = registerMcpServer(context.extensionPath, String((context.extension.packageJSON as { version?: unknown }).version ?? ''), () => ctx.config.server);
+  const mcp = ctx.config.mcpServerEnabled ? registerMcpServer(context.extensionPath, String((context.extension.packageJSON as { version?: unknown }).version ?? ''), () => ctx.config.server) : undefined;
   if (mcp) ctx.push(mcp);
 
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));

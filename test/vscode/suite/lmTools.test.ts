@@ -142,9 +142,18 @@ describe('language model tools', function () {
   });
 
   it('the MCP server definition provider is registered where the host has the API; its command line serves MCP', async () => {
-    const host = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown };
-    assert.equal(api.mcpServerRegistered(), typeof host.registerMcpServerDefinitionProvider === 'function');
-    assert.equal(api.mcpServerRegistered(), true, 'code-server 4.139 (VS Code 1.139) has it');
+    // off in the test window's settings (run.mjs), read at activation: on, and a reload
+    assert.equal(api.mcpServerRegistered(), false, 'kernelRunner.mcpServer.enable false: not registered');
+    await setting('mcpServer.enable', true);
+    try {
+      api = await api.reactivate();
+      const host = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown };
+      assert.equal(api.mcpServerRegistered(), typeof host.registerMcpServerDefinitionProvider === 'function');
+      assert.equal(api.mcpServerRegistered(), true, 'code-server 4.139 (VS Code 1.139) has it');
+    } finally {
+      await setting('mcpServer.enable', undefined);
+      api = await api.reactivate();
+    }
 
     // what VS Code starts: initialize, then tools/list (newline-delimited JSON-RPC on stdio)
     const { command, args, env } = api.mcpCommandLine();

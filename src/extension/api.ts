@@ -22,6 +22,7 @@ import type { RunController } from './runs/controller';
 import type { Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import type { TraceOpener } from './traces';
+import type { makeTools, SubmitInput } from './agent/tools';
 
 interface PanelInfo {
   title: string;
@@ -93,6 +94,15 @@ export interface KernelRunnerApi {
   revealRunTrace(id: string): Promise<string | undefined>;
   /** What VS Code does with a results panel after a reload: a new webview panel revived from its saved state. */
   revivePanel(state: unknown): PanelInfo | undefined;
+  // The language model tools
+  /** On: the tools submit without VS Code's confirmation (invokeTool outside a chat asks in a modal dialog). */
+  preApproveTools(on: boolean): void;
+  /** What the submit tool's prepareInvocation answers for this input (its confirmation, unless pre-approved). */
+  prepareSubmit(input: SubmitInput): vscode.PreparedToolInvocation | null | undefined;
+  /** Whether the MCP server definition provider was registered (the host has the API). */
+  mcpServerRegistered(): boolean;
+  /** The command line the MCP server definition gives VS Code. */
+  mcpCommandLine(): { command: string; args: string[]; env: Record<string, string> };
   /** Simulates a window reload: deactivate, then activate again in this extension host; returns the new API. */
   reactivate(): Promise<KernelRunnerApi>;
 }
@@ -113,6 +123,8 @@ export function createTestApi(parts: {
   store: RunStore;
   runsView: RunsView;
   heat: HotspotDecorations;
+  tools: ReturnType<typeof makeTools>;
+  mcp: { registered: boolean; commandLine: () => { command: string; args: string[]; env: Record<string, string> } };
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
   const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } = parts;
@@ -214,6 +226,12 @@ export function createTestApi(parts: {
       const p = panels.revive(panel, state);
       return p ? info(p) : undefined;
     },
+    preApproveTools: (on) => {
+      hooks.toolsPreApproved = on;
+    },
+    prepareSubmit: (input) => parts.tools.submit.prepareInvocation({ input }),
+    mcpServerRegistered: () => parts.mcp.registered,
+    mcpCommandLine: () => parts.mcp.commandLine(),
     reactivate: parts.reactivate,
   };
 }

@@ -33,6 +33,9 @@ export class Config {
     const v = this.cfg.get<string>('openResults', 'always');
     return v === 'profileOrFailure' || v === 'never' ? v : 'always';
   }
+  get mcpServerEnabled(): boolean {
+    return this.cfg.get<boolean>('mcpServer.enable', true);
+  }
   get codeLensEnabled(): boolean {
     return this.cfg.get<boolean>('codeLens.enable', true);
   }

@@ -29,6 +29,8 @@ import { RunsView } from './runs/view';
 import { KernelTimingLensProvider } from './timingLens';
 import { keptTraceActions } from './traceFiles';
 import { join } from 'node:path';
+import { makeTools, registerTools } from './agent/tools';
+import { mcpCommandLine, registerMcpServer } from './agent/mcpServer';
 
 let current: Ctx | undefined;
 let currentApi: KernelRunnerApi | undefined;
@@ -82,6 +84,12 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
   registerCompare(ctx);
 
+  // The agent's tools in the chat, and `kernel-runner mcp` for MCP clients of the editor (where the host has the API).
+  const tools = makeTools({ runs, store, targets });
+  for (const d of registerTools(tools)) ctx.push(d);
+  const mcp = ctx.config.mcpServerEnabled ? registerMcpServer(context.extensionPath, String((context.extension.packageJSON as { version?: unknown }).version ?? ''), () => ctx.config.server) : undefined;
+  if (mcp) ctx.push(mcp);
+
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));
   ctx.push(vscode.languages.registerCodeLensProvider(CODELENS_SELECTOR, lenses));
   const timingLenses = ctx.push(new KernelTimingLensProvider(store, ctx.config));
@@ -121,6 +129,8 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
     store,
     runsView,
     heat,
+    tools,
+    mcp: { registered: !!mcp, commandLine: () => mcpCommandLine(context.extensionPath, ctx.config.server) },
     statusText: () => status.text,
     activationMs,
     reactivate: async () => {

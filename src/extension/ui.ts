@@ -33,6 +33,11 @@ class Hooks {
   popcornConfigPath: string | undefined;
   /** Set by tests: poll interval of background submissions, ms. */
   pollIntervalMs: number | undefined;
+  /**
+   * Set by tests: the language model tools' submissions go without a confirmation (vscode.lm.invokeTool outside a
+   * chat asks in a modal dialog that a test in the extension host cannot answer).
+   */
+  toolsPreApproved = false;
 
   record(m: ShownMessage): void {
     this.messages.push(m);

@@ -86,6 +86,9 @@ const settings = {
   'extensions.autoCheckUpdates': false,
   'update.mode': 'none',
   'chat.disableAIFeatures': true,
+  // Off in the test window (lmTools.test.ts turns it on): the registered MCP server definition leaves the Output
+  // panel focused, which the timing lens suite's revert of the active editor does not expect.
+  'kernelRunner.mcpServer.enable': false,
   'workbench.tips.enabled': false,
   'security.workspace.trust.enabled': false,
   'git.enabled': false,

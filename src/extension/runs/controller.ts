@@ -12,6 +12,7 @@ import { basename } from 'node:path';
 import type { RunnerClient } from '../../core/client';
 import type { SubmissionMode } from '../../core/protocol/api';
 import {
+  chooseFromFile,
   explain,
   pollIntervalFromEnv,
   resumeSubmission,
@@ -38,6 +39,7 @@ import type { TraceFiles } from '../traceFiles';
 import { hooks, notify, pickOne } from '../ui';
 import type { ResultView } from '../../webview/protocol';
 import { profileOptionsForRun } from '../profileOptions';
+import { digestKeptProfiles, type KeptDigest } from './digests';
 import type { ProfileOptions } from '../../core/profileOptions';
 
 export interface RunRequest {
@@ -47,6 +49,10 @@ export interface RunRequest {
   gpu?: string;
   /** The configured target (default), or GPU MODE's service for this run only ("Profile on GPU MODE"). */
   where?: TargetChoice;
+  /** Run on this leaderboard (and `gpu`) instead of the file's directives or a picker (the language model tools). */
+  leaderboard?: string;
+  /** Cancels the run as Cancel does (a language model tool's cancellation). */
+  signal?: AbortSignal;
 }
 
 export interface EditorRun {
@@ -60,6 +66,9 @@ export interface EditorRun {
   log?: RunLog;
   /** Its id in the run store once kept. */
   storedId?: string;
+  /** How it ended (the workflow's outcome) and the digests of its kept profile traces. */
+  outcome?: SubmissionOutcome;
+  digests?: KeptDigest[];
 }
 
 interface ActiveRun {
@@ -151,11 +160,17 @@ export class RunController implements vscode.Disposable {
     while (this.active.size) await Promise.all([...this.active.values()].map((r) => r.done));
   }
 
+  /** Run from the palette, a lens, a button: resolves once the run ended (nothing returned to the command's caller). */
   async runFile(uri: vscode.Uri | undefined, req: RunRequest): Promise<void> {
+    await this.runFileFor(uri, req);
+  }
+
+  /** As runFile; resolves with the run's record (its outcome, view, digests) once it ended; undefined: it did not start. */
+  async runFileFor(uri: vscode.Uri | undefined, req: RunRequest): Promise<EditorRun | undefined> {
     const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
     if (!doc) {
       void notify.warning("Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.");
-      return;
+      return undefined;
     }
     const file = basename(doc.uri.fsPath || doc.uri.path);
     // Other files, modes and targets run alongside; the same file in the same mode twice is most likely a double click.
@@ -164,9 +179,16 @@ export class RunController implements vscode.Disposable {
       const pick = await notify.warning(`Kernel Runner is already running ${file} (${req.mode}).`, 'Cancel It', 'Show Output');
       if (pick === 'Cancel It') await this.cancelRun(same);
       else if (pick === 'Show Output') this.output.show();
-      return;
+      return undefined;
     }
-    await this.activate({ file, mode: req.mode }, doc.uri.toString(), req.where, (run) => this.execute(doc, req, run, file));
+    let started: ActiveRun | undefined;
+    await this.activate({ file, mode: req.mode }, doc.uri.toString(), req.where, (run) => {
+      started = run;
+      req.signal?.addEventListener('abort', () => run.abort.abort(req.signal?.reason), { once: true });
+      return this.execute(doc, req, run, file);
+    });
+    const record = started?.record;
+    return record && 'target' in record ? (record as EditorRun) : undefined;
   }
 
   /** Makes `work` an active run until it ends: then its status bar entry is cleared and `idle()` waiters wake. */
@@ -265,10 +287,17 @@ export class RunController implements vscode.Disposable {
     let entry: InFlightSubmission | undefined;
     let added: Promise<void> | undefined;
     const outcome = await runSubmission(
-      { filePath: doc.uri.fsPath || doc.uri.path, content: new TextEncoder().encode(doc.getText()), mode: req.mode, ...(profile ? { profile } : {}) },
+      {
+        filePath: doc.uri.fsPath || doc.uri.path,
+        content: new TextEncoder().encode(doc.getText()),
+        mode: req.mode,
+        ...(profile ? { profile } : {}),
+        ...(req.leaderboard ? { leaderboard: req.leaderboard, ...(req.gpu ? { gpu: req.gpu } : req.mode === 'profile' ? { gpu: this.ctx.config.profileGpu } : {}) } : {}),
+      },
       {
         ...this.workflowOptions(connection, run),
-        choose: documentChooser({
+        // A leaderboard named by the caller (a language model tool): the CLI's rules (flags, then directives), no picker.
+        choose: req.leaderboard ? chooseFromFile : documentChooser({
           uri: doc.uri,
           store: this.choices,
           ...(req.mode === 'profile' ? { requiredGpu: req.gpu ?? this.ctx.config.profileGpu } : {}),
@@ -296,7 +325,7 @@ export class RunController implements vscode.Disposable {
       },
     );
     await added;
-    await this.conclude(outcome, presenter, record, host, entry, false, { uri: doc.uri.toString(), title: req.title, startedAt });
+    await this.conclude(outcome, presenter, record, host, entry, false, { uri: doc.uri.toString(), title: req.title, startedAt, content: new TextEncoder().encode(doc.getText()) });
   }
 
   /** The outcome arrived: the channel, the recorded view, the entry forgotten, then the panel or a notification. */
@@ -307,9 +336,10 @@ export class RunController implements vscode.Disposable {
     host: FailureActionHost,
     entry: InFlightSubmission | undefined,
     resumed: boolean,
-    about: { uri: string; title: string; startedAt: number },
+    about: { uri: string; title: string; startedAt: number; content?: Uint8Array },
   ): Promise<void> {
     if (outcome.id !== undefined) record.jobId = outcome.id;
+    record.outcome = outcome;
     if (this.disposing) {
       // A reload: the entry stays for the next activation.
       presenter.close();
@@ -331,6 +361,9 @@ export class RunController implements vscode.Disposable {
     const kept = await this.keep(view, record, outcome, about);
     for (const p of this.panels.all) if (p.current === view) p.update(kept);
     record.view = kept;
+    if (kept.profiles.some((p) => p.localPath)) {
+      record.digests = await digestKeptProfiles(kept, { file: record.file, mode: record.mode, target: record.target.label, ...(about.content ? { content: about.content } : {}) });
+    }
   }
 
   /** Into the run store (the Runs view, the timing lens) with its traces; the stored view points at the kept traces. */

@@ -1,0 +1,185 @@
+// The language model tools (src/extension/agent/tools.ts) through VS Code's own vscode.lm API: listed in
+// vscode.lm.tools, invoked with vscode.lm.invokeTool on the example problem and the embedded runner (the test
+// stand-in rocprofv3 of test/bin for the profile), their runs in the Runs view like a Run from the palette. The
+// submit tool's confirmation is asserted from its prepareInvocation: outside a chat, invokeTool shows it as a modal
+// dialog that a test in the extension host cannot answer, so the invoking tests pre-approve the tools (test API).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import type { KernelRunnerApi } from '../../../src/extension/api';
+import { activateExtension, markedAlive, repoRoot, setting, waitFor, workspaceDir } from './helpers';
+
+const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
+const OURS = ['kernelRunner_submit', 'kernelRunner_profileDigest', 'kernelRunner_compare', 'kernelRunner_listLeaderboards'];
+
+async function invoke(name: string, input: object): Promise<Record<string, unknown>> {
+  const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  const texts = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : ''));
+  assert.equal(texts.length, 1, 'one text part');
+  return JSON.parse(texts[0] ?? '') as Record<string, unknown>;
+}
+
+describe('language model tools', function () {
+  this.timeout(120_000);
+  let api: KernelRunnerApi;
+
+  before(async () => {
+    api = await activateExtension();
+    await setting('embedded.path', [join(repoRoot, 'test/bin')]);
+    await setting('embedded.gpuName', 'MI300');
+    await setting('openResults', 'never');
+  });
+
+  after(async () => {
+    api.preApproveTools(false);
+    for (const k of ['embedded.path', 'embedded.gpuName', 'openResults']) await setting(k, undefined);
+    api.closePanels();
+  });
+
+  it('vscode.lm.tools lists our four tools with their descriptions and input schemas', () => {
+    const ours = vscode.lm.tools.filter((t) => t.name.startsWith('kernelRunner_'));
+    assert.deepEqual(ours.map((t) => t.name).sort(), [...OURS].sort());
+    const submit = ours.find((t) => t.name === 'kernelRunner_submit');
+    assert.match(submit?.description ?? '', /Use mode "test" first after every edit/);
+    assert.deepEqual((submit?.inputSchema as { required?: string[] }).required, ['mode']);
+  });
+
+  it('the submit tool asks for confirmation, naming the file, the mode and the target; read-only tools do not', async () => {
+    const prepared = api.prepareSubmit({ file: submission.fsPath, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300' });
+    // (the file is outside the test workspace's folder: named by its full path)
+    assert.equal(prepared?.confirmationMessages?.title, `Submit ${submission.fsPath} (profile) with Kernel Runner?`);
+    assert.equal(prepared?.confirmationMessages?.message, `Profile: ${submission.fsPath} will be sent to embedded runner (leaderboard vectoradd_py, GPU MI300).`);
+    api.preApproveTools(true);
+    try {
+      assert.equal(api.prepareSubmit({ mode: 'test' })?.confirmationMessages, undefined, 'pre-approved in tests only');
+    } finally {
+      api.preApproveTools(false);
+    }
+  });
+
+  it('invokeTool runs the tests of the example on the embedded runner: the answer names the tests passed, the run is in the Runs view', async () => {
+    api.preApproveTools(true);
+    try {
+      const answer = await invoke('kernelRunner_submit', { file: submission.fsPath, mode: 'test' });
+      assert.equal(answer.passed, true, JSON.stringify(answer));
+      assert.equal(answer.outcome, 'success');
+      assert.deepEqual(answer.tests, { passed: 3, failed: 0 });
+      assert.equal(answer.summary, '3/3 tests passed');
+      assert.equal(answer.leaderboard, 'vectoradd_py');
+      assert.ok((answer.output_tail as string[]).includes('3/3 tests passed'));
+      // the same run path as Run Tests from the palette: the last run, the channel, the run store
+      assert.equal(api.lastRun()?.mode, 'test');
+      const stored = api.storedRuns().find((r) => r.id === answer.run_id);
+      assert.equal(stored?.headline, '3/3 tests passed');
+      assert.ok(!JSON.stringify(answer).includes((await api.embeddedRunnerToken()) ?? '\u0000'), 'no token in the answer');
+    } finally {
+      api.preApproveTools(false);
+    }
+  });
+
+  it('invokeTool profiles with the stand-in rocprofv3: the answer is the digest, saved beside the kept trace; the digest and compare tools read it', async () => {
+    api.preApproveTools(true);
+    try {
+      const answer = await invoke('kernelRunner_submit', { file: submission.fsPath, mode: 'profile' });
+      assert.equal(answer.passed, true, JSON.stringify(answer));
+      const digests = answer.digests as Array<{ digest: { schemaVersion: number; cases: unknown[] } | null; digest_path: string | null; trace: string }>;
+      // one per profiled run of the evaluator, each saved
+      assert.ok(digests.length >= 1);
+      for (const x of digests) assert.ok(x.digest?.schemaVersion === 1 && x.digest_path && existsSync(x.digest_path), JSON.stringify(x).slice(0, 300));
+      const d = digests[0]!;
+      assert.ok(d.digest_path && existsSync(d.digest_path));
+      assert.deepEqual(JSON.parse(readFileSync(d.digest_path, 'utf8')), d.digest, 'the saved digest is the one answered');
+      assert.ok(d.trace.startsWith(api.runStoreFolder()), 'beside the trace kept in the run store');
+      assert.ok(Buffer.byteLength(JSON.stringify(answer)) < 16_384 * digests.length + 8_192, 'digests within their budget, not the trace');
+
+      const read = await invoke('kernelRunner_profileDigest', { run_id: answer.run_id });
+      assert.deepEqual(read, d.digest);
+
+      const again = await invoke('kernelRunner_submit', { file: submission.fsPath, mode: 'profile' });
+      const compared = await invoke('kernelRunner_compare', { baseline: answer.run_id, candidate: again.run_id });
+      assert.equal(compared.schemaVersion, 1);
+      assert.ok(compared.baseline && typeof compared.baseline === 'object', 'the candidate digest with its baseline section');
+    } finally {
+      api.preApproveTools(false);
+    }
+  });
+
+  it('cancelling the tool call cancels the job on the runner, as Cancel does', async () => {
+    api.preApproveTools(true);
+    const cts = new vscode.CancellationTokenSource();
+    try {
+      const slow = join(workspaceDir, 'slow_script.py');
+      const call = vscode.lm.invokeTool('kernelRunner_submit', { input: { file: slow, mode: 'test' }, toolInvocationToken: undefined }, cts.token);
+      const settled = call.then(
+        () => 'resolved',
+        (err: unknown) => `rejected: ${String(err)}`,
+      );
+      const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
+      assert.ok(markedAlive(mark));
+      cts.cancel();
+      await settled;
+      await api.idle();
+      assert.equal(api.lastRun()?.view?.outcome, 'cancelled');
+      assert.match(api.lastRunLines().join('\n'), /▸ Cancelled: job \d+ on embedded runner is cancelled\./);
+      await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
+    } finally {
+      cts.dispose();
+      api.preApproveTools(false);
+    }
+  });
+
+  it('the leaderboards tool lists the embedded runner\'s leaderboards', async () => {
+    const answer = await invoke('kernelRunner_listLeaderboards', {});
+    assert.equal(answer.service, 'embedded runner');
+    assert.ok((answer.leaderboards as Array<{ name: string }>).some((b) => b.name === 'vectoradd_py'));
+  });
+
+  it('a tool error is a clear error: no stored run of that id', async () => {
+    await assert.rejects(invoke('kernelRunner_profileDigest', { run_id: 'nosuchrun' }), /no stored run "nosuchrun"/);
+  });
+
+  it('the MCP server definition provider is registered where the host has the API; its command line serves MCP', async () => {
+    // off in the test window's settings (run.mjs), read at activation: on, and a reload
+    assert.equal(api.mcpServerRegistered(), false, 'kernelRunner.mcpServer.enable false: not registered');
+    await setting('mcpServer.enable', true);
+    try {
+      api = await api.reactivate();
+      const host = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown };
+      assert.equal(api.mcpServerRegistered(), typeof host.registerMcpServerDefinitionProvider === 'function');
+      assert.equal(api.mcpServerRegistered(), true, 'code-server 4.139 (VS Code 1.139) has it');
+    } finally {
+      await setting('mcpServer.enable', undefined);
+      api = await api.reactivate();
+    }
+
+    // what VS Code starts: initialize, then tools/list (newline-delimited JSON-RPC on stdio)
+    const { command, args, env } = api.mcpCommandLine();
+    assert.deepEqual(args.slice(1), ['mcp']);
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const lines = createInterface({ input: child.stdout });
+      const replies = new Map<number, (v: unknown) => void>();
+      lines.on('line', (line) => {
+        const msg = JSON.parse(line) as { id?: number };
+        if (msg.id !== undefined) replies.get(msg.id)?.(msg);
+      });
+      const request = (id: number, method: string, params: object) =>
+        new Promise<{ result?: { tools?: Array<{ name: string }>; serverInfo?: { name: string } } }>((resolve, reject) => {
+          replies.set(id, resolve as (v: unknown) => void);
+          child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
+          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+        });
+      const init = await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'kernel-runner-test', version: '0' } });
+      assert.ok(init.result?.serverInfo?.name, JSON.stringify(init));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const list = await request(2, 'tools/list', {});
+      const names = (list.result?.tools ?? []).map((t) => t.name);
+      for (const name of ['submit', 'get_run', 'list_leaderboards', 'profile_digest', 'compare']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    } finally {
+      child.kill();
+    }
+  });
+});

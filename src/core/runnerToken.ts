@@ -113,3 +113,15 @@ export function findLocalRunnerToken(baseUrl: string, env: NodeJS.ProcessEnv = p
     return undefined;
   }
 }
+
+/** A URL as it may be shown and hashed: without user name or password (a token in the URL never reaches a log). */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

@@ -59,7 +59,7 @@ function statsKindFromName(base: string): { statsOf: StatsOf; family: string | n
   return null;
 }
 
-async function readHead(source: FileSource, n: number): Promise<Buffer> {
+export async function readHead(source: FileSource, n: number): Promise<Buffer> {
   const stream = await source.open();
   const chunks: Buffer[] = [];
   let got = 0;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { CliExit } from '../exit';
 import { CLEANUP_SIGNALS, makeSubmitTempDir, type SubmitTempDir } from '../submitTempDir';
 import { clientToken, TOKEN_FILE_HELP } from '../runnerToken';
-import { defaultStateDir } from '../../core/runnerToken';
+import { defaultStateDir, withoutCredentials } from '../../core/runnerToken';
 import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
@@ -116,17 +116,6 @@ function createLineSink(io: SubmitIo, jsonMode: boolean) {
 }
 
 
-/** A URL as it may be shown and hashed: without user name or password. */
-function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
 
 function relativeTo(cwd: string, file: string): string {
   const rel = path.relative(cwd, file);

@@ -3,7 +3,7 @@
 // cli_id), one connection for the server's lifetime.
 import { KernelRunnerError } from '../../core/errors';
 import path from 'node:path';
-import { defaultStateDir } from '../../core/runnerToken';
+import { defaultStateDir, withoutCredentials } from '../../core/runnerToken';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
 import { readPopcornConfig } from '../../core/popcornConfig';
 import { connect, explain, type Connection } from '../../core/submission/index';
@@ -83,13 +83,3 @@ export function createTarget(opts: TargetOptions): Target {
   };
 }
 
-function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}

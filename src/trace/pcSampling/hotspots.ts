@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { PcHotspots, PcSamplingUnit } from '../../core/protocol/pcSampling';
-import { setKeyOf } from '../classify';
+import { readHead, setKeyOf } from '../classify';
 import { Columns, readCsvHeader } from '../csvFile';
 import { CsvFormatError } from '../csvScanner';
 import { TraceInputError } from '../errors';
@@ -27,26 +27,10 @@ export interface HotspotsOptions {
 
 type Role = { kind: 'pc_csv' } | { kind: 'pc_json' } | { kind: 'kernel_trace' } | null;
 
-async function headText(source: FileSource, n: number): Promise<string> {
-  const stream = await source.open();
-  const chunks: Buffer[] = [];
-  let got = 0;
-  try {
-    for await (const chunk of stream) {
-      chunks.push(chunk as Buffer);
-      got += (chunk as Buffer).length;
-      if (got >= n) break;
-    }
-  } finally {
-    stream.destroy();
-  }
-  return Buffer.concat(chunks).subarray(0, n).toString('utf8');
-}
-
 async function roleOf(file: FileSource): Promise<Role> {
   const lower = file.path.toLowerCase();
   if (file.size === 0) return null;
-  if (lower.endsWith('.json')) return isRocprofv3Json(await headText(file, 4096)) ? { kind: 'pc_json' } : null;
+  if (lower.endsWith('.json')) return isRocprofv3Json((await readHead(file, 4096)).toString('utf8')) ? { kind: 'pc_json' } : null;
   if (!lower.endsWith('.csv')) return null;
   let header: string[] | null;
   try {

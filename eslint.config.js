@@ -15,9 +15,16 @@ const UP = String.raw`^(\.\./)+`;
 /** An import of one of these top-level folders of src/ from a sibling folder. */
 const layers = (...names) => String.raw`${UP}(${names.join('|')})(/|$)`;
 
-const vscodeBan = { name: 'vscode', message: 'Only src/extension may import vscode: core, trace, runner, cli and webview stay editor-free.' };
+const vscodeBan = {
+  name: 'vscode',
+  message: 'Only src/extension may import vscode: core, trace, runner, cli and webview stay editor-free.',
+};
 // zod is configured once (jitless) in src/core/protocol/zod.ts, before any schema is made: every schema takes z from there
-const zodBan = { name: 'zod', allowTypeImports: true, message: "Import z from src/core/protocol/zod.ts, not from 'zod': it configures zod before any schema is built." };
+const zodBan = {
+  name: 'zod',
+  allowTypeImports: true,
+  message: "Import z from src/core/protocol/zod.ts, not from 'zod': it configures zod before any schema is built.",
+};
 
 /** The folder's import rule, plus the same bans for `import()` expressions (which no-restricted-imports skips). */
 function layerRules(patterns, { vscode = false, zod = false } = {}) {
@@ -35,8 +42,14 @@ function layerRules(patterns, { vscode = false, zod = false } = {}) {
   };
 }
 
-const coreLayer = { regex: layers('trace', 'runner', 'cli', 'extension', 'webview'), message: 'src/core is the bottom layer: it imports nothing of trace, runner, cli, extension or webview.' };
-const cliLayer = { regex: layers('extension', 'webview'), message: 'src/cli imports core, trace and runner only: nothing of extension or webview.' };
+const coreLayer = {
+  regex: layers('trace', 'runner', 'cli', 'extension', 'webview'),
+  message: 'src/core is the bottom layer: it imports nothing of trace, runner, cli, extension or webview.',
+};
+const cliLayer = {
+  regex: layers('extension', 'webview'),
+  message: 'src/cli imports core, trace and runner only: nothing of extension or webview.',
+};
 
 const layerConfig = [
   {
@@ -51,20 +64,33 @@ const layerConfig = [
     // bundled into the webview as well as the Node front-ends: pure, nothing but its own files
     files: ['src/core/format/**'],
     rules: layerRules([
-      { regex: String.raw`^(?!\./)`, message: 'src/core/format is shared with the webview: it imports nothing but its own files (no node:, no packages, no other folder).' },
+      {
+        regex: String.raw`^(?!\./)`,
+        message:
+          'src/core/format is shared with the webview: it imports nothing but its own files (no node:, no packages, no other folder).',
+      },
     ]),
   },
   {
     files: ['src/trace/**'],
     rules: layerRules([
-      { regex: layers('runner', 'cli', 'extension', 'webview'), message: 'src/trace imports only core/protocol: nothing of runner, cli, extension or webview.' },
-      { regex: String.raw`${UP}core(/(?!protocol(/|$)|errors$)|$)`, message: 'src/trace imports only src/core/protocol/** of core (and core/errors.ts, the error base).' },
+      {
+        regex: layers('runner', 'cli', 'extension', 'webview'),
+        message: 'src/trace imports only core/protocol: nothing of runner, cli, extension or webview.',
+      },
+      {
+        regex: String.raw`${UP}core(/(?!protocol(/|$)|errors$)|$)`,
+        message: 'src/trace imports only src/core/protocol/** of core (and core/errors.ts, the error base).',
+      },
     ]),
   },
   {
     files: ['src/runner/**'],
     rules: layerRules([
-      { regex: layers('cli', 'extension', 'webview'), message: 'src/runner imports core and trace only: nothing of cli, extension or webview.' },
+      {
+        regex: layers('cli', 'extension', 'webview'),
+        message: 'src/runner imports core and trace only: nothing of cli, extension or webview.',
+      },
     ]),
   },
   {
@@ -78,7 +104,11 @@ const layerConfig = [
     ignores: ['src/cli/main.ts', 'src/cli/commands/**'],
     rules: layerRules([
       cliLayer,
-      { regex: String.raw`^\.{1,2}/(\.\./)*commands(/|$)`, message: 'Only src/cli/main.ts and the commands themselves import src/cli/commands: shared code and types live below the commands (submit/, render/, gpumode/).' },
+      {
+        regex: String.raw`^\.{1,2}/(\.\./)*commands(/|$)`,
+        message:
+          'Only src/cli/main.ts and the commands themselves import src/cli/commands: shared code and types live below the commands (submit/, render/, gpumode/).',
+      },
     ]),
   },
   {
@@ -87,7 +117,13 @@ const layerConfig = [
     // importing it brings no DOM code into the extension.
     files: ['src/extension/**'],
     rules: layerRules(
-      [{ regex: String.raw`${UP}webview(/(?!(compareP|p)rotocol$)|$)`, message: 'src/extension imports nothing of the webview but its protocols (src/webview/protocol.ts, compareProtocol.ts).' }],
+      [
+        {
+          regex: String.raw`${UP}webview(/(?!(compareP|p)rotocol$)|$)`,
+          message:
+            'src/extension imports nothing of the webview but its protocols (src/webview/protocol.ts, compareProtocol.ts).',
+        },
+      ],
       { vscode: true },
     ),
   },
@@ -98,14 +134,22 @@ const layerConfig = [
         // all of the `../` first, so that `../../core/format` cannot match as `../` + `../core/format`
         regex: String.raw`${UP}(?!\.\./)(?!core/format(/|$))`,
         allowTypeImports: true,
-        message: 'src/webview (browser code) imports only types from the rest of src/ (`import type`), and core/format.',
+        message:
+          'src/webview (browser code) imports only types from the rest of src/ (`import type`), and core/format.',
       },
     ]),
   },
   {
     files: ['src/webview/protocol.ts', 'src/webview/compareProtocol.ts'],
     // compareProtocol.ts may take the message helper from protocol.ts, itself free of imports but types
-    rules: layerRules([{ regex: String.raw`^(?!\./protocol$)`, allowTypeImports: true, message: 'src/webview/protocol.ts is shared with the extension host: it imports types only (and the protocols their message helper from ./protocol).' }]),
+    rules: layerRules([
+      {
+        regex: String.raw`^(?!\./protocol$)`,
+        allowTypeImports: true,
+        message:
+          'src/webview/protocol.ts is shared with the extension host: it imports types only (and the protocols their message helper from ./protocol).',
+      },
+    ]),
   },
 ];
 
@@ -116,17 +160,42 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       eqeqeq: ['error', 'smart'],
     },
   },
   ...layerConfig,
   // One way to name a command and to show UI (scripts/eslintHouseRules.mjs)
-  { files: ['src/**/*.ts'], ignores: ['src/extension/commandIds.ts'], plugins: { house }, rules: { 'house/command-ids': 'error' } },
-  { files: ['src/extension/**/*.ts'], ignores: ['src/extension/ui.ts'], plugins: { house }, rules: { 'house/ui-calls': 'error' } },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/extension/commandIds.ts'],
+    plugins: { house },
+    rules: { 'house/command-ids': 'error' },
+  },
+  {
+    files: ['src/extension/**/*.ts'],
+    ignores: ['src/extension/ui.ts'],
+    plugins: { house },
+    rules: { 'house/ui-calls': 'error' },
+  },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+      },
+    },
   },
 );

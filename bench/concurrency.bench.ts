@@ -46,9 +46,14 @@ async function main(): Promise<void> {
     const ids = new Set(ok.map((r) => (r as PromiseFulfilledResult<number | undefined>).value));
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     console.log(`${COUNT} concurrent streaming submissions through the client, one runner, one CPU slot`);
-    console.log(`  finished ${ok.length}/${COUNT} with their own output, ${ids.size} distinct job ids, deepest queue position ${maxQueue}`);
-    console.log(`  total ${total.toFixed(2)} s = ${((total / COUNT) * 1000).toFixed(0)} ms per job; python3 alone ${pythonEach.toFixed(0)} ms per run (ratio ${((total * 1000) / COUNT / pythonEach).toFixed(1)}x)`);
-    for (const f of failures.slice(0, 5)) console.log(`  failed: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`);
+    console.log(
+      `  finished ${ok.length}/${COUNT} with their own output, ${ids.size} distinct job ids, deepest queue position ${maxQueue}`,
+    );
+    console.log(
+      `  total ${total.toFixed(2)} s = ${((total / COUNT) * 1000).toFixed(0)} ms per job; python3 alone ${pythonEach.toFixed(0)} ms per run (ratio ${((total * 1000) / COUNT / pythonEach).toFixed(1)}x)`,
+    );
+    for (const f of failures.slice(0, 5))
+      console.log(`  failed: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`);
     if (ok.length !== COUNT || ids.size !== COUNT) process.exitCode = 1;
   } finally {
     await runner.close();

@@ -37,9 +37,20 @@ for (let i = 0; i < ROUNDS; i++) {
   full.push(j.seconds);
   digestBytes = d.bytes;
   fullBytes = j.bytes;
-  console.log(`round ${i + 1}: --digest ${d.seconds.toFixed(2)} s (${d.bytes} bytes), --json ${j.seconds.toFixed(2)} s (${j.bytes} bytes), ratio ${(d.seconds / j.seconds).toFixed(2)}`);
+  console.log(
+    `round ${i + 1}: --digest ${d.seconds.toFixed(2)} s (${d.bytes} bytes), --json ${j.seconds.toFixed(2)} s (${j.bytes} bytes), ratio ${(d.seconds / j.seconds).toFixed(2)}`,
+  );
 }
 const md = median(digest);
 const mj = median(full);
-console.log(`median: --digest ${md.toFixed(2)} s, --json ${mj.toFixed(2)} s, ratio ${(md / mj).toFixed(2)}; digest ${digestBytes} bytes, summary ${fullBytes} bytes`);
-console.log(resultLine('digest', `${md.toFixed(2)} s, ${digestBytes} bytes`, '< 2 s and <= 16384 bytes', md < 2 && digestBytes <= 16384));
+console.log(
+  `median: --digest ${md.toFixed(2)} s, --json ${mj.toFixed(2)} s, ratio ${(md / mj).toFixed(2)}; digest ${digestBytes} bytes, summary ${fullBytes} bytes`,
+);
+console.log(
+  resultLine(
+    'digest',
+    `${md.toFixed(2)} s, ${digestBytes} bytes`,
+    '< 2 s and <= 16384 bytes',
+    md < 2 && digestBytes <= 16384,
+  ),
+);

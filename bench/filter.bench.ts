@@ -17,15 +17,21 @@ const cli = path.join(root, 'dist/cli.cjs');
 const TARGET_BYTES = 200 * 1024 * 1024;
 const ROUNDS = 3;
 
-
 /** A realistic mix: program lines of varied length (some non-ASCII, some CRLF or progress CRs), coloured glog
  *  lines whose reset lands on the next line, Perfetto SDK lines, rocprofv3 warnings, and rare 16 KB lines. */
 async function generate(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const next = rng(42);
   const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)] as T;
-  const kernels = ['gemm_fp8_kernel', 'vectorAdd', 'softmax_warp', 'ck::kernel_batched_gemm_xdl<...>', 'transpose_tile'];
-  const ts = () => `${String(Math.floor(next() * 24)).padStart(2, '0')}:${String(Math.floor(next() * 60)).padStart(2, '0')}:${String(Math.floor(next() * 60)).padStart(2, '0')}.${String(Math.floor(next() * 1e6)).padStart(6, '0')}`;
+  const kernels = [
+    'gemm_fp8_kernel',
+    'vectorAdd',
+    'softmax_warp',
+    'ck::kernel_batched_gemm_xdl<...>',
+    'transpose_tile',
+  ];
+  const ts = () =>
+    `${String(Math.floor(next() * 24)).padStart(2, '0')}:${String(Math.floor(next() * 60)).padStart(2, '0')}:${String(Math.floor(next() * 60)).padStart(2, '0')}.${String(Math.floor(next() * 1e6)).padStart(6, '0')}`;
   const counters = Array.from({ length: 900 }, (_, i) => `SQ_COUNTER_${i}`).join(', ');
   const out = createWriteStream(logPath);
   let written = 0;
@@ -111,12 +117,16 @@ async function main(): Promise<void> {
     console.log(`generated ${logPath} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   const mb = statSync(logPath).size / 1e6;
-  const grepNoise = "^(\x1b\\[[0-9;]*m)*([IWE][0-9]{8} [0-9:.]+ +[0-9]+ [^ ]+:[0-9]+\\]|\\[ *[0-9]+\\.[0-9]{3}\\] +[^ ]+:[0-9]+ |\\[rocprofv3\\] )";
+  const grepNoise =
+    '^(\x1b\\[[0-9;]*m)*([IWE][0-9]{8} [0-9:.]+ +[0-9]+ [^ ]+:[0-9]+\\]|\\[ *[0-9]+\\.[0-9]{3}\\] +[^ ]+:[0-9]+ |\\[rocprofv3\\] )';
   const peers: Array<[string, () => Promise<number> | number]> = [
     ['cat > /dev/null', () => timeCommand('cat', [])],
     ['node stdin.pipe(stdout)', () => timeCommand(process.execPath, ['-e', 'process.stdin.pipe(process.stdout)'])],
     // GNU grep stops at the first match when its output is /dev/null, so its output goes through a pipe.
-    ['grep -v -E (noise prefixes) | cat', () => timeCommand('sh', ['-c', 'grep -v -E "$NOISE" | cat > /dev/null'], { LC_ALL: 'C', NOISE: grepNoise })],
+    [
+      'grep -v -E (noise prefixes) | cat',
+      () => timeCommand('sh', ['-c', 'grep -v -E "$NOISE" | cat > /dev/null'], { LC_ALL: 'C', NOISE: grepNoise }),
+    ],
     ['classifier in-process', async () => (await classifierInProcess()).seconds],
     ['kernel-runner filter', () => timeCommand(process.execPath, [cli, 'filter'])],
     ['kernel-runner filter --show-noise', () => timeCommand(process.execPath, [cli, 'filter', '--show-noise'])],
@@ -127,16 +137,22 @@ async function main(): Promise<void> {
   }
   const counts = await classifierInProcess();
   const cat = median(times.get('cat > /dev/null') ?? []);
-  console.log(`input: ${mb.toFixed(1)} MB, ${counts.program + counts.noise} lines (${counts.noise} noise); median of ${ROUNDS} rounds`);
+  console.log(
+    `input: ${mb.toFixed(1)} MB, ${counts.program + counts.noise} lines (${counts.noise} noise); median of ${ROUNDS} rounds`,
+  );
   console.log(`${'what'.padEnd(36)} ${'seconds'.padStart(8)} ${'MB/s'.padStart(8)} ${'x cat'.padStart(8)}`);
   for (const [name] of peers) {
     const s = median(times.get(name) ?? []);
-    console.log(`${name.padEnd(36)} ${s.toFixed(3).padStart(8)} ${(mb / s).toFixed(0).padStart(8)} ${(s / cat).toFixed(1).padStart(8)}`);
+    console.log(
+      `${name.padEnd(36)} ${s.toFixed(3).padStart(8)} ${(mb / s).toFixed(0).padStart(8)} ${(s / cat).toFixed(1).padStart(8)}`,
+    );
   }
   const filter = median(times.get('kernel-runner filter') ?? []);
   const grep = median(times.get('grep -v -E (noise prefixes) | cat') ?? []);
   const pass = median(times.get('node stdin.pipe(stdout)') ?? []);
-  console.log(`ratios: filter/cat ${(filter / cat).toFixed(1)}, filter/node-pass-through ${(filter / pass).toFixed(2)}, filter/grep ${(filter / grep).toFixed(2)}`);
+  console.log(
+    `ratios: filter/cat ${(filter / cat).toFixed(1)}, filter/node-pass-through ${(filter / pass).toFixed(2)}, filter/grep ${(filter / grep).toFixed(2)}`,
+  );
 }
 
 main().catch((err: unknown) => {

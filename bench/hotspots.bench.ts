@@ -68,7 +68,11 @@ function compare(hot: PcHotspots, duck: DuckOut): string[] {
   for (const k of hot.kernels) {
     for (const l of k.lines) {
       lineCount++;
-      lines.set(`${k.name}|${l.file}:${l.line}`, { samples: l.samples, lanes: Math.round((l.meanActiveLanes ?? 0) * l.samples), stalls: l.stalls });
+      lines.set(`${k.name}|${l.file}:${l.line}`, {
+        samples: l.samples,
+        lanes: Math.round((l.meanActiveLanes ?? 0) * l.samples),
+        stalls: l.stalls,
+      });
     }
     for (const i of k.instructions) {
       instCount++;
@@ -79,7 +83,8 @@ function compare(hot: PcHotspots, duck: DuckOut): string[] {
   if (instCount !== duck.insts.length) diffs.push(`instructions: ours ${instCount}, DuckDB ${duck.insts.length}`);
   for (const r of duck.lines) {
     const o = lines.get(`${r.kernel}|${r.comment}`);
-    if (!o || o.samples !== Number(r.samples) || o.lanes !== Number(r.lanes)) diffs.push(`${r.comment}: ours ${o?.samples}/${o?.lanes}, DuckDB ${r.samples}/${r.lanes}`);
+    if (!o || o.samples !== Number(r.samples) || o.lanes !== Number(r.lanes))
+      diffs.push(`${r.comment}: ours ${o?.samples}/${o?.lanes}, DuckDB ${r.samples}/${r.lanes}`);
   }
   for (const r of duck.insts) {
     const o = insts.get(`${r.kernel}|${r.comment}|${r.inst}`);
@@ -100,10 +105,14 @@ async function main(): Promise<void> {
   const dir = path.join(root, `bench/data/pcs-${SAMPLES}`);
   const { samples, kernels } = await ensurePcSamples(dir, { samples: SAMPLES, seed: 21 });
   const mb = statSync(samples).size / 1e6;
-  console.log(`hotspots bench: ${path.relative(root, samples)} (${mb.toFixed(0)} MB, ${SAMPLES} samples) + its kernel trace, ${ROUNDS} rounds, ${machineLoad()}`);
+  console.log(
+    `hotspots bench: ${path.relative(root, samples)} (${mb.toFixed(0)} MB, ${SAMPLES} samples) + its kernel trace, ${ROUNDS} rounds, ${machineLoad()}`,
+  );
   const first = runChild([cli, 'hotspots', dir, '--json']);
   const firstDuck = runChild(['--input-type=module', '-e', duckdbChild(samples, kernels)]);
-  console.log(`  first runs (not counted): ours ${first.seconds.toFixed(2)} s, DuckDB ${firstDuck.seconds.toFixed(2)} s`);
+  console.log(
+    `  first runs (not counted): ours ${first.seconds.toFixed(2)} s, DuckDB ${firstDuck.seconds.toFixed(2)} s`,
+  );
 
   const ours: Run[] = [];
   const duck: Run[] = [];
@@ -119,22 +128,40 @@ async function main(): Promise<void> {
     duck.push(d);
     inProcess.push(ip);
     ratios.push(o.seconds / d.seconds);
-    console.log(`  round ${round + 1}: ours ${o.seconds.toFixed(2)} s (in-process ${ip.toFixed(2)} s), DuckDB ${d.seconds.toFixed(2)} s, ratio ${(o.seconds / d.seconds).toFixed(2)}, ${machineLoad()}`);
+    console.log(
+      `  round ${round + 1}: ours ${o.seconds.toFixed(2)} s (in-process ${ip.toFixed(2)} s), DuckDB ${d.seconds.toFixed(2)} s, ratio ${(o.seconds / d.seconds).toFixed(2)}, ${machineLoad()}`,
+    );
   }
-  const diffs = compare(JSON.parse((ours[0] as Run).stdout) as PcHotspots, JSON.parse((duck[0] as Run).stdout) as DuckOut);
-  console.log(`  lines (samples, lanes, stalls) and instructions vs DuckDB: ${diffs.length === 0 ? 'all equal' : `${diffs.length} DIFFERENCES: ${diffs.slice(0, 5).join('; ')}`}`);
+  const diffs = compare(
+    JSON.parse((ours[0] as Run).stdout) as PcHotspots,
+    JSON.parse((duck[0] as Run).stdout) as DuckOut,
+  );
+  console.log(
+    `  lines (samples, lanes, stalls) and instructions vs DuckDB: ${diffs.length === 0 ? 'all equal' : `${diffs.length} DIFFERENCES: ${diffs.slice(0, 5).join('; ')}`}`,
+  );
   const ratio = median(ratios);
   const ip = median(inProcess);
   console.log('');
   console.log('| peer | wall s (median) | MB/s |');
   console.log('|---|---|---|');
-  console.log(`| kernel-runner hotspots --json (dist/cli.cjs) | ${median(ours.map((r) => r.seconds)).toFixed(2)} | ${(mb / median(ours.map((r) => r.seconds))).toFixed(0)} |`);
+  console.log(
+    `| kernel-runner hotspots --json (dist/cli.cjs) | ${median(ours.map((r) => r.seconds)).toFixed(2)} | ${(mb / median(ours.map((r) => r.seconds))).toFixed(0)} |`,
+  );
   console.log(`| hotspotsPath in-process | ${ip.toFixed(2)} | ${(mb / ip).toFixed(0)} |`);
-  console.log(`| DuckDB read_csv + join + 3 GROUP BYs | ${median(duck.map((r) => r.seconds)).toFixed(2)} | ${(mb / median(duck.map((r) => r.seconds))).toFixed(0)} |`);
+  console.log(
+    `| DuckDB read_csv + join + 3 GROUP BYs | ${median(duck.map((r) => r.seconds)).toFixed(2)} | ${(mb / median(duck.map((r) => r.seconds))).toFixed(0)} |`,
+  );
   console.log('');
   console.log(`ratio ours/DuckDB (median of per-round ratios): ${ratio.toFixed(2)}`);
   const exact = diffs.length === 0;
-  console.log(resultLine('hotspots', `${SAMPLES} samples in ${ip.toFixed(2)} s in-process, ours/DuckDB ${ratio.toFixed(2)}, results ${exact ? 'exact' : 'NOT exact'}`, 'under 1 s in-process, exact', ip < 1 && exact));
+  console.log(
+    resultLine(
+      'hotspots',
+      `${SAMPLES} samples in ${ip.toFixed(2)} s in-process, ours/DuckDB ${ratio.toFixed(2)}, results ${exact ? 'exact' : 'NOT exact'}`,
+      'under 1 s in-process, exact',
+      ip < 1 && exact,
+    ),
+  );
   if (!exact) process.exitCode = 1;
 }
 

@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { once } from 'node:events';
 import path from 'node:path';
 import { seededRandom as rng } from '../test/support/random';
-export { };
+export {};
 
 export interface KernelTraceParams {
   rows: number;
@@ -17,7 +17,6 @@ export interface KernelTraceParams {
   /** Added to every timestamp (decimal ns, exact): '12000000000000000' puts them past 2^53 (a host up ~150 days). */
   offsetNs?: string;
 }
-
 
 export const HEADER =
   '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",' +
@@ -39,12 +38,33 @@ interface KernelSpec {
 
 function makeKernels(count: number, next: () => number): KernelSpec[] {
   const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)] as T;
-  const ns = ['ck_tile', 'at::native', 'aiter', 'triton', 'hipblaslt', 'rocprim::detail', 'ck::tensor_operation::device'];
-  const bases = ['kentry', 'elementwise_kernel', 'gemm_xdl_kernel', 'reduce_kernel', 'softmax_warp_forward', 'fmha_fwd_kernel',
-    'transpose_tile', 'layernorm_fwd', 'fused_moe_kernel', 'scan_by_key_kernel', 'rms_norm_kernel', 'topk_kernel'];
+  const ns = [
+    'ck_tile',
+    'at::native',
+    'aiter',
+    'triton',
+    'hipblaslt',
+    'rocprim::detail',
+    'ck::tensor_operation::device',
+  ];
+  const bases = [
+    'kentry',
+    'elementwise_kernel',
+    'gemm_xdl_kernel',
+    'reduce_kernel',
+    'softmax_warp_forward',
+    'fmha_fwd_kernel',
+    'transpose_tile',
+    'layernorm_fwd',
+    'fused_moe_kernel',
+    'scan_by_key_kernel',
+    'rms_norm_kernel',
+    'topk_kernel',
+  ];
   const types = ['_Float16', 'float', 'ck_tile::bf16_t', 'ck_tile::fp8_t', 'int', 'unsigned int', 'double'];
   const layouts = ['ck_tile::tensor_layout::gemm::RowMajor', 'ck_tile::tensor_layout::gemm::ColumnMajor'];
-  const seq = (): string => `ck_tile::sequence<${pick([32, 64, 128, 256])}, ${pick([32, 64, 128, 256])}, ${pick([16, 32, 64])}>`;
+  const seq = (): string =>
+    `ck_tile::sequence<${pick([32, 64, 128, 256])}, ${pick([32, 64, 128, 256])}, ${pick([16, 32, 64])}>`;
   const templateArg = (depth: number): string => {
     const r = next();
     if (depth > 3 || r < 0.25) return pick(types);
@@ -99,7 +119,10 @@ const csvQuote = (s: string): string => `"${s.replaceAll('"', '""')}"`;
 /** Writes the file unless an identical one exists; returns its path. */
 export async function ensureKernelTrace(dir: string, params: KernelTraceParams): Promise<string> {
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `bench_${params.rows}${params.offsetNs ? `_plus${params.offsetNs}` : ''}_kernel_trace.csv`);
+  const file = path.join(
+    dir,
+    `bench_${params.rows}${params.offsetNs ? `_plus${params.offsetNs}` : ''}_kernel_trace.csv`,
+  );
   const meta = `${file}.meta.json`;
   const wanted = JSON.stringify({ ...params, generator: 5 });
   if (existsSync(file) && existsSync(meta) && readFileSync(meta, 'utf8') === wanted) return file;

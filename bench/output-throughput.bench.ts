@@ -21,7 +21,17 @@ import { fileURLToPath } from 'node:url';
 import { createRunnerClient } from '../src/core/client/index';
 import { expandOutput } from '../src/core/protocol/api';
 import { startRunner } from '../src/runner/index';
-import { cpuSecondsSince, machineLoad, median, peerCli, q, startServe as startServeOf, summary, timeShell, mixedOutputProgram } from './support';
+import {
+  cpuSecondsSince,
+  machineLoad,
+  median,
+  peerCli,
+  q,
+  startServe as startServeOf,
+  summary,
+  timeShell,
+  mixedOutputProgram,
+} from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
@@ -47,7 +57,9 @@ const program = mixedOutputProgram(TOTAL_MB);
 
 /** CPU seconds a process has used (utime + stime of /proc/PID/stat, in clock ticks of 1/100 s). */
 function processCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
@@ -124,7 +136,9 @@ async function main(): Promise<void> {
     const k = median(viaCli);
     const rate = (s: number, mb = TOTAL_MB) => `${(mb / s).toFixed(0).padStart(4)} MB/s`;
     const cpu = (s: number) => `${s.toFixed(2)} CPU s`;
-    console.log(`live output of a program printing ${TOTAL_MB} MB of mixed lines (${counted.lines} lines, ${counted.noise} noise), median of ${ROUNDS}`);
+    console.log(
+      `live output of a program printing ${TOTAL_MB} MB of mixed lines (${counted.lines} lines, ${counted.noise} noise), median of ${ROUNDS}`,
+    );
     console.log(`  machine: ${loadBefore} at start`);
     console.log(`  peer  python3 prog.py > /dev/null                 ${d.toFixed(2)} s ${rate(d)}`);
     console.log(
@@ -141,7 +155,9 @@ async function main(): Promise<void> {
     const floodSeconds = (performance.now() - floodStart) / 1000;
     if (f.code !== 0) throw new Error(`the flood failed (exit ${f.code})`);
     const rss = peakRssMb(servePid);
-    console.log(`  flood ${FLOOD_MB} MB through kernel-runner submit --server: ${floodSeconds.toFixed(1)} s ${rate(floodSeconds, FLOOD_MB)}; serve's peak RSS ${rss.toFixed(0)} MB (limit ${RSS_LIMIT_MB})`);
+    console.log(
+      `  flood ${FLOOD_MB} MB through kernel-runner submit --server: ${floodSeconds.toFixed(1)} s ${rate(floodSeconds, FLOOD_MB)}; serve's peak RSS ${rss.toFixed(0)} MB (limit ${RSS_LIMIT_MB})`,
+    );
     if (peer && peerServe) {
       const t0 = performance.now();
       const pf = await timeShell(`${q(process.execPath)} ${q(peer)} submit ${q(flood)} --server ${peerServe.url}`);
@@ -149,8 +165,12 @@ async function main(): Promise<void> {
       if (pf.code !== 0) throw new Error(`the peer's flood failed (exit ${pf.code})`);
       const pk = median(peerCliRuns);
       console.log(`  A/B against BENCH_PEER (${peer}), same rounds, a serve process each:`);
-      console.log(`    CLI end to end   ours ${rate(k)} (serve ${cpu(median(serveCpu))}), peer ${rate(pk)} (serve ${cpu(median(peerServeCpu))}); ours/peer time ${(k / pk).toFixed(2)}x`);
-      console.log(`    flood ${FLOOD_MB} MB    ours ${rate(floodSeconds, FLOOD_MB)} peak RSS ${rss.toFixed(0)} MB, peer ${rate(peerFloodSeconds, FLOOD_MB)} peak RSS ${peakRssMb(peerServe.child.pid as number).toFixed(0)} MB`);
+      console.log(
+        `    CLI end to end   ours ${rate(k)} (serve ${cpu(median(serveCpu))}), peer ${rate(pk)} (serve ${cpu(median(peerServeCpu))}); ours/peer time ${(k / pk).toFixed(2)}x`,
+      );
+      console.log(
+        `    flood ${FLOOD_MB} MB    ours ${rate(floodSeconds, FLOOD_MB)} peak RSS ${rss.toFixed(0)} MB, peer ${rate(peerFloodSeconds, FLOOD_MB)} peak RSS ${peakRssMb(peerServe.child.pid as number).toFixed(0)} MB`,
+      );
     }
     console.log(`  machine: ${machineLoad()} at end`);
     const cliRate = TOTAL_MB / k;

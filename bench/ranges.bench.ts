@@ -26,7 +26,10 @@ function run(dir: string): { seconds: number; rssMiB: number | null; summary: Tr
   const useTime = existsSync(TIME);
   const args = [cli, 'summarize', dir, '--json'];
   const t0 = performance.now();
-  const r = spawnSync(useTime ? TIME : process.execPath, useTime ? ['-v', process.execPath, ...args] : args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(useTime ? TIME : process.execPath, useTime ? ['-v', process.execPath, ...args] : args, {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`summarize failed (${r.status}): ${r.stderr}`);
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
@@ -56,7 +59,8 @@ async function writeRun(kernelFile: string, withMarkers: string, without: string
   const hip = createWriteStream(path.join(withMarkers, '1_hip_api_trace.csv'));
   hip.write(`${API_HEADER}\n`);
   for (const [corr, tid, at] of launches) {
-    if (!hip.write(`"HIP_RUNTIME_API_EXT","hipLaunchKernel",1,${tid},${corr},${at},${at + 2000}\n`)) await once(hip, 'drain');
+    if (!hip.write(`"HIP_RUNTIME_API_EXT","hipLaunchKernel",1,${tid},${corr},${at},${at + 2000}\n`))
+      await once(hip, 'drain');
   }
   hip.end();
   await once(hip, 'finish');
@@ -66,7 +70,10 @@ async function writeRun(kernelFile: string, withMarkers: string, without: string
   for (let c = 0; c < CASES; c++) {
     const first = launches[Math.floor((c * launches.length) / CASES)] as [number, number, number];
     const last = launches[Math.floor(((c + 1) * launches.length) / CASES) - 1] as [number, number, number];
-    for (const tid of tids) markers.push(`"MARKER_CORE_API","benchmark ${c}: n: ${1024 << c}",1,${tid},${9_000_000 + c},${first[2] - 1},${last[2] + 1}`);
+    for (const tid of tids)
+      markers.push(
+        `"MARKER_CORE_API","benchmark ${c}: n: ${1024 << c}",1,${tid},${9_000_000 + c},${first[2] - 1},${last[2] + 1}`,
+      );
   }
   const m = createWriteStream(path.join(withMarkers, '1_marker_api_trace.csv'));
   m.end(markers.join('\n') + '\n');
@@ -90,14 +97,23 @@ for (let i = 0; i < ROUNDS; i++) {
   withT.push(b.seconds);
   rss = Math.max(rss ?? 0, b.rssMiB ?? 0);
   last = b.summary;
-  console.log(`round ${i + 1}: without ranges ${a.seconds.toFixed(2)} s, with ${b.seconds.toFixed(2)} s, ratio ${(b.seconds / a.seconds).toFixed(2)}, RSS ${b.rssMiB?.toFixed(0)} MiB (without ${a.rssMiB?.toFixed(0)} MiB)`);
+  console.log(
+    `round ${i + 1}: without ranges ${a.seconds.toFixed(2)} s, with ${b.seconds.toFixed(2)} s, ratio ${(b.seconds / a.seconds).toFixed(2)}, RSS ${b.rssMiB?.toFixed(0)} MiB (without ${a.rssMiB?.toFixed(0)} MiB)`,
+  );
 }
 const inCases = last?.markers.reduce((n, m) => n + m.kernels.reduce((k, x) => k + x.calls, 0), 0) ?? 0;
 const exact = inCases === dispatches && last?.rangeAttribution?.by === 'correlation';
 console.log(`every dispatch in its case: ${exact ? 'yes' : `NO (${inCases} of ${dispatches})`}`);
 const ratio = median(withT) / median(withoutT);
 console.log(`median: without ${median(withoutT).toFixed(2)} s, with ${median(withT).toFixed(2)} s`);
-console.log(summary('ranges', `attribution costs ${ratio.toFixed(2)}x of a summarize without it, peak RSS ${rss?.toFixed(0)} MiB`, 'ratio <= 2.0, exact', ratio <= 2.0 && exact));
+console.log(
+  summary(
+    'ranges',
+    `attribution costs ${ratio.toFixed(2)}x of a summarize without it, peak RSS ${rss?.toFixed(0)} MiB`,
+    'ratio <= 2.0, exact',
+    ratio <= 2.0 && exact,
+  ),
+);
 rmSync(withDir, { recursive: true, force: true });
 rmSync(withoutDir, { recursive: true, force: true });
 if (!exact) process.exitCode = 1;

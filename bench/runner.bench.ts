@@ -39,19 +39,33 @@ console.log(JSON.stringify({ seconds: (performance.now() - t) / 1000, bytes }));
 
 function runClient(url: string): Promise<{ seconds: number; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', clientSource, `${url}/script/CPU/test`, EXTENSIONS_HEADER], {
-      env: { ...process.env, KR_PROGRAM: program },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', clientSource, `${url}/script/CPU/test`, EXTENSIONS_HEADER],
+      {
+        env: { ...process.env, KR_PROGRAM: program },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { seconds: number; bytes: number }) : reject(new Error(`client exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as { seconds: number; bytes: number })
+        : reject(new Error(`client exited ${code}`)),
+    );
   });
 }
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kr-bench-'));
-  const runner = await startRunner({ port: 0, dataDir, profiler: 'none', problemsDir: path.join(root, 'examples/problems'), scriptTimeoutSec: 600 });
+  const runner = await startRunner({
+    port: 0,
+    dataDir,
+    profiler: 'none',
+    problemsDir: path.join(root, 'examples/problems'),
+    scriptTimeoutSec: 600,
+  });
   const loadBefore = machineLoad();
   try {
     const direct: number[] = [];
@@ -60,7 +74,8 @@ async function main(): Promise<void> {
     let sseBytes = 0;
     for (let r = 0; r < ROUNDS; r++) {
       const t0 = performance.now();
-      if (spawnSync('sh', ['-c', 'python3 - > /dev/null 2>&1'], { input: program }).status !== 0) throw new Error('direct run failed');
+      if (spawnSync('sh', ['-c', 'python3 - > /dev/null 2>&1'], { input: program }).status !== 0)
+        throw new Error('direct run failed');
       direct.push((performance.now() - t0) / 1000);
       const c0 = process.cpuUsage();
       const s = await runClient(runner.url);
@@ -72,12 +87,25 @@ async function main(): Promise<void> {
     const d = median(direct);
     const s = median(served);
     const rate = (sec: number) => `${(TOTAL_MB / sec).toFixed(0)} MB/s`;
-    console.log(`runner live output, ${TOTAL_MB} MB of mixed lines, median of ${ROUNDS} (machine: ${loadBefore} at start, ${machineLoad()} at end):`);
+    console.log(
+      `runner live output, ${TOTAL_MB} MB of mixed lines, median of ${ROUNDS} (machine: ${loadBefore} at start, ${machineLoad()} at end):`,
+    );
     console.log(`  peer  python3 > /dev/null                 ${d.toFixed(2)} s  ${rate(d)}`);
-    console.log(`  ours  runner -> byte-counting SSE client  ${s.toFixed(2)} s  ${rate(s)}  ${(s / d).toFixed(1)}x the peer  (${(sseBytes / MB).toFixed(0)} MB of events)`);
-    console.log(`  runner CPU per run: ${median(cpu).toFixed(2)} s (user+sys, all its threads) = ${rate(median(cpu))} of CPU`);
+    console.log(
+      `  ours  runner -> byte-counting SSE client  ${s.toFixed(2)} s  ${rate(s)}  ${(s / d).toFixed(1)}x the peer  (${(sseBytes / MB).toFixed(0)} MB of events)`,
+    );
+    console.log(
+      `  runner CPU per run: ${median(cpu).toFixed(2)} s (user+sys, all its threads) = ${rate(median(cpu))} of CPU`,
+    );
     // The runner alone has no target of its own: the end-to-end target (output-throughput) needs it well above.
-    console.log(summary('runner', `runner alone ${rate(s)} (${rate(median(cpu))} of CPU)`, '>= 50 MB/s end to end, so the runner alone well above', TOTAL_MB / s >= 50));
+    console.log(
+      summary(
+        'runner',
+        `runner alone ${rate(s)} (${rate(median(cpu))} of CPU)`,
+        '>= 50 MB/s end to end, so the runner alone well above',
+        TOTAL_MB / s >= 50,
+      ),
+    );
   } finally {
     await runner.close();
     rmSync(dataDir, { recursive: true, force: true });

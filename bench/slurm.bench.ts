@@ -19,7 +19,10 @@ interface Frame {
 }
 
 /** POSTs a script and reads its event stream; resolves with the ms to the first output line and the final frame. */
-async function submit(url: string, code: string): Promise<{ firstOutputMs: number | null; result: Frame | null; stdout: string }> {
+async function submit(
+  url: string,
+  code: string,
+): Promise<{ firstOutputMs: number | null; result: Frame | null; stdout: string }> {
   const fd = new FormData();
   fd.append('file', new Blob([code]), 'job.py');
   const t0 = performance.now();
@@ -37,13 +40,16 @@ async function submit(url: string, code: string): Promise<{ firstOutputMs: numbe
       buf = buf.slice(at + 2);
       const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
       const data = /^data: (.*)$/m.exec(block)?.[1] ?? '';
-      if (event === 'output' && firstOutputMs === null && data.includes('"stdout"')) firstOutputMs = performance.now() - t0;
+      if (event === 'output' && firstOutputMs === null && data.includes('"stdout"'))
+        firstOutputMs = performance.now() - t0;
       if (event === 'result' || event === 'error') result = { event, data };
     }
   }
   let stdout = '';
   if (result?.event === 'result') {
-    const parsed = JSON.parse(result.data) as { results: { runs: Record<string, { run: { stdout: string } | null }> }[] };
+    const parsed = JSON.parse(result.data) as {
+      results: { runs: Record<string, { run: { stdout: string } | null }> }[];
+    };
     stdout = parsed.results[0]?.runs.test?.run?.stdout ?? '';
   }
   return { firstOutputMs, result, stdout };
@@ -62,7 +68,9 @@ async function latency(runner: RunningRunner, gpu: string): Promise<number> {
 async function drain(runner: RunningRunner, gpu: string): Promise<{ seconds: number; correct: number; lost: number }> {
   const t0 = performance.now();
   const all = await Promise.all(
-    Array.from({ length: JOBS }, (_, i) => submit(`${runner.url}/script/${gpu}/test`, `print(${i} * ${i} + 7)\n`).then((r) => ({ i, r }))),
+    Array.from({ length: JOBS }, (_, i) =>
+      submit(`${runner.url}/script/${gpu}/test`, `print(${i} * ${i} + 7)\n`).then((r) => ({ i, r })),
+    ),
   );
   const seconds = (performance.now() - t0) / 1000;
   const correct = all.filter(({ i, r }) => r.stdout === `${i * i + 7}\n`).length;
@@ -77,19 +85,44 @@ async function main(): Promise<void> {
     return;
   }
   const cluster = await startSlurmCluster();
-  const common = { port: 0, profiler: 'none' as const, problemsDir: path.join(root, 'examples/problems'), token: '', heartbeatMs: 15_000 };
+  const common = {
+    port: 0,
+    profiler: 'none' as const,
+    problemsDir: path.join(root, 'examples/problems'),
+    token: '',
+    heartbeatMs: 15_000,
+  };
   const local = await startRunner({ ...common, dataDir: path.join(cluster.root, 'data-local'), gpuName: 'MI300' });
-  const slurm = await startRunner({ ...common, dataDir: path.join(cluster.root, 'data-slurm'), executor: 'slurm', slurm: { partition: cluster.partition, pollMs: 1000 }, env: cluster.env });
+  const slurm = await startRunner({
+    ...common,
+    dataDir: path.join(cluster.root, 'data-slurm'),
+    executor: 'slurm',
+    slurm: { partition: cluster.partition, pollMs: 1000 },
+    env: cluster.env,
+  });
   const loadBefore = machineLoad();
   try {
     const localMs = await latency(local, 'MI300');
     const slurmMs = await latency(slurm, 'MI300');
     const ld = await drain(local, 'MI300');
     const sd = await drain(slurm, 'MI300');
-    console.log(`Slurm executor (one-node Slurm 22.05 cluster, 2 CPUs) vs local (machine: ${loadBefore} at start, ${machineLoad()} at end):`);
-    console.log(`  submission -> first output line, median of ${ROUNDS}: local ${localMs.toFixed(0)} ms, slurm ${slurmMs.toFixed(0)} ms = ${(slurmMs / localMs).toFixed(1)}x local (+${(slurmMs - localMs).toFixed(0)} ms)`);
-    console.log(`  ${JOBS} trivial jobs at once, drained: slurm ${sd.seconds.toFixed(1)} s (${sd.correct}/${JOBS} correct, ${sd.lost} lost); local ${ld.seconds.toFixed(1)} s (${ld.correct}/${JOBS} correct, ${ld.lost} lost); slurm/local ${(sd.seconds / ld.seconds).toFixed(1)}x`);
-    console.log(summary('slurm', `first output +${(slurmMs - localMs).toFixed(0)} ms over local; ${JOBS} jobs ${sd.seconds.toFixed(1)} s, ${sd.correct}/${JOBS} correct, ${sd.lost} lost`, `every job correct and none lost; first output within 1 s of local`, sd.correct === JOBS && sd.lost === 0 && slurmMs - localMs < 1000));
+    console.log(
+      `Slurm executor (one-node Slurm 22.05 cluster, 2 CPUs) vs local (machine: ${loadBefore} at start, ${machineLoad()} at end):`,
+    );
+    console.log(
+      `  submission -> first output line, median of ${ROUNDS}: local ${localMs.toFixed(0)} ms, slurm ${slurmMs.toFixed(0)} ms = ${(slurmMs / localMs).toFixed(1)}x local (+${(slurmMs - localMs).toFixed(0)} ms)`,
+    );
+    console.log(
+      `  ${JOBS} trivial jobs at once, drained: slurm ${sd.seconds.toFixed(1)} s (${sd.correct}/${JOBS} correct, ${sd.lost} lost); local ${ld.seconds.toFixed(1)} s (${ld.correct}/${JOBS} correct, ${ld.lost} lost); slurm/local ${(sd.seconds / ld.seconds).toFixed(1)}x`,
+    );
+    console.log(
+      summary(
+        'slurm',
+        `first output +${(slurmMs - localMs).toFixed(0)} ms over local; ${JOBS} jobs ${sd.seconds.toFixed(1)} s, ${sd.correct}/${JOBS} correct, ${sd.lost} lost`,
+        `every job correct and none lost; first output within 1 s of local`,
+        sd.correct === JOBS && sd.lost === 0 && slurmMs - localMs < 1000,
+      ),
+    );
   } finally {
     await slurm.close();
     await local.close();

@@ -42,8 +42,15 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-data-'));
   const runner = await startRunner({ port: 0, dataDir, profiler: 'none', heartbeatMs: 15_000 });
   const peer = peerCli();
-  const serveDirs = peer ? [mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-serve-')), mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-peer-'))] : [];
-  const serves = peer ? [await startServe(cli, serveDirs[0] as string), await startServe(peer, serveDirs[1] as string)] : [];
+  const serveDirs = peer
+    ? [
+        mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-serve-')),
+        mkdtempSync(path.join(tmpdir(), 'kr-bench-overhead-peer-')),
+      ]
+    : [];
+  const serves = peer
+    ? [await startServe(cli, serveDirs[0] as string), await startServe(peer, serveDirs[1] as string)]
+    : [];
   const env = { ...process.env, NO_COLOR: '1' };
   const node = q(process.execPath);
   type Name = 'python' | 'embedded' | 'server' | 'nodeAlone' | 'help' | 'peerEmbedded' | 'oursServe' | 'peerServe';
@@ -66,9 +73,19 @@ async function main(): Promise<void> {
   try {
     // a user's very first run: nothing cached, nothing remembered (after one run of python3, for the file cache)
     await timeShell(commands.python as string, { env, cwd });
-    const firstRun = await timeShell(commands.embedded as string, { env: { ...env, XDG_CACHE_HOME: path.join(fresh, 'cache'), XDG_STATE_HOME: path.join(fresh, 'state') }, cwd });
+    const firstRun = await timeShell(commands.embedded as string, {
+      env: { ...env, XDG_CACHE_HOME: path.join(fresh, 'cache'), XDG_STATE_HOME: path.join(fresh, 'state') },
+      cwd,
+    });
     const peerFirstRun = peer
-      ? await timeShell(commands.peerEmbedded as string, { env: { ...env, XDG_CACHE_HOME: path.join(fresh, 'peer-cache'), XDG_STATE_HOME: path.join(fresh, 'peer-state') }, cwd })
+      ? await timeShell(commands.peerEmbedded as string, {
+          env: {
+            ...env,
+            XDG_CACHE_HOME: path.join(fresh, 'peer-cache'),
+            XDG_STATE_HOME: path.join(fresh, 'peer-state'),
+          },
+          cwd,
+        })
       : null;
     // warm the file cache and the CLI's code cache (one per command)
     for (const cmd of Object.values(commands)) await timeShell(cmd, { env, cwd });
@@ -81,7 +98,8 @@ async function main(): Promise<void> {
       }
     }
     const wall = (name: Name) => median(series[name].wall);
-    const cpu = (name: Name) => (series[name].cpu.length ? `${median(series[name].cpu).toFixed(0)} ms CPU` : '? ms CPU');
+    const cpu = (name: Name) =>
+      series[name].cpu.length ? `${median(series[name].cpu).toFixed(0)} ms CPU` : '? ms CPU';
     /** Median over the rounds of (command - python3) in the same round. */
     const overhead = (name: Name) => median(series[name].wall.map((w, i) => w - (series.python.wall[i] as number)));
     const p = wall('python');
@@ -94,19 +112,35 @@ async function main(): Promise<void> {
     console.log(`  peer  ${'python3 trivial.py'.padEnd(42)} ${p.toFixed(0).padStart(5)} ms  (${cpu('python')})`);
     console.log(line('kernel-runner submit (embedded runner)', 'embedded'));
     console.log(line('kernel-runner submit --server (running)', 'server'));
-    console.log(`  first run of \`submit\` on a machine (no code cache, no remembered namespace check): ${(firstRun.seconds * 1000).toFixed(0)} ms`);
+    console.log(
+      `  first run of \`submit\` on a machine (no code cache, no remembered namespace check): ${(firstRun.seconds * 1000).toFixed(0)} ms`,
+    );
     if (peer && peerFirstRun) {
       console.log(`  A/B against BENCH_PEER (${peer}), same rounds:`);
-      for (const [label, ours, theirs] of [['embedded', 'embedded', 'peerEmbedded'], ['--server (a serve process each)', 'oursServe', 'peerServe']] as const) {
-        console.log(`    ${label.padEnd(32)} overhead ours ${overhead(ours).toFixed(0).padStart(4)} ms, peer ${overhead(theirs).toFixed(0).padStart(4)} ms  (${cpu(ours)} vs ${cpu(theirs)}; wall ${wall(ours).toFixed(0)} vs ${wall(theirs).toFixed(0)} ms)`);
+      for (const [label, ours, theirs] of [
+        ['embedded', 'embedded', 'peerEmbedded'],
+        ['--server (a serve process each)', 'oursServe', 'peerServe'],
+      ] as const) {
+        console.log(
+          `    ${label.padEnd(32)} overhead ours ${overhead(ours).toFixed(0).padStart(4)} ms, peer ${overhead(theirs).toFixed(0).padStart(4)} ms  (${cpu(ours)} vs ${cpu(theirs)}; wall ${wall(ours).toFixed(0)} vs ${wall(theirs).toFixed(0)} ms)`,
+        );
       }
-      console.log(`    first run                        ours ${(firstRun.seconds * 1000).toFixed(0)} ms, peer ${(peerFirstRun.seconds * 1000).toFixed(0)} ms`);
+      console.log(
+        `    first run                        ours ${(firstRun.seconds * 1000).toFixed(0)} ms, peer ${(peerFirstRun.seconds * 1000).toFixed(0)} ms`,
+      );
     }
-    console.log(`  (reference: node -e 0 ${wall('nodeAlone').toFixed(0)} ms, ${cpu('nodeAlone')}; node loading the CLI for --help ${wall('help').toFixed(0)} ms, ${cpu('help')})`);
+    console.log(
+      `  (reference: node -e 0 ${wall('nodeAlone').toFixed(0)} ms, ${cpu('nodeAlone')}; node loading the CLI for --help ${wall('help').toFixed(0)} ms, ${cpu('help')})`,
+    );
     // the closing lines, one per variant: `RESULT submit-overhead <variant>: <figure> — goal …: PASS|FAIL; limit …: PASS|FAIL`
-    for (const [label, name] of [['embedded', 'embedded'], ['--server', 'server']] as const) {
+    for (const [label, name] of [
+      ['embedded', 'embedded'],
+      ['--server', 'server'],
+    ] as const) {
       const ms = overhead(name);
-      console.log(`RESULT submit-overhead ${label}: ${ms.toFixed(0)} ms over python3 (${(wall(name) / p).toFixed(2)}x its ${p.toFixed(0)} ms) — ${verdict(ms)}`);
+      console.log(
+        `RESULT submit-overhead ${label}: ${ms.toFixed(0)} ms over python3 (${(wall(name) / p).toFixed(2)}x its ${p.toFixed(0)} ms) — ${verdict(ms)}`,
+      );
     }
   } finally {
     for (const s of serves) {

@@ -51,7 +51,9 @@ export function timeShell(
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, seconds: (performance.now() - t0) / 1000, cpuSeconds: parseTimes(out) }));
+    child.on('close', (code) =>
+      resolve({ code, seconds: (performance.now() - t0) / 1000, cpuSeconds: parseTimes(out) }),
+    );
   });
 }
 
@@ -93,10 +95,18 @@ for _ in range(${totalMb}):
 }
 
 /** `kernel-runner serve` of the built CLI `cli` in its own process, loopback, no token, on `dataDir`. */
-export async function startServe(cli: string, dataDir: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', ...extra], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+export async function startServe(
+  cli: string,
+  dataDir: string,
+  extra: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
   if (!url) throw new Error(`serve did not start: ${line}`);

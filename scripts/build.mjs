@@ -23,7 +23,10 @@ const axiosWithoutFetch = {
   name: 'axios-without-fetch',
   setup(build) {
     build.onResolve({ filter: /^\.\/fetch\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]axios[\\/]lib[\\/]adapters$/.test(args.resolveDir) ? { path: 'axios-fetch-adapter', namespace: 'kernel-runner-stub' } : undefined);
+      /[\\/]node_modules[\\/]axios[\\/]lib[\\/]adapters$/.test(args.resolveDir)
+        ? { path: 'axios-fetch-adapter', namespace: 'kernel-runner-stub' }
+        : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: 'kernel-runner-stub' }, () => ({
       contents: 'export const getFetch = () => false;\nexport default false;\n',
       loader: 'js',
@@ -31,7 +34,11 @@ const axiosWithoutFetch = {
     build.onLoad({ filter: /[\\/]node_modules[\\/]axios[\\/]lib[\\/]utils\.js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes(FORMDATA_CTOR_LINE)) {
-        return { contents: source, loader: 'js', warnings: [{ text: 'axios utils.js changed: FormData patch not applied (CLI start loads undici again)' }] };
+        return {
+          contents: source,
+          loader: 'js',
+          warnings: [{ text: 'axios utils.js changed: FormData patch not applied (CLI start loads undici again)' }],
+        };
       }
       return { contents: source.replace(FORMDATA_CTOR_LINE, 'const FormDataCtor = undefined;'), loader: 'js' };
     });
@@ -77,7 +84,8 @@ const axiosImportsOnDemand = {
     build.onResolve({ filter: /^(form-data|http2|https|https-proxy-agent)$/ }, (args) =>
       args.namespace === 'file' && /[\\/]node_modules[\\/](axios|follow-redirects)[\\/]/.test(args.importer)
         ? { path: args.path, namespace: 'kernel-runner-on-demand', pluginData: { resolveDir: args.resolveDir } }
-        : undefined);
+        : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: 'kernel-runner-on-demand' }, (args) => ({
       contents: ON_DEMAND[args.path].join('\n'),
       loader: 'js',
@@ -104,18 +112,51 @@ const nodeCommon = {
 };
 
 const builds = [
-  { ...nodeCommon, entryPoints: { extension: join(root, 'src/extension/main.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' } },
+  {
+    ...nodeCommon,
+    entryPoints: { extension: join(root, 'src/extension/main.ts') },
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+  },
   // The CLI: a small launcher (the `kernel-runner` bin) that loads the bundle with V8's code cache, and the bundle
   // itself, always minified (about half the bytes to read and compile on a cache miss; names kept for errors).
-  { ...nodeCommon, entryPoints: { cli: join(root, 'src/cli/launcher.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
-    sourcemap: false, banner: { js: '#!/usr/bin/env node\n' + nodeCommon.banner.js } },
-  { ...nodeCommon, entryPoints: { 'cli-main': join(root, 'src/cli/main.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
-    sourcemap: true, minify: true, keepNames: true },
+  {
+    ...nodeCommon,
+    entryPoints: { cli: join(root, 'src/cli/launcher.ts') },
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+    sourcemap: false,
+    banner: { js: '#!/usr/bin/env node\n' + nodeCommon.banner.js },
+  },
+  {
+    ...nodeCommon,
+    entryPoints: { 'cli-main': join(root, 'src/cli/main.ts') },
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+    sourcemap: true,
+    minify: true,
+    keepNames: true,
+  },
   // The trace toolkit's worker thread (src/trace/parallelKernelTrace.ts looks for it beside the bundle that loads it).
-  { ...nodeCommon, entryPoints: { 'trace-worker': join(root, 'src/trace/kernelTraceWorker.ts') }, outdir: join(root, 'dist'), outExtension: { '.js': '.cjs' },
-    sourcemap: false, minify: true },
-  { bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning',
-    entryPoints: { webview: join(root, 'src/webview/main.ts'), compare: join(root, 'src/webview/compareMain.ts') }, outdir: join(root, 'dist') },
+  {
+    ...nodeCommon,
+    entryPoints: { 'trace-worker': join(root, 'src/trace/kernelTraceWorker.ts') },
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+    sourcemap: false,
+    minify: true,
+  },
+  {
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+    entryPoints: { webview: join(root, 'src/webview/main.ts'), compare: join(root, 'src/webview/compareMain.ts') },
+    outdir: join(root, 'dist'),
+  },
 ].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(p)));
 
 mkdirSync(join(root, 'dist'), { recursive: true });

@@ -31,7 +31,9 @@ const db = join(root, '../shared/fixtures/rocprof/batched_gemm__28_results.db');
 if (existsSync(db)) {
   step('trace summary of a real MI300X rocprofv3 database', ['summarize', relative(root, db)]);
 } else {
-  console.log('\n(no ../shared/fixtures here: skipping the trace summary; try `kernel-runner summarize <rocprof output>`)');
+  console.log(
+    '\n(no ../shared/fixtures here: skipping the trace summary; try `kernel-runner summarize <rocprof output>`)',
+  );
 }
 
 console.log(`

@@ -14,23 +14,32 @@ const PREFIX = 'kernelRunner.';
 /** The string a literal or a template without substitutions holds; for a template with them, its first part. */
 function stringOf(node) {
   if (node.type === 'Literal' && typeof node.value === 'string') return { text: node.value, whole: true };
-  if (node.type === 'TemplateLiteral') return { text: node.quasis[0].value.cooked ?? '', whole: node.expressions.length === 0 };
+  if (node.type === 'TemplateLiteral')
+    return { text: node.quasis[0].value.cooked ?? '', whole: node.expressions.length === 0 };
   return undefined;
 }
 
-const nameOf = (node) => (node.type === 'Identifier' ? node.name : node.type === 'Literal' && typeof node.value === 'string' ? node.value : undefined);
+const nameOf = (node) =>
+  node.type === 'Identifier'
+    ? node.name
+    : node.type === 'Literal' && typeof node.value === 'string'
+      ? node.value
+      : undefined;
 
 function isCommandPosition(node) {
   const p = node.parent;
   if (p.type === 'Property' && p.value === node) return nameOf(p.key) === 'command';
-  if (p.type === 'AssignmentExpression' && p.right === node && p.left.type === 'MemberExpression') return nameOf(p.left.property) === 'command';
-  if (p.type === 'CallExpression' && p.arguments[0] === node && p.callee.type === 'MemberExpression') return ['executeCommand', 'registerCommand'].includes(nameOf(p.callee.property));
+  if (p.type === 'AssignmentExpression' && p.right === node && p.left.type === 'MemberExpression')
+    return nameOf(p.left.property) === 'command';
+  if (p.type === 'CallExpression' && p.arguments[0] === node && p.callee.type === 'MemberExpression')
+    return ['executeCommand', 'registerCommand'].includes(nameOf(p.callee.property));
   return false;
 }
 
 function isContextValue(node) {
   const p = node.parent.type === 'ConditionalExpression' ? node.parent.parent : node.parent;
-  if (p.type === 'AssignmentExpression' && p.left.type === 'MemberExpression') return nameOf(p.left.property) === 'contextValue';
+  if (p.type === 'AssignmentExpression' && p.left.type === 'MemberExpression')
+    return nameOf(p.left.property) === 'contextValue';
   if (p.type === 'Property') return nameOf(p.key) === 'contextValue';
   return false;
 }
@@ -49,14 +58,17 @@ const commandIds = {
       const s = stringOf(node);
       if (!s || !s.text.startsWith(PREFIX)) return;
       const flagged = (s.whole && CONTRIBUTED.has(s.text) && !isContextValue(node)) || isCommandPosition(node);
-      if (flagged) context.report({ node, messageId: 'raw', data: { text: s.text, name: s.text.slice(PREFIX.length) } });
+      if (flagged)
+        context.report({ node, messageId: 'raw', data: { text: s.text, name: s.text.slice(PREFIX.length) } });
     };
     return { Literal: check, TemplateLiteral: check };
   },
 };
 
 /** `window` itself, or `<anything>.window` (vscode.window). */
-const isWindow = (node) => (node.type === 'Identifier' && node.name === 'window') || (node.type === 'MemberExpression' && nameOf(node.property) === 'window');
+const isWindow = (node) =>
+  (node.type === 'Identifier' && node.name === 'window') ||
+  (node.type === 'MemberExpression' && nameOf(node.property) === 'window');
 
 const uiCalls = {
   meta: {
@@ -72,7 +84,8 @@ const uiCalls = {
     return {
       MemberExpression(node) {
         const name = nameOf(node.property);
-        if (name?.startsWith('show') && isWindow(node.object)) context.report({ node, messageId: 'direct', data: { name } });
+        if (name?.startsWith('show') && isWindow(node.object))
+          context.report({ node, messageId: 'direct', data: { name } });
       },
       VariableDeclarator(node) {
         if (node.id.type !== 'ObjectPattern' || !node.init || !isWindow(node.init)) return;

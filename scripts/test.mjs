@@ -37,7 +37,8 @@ if (!only) {
   // dead code: unused files, exports, types and dependencies (knip.json names the build's entry points)
   run('dead code', bin('knip'), ['--no-progress']);
   run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);
-  if (existsSync(join(root, 'src/webview/main.ts'))) run('typecheck webview', bin('tsc'), ['--noEmit', '-p', 'tsconfig.webview.json']);
+  if (existsSync(join(root, 'src/webview/main.ts')))
+    run('typecheck webview', bin('tsc'), ['--noEmit', '-p', 'tsconfig.webview.json']);
   run('build', process.execPath, ['scripts/build.mjs']);
 }
 
@@ -50,7 +51,11 @@ if (!only || only === 'unit' || only === 'node') {
     process.exit(1);
   }
   run('node:test', process.execPath, [
-    '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2',
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    '--test-concurrency=2',
     ...files.map((f) => relative(root, f)),
   ]);
 }

@@ -27,10 +27,10 @@ function agentsSection(o: AgentSetupOptions = {}): string {
     '- After every edit: `submit` with mode `test` (CLI: `' + cmd + ' submit FILE --mode test`). Fix failures first.',
     '- Where the time goes: `submit` with mode `profile`; read its `digest` (top kernels per benchmark case, launch',
     '  configuration, registers, LDS, occupancy, idle gaps, copies). CLI: `' + cmd + ' summarize TRACE.zip --digest`.',
-    '- Is a change real: `compare` two result files (mode `benchmark`: Welch\'s test on the evaluator\'s timings) or two',
+    "- Is a change real: `compare` two result files (mode `benchmark`: Welch's test on the evaluator's timings) or two",
     '  traces (per-kernel spread). Trust only "faster" / "slower"; "no change detected" and "not enough runs to tell" are not wins.',
     '- Registers and occupancy of a kernel: `isa` on a profile zip or code object.',
-    '- The evaluator\'s timings rank; the profiler\'s kernel durations explain. Submit mode `leaderboard` only when asked.',
+    "- The evaluator's timings rank; the profiler's kernel durations explain. Submit mode `leaderboard` only when asked.",
     AGENTS_END,
     '',
   ].join('\n');
@@ -88,7 +88,8 @@ function mergeAgents(existing: string | undefined, section: string): string {
   if (!existing) return section;
   const start = existing.indexOf(AGENTS_START);
   const end = existing.indexOf(AGENTS_END);
-  if (start !== -1 && end > start) return existing.slice(0, start) + section.trimEnd() + existing.slice(end + AGENTS_END.length);
+  if (start !== -1 && end > start)
+    return existing.slice(0, start) + section.trimEnd() + existing.slice(end + AGENTS_END.length);
   return `${existing.trimEnd()}\n\n${section}`;
 }
 
@@ -99,9 +100,12 @@ function mergeJson(file: string, existing: string | undefined, key: 'servers' | 
     try {
       body = JSON.parse(existing) as Record<string, unknown>;
     } catch (err) {
-      throw new AgentSetupError(`${file}: not plain JSON (${(err as Error).message}); left as it is: add the kernel-runner server by hand (printed above)`);
+      throw new AgentSetupError(
+        `${file}: not plain JSON (${(err as Error).message}); left as it is: add the kernel-runner server by hand (printed above)`,
+      );
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AgentSetupError(`${file}: not a JSON object; left as it is`);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new AgentSetupError(`${file}: not a JSON object; left as it is`);
   }
   const servers = (typeof body[key] === 'object' && body[key] !== null ? body[key] : {}) as Record<string, unknown>;
   return `${JSON.stringify({ ...body, [key]: { ...servers, ...(ours as Record<string, Record<string, unknown>>)[key] } }, null, 2)}\n`;

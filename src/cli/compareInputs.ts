@@ -29,8 +29,15 @@ export async function readResultInput(path: string): Promise<ResultInput | null>
   const parsed = resultEventSchema.safeParse(maybe);
   if (!parsed.success) return null;
   const traces: string[] = [];
-  for (const t of ((body as { traces?: Array<{ path?: unknown }> }).traces ?? [])) {
-    if (typeof t.path === 'string' && (await stat(t.path).then((s) => s.isFile(), () => false))) traces.push(t.path);
+  for (const t of (body as { traces?: Array<{ path?: unknown }> }).traces ?? []) {
+    if (
+      typeof t.path === 'string' &&
+      (await stat(t.path).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    )
+      traces.push(t.path);
   }
   return { kind: 'result', path, result: parsed.data, cases: evaluatorOfResult(parsed.data).benchmarks, traces };
 }

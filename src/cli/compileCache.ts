@@ -11,16 +11,21 @@ import { Script } from 'node:vm';
 import { isAscii } from 'node:buffer';
 
 /** Per-user cache folder, or null when there is no sensible one. */
-export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+export function compileCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | null {
   let home: string;
   try {
     home = homedir();
   } catch {
     return null;
   }
-  if (platform === 'win32') return path.join(env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'kernel-runner', 'Cache', 'compile');
+  if (platform === 'win32')
+    return path.join(env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'kernel-runner', 'Cache', 'compile');
   if (platform === 'darwin') return path.join(home, 'Library', 'Caches', 'kernel-runner', 'compile');
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, '.cache');
+  const base =
+    env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, '.cache');
   return path.join(base, 'kernel-runner', 'compile');
 }
 
@@ -75,7 +80,13 @@ function compileWithCodeCache(bundle: string, dir: string): (() => void) | null 
       }
     });
   }
-  const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+  const wrapper = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: object,
+    filename: string,
+    dirname: string,
+  ) => void;
   return () => {
     const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
     wrapper.call(mod.exports, mod.exports, requireHere, mod, bundle, path.dirname(bundle));

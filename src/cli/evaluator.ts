@@ -11,7 +11,23 @@ export function evaluatorOfResult(result: ResultEvent): DigestEvaluator {
   const timed = runs.leaderboard?.run ?? runs.benchmark?.run;
   const benchmarks = timed ? benchmarksOf(timed.result) : [];
   return {
-    tests: testRun ? { passed: tests.filter((t) => t.passed).length, failed: tests.filter((t) => !t.passed).length, failures: tests.filter((t) => !t.passed).map((t) => t.spec).slice(0, 10) } : null,
-    benchmarks: benchmarks.map((b) => ({ spec: b.spec, runs: b.runs ?? null, meanNs: b.meanNs ?? null, stdNs: b.stdNs ?? null, bestNs: b.bestNs ?? null, worstNs: b.worstNs ?? null })),
+    tests: testRun
+      ? {
+          passed: tests.filter((t) => t.passed).length,
+          failed: tests.filter((t) => !t.passed).length,
+          failures: tests
+            .filter((t) => !t.passed)
+            .map((t) => t.spec)
+            .slice(0, 10),
+        }
+      : null,
+    benchmarks: benchmarks.map((b) => ({
+      spec: b.spec,
+      runs: b.runs ?? null,
+      meanNs: b.meanNs ?? null,
+      stdNs: b.stdNs ?? null,
+      bestNs: b.bestNs ?? null,
+      worstNs: b.worstNs ?? null,
+    })),
   };
 }

@@ -10,10 +10,15 @@ import { prestartTraceWorkers } from '../trace/traceWorkerPool';
 // optimising on the thread that needs the code beats queueing it for a background compiler that competes with
 // them for the cores (measured by bench/summarize.bench.ts: 1.0 instead of 1.2 CPU s on the 1M-row trace). V8
 // reads the flag when it creates an isolate: it applies to the workers started after this line.
-if (process.argv[2] === 'summarize' || process.argv[2] === 'compare') setFlagsFromString('--no-concurrent-recompilation');
+if (process.argv[2] === 'summarize' || process.argv[2] === 'compare')
+  setFlagsFromString('--no-concurrent-recompilation');
 
 const dist = path.dirname(fileURLToPath(import.meta.url));
 // a large kernel trace's worker threads boot while the bundle loads (traceWorkerPool.ts)
-if (process.argv[2] === 'summarize') prestartTraceWorkers(path.join(dist, 'trace-worker.cjs'), process.argv.slice(3).filter((a) => !a.startsWith('-')));
+if (process.argv[2] === 'summarize')
+  prestartTraceWorkers(
+    path.join(dist, 'trace-worker.cjs'),
+    process.argv.slice(3).filter((a) => !a.startsWith('-')),
+  );
 
 loadWithCompileCache(path.join(dist, 'cli-main.cjs'));

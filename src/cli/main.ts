@@ -42,7 +42,8 @@ function exitQuietlyWhenOutputCloses(command: string | undefined): void {
   });
 }
 
-const isEntry = typeof process.argv[1] === 'string' && /(?:^|[\\/])(cli\.cjs|main\.ts|kernel-runner)$/.test(process.argv[1]);
+const isEntry =
+  typeof process.argv[1] === 'string' && /(?:^|[\\/])(cli\.cjs|main\.ts|kernel-runner)$/.test(process.argv[1]);
 if (isEntry) {
   main(process.argv).then((code) => {
     process.exitCode = code;

@@ -3,7 +3,10 @@
 import { findLocalRunnerToken, readTokenFile, RunnerTokenError } from '../core/runnerToken';
 import { CliExit } from './exit';
 
-export function clientToken(opts: { token?: string; tokenFile?: string }, baseUrl: string | undefined): string | undefined {
+export function clientToken(
+  opts: { token?: string; tokenFile?: string },
+  baseUrl: string | undefined,
+): string | undefined {
   if (opts.token) return opts.token;
   if (opts.tokenFile) {
     let token: string | undefined;
@@ -21,4 +24,5 @@ export function clientToken(opts: { token?: string; tokenFile?: string }, baseUr
   return baseUrl ? findLocalRunnerToken(baseUrl)?.token : undefined;
 }
 
-export const TOKEN_FILE_HELP = "read the runner's token from this file (e.g. <data dir>/token of a runner started with --data-dir)";
+export const TOKEN_FILE_HELP =
+  "read the runner's token from this file (e.g. <data dir>/token of a runner started with --data-dir)";

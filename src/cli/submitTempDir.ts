@@ -58,7 +58,9 @@ export interface SubmitTempDir {
 }
 
 export async function makeSubmitTempDir(): Promise<SubmitTempDir> {
-  const sweeping = Promise.all(staleSubmitDirs().map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined)));
+  const sweeping = Promise.all(
+    staleSubmitDirs().map((d) => rm(d, { recursive: true, force: true }).catch(() => undefined)),
+  );
   const dir = await mkdtemp(path.join(tmpdir(), `${SUBMIT_DIR_PREFIX}${process.pid}-`));
   // the last resort: process.exit() (a second Ctrl-C), an uncaught error
   const atExit = () => rmSync(dir, { recursive: true, force: true });

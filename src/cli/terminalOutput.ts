@@ -10,9 +10,18 @@ export function guardTerminalOutput(stream: NodeJS.WriteStream): void {
   const write = stream.write.bind(stream) as (chunk: string, cb?: (err?: Error | null) => void) => boolean;
   // a Buffer may end inside a UTF-8 sequence: the decoder keeps that part for the next write
   const decoder = new StringDecoder('utf8');
-  stream.write = ((chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), cb?: (err?: Error | null) => void) => {
+  stream.write = ((
+    chunk: string | Uint8Array,
+    encoding?: BufferEncoding | ((err?: Error | null) => void),
+    cb?: (err?: Error | null) => void,
+  ) => {
     const done = typeof encoding === 'function' ? encoding : cb;
-    const text = typeof chunk === 'string' ? (typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8' ? Buffer.from(chunk, encoding).toString('utf8') : chunk) : decoder.write(Buffer.from(chunk));
+    const text =
+      typeof chunk === 'string'
+        ? typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8'
+          ? Buffer.from(chunk, encoding).toString('utf8')
+          : chunk
+        : decoder.write(Buffer.from(chunk));
     return write(terminalSafe(text), done);
   }) as Write;
 }

@@ -6,11 +6,7 @@
 // rare separators such as \f and U+2028; a first comment block holding those is not worth matching).
 
 type DirectiveErrorCode =
-  | 'missing-argument'
-  | 'unknown-directive'
-  | 'repeated-directive'
-  | 'leaderboard-mismatch'
-  | 'multiple-gpus';
+  'missing-argument' | 'unknown-directive' | 'repeated-directive' | 'leaderboard-mismatch' | 'multiple-gpus';
 
 interface DirectiveError {
   code: DirectiveErrorCode;
@@ -83,7 +79,11 @@ export function parseDirectivesServer(
       continue;
     }
     if (seen.has(keyword)) {
-      error('repeated-directive', line, `Found multiple values for !POPCORN directive ${keyword} (first on line ${seen.get(keyword)})`);
+      error(
+        'repeated-directive',
+        line,
+        `Found multiple values for !POPCORN directive ${keyword} (first on line ${seen.get(keyword)})`,
+      );
       continue;
     }
     seen.set(keyword, line);
@@ -149,14 +149,22 @@ export function directiveMarker(fileName: string): '#!POPCORN' | '//!POPCORN' {
  * (repeats, or ones further down that popcorn-cli would read) is removed, and a missing one is inserted at the
  * top of the file, after a shebang and a Python coding line. Line endings and everything else stay as they were.
  */
-export function upsertDirectives(source: string, fileName: string, values: { leaderboard?: string; gpu?: string }): string {
+export function upsertDirectives(
+  source: string,
+  fileName: string,
+  values: { leaderboard?: string; gpu?: string },
+): string {
   const marker = directiveMarker(fileName);
   const eol = /\r\n|\r|\n/.exec(source)?.[0] ?? '\n';
   const wanted: Array<{ keyword: string; line: string }> = [];
   if (values.leaderboard !== undefined) {
-    wanted.push({ keyword: 'leaderboard', line: `${marker} leaderboard ${checkValue('leaderboard', values.leaderboard)}` });
+    wanted.push({
+      keyword: 'leaderboard',
+      line: `${marker} leaderboard ${checkValue('leaderboard', values.leaderboard)}`,
+    });
   }
-  if (values.gpu !== undefined) wanted.push({ keyword: 'gpus', line: `${marker} gpu ${checkValue('gpu', values.gpu)}` });
+  if (values.gpu !== undefined)
+    wanted.push({ keyword: 'gpus', line: `${marker} gpu ${checkValue('gpu', values.gpu)}` });
   if (wanted.length === 0) return source;
 
   const lines: Array<string | null> = source === '' ? [] : splitLines(source);
@@ -207,6 +215,7 @@ function isPreamble(line: string, index: number): boolean {
 }
 
 function checkValue(what: string, value: string): string {
-  if (value === '' || /\s/.test(value)) throw new RangeError(`A ${what} name must be one word, got ${JSON.stringify(value)}`);
+  if (value === '' || /\s/.test(value))
+    throw new RangeError(`A ${what} name must be one word, got ${JSON.stringify(value)}`);
   return value;
 }

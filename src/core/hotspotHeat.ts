@@ -67,7 +67,9 @@ function hoverOf(kernel: KernelHotspots, site: HotLine | HotInstruction, what: s
   const lanes = site.meanActiveLanes === null ? '' : `, mean active lanes ${site.meanActiveLanes.toFixed(1)} of 64`;
   return [
     `**${percent(site.share)}** of the PC samples of ${escapeMarkdown(kernel.shortName)} ${escapeMarkdown(what)}: ${site.samples} of ${kernel.samples}${lanes}`,
-    ...[breakdown('Stalled on', site.stalls), breakdown('Issued', site.types)].filter((l): l is string => l !== undefined).map(escapeMarkdown),
+    ...[breakdown('Stalled on', site.stalls), breakdown('Issued', site.types)]
+      .filter((l): l is string => l !== undefined)
+      .map(escapeMarkdown),
   ];
 }
 
@@ -112,9 +114,15 @@ export function sourceHeat(all: readonly PcHotspots[], editorPath: string): Heat
       }
     }
   }
-  return withLevels([...byLine].map(([line, { best, hover }]) => ({
-    line, samples: best.site.samples, share: best.site.share, hint: heatHint(best.site.share, best.site.stalls), hover,
-  })));
+  return withLevels(
+    [...byLine].map(([line, { best, hover }]) => ({
+      line,
+      samples: best.site.samples,
+      share: best.site.share,
+      hint: heatHint(best.site.share, best.site.stalls),
+      hover,
+    })),
+  );
 }
 
 /**
@@ -124,7 +132,8 @@ export function sourceHeat(all: readonly PcHotspots[], editorPath: string): Heat
 export function disassemblyHeat(listing: readonly ListingInstruction[], kernel: KernelHotspots): HeatMark[] {
   const byOffset = new Map<number, ListingInstruction[]>();
   const byText = new Map<string, ListingInstruction[]>();
-  const push = <K>(m: Map<K, ListingInstruction[]>, k: K, i: ListingInstruction) => void (m.get(k) ?? m.set(k, []).get(k)!).push(i);
+  const push = <K>(m: Map<K, ListingInstruction[]>, k: K, i: ListingInstruction) =>
+    void (m.get(k) ?? m.set(k, []).get(k)!).push(i);
   for (const i of listing) {
     push(byOffset, i.offset, i);
     push(byText, `${i.text}\n${i.line ?? ''}`, i);
@@ -132,7 +141,8 @@ export function disassemblyHeat(listing: readonly ListingInstruction[], kernel: 
   const rows = new Map<number, { samples: number; site: HotInstruction; hover: string[] }>();
   for (const site of kernel.instructions) {
     const text = site.text.trim().replace(/\s+/g, ' ');
-    let hits = site.offset !== null ? byOffset.get(site.offset) ?? [] : byText.get(`${text}\n${site.line ?? ''}`) ?? [];
+    let hits =
+      site.offset !== null ? (byOffset.get(site.offset) ?? []) : (byText.get(`${text}\n${site.line ?? ''}`) ?? []);
     // no line (built without line info, or line 0, which objdump files under the line above): the rows with its text
     if (site.offset === null && site.line === null && hits.length === 0) hits = listing.filter((i) => i.text === text);
     const where = site.line === null ? '' : ` (line ${site.line})`;
@@ -146,8 +156,10 @@ export function disassemblyHeat(listing: readonly ListingInstruction[], kernel: 
       }
     }
   }
-  return withLevels([...rows].map(([row, { samples, site, hover }]) => {
-    const share = kernel.samples ? Math.min(1, samples / kernel.samples) : 0;
-    return { line: row, samples, share, hint: heatHint(share, site.stalls, site.text), hover };
-  }));
+  return withLevels(
+    [...rows].map(([row, { samples, site, hover }]) => {
+      const share = kernel.samples ? Math.min(1, samples / kernel.samples) : 0;
+      return { line: row, samples, share, hint: heatHint(share, site.stalls, site.text), hover };
+    }),
+  );
 }

@@ -70,9 +70,15 @@ export function scanPython(text: string): { masked: string; strings: PythonStrin
       let closed = false;
       while (j < text.length) {
         const d = text[j];
-        if (d === '\\') { j += 2; continue; } // (raw strings too cannot end on an escaped quote)
+        if (d === '\\') {
+          j += 2;
+          continue;
+        } // (raw strings too cannot end on an escaped quote)
         if (!triple && (d === '\n' || d === '\r')) break;
-        if (text.startsWith(q, j)) { closed = true; break; }
+        if (text.startsWith(q, j)) {
+          closed = true;
+          break;
+        }
         j++;
       }
       const contentEnd = Math.min(j, text.length);
@@ -102,7 +108,13 @@ function findPythonEntryPoints(text: string): KernelEntryPoint[] {
     const l = lines[n] ?? '';
     const def = /^(\s*)(?:async\s+)?def\s+custom_kernel\s*\(/.exec(l);
     if (def) {
-      found.push({ kind: 'custom_kernel', name: 'custom_kernel', line: n, column: def[1]?.length ?? 0, inPythonString: false });
+      found.push({
+        kind: 'custom_kernel',
+        name: 'custom_kernel',
+        line: n,
+        column: def[1]?.length ?? 0,
+        inPythonString: false,
+      });
       continue;
     }
     const jit = /^(\s*)@\s*triton\s*\.\s*jit\b/.exec(l);
@@ -145,14 +157,24 @@ export function maskCpp(text: string): string {
   let atLineStart = true;
   while (i < text.length) {
     const c = text[i];
-    if (c === '\n') { atLineStart = true; i++; continue; }
+    if (c === '\n') {
+      atLineStart = true;
+      i++;
+      continue;
+    }
     if (atLineStart && c === '#') {
       // A preprocessor line, continued by backslashes (macros can hold __global__ text we should not anchor on).
       let j = i;
       for (;;) {
         const e = lineEnd(text, j);
-        if (e > 0 && text[e - 1] === '\\' && e < text.length) { j = e + 1; continue; }
-        if (e > 1 && text[e - 1] === '\r' && text[e - 2] === '\\') { j = e + 1; continue; }
+        if (e > 0 && text[e - 1] === '\\' && e < text.length) {
+          j = e + 1;
+          continue;
+        }
+        if (e > 1 && text[e - 1] === '\r' && text[e - 2] === '\\') {
+          j = e + 1;
+          continue;
+        }
         blank(i, e);
         i = e;
         break;
@@ -197,14 +219,36 @@ export function maskCpp(text: string): string {
   return out.join('');
 }
 
-const NOT_A_NAME = new Set(['__launch_bounds__', '__attribute__', 'alignas', 'decltype', '__declspec', 'void', 'static', 'inline',
-  'extern', '__forceinline__', '__noinline__', 'template', 'typename', 'const', 'auto', 'operator']);
+const NOT_A_NAME = new Set([
+  '__launch_bounds__',
+  '__attribute__',
+  'alignas',
+  'decltype',
+  '__declspec',
+  'void',
+  'static',
+  'inline',
+  'extern',
+  '__forceinline__',
+  '__noinline__',
+  'template',
+  'typename',
+  'const',
+  'auto',
+  'operator',
+]);
 
 /**
  * Finds `__global__` function definitions in `masked` (C++ with comments/strings blanked). Offsets are relative to
  * `base` in `whole` (the full document), which is how positions inside Python strings map back to lines.
  */
-function findGlobalFunctions(_source: string, masked: string, base: number, whole: string, inPythonString: boolean): KernelEntryPoint[] {
+function findGlobalFunctions(
+  _source: string,
+  masked: string,
+  base: number,
+  whole: string,
+  inPythonString: boolean,
+): KernelEntryPoint[] {
   const found: KernelEntryPoint[] = [];
   const re = /\b__global__\b/g;
   for (let m = re.exec(masked); m; m = re.exec(masked)) {
@@ -221,17 +265,29 @@ function findGlobalFunctions(_source: string, masked: string, base: number, whol
         const after = /^\s*/.exec(masked.slice(i, i + 200));
         const j = i + (after ? after[0].length : 0);
         if (masked[j] === '(') {
-          if (NOT_A_NAME.has(id)) { i = skipBalanced(masked, j, '(', ')'); continue; }
+          if (NOT_A_NAME.has(id)) {
+            i = skipBalanced(masked, j, '(', ')');
+            continue;
+          }
           name = id;
           i = j;
           break;
         }
-        if (masked[j] === '<') { i = skipBalanced(masked, j, '<', '>'); continue; }
+        if (masked[j] === '<') {
+          i = skipBalanced(masked, j, '<', '>');
+          continue;
+        }
         continue;
       }
       const ch = masked[i];
-      if (ch === '*' || ch === '&' || ch === ':') { i++; continue; }
-      if (ch === '[' && masked[i + 1] === '[') { i = skipBalanced(masked, i, '[', ']'); continue; }
+      if (ch === '*' || ch === '&' || ch === ':') {
+        i++;
+        continue;
+      }
+      if (ch === '[' && masked[i + 1] === '[') {
+        i = skipBalanced(masked, i, '[', ']');
+        continue;
+      }
       break; // anything else (`;`, `{`, `)`) means this is not a function declarator we understand
     }
     if (!name) continue;

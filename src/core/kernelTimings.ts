@@ -56,7 +56,10 @@ export interface TimedEntryPoint {
  * Undefined when nothing identifier-like is left (an empty or unreadable name).
  */
 export function kernelIdentifier(profiledName: string): string | undefined {
-  let s = profiledName.trim().replace(/\s*\[clone [^\]]*\]$/, '').replace(/\.kd$/, '');
+  let s = profiledName
+    .trim()
+    .replace(/\s*\[clone [^\]]*\]$/, '')
+    .replace(/\.kd$/, '');
   if (s.startsWith('_Z')) return demangledIdentifier(s);
   s = stripTrailingGroup(s.replace(/\s+(const|volatile|&&?)$/, ''), '(', ')');
   // The last scope's name, without its template arguments.
@@ -103,13 +106,28 @@ function stripTrailingGroup(s: string, open: string, close: string): string {
 }
 
 /** Counter totals from a summary's roofline kernel (means per dispatch); undefined when a quantity is unknown. */
-export function counterTotals(k: { dispatches: number; durationNs: number | null; flops: number | null; hbmBytes: number | null }): KernelCounterTotals | undefined {
+export function counterTotals(k: {
+  dispatches: number;
+  durationNs: number | null;
+  flops: number | null;
+  hbmBytes: number | null;
+}): KernelCounterTotals | undefined {
   if (k.dispatches <= 0 || k.durationNs === null || k.flops === null || k.hbmBytes === null) return undefined;
-  return { dispatches: k.dispatches, ns: k.durationNs * k.dispatches, flops: k.flops * k.dispatches, hbmBytes: k.hbmBytes * k.dispatches };
+  return {
+    dispatches: k.dispatches,
+    ns: k.durationNs * k.dispatches,
+    flops: k.flops * k.dispatches,
+    hbmBytes: k.hbmBytes * k.dispatches,
+  };
 }
 
 export function addCounterTotals(a: KernelCounterTotals, b: KernelCounterTotals): KernelCounterTotals {
-  return { dispatches: a.dispatches + b.dispatches, ns: a.ns + b.ns, flops: a.flops + b.flops, hbmBytes: a.hbmBytes + b.hbmBytes };
+  return {
+    dispatches: a.dispatches + b.dispatches,
+    ns: a.ns + b.ns,
+    flops: a.flops + b.flops,
+    hbmBytes: a.hbmBytes + b.hbmBytes,
+  };
 }
 
 /** The roof over counter totals: intensity and FLOP rate as the roofline's (sum over sum, 0 when the divisor is 0). */
@@ -152,7 +170,11 @@ export function timingsByIdentifier(kernels: readonly ProfiledKernel[], peaks?: 
  * under other names) is never matched. A name defined twice in the file (two `__global__` overloads) gets the
  * timing on each definition.
  */
-export function matchKernelTimings(entries: readonly KernelEntryPoint[], kernels: readonly ProfiledKernel[], peaks?: RoofPeaks): TimedEntryPoint[] {
+export function matchKernelTimings(
+  entries: readonly KernelEntryPoint[],
+  kernels: readonly ProfiledKernel[],
+  peaks?: RoofPeaks,
+): TimedEntryPoint[] {
   const byId = timingsByIdentifier(kernels, peaks);
   const out: TimedEntryPoint[] = [];
   for (const entry of entries) {

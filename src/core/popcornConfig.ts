@@ -44,7 +44,8 @@ export async function readPopcornConfig(file: string = defaultPopcornConfigPath(
 
 /** Sets `cli_id`, creating the file (mode 0600: it is a credential) or keeping everything else in it. */
 export async function writePopcornCliId(cliId: string, file: string = defaultPopcornConfigPath()): Promise<void> {
-  if (cliId.trim() === '' || /[\r\n]/.test(cliId)) throw new PopcornConfigError(`refusing to write an invalid cli_id to ${file}`, file);
+  if (cliId.trim() === '' || /[\r\n]/.test(cliId))
+    throw new PopcornConfigError(`refusing to write an invalid cli_id to ${file}`, file);
   const text = await readText(file);
   const updated = text === undefined ? `cli_id: ${yamlString(cliId)}\n` : setCliId(text, parse(text, file), cliId);
   const mode = text === undefined ? 0o600 : (await stat(file)).mode & 0o777;

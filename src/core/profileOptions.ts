@@ -35,7 +35,8 @@ const COUNTER_PRESETS = ['roofline', 'speed-of-light'] as const;
 type CounterPreset = (typeof COUNTER_PRESETS)[number];
 
 /** What `counters` asks for. */
-export type CounterRequest = { kind: 'off' } | { kind: 'preset'; preset: CounterPreset } | { kind: 'list'; counters: string[] };
+export type CounterRequest =
+  { kind: 'off' } | { kind: 'preset'; preset: CounterPreset } | { kind: 'list'; counters: string[] };
 
 /** Profile options as sent and stored: normalised text, absent when not asked for. */
 export interface ProfileOptions {
@@ -86,9 +87,16 @@ export function parseCounters(text: string): CounterRequest {
   const names = t.split(',').map((s) => s.trim());
   // counter names have capitals (SQ_WAVES, GPUBusy); one lower-case word is a preset's name, misspelt
   if (names.length === 1 && /^[a-z0-9_-]+$/.test(t)) {
-    throw new ProfileOptionError('counters', `unknown counter preset ${shown(t)}: use off, roofline, speed-of-light or a comma-separated list of counter names`);
+    throw new ProfileOptionError(
+      'counters',
+      `unknown counter preset ${shown(t)}: use off, roofline, speed-of-light or a comma-separated list of counter names`,
+    );
   }
-  if (names.some((n) => n === '')) throw new ProfileOptionError('counters', `empty counter name in ${shown(t)}: separate counter names with single commas`);
+  if (names.some((n) => n === ''))
+    throw new ProfileOptionError(
+      'counters',
+      `empty counter name in ${shown(t)}: separate counter names with single commas`,
+    );
   for (const n of names) {
     if (!COUNTER_NAME.test(n) || n.length > MAX_COUNTER_NAME) {
       throw new ProfileOptionError(
@@ -98,7 +106,8 @@ export function parseCounters(text: string): CounterRequest {
     }
   }
   const unique = [...new Set(names)];
-  if (unique.length > MAX_COUNTERS) throw new ProfileOptionError('counters', `${unique.length} counters asked for: at most ${MAX_COUNTERS}`);
+  if (unique.length > MAX_COUNTERS)
+    throw new ProfileOptionError('counters', `${unique.length} counters asked for: at most ${MAX_COUNTERS}`);
   return { kind: 'list', counters: unique };
 }
 
@@ -108,21 +117,34 @@ function countersText(req: CounterRequest): string {
 }
 
 function checkKernelRegex(text: string): string {
-  if (text === '') throw new ProfileOptionError('kernelRegex', 'the kernel regex is empty: leave it out to profile every kernel');
-  if (text.length > MAX_KERNEL_REGEX) throw new ProfileOptionError('kernelRegex', `the kernel regex is ${text.length} characters long: at most ${MAX_KERNEL_REGEX}`);
+  if (text === '')
+    throw new ProfileOptionError('kernelRegex', 'the kernel regex is empty: leave it out to profile every kernel');
+  if (text.length > MAX_KERNEL_REGEX)
+    throw new ProfileOptionError(
+      'kernelRegex',
+      `the kernel regex is ${text.length} characters long: at most ${MAX_KERNEL_REGEX}`,
+    );
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(text)) throw new ProfileOptionError('kernelRegex', 'the kernel regex contains a control character (newline, tab, ...)');
+  if (/[\u0000-\u001f\u007f]/.test(text))
+    throw new ProfileOptionError('kernelRegex', 'the kernel regex contains a control character (newline, tab, ...)');
   try {
     new RegExp(text);
   } catch (err) {
-    throw new ProfileOptionError('kernelRegex', `the kernel regex ${shown(text)} is not a valid regular expression: ${(err as Error).message}`);
+    throw new ProfileOptionError(
+      'kernelRegex',
+      `the kernel regex ${shown(text)} is not a valid regular expression: ${(err as Error).message}`,
+    );
   }
   return text;
 }
 
 function parseCaseIndex(text: string | number): number {
   const t = typeof text === 'number' ? String(text) : text.trim();
-  if (!/^\d{1,6}$/.test(t)) throw new ProfileOptionError('caseIndex', `the benchmark case must be a case index (0, 1, 2, ...), not ${shown(t)}`);
+  if (!/^\d{1,6}$/.test(t))
+    throw new ProfileOptionError(
+      'caseIndex',
+      `the benchmark case must be a case index (0, 1, 2, ...), not ${shown(t)}`,
+    );
   return Number(t);
 }
 
@@ -133,21 +155,32 @@ function parseCaseIndex(text: string | number): number {
 export function parseLaunchWindow(text: string): string {
   const t = text.trim().replace(/\s+/g, '');
   const bad = () =>
-    new ProfileOptionError('launches', `the launch window ${shown(text)} is not valid: use launch indices and ranges such as 10-20 or [1-2],[5]`);
+    new ProfileOptionError(
+      'launches',
+      `the launch window ${shown(text)} is not valid: use launch indices and ranges such as 10-20 or [1-2],[5]`,
+    );
   if (t === '' || t.length > 200) throw bad();
   const parts = t.split(',');
   let total = 0;
   const out: string[] = [];
   for (const p of parts) {
     const m = /^\[?(\d{1,9})(?:-(\d{1,9}))?\]?$/.exec(p);
-    if (!m || (p.startsWith('[') !== p.endsWith(']'))) throw bad();
+    if (!m || p.startsWith('[') !== p.endsWith(']')) throw bad();
     const a = Number(m[1]);
     const b = m[2] === undefined ? a : Number(m[2]);
-    if (b < a) throw new ProfileOptionError('launches', `the launch window ${shown(text)} has a range that ends before it starts (${a}-${b})`);
+    if (b < a)
+      throw new ProfileOptionError(
+        'launches',
+        `the launch window ${shown(text)} has a range that ends before it starts (${a}-${b})`,
+      );
     total += b - a + 1;
     out.push(m[2] === undefined ? `[${a}]` : `[${a}-${b}]`);
   }
-  if (total > MAX_LAUNCHES) throw new ProfileOptionError('launches', `the launch window ${shown(text)} covers ${total} launches: at most ${MAX_LAUNCHES}`);
+  if (total > MAX_LAUNCHES)
+    throw new ProfileOptionError(
+      'launches',
+      `the launch window ${shown(text)} covers ${total} launches: at most ${MAX_LAUNCHES}`,
+    );
   return out.join(',');
 }
 
@@ -161,24 +194,40 @@ function parsePcSampling(
   const rawInterval = intervalText === undefined ? '' : String(intervalText).trim();
   const rawUnit = (unitText ?? '').trim().toLowerCase();
   if (method === '' || method === 'off') {
-    if (rawInterval || rawUnit) throw new ProfileOptionError('pcSamplingInterval', 'pc_sampling_interval and pc_sampling_unit need pc_sampling=host_trap or stochastic');
+    if (rawInterval || rawUnit)
+      throw new ProfileOptionError(
+        'pcSamplingInterval',
+        'pc_sampling_interval and pc_sampling_unit need pc_sampling=host_trap or stochastic',
+      );
     return null;
   }
   if (method !== 'host_trap' && method !== 'stochastic') {
-    throw new ProfileOptionError('pcSampling', `PC sampling must be off, host_trap or stochastic, not ${shown(methodText ?? '')}`);
+    throw new ProfileOptionError(
+      'pcSampling',
+      `PC sampling must be off, host_trap or stochastic, not ${shown(methodText ?? '')}`,
+    );
   }
   const unit = PC_SAMPLING_UNIT[method];
   if (rawUnit && rawUnit !== unit && !(unit === 'cycles' && rawUnit === 'cycle')) {
-    throw new ProfileOptionError('pcSampling', `${method} PC sampling counts its interval in ${unit} on MI300 (rocprofv3 -L), not ${shown(rawUnit)}`);
+    throw new ProfileOptionError(
+      'pcSampling',
+      `${method} PC sampling counts its interval in ${unit} on MI300 (rocprofv3 -L), not ${shown(rawUnit)}`,
+    );
   }
   let interval = DEFAULT_PC_SAMPLING_INTERVAL[method];
   if (rawInterval) {
     if (!/^\d{1,10}$/.test(rawInterval) || Number(rawInterval) < 1) {
-      throw new ProfileOptionError('pcSamplingInterval', `the PC-sampling interval must be a whole number >= 1, not ${shown(rawInterval)}`);
+      throw new ProfileOptionError(
+        'pcSamplingInterval',
+        `the PC-sampling interval must be a whole number >= 1, not ${shown(rawInterval)}`,
+      );
     }
     interval = Number(rawInterval);
   }
-  if (method === 'stochastic' && (interval < MIN_STOCHASTIC || interval > MAX_STOCHASTIC || !Number.isInteger(Math.log2(interval)))) {
+  if (
+    method === 'stochastic' &&
+    (interval < MIN_STOCHASTIC || interval > MAX_STOCHASTIC || !Number.isInteger(Math.log2(interval)))
+  ) {
     throw new ProfileOptionError(
       'pcSamplingInterval',
       `stochastic PC sampling takes a power of two from ${MIN_STOCHASTIC} to ${MAX_STOCHASTIC} cycles as its interval (rocprofv3 -L: "interval pow2"), not ${interval}`,
@@ -221,7 +270,8 @@ export function hasProfileOptions(o: ProfileOptions | undefined): boolean {
 export function profileOptionsWhat(o: ProfileOptions): string {
   const what: string[] = [];
   if (o.counters !== undefined) what.push('counters');
-  if (o.kernelRegex !== undefined || o.caseIndex !== undefined || o.launches !== undefined) what.push('kernel selection');
+  if (o.kernelRegex !== undefined || o.caseIndex !== undefined || o.launches !== undefined)
+    what.push('kernel selection');
   if (o.pcSampling !== undefined) what.push('PC sampling');
   return what.length > 1 ? `${what.slice(0, -1).join(', ')} and ${what.at(-1)}` : (what[0] ?? 'no profile options');
 }
@@ -235,7 +285,10 @@ export function profileFormFields(o: ProfileOptions): Array<[string, string]> {
   if (o.launches !== undefined) f.push([PROFILE_FORM_FIELDS.launches, o.launches]);
   if (o.pcSampling !== undefined) {
     f.push([PROFILE_FORM_FIELDS.pcSampling, o.pcSampling]);
-    f.push([PROFILE_FORM_FIELDS.pcSamplingInterval, String(o.pcSamplingInterval ?? DEFAULT_PC_SAMPLING_INTERVAL[o.pcSampling])]);
+    f.push([
+      PROFILE_FORM_FIELDS.pcSamplingInterval,
+      String(o.pcSamplingInterval ?? DEFAULT_PC_SAMPLING_INTERVAL[o.pcSampling]),
+    ]);
   }
   return f;
 }

@@ -13,7 +13,10 @@ export class ReportEncodingError extends KernelRunnerError {
 export function decodePopcornBase64ToBytes(encoded: string): Uint8Array {
   const compact = encoded.replace(/\s+/g, '');
   const bad = /[^A-Za-z0-9+*/=]/.exec(compact);
-  if (bad) throw new ReportEncodingError(`not a +* base64 report: unexpected ${JSON.stringify(bad[0])} at offset ${bad.index}`);
+  if (bad)
+    throw new ReportEncodingError(
+      `not a +* base64 report: unexpected ${JSON.stringify(bad[0])} at offset ${bad.index}`,
+    );
   const body = compact.replace(/=+$/, '');
   if (body.includes('=')) throw new ReportEncodingError('not a +* base64 report: "=" before the end');
   if (body.length % 4 === 1) throw new ReportEncodingError(`not a +* base64 report: impossible length ${body.length}`);

@@ -9,10 +9,14 @@ import { isLoopbackUrl } from './loopback';
 import { KernelRunnerError } from './errors';
 
 /** Per-user state folder of the runner: $XDG_STATE_HOME/kernel-runner, ~/Library/Application Support, %LOCALAPPDATA%. */
-export function defaultStateDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultStateDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'kernel-runner');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'kernel-runner');
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
+  const base =
+    env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state');
   return resolve(base, 'kernel-runner');
 }
 
@@ -51,7 +55,10 @@ export function readTokenFile(file: string): string | undefined {
  * `serve`'s stored token: the one in `<stateDir>/token`, or a new one written there 0600 (`created: true`, the only
  * time it is shown). A stored file other users could read is made 0600, with a warning.
  */
-export function loadOrCreateStoredToken(stateDir: string, log: (line: string) => void = () => undefined): { token: string; file: string; created: boolean } {
+export function loadOrCreateStoredToken(
+  stateDir: string,
+  log: (line: string) => void = () => undefined,
+): { token: string; file: string; created: boolean } {
   const file = tokenFilePath(stateDir);
   let existing: string | undefined;
   try {
@@ -64,7 +71,9 @@ export function loadOrCreateStoredToken(stateDir: string, log: (line: string) =>
       const mode = statSync(file).mode & 0o777;
       if ((mode & 0o077) !== 0) {
         chmodSync(file, 0o600);
-        log(`warning: the token file ${file} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it is now 0600`);
+        log(
+          `warning: the token file ${file} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it is now 0600`,
+        );
       }
     }
     return { token: existing, file, created: false };
@@ -83,7 +92,10 @@ export function listeningFilePath(stateDir: string): string {
 /** Whether the runner of `stateDir` is running and listening on the port of `baseUrl`. */
 function servesOn(stateDir: string, baseUrl: string): boolean {
   try {
-    const { pid, port } = JSON.parse(readFileSync(listeningFilePath(stateDir), 'utf8')) as { pid?: unknown; port?: unknown };
+    const { pid, port } = JSON.parse(readFileSync(listeningFilePath(stateDir), 'utf8')) as {
+      pid?: unknown;
+      port?: unknown;
+    };
     const url = new URL(baseUrl);
     const urlPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     if (typeof pid !== 'number' || port !== urlPort) return false;
@@ -100,7 +112,10 @@ function servesOn(stateDir: string, baseUrl: string): boolean {
  * with another --data-dir keeps its token there: pass that file (--token-file) instead. Undefined when there is none
  * or it cannot be read (the runner then answers 401 with how to send one).
  */
-export function findLocalRunnerToken(baseUrl: string, env: NodeJS.ProcessEnv = process.env): { token: string; file: string } | undefined {
+export function findLocalRunnerToken(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { token: string; file: string } | undefined {
   if (!isLoopbackUrl(baseUrl)) return undefined;
   const stateDir = defaultStateDir(env);
   // only to the port that runner listens on, while it runs: not to whatever else listens on loopback

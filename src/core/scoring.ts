@@ -12,7 +12,10 @@ export function rankingByOf(value: string | null | undefined): RankingBy {
  * A ranked score in seconds from a run's `result` map: the benchmark means (ns) combined as the leaderboard ranks
  * them — `last` case, arithmetic `mean`, or `geom`etric mean. Null when any case lacks a positive mean.
  */
-export function scoreFromResultValues(values: Readonly<Record<string, string>>, rankingBy?: string | null): number | null {
+export function scoreFromResultValues(
+  values: Readonly<Record<string, string>>,
+  rankingBy?: string | null,
+): number | null {
   const count = Number(values['benchmark-count']);
   if (!Number.isInteger(count) || count <= 0) return null;
   const means: number[] = [];

@@ -35,7 +35,11 @@ const MAX_STREAM_HITS = 100;
  * Every problem upstream would reject this upload for, in upstream's order of checking (upstream stops at the
  * first; the first element here is what it would answer). An empty file reports only that.
  */
-export function checkSubmission(fileName: string, bytes: Uint8Array, options: SubmissionCheckOptions = {}): SubmissionProblem[] {
+export function checkSubmission(
+  fileName: string,
+  bytes: Uint8Array,
+  options: SubmissionCheckOptions = {},
+): SubmissionProblem[] {
   if (bytes.length === 0) {
     return [{ code: 'empty', status: 400, message: 'Empty file submitted. Please provide a file with code.' }];
   }
@@ -50,7 +54,12 @@ export function checkSubmission(fileName: string, bytes: Uint8Array, options: Su
   const text = decodeStrictUtf8(bytes);
   if (text === undefined) {
     const at = firstInvalidUtf8(bytes);
-    problems.push({ code: 'not-utf8', status: 400, message: 'Failed to decode submission file content as UTF-8.', ...at });
+    problems.push({
+      code: 'not-utf8',
+      status: 400,
+      message: 'Failed to decode submission file content as UTF-8.',
+      ...at,
+    });
   } else {
     problems.push(...findStreamKeyword(text));
   }
@@ -73,7 +82,8 @@ function findStreamKeyword(text: string): SubmissionProblem[] {
   const lines = text.split(/\r\n|\r|\n/);
   for (let i = 0; i < lines.length && problems.length < MAX_STREAM_HITS; i++) {
     const at = (lines[i] as string).toLowerCase().indexOf('stream');
-    if (at >= 0) problems.push({ code: 'stream-keyword', status: 500, message: STREAM_MESSAGE, line: i + 1, column: at + 1 });
+    if (at >= 0)
+      problems.push({ code: 'stream-keyword', status: 500, message: STREAM_MESSAGE, line: i + 1, column: at + 1 });
   }
   return problems;
 }

@@ -73,7 +73,16 @@ export interface KernelRunnerApi {
   picks(): PickRequest[];
   openedUrls(): string[];
   register(request: RegisterRequest): Promise<RegistrationOutcome | undefined>;
-  diagnostics(uri: vscode.Uri): Array<{ message: string; severity: 'error' | 'warning' | 'info'; line: number; startColumn: number; endColumn: number; code: string }>;
+  diagnostics(
+    uri: vscode.Uri,
+  ): Array<{
+    message: string;
+    severity: 'error' | 'warning' | 'info';
+    line: number;
+    startColumn: number;
+    endColumn: number;
+    code: string;
+  }>;
   inFlight(): InFlightSubmission[];
   /** The My Submissions tree's top-level rows as shown. */
   submissionRows(): Promise<Array<{ label: string; description: string }>>;
@@ -127,8 +136,14 @@ export function createTestApi(parts: {
   mcp: { registered: boolean; commandLine: () => { command: string; args: string[]; env: Record<string, string> } };
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
-  const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } = parts;
-  const info = (p: ResultsPanels['all'][number]): PanelInfo => ({ title: p.panel.title, ready: p.isReady, view: p.current, received: [...p.received] });
+  const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } =
+    parts;
+  const info = (p: ResultsPanels['all'][number]): PanelInfo => ({
+    title: p.panel.title,
+    ready: p.isReady,
+    view: p.current,
+    received: [...p.received],
+  });
   return {
     activationMs: parts.activationMs,
     lastRunLines: () => (output.flush(), [...(output.lastRun?.shown ?? [])]),
@@ -136,7 +151,15 @@ export function createTestApi(parts: {
     lastRunHiddenNoise: () => output.lastRun?.hiddenNoise ?? 0,
     lastRun: () => {
       const r = runs.lastRun;
-      return r ? { file: r.file, mode: r.mode, ...(r.jobId !== undefined ? { jobId: r.jobId } : {}), baseUrl: r.target.baseUrl, ...(r.view ? { view: r.view } : {}) } : undefined;
+      return r
+        ? {
+            file: r.file,
+            mode: r.mode,
+            ...(r.jobId !== undefined ? { jobId: r.jobId } : {}),
+            baseUrl: r.target.baseUrl,
+            ...(r.view ? { view: r.view } : {}),
+          }
+        : undefined;
     },
     isRunning: () => runs.running,
     idle: () => runs.idle(),
@@ -186,7 +209,12 @@ export function createTestApi(parts: {
     diagnostics: (uri) =>
       diagnostics.get(uri).map((d) => ({
         message: d.message,
-        severity: d.severity === vscode.DiagnosticSeverity.Error ? 'error' : d.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : 'info',
+        severity:
+          d.severity === vscode.DiagnosticSeverity.Error
+            ? 'error'
+            : d.severity === vscode.DiagnosticSeverity.Warning
+              ? 'warning'
+              : 'info',
         line: d.range.start.line,
         startColumn: d.range.start.character,
         endColumn: d.range.end.character,
@@ -210,7 +238,12 @@ export function createTestApi(parts: {
       return rows.map((r) => {
         const item = runsView.getTreeItem(r);
         const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-        return { id: item.id ?? '', label, description: typeof item.description === 'string' ? item.description : '', contextValue: item.contextValue ?? '' };
+        return {
+          id: item.id ?? '',
+          label,
+          description: typeof item.description === 'string' ? item.description : '',
+          contextValue: item.contextValue ?? '',
+        };
       });
     },
     storedRuns: () => store.list(),
@@ -222,7 +255,12 @@ export function createTestApi(parts: {
     deleteRun: (id, confirmed) => runsView.delete(id, confirmed),
     revealRunTrace: (id) => runsView.revealTrace(id),
     revivePanel: (state) => {
-      const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, 'restored', { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, {});
+      const panel = vscode.window.createWebviewPanel(
+        RESULTS_VIEW_TYPE,
+        'restored',
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: true },
+        {},
+      );
       const p = panels.revive(panel, state);
       return p ? info(p) : undefined;
     },

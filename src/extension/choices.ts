@@ -10,7 +10,14 @@ import { SCRIPT_LEADERBOARD, type RunnerQueue } from '../core/protocol/api';
 import { directiveMarker, parseDirectivesClient, upsertDirectives } from '../core/directives';
 import { isRunnerClientError, type RunnerClient } from '../core/client';
 import { describeLeaderboards, formatQueueCounts, formatRunnerQueue } from '../core/gpumode/leaderboards';
-import { SubmissionError, action, chooseProfileGpu, profileGpuMissing, submissionError, type Chooser } from '../core/submission/index';
+import {
+  SubmissionError,
+  action,
+  chooseProfileGpu,
+  profileGpuMissing,
+  submissionError,
+  type Chooser,
+} from '../core/submission/index';
 import { notify, pickOne } from './ui';
 
 export interface Choice {
@@ -56,7 +63,10 @@ async function chooseLeaderboardAndGpu(opts: {
   const { client, uri, source, store, targetLabel, requiredGpu } = opts;
   const directives = parseDirectivesClient(source);
   if (directives.errors.length) {
-    throw submissionError('usage', `The file's #!POPCORN directives are invalid: ${directives.errors.map((e) => `line ${e.line}: ${e.reason}`).join('; ')}`);
+    throw submissionError(
+      'usage',
+      `The file's #!POPCORN directives are invalid: ${directives.errors.map((e) => `line ${e.line}: ${e.reason}`).join('; ')}`,
+    );
   }
   const remembered = store.get(uri);
   let leaderboard = directives.leaderboard ?? remembered.leaderboard;
@@ -64,7 +74,12 @@ async function chooseLeaderboardAndGpu(opts: {
 
   if (!leaderboard) {
     const fileName = uri.path.split('/').pop() ?? '';
-    const pick = await pickLeaderboard(client, { fileName, source, targetLabel, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const pick = await pickLeaderboard(client, {
+      fileName,
+      source,
+      targetLabel,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     if (pick === undefined) return undefined;
     leaderboard = pick.name;
     picked = pick.shown;
@@ -76,8 +91,19 @@ async function chooseLeaderboardAndGpu(opts: {
       // Our runner answers 404 for an unknown leaderboard, GPU MODE a 500 ("Leaderboard `x` does not exist."): ask
       // the list rather than read the text.
       if (isRunnerClientError(err) && err.type === 'http') {
-        const known = err.status === 404 ? false : await client.listLeaderboards({ signal: opts.signal }).then((all) => all.some((b) => b.name === lb), () => true);
-        if (!known) throw new UnknownLeaderboardError({ kind: 'usage', message: `The target (${targetLabel}) has no leaderboard "${lb}" (${err.detail ?? err.message}).`, actions: [action('select-target')] });
+        const known =
+          err.status === 404
+            ? false
+            : await client.listLeaderboards({ signal: opts.signal }).then(
+                (all) => all.some((b) => b.name === lb),
+                () => true,
+              );
+        if (!known)
+          throw new UnknownLeaderboardError({
+            kind: 'usage',
+            message: `The target (${targetLabel}) has no leaderboard "${lb}" (${err.detail ?? err.message}).`,
+            actions: [action('select-target')],
+          });
       }
       throw err;
     });
@@ -87,7 +113,12 @@ async function chooseLeaderboardAndGpu(opts: {
   } catch (err) {
     // A leaderboard remembered from another target: ask again rather than fail.
     if (!(err instanceof UnknownLeaderboardError) || directives.leaderboard || picked) throw err;
-    const pick = await pickLeaderboard(client, { fileName: uri.path.split('/').pop() ?? '', source, targetLabel, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const pick = await pickLeaderboard(client, {
+      fileName: uri.path.split('/').pop() ?? '',
+      source,
+      targetLabel,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     if (pick === undefined) return undefined;
     leaderboard = pick.name;
     picked = pick.shown;
@@ -102,11 +133,17 @@ async function chooseLeaderboardAndGpu(opts: {
   } else {
     const wanted = directives.gpus[0] ?? remembered.gpu;
     if (wanted && gpus.includes(wanted)) gpu = wanted;
-    else if (wanted && !directives.gpus.length) gpu = undefined; // a remembered GPU the target no longer has: ask
-    else if (wanted) throw submissionError('no-gpu', `The file asks for GPU ${wanted}, which leaderboard "${leaderboard}" on ${targetLabel} does not offer (it offers: ${gpus.join(', ')}).`);
+    else if (wanted && !directives.gpus.length)
+      gpu = undefined; // a remembered GPU the target no longer has: ask
+    else if (wanted)
+      throw submissionError(
+        'no-gpu',
+        `The file asks for GPU ${wanted}, which leaderboard "${leaderboard}" on ${targetLabel} does not offer (it offers: ${gpus.join(', ')}).`,
+      );
     if (!gpu && gpus.length === 1) gpu = gpus[0];
     if (!gpu) {
-      if (gpus.length === 0) throw submissionError('no-gpu', `Leaderboard "${leaderboard}" on ${targetLabel} offers no GPU.`);
+      if (gpus.length === 0)
+        throw submissionError('no-gpu', `Leaderboard "${leaderboard}" on ${targetLabel} offers no GPU.`);
       gpu = await pickGpu(client, leaderboard, gpus, opts.signal);
       if (!gpu) return undefined;
       picked = true;
@@ -128,13 +165,17 @@ async function pickLeaderboard(
   opts: { fileName: string; source: string; targetLabel: string; current?: string; signal?: AbortSignal },
 ): Promise<{ name: string; shown: boolean } | undefined> {
   const boards = await client.listLeaderboards({ signal: opts.signal });
-  if (boards.length === 0) throw submissionError('usage', `The target (${opts.targetLabel}) serves no leaderboards.`, [action('select-target')]);
+  if (boards.length === 0)
+    throw submissionError('usage', `The target (${opts.targetLabel}) serves no leaderboards.`, [
+      action('select-target'),
+    ]);
   if (boards.length === 1 && boards[0]) return { name: boards[0].name, shown: false };
   const infos = describeLeaderboards(boards);
   // Plain programs go to the built-in `script` leaderboard; submissions to a problem.
   const looksLikeSubmission = /\bdef\s+custom_kernel\s*\(/.test(opts.source);
   const open = infos.filter((i) => !i.closed);
-  if (!looksLikeSubmission) open.sort((a, b) => Number(b.name === SCRIPT_LEADERBOARD) - Number(a.name === SCRIPT_LEADERBOARD));
+  if (!looksLikeSubmission)
+    open.sort((a, b) => Number(b.name === SCRIPT_LEADERBOARD) - Number(a.name === SCRIPT_LEADERBOARD));
   const item = (i: (typeof infos)[number]): LeaderboardItem => ({
     label: i.name,
     name: i.name,
@@ -145,7 +186,9 @@ async function pickLeaderboard(
   const closed = infos.filter((i) => i.closed);
   const items: LeaderboardItem[] = [
     ...open.map(item),
-    ...(closed.length ? [{ label: 'closed (deadline passed)', kind: vscode.QuickPickItemKind.Separator }, ...closed.map(item)] : []),
+    ...(closed.length
+      ? [{ label: 'closed (deadline passed)', kind: vscode.QuickPickItemKind.Separator }, ...closed.map(item)]
+      : []),
   ];
   const pick = await pickOne(items, {
     title: `Leaderboard for ${opts.fileName}`,
@@ -158,23 +201,41 @@ async function pickLeaderboard(
 }
 
 /** The GPU QuickPick from GET /gpus/{lb}, each GPU with its runner queue (GET /runner_queue/{gpu}) in the detail. */
-async function pickGpu(client: RunnerClient, leaderboard: string, gpus: string[], signal?: AbortSignal): Promise<string | undefined> {
-  const queues = await Promise.all(gpus.map((g) => client.runnerQueue(g, { signal, timeoutMs: 5000 }).catch(() => undefined)));
+async function pickGpu(
+  client: RunnerClient,
+  leaderboard: string,
+  gpus: string[],
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const queues = await Promise.all(
+    gpus.map((g) => client.runnerQueue(g, { signal, timeoutMs: 5000 }).catch(() => undefined)),
+  );
   const items = gpus.map((gpu, i) => {
     const q: RunnerQueue | undefined = queues[i];
     return {
       label: gpu,
       // Only the counts the service knows (GPU MODE's GitHub launcher counts queued jobs only).
-      description: q ? (q.status === 'available' ? formatQueueCounts(q).replace(/, /g, ' · ') || 'available' : 'unavailable') : '',
+      description: q
+        ? q.status === 'available'
+          ? formatQueueCounts(q).replace(/, /g, ' · ') || 'available'
+          : 'unavailable'
+        : '',
       detail: q ? formatRunnerQueue(q) : `${gpu}: queue status unknown`,
     };
   });
-  const pick = await pickOne(items, { title: `GPU for ${leaderboard}`, placeHolder: 'GPU (remembered for this file); the detail shows its runner queue', ignoreFocusOut: true });
+  const pick = await pickOne(items, {
+    title: `GPU for ${leaderboard}`,
+    placeHolder: 'GPU (remembered for this file); the detail shows its runner queue',
+    ignoreFocusOut: true,
+  });
   return pick?.label;
 }
 
 /** Sets the file's `#!POPCORN` directives (`//!POPCORN` in C++ sources) with one minimal edit; false if nothing changed. */
-async function insertDirectives(doc: vscode.TextDocument, values: { leaderboard?: string; gpu?: string }): Promise<boolean> {
+async function insertDirectives(
+  doc: vscode.TextDocument,
+  values: { leaderboard?: string; gpu?: string },
+): Promise<boolean> {
   const text = doc.getText();
   const updated = upsertDirectives(text, basename(doc.uri.fsPath || doc.uri.path), values);
   if (updated === text) return false;
@@ -207,14 +268,21 @@ export async function offerDirectives(doc: vscode.TextDocument, choice: Choice):
     `Kernel Runner: write "${marker} leaderboard ${choice.leaderboard}" and "${marker} gpu ${choice.gpu}" at the top of ${basename(doc.uri.path)}? Then popcorn-cli and GPU MODE read the same choice.`,
     'Insert Directives',
   );
-  return pick === 'Insert Directives' ? insertDirectives(doc, { leaderboard: choice.leaderboard, gpu: choice.gpu }) : false;
+  return pick === 'Insert Directives'
+    ? insertDirectives(doc, { leaderboard: choice.leaderboard, gpu: choice.gpu })
+    : false;
 }
 
 /**
  * "Choose Leaderboard and GPU…": the pickers shown even when the file already names a leaderboard, the choice
  * remembered for the file, and the directives written into it when the person says so.
  */
-export async function chooseForFile(opts: { client: RunnerClient; doc: vscode.TextDocument; store: ChoiceStore; targetLabel: string }): Promise<Choice | undefined> {
+export async function chooseForFile(opts: {
+  client: RunnerClient;
+  doc: vscode.TextDocument;
+  store: ChoiceStore;
+  targetLabel: string;
+}): Promise<Choice | undefined> {
   const { client, doc, store, targetLabel } = opts;
   const source = doc.getText();
   const fileName = basename(doc.uri.fsPath || doc.uri.path);
@@ -240,7 +308,12 @@ export async function chooseForFile(opts: { client: RunnerClient; doc: vscode.Te
  * The workflow's `choose` for a document: its directives, the choice remembered for it, then the pickers, on the
  * connection's service. A choice made in a picker comes back `picked` (the run offers to write it into the file).
  */
-export function documentChooser(opts: { uri: vscode.Uri; store: ChoiceStore; requiredGpu?: string; remember?: boolean }): Chooser {
+export function documentChooser(opts: {
+  uri: vscode.Uri;
+  store: ChoiceStore;
+  requiredGpu?: string;
+  remember?: boolean;
+}): Chooser {
   return async (ctx) => {
     const choice = await chooseLeaderboardAndGpu({
       client: ctx.connection.client,

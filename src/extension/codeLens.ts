@@ -42,7 +42,10 @@ export class KernelCodeLensProvider implements vscode.CodeLensProvider<KernelLen
     const lenses: KernelLens[] = [];
     for (const entry of findKernelEntryPoints(document.getText(), language)) {
       const range = new vscode.Range(entry.line, entry.column, entry.line, entry.column);
-      lenses.push(new KernelLens(range, document.uri, entry, 'run'), new KernelLens(range, document.uri, entry, 'profile'));
+      lenses.push(
+        new KernelLens(range, document.uri, entry, 'run'),
+        new KernelLens(range, document.uri, entry, 'profile'),
+      );
     }
     return lenses;
   }

@@ -16,7 +16,11 @@ export type CommandFactory = (ctx: Ctx, s: Services) => (...args: unknown[]) => 
 
 const fileArg = (arg: unknown): vscode.Uri | undefined => (arg instanceof vscode.Uri ? arg : undefined);
 const runArg = (arg: unknown): RunStoreEntry | string | undefined =>
-  typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as RunStoreEntry) : undefined;
+  typeof arg === 'string'
+    ? arg
+    : typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string'
+      ? (arg as RunStoreEntry)
+      : undefined;
 
 /** Commands registered by their own module: compareTraces (comparePanel.ts), jobMenu (main.ts, the controller's). */
 type RegisteredElsewhere = 'compareTraces' | 'jobMenu';
@@ -58,7 +62,12 @@ export const commandTable: Record<Exclude<CommandName, RegisteredElsewhere>, Com
     try {
       const doc = await vscode.workspace.openTextDocument(target);
       const resolved = await s.targets.resolve();
-      const choice = await chooseForFile({ client: clientFor(resolved), doc, store: s.choices, targetLabel: resolved.label });
+      const choice = await chooseForFile({
+        client: clientFor(resolved),
+        doc,
+        store: s.choices,
+        targetLabel: resolved.label,
+      });
       if (choice) await s.diagnostics.update(doc, false);
       return choice;
     } catch (err) {
@@ -76,7 +85,10 @@ export const commandTable: Record<Exclude<CommandName, RegisteredElsewhere>, Com
   'runs.delete': (_ctx, s) => (run) => s.runsView.delete(runArg(run)),
   'runs.revealTrace': (_ctx, s) => (run) => s.runsView.revealTrace(runArg(run)),
   'runs.compare': (ctx, s) => async (run, selected) => {
-    const sides = await s.runsView.compareSides(runArg(run), Array.isArray(selected) ? selected.map(runArg) : undefined);
+    const sides = await s.runsView.compareSides(
+      runArg(run),
+      Array.isArray(selected) ? selected.map(runArg) : undefined,
+    );
     return sides ? openComparePanel(ctx, ...sides) : undefined;
   },
   'runs.cancel': (_ctx, s) => (node) => {

@@ -17,7 +17,8 @@ import {
   type CompareRendered,
   type CompareSide,
   type CompareView,
-  type PersistedCompareState } from '../webview/compareProtocol';
+  type PersistedCompareState,
+} from '../webview/compareProtocol';
 import type { Ctx } from './ctx';
 import { notify, pickFiles, pickOne } from './ui';
 import { webviewDocument } from './webviewDocument';
@@ -121,10 +122,16 @@ export async function openComparePanel(ctx: Ctx, a: CompareSide, b: CompareSide)
       { location: vscode.ProgressLocation.Notification, title: `Kernel Runner: comparing ${a.label} with ${b.label}` },
       () => compareView(a, b),
     );
-    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, view.title, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {});
+    const panel = vscode.window.createWebviewPanel(
+      COMPARE_VIEW_TYPE,
+      view.title,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      {},
+    );
     return new ComparePanel(panel, view, ctx.extensionUri);
   } catch (err) {
-    const msg = err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${errorMessage(err)}`;
+    const msg =
+      err instanceof TraceInputError ? err.message : `Could not compare ${a.path} with ${b.path}: ${errorMessage(err)}`;
     void notify.error(`Kernel Runner: ${msg}`);
     return undefined;
   }
@@ -143,7 +150,12 @@ async function recentTraces(ctx: Ctx): Promise<Array<{ path: string; mtimeMs: nu
   const dir = join(ctx.extCtx.globalStorageUri.fsPath, 'traces');
   const names = await readdir(dir).catch(() => [] as string[]);
   const found = await Promise.all(
-    names.filter((n) => TRACE_EXT.test(n)).map(async (n) => ({ path: join(dir, n), mtimeMs: (await stat(join(dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })),
+    names
+      .filter((n) => TRACE_EXT.test(n))
+      .map(async (n) => ({
+        path: join(dir, n),
+        mtimeMs: (await stat(join(dir, n)).catch(() => undefined))?.mtimeMs ?? 0,
+      })),
   );
   return found.sort((x, y) => y.mtimeMs - x.mtimeMs).slice(0, 40);
 }
@@ -156,7 +168,12 @@ async function pickTrace(ctx: Ctx, title: string, except?: string): Promise<stri
     // browsing first: with many saved profiles it would be out of sight at the end
     const items = [
       { label: BROWSE, description: 'a profile zip, an output folder, a rocpd .db or a CSV', path: undefined },
-      ...recent.map((r) => ({ label: basename(r.path), description: new Date(r.mtimeMs).toLocaleString(), detail: r.path, path: r.path })),
+      ...recent.map((r) => ({
+        label: basename(r.path),
+        description: new Date(r.mtimeMs).toLocaleString(),
+        detail: r.path,
+        path: r.path,
+      })),
     ];
     const pick = await pickOne(items, { title, placeHolder: 'A saved profile, or browse' });
     if (!pick) return undefined;
@@ -184,7 +201,9 @@ async function byAge(paths: [string, string]): Promise<[string, string]> {
  * one, it is A and B is picked; from the palette both are picked (saved profiles or an open dialog).
  */
 async function compareTracesCommand(ctx: Ctx, uri?: unknown, uris?: unknown): Promise<ComparePanel | undefined> {
-  const selected = (Array.isArray(uris) ? uris : [uri]).filter((u): u is vscode.Uri => u instanceof vscode.Uri).map((u) => u.fsPath);
+  const selected = (Array.isArray(uris) ? uris : [uri])
+    .filter((u): u is vscode.Uri => u instanceof vscode.Uri)
+    .map((u) => u.fsPath);
   let pair: [string, string] | undefined;
   if (selected.length >= 2) {
     pair = await byAge([selected[0] as string, selected[1] as string]);

@@ -54,7 +54,9 @@ export class Config {
   }
   /** Folders prepended to the embedded runner's PATH. */
   get embeddedPath(): string[] {
-    return this.cfg.get<unknown[]>('embedded.path', []).filter((p): p is string => typeof p === 'string' && p.trim() !== '');
+    return this.cfg
+      .get<unknown[]>('embedded.path', [])
+      .filter((p): p is string => typeof p === 'string' && p.trim() !== '');
   }
   get embeddedProfiler(): EmbeddedProfiler {
     const v = this.cfg.get<string>('embedded.profiler', 'auto');

@@ -49,9 +49,16 @@ export class SubmissionDiagnostics implements vscode.Disposable {
    * Problems that stop a run, checked against the leaderboard the run goes to and the service it goes to (GPU MODE's
    * rules; default: the configured target's); the diagnostics are refreshed too.
    */
-  async blockingProblems(doc: vscode.TextDocument, leaderboard: string, gpumode = this.targets.kind === 'gpumode'): Promise<FileProblem[]> {
+  async blockingProblems(
+    doc: vscode.TextDocument,
+    leaderboard: string,
+    gpumode = this.targets.kind === 'gpumode',
+  ): Promise<FileProblem[]> {
     const problems = preflight(fileNameOf(doc), doc.getText(), { leaderboard, gpumode });
-    this.collection.set(doc.uri, problems.map((p) => toDiagnostic(doc, p)));
+    this.collection.set(
+      doc.uri,
+      problems.map((p) => toDiagnostic(doc, p)),
+    );
     return problems.filter((p) => p.blocking);
   }
 
@@ -79,7 +86,8 @@ export class SubmissionDiagnostics implements vscode.Disposable {
     const text = doc.getText();
     const remembered = this.choices.get(doc.uri).leaderboard;
     const gpumode = this.targets.kind === 'gpumode';
-    const applies = hasDirectives(text) || (gpumode && (remembered !== undefined || /\bdef\s+custom_kernel\s*\(/.test(text)));
+    const applies =
+      hasDirectives(text) || (gpumode && (remembered !== undefined || /\bdef\s+custom_kernel\s*\(/.test(text)));
     if (!applies) {
       this.collection.delete(doc.uri);
       return;
@@ -92,9 +100,16 @@ export class SubmissionDiagnostics implements vscode.Disposable {
       );
     }
     const leaderboard = parseDirectivesClient(text).leaderboard ?? remembered;
-    const problems = preflight(fileNameOf(doc), text, { gpumode, ...(leaderboard ? { leaderboard } : {}), ...(diskBytes ? { diskBytes } : {}) });
+    const problems = preflight(fileNameOf(doc), text, {
+      gpumode,
+      ...(leaderboard ? { leaderboard } : {}),
+      ...(diskBytes ? { diskBytes } : {}),
+    });
     if (doc.isClosed) return;
-    this.collection.set(doc.uri, problems.map((p) => toDiagnostic(doc, p)));
+    this.collection.set(
+      doc.uri,
+      problems.map((p) => toDiagnostic(doc, p)),
+    );
   }
 
   dispose(): void {
@@ -118,7 +133,11 @@ function toDiagnostic(doc: vscode.TextDocument, p: FileProblem): vscode.Diagnost
   const start = Math.min(p.startColumn, length);
   const end = p.endColumn === undefined ? length : Math.min(Math.max(p.endColumn, start), length);
   const range = new vscode.Range(line, start, line, end === start && length > start ? length : end);
-  const d = new vscode.Diagnostic(range, p.message, p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+  const d = new vscode.Diagnostic(
+    range,
+    p.message,
+    p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+  );
   d.source = SOURCE;
   d.code = p.code;
   return d;

@@ -32,7 +32,8 @@ export class EmbeddedRunner implements vscode.Disposable {
   }
 
   private async start(): Promise<{ url: string; token: string; close(): Promise<void> }> {
-    const problemsDir = this.config.embeddedProblemsDir || vscode.Uri.joinPath(this.extensionUri, 'examples/problems').fsPath;
+    const problemsDir =
+      this.config.embeddedProblemsDir || vscode.Uri.joinPath(this.extensionUri, 'examples/problems').fsPath;
     const dataDir = vscode.Uri.joinPath(this.storageUri, 'embedded-runner').fsPath;
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(dataDir));
     try {

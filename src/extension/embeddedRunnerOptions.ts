@@ -20,7 +20,9 @@ export interface EmbeddedRunnerSettings {
 
 /** The options startEmbeddedRunner (src/runner/embedded.ts) adds loopback, port 0 and a fresh token to. */
 export function embeddedRunnerOptions(s: EmbeddedRunnerSettings): Omit<RunnerOptions, 'host' | 'port' | 'token'> {
-  const env = s.extraPath.length ? { ...s.env, PATH: [...s.extraPath, s.env.PATH ?? ''].filter(Boolean).join(delimiter) } : s.env;
+  const env = s.extraPath.length
+    ? { ...s.env, PATH: [...s.extraPath, s.env.PATH ?? ''].filter(Boolean).join(delimiter) }
+    : s.env;
   return {
     problemsDir: s.problemsDir,
     dataDir: s.dataDir,

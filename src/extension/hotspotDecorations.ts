@@ -20,7 +20,10 @@ export class HotspotDecorations implements vscode.Disposable {
   readonly drawn = new Map<string, HeatMark[]>();
   private hotspots: PcHotspots[] = [];
 
-  constructor(private readonly panels: ResultsPanels, private readonly isa: IsaDocuments) {
+  constructor(
+    private readonly panels: ResultsPanels,
+    private readonly isa: IsaDocuments,
+  ) {
     this.levels = Array.from({ length: HEAT_LEVELS }, (_, i) => {
       const alpha = (0.08 + (0.32 * (i + 1)) / HEAT_LEVELS).toFixed(2);
       return vscode.window.createTextEditorDecorationType({
@@ -47,7 +50,9 @@ export class HotspotDecorations implements vscode.Disposable {
   }
 
   private refreshHotspots(): void {
-    const next = this.panels.all.flatMap((p) => p.current.profiles.flatMap((pr) => (pr.summary?.hotspots ? [pr.summary.hotspots] : [])));
+    const next = this.panels.all.flatMap((p) =>
+      p.current.profiles.flatMap((pr) => (pr.summary?.hotspots ? [pr.summary.hotspots] : [])),
+    );
     if (next.length === this.hotspots.length && next.every((h, i) => h === this.hotspots[i])) return;
     this.hotspots = next;
     this.stale.clear();
@@ -86,21 +91,29 @@ export class HotspotDecorations implements vscode.Disposable {
     if (marks.length === 0 && !this.drawn.has(key)) return;
     const lineOf = (m: HeatMark) => (row0 ? m.line : m.line - 1);
     this.levels.forEach((type, i) => {
-      editor.setDecorations(type, marks.filter((m) => m.level === i + 1).map((m): vscode.DecorationOptions => {
-        const hover = new vscode.MarkdownString(m.hover.join('\n\n'));
-        hover.isTrusted = false;
-        hover.supportHtml = false;
-        return { range: doc.lineAt(lineOf(m)).range, hoverMessage: hover };
-      }));
+      editor.setDecorations(
+        type,
+        marks
+          .filter((m) => m.level === i + 1)
+          .map((m): vscode.DecorationOptions => {
+            const hover = new vscode.MarkdownString(m.hover.join('\n\n'));
+            hover.isTrusted = false;
+            hover.supportHtml = false;
+            return { range: doc.lineAt(lineOf(m)).range, hoverMessage: hover };
+          }),
+      );
     });
     // the hints on their own (not whole-line) type, so that they can sit inside a line: in the disassembly right
     // after the instruction, before objdump's long encoding comment
-    editor.setDecorations(this.hint, marks.map((m): vscode.DecorationOptions => {
-      const text = doc.lineAt(lineOf(m)).text;
-      const cut = row0 ? text.search(/\s*\/\/ [0-9A-Fa-f]+:/) : -1;
-      const at = new vscode.Position(lineOf(m), cut > 0 ? cut : text.length);
-      return { range: new vscode.Range(at, at), renderOptions: { after: { contentText: `  ${m.hint}` } } };
-    }));
+    editor.setDecorations(
+      this.hint,
+      marks.map((m): vscode.DecorationOptions => {
+        const text = doc.lineAt(lineOf(m)).text;
+        const cut = row0 ? text.search(/\s*\/\/ [0-9A-Fa-f]+:/) : -1;
+        const at = new vscode.Position(lineOf(m), cut > 0 ? cut : text.length);
+        return { range: new vscode.Range(at, at), renderOptions: { after: { contentText: `  ${m.hint}` } } };
+      }),
+    );
     if (marks.length) this.drawn.set(key, marks);
     else this.drawn.delete(key);
   }

@@ -6,8 +6,19 @@
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
 import {
-  CodeObjectError, DisassemblyError, HOW_TO_GET_OBJDUMP, disassembleKernel, findObjdump, loadCodeObjectsPath, matchKernels,
-  parseListing, type CodeObjectKernel, type FindObjdumpOptions, type LoadedCodeObject, type OccupancyEstimate } from '../trace/codeObjects/index';
+  CodeObjectError,
+  DisassemblyError,
+  HOW_TO_GET_OBJDUMP,
+  disassembleKernel,
+  findObjdump,
+  loadCodeObjectsPath,
+  matchKernels,
+  parseListing,
+  type CodeObjectKernel,
+  type FindObjdumpOptions,
+  type LoadedCodeObject,
+  type OccupancyEstimate,
+} from '../trace/codeObjects/index';
 import { disassemblyHeat, type HeatMark } from '../core/hotspotHeat';
 import type { PcHotspots } from '../core/protocol/pcSampling';
 import type { IsaKernelView, IsaView, ProfileView } from '../webview/protocol';
@@ -29,15 +40,37 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
     const profiled = profile.summary?.kernels.map((k) => k.name) ?? [];
     if (!tracePath) {
       return profile.downloadUrl
-        ? { status: 'remote', codeObjects: [], kernels: [], unmatched: [], note: 'The trace is on the runner: load it to read its code objects.' }
-        : { status: 'none', codeObjects: [], kernels: [], unmatched: [], note: 'This result has no trace to read code objects from.' };
+        ? {
+            status: 'remote',
+            codeObjects: [],
+            kernels: [],
+            unmatched: [],
+            note: 'The trace is on the runner: load it to read its code objects.',
+          }
+        : {
+            status: 'none',
+            codeObjects: [],
+            kernels: [],
+            unmatched: [],
+            note: 'This result has no trace to read code objects from.',
+          };
     }
     try {
       const st = await stat(tracePath);
-      if (st.isFile() && !/\.zip$/i.test(tracePath)) return { status: 'none', codeObjects: [], kernels: [], unmatched: [], note: 'Code objects come in profile zips and folders, not in this file.' };
+      if (st.isFile() && !/\.zip$/i.test(tracePath))
+        return {
+          status: 'none',
+          codeObjects: [],
+          kernels: [],
+          unmatched: [],
+          note: 'Code objects come in profile zips and folders, not in this file.',
+        };
       return sectionView(await this.load(tracePath), profiled);
     } catch (err) {
-      const text = err instanceof CodeObjectError ? err.message : `Could not read code objects from ${tracePath}: ${errorMessage(err)}`;
+      const text =
+        err instanceof CodeObjectError
+          ? err.message
+          : `Could not read code objects from ${tracePath}: ${errorMessage(err)}`;
       return { status: 'error', codeObjects: [], kernels: [], unmatched: [], note: text };
     }
   }
@@ -71,7 +104,8 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
     } catch (err) {
       return `${header}; ${errorMessage(err)}\n`;
     }
-    if (!objdump) return `${header};\n; No disassembly: no llvm-objdump with the AMDGPU target was found. To get one, ${HOW_TO_GET_OBJDUMP.replace(' or pass --objdump PATH', '')}.\n`;
+    if (!objdump)
+      return `${header};\n; No disassembly: no llvm-objdump with the AMDGPU target was found. To get one, ${HOW_TO_GET_OBJDUMP.replace(' or pass --objdump PATH', '')}.\n`;
     try {
       return `${header}${await disassembleKernel({ objdump, bytes: object.bytes, processor: object.info.processor, kernel: kernel.name })}`;
     } catch (err) {
@@ -93,7 +127,9 @@ export class IsaDocuments implements vscode.TextDocumentContentProvider, vscode.
     if (!object) return [];
     for (const hot of hotspots) {
       for (const kernel of hot.kernels) {
-        const same = matchKernels([object], kernel.name).some((m) => object.info.kernels[m.kernelIndex]?.name === kernelName);
+        const same = matchKernels([object], kernel.name).some(
+          (m) => object.info.kernels[m.kernelIndex]?.name === kernelName,
+        );
         if (same) return disassemblyHeat(parseListing(doc.getText()), kernel);
       }
     }
@@ -134,33 +170,54 @@ function sectionView(loaded: Loaded, profiled: readonly string[]): IsaView {
       names.get(key)!.push(name);
     }
   }
-  objects.forEach((o, co) => o.info.kernels.forEach((_, k) => {
-    if (!names.has(keyOf(co, k))) order.push(keyOf(co, k));
-  }));
+  objects.forEach((o, co) =>
+    o.info.kernels.forEach((_, k) => {
+      if (!names.has(keyOf(co, k))) order.push(keyOf(co, k));
+    }),
+  );
   const kernels = order.map((key): IsaKernelView => {
     const [co, k] = key.split('/').map(Number) as [number, number];
     const kernel = objects[co]!.info.kernels[k]!;
     return {
-      codeObject: co, kernel: k, name: kernel.name, profiledNames: names.get(key) ?? [],
-      vgprCount: kernel.vgprCount, agprCount: kernel.agprCount, sgprCount: kernel.sgprCount, ldsBytes: kernel.ldsBytes, scratchBytes: kernel.scratchBytes,
-      wavesPerSimd: kernel.occupancy?.wavesPerSimd ?? null, maxWavesPerSimd: kernel.occupancy?.maxWavesPerSimd ?? null, limitedBy: limiter(kernel.occupancy),
+      codeObject: co,
+      kernel: k,
+      name: kernel.name,
+      profiledNames: names.get(key) ?? [],
+      vgprCount: kernel.vgprCount,
+      agprCount: kernel.agprCount,
+      sgprCount: kernel.sgprCount,
+      ldsBytes: kernel.ldsBytes,
+      scratchBytes: kernel.scratchBytes,
+      wavesPerSimd: kernel.occupancy?.wavesPerSimd ?? null,
+      maxWavesPerSimd: kernel.occupancy?.maxWavesPerSimd ?? null,
+      limitedBy: limiter(kernel.occupancy),
     };
   });
   const skipped = loaded.skipped.map((s) => `${s.file}: ${s.reason}`);
   return {
     status: objects.length ? 'ready' : 'none',
-    codeObjects: objects.map((o) => ({ file: o.info.file, bundleEntry: o.info.bundleEntry, processor: o.info.processor })),
+    codeObjects: objects.map((o) => ({
+      file: o.info.file,
+      bundleEntry: o.info.bundleEntry,
+      processor: o.info.processor,
+    })),
     kernels,
     unmatched: objects.length ? unmatched : [],
     ...(objects.length === 0
-      ? { note: `No code objects in this trace (AMD profiles from GPU MODE carry _code_object<N>.o files).${skipped.length ? ` Skipped: ${skipped.join('; ')}` : ''}` }
-      : skipped.length ? { note: `Skipped: ${skipped.join('; ')}` } : {}),
+      ? {
+          note: `No code objects in this trace (AMD profiles from GPU MODE carry _code_object<N>.o files).${skipped.length ? ` Skipped: ${skipped.join('; ')}` : ''}`,
+        }
+      : skipped.length
+        ? { note: `Skipped: ${skipped.join('; ')}` }
+        : {}),
   };
 }
 
 function limiter(o: OccupancyEstimate | null): string {
   if (!o || o.limitedBy.includes('waves')) return '';
-  return o.limitedBy.map((l) => (l === 'lds' ? `LDS (workgroup ${o.workgroupSize})` : `${l.toUpperCase()}s`)).join(', ');
+  return o.limitedBy
+    .map((l) => (l === 'lds' ? `LDS (workgroup ${o.workgroupSize})` : `${l.toUpperCase()}s`))
+    .join(', ');
 }
 
 function headerLines(object: LoadedCodeObject, k: CodeObjectKernel): string {
@@ -170,7 +227,9 @@ function headerLines(object: LoadedCodeObject, k: CodeObjectKernel): string {
     `; ${k.name}`,
     `; code object: ${object.info.file}${object.info.bundleEntry ? ` [${object.info.bundleEntry}]` : ''}, target ${object.info.target ?? 'unknown'}`,
     `; VGPRs ${na(k.vgprCount)} (AGPRs ${na(k.agprCount)}), SGPRs ${na(k.sgprCount)}, LDS ${na(k.ldsBytes)} bytes, scratch ${na(k.scratchBytes)} bytes/work-item, spills ${na(k.vgprSpillCount)} VGPR / ${na(k.sgprSpillCount)} SGPR`,
-    o ? `; occupancy estimate: ${o.wavesPerSimd} of ${o.maxWavesPerSimd} waves a SIMD${limiter(o) ? `, limited by ${limiter(o)}` : ''}` : '; occupancy estimate: none for this target',
+    o
+      ? `; occupancy estimate: ${o.wavesPerSimd} of ${o.maxWavesPerSimd} waves a SIMD${limiter(o) ? `, limited by ${limiter(o)}` : ''}`
+      : '; occupancy estimate: none for this target',
     '',
   ].join('\n');
 }

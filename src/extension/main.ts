@@ -69,7 +69,12 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   ctx.push(vscode.workspace.registerTextDocumentContentProvider(ISA_SCHEME, isa));
   const heat = ctx.push(new HotspotDecorations(panels, isa));
   // Without a folder open there is no workspace storage: such runs are kept with the extension's global storage.
-  const store = ctx.push(new RunStore(join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'), () => ctx.config.runsMaxStorageBytes));
+  const store = ctx.push(
+    new RunStore(
+      join((context.storageUri ?? vscode.Uri.joinPath(context.globalStorageUri, 'no-workspace')).fsPath, 'runs'),
+      () => ctx.config.runsMaxStorageBytes,
+    ),
+  );
   const runsView = ctx.push(new RunsView(store, jobs, panels, traceFiles));
   const choices = new ChoiceStore(context.workspaceState);
   const diagnostics = ctx.push(new SubmissionDiagnostics(targets, choices));
@@ -78,16 +83,33 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   const registration = new GpuModeRegistration(targets, output);
   const submissions = ctx.push(new MySubmissions(ctx, targets, panels));
   ctx.push(runs.onDidFinishRun(() => submissions.refresh()));
-  const services: Services = { output, targets, runs, traces, registration, submissions, diagnostics, choices, runsView };
+  const services: Services = {
+    output,
+    targets,
+    runs,
+    traces,
+    registration,
+    submissions,
+    diagnostics,
+    choices,
+    runsView,
+  };
 
-  for (const [name, factory] of Object.entries(commandTable)) ctx.registerCommand(name as keyof typeof commandTable, factory(ctx, services));
+  for (const [name, factory] of Object.entries(commandTable))
+    ctx.registerCommand(name as keyof typeof commandTable, factory(ctx, services));
   ctx.registerCommand('jobMenu', () => runs.jobMenu());
   registerCompare(ctx);
 
   // The agent's tools in the chat, and `kernel-runner mcp` for MCP clients of the editor (where the host has the API).
   const tools = makeTools({ runs, store, targets });
   for (const d of registerTools(tools)) ctx.push(d);
-  const mcp = ctx.config.mcpServerEnabled ? registerMcpServer(context.extensionPath, String((context.extension.packageJSON as { version?: unknown }).version ?? ''), () => ctx.config.server) : undefined;
+  const mcp = ctx.config.mcpServerEnabled
+    ? registerMcpServer(
+        context.extensionPath,
+        String((context.extension.packageJSON as { version?: unknown }).version ?? ''),
+        () => ctx.config.server,
+      )
+    : undefined;
   if (mcp) ctx.push(mcp);
 
   const lenses = ctx.push(new KernelCodeLensProvider(ctx.config));
@@ -97,7 +119,8 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
   void store.load();
   ctx.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('kernelRunner.codeLens') || e.affectsConfiguration('kernelRunner.profileGpu')) lenses.refresh();
+      if (e.affectsConfiguration('kernelRunner.codeLens') || e.affectsConfiguration('kernelRunner.profileGpu'))
+        lenses.refresh();
       if (e.affectsConfiguration('kernelRunner.codeLens')) timingLenses.refresh();
       if (Config.affectsTarget(e)) {
         status.setTarget(targets.describe());

@@ -44,11 +44,17 @@ export class PerfettoRelay {
       const m = /^\/perfetto\/([\w-]{20,})\/(trace)?$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
       const entry = m?.[1] ? this.entries.get(m[1]) : undefined;
       if (req.method !== 'GET' || !m || !entry || entry.expires < Date.now()) {
-        res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('This trace link has expired: use "Open in Perfetto UI" again.\n');
+        res
+          .writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' })
+          .end('This trace link has expired: use "Open in Perfetto UI" again.\n');
         return;
       }
       if (m[2] === 'trace') {
-        res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': entry.bytes.byteLength, 'Cache-Control': 'no-store' });
+        res.writeHead(200, {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': entry.bytes.byteLength,
+          'Cache-Control': 'no-store',
+        });
         res.end(entry.bytes);
         return;
       }
@@ -84,7 +90,9 @@ export class PerfettoRelay {
 /** The relay page. Title and file name travel as JSON in a data attribute-free script constant, escaped for HTML. */
 function relayPage(nonce: string, title: string, fileName: string, origin: string): string {
   // JSON.stringify + escaping `<` keeps any title from closing the script element.
-  const data = JSON.stringify({ title, fileName, origin }).replace(/</g, '\\u003c').replace(/\u2028|\u2029/g, '');
+  const data = JSON.stringify({ title, fileName, origin })
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028|\u2029/g, '');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Open trace in Perfetto UI</title>
 <style nonce="${nonce}">

@@ -2,7 +2,12 @@
 // (core/profileOptions.ts), and with `kernelRunner.profile.counters: ask` (or `.pcSampling: ask`) a quick pick of
 // the counter set (or the PC-sampling method) each time a file is profiled on a runner of ours.
 import * as vscode from 'vscode';
-import { checkProfileOptions, hasProfileOptions, ProfileOptionError, type ProfileOptions } from '../core/profileOptions';
+import {
+  checkProfileOptions,
+  hasProfileOptions,
+  ProfileOptionError,
+  type ProfileOptions,
+} from '../core/profileOptions';
 import type { Config } from './config';
 import { askText, notify, pickOne } from './ui';
 
@@ -26,11 +31,22 @@ interface CounterItem extends vscode.QuickPickItem {
 async function askCounters(): Promise<string | undefined> {
   const items: CounterItem[] = [
     { label: 'Trace only', description: 'counters off', value: 'off' },
-    { label: 'Roofline', description: 'FLOPs and bytes per kernel (HBM, L2, L1, LDS): several rocprofv3 passes', value: 'roofline' },
-    { label: 'Speed of light', description: "rocprof-compute's block 2: rates, hit rates, occupancy", value: 'speed-of-light' },
+    {
+      label: 'Roofline',
+      description: 'FLOPs and bytes per kernel (HBM, L2, L1, LDS): several rocprofv3 passes',
+      value: 'roofline',
+    },
+    {
+      label: 'Speed of light',
+      description: "rocprof-compute's block 2: rates, hit rates, occupancy",
+      value: 'speed-of-light',
+    },
     { label: 'Counters…', description: 'a comma-separated list of counter names', value: '' },
   ];
-  const picked = await pickOne(items, { title: COUNTER_PICK_TITLE, placeHolder: 'Which counters rocprofv3 collects (kernelRunner.profile.counters)' });
+  const picked = await pickOne(items, {
+    title: COUNTER_PICK_TITLE,
+    placeHolder: 'Which counters rocprofv3 collects (kernelRunner.profile.counters)',
+  });
   if (!picked) return undefined;
   if (picked.value !== '') return picked.value;
   return askText({
@@ -53,9 +69,16 @@ async function askPcSampling(): Promise<string | undefined> {
   const items: CounterItem[] = [
     { label: 'Off', description: 'no PC sampling', value: 'off' },
     { label: 'Host trap', description: 'samples every N microseconds (gfx90a and later)', value: 'host_trap' },
-    { label: 'Stochastic', description: 'samples every N cycles, with stall reasons (MI300, gfx942)', value: 'stochastic' },
+    {
+      label: 'Stochastic',
+      description: 'samples every N cycles, with stall reasons (MI300, gfx942)',
+      value: 'stochastic',
+    },
   ];
-  const picked = await pickOne(items, { title: PC_SAMPLING_PICK_TITLE, placeHolder: 'Where in each kernel the time goes (kernelRunner.profile.pcSampling)' });
+  const picked = await pickOne(items, {
+    title: PC_SAMPLING_PICK_TITLE,
+    placeHolder: 'Where in each kernel the time goes (kernelRunner.profile.pcSampling)',
+  });
   return picked?.value;
 }
 
@@ -90,7 +113,8 @@ export async function profileOptionsForRun(config: Config): Promise<ProfileOptio
   } catch (err) {
     if (!(err instanceof ProfileOptionError)) throw err;
     void notify.error(`Kernel Runner: ${SETTING_OF[err.field]}: ${err.message}`, 'Open Settings').then((a) => {
-      if (a === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', SETTING_OF[err.field]);
+      if (a === 'Open Settings')
+        void vscode.commands.executeCommand('workbench.action.openSettings', SETTING_OF[err.field]);
     });
     return null;
   }

@@ -1,15 +1,38 @@
 // From a submission's outcome (core's workflow) or a runner's terminal event to the results panel's view model and
 // the output channel's summary lines.
 // Pure (no vscode): unit-tested in test/unit/extension-free/.
-import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult, UserSubmissionDetail } from '../core/protocol/api';
+import type {
+  ErrorEvent,
+  EvalResult,
+  FullResult,
+  ResultEvent,
+  RunResult,
+  UserSubmissionDetail,
+} from '../core/protocol/api';
 import { createLineClassifier } from '../core/noise';
-import { decodeReports, describeSubmissionStatus, filterNoise, rankedScoreOfResult, rankedScoreOfSubmission, resultFromSubmission, type RankedScore } from '../core/gpumode/results';
+import {
+  decodeReports,
+  describeSubmissionStatus,
+  filterNoise,
+  rankedScoreOfResult,
+  rankedScoreOfSubmission,
+  resultFromSubmission,
+  type RankedScore,
+} from '../core/gpumode/results';
 import { traceSummarySchema, type TraceSummary } from '../core/protocol/traceSummary';
 import { NSIGHT_COMPUTE_OPENS_WITH, profilerKind } from '../core/gpumode/traces';
 import { formatMeanErr, formatNs, formatPercent, formatSeconds } from '../core/format/index';
 import type { SubmissionOutcome } from '../core/submission/events';
 import { benchmarksOf, testsOf } from '../core/submission/resultMaps';
-import type { BenchmarkCaseView, OutputView, ProfileView, RankedScoreView, ResultView, RunSectionView, TestCaseView } from '../webview/protocol';
+import type {
+  BenchmarkCaseView,
+  OutputView,
+  ProfileView,
+  RankedScoreView,
+  ResultView,
+  RunSectionView,
+  TestCaseView,
+} from '../webview/protocol';
 
 /** What the evaluator's exit codes mean (reference-kernels eval.py). */
 const EXIT_MEANINGS: Record<number, string> = {
@@ -21,7 +44,10 @@ const EXIT_MEANINGS: Record<number, string> = {
 };
 
 /** What the extension knows about a run before its result arrives: the panel's header fields. */
-export type RunContext = Pick<ResultView, 'title' | 'fileName' | 'leaderboard' | 'gpu' | 'mode' | 'target' | 'startedAt' | 'elapsedS' | 'hiddenNoiseLines'>;
+export type RunContext = Pick<
+  ResultView,
+  'title' | 'fileName' | 'leaderboard' | 'gpu' | 'mode' | 'target' | 'startedAt' | 'elapsedS' | 'hiddenNoiseLines'
+>;
 
 export type Terminal =
   | { kind: 'result'; result: ResultEvent }
@@ -78,7 +104,13 @@ function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
   };
   if (EXIT_MEANINGS[exitCode]) section.exitMeaning = EXIT_MEANINGS[exitCode];
   if (map.check) section.check = map.check;
-  if (compile) section.compile = { success: compile.success, command: compile.command, exitCode: compile.exit_code ?? -1, stderrTail: tail(compile.stderr, 30) };
+  if (compile)
+    section.compile = {
+      success: compile.success,
+      command: compile.command,
+      exitCode: compile.exit_code ?? -1,
+      stderrTail: tail(compile.stderr, 30),
+    };
   if (run && !run.passed && run.stderr.trim()) section.stderrTail = tail(run.stderr, 30);
   return section;
 }
@@ -86,7 +118,9 @@ function runSection(key: string, ev: EvalResult): RunSectionView | undefined {
 /** Profile reports (`benchmark.<i>.report`, base64 with the `+*` alphabet) decoded to text. */
 function reportsOf(key: string, ev: EvalResult): string[] {
   return decodeReports(key, ev.run?.result ?? {}).map((r) =>
-    r.text === undefined ? `${key} benchmark.${r.index}.report: (report not decodable)` : `${key} benchmark.${r.index}.report:\n${r.text}`,
+    r.text === undefined
+      ? `${key} benchmark.${r.index}.report: (report not decodable)`
+      : `${key} benchmark.${r.index}.report:\n${r.text}`,
   );
 }
 
@@ -96,7 +130,12 @@ function profileOf(key: string, ev: EvalResult, opts: BuildOptions): ProfileView
   const extras = opts.profileExtras?.(key);
   if (profilerKind(p) === 'nsight-compute') {
     // ncu's report: nothing here reads it (no summary, no Perfetto); Nsight Compute opens it.
-    const view: ProfileView = { key, perfetto: 'none', nsightCompute: true, note: `This is ${NSIGHT_COMPUTE_OPENS_WITH}.` };
+    const view: ProfileView = {
+      key,
+      perfetto: 'none',
+      nsightCompute: true,
+      note: `This is ${NSIGHT_COMPUTE_OPENS_WITH}.`,
+    };
     if (p.download_url) view.downloadUrl = p.download_url;
     if (extras?.localPath) view.localPath = extras.localPath;
     if (extras?.traceBytes !== undefined) view.traceBytes = extras.traceBytes;
@@ -108,13 +147,21 @@ function profileOf(key: string, ev: EvalResult, opts: BuildOptions): ProfileView
   const traceBytes = extras?.traceBytes ?? inlineBytes;
   const view: ProfileView = {
     key,
-    perfetto: traceBytes !== undefined && traceBytes > opts.perfettoMaxBytes ? 'too-large' : p.download_url || extras?.localPath || p.trace ? 'available' : 'none',
+    perfetto:
+      traceBytes !== undefined && traceBytes > opts.perfettoMaxBytes
+        ? 'too-large'
+        : p.download_url || extras?.localPath || p.trace
+          ? 'available'
+          : 'none',
   };
   if (summary) view.summary = summary;
   if (p.download_url) view.downloadUrl = p.download_url;
   if (extras?.localPath) view.localPath = extras.localPath;
   if (traceBytes !== undefined) view.traceBytes = traceBytes;
-  const notes = [parsed && !parsed.success ? 'The runner sent a trace summary this version cannot read.' : undefined, extras?.note].filter(Boolean);
+  const notes = [
+    parsed && !parsed.success ? 'The runner sent a trace summary this version cannot read.' : undefined,
+    extras?.note,
+  ].filter(Boolean);
   if (notes.length) view.note = notes.join(' ');
   return view;
 }
@@ -155,7 +202,8 @@ export function buildResultView(ctx: RunContext, terminal: Terminal, opts: Build
     const secret = index > 0;
     if (!r.success) ok = false;
     if (r.error) errors.push(secret ? `secret run: ${r.error}` : r.error);
-    if (!view.system && Object.values(r.system).some((v) => v !== '' && v !== null && v !== undefined)) view.system = systemOf(r);
+    if (!view.system && Object.values(r.system).some((v) => v !== '' && v !== null && v !== undefined))
+      view.system = systemOf(r);
     for (const [key, ev] of Object.entries(r.runs)) {
       const section = runSection(key, ev);
       if (section) {
@@ -170,7 +218,13 @@ export function buildResultView(ctx: RunContext, terminal: Terminal, opts: Build
         const text = ev.run?.[stream] ?? '';
         if (!text.trim()) continue;
         const filtered = filterNoise(text);
-        outputs.push({ key, stream, ...(secret ? { secret } : {}), text: filtered.text.replace(/\n$/, ''), hiddenNoiseLines: filtered.hidden });
+        outputs.push({
+          key,
+          stream,
+          ...(secret ? { secret } : {}),
+          text: filtered.text.replace(/\n$/, ''),
+          hiddenNoiseLines: filtered.hidden,
+        });
       }
     }
   });
@@ -185,7 +239,13 @@ export function buildResultView(ctx: RunContext, terminal: Terminal, opts: Build
 }
 
 function rankedView(r: RankedScore): RankedScoreView {
-  return { seconds: r.seconds, text: r.text, source: r.source, rankingBy: r.rankingBy, ...(r.notRanked !== undefined ? { notRanked: r.notRanked } : {}) };
+  return {
+    seconds: r.seconds,
+    text: r.text,
+    source: r.source,
+    rankingBy: r.rankingBy,
+    ...(r.notRanked !== undefined ? { notRanked: r.notRanked } : {}),
+  };
 }
 
 /**
@@ -209,7 +269,10 @@ export function buildSubmissionView(ctx: RunContext, detail: UserSubmissionDetai
   if (status.terminal && !status.ok) view.outcome = 'failure';
   if (detail.job?.error && view.error === undefined) view.error = detail.job.error;
   if (!view.runs.length && !view.error && status.terminal && !status.ok) view.error = status.explanation;
-  view.notes = [...(view.notes ?? []), 'Background submissions keep no program output (stdout/stderr): only the results the evaluator wrote.'];
+  view.notes = [
+    ...(view.notes ?? []),
+    'Background submissions keep no program output (stdout/stderr): only the results the evaluator wrote.',
+  ];
   return view;
 }
 
@@ -218,8 +281,12 @@ export function resultLines(view: ResultView): string[] {
   const lines: string[] = [];
   if (view.jobStatus?.explanation) lines.push(`✘ job ${view.jobStatus.label}: ${view.jobStatus.explanation}`);
   if (view.error) for (const l of view.error.split('\n')) lines.push(`✘ ${l}`);
-  const computed = view.rankedScore?.source === 'computed' ? ` (computed from the timings, ranking: ${view.rankedScore.rankingBy})` : '';
-  if (view.rankedScore?.notRanked !== undefined) lines.push(`▸ score ${view.rankedScore.text}${computed}, not ranked: ${view.rankedScore.notRanked}`);
+  const computed =
+    view.rankedScore?.source === 'computed'
+      ? ` (computed from the timings, ranking: ${view.rankedScore.rankingBy})`
+      : '';
+  if (view.rankedScore?.notRanked !== undefined)
+    lines.push(`▸ score ${view.rankedScore.text}${computed}, not ranked: ${view.rankedScore.notRanked}`);
   else if (view.rankedScore) lines.push(`▸ ranked score: ${view.rankedScore.text}${computed}`);
   for (const run of view.runs) {
     const passed = run.tests.filter((t) => t.passed).length;
@@ -227,14 +294,21 @@ export function resultLines(view: ResultView): string[] {
     const meaning = run.exitMeaning ? ` (${run.exitMeaning})` : '';
     const exit = run.noProcessInfo ? '' : ` · exit ${run.exitCode}${meaning}`;
     const score = run.scoreS !== undefined ? ` · score ${formatSeconds(run.scoreS)}` : '';
-    lines.push(`▸ ${run.key}${run.secret ? ' (secret run)' : ''}: ${run.passed ? 'passed' : 'failed'}${tests}${exit}${score} · ${formatSeconds(run.durationS)}`);
-    if (run.compile && !run.compile.success) lines.push(`  ✘ compilation failed (exit ${run.compile.exitCode}): ${run.compile.command}`);
+    lines.push(
+      `▸ ${run.key}${run.secret ? ' (secret run)' : ''}: ${run.passed ? 'passed' : 'failed'}${tests}${exit}${score} · ${formatSeconds(run.durationS)}`,
+    );
+    if (run.compile && !run.compile.success)
+      lines.push(`  ✘ compilation failed (exit ${run.compile.exitCode}): ${run.compile.command}`);
     for (const t of run.tests) {
       const why = [t.message, t.error].filter(Boolean).join(' — ');
       lines.push(`  ${t.passed ? '✔' : '✘'} test ${t.index}  ${t.spec}  ${t.status}${why ? `: ${why}` : ''}`);
     }
     for (const b of run.benchmarks) {
-      const extra = [b.bestNs !== undefined ? `best ${formatNs(b.bestNs)}` : '', b.worstNs !== undefined ? `worst ${formatNs(b.worstNs)}` : '', b.runs !== undefined ? `${b.runs} runs` : '']
+      const extra = [
+        b.bestNs !== undefined ? `best ${formatNs(b.bestNs)}` : '',
+        b.worstNs !== undefined ? `worst ${formatNs(b.worstNs)}` : '',
+        b.runs !== undefined ? `${b.runs} runs` : '',
+      ]
         .filter(Boolean)
         .join('  ');
       lines.push(`  ◷ benchmark ${b.index}  ${b.spec}  mean ${formatMeanErr(b.meanNs, b.errNs)}  ${extra}`.trimEnd());
@@ -243,9 +317,16 @@ export function resultLines(view: ResultView): string[] {
   for (const p of view.profiles) {
     const s = p.summary;
     if (s) {
-      const busy = s.agents.filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0)).map((a) => `${a.id} ${formatPercent(a.busyPercent)} busy`);
-      lines.push(`▸ ${p.key}: ${s.kernelTotals.calls} dispatches of ${s.kernelTotals.distinct} kernels, ${formatNs(s.kernelTotals.totalNs)} kernel time${busy.length ? ` · ${busy.join(', ')}` : ''}`);
-      for (const k of s.kernels.slice(0, 5)) lines.push(`  ◷ ${k.shortName}  ${k.calls} calls  total ${formatNs(k.totalNs)}  avg ${formatNs(k.avgNs)}  ${formatPercent(k.percent)}`);
+      const busy = s.agents
+        .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
+        .map((a) => `${a.id} ${formatPercent(a.busyPercent)} busy`);
+      lines.push(
+        `▸ ${p.key}: ${s.kernelTotals.calls} dispatches of ${s.kernelTotals.distinct} kernels, ${formatNs(s.kernelTotals.totalNs)} kernel time${busy.length ? ` · ${busy.join(', ')}` : ''}`,
+      );
+      for (const k of s.kernels.slice(0, 5))
+        lines.push(
+          `  ◷ ${k.shortName}  ${k.calls} calls  total ${formatNs(k.totalNs)}  avg ${formatNs(k.avgNs)}  ${formatPercent(k.percent)}`,
+        );
     } else if (p.nsightCompute) {
       lines.push(`▸ ${p.key}: ${p.note ?? 'an Nsight Compute report'}`);
     } else {
@@ -281,7 +362,10 @@ export function resultOutputLines(result: ResultEvent): { text: string; noise: b
   const out: { text: string; noise: boolean; heading?: boolean }[] = [];
   for (const r of result.results) {
     for (const [key, ev] of Object.entries(r.runs)) {
-      for (const [stream, text] of [['stdout', ev.run?.stdout ?? ''], ['stderr', ev.run?.stderr ?? '']] as const) {
+      for (const [stream, text] of [
+        ['stdout', ev.run?.stdout ?? ''],
+        ['stderr', ev.run?.stderr ?? ''],
+      ] as const) {
         if (!text) continue;
         out.push({ text: `${key} ${stream}:`, noise: false, heading: true });
         const classifier = createLineClassifier({ onLine: (l) => out.push({ text: l.text, noise: l.noise }) });
@@ -306,7 +390,11 @@ export interface OutcomeHead {
  * The results panel's view of a workflow outcome: the streamed result (each saved trace as the profile's local
  * zip and summary), a background submission's detail, the runner's error, or the failure / cancellation in words.
  */
-export function viewOfOutcome(outcome: SubmissionOutcome, head: OutcomeHead, opts: Pick<BuildOptions, 'perfettoMaxBytes'>): ResultView {
+export function viewOfOutcome(
+  outcome: SubmissionOutcome,
+  head: OutcomeHead,
+  opts: Pick<BuildOptions, 'perfettoMaxBytes'>,
+): ResultView {
   const startedAt = head.startedAt ?? outcome.startedAt;
   const ctx: RunContext = {
     title: head.title,
@@ -336,10 +424,13 @@ export function viewOfOutcome(outcome: SubmissionOutcome, head: OutcomeHead, opt
   let view: ResultView;
   switch (outcome.kind) {
     case 'result':
-      view = outcome.submission ? buildSubmissionView(ctx, outcome.submission, build) : buildResultView(ctx, { kind: 'result', result: outcome.result as ResultEvent }, build);
+      view = outcome.submission
+        ? buildSubmissionView(ctx, outcome.submission, build)
+        : buildResultView(ctx, { kind: 'result', result: outcome.result as ResultEvent }, build);
       // The workflow's score is the one every front-end shows.
       if (outcome.score) view.rankedScore = rankedView(outcome.score);
-      if (outcome.traceError) view.notes = [...(view.notes ?? []), `Could not save the profile traces: ${outcome.traceError}`];
+      if (outcome.traceError)
+        view.notes = [...(view.notes ?? []), `Could not save the profile traces: ${outcome.traceError}`];
       if (outcome.advice?.length) view.notes = [...(view.notes ?? []), ...outcome.advice];
       break;
     case 'error':

@@ -89,19 +89,21 @@ export class ResultsPanel {
     const isa = this.owner.isa;
     if (!isa) return;
     const todo = this.view.profiles.filter((p) => (!p.isa || p.key === loadRemote) && !this.isaPending.has(p.key));
-    await Promise.all(todo.map(async (p) => {
-      this.isaPending.add(p.key);
-      try {
-        let path = this.tracePaths.get(p.key) ?? p.localPath;
-        if (!path && p.key === loadRemote && this.actions?.localTrace) path = await this.actions.localTrace(p);
-        if (path) this.tracePaths.set(p.key, path);
-        const section = await isa.viewFor(p, path);
-        const profiles = this.view.profiles.map((x) => (x.key === p.key ? { ...x, isa: section } : x));
-        this.update({ ...this.view, profiles });
-      } finally {
-        this.isaPending.delete(p.key);
-      }
-    }));
+    await Promise.all(
+      todo.map(async (p) => {
+        this.isaPending.add(p.key);
+        try {
+          let path = this.tracePaths.get(p.key) ?? p.localPath;
+          if (!path && p.key === loadRemote && this.actions?.localTrace) path = await this.actions.localTrace(p);
+          if (path) this.tracePaths.set(p.key, path);
+          const section = await isa.viewFor(p, path);
+          const profiles = this.view.profiles.map((x) => (x.key === p.key ? { ...x, isa: section } : x));
+          this.update({ ...this.view, profiles });
+        } finally {
+          this.isaPending.delete(p.key);
+        }
+      }),
+    );
   }
 
   notice(text: string, level: 'info' | 'error' = 'info'): void {
@@ -136,10 +138,15 @@ export class ResultsPanel {
         await this.fillIsa(String(msg.params.profileKey));
       } else if (OpenDisassemblyCommand.is(msg)) {
         const p = this.profile(String(msg.params.profileKey));
-        const row = p?.isa?.kernels.find((k) => k.codeObject === msg.params.codeObject && k.kernel === msg.params.kernel);
+        const row = p?.isa?.kernels.find(
+          (k) => k.codeObject === msg.params.codeObject && k.kernel === msg.params.kernel,
+        );
         const path = p ? (this.tracePaths.get(p.key) ?? p.localPath) : undefined;
         if (!p || !row || !this.owner.isa) return;
-        if (!path) throw new Error('The trace of this panel is not on this machine any more: run the profile again to see its disassembly.');
+        if (!path)
+          throw new Error(
+            'The trace of this panel is not on this machine any more: run the profile again to see its disassembly.',
+          );
         await this.owner.isa.open(path, row.codeObject, row.name);
       }
     } catch (err) {
@@ -183,7 +190,12 @@ export class ResultsPanels implements vscode.Disposable {
   }
 
   show(view: ResultView, actions?: ProfileActions, column = vscode.ViewColumn.Beside): ResultsPanel {
-    const panel = vscode.window.createWebviewPanel(RESULTS_VIEW_TYPE, view.title, { viewColumn: column, preserveFocus: true }, {});
+    const panel = vscode.window.createWebviewPanel(
+      RESULTS_VIEW_TYPE,
+      view.title,
+      { viewColumn: column, preserveFocus: true },
+      {},
+    );
     const p = new ResultsPanel(panel, view, this, actions);
     this.open.add(p);
     this.changed();

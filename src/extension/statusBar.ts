@@ -8,9 +8,9 @@ import type { ActiveJobs, JobStatus } from './runs/activeJobs';
 import { commandId } from './commandIds';
 
 /** The running clock ("1:05"); runs.ts shows it in progress notifications too. */
-export { };
+export {};
 
-export type { };
+export type {};
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kernelRunner.status', vscode.StatusBarAlignment.Left, 50);

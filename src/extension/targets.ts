@@ -30,7 +30,7 @@ export interface ResolvedTarget {
 
 const SECRET_PREFIX = 'kernelRunner.token:';
 
-export { };
+export {};
 
 export class Targets implements vscode.Disposable {
   private embedded: EmbeddedRunner | undefined;
@@ -81,7 +81,12 @@ export class Targets implements vscode.Disposable {
     const server = this.ctx.config.server;
     if (!server) {
       if (!this.embedded) {
-        this.embedded = new EmbeddedRunner(this.ctx.extensionUri, this.ctx.extCtx.globalStorageUri, this.ctx.config, (line) => this.output.note(line));
+        this.embedded = new EmbeddedRunner(
+          this.ctx.extensionUri,
+          this.ctx.extCtx.globalStorageUri,
+          this.ctx.config,
+          (line) => this.output.note(line),
+        );
         const runner = this.embedded;
         this.ctx.pushTargetScoped({
           dispose: () => {
@@ -111,7 +116,13 @@ export class Targets implements vscode.Disposable {
   async connect(where: TargetChoice = 'configured', signal?: AbortSignal): Promise<Connection> {
     if (where === 'gpumode') return this.connectUrl(this.gpuModeUrl(), signal);
     const target = await this.resolve();
-    if (target.kind === 'embedded') return connect({ baseUrl: target.baseUrl, embedded: {}, ...(target.token ? { token: target.token } : {}), userAgent: USER_AGENT });
+    if (target.kind === 'embedded')
+      return connect({
+        baseUrl: target.baseUrl,
+        embedded: {},
+        ...(target.token ? { token: target.token } : {}),
+        userAgent: USER_AGENT,
+      });
     return this.connectWith(target.baseUrl, target, signal);
   }
 
@@ -120,7 +131,11 @@ export class Targets implements vscode.Disposable {
     return this.connectWith(baseUrl, await this.identity(baseUrl), signal);
   }
 
-  private connectWith(baseUrl: string, { token, cliId, localToken }: { token?: string; cliId?: string; localToken?: boolean }, signal?: AbortSignal): Promise<Connection> {
+  private connectWith(
+    baseUrl: string,
+    { token, cliId, localToken }: { token?: string; cliId?: string; localToken?: boolean },
+    signal?: AbortSignal,
+  ): Promise<Connection> {
     // A token stored for GPU MODE's URL is its cli_id (as `submit --token` takes it); our runner gets it as its token.
     // The token found in serve's state folder goes to our runner only.
     const id = cliId ?? (localToken ? undefined : token);
@@ -151,11 +166,27 @@ export class Targets implements vscode.Disposable {
     type Item = vscode.QuickPickItem & { id: 'embedded' | 'server' | 'gpumode' };
     const current = this.ctx.config.server;
     const items: Item[] = [
-      { id: 'embedded', label: '$(vm) Embedded runner', description: 'runs the file on this machine (no configuration)', picked: !current },
-      { id: 'server', label: '$(server) Self-hosted runner…', description: 'a `kernel-runner serve` URL, e.g. on your MI300 box' },
-      { id: 'gpumode', label: '$(globe) GPU MODE…', description: "GPU MODE's public service (identity: cli_id in ~/.popcorn.yaml)" },
+      {
+        id: 'embedded',
+        label: '$(vm) Embedded runner',
+        description: 'runs the file on this machine (no configuration)',
+        picked: !current,
+      },
+      {
+        id: 'server',
+        label: '$(server) Self-hosted runner…',
+        description: 'a `kernel-runner serve` URL, e.g. on your MI300 box',
+      },
+      {
+        id: 'gpumode',
+        label: '$(globe) GPU MODE…',
+        description: "GPU MODE's public service (identity: cli_id in ~/.popcorn.yaml)",
+      },
     ];
-    const pick = await pickOne(items, { title: 'Kernel Runner: Select Target', placeHolder: `Now: ${this.describe()}` });
+    const pick = await pickOne(items, {
+      title: 'Kernel Runner: Select Target',
+      placeHolder: `Now: ${this.describe()}`,
+    });
     if (!pick) return;
     const cfg = vscode.workspace.getConfiguration('kernelRunner');
     if (pick.id === 'embedded') {
@@ -164,8 +195,16 @@ export class Targets implements vscode.Disposable {
     }
     const url = await askText({
       title: pick.id === 'gpumode' ? 'GPU MODE service URL' : 'Runner URL',
-      value: pick.id === 'gpumode' ? (this.kind === 'gpumode' ? current : gpuModeBaseUrl()) : current && this.kind === 'server' ? current : 'http://127.0.0.1:8787',
-      prompt: pick.id === 'gpumode' ? 'The URL popcorn-cli uses (POPCORN_API_URL)' : 'Base URL of `kernel-runner serve`',
+      value:
+        pick.id === 'gpumode'
+          ? this.kind === 'gpumode'
+            ? current
+            : gpuModeBaseUrl()
+          : current && this.kind === 'server'
+            ? current
+            : 'http://127.0.0.1:8787',
+      prompt:
+        pick.id === 'gpumode' ? 'The URL popcorn-cli uses (POPCORN_API_URL)' : 'Base URL of `kernel-runner serve`',
       validateInput: (v) => {
         try {
           const u = new URL(v.trim());
@@ -178,7 +217,11 @@ export class Targets implements vscode.Disposable {
     if (!url) return;
     await cfg.update('server', url.trim().replace(/\/+$/, ''), vscode.ConfigurationTarget.Global);
     if (pick.id === 'server') {
-      const set = await notify.info(`Kernel Runner now sends files to ${url}. Does it need a token?`, 'Set Token', 'No');
+      const set = await notify.info(
+        `Kernel Runner now sends files to ${url}. Does it need a token?`,
+        'Set Token',
+        'No',
+      );
       if (set === 'Set Token') await this.setToken();
     }
   }
@@ -186,7 +229,9 @@ export class Targets implements vscode.Disposable {
   async setToken(): Promise<void> {
     const server = this.ctx.config.server;
     if (!server) {
-      void notify.info('The embedded runner makes its own token. Select a server first ("Kernel Runner: Select Target…").');
+      void notify.info(
+        'The embedded runner makes its own token. Select a server first ("Kernel Runner: Select Target…").',
+      );
       return;
     }
     const token = await askText({

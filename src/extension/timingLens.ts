@@ -30,16 +30,18 @@ export class KernelTimingLensProvider implements vscode.CodeLensProvider, vscode
     const language = sourceLanguageOf(document.languageId, document.fileName);
     if (!run || !language) return [];
     const when = new Date(run.storedAt).toLocaleString();
-    return matchKernelTimings(findKernelEntryPoints(document.getText(), language), run.kernels, run.peaks).map(({ entry, timing }) => {
-      const range = new vscode.Range(entry.line, entry.column, entry.line, entry.column);
-      const names = timing.profiledNames.length > 1 ? ` (${timing.profiledNames.length} instantiations)` : '';
-      return new vscode.CodeLens(range, {
-        title: timingLensTitle(timing),
-        command: commandId('runs.open'),
-        arguments: [run.id],
-        tooltip: `${entry.name}${names}: ${timing.calls} calls in the ${run.mode} of ${when} on ${run.target}.${timing.roof ? ` ${roofTooltip(timing)}` : ''} Open that run.`,
-      });
-    });
+    return matchKernelTimings(findKernelEntryPoints(document.getText(), language), run.kernels, run.peaks).map(
+      ({ entry, timing }) => {
+        const range = new vscode.Range(entry.line, entry.column, entry.line, entry.column);
+        const names = timing.profiledNames.length > 1 ? ` (${timing.profiledNames.length} instantiations)` : '';
+        return new vscode.CodeLens(range, {
+          title: timingLensTitle(timing),
+          command: commandId('runs.open'),
+          arguments: [run.id],
+          tooltip: `${entry.name}${names}: ${timing.calls} calls in the ${run.mode} of ${when} on ${run.target}.${timing.roof ? ` ${roofTooltip(timing)}` : ''} Open that run.`,
+        });
+      },
+    );
   }
 
   dispose(): void {

@@ -55,20 +55,28 @@ export class TraceFiles {
     }
     if (p.downloadUrl && client) {
       const url = p.downloadUrl;
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Kernel Runner: downloading the trace', cancellable: true }, async (progress, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        try {
-          const r = await client.downloadArtifact({ url }, dest, {
-            overwrite: true,
-            signal: abort.signal,
-            onProgress: (received, total) => progress.report({ message: total ? `${Math.round((received / total) * 100)}%` : `${received} bytes` }),
-          });
-          this.cache.set(url, r.path);
-        } finally {
-          sub.dispose();
-        }
-      });
+      await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: 'Kernel Runner: downloading the trace',
+          cancellable: true,
+        },
+        async (progress, token) => {
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort());
+          try {
+            const r = await client.downloadArtifact({ url }, dest, {
+              overwrite: true,
+              signal: abort.signal,
+              onProgress: (received, total) =>
+                progress.report({ message: total ? `${Math.round((received / total) * 100)}%` : `${received} bytes` }),
+            });
+            this.cache.set(url, r.path);
+          } finally {
+            sub.dispose();
+          }
+        },
+      );
     } else if (p.localPath) {
       await copyFile(p.localPath, dest);
     } else if (p.downloadUrl) {
@@ -100,9 +108,14 @@ export class TraceFiles {
     const source = await this.localTrace(client, p);
     const max = this.config.perfettoMaxTraceBytes;
     const trace = await readPerfettoTrace(source, max);
-    if (trace === 'none') throw new Error(`No Perfetto trace (.pftrace) in ${basename(source)}: the profile was recorded without pftrace output.`);
+    if (trace === 'none')
+      throw new Error(
+        `No Perfetto trace (.pftrace) in ${basename(source)}: the profile was recorded without pftrace output.`,
+      );
     if (trace === 'too-large') {
-      throw new Error(`The trace in ${basename(source)} is over ${Math.round(max / 1024 / 1024)} MB: too large for the browser. Download it and open it with \`trace_processor server http\` and Perfetto UI.`);
+      throw new Error(
+        `The trace in ${basename(source)} is over ${Math.round(max / 1024 / 1024)} MB: too large for the browser. Download it and open it with \`trace_processor server http\` and Perfetto UI.`,
+      );
     }
     const url = await this.relay.publish(trace.bytes, title, trace.fileName);
     this.lastPerfettoUrl = url;
@@ -117,15 +130,25 @@ export class TraceFiles {
  * the trace kept in the run store (its localPath), never downloaded again.
  */
 export function keptTraceActions(traceFiles: TraceFiles): ProfileActions {
-  const kept = async (p: ProfileView): Promise<boolean> => !!p.localPath && (await stat(p.localPath).then((s) => s.isFile() || s.isDirectory(), () => false));
+  const kept = async (p: ProfileView): Promise<boolean> =>
+    !!p.localPath &&
+    (await stat(p.localPath).then(
+      (s) => s.isFile() || s.isDirectory(),
+      () => false,
+    ));
   return {
     async downloadTrace(p) {
-      if (await kept(p)) await traceFiles.downloadForUser(undefined, { ...p, downloadUrl: undefined }, basename(p.localPath as string));
-      else if (p.downloadUrl && /^https?:\/\//i.test(p.downloadUrl)) await vscode.env.openExternal(vscode.Uri.parse(p.downloadUrl));
+      if (await kept(p))
+        await traceFiles.downloadForUser(undefined, { ...p, downloadUrl: undefined }, basename(p.localPath as string));
+      else if (p.downloadUrl && /^https?:\/\//i.test(p.downloadUrl))
+        await vscode.env.openExternal(vscode.Uri.parse(p.downloadUrl));
       else throw new Error('This trace is no longer kept (its run was deleted from the Runs view).');
     },
     async openPerfetto(p) {
-      if (!(await kept(p))) throw new Error('This trace is no longer kept (its run was deleted from the Runs view, or it is older than the Runs view): run the profile again to open it in Perfetto UI.');
+      if (!(await kept(p)))
+        throw new Error(
+          'This trace is no longer kept (its run was deleted from the Runs view, or it is older than the Runs view): run the profile again to open it in Perfetto UI.',
+        );
       await traceFiles.openInPerfetto(undefined, p, p.key);
     },
   };
@@ -135,7 +158,10 @@ export function keptTraceActions(traceFiles: TraceFiles): ProfileActions {
  * The Perfetto trace of a profile: `combined.pftrace` if present, else every `*.pftrace` concatenated byte for
  * byte (a valid trace). From a zip, a folder (searched two levels deep) or a single file.
  */
-export async function readPerfettoTrace(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; fileName: string } | 'none' | 'too-large'> {
+export async function readPerfettoTrace(
+  path: string,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; fileName: string } | 'none' | 'too-large'> {
   const st = await stat(path);
   if (st.isFile() && extname(path).toLowerCase() === '.pftrace') {
     if (st.size > maxBytes) return 'too-large';
@@ -158,7 +184,10 @@ export async function readPerfettoTrace(path: string, maxBytes: number): Promise
     let total = 0;
     for (const f of chosen) total += (await stat(f)).size;
     if (total > maxBytes) return 'too-large';
-    return { bytes: Buffer.concat(await Promise.all(chosen.map((f) => readFile(f)))), fileName: combined ? 'combined.pftrace' : basename(chosen[0] ?? 'trace.pftrace') };
+    return {
+      bytes: Buffer.concat(await Promise.all(chosen.map((f) => readFile(f)))),
+      fileName: combined ? 'combined.pftrace' : basename(chosen[0] ?? 'trace.pftrace'),
+    };
   }
   if (extname(path).toLowerCase() !== '.zip') return 'none';
   const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
@@ -177,7 +206,10 @@ export async function readPerfettoTrace(path: string, maxBytes: number): Promise
       for await (const c of await zip.openReadStreamPromise(e)) chunks.push(c as Buffer);
       parts.push(Buffer.concat(chunks));
     }
-    return { bytes: Buffer.concat(parts), fileName: combined ? 'combined.pftrace' : basename(chosen[0]?.fileName ?? 'trace.pftrace') };
+    return {
+      bytes: Buffer.concat(parts),
+      fileName: combined ? 'combined.pftrace' : basename(chosen[0]?.fileName ?? 'trace.pftrace'),
+    };
   } finally {
     zip.close();
   }

@@ -40,14 +40,19 @@ export class TraceOpener {
         title: `Trace: ${basename(path)}`,
         fileName: basename(path),
         leaderboard: '',
-        gpu: summary.agents.find((a) => a.type === 'GPU')?.productName ?? summary.agents.find((a) => a.type === 'GPU')?.name ?? '',
+        gpu:
+          summary.agents.find((a) => a.type === 'GPU')?.productName ??
+          summary.agents.find((a) => a.type === 'GPU')?.name ??
+          '',
         mode: 'trace',
         target: 'offline',
         startedAt: new Date().toISOString(),
         elapsedS: 0,
         outcome: 'trace',
         runs: [],
-        profiles: [{ key: basename(path), summary, localPath: path, perfetto: probe === 'none' ? 'none' : 'available' }],
+        profiles: [
+          { key: basename(path), summary, localPath: path, perfetto: probe === 'none' ? 'none' : 'available' },
+        ],
         reports: [],
         hiddenNoiseLines: 0,
       };

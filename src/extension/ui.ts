@@ -47,7 +47,12 @@ class Hooks {
 
 export const hooks = new Hooks();
 
-function show(level: ShownMessage['level'], text: string, actions: string[], modal = false): Thenable<string | undefined> {
+function show(
+  level: ShownMessage['level'],
+  text: string,
+  actions: string[],
+  modal = false,
+): Thenable<string | undefined> {
   const m: ShownMessage = { level, text, actions };
   hooks.record(m);
   if (hooks.messageResponder) return Promise.resolve(hooks.messageResponder(m));
@@ -72,12 +77,17 @@ export async function openExternal(url: string): Promise<boolean> {
 }
 
 /** showQuickPick, answerable by a test; returns the picked item. */
-export async function pickOne<T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions & { title: string }): Promise<T | undefined> {
+export async function pickOne<T extends vscode.QuickPickItem>(
+  items: readonly T[],
+  options: vscode.QuickPickOptions & { title: string },
+): Promise<T | undefined> {
   if (hooks.responder) {
     const request: PickRequest = { title: options.title, items };
     hooks.picks.push(request);
     const label = await hooks.responder(request);
-    return label === undefined ? undefined : items.find((i) => i.label === label && i.kind !== vscode.QuickPickItemKind.Separator);
+    return label === undefined
+      ? undefined
+      : items.find((i) => i.label === label && i.kind !== vscode.QuickPickItemKind.Separator);
   }
   return vscode.window.showQuickPick(items, options);
 }
@@ -98,6 +108,9 @@ export function pickSaveFile(options: vscode.SaveDialogOptions): Thenable<vscode
 }
 
 /** showTextDocument. */
-export function showDocument(doc: vscode.TextDocument, options: vscode.TextDocumentShowOptions): Thenable<vscode.TextEditor> {
+export function showDocument(
+  doc: vscode.TextDocument,
+  options: vscode.TextDocumentShowOptions,
+): Thenable<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc, options);
 }

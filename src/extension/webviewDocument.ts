@@ -16,7 +16,12 @@ export interface WebviewDocument {
   dataImages?: boolean;
 }
 
-export function webviewDocument(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri, doc: WebviewDocument): string {
+export function webviewDocument(
+  webview: vscode.Webview,
+  dist: vscode.Uri,
+  media: vscode.Uri,
+  doc: WebviewDocument,
+): string {
   const nonce = randomBytes(18).toString('base64');
   const css = doc.styles.map((name) => webview.asWebviewUri(vscode.Uri.joinPath(media, name)));
   const js = webview.asWebviewUri(vscode.Uri.joinPath(dist, doc.script));

@@ -69,9 +69,14 @@ export async function packageProfile(opts: {
   level: number;
 }): Promise<PackagedProfile> {
   const { outDir, runDir } = opts;
-  const pftraces = timingPassOnly((await listOutputs(outDir)).filter((f) => f.endsWith('.pftrace') && f !== 'combined.pftrace'));
+  const pftraces = timingPassOnly(
+    (await listOutputs(outDir)).filter((f) => f.endsWith('.pftrace') && f !== 'combined.pftrace'),
+  );
   if (pftraces.length > 0) {
-    await concatenate(pftraces.map((f) => join(outDir, f)), join(outDir, 'combined.pftrace'));
+    await concatenate(
+      pftraces.map((f) => join(outDir, f)),
+      join(outDir, 'combined.pftrace'),
+    );
     await Promise.all(pftraces.map((f) => unlink(join(outDir, f))));
   }
   for (const name of await readdir(runDir)) {

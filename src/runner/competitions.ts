@@ -49,10 +49,22 @@ export function parseDeadline(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}))?$/.exec(value);
   if (!m) return null;
-  const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0'].map(Number) as [number, number, number, number, number];
+  const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(Date.UTC(y, mo - 1, d, h, mi));
   // reject what Date.UTC would roll over (2025-02-30, 24:00)
-  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || date.getUTCHours() !== h || date.getUTCMinutes() !== mi) return null;
+  if (
+    date.getUTCMonth() !== mo - 1 ||
+    date.getUTCDate() !== d ||
+    date.getUTCHours() !== h ||
+    date.getUTCMinutes() !== mi
+  )
+    return null;
   return isoUtc(date);
 }
 
@@ -70,7 +82,9 @@ export function loadCompetitions(problemsDir: string): CompetitionSet {
   const warnings: string[] = [];
   let names: string[];
   try {
-    names = readdirSync(root).filter((n) => n.endsWith('.yaml')).sort();
+    names = readdirSync(root)
+      .filter((n) => n.endsWith('.yaml'))
+      .sort();
   } catch {
     return { entries, warnings };
   }
@@ -112,9 +126,12 @@ export function loadCompetitions(problemsDir: string): CompetitionSet {
         warnings.push(`${where} (${p.name}): gpus must be a list of GPU names`);
         return;
       }
-      const deadline = p.deadline === undefined || p.deadline === null || p.deadline === '' ? null : parseDeadline(p.deadline);
+      const deadline =
+        p.deadline === undefined || p.deadline === null || p.deadline === '' ? null : parseDeadline(p.deadline);
       if (deadline === null && p.deadline !== undefined && p.deadline !== null && p.deadline !== '') {
-        warnings.push(`${where} (${p.name}): deadline ${JSON.stringify(p.deadline)} is not YYYY-MM-DD or YYYY-MM-DD HH:MM; served without one`);
+        warnings.push(
+          `${where} (${p.name}): deadline ${JSON.stringify(p.deadline)} is not YYYY-MM-DD or YYYY-MM-DD HH:MM; served without one`,
+        );
       }
       entries.push({ name: p.name, dir, deadline, gpus, file });
     });

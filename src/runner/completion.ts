@@ -30,14 +30,25 @@ function allRunsPassed(result: FullResult | undefined): boolean {
  * the count first; we skip the secret copy when the public run cannot rank (its build failed), so the public run's
  * verdict comes first and gives upstream's text for that case.
  */
-export function upstreamCompletion(mode: SubmissionMode, gpu: string, results: readonly FullResult[]): UpstreamCompletion {
+export function upstreamCompletion(
+  mode: SubmissionMode,
+  gpu: string,
+  results: readonly FullResult[],
+): UpstreamCompletion {
   if (mode !== 'leaderboard') return { status: 'succeeded', error: null };
   if (!runPassed(results[0], 'leaderboard')) {
-    return { status: 'failed', error: `ranked validation failed on ${gpu}; submission will not appear on the leaderboard` };
+    return {
+      status: 'failed',
+      error: `ranked validation failed on ${gpu}; submission will not appear on the leaderboard`,
+    };
   }
-  if (results.length < 2) return { status: 'failed', error: 'ranked validation did not complete all public and secret runs' };
+  if (results.length < 2)
+    return { status: 'failed', error: 'ranked validation did not complete all public and secret runs' };
   if (!runPassed(results[1], 'leaderboard') || !allRunsPassed(results[1])) {
-    return { status: 'failed', error: `secret validation failed on ${gpu}; submission will not appear on the leaderboard` };
+    return {
+      status: 'failed',
+      error: `secret validation failed on ${gpu}; submission will not appear on the leaderboard`,
+    };
   }
   return { status: 'succeeded', error: null };
 }

@@ -11,10 +11,21 @@ export type GpuArch = (typeof SUPPORTED_ARCHS)[number];
 
 /** Per hardware block, how many counters one pass may hold: rocprof-compute's perfmon_config (mi_gpu_spec.yaml), the same on the three archs. */
 export const BLOCK_LIMITS: Readonly<Record<string, number>> = {
-  SQ: 8, TA: 2, TD: 2, TCP: 4, TCC: 4, CPC: 2, CPF: 2, SPI: 6, GRBM: 2, GDS: 4,
+  SQ: 8,
+  TA: 2,
+  TD: 2,
+  TCP: 4,
+  TCC: 4,
+  CPC: 2,
+  CPF: 2,
+  SPI: 6,
+  GRBM: 2,
+  GDS: 4,
 };
 
-const VALU_FLOPS = ['F16', 'F32', 'F64'].flatMap((t) => ['ADD', 'MUL', 'FMA', 'TRANS'].map((op) => `SQ_INSTS_VALU_${op}_${t}`));
+const VALU_FLOPS = ['F16', 'F32', 'F64'].flatMap((t) =>
+  ['ADD', 'MUL', 'FMA', 'TRANS'].map((op) => `SQ_INSTS_VALU_${op}_${t}`),
+);
 
 function mfmaTypes(arch: GpuArch): string[] {
   // F8 exists on gfx94x and gfx950, F6F4 on gfx950 only (rocprofiler-sdk counter_defs.yaml)
@@ -31,13 +42,19 @@ function hbmCounters(arch: GpuArch): string[] {
     : ['TCC_BUBBLE_sum', 'TCC_EA0_RDREQ_sum', 'TCC_EA0_RDREQ_32B_sum', 'TCC_EA0_WRREQ_sum', 'TCC_EA0_WRREQ_64B_sum'];
 }
 
-const L2_REQUESTS = ['TCP_TCC_READ_REQ_sum', 'TCP_TCC_WRITE_REQ_sum', 'TCP_TCC_ATOMIC_WITH_RET_REQ_sum', 'TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum'];
+const L2_REQUESTS = [
+  'TCP_TCC_READ_REQ_sum',
+  'TCP_TCC_WRITE_REQ_sum',
+  'TCP_TCC_ATOMIC_WITH_RET_REQ_sum',
+  'TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum',
+];
 
 export function rooflineCounters(arch: GpuArch): string[] {
   return [
     ...VALU_FLOPS,
     ...mfmaTypes(arch),
-    'SQ_LDS_IDX_ACTIVE', 'SQ_LDS_BANK_CONFLICT',
+    'SQ_LDS_IDX_ACTIVE',
+    'SQ_LDS_BANK_CONFLICT',
     'TCP_TOTAL_CACHE_ACCESSES_sum',
     ...L2_REQUESTS,
     ...hbmCounters(arch),
@@ -46,14 +63,36 @@ export function rooflineCounters(arch: GpuArch): string[] {
 
 /** Block 2 of rocprof-compute (System Speed-of-Light); GRBM_GUI_ACTIVE stands for its GRBM_GUI_ACTIVE_PER_XCD (divided by the XCDs). */
 export function speedOfLightCounters(arch: GpuArch): string[] {
-  const ea = arch === 'gfx90a' ? ['TCC_EA_RDREQ_LEVEL_sum', 'TCC_EA_WRREQ_LEVEL_sum'] : ['TCC_EA0_RDREQ_LEVEL_sum', 'TCC_EA0_WRREQ_LEVEL_sum'];
+  const ea =
+    arch === 'gfx90a'
+      ? ['TCC_EA_RDREQ_LEVEL_sum', 'TCC_EA_WRREQ_LEVEL_sum']
+      : ['TCC_EA0_RDREQ_LEVEL_sum', 'TCC_EA0_WRREQ_LEVEL_sum'];
   return [
     ...rooflineCounters(arch),
-    'SQ_INSTS_VALU_INT32', 'SQ_INSTS_VALU_INT64', 'SQ_INSTS', 'SQ_ACTIVE_INST_VALU', 'SQ_ACTIVE_INST_FLAT', 'SQ_ACTIVE_INST_MISC',
-    'SQ_ACTIVE_INST_SCA', 'SQ_ACTIVE_INST_VMEM', 'SQ_THREAD_CYCLES_VALU', 'SQ_VALU_MFMA_BUSY_CYCLES', 'SQ_BUSY_CU_CYCLES', 'SQ_IFETCH',
-    'SQ_LEVEL_WAVES', 'SQ_IFETCH_LEVEL',
-    'SQC_DCACHE_HITS', 'SQC_DCACHE_MISSES', 'SQC_DCACHE_REQ', 'SQC_ICACHE_HITS', 'SQC_ICACHE_MISSES', 'SQC_ICACHE_REQ',
-    'TCC_REQ_sum', 'TCC_HIT_sum', 'TCC_MISS_sum', ...ea,
+    'SQ_INSTS_VALU_INT32',
+    'SQ_INSTS_VALU_INT64',
+    'SQ_INSTS',
+    'SQ_ACTIVE_INST_VALU',
+    'SQ_ACTIVE_INST_FLAT',
+    'SQ_ACTIVE_INST_MISC',
+    'SQ_ACTIVE_INST_SCA',
+    'SQ_ACTIVE_INST_VMEM',
+    'SQ_THREAD_CYCLES_VALU',
+    'SQ_VALU_MFMA_BUSY_CYCLES',
+    'SQ_BUSY_CU_CYCLES',
+    'SQ_IFETCH',
+    'SQ_LEVEL_WAVES',
+    'SQ_IFETCH_LEVEL',
+    'SQC_DCACHE_HITS',
+    'SQC_DCACHE_MISSES',
+    'SQC_DCACHE_REQ',
+    'SQC_ICACHE_HITS',
+    'SQC_ICACHE_MISSES',
+    'SQC_ICACHE_REQ',
+    'TCC_REQ_sum',
+    'TCC_HIT_sum',
+    'TCC_MISS_sum',
+    ...ea,
     'GRBM_GUI_ACTIVE',
   ];
 }

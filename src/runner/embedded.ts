@@ -11,7 +11,9 @@ export interface EmbeddedRunner extends RunningRunner {
 }
 
 /** Starts a runner on 127.0.0.1, port 0, with a new token; the rest of its options as given. */
-export async function startEmbeddedRunner(opts: Omit<RunnerOptions, 'host' | 'port' | 'token'> = {}): Promise<EmbeddedRunner> {
+export async function startEmbeddedRunner(
+  opts: Omit<RunnerOptions, 'host' | 'port' | 'token'> = {},
+): Promise<EmbeddedRunner> {
   const token = generateToken();
   const runner = await startRunner({ ...opts, host: '127.0.0.1', port: 0, token });
   return { ...runner, token };

@@ -10,7 +10,17 @@
 import { constants as osConstants } from 'node:os';
 import { chown, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import type { ArtifactInfo, CompileResult, EvalResult, FullResult, OutputStream, ProfileResult, RunResult, SubmissionMode, SystemInfo } from '../core/protocol/api';
+import type {
+  ArtifactInfo,
+  CompileResult,
+  EvalResult,
+  FullResult,
+  OutputStream,
+  ProfileResult,
+  RunResult,
+  SubmissionMode,
+  SystemInfo,
+} from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { packageProfile } from './artifacts';
 import { parsePopcornOutput, quoteCommand, type ExecSpec } from './executor';
@@ -22,7 +32,15 @@ import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget'
 import { limitNotes, type JobLimits } from './jobLimits';
 import { scoreFromResultValues } from '../core/scoring';
 import { linesFileText, SUBMISSION_SOURCE, type CudaBuild, type Problem } from './problems';
-import { findOnPath, passesInputJson, ProfilerError, takesMultiplePmc, wrapCommand, type Profiler, type ProfileSelection } from './profilers';
+import {
+  findOnPath,
+  passesInputJson,
+  ProfilerError,
+  takesMultiplePmc,
+  wrapCommand,
+  type Profiler,
+  type ProfileSelection,
+} from './profilers';
 import { parseCounters, PC_SAMPLING_UNIT, type ProfileOptions } from '../core/profileOptions';
 import { archOfGpuName, counterPasses, CounterSetError, supportedArch } from './counterSets';
 import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gpuSysinfo';
@@ -133,7 +151,11 @@ function signalNote(signal: string): string {
 }
 
 function childEnv(ctx: RunContext, extra: Record<string, string>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...jobEnvironment(ctx.settings.env), PYTHONUNBUFFERED: '1', ...extra };
+  const env: Record<string, string | undefined> = {
+    ...jobEnvironment(ctx.settings.env),
+    PYTHONUNBUFFERED: '1',
+    ...extra,
+  };
   // the job user cannot write the runner's home: caches (torch extensions, ~/.cache) go into the job's own folder
   if (ctx.settings.isolation?.sandbox?.user) env.HOME = ctx.workDir;
   if (ctx.slot.devices.length > 0) {
@@ -150,7 +172,13 @@ function stopReason(signal: AbortSignal): string {
 
 function toRunResult(
   o: ExecResult,
-  opts: { timeoutSec: number; graceMs: number; stopReason: string; passed: (exit: number, result: Record<string, string>) => boolean; limits?: JobLimits },
+  opts: {
+    timeoutSec: number;
+    graceMs: number;
+    stopReason: string;
+    passed: (exit: number, result: Record<string, string>) => boolean;
+    limits?: JobLimits;
+  },
 ): RunResult {
   const result = parsePopcornOutput(o.popcorn);
   let exit = o.exitCode ?? (o.signal ? 128 + signalNumber(o.signal) : -1);
@@ -161,15 +189,23 @@ function toRunResult(
   }
   if (o.timedOut) {
     exit = EXIT_TIMEOUT;
-    notes.push(`[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to ${o.stopTarget ?? 'the process group'}, SIGKILL after ${opts.graceMs / 1000} s`);
+    notes.push(
+      `[kernel-runner] timed out after ${opts.timeoutSec} s: sent SIGINT to ${o.stopTarget ?? 'the process group'}, SIGKILL after ${opts.graceMs / 1000} s`,
+    );
   }
-  if (o.cancelled) notes.push(`[kernel-runner] ${opts.stopReason}${isDiskFullReason(opts.stopReason) ? '' : `: sent SIGINT to ${o.stopTarget ?? 'the process group'}`}`);
+  if (o.cancelled)
+    notes.push(
+      `[kernel-runner] ${opts.stopReason}${isDiskFullReason(opts.stopReason) ? '' : `: sent SIGINT to ${o.stopTarget ?? 'the process group'}`}`,
+    );
   if (o.failure) notes.push(`[kernel-runner] ${o.failure}`);
   if (o.signal && o.exitCode === null && !o.timedOut && !o.cancelled && !o.spawnError) notes.push(signalNote(o.signal));
   if (exit !== 0 && !o.spawnError && opts.limits) notes.push(...limitNotes(o.stderr, opts.limits));
-  if (o.popcornOmitted > 0) notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
+  if (o.popcornOmitted > 0)
+    notes.push(`[kernel-runner] ${o.popcornOmitted} characters written to POPCORN_FD past its cap were left out`);
   if (o.noiseLines > 0) {
-    notes.push(`[kernel-runner] ${o.noiseLines} profiler log line(s) left out here (shown as noise in live output; full log: stderr.log in the trace archive)`);
+    notes.push(
+      `[kernel-runner] ${o.noiseLines} profiler log line(s) left out here (shown as noise in live output; full log: stderr.log in the trace archive)`,
+    );
   }
   let stderr = o.stderr;
   if (notes.length) stderr += (stderr && !stderr.endsWith('\n') ? '\n' : '') + notes.join('\n') + '\n';
@@ -252,12 +288,21 @@ async function evalRun(
       cmd = wrapCommand(ctx.settings.profiler, outDir, cmd, { rocpd: ctx.settings.rocpd, selection });
     } catch (err) {
       if (!(err instanceof CounterSetError) && !(err instanceof ProfilerError)) throw err;
-      return { evalResult: refusedRun(start, opts.compilation ?? null, quoteCommand(cmd.command, cmd.args), (err as Error).message), artifact: null };
+      return {
+        evalResult: refusedRun(
+          start,
+          opts.compilation ?? null,
+          quoteCommand(cmd.command, cmd.args),
+          (err as Error).message,
+        ),
+        artifact: null,
+      };
     }
     // rocprofv3 runs the program once per counter pass: each pass gets the run's time
     timeoutSec = opts.timeoutSec * Math.max(1, selection.pmc?.length ?? 0);
     if ((selection.kernelRegex !== undefined || selection.launches !== undefined) && !selection.pmc?.length) {
-      selectionNote = '[kernel-runner] the kernel regex and launch window select what rocprofv3 collects counters (and thread traces) for; with counters off the kernel trace keeps every kernel\n';
+      selectionNote =
+        '[kernel-runner] the kernel regex and launch window select what rocprofv3 collects counters (and thread traces) for; with counters off the kernel trace keeps every kernel\n';
     }
     env.GPU_DUMP_CODE_OBJECT = '1';
     if (selection.pcSampling) Object.assign(env, lineInfoEnv({ ...ctx.settings.env, ...env }));
@@ -280,7 +325,13 @@ async function evalRun(
   });
   if (outcome.timedOut) flags.timedOut = true;
   if (outcome.cancelled) flags.cancelled = true;
-  const run = toRunResult(outcome, { timeoutSec, graceMs: ctx.settings.graceMs, stopReason: stopReason(ctx.signal), passed: opts.passed, limits: ctx.settings.jobLimits });
+  const run = toRunResult(outcome, {
+    timeoutSec,
+    graceMs: ctx.settings.graceMs,
+    stopReason: stopReason(ctx.signal),
+    passed: opts.passed,
+    limits: ctx.settings.jobLimits,
+  });
   run.stderr += selectionNote;
   let profile: ProfileResult | null = null;
   let artifact: ArtifactInfo | null = null;
@@ -308,7 +359,16 @@ function refusedRun(start: string, compilation: CompileResult | null, command: s
     start,
     end: new Date().toISOString(),
     compilation,
-    run: { success: false, passed: false, command, stdout: '', stderr: `[kernel-runner] ${why}\n`, exit_code: 2, duration: 0, result: {} },
+    run: {
+      success: false,
+      passed: false,
+      command,
+      stdout: '',
+      stderr: `[kernel-runner] ${why}\n`,
+      exit_code: 2,
+      duration: 0,
+      result: {},
+    },
     profile: null,
   };
 }
@@ -318,7 +378,14 @@ async function queryTool(ctx: RunContext, cwd: string, tool: string, args: strin
   const found = findOnPath(tool, ctx.settings.env.PATH);
   if (!found) return { text: null, status: 'not found' };
   const o = await runChild(ctx, {
-    command: found, args, cwd, env: childEnv(ctx, {}), timeoutMs: 30_000, graceMs: 1000, capBytes: 8 << 20, signal: ctx.signal,
+    command: found,
+    args,
+    cwd,
+    env: childEnv(ctx, {}),
+    timeoutMs: 30_000,
+    graceMs: 1000,
+    capBytes: 8 << 20,
+    signal: ctx.signal,
   });
   if (o.spawnError) return { text: null, status: `failed (${o.spawnError})` };
   if (o.timedOut) return { text: null, status: 'failed (timed out after 30 s)' };
@@ -360,7 +427,9 @@ async function profileSelection(ctx: RunContext, cwd: string, outDir: string): P
 }
 
 function pcSamplingOf(p: ProfileOptions | undefined): PcSamplingRequest | null {
-  return p?.pcSampling !== undefined && p.pcSamplingInterval !== undefined ? { method: p.pcSampling, interval: p.pcSamplingInterval } : null;
+  return p?.pcSampling !== undefined && p.pcSamplingInterval !== undefined
+    ? { method: p.pcSampling, interval: p.pcSamplingInterval }
+    : null;
 }
 
 async function finishProfile(
@@ -384,14 +453,17 @@ async function finishProfile(
   }
   const pcs = pcSamplingOf(ctx.profile);
   if (pcs) {
-    if (summary?.hotspots) Object.assign(summary.hotspots, { interval: pcs.interval, intervalUnit: PC_SAMPLING_UNIT[pcs.method] });
+    if (summary?.hotspots)
+      Object.assign(summary.hotspots, { interval: pcs.interval, intervalUnit: PC_SAMPLING_UNIT[pcs.method] });
     else if (summary) note = (note ? note + '; ' : '') + pcSamplingMissingNote(pcs);
   }
   let trace = '';
   if (packed.zipBytes <= ctx.settings.inlineTraceBytes) {
     trace = (await readFile(zipPath)).toString('base64');
   } else {
-    note = (note ? note + '; ' : '') + `trace archive is ${packed.zipBytes} bytes, over the inline limit: download it from download_url`;
+    note =
+      (note ? note + '; ' : '') +
+      `trace archive is ${packed.zipBytes} bytes, over the inline limit: download it from download_url`;
   }
   const url = ctx.artifactUrl(name);
   const profile: ProfileResult = {
@@ -430,7 +502,10 @@ async function prepareProblemDir(problem: Problem, dir: string, code: string): P
  * The cases a run of `mode` gets, one line each: `ranking_by: last` gives benchmark and leaderboard runs the last
  * benchmark case only (kernelbot's run_single_evaluation); profile runs take one case each and are not cut.
  */
-export function casesFor(problem: Pick<Problem, 'testLines' | 'benchmarkLines' | 'rankingBy'>, mode: 'test' | 'benchmark' | 'leaderboard'): string[] {
+export function casesFor(
+  problem: Pick<Problem, 'testLines' | 'benchmarkLines' | 'rankingBy'>,
+  mode: 'test' | 'benchmark' | 'leaderboard',
+): string[] {
   if (mode === 'test') return problem.testLines;
   return problem.rankingBy === 'last' ? problem.benchmarkLines.slice(-1) : problem.benchmarkLines;
 }
@@ -447,7 +522,13 @@ function scoreOf(full: FullResult | undefined, rankingBy: Problem['rankingBy']):
  * reported as a CompileResult (always `success: true`, as upstream) only when its stdout shows a torch extension
  * build, else not at all.
  */
-async function pythonCompileStep(ctx: RunContext, flags: Flags, dir: string, submissionFile: string, live: boolean): Promise<CompileResult | null> {
+async function pythonCompileStep(
+  ctx: RunContext,
+  flags: Flags,
+  dir: string,
+  submissionFile: string,
+  live: boolean,
+): Promise<CompileResult | null> {
   if (live) ctx.onRun('compile');
   let built = false;
   const o = await runChild(ctx, {
@@ -470,7 +551,15 @@ async function pythonCompileStep(ctx: RunContext, flags: Flags, dir: string, sub
   if (o.cancelled) flags.cancelled = true;
   if (!built) return null;
   const exit = o.timedOut ? EXIT_TIMEOUT : (o.exitCode ?? (o.signal ? 128 + signalNumber(o.signal) : -1));
-  return { nvcc_found: true, nvcc_version: '', success: true, command: o.command, stdout: o.stdout, stderr: o.stderr, exit_code: exit };
+  return {
+    nvcc_found: true,
+    nvcc_version: '',
+    success: true,
+    command: o.command,
+    stdout: o.stdout,
+    stderr: o.stderr,
+    exit_code: exit,
+  };
 }
 
 async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome> {
@@ -498,7 +587,10 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
     let nvccResult: CompileResult | null = null;
     if (problem.cuda) {
       const start = new Date().toISOString();
-      nvccResult = await compile(ctx, flags, dir, 'nvcc', nvccArgs(problem.cuda, ctx.slot.gpu), { what: `the ${problem.name} task`, live: !secret });
+      nvccResult = await compile(ctx, flags, dir, 'nvcc', nvccArgs(problem.cuda, ctx.slot.gpu), {
+        what: `the ${problem.name} task`,
+        live: !secret,
+      });
       // the task's sources are removed before the submission runs (upstream does so too: nothing to snoop on)
       await Promise.all(problem.files.map((f) => rm(join(dir, f.name), { force: true })));
       if (!nvccResult.success) {
@@ -510,9 +602,16 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
       command = join(dir, CUDA_PROGRAM);
       mainArgs = [];
     }
-    const one = async (key: string, evalMode: string, lines: readonly string[], timeoutSec: number, profile = false) => {
+    const one = async (
+      key: string,
+      evalMode: string,
+      lines: readonly string[],
+      timeoutSec: number,
+      profile = false,
+    ) => {
       const start = new Date().toISOString();
-      const compilation = problem.lang === 'py' ? await pythonCompileStep(ctx, flags, dir, submissionFile, !secret) : nvccResult;
+      const compilation =
+        problem.lang === 'py' ? await pythonCompileStep(ctx, flags, dir, submissionFile, !secret) : nvccResult;
       if (flags.cancelled) {
         runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
         return false;
@@ -563,10 +662,24 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
 
   const results = [await fullRun(false)];
   if (ctx.mode === 'leaderboard' && !stopped() && !compileFailed) results.push(await fullRun(true));
-  return finish(ctx, results, flags, artifacts, scoreOf(results[0], problem.rankingBy), scoreOf(results[1], problem.rankingBy));
+  return finish(
+    ctx,
+    results,
+    flags,
+    artifacts,
+    scoreOf(results[0], problem.rankingBy),
+    scoreOf(results[1], problem.rankingBy),
+  );
 }
 
-function finish(ctx: RunContext, results: FullResult[], flags: Flags, artifacts: ArtifactInfo[], score: number | null, secretScore: number | null = null): RunOutcome {
+function finish(
+  ctx: RunContext,
+  results: FullResult[],
+  flags: Flags,
+  artifacts: ArtifactInfo[],
+  score: number | null,
+  secretScore: number | null = null,
+): RunOutcome {
   const reports = results.map((r, i) =>
     buildReport({
       leaderboard: ctx.leaderboard,
@@ -646,8 +759,14 @@ async function compile(
     };
   }
   const version = await runChild(ctx, {
-    command: found, args: ['--version'], cwd: dir, env: childEnv(ctx, {}), timeoutMs: VERSION_PROBE_TIMEOUT_MS, graceMs: VERSION_PROBE_GRACE_MS,
-    capBytes: VERSION_PROBE_CAP_BYTES, signal: ctx.signal,
+    command: found,
+    args: ['--version'],
+    cwd: dir,
+    env: childEnv(ctx, {}),
+    timeoutMs: VERSION_PROBE_TIMEOUT_MS,
+    graceMs: VERSION_PROBE_GRACE_MS,
+    capBytes: VERSION_PROBE_CAP_BYTES,
+    signal: ctx.signal,
   });
   if (opts.live) ctx.onRun('compile');
   const o = await runChild(ctx, {
@@ -672,7 +791,9 @@ async function compile(
     success: exit === 0 && !o.spawnError,
     command: quoteCommand(compiler, args),
     stdout: o.stdout,
-    stderr: o.stderr + (o.timedOut ? `[kernel-runner] compilation timed out after ${ctx.settings.compileTimeoutSec} s\n` : ''),
+    stderr:
+      o.stderr +
+      (o.timedOut ? `[kernel-runner] compilation timed out after ${ctx.settings.compileTimeoutSec} s\n` : ''),
     exit_code: exit,
   };
 }
@@ -697,7 +818,10 @@ async function runScript(ctx: RunContext): Promise<RunOutcome> {
     const start = new Date().toISOString();
     // PC samples carry file:line only from code built with line info
     const lineInfo = ctx.profile?.pcSampling !== undefined && build.compiler === 'hipcc' ? ['-gline-tables-only'] : [];
-    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', ...lineInfo, '-o', 'program', ctx.fileName], { what: ctx.fileName, live: true });
+    compilation = await compile(ctx, flags, dir, build.compiler, ['-O3', ...lineInfo, '-o', 'program', ctx.fileName], {
+      what: ctx.fileName,
+      live: true,
+    });
     if (!compilation.success) {
       runs[key] = { start, end: new Date().toISOString(), compilation, run: null, profile: null };
       const result: FullResult = { success: true, error: '', system: ctx.system, runs };
@@ -751,7 +875,9 @@ export async function evaluateJob(ctx: RunContext): Promise<RunOutcome> {
         ctx.onProcess?.(p);
       },
     });
-    return full.signal.aborted && !ctx.signal.aborted && outcome.state === 'cancelled' ? { ...outcome, state: 'failed' } : outcome;
+    return full.signal.aborted && !ctx.signal.aborted && outcome.state === 'cancelled'
+      ? { ...outcome, state: 'failed' }
+      : outcome;
   } finally {
     watch.stop();
   }

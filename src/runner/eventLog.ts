@@ -10,7 +10,20 @@
 // high-water mark file beside it (`events.hwm`); recovery numbers its events past max(the file's last id, the
 // mark). A process crash cannot lose a completed write, so every id a client saw is at or below the mark. (A power
 // loss can lose both, as it can lose the log itself: nothing here is fsynced.)
-import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+  type WriteStream,
+} from 'node:fs';
 import type { SseEventName } from '../core/protocol/api';
 import { sseFrame } from '../core/protocol/sseFrame';
 import { LOG_CHUNK_BYTES, LOG_ENCODE_CHARS, LOG_FLUSH_BYTES, LOG_BACKLOG_BYTES } from './limits';
@@ -68,7 +81,10 @@ const MARK_WIDTH = 20;
  * syscall that a process crash cannot tear) unless the mark is already at or above it. Synchronous on purpose: it
  * must be done before the ids it covers are sent.
  */
-export function openHighWaterMark(logPath: string, start = 0): { raise(id: number): void; readonly value: number; close(): void } {
+export function openHighWaterMark(
+  logPath: string,
+  start = 0,
+): { raise(id: number): void; readonly value: number; close(): void } {
   let fd: number | null = null;
   let value = Math.max(start, readHighWaterMark(logPath));
   const buf = Buffer.alloc(MARK_WIDTH);
@@ -135,7 +151,11 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-export function openEventLog(path: string, lastId: number, onBatch: (batch: FrameBatch) => void = () => undefined): EventLog {
+export function openEventLog(
+  path: string,
+  lastId: number,
+  onBatch: (batch: FrameBatch) => void = () => undefined,
+): EventLog {
   let stream: WriteStream | null = null;
   // Frames are joined into one string and encoded into a chunk buffer every LOG_ENCODE_CHARS characters: encoding each
   // small frame on its own costs several times more (a native call and a flattened copy per frame). A batch is a
@@ -281,7 +301,12 @@ export interface LogChunk {
  * and only the frame that spans two reads is copied. `from` is a file offset at a frame boundary to start at (a
  * chunk's `end`), so that a client that follows a flood from the log does not read it again from the start.
  */
-export async function* readEventLog(path: string, after: number, upTo = Number.POSITIVE_INFINITY, from = 0): AsyncGenerator<LogChunk> {
+export async function* readEventLog(
+  path: string,
+  after: number,
+  upTo = Number.POSITIVE_INFINITY,
+  from = 0,
+): AsyncGenerator<LogChunk> {
   if (!existsSync(path)) return;
   let carry: Buffer | null = null;
   let offset = from; // file offset of carry's first byte (or of the next read's, without carry)

@@ -93,7 +93,10 @@ export function quoteCommand(command: string, args: readonly string[]): string {
  * The program, behind the isolation's prefix (a PID namespace) when it has one and the program can be found; a
  * program that cannot be found is started as it is, so that the error is the usual "command not found".
  */
-function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command: string; args: string[]; statusFd?: boolean; program?: string } {
+function launchCommand(
+  spec: ExecSpec,
+  pathValue: string | undefined,
+): { command: string; args: string[]; statusFd?: boolean; program?: string } {
   const prefix = spec.isolation?.prefix ?? [];
   const grouped = prefix.length === 0 && spec.limits !== undefined && process.platform === 'linux';
   if (prefix.length === 0 && !grouped) return { command: spec.command, args: spec.args };
@@ -102,18 +105,31 @@ function launchCommand(spec: ExecSpec, pathValue: string | undefined): { command
   if (grouped) {
     // the process-group fallback: util-linux prlimit sets the limits and becomes the program (same pid)
     const limits = prlimit === undefined ? [] : prlimitArgs(spec.limits as JobLimits);
-    return prlimit && limits.length ? { command: prlimit, args: [...limits, program, ...spec.args] } : { command: spec.command, args: spec.args };
+    return prlimit && limits.length
+      ? { command: prlimit, args: [...limits, program, ...spec.args] }
+      : { command: spec.command, args: spec.args };
   }
   const [command, ...rest] = prefix as [string, ...string[]];
   return { command, args: [...rest, String(STATUS_FD), program, ...spec.args], statusFd: true, program };
 }
 
-const prlimit = process.platform === 'linux' ? (findOnPath('prlimit', '/usr/bin:/bin:/usr/sbin:/sbin') ?? undefined) : undefined;
+const prlimit =
+  process.platform === 'linux' ? (findOnPath('prlimit', '/usr/bin:/bin:/usr/sbin:/sbin') ?? undefined) : undefined;
 
 /** A namespace made ahead of time (standbyNamespace.ts) with the job's launch sent to it, or undefined. */
-function fromStandby(spec: ExecSpec, launch: ReturnType<typeof launchCommand>, env: Record<string, string | undefined>) {
+function fromStandby(
+  spec: ExecSpec,
+  launch: ReturnType<typeof launchCommand>,
+  env: Record<string, string | undefined>,
+) {
   if (!launch.statusFd || !launch.program || !spec.standby) return undefined;
-  const message = standbyLaunchMessage(spec.cwd, Boolean(spec.popcornFd), [launch.program, ...spec.args], env, spec.workDir ?? spec.cwd);
+  const message = standbyLaunchMessage(
+    spec.cwd,
+    Boolean(spec.popcornFd),
+    [launch.program, ...spec.args],
+    env,
+    spec.workDir ?? spec.cwd,
+  );
   if (!message) return undefined;
   const child = spec.standby.take();
   child?.stdin.end(message);
@@ -139,21 +155,33 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   const tracked = process.platform === 'linux' && (spec.isolation?.kind ?? 'process-group') === 'process-group';
   const tag = tracked ? randomBytes(16).toString('hex') : '';
   // the runner's own variables (its token above all) never reach a job, whoever built the spec
-  const env: Record<string, string | undefined> = { ...jobEnvironment(spec.env), ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}), ...(tag ? { [JOB_TAG_VAR]: tag } : {}) };
+  const env: Record<string, string | undefined> = {
+    ...jobEnvironment(spec.env),
+    ...(spec.popcornFd ? { POPCORN_FD: '3' } : {}),
+    ...(tag ? { [JOB_TAG_VAR]: tag } : {}),
+  };
   const launch = launchCommand(spec, env.PATH);
   // a fresh sandboxed namespace's INIT learns the work dir from its environment and takes it out of the program's
   const sandboxed = launch.statusFd && spec.isolation?.sandbox ? { [WORK_DIR_VAR]: spec.workDir ?? spec.cwd } : {};
-  const child = fromStandby(spec, launch, env) ?? execa(launch.command, launch.args, {
-    cwd: spec.cwd,
-    env: { ...env, ...sandboxed },
-    extendEnv: false,
-    detached: process.platform !== 'win32',
-    buffer: false,
-    reject: false,
-    stdio: ['ignore', 'pipe', 'pipe', spec.popcornFd ? 'pipe' : 'ignore', ...(launch.statusFd ? ['pipe' as const] : [])],
-    windowsHide: true,
-    forceKillAfterDelay: false,
-  });
+  const child =
+    fromStandby(spec, launch, env) ??
+    execa(launch.command, launch.args, {
+      cwd: spec.cwd,
+      env: { ...env, ...sandboxed },
+      extendEnv: false,
+      detached: process.platform !== 'win32',
+      buffer: false,
+      reject: false,
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        spec.popcornFd ? 'pipe' : 'ignore',
+        ...(launch.statusFd ? ['pipe' as const] : []),
+      ],
+      windowsHide: true,
+      forceKillAfterDelay: false,
+    });
   const pid = child.pid;
   if (pid !== undefined) {
     if (tag && spec.limits) raiseOomScore(pid);
@@ -204,7 +232,9 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
   }
 
   let initStatus = '';
-  const statusPipe = launch.statusFd ? ((child.stdio as readonly unknown[])[STATUS_FD] as Readable | null | undefined) : undefined;
+  const statusPipe = launch.statusFd
+    ? ((child.stdio as readonly unknown[])[STATUS_FD] as Readable | null | undefined)
+    : undefined;
   if (statusPipe) statusPipe.on('data', (chunk: Buffer | string) => (initStatus += String(chunk).slice(0, 100)));
 
   let graceTimer: NodeJS.Timeout | undefined;
@@ -239,11 +269,14 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
     if (graceTimer) clearTimeout(graceTimer);
     killGroup(pid, 'SIGKILL');
     if (tag) killTagged(tag);
-    pipeTimer = setTimeout(() => {
-      for (const stream of [child.stdout, child.stderr, child.stdio[3], statusPipe]) {
-        if (stream && 'destroy' in stream && !stream.destroyed) stream.destroy();
-      }
-    }, Math.max(spec.graceMs, 100));
+    pipeTimer = setTimeout(
+      () => {
+        for (const stream of [child.stdout, child.stderr, child.stdio[3], statusPipe]) {
+          if (stream && 'destroy' in stream && !stream.destroyed) stream.destroy();
+        }
+      },
+      Math.max(spec.graceMs, 100),
+    );
   });
 
   const result = await child;
@@ -256,7 +289,8 @@ export async function runProcess(spec: ExecSpec): Promise<ExecOutcome> {
 
   let spawnError: string | null = null;
   if (result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated) {
-    spawnError = result.code === 'ENOENT' ? `${spec.command}: command not found` : result.shortMessage || String(result.message);
+    spawnError =
+      result.code === 'ENOENT' ? `${spec.command}: command not found` : result.shortMessage || String(result.message);
   }
   // the program inside a PID namespace was killed by a signal: its init could only exit with 128+n
   const initSignal = /^signal (\d+)$/m.exec(initStatus);

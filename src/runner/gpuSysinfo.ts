@@ -33,9 +33,28 @@ export interface GpuSysinfo {
 }
 
 export const SYSINFO_COLUMNS: ReadonlyArray<keyof GpuSysinfo> = [
-  'gpu_model', 'gpu_arch', 'gpu_chip_id', 'gpu_l1', 'gpu_l2', 'cu_per_gpu', 'simd_per_cu', 'se_per_gpu', 'wave_size',
-  'workgroup_max_size', 'max_waves_per_cu', 'max_sclk', 'max_mclk', 'cur_sclk', 'cur_mclk', 'compute_partition',
-  'memory_partition', 'num_xcd', 'total_l2_chan', 'lds_banks_per_cu', 'num_hbm_channels', 'sources',
+  'gpu_model',
+  'gpu_arch',
+  'gpu_chip_id',
+  'gpu_l1',
+  'gpu_l2',
+  'cu_per_gpu',
+  'simd_per_cu',
+  'se_per_gpu',
+  'wave_size',
+  'workgroup_max_size',
+  'max_waves_per_cu',
+  'max_sclk',
+  'max_mclk',
+  'cur_sclk',
+  'cur_mclk',
+  'compute_partition',
+  'memory_partition',
+  'num_xcd',
+  'total_l2_chan',
+  'lds_banks_per_cu',
+  'num_hbm_channels',
+  'sources',
 ];
 
 export interface RocminfoGpu {
@@ -124,7 +143,9 @@ function mhz(v: unknown): number | null {
 /** The highest of `frequency_levels` (`{"Level 0": "900 MHz", ...}`), as rocprof-compute takes the highest level. */
 function topLevel(levels: unknown): string | null {
   if (!levels || typeof levels !== 'object') return null;
-  const values = Object.values(levels as Record<string, unknown>).map(mhz).filter((n): n is number => n !== null && n > 0);
+  const values = Object.values(levels as Record<string, unknown>)
+    .map(mhz)
+    .filter((n): n is number => n !== null && n > 0);
   return values.length ? String(Math.max(...values)) : null;
 }
 
@@ -132,7 +153,8 @@ function topLevel(levels: unknown): string | null {
 function findKey(v: unknown, names: readonly string[], depth = 0): string | null {
   if (!v || typeof v !== 'object' || depth > 6) return null;
   for (const [k, val] of Object.entries(v as Record<string, unknown>)) {
-    if (names.includes(k.toLowerCase()) && typeof val === 'string' && val.trim() && !/^n\/a$/i.test(val.trim())) return val.trim();
+    if (names.includes(k.toLowerCase()) && typeof val === 'string' && val.trim() && !/^n\/a$/i.test(val.trim()))
+      return val.trim();
   }
   for (const val of Object.values(v as Record<string, unknown>)) {
     const found = findKey(val, names, depth + 1);
@@ -152,9 +174,14 @@ export function parseAmdSmiStatic(text: string): AmdSmiGpu[] {
   } catch {
     return [];
   }
-  const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' && Array.isArray((doc as { gpu_data?: unknown }).gpu_data) ? (doc as { gpu_data: unknown[] }).gpu_data : [];
+  const list = Array.isArray(doc)
+    ? doc
+    : doc && typeof doc === 'object' && Array.isArray((doc as { gpu_data?: unknown }).gpu_data)
+      ? (doc as { gpu_data: unknown[] }).gpu_data
+      : [];
   return list.map((g) => {
-    const clock = (g && typeof g === 'object' ? (g as { clock?: unknown }).clock : undefined) as Record<string, { frequency_levels?: unknown }> | undefined;
+    const clock = (g && typeof g === 'object' ? (g as { clock?: unknown }).clock : undefined) as
+      Record<string, { frequency_levels?: unknown }> | undefined;
     return {
       maxMclk: topLevel(clock?.mem?.frequency_levels),
       maxSclk: topLevel(clock?.sys?.frequency_levels),
@@ -166,11 +193,27 @@ export function parseAmdSmiStatic(text: string): AmdSmiGpu[] {
 
 /** Chip IDs -> rocprof-compute's gpu_model (mi_gpu_spec.yaml: physical and virtual ids). */
 const MODEL_OF_CHIP: Record<string, string> = {
-  '29711': 'MI210', '29708': 'MI250', '29704': 'MI250X',
-  '29856': 'MI300A_A1', '29876': 'MI300A_A1', '29857': 'MI300X_A1', '29877': 'MI300X_A1',
-  '29865': 'MI300XHF', '29885': 'MI300XHF', '29858': 'MI308X', '29878': 'MI308X', '29864': 'MI308XHF', '29884': 'MI308XHF',
-  '29861': 'MI325X', '29881': 'MI325X',
-  '30112': 'MI350', '30128': 'MI350', '30115': 'MI355', '30131': 'MI355', '30114': 'MI358', '30130': 'MI358',
+  '29711': 'MI210',
+  '29708': 'MI250',
+  '29704': 'MI250X',
+  '29856': 'MI300A_A1',
+  '29876': 'MI300A_A1',
+  '29857': 'MI300X_A1',
+  '29877': 'MI300X_A1',
+  '29865': 'MI300XHF',
+  '29885': 'MI300XHF',
+  '29858': 'MI308X',
+  '29878': 'MI308X',
+  '29864': 'MI308XHF',
+  '29884': 'MI308XHF',
+  '29861': 'MI325X',
+  '29881': 'MI325X',
+  '30112': 'MI350',
+  '30128': 'MI350',
+  '30115': 'MI355',
+  '30131': 'MI355',
+  '30114': 'MI358',
+  '30130': 'MI358',
 };
 
 /** XCDs per compute partition, per model (mi_gpu_spec.yaml `num_xcds`); gfx90a parts have one. */
@@ -219,7 +262,8 @@ export function buildSysinfo(rocminfo: ToolOutput, amdSmi: ToolOutput, index = 0
   } else if (totalL2 !== null) hbm = totalL2;
   const maxSclk = r?.maxClockMhz ?? null;
   const maxMclk = s?.maxMclk ?? null;
-  const detail = (tool: string, out: ToolOutput, got: boolean) => `${tool}: ${out.status === 'read' && !got ? 'read, no GPU found in its output' : out.status}`;
+  const detail = (tool: string, out: ToolOutput, got: boolean) =>
+    `${tool}: ${out.status === 'read' && !got ? 'read, no GPU found in its output' : out.status}`;
   const unknown = !r && !s;
   return {
     gpu_model: model,

@@ -34,7 +34,11 @@ export function inventoryOf(runtime: GpuRuntime, deviceSlots: GpuSlot[]): GpuInv
   for (const s of deviceSlots) if (s.devices.length === 1) byName.set(s.gpu, [...(byName.get(s.gpu) ?? []), s]);
   for (const [name, own] of byName) {
     if (own.length < 2) continue;
-    slots.push({ gpu: `${name}x${own.length}`, devices: own.flatMap((s) => s.devices), product: own[0]?.product ?? name });
+    slots.push({
+      gpu: `${name}x${own.length}`,
+      devices: own.flatMap((s) => s.devices),
+      product: own[0]?.product ?? name,
+    });
   }
   return { runtime, slots, names: [...new Set(slots.map((s) => s.gpu))] };
 }
@@ -96,7 +100,10 @@ async function tryRun(command: string, args: string[], pathValue: string | undef
   return r.exitCode === 0 && typeof r.stdout === 'string' ? r.stdout : null;
 }
 
-export async function detectGpus(override?: string, pathValue: string | undefined = process.env.PATH): Promise<GpuInventory> {
+export async function detectGpus(
+  override?: string,
+  pathValue: string | undefined = process.env.PATH,
+): Promise<GpuInventory> {
   let runtime: GpuRuntime = 'CPU';
   let products: string[] = [];
   let name = (p: string) => p;
@@ -112,7 +119,11 @@ export async function detectGpus(override?: string, pathValue: string | undefine
     name = amdGpuName;
   } else {
     const nv = await tryRun('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], pathValue);
-    if (nv) products = nv.split('\n').map((l) => l.trim()).filter(Boolean);
+    if (nv)
+      products = nv
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
     if (products.length) {
       runtime = 'CUDA';
       name = nvidiaGpuName;
@@ -120,5 +131,8 @@ export async function detectGpus(override?: string, pathValue: string | undefine
   }
 
   if (products.length === 0) return inventoryOf(runtime, [{ gpu: override ?? 'CPU', devices: [], product: 'CPU' }]);
-  return inventoryOf(runtime, products.map((product, device) => ({ gpu: override ?? name(product), devices: [device], product })));
+  return inventoryOf(
+    runtime,
+    products.map((product, device) => ({ gpu: override ?? name(product), devices: [device], product })),
+  );
 }

@@ -30,7 +30,16 @@ import { probeSystem } from './system';
 import { KernelRunnerError, errorMessage } from '../core/errors';
 import { ROUTES } from '../core/protocol/routes';
 import { MAX_SUBMISSION_BYTES } from '../core/limits';
-import { BODY_IDLE_TIMEOUT_MS, BODY_TIMEOUT_MS, DEFAULT_MAX_JOB_DISK_BYTES, DEFAULT_MAX_JOB_OUTPUT, HEADERS_TIMEOUT_MS, HEARTBEAT_MS, KILL_GRACE_MS, RETENTION_INTERVAL_MS } from './limits';
+import {
+  BODY_IDLE_TIMEOUT_MS,
+  BODY_TIMEOUT_MS,
+  DEFAULT_MAX_JOB_DISK_BYTES,
+  DEFAULT_MAX_JOB_OUTPUT,
+  HEADERS_TIMEOUT_MS,
+  HEARTBEAT_MS,
+  KILL_GRACE_MS,
+  RETENTION_INTERVAL_MS,
+} from './limits';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
 const DEFAULT_MAX_DATA_BYTES = 20e9;
@@ -153,7 +162,9 @@ export class RunnerStartError extends KernelRunnerError {
 
 function runnerVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    return (
+      (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0'
+    );
   } catch {
     return '0.0.0';
   }
@@ -243,7 +254,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     } catch {
       ok = false;
     }
-    if (!ok) throw new RunnerStartError(`public URL "${opts.publicUrl}" is not an http(s) URL (e.g. https://runner.example.com)`);
+    if (!ok)
+      throw new RunnerStartError(
+        `public URL "${opts.publicUrl}" is not an http(s) URL (e.g. https://runner.example.com)`,
+      );
   }
   const headersTimeoutMs = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const bodyIdleTimeoutMs = opts.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_MS;
@@ -262,7 +276,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   const store = openStore(dataDir);
   const maxDataBytes = opts.retention?.maxTotalBytes ?? DEFAULT_MAX_DATA_BYTES;
   const maxJobDiskBytes = opts.maxJobDiskBytes ?? Math.min(DEFAULT_MAX_JOB_DISK_BYTES, maxDataBytes);
-  const jobLimits: JobLimits = { memory: opts.maxJobMemoryBytes ?? defaultJobMemoryLimit(), processes: opts.maxJobProcesses ?? DEFAULT_JOB_PROCESS_LIMIT };
+  const jobLimits: JobLimits = {
+    memory: opts.maxJobMemoryBytes ?? defaultJobMemoryLimit(),
+    processes: opts.maxJobProcesses ?? DEFAULT_JOB_PROCESS_LIMIT,
+  };
   // what a job sees of this runner: its own work dir, not the data dir, the state folder or the runner's files
   let sandbox;
   try {
@@ -281,7 +298,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     throw new RunnerStartError(errorMessage(err));
   }
   // how each job's processes are kept together (probed once; see isolation.ts)
-  const isolation = detectIsolation(env, { ...(opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {}), sandbox });
+  const isolation = detectIsolation(env, {
+    ...(opts.isolationCacheFile ? { cacheFile: opts.isolationCacheFile } : {}),
+    sandbox,
+  });
   // after the store (one runner per data dir): the Slurm jobs a previous start left are cancelled before the job
   // manager reports them interrupted (executors/slurm.ts)
   let executor: Executor;
@@ -293,7 +313,12 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     try {
       const slurm = await createSlurmExecutor({ ...opts.slurm, dataDir, env, python, log });
       executor = slurm;
-      inventory = slurmInventory({ gpuName: opts.gpuName, partition: opts.slurm?.partition, gres: opts.slurm?.gres, nodeGres: slurm.gres });
+      inventory = slurmInventory({
+        gpuName: opts.gpuName,
+        partition: opts.slurm?.partition,
+        gres: opts.slurm?.gres,
+        nodeGres: slurm.gres,
+      });
     } catch (err) {
       store.close();
       if (err instanceof SlurmStartError) throw new RunnerStartError(err.message);
@@ -355,7 +380,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     get publicUrl() {
       return linkBase;
     },
-    backlog: createBacklogBudget(opts.maxClientBacklogBytes ?? 16 * 1024 * 1024, opts.maxTotalBacklogBytes ?? 64 * 1024 * 1024),
+    backlog: createBacklogBudget(
+      opts.maxClientBacklogBytes ?? 16 * 1024 * 1024,
+      opts.maxTotalBacklogBytes ?? 64 * 1024 * 1024,
+    ),
     log,
     heartbeatMs: opts.heartbeatMs ?? HEARTBEAT_MS,
     executor,
@@ -427,7 +455,11 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       over = true;
       stopWatching();
       log(`warning: ${req.method} ${req.url}: the request body ${why}; closing the connection`);
-      if (!res.headersSent) sendError(res, new HttpError(408, `The request body ${why}; the connection is closed`, { Connection: 'close' }));
+      if (!res.headersSent)
+        sendError(
+          res,
+          new HttpError(408, `The request body ${why}; the connection is closed`, { Connection: 'close' }),
+        );
       res.once('finish', () => req.socket.destroy());
       setTimeout(() => req.socket.destroy(), 1000).unref();
     };
@@ -441,11 +473,16 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       const got = socket.bytesRead - windowStart;
       windowStart = socket.bytesRead;
       if (got > 0 && got < minPerWindow) {
-        close(`arrived at ${Math.round((got * 1000) / bodyIdleTimeoutMs)} bytes/s, slower than the ${bodyMinBytesPerSec} bytes/s it must keep`);
+        close(
+          `arrived at ${Math.round((got * 1000) / bodyIdleTimeoutMs)} bytes/s, slower than the ${bodyMinBytesPerSec} bytes/s it must keep`,
+        );
       }
     }, bodyIdleTimeoutMs);
     rate.unref();
-    const deadline = bodyTimeoutMs > 0 ? setTimeout(() => close(`did not arrive within ${duration(bodyTimeoutMs)}`), bodyTimeoutMs) : null;
+    const deadline =
+      bodyTimeoutMs > 0
+        ? setTimeout(() => close(`did not arrive within ${duration(bodyTimeoutMs)}`), bodyTimeoutMs)
+        : null;
     deadline?.unref();
     const stopWatching = () => {
       req.off('timeout', stalled);
@@ -484,7 +521,11 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     await jobs.close();
     await executor.close();
     const e = err as NodeJS.ErrnoException;
-    throw new RunnerStartError(e.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use (try --port 0 for any free port)` : `cannot listen on ${host}:${port}: ${e.message}`);
+    throw new RunnerStartError(
+      e.code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is already in use (try --port 0 for any free port)`
+        : `cannot listen on ${host}:${port}: ${e.message}`,
+    );
   }
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -492,7 +533,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
   if (!linkBase) {
     const wildcard = address.address === '0.0.0.0' || address.address === '::';
     linkBase = wildcard ? `http://${hostname()}:${address.port}` : url;
-    if (wildcard) log(`warning: artifact links use this machine's name (${linkBase}); pass --public-url URL if clients reach it under another address`);
+    if (wildcard)
+      log(
+        `warning: artifact links use this machine's name (${linkBase}); pass --public-url URL if clients reach it under another address`,
+      );
   }
 
   // clients of this user offer the stored token to this port only, and only while this runner runs

@@ -250,8 +250,9 @@ function probe(command: string, args: string[]): string | null {
 
 /** What the process-group fallback leaves open, said where it is in effect. */
 const GROUP_EXPOSES =
-  '. NOT PROTECTED without a namespace: a job runs as this runner\'s user and can read and write what it can (the data dir with the token and other jobs, the runner\'s files); only the runner\'s own variables are kept from its environment';
-const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and daemons are found by their KERNEL_RUNNER_JOB_TAG and killed with the job)';
+  ". NOT PROTECTED without a namespace: a job runs as this runner's user and can read and write what it can (the data dir with the token and other jobs, the runner's files); only the runner's own variables are kept from its environment";
+const GROUP_DESCRIPTION =
+  'process group + job tag per job (setsid children and daemons are found by their KERNEL_RUNNER_JOB_TAG and killed with the job)';
 
 /**
  * What this runner uses (env KERNEL_RUNNER_ISOLATION = pid-namespace | process-group; default: a PID namespace where
@@ -259,30 +260,53 @@ const GROUP_DESCRIPTION = 'process group + job tag per job (setsid children and 
  * what it fell back to when it does not. With `cacheFile`, what the check found is remembered there and used while
  * nothing it depends on changed (isolationCache.ts): for runners that live as long as one command.
  */
-export function detectIsolation(env: NodeJS.ProcessEnv, opts: { cacheFile?: string; sandbox?: SandboxSpec } = {}): Isolation {
+export function detectIsolation(
+  env: NodeJS.ProcessEnv,
+  opts: { cacheFile?: string; sandbox?: SandboxSpec } = {},
+): Isolation {
   if (process.platform !== 'linux') {
     return {
       kind: 'none',
       prefix: [],
       sandbox: null,
-      description: 'NONE available on this system (no /proc): jobs run, but only their process group is stopped; a child that leaves it can outlive its job',
+      description:
+        'NONE available on this system (no /proc): jobs run, but only their process group is stopped; a child that leaves it can outlive its job',
     };
   }
   const choice = env.KERNEL_RUNNER_ISOLATION?.trim() || 'pid-namespace';
   if (choice === 'process-group') {
-    return { kind: 'process-group', prefix: [], sandbox: null, description: `${GROUP_DESCRIPTION}; chosen by KERNEL_RUNNER_ISOLATION=process-group (no PID namespace)${GROUP_EXPOSES}` };
+    return {
+      kind: 'process-group',
+      prefix: [],
+      sandbox: null,
+      description: `${GROUP_DESCRIPTION}; chosen by KERNEL_RUNNER_ISOLATION=process-group (no PID namespace)${GROUP_EXPOSES}`,
+    };
   }
-  const unknown = choice === 'pid-namespace' ? '' : ` (KERNEL_RUNNER_ISOLATION=${choice} is not pid-namespace or process-group: ignored)`;
+  const unknown =
+    choice === 'pid-namespace'
+      ? ''
+      : ` (KERNEL_RUNNER_ISOLATION=${choice} is not pid-namespace or process-group: ignored)`;
   const unshare = findOnPath('unshare', env.PATH) ?? findOnPath('unshare', '/usr/bin:/bin');
   const python = findOnPath('python3', env.PATH);
   const setpriv = findOnPath('setpriv', env.PATH) ?? findOnPath('setpriv', '/usr/bin:/bin');
   const trueCommand = findOnPath('true', '/usr/bin:/bin') ?? 'true';
-  const why = !unshare ? 'no unshare (util-linux) found' : !python ? 'no python3 for the namespace\'s init' : '';
+  const why = !unshare ? 'no unshare (util-linux) found' : !python ? "no python3 for the namespace's init" : '';
   if (!why && unshare && python) {
     const root = process.getuid?.() === 0;
-    const flagSets = root ? [['--pid'], ['--user', '--map-root-user', '--pid']] : [['--user', '--map-root-user', '--pid']];
-    const unshareArgs = (flagSet: number) => [...(flagSets[flagSet] as string[]), '--fork', '--kill-child', '--mount-proc'];
-    const wrapWith = (flagSet: number) => [...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []), unshare, ...unshareArgs(flagSet)];
+    const flagSets = root
+      ? [['--pid'], ['--user', '--map-root-user', '--pid']]
+      : [['--user', '--map-root-user', '--pid']];
+    const unshareArgs = (flagSet: number) => [
+      ...(flagSets[flagSet] as string[]),
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+    ];
+    const wrapWith = (flagSet: number) => [
+      ...(setpriv ? [setpriv, '--pdeathsig', 'KILL'] : []),
+      unshare,
+      ...unshareArgs(flagSet),
+    ];
     const sandbox = opts.sandbox ?? null;
     const found = (flagSet: number, init: string): Isolation => ({
       kind: 'pid-namespace',

@@ -7,7 +7,17 @@
 // was: the user, the kernel, the capabilities and user-namespace settings, the unshare, setpriv and python3 found
 // on PATH (path, size, modification time) and the interpreter found behind a launcher, and for a day at most.
 // Anything else (a missing, foreign, writable-by-others or malformed file) means checking again.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { release } from 'node:os';
 import path from 'node:path';
 import { ISOLATION_CHECK_MAX_AGE_MS } from './limits';
@@ -54,9 +64,11 @@ export function isolationKey(tools: { unshare: string; setpriv: string | null; p
     `uid=${process.getuid?.() ?? -1}`,
     `kernel=${release()}`,
     `caps=${caps}`,
-    ...['/proc/sys/kernel/unprivileged_userns_clone', '/proc/sys/user/max_user_namespaces', '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'].map(
-      (f) => `${path.basename(f)}=${readOr(f, '-')}`,
-    ),
+    ...[
+      '/proc/sys/kernel/unprivileged_userns_clone',
+      '/proc/sys/user/max_user_namespaces',
+      '/proc/sys/kernel/apparmor_restrict_unprivileged_userns',
+    ].map((f) => `${path.basename(f)}=${readOr(f, '-')}`),
     stamp(tools.unshare),
     tools.setpriv ? stamp(tools.setpriv) : 'setpriv:-',
     stamp(tools.python),
@@ -64,14 +76,20 @@ export function isolationKey(tools: { unshare: string; setpriv: string | null; p
 }
 
 /** The remembered finding for `key`, or null when there is none that can be trusted. */
-export function readIsolationFinding(file: string, key: string, flagSets: number, now = Date.now()): IsolationFinding | null {
+export function readIsolationFinding(
+  file: string,
+  key: string,
+  flagSets: number,
+  now = Date.now(),
+): IsolationFinding | null {
   let text: string;
   let fd = -1;
   try {
     // ours alone: a regular file (not a link) owned by this user, which no one else can write
     fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     const s = fstatSync(fd);
-    if (!s.isFile() || (process.getuid && s.uid !== process.getuid()) || (s.mode & 0o022) !== 0 || s.size > 64 * 1024) return null;
+    if (!s.isFile() || (process.getuid && s.uid !== process.getuid()) || (s.mode & 0o022) !== 0 || s.size > 64 * 1024)
+      return null;
     text = readFileSync(fd, 'utf8');
   } catch {
     return null;
@@ -85,8 +103,14 @@ export function readIsolationFinding(file: string, key: string, flagSets: number
     return null;
   }
   if (data.version !== VERSION || data.key !== key) return null;
-  if (typeof data.checkedAt !== 'number' || now - data.checkedAt > ISOLATION_CHECK_MAX_AGE_MS || data.checkedAt > now + 60_000) return null;
-  if (!Number.isInteger(data.flagSet) || (data.flagSet as number) < 0 || (data.flagSet as number) >= flagSets) return null;
+  if (
+    typeof data.checkedAt !== 'number' ||
+    now - data.checkedAt > ISOLATION_CHECK_MAX_AGE_MS ||
+    data.checkedAt > now + 60_000
+  )
+    return null;
+  if (!Number.isInteger(data.flagSet) || (data.flagSet as number) < 0 || (data.flagSet as number) >= flagSets)
+    return null;
   if (typeof data.init !== 'string' || !path.isAbsolute(data.init) || data.init.includes('\0')) return null;
   // the interpreter behind a launcher: still the same file
   const initStamp = stamp(data.init);
@@ -96,7 +120,14 @@ export function readIsolationFinding(file: string, key: string, flagSets: number
 
 /** Remembers a finding (0600, replaced atomically); a folder that cannot be written only costs the next check. */
 export function writeIsolationFinding(file: string, key: string, finding: IsolationFinding, now = Date.now()): void {
-  const body: CacheFile = { version: VERSION, key, checkedAt: now, flagSet: finding.flagSet, init: finding.init, initStamp: stamp(finding.init) };
+  const body: CacheFile = {
+    version: VERSION,
+    key,
+    checkedAt: now,
+    flagSet: finding.flagSet,
+    init: finding.init,
+    initStamp: stamp(finding.init),
+  };
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

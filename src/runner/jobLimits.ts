@@ -57,7 +57,8 @@ export function describeLimits(d: LimitDescription): string {
 
 /** The process-group fallback's limits, for serve's start line: what prlimit bounds there and what it cannot. */
 export function describeGroupLimits(limits: JobLimits, uid = process.getuid?.() ?? -1): string {
-  if (process.platform !== 'linux' || !findOnPath('prlimit', '/usr/bin:/bin:/usr/sbin:/sbin')) return 'memory and processes NOT bounded (no util-linux prlimit)';
+  if (process.platform !== 'linux' || !findOnPath('prlimit', '/usr/bin:/bin:/usr/sbin:/sbin'))
+    return 'memory and processes NOT bounded (no util-linux prlimit)';
   const memory = limits.memory > 0 ? `memory ${formatBytes(limits.memory)} per process` : 'memory NOT bounded';
   const processes =
     limits.processes <= 0
@@ -114,7 +115,8 @@ export function raiseOomScore(pid: number): void {
   }
 }
 
-const MEMORY_SIGNS = /MemoryError|std::bad_alloc|Cannot allocate memory|out of memory|[Oo]ut of host memory|hipErrorOutOfMemory/;
+const MEMORY_SIGNS =
+  /MemoryError|std::bad_alloc|Cannot allocate memory|out of memory|[Oo]ut of host memory|hipErrorOutOfMemory/;
 const PROCESS_SIGNS = /Resource temporarily unavailable|can't start new thread|fork: retry|EAGAIN/;
 
 /**
@@ -124,10 +126,14 @@ const PROCESS_SIGNS = /Resource temporarily unavailable|can't start new thread|f
 export function limitNotes(stderr: string, limits: JobLimits): string[] {
   const notes: string[] = [];
   if (limits.memory > 0 && MEMORY_SIGNS.test(stderr)) {
-    notes.push(`[kernel-runner] the program ran out of memory: a job's process may allocate ${formatBytes(limits.memory)} (serve --max-job-memory)`);
+    notes.push(
+      `[kernel-runner] the program ran out of memory: a job's process may allocate ${formatBytes(limits.memory)} (serve --max-job-memory)`,
+    );
   }
   if (limits.processes > 0 && PROCESS_SIGNS.test(stderr)) {
-    notes.push(`[kernel-runner] the program could not start a process or thread: a job may run ${limits.processes} (serve --max-job-processes)`);
+    notes.push(
+      `[kernel-runner] the program could not start a process or thread: a job may run ${limits.processes} (serve --max-job-processes)`,
+    );
   }
   return notes;
 }

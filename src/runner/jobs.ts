@@ -9,7 +9,8 @@ import type {
   ResultEvent,
   SseEventName,
   StatusEvent,
-  SubmissionMode } from '../core/protocol/api';
+  SubmissionMode,
+} from '../core/protocol/api';
 import type { ClassifiedLine } from '../core/noise';
 import { HARD_TIMEOUT_ERROR, upstreamCompletion } from './completion';
 import { evaluateJob, type RunSettings } from './evaluate';
@@ -116,7 +117,11 @@ export interface JobManager {
 }
 
 const CANCELLED: ErrorEvent = { status: 'error', detail: 'Submission cancelled' };
-const STOPPED_RUNNING: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped while this job was running; submit it again', status_code: 503 };
+const STOPPED_RUNNING: ErrorEvent = {
+  status: 'error',
+  detail: 'Interrupted: the runner was stopped while this job was running; submit it again',
+  status_code: 503,
+};
 
 /** A route under the base URL, keeping the base's path (a runner behind a proxy at https://host/gpu/). */
 function artifactLink(baseUrl: string, route: string): string {
@@ -152,7 +157,9 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         const outcome = killOrphanGroup(rec.process);
         if (outcome === 'killed') {
           detail += ` (the processes it left behind, group ${rec.process.pgid}, were killed)`;
-          opts.log(`job ${rec.id}: killed process group ${rec.process.pgid} left behind by a runner that stopped without ending it`);
+          opts.log(
+            `job ${rec.id}: killed process group ${rec.process.pgid} left behind by a runner that stopped without ending it`,
+          );
         }
       }
       store.interruptSync(rec, { status: 'error', detail, status_code: 503 });
@@ -320,23 +327,46 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
           void store.saveJob(rec);
         },
       });
-      const result = { event: 'result' as const, data: { status: 'success' as const, results: outcome.results, reports: outcome.reports } };
+      const result = {
+        event: 'result' as const,
+        data: { status: 'success' as const, results: outcome.results, reports: outcome.reports },
+      };
       const scores = { artifacts: outcome.artifacts, score: outcome.score, secret_score: outcome.secretScore };
       if (job.interrupting) {
         await finish(job, { event: 'error', data: STOPPED_RUNNING }, 'interrupted');
       } else if (job.hardTimedOut) {
         // the runs so far are kept, as upstream keeps the runs it recorded before its hard timeout
-        await finish(job, result, 'timed_out', { ...scores, upstream_status: 'timed_out', upstream_error: HARD_TIMEOUT_ERROR });
+        await finish(job, result, 'timed_out', {
+          ...scores,
+          upstream_status: 'timed_out',
+          upstream_error: HARD_TIMEOUT_ERROR,
+        });
       } else if (outcome.state === 'cancelled') {
         await finish(job, { event: 'error', data: CANCELLED }, 'cancelled');
       } else {
         const upstream = upstreamCompletion(rec.mode, rec.gpu, outcome.results);
-        await finish(job, result, outcome.state, { ...scores, upstream_status: upstream.status, upstream_error: upstream.error });
+        await finish(job, result, outcome.state, {
+          ...scores,
+          upstream_status: upstream.status,
+          upstream_error: upstream.error,
+        });
       }
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       opts.log(`job ${job.id} failed inside the runner: ${e.stack ?? e.message}`);
-      await finish(job, { event: 'error', data: { status: 'error', detail: `An unexpected error occurred: ${e.name}`, raw_error: e.message, status_code: 500 } }, 'failed');
+      await finish(
+        job,
+        {
+          event: 'error',
+          data: {
+            status: 'error',
+            detail: `An unexpected error occurred: ${e.name}`,
+            raw_error: e.message,
+            status_code: 500,
+          },
+        },
+        'failed',
+      );
     } finally {
       clearTimeout(hardTimer);
     }
@@ -394,7 +424,8 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     async submit(req) {
       if (closing) throw new QueueFullError('the runner is shutting down');
       const waiting = scheduler.counts(req.gpu).queued;
-      if (waiting >= opts.maxQueuedJobs) throw new QueueFullError(`the queue for ${req.gpu} is full (${waiting} jobs waiting); try again later`);
+      if (waiting >= opts.maxQueuedJobs)
+        throw new QueueFullError(`the queue for ${req.gpu} is full (${waiting} jobs waiting); try again later`);
       // `queue_position` (see core/protocol/api.ts): 0 = a free device takes it at once, else its place in line
       const placeInLine = () => {
         const c = scheduler.counts(req.gpu);
@@ -454,7 +485,17 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       };
       liveJobs.set(id, job);
       lightRecords.set(id, record);
-      emit(job, 'job', JSON.stringify({ job_id: id, leaderboard: req.leaderboard, gpu: req.gpu, mode: req.mode, queue_position: position }));
+      emit(
+        job,
+        'job',
+        JSON.stringify({
+          job_id: id,
+          leaderboard: req.leaderboard,
+          gpu: req.gpu,
+          mode: req.mode,
+          queue_position: position,
+        }),
+      );
       emitStatus(job);
       job.heartbeat = setInterval(() => emitStatus(job), opts.heartbeatMs);
       scheduler.enqueue(job);
@@ -496,7 +537,11 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         job.interrupting = true;
         job.abort.abort();
       }
-      const notStarted: ErrorEvent = { status: 'error', detail: 'Interrupted: the runner was stopped before this job started; submit it again', status_code: 503 };
+      const notStarted: ErrorEvent = {
+        status: 'error',
+        detail: 'Interrupted: the runner was stopped before this job started; submit it again',
+        status_code: 503,
+      };
       await Promise.all(waiting.map((job) => finish(job, { event: 'error', data: notStarted }, 'interrupted')));
       // The executor's stop path (SIGINT/SIGTERM, SIGKILL after the grace period) ends a running job; should one not
       // end even then (a pipe held open by something outside its reach), it is still recorded as interrupted before
@@ -507,7 +552,10 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       await Promise.race([Promise.all(jobs.map((j) => j.done)), timedOut]);
       clearTimeout(timer);
       const stuck = jobs.filter((j) => !j.finished);
-      for (const job of stuck) opts.log(`job ${job.id}: still running ${Math.round(bound / 1000)} s after it was told to stop; recording it as interrupted`);
+      for (const job of stuck)
+        opts.log(
+          `job ${job.id}: still running ${Math.round(bound / 1000)} s after it was told to stop; recording it as interrupted`,
+        );
       await Promise.all(stuck.map((job) => finish(job, { event: 'error', data: STOPPED_RUNNING }, 'interrupted')));
       await retentionRun;
       store.close();

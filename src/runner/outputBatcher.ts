@@ -22,7 +22,10 @@ export interface OutputBatcherOptions {
 
 const FLUSH_MS = 5;
 
-const HEAD: Record<OutputStream, string> = { stdout: '{"stream":"stdout","text":"', stderr: '{"stream":"stderr","text":"' };
+const HEAD: Record<OutputStream, string> = {
+  stdout: '{"stream":"stdout","text":"',
+  stderr: '{"stream":"stderr","text":"',
+};
 /** Printable ASCII but `"` and `\\`: the line is its own JSON string body. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const classTails = new Map<string, string>();

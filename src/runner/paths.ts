@@ -20,7 +20,10 @@ export function defaultProblemsDir(): string {
 }
 
 /** Per-user state folder (shared with the clients' token lookup, src/core/runnerToken.ts). */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   return defaultStateDir(env, platform);
 }
 
@@ -34,6 +37,8 @@ export function preparePrivateDir(dir: string, log: (line: string) => void): voi
   const mode = statSync(dir).mode & 0o777;
   if ((mode & 0o077) !== 0) {
     chmodSync(dir, 0o700);
-    log(`warning: data dir ${dir} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it is now 0700`);
+    log(
+      `warning: data dir ${dir} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it is now 0700`,
+    );
   }
 }

@@ -12,7 +12,15 @@ export interface PcSamplingRequest {
 
 /** rocprofv3's switches for the request (beside the kernel trace, which gives each dispatch its kernel name). */
 export function pcSamplingArgs(c: PcSamplingRequest): string[] {
-  return ['--pc-sampling-beta-enabled', '--pc-sampling-method', c.method, '--pc-sampling-unit', PC_SAMPLING_UNIT[c.method], '--pc-sampling-interval', String(c.interval)];
+  return [
+    '--pc-sampling-beta-enabled',
+    '--pc-sampling-method',
+    c.method,
+    '--pc-sampling-unit',
+    PC_SAMPLING_UNIT[c.method],
+    '--pc-sampling-interval',
+    String(c.interval),
+  ];
 }
 
 /** The environment that asks hipcc for line tables, so that samples carry `file:line`. */

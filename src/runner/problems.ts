@@ -15,7 +15,7 @@ const DEFAULT_TIMEOUT_SEC = 180;
 
 /** One test or benchmark case as task.yml gives it (values may be lists, booleans, strings, numbers). */
 export type CaseSpec = Record<string, unknown>;
-export type { };
+export type {};
 
 /** How a `lang: cu` task is built (task.yml `config`, as upstream's CudaTaskData). */
 export interface CudaBuild {
@@ -82,7 +82,8 @@ function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (Array.isArray(value)) return value.map(plain);
   if (value instanceof Date) return value.toISOString();
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   return value;
 }
 
@@ -107,25 +108,31 @@ function seconds(value: unknown, what: string): number {
 
 function stringList(value: unknown, what: string): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ProblemError(`${what} must be a list of strings`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw new ProblemError(`${what} must be a list of strings`);
   return value as string[];
 }
 
 function cudaBuild(config: Record<string, unknown>, fileNames: string[]): CudaBuild {
   const sources = stringList(config.sources, 'config.sources');
-  if (sources.length === 0) throw new ProblemError('lang: cu needs config.sources, the files nvcc compiles (e.g. [eval.cu, submission.cu])');
-  for (const src of sources) if (!fileNames.includes(src)) throw new ProblemError(`config.sources lists ${src}, which is not in files`);
+  if (sources.length === 0)
+    throw new ProblemError('lang: cu needs config.sources, the files nvcc compiles (e.g. [eval.cu, submission.cu])');
+  for (const src of sources)
+    if (!fileNames.includes(src)) throw new ProblemError(`config.sources lists ${src}, which is not in files`);
   const defines: Record<string, string | null> = {};
-  const rawDefines = config.defines === undefined || config.defines === null ? {} : record(config.defines, 'config.defines');
+  const rawDefines =
+    config.defines === undefined || config.defines === null ? {} : record(config.defines, 'config.defines');
   for (const [name, value] of Object.entries(rawDefines)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ProblemError(`config.defines: ${name} is not a valid macro name`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new ProblemError(`config.defines: ${name} is not a valid macro name`);
     if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       throw new ProblemError(`config.defines.${name} must be a string, a number or null`);
     }
     defines[name] = value === null ? null : String(value);
   }
   const flags = stringList(config.compile_flags, 'config.compile_flags');
-  for (const f of flags) if (!f.startsWith('-')) throw new ProblemError(`config.compile_flags: ${f} should start with a dash`);
+  for (const f of flags)
+    if (!f.startsWith('-')) throw new ProblemError(`config.compile_flags: ${f} should start with a dash`);
   return { sources, includeDirs: stringList(config.include_dirs, 'config.include_dirs'), defines, flags };
 }
 
@@ -146,37 +153,54 @@ export function loadProblem(taskPath: string): Problem {
   try {
     const lang = typeof doc.lang === 'string' ? doc.lang : 'py';
     if (lang !== 'py' && lang !== 'cu') {
-      throw new ProblemError(`lang '${lang}' is not run by kernel-runner serve (it runs lang: py, and lang: cu built with nvcc)`);
+      throw new ProblemError(
+        `lang '${lang}' is not run by kernel-runner serve (it runs lang: py, and lang: cu built with nvcc)`,
+      );
     }
     const rawFiles = doc.files;
-    if (!Array.isArray(rawFiles) || rawFiles.length === 0) throw new ProblemError('files must be a non-empty list of {name, source}');
+    if (!Array.isArray(rawFiles) || rawFiles.length === 0)
+      throw new ProblemError('files must be a non-empty list of {name, source}');
     const files = rawFiles.map((f, i) => {
       const entry = record(f, `files[${i}]`);
-      if (typeof entry.name !== 'string' || typeof entry.source !== 'string') throw new ProblemError(`files[${i}] needs name and source`);
-      if (entry.name.includes('..') || entry.name.startsWith('/')) throw new ProblemError(`files[${i}].name must stay inside the run folder`);
+      if (typeof entry.name !== 'string' || typeof entry.source !== 'string')
+        throw new ProblemError(`files[${i}] needs name and source`);
+      if (entry.name.includes('..') || entry.name.startsWith('/'))
+        throw new ProblemError(`files[${i}].name must stay inside the run folder`);
       if (entry.source === SUBMISSION_SOURCE) return { name: entry.name, source: SUBMISSION_SOURCE };
       const source = resolve(dir, entry.source);
       if (!existsSync(source)) throw new ProblemError(`files[${i}].source ${entry.source} does not exist`);
       return { name: entry.name, source };
     });
-    if (!files.some((f) => f.source === SUBMISSION_SOURCE)) throw new ProblemError(`files has no ${SUBMISSION_SOURCE} entry`);
+    if (!files.some((f) => f.source === SUBMISSION_SOURCE))
+      throw new ProblemError(`files has no ${SUBMISSION_SOURCE} entry`);
     const config = doc.config === undefined || doc.config === null ? {} : record(doc.config, 'config');
     const main = typeof config.main === 'string' ? config.main : 'eval.py';
-    const cuda = lang === 'cu' ? cudaBuild(config, files.map((f) => f.name)) : null;
+    const cuda =
+      lang === 'cu'
+        ? cudaBuild(
+            config,
+            files.map((f) => f.name),
+          )
+        : null;
     const rankingBy = doc.ranking_by ?? 'last';
-    if (rankingBy !== 'last' && rankingBy !== 'mean' && rankingBy !== 'geom') throw new ProblemError('ranking_by must be last, mean or geom');
+    if (rankingBy !== 'last' && rankingBy !== 'mean' && rankingBy !== 'geom')
+      throw new ProblemError('ranking_by must be last, mean or geom');
     const tests = caseList(exact.tests, 'tests');
     const benchmarks = caseList(exact.benchmarks, 'benchmarks');
     const multiGpu = doc.multi_gpu === true;
     if (multiGpu) {
       // kernelbot's make_task_definition refuses these too
-      for (const [what, list] of [['test', tests.specs], ['benchmark', benchmarks.specs]] as const) {
+      for (const [what, list] of [
+        ['test', tests.specs],
+        ['benchmark', benchmarks.specs],
+      ] as const) {
         const bad = list.find((spec) => !('world_size' in spec));
         if (bad) throw new ProblemError(`multi-gpu ${what} ${JSON.stringify(bad)} does not specify world_size`);
       }
     }
     const gpus = doc.gpus === undefined || doc.gpus === null ? [] : doc.gpus;
-    if (!Array.isArray(gpus) || !gpus.every((g) => typeof g === 'string')) throw new ProblemError('gpus must be a list of GPU names');
+    if (!Array.isArray(gpus) || !gpus.every((g) => typeof g === 'string'))
+      throw new ProblemError('gpus must be a list of GPU names');
     return {
       name,
       dir,
@@ -239,7 +263,9 @@ export function loadProblems(problemsDir: string): ProblemSet {
   const problems = new Map<string, Problem>();
   const warnings: string[] = [];
   if (!existsSync(problemsDir)) {
-    warnings.push(`problems folder ${problemsDir} does not exist: only the '${SCRIPT_LEADERBOARD}' leaderboard is served`);
+    warnings.push(
+      `problems folder ${problemsDir} does not exist: only the '${SCRIPT_LEADERBOARD}' leaderboard is served`,
+    );
     return { problems, warnings };
   }
   const tasks: string[] = [];
@@ -255,8 +281,10 @@ export function loadProblems(problemsDir: string): ProblemSet {
   }
   const add = (problem: Problem, where: string) => {
     const taken = [...problems.keys()].find((k) => k.toLowerCase() === problem.name.toLowerCase());
-    if (problem.name.toLowerCase() === SCRIPT_LEADERBOARD) warnings.push(`${where}: '${SCRIPT_LEADERBOARD}' is reserved for the built-in leaderboard`);
-    else if (taken !== undefined) warnings.push(`${where}: a leaderboard named '${taken}' was already loaded from ${problems.get(taken)?.dir}`);
+    if (problem.name.toLowerCase() === SCRIPT_LEADERBOARD)
+      warnings.push(`${where}: '${SCRIPT_LEADERBOARD}' is reserved for the built-in leaderboard`);
+    else if (taken !== undefined)
+      warnings.push(`${where}: a leaderboard named '${taken}' was already loaded from ${problems.get(taken)?.dir}`);
     else problems.set(problem.name, problem);
   };
   const competitions = loadCompetitions(problemsDir);
@@ -271,7 +299,16 @@ export function loadProblems(problemsDir: string): ProblemSet {
       continue;
     }
     listed.add(entry.dir);
-    add({ ...task, name: entry.name, gpus: entry.gpus.length ? entry.gpus : task.gpus, deadline: entry.deadline, competition: entry.file }, where);
+    add(
+      {
+        ...task,
+        name: entry.name,
+        gpus: entry.gpus.length ? entry.gpus : task.gpus,
+        deadline: entry.deadline,
+        competition: entry.file,
+      },
+      where,
+    );
   }
   for (const task of byDir.values()) if (!listed.has(task.dir)) add(task, join(task.dir, 'task.yml'));
   return { problems, warnings };

@@ -42,14 +42,23 @@ export function detectProfiler(choice: ProfilerChoice, pathValue: string | undef
     const path = findOnPath(kind, pathValue);
     if (path) return { kind, path };
   }
-  if (choice !== 'auto') throw new ProfilerError(`--profiler ${choice}: ${choice} was not found on PATH (install ROCm, or use --profiler auto|none)`);
+  if (choice !== 'auto')
+    throw new ProfilerError(
+      `--profiler ${choice}: ${choice} was not found on PATH (install ROCm, or use --profiler auto|none)`,
+    );
   return null;
 }
 
 /** The rocprofv3 switches GPU MODE's service uses for profile runs (kernelbot). */
 const ROCPROFV3_TRACE_FLAGS = [
-  '--log-level', 'fatal',
-  '--hip-trace', '--kernel-trace', '--rccl-trace', '--marker-trace', '--memory-copy-trace', '--scratch-memory-trace',
+  '--log-level',
+  'fatal',
+  '--hip-trace',
+  '--kernel-trace',
+  '--rccl-trace',
+  '--marker-trace',
+  '--memory-copy-trace',
+  '--scratch-memory-trace',
 ] as const;
 
 export interface ProfileSelection {
@@ -113,12 +122,22 @@ export function wrapCommand(
       args: [
         ...ROCPROFV3_TRACE_FLAGS,
         ...selectionFlags(opts.selection ?? {}),
-        '--output-format', ...formats, '-d', outDir, '-o', '%pid%', '--', app.command, ...app.args,
+        '--output-format',
+        ...formats,
+        '-d',
+        outDir,
+        '-o',
+        '%pid%',
+        '--',
+        app.command,
+        ...app.args,
       ],
     };
   }
   if (opts.selection && selectionFlags(opts.selection).length > 0) {
-    throw new ProfilerError('counters, kernel selection and PC sampling need rocprofv3; this runner profiles with legacy rocprof (v1)');
+    throw new ProfilerError(
+      'counters, kernel selection and PC sampling need rocprofv3; this runner profiles with legacy rocprof (v1)',
+    );
   }
   // legacy v1: no `--`; --hip-trace records GPU activity there, --stats writes results.stats.csv
   return {

@@ -64,7 +64,9 @@ export function pyRepr(value: unknown, opts: PyValueOptions = {}): string {
   if (value instanceof Date) return pyStrRepr(pyDateStr(value));
   if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, opts)).join(', ')}]`;
   if (typeof value === 'object') {
-    const items = Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyStrRepr(k)}: ${pyRepr(v, opts)}`);
+    const items = Object.entries(value as Record<string, unknown>).map(
+      ([k, v]) => `${pyStrRepr(k)}: ${pyRepr(v, opts)}`,
+    );
     return `{${items.join(', ')}}`;
   }
   return pyStrRepr(String(value));

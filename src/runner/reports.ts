@@ -2,7 +2,6 @@
 import { decodePopcornBase64 } from '../core/reportEncoding';
 import type { EvalResult, FullResult, SubmissionMode } from '../core/protocol/api';
 
-
 function readableReport(encoded: string): string {
   try {
     return decodePopcornBase64(encoded).trimEnd();

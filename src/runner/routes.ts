@@ -20,7 +20,15 @@ import {
 } from '../core/protocol/api';
 import { parseDirectivesServer } from '../core/directives';
 import { checkSubmission, SCRIPT_EXTRA_EXTENSIONS } from '../core/submissionChecks';
-import { hasProfileOptions, PROFILE_FORM_FIELDS, profileFormFields, profileOptionsFromForm, ProfileOptionError, profileOptionsWhat, type ProfileOptions } from '../core/profileOptions';
+import {
+  hasProfileOptions,
+  PROFILE_FORM_FIELDS,
+  profileFormFields,
+  profileOptionsFromForm,
+  ProfileOptionError,
+  profileOptionsWhat,
+  type ProfileOptions,
+} from '../core/profileOptions';
 import { readEventLog, type FrameBatch } from './eventLog';
 import { isMultiDevice, type GpuInventory } from './gpus';
 import { HttpError, sendJson } from './http/errors';
@@ -76,7 +84,11 @@ function baseUrl(ctx: RequestContext, services: RouteServices): string {
   return `http://${host}/`;
 }
 
-function intParam(value: string | null | undefined, what: string, opts: { min?: number; max?: number; fallback?: number } = {}): number {
+function intParam(
+  value: string | null | undefined,
+  what: string,
+  opts: { min?: number; max?: number; fallback?: number } = {},
+): number {
   if (value === null || value === undefined || value === '') {
     if (opts.fallback !== undefined) return opts.fallback;
     throw new HttpError(400, `${what} is required`);
@@ -96,16 +108,20 @@ function jobId(ctx: RequestContext): number {
 
 /** A safe name to keep the upload under: its base name with path and control characters removed. */
 export function safeFileName(name: string): string {
-  const base = basename(name.replace(/\\/g, '/')).replace(/[^\w.+-]/g, '_').replace(/^\.+/, '');
+  const base = basename(name.replace(/\\/g, '/'))
+    .replace(/[^\w.+-]/g, '_')
+    .replace(/^\.+/, '');
   return base.slice(-120) || 'submission';
 }
 
 function findLeaderboard(services: RouteServices, name: string): { name: string; problem: Problem | null } {
-  if (name === SCRIPT_LEADERBOARD || name.toLowerCase() === SCRIPT_LEADERBOARD) return { name: SCRIPT_LEADERBOARD, problem: null };
+  if (name === SCRIPT_LEADERBOARD || name.toLowerCase() === SCRIPT_LEADERBOARD)
+    return { name: SCRIPT_LEADERBOARD, problem: null };
   const exact = services.problems.get(name);
   if (exact) return { name, problem: exact };
   // popcorn-cli lower-cases the leaderboard name in the URL
-  for (const [key, problem] of services.problems) if (key.toLowerCase() === name.toLowerCase()) return { name: key, problem };
+  for (const [key, problem] of services.problems)
+    if (key.toLowerCase() === name.toLowerCase()) return { name: key, problem };
   const names = [...services.problems.keys(), SCRIPT_LEADERBOARD].join(', ');
   throw new HttpError(404, `Leaderboard '${name}' not found. Leaderboards on this runner: ${names}`);
 }
@@ -146,28 +162,40 @@ function leaderboardGpus(services: RouteServices, problem: Problem | null): stri
 
 async function acceptSubmission(ctx: RequestContext, services: RouteServices): Promise<AcceptedSubmission> {
   const mode = (ctx.params.mode ?? '').toLowerCase();
-  if (!isSubmissionMode(mode)) throw new HttpError(400, `Invalid submission mode value: '${ctx.params.mode}' (use test, benchmark, leaderboard or profile)`);
+  if (!isSubmissionMode(mode))
+    throw new HttpError(
+      400,
+      `Invalid submission mode value: '${ctx.params.mode}' (use test, benchmark, leaderboard or profile)`,
+    );
   const lb = findLeaderboard(services, ctx.params.leaderboard ?? '');
   const gpu = ctx.params.gpu ?? '';
   const gpus = leaderboardGpus(services, lb.problem);
   if (!gpus.includes(gpu)) {
-    throw new HttpError(400, `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${gpus.join(', ') || 'None'}`);
+    throw new HttpError(
+      400,
+      `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${gpus.join(', ') || 'None'}`,
+    );
   }
   if (!services.inventory.names.includes(gpu)) {
     const group = /^(.+)x(\d+)$/.exec(gpu);
     const how = group
       ? `a runner with ${group[2]} GPUs serves them as ${gpu} when started with --gpu-name ${group[1]}`
       : `start the runner with --gpu-name ${gpu} to run them on this machine's GPU (or CPU)`;
-    throw new HttpError(400, `Leaderboard '${lb.name}' runs on ${gpu}, which this runner does not have (it has ${services.inventory.names.join(', ')}): ${how}.`);
+    throw new HttpError(
+      400,
+      `Leaderboard '${lb.name}' runs on ${gpu}, which this runner does not have (it has ${services.inventory.names.join(', ')}): ${how}.`,
+    );
   }
   const upload = await readUpload(ctx.req, services.maxFileBytes);
   const fileName = upload.fileName || (lb.problem ? 'submission.py' : '');
   const isScript = lb.problem === null;
   // The script leaderboard is ours: HIP sources are welcome there, and so is the word "stream" (hipStream_t),
   // which upstream rejects in every submission (kept for problems, so a pre-flight here predicts GPU MODE).
-  const problems = checkSubmission(fileName, upload.bytes, isScript ? { extraExtensions: SCRIPT_EXTRA_EXTENSIONS } : {}).filter(
-    (p) => !(isScript && p.code === 'stream-keyword'),
-  );
+  const problems = checkSubmission(
+    fileName,
+    upload.bytes,
+    isScript ? { extraExtensions: SCRIPT_EXTRA_EXTENSIONS } : {},
+  ).filter((p) => !(isScript && p.code === 'stream-keyword'));
   const message = (p: (typeof problems)[number]) => (p.line ? `${p.message} (line ${p.line})` : p.message);
   // upstream reads and checks the upload first (size, UTF-8, "stream"); the extension is a preparation check
   const direct = problems.find((p) => p.code !== 'bad-extension');
@@ -176,42 +204,71 @@ async function acceptSubmission(ctx: RequestContext, services: RouteServices): P
   if (badExtension) throw new PreparationError(message(badExtension));
   // A .cpp or .cu upload to a Python leaderboard is taken as upstream takes it: its text becomes submission.py.
   if (lb.problem?.lang === 'cu' && !/\.(cu|cuh|cpp)$/.test(fileName)) {
-    throw new PreparationError(`Leaderboard '${lb.name}' takes CUDA submissions (a .cu file defining custom_kernel); got ${fileName}`);
+    throw new PreparationError(
+      `Leaderboard '${lb.name}' takes CUDA submissions (a .cu file defining custom_kernel); got ${fileName}`,
+    );
   }
   const source = upload.bytes.toString('utf8');
   const directives = parseDirectivesServer(source, fileName, { expectedLeaderboard: lb.name });
   // popcorn-cli lower-cases the URL's leaderboard name, so a directive may differ from it by case only
-  const mismatchOk = (e: { code: string }) => e.code === 'leaderboard-mismatch' && directives.leaderboard?.toLowerCase() === lb.name.toLowerCase();
+  const mismatchOk = (e: { code: string }) =>
+    e.code === 'leaderboard-mismatch' && directives.leaderboard?.toLowerCase() === lb.name.toLowerCase();
   const errors = directives.errors.filter((e) => !mismatchOk(e));
   if (errors.length) throw new PreparationError(errors.map((e) => e.message).join('; '));
   if (mode === 'profile' && !services.profiler) throw new PreparationError(noProfilerDetail(services.inventory.names));
   const profile = profileOptionsOf(upload.fields, mode, lb.problem, services);
-  return { leaderboard: lb.name, problem: lb.problem, gpu, mode, fileName: safeFileName(fileName), bytes: upload.bytes, ...(profile ? { profile } : {}) };
+  return {
+    leaderboard: lb.name,
+    problem: lb.problem,
+    gpu,
+    mode,
+    fileName: safeFileName(fileName),
+    bytes: upload.bytes,
+    ...(profile ? { profile } : {}),
+  };
 }
 
 /**
  * Profile mode's form fields (core/profileOptions.ts), checked before anything runs: a bad value is a 400 naming
  * the field, and no value reaches a command line unchecked.
  */
-function profileOptionsOf(fields: Record<string, string>, mode: SubmissionMode, problem: Problem | null, services: RouteServices): ProfileOptions | null {
+function profileOptionsOf(
+  fields: Record<string, string>,
+  mode: SubmissionMode,
+  problem: Problem | null,
+  services: RouteServices,
+): ProfileOptions | null {
   let options: ProfileOptions;
   try {
     options = profileOptionsFromForm(fields);
   } catch (err) {
-    if (err instanceof ProfileOptionError) throw new HttpError(400, `Invalid profile option '${PROFILE_FORM_FIELDS[err.field]}': ${err.message}`);
+    if (err instanceof ProfileOptionError)
+      throw new HttpError(400, `Invalid profile option '${PROFILE_FORM_FIELDS[err.field]}': ${err.message}`);
     throw err;
   }
   if (!hasProfileOptions(options)) return null;
-  const given = profileFormFields(options).map(([name]) => name).join(', ');
+  const given = profileFormFields(options)
+    .map(([name]) => name)
+    .join(', ');
   if (mode !== 'profile') throw new HttpError(400, `${given}: profile options apply to profile mode only, not ${mode}`);
   if (services.profiler && services.profiler.kind !== 'rocprofv3') {
-    throw new HttpError(400, `${given}: ${profileOptionsWhat(options)} (profile options) need rocprofv3; this runner profiles with legacy rocprof (v1)`);
+    throw new HttpError(
+      400,
+      `${given}: ${profileOptionsWhat(options)} (profile options) need rocprofv3; this runner profiles with legacy rocprof (v1)`,
+    );
   }
   if (options.caseIndex !== undefined) {
-    if (!problem) throw new HttpError(400, `Invalid profile option 'case': the script leaderboard has no benchmark cases (leave it out)`);
+    if (!problem)
+      throw new HttpError(
+        400,
+        `Invalid profile option 'case': the script leaderboard has no benchmark cases (leave it out)`,
+      );
     const n = problem.benchmarkLines.length;
     if (options.caseIndex >= n) {
-      throw new HttpError(400, `Invalid profile option 'case': ${options.caseIndex} is past the last benchmark case of ${problem.name} (${n} case${n === 1 ? '' : 's'}: 0 to ${n - 1})`);
+      throw new HttpError(
+        400,
+        `Invalid profile option 'case': ${options.caseIndex} is past the last benchmark case of ${problem.name} (${n} case${n === 1 ? '' : 's'}: 0 to ${n - 1})`,
+      );
     }
   }
   return options;
@@ -222,7 +279,15 @@ function runnerQueue(services: RouteServices, gpu: string): RunnerQueue {
   const own = services.jobs.queueCounts(gpu);
   const health = services.executor?.health();
   if (known && health && !health.available) {
-    return { runner: 'kernel-runner', gpu, queued_jobs: null, running_jobs: null, available_runners: null, status: 'unavailable', error: health.detail };
+    return {
+      runner: 'kernel-runner',
+      gpu,
+      queued_jobs: null,
+      running_jobs: null,
+      available_runners: null,
+      status: 'unavailable',
+      error: health.detail,
+    };
   }
   // a cluster's queue: its pending and running jobs (all users) plus ours not handed to it yet, its idle nodes
   const cluster = services.executor?.queueCounts(gpu) ?? null;
@@ -301,7 +366,13 @@ function tooFarBehind(services: RouteServices, writer: SseWriter, jobId: number)
  * drains it continues from the log the same way, so the runner's memory stays bounded and the client never has
  * to reconnect.
  */
-function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, live: LiveJob | undefined, after: number): { stop(): void } {
+function relayJobEvents(
+  services: RouteServices,
+  writer: SseWriter,
+  id: number,
+  live: LiveJob | undefined,
+  after: number,
+): { stop(): void } {
   const { jobs } = services;
   let lagging = false;
   let lastSent = after;
@@ -353,7 +424,12 @@ function relayJobEvents(services: RouteServices, writer: SseWriter, id: number, 
         await live.log.flushed();
       }
       // the log is read on from where the last read ended (all before it is at or below lastSent), not from its start
-      for await (const chunk of readEventLog(services.store.eventsPath(id), lastSent, upTo, resumeAt.last <= lastSent ? resumeAt.offset : 0)) {
+      for await (const chunk of readEventLog(
+        services.store.eventsPath(id),
+        lastSent,
+        upTo,
+        resumeAt.last <= lastSent ? resumeAt.offset : 0,
+      )) {
         if (ended) return;
         writer.write(chunk.bytes);
         lastSent = chunk.last;
@@ -390,7 +466,8 @@ function streamJobEvents(ctx: RequestContext, services: RouteServices, id: numbe
   const { jobs } = services;
   const live: LiveJob | undefined = jobs.live(id);
   const known = jobs.record(id)?.last_event_id ?? 0;
-  if (!live && after > known) throw new HttpError(400, `Last-Event-ID ${after} is past job ${id}'s last event (${known})`);
+  if (!live && after > known)
+    throw new HttpError(400, `Last-Event-ID ${after} is past job ${id}'s last event (${known})`);
   let relay: { stop(): void } | null = null;
   const writer = openSse(ctx.res, () => relay?.stop());
   services.backlog.track(writer);
@@ -432,13 +509,18 @@ export function createRoutes(services: RouteServices): Router {
     throw new HttpError(
       400,
       'This runner does not register users: it takes its token as the identity. For popcorn-cli, put the token in ~/.popcorn.yaml ' +
-        '(cli_id: <token>; any value when the runner has no token) and set POPCORN_API_URL=' + baseUrl(ctx, services).replace(/\/$/, '') + '. ' +
+        '(cli_id: <token>; any value when the runner has no token) and set POPCORN_API_URL=' +
+        baseUrl(ctx, services).replace(/\/$/, '') +
+        '. ' +
         'kernel-runner takes --server URL and --token (or $KERNEL_RUNNER_TOKEN); in VS Code, kernelRunner.server and Set Token.',
     );
   });
 
   router.serve('userJoin', () => {
-    throw new HttpError(400, 'This runner has no invite codes: every leaderboard on it is open to anyone with its token.');
+    throw new HttpError(
+      400,
+      'This runner has no invite codes: every leaderboard on it is open to anyone with its token.',
+    );
   });
 
   router.serve('runnerQueue', (ctx) => sendJson(ctx.res, 200, runnerQueue(services, ctx.params.gpu ?? '')));
@@ -449,7 +531,14 @@ export function createRoutes(services: RouteServices): Router {
     const offset = intParam(ctx.url.searchParams.get('offset'), 'offset', { min: 0, fallback: 0 });
     const ranked = jobs
       .records()
-      .filter((r) => r.leaderboard === lb.name && r.gpu === ctx.params.gpu && r.mode === 'leaderboard' && r.state === 'succeeded' && r.score !== null)
+      .filter(
+        (r) =>
+          r.leaderboard === lb.name &&
+          r.gpu === ctx.params.gpu &&
+          r.mode === 'leaderboard' &&
+          r.state === 'succeeded' &&
+          r.score !== null,
+      )
       .sort((a, b) => (a.score as number) - (b.score as number));
     const body: RankedSubmission[] = ranked.slice(offset, offset + limit).map((r, i) => ({
       submission_id: r.id,
@@ -466,7 +555,11 @@ export function createRoutes(services: RouteServices): Router {
   router.serve('submitBackground', async (ctx) => {
     const sub = await acceptSubmission(ctx, services);
     const job = await submit(sub, ctx);
-    const body: BackgroundAccepted = { status: 'accepted', details: { id: job.id, job_status_id: job.id }, runner_queue: runnerQueue(services, sub.gpu) };
+    const body: BackgroundAccepted = {
+      status: 'accepted',
+      details: { id: job.id, job_status_id: job.id },
+      runner_queue: runnerQueue(services, sub.gpu),
+    };
     sendJson(ctx.res, 202, body);
   });
 
@@ -558,7 +651,10 @@ export function createRoutes(services: RouteServices): Router {
         file_name: r.file_name,
         submission_time: r.created_at,
         done: isTerminalJobState(r.state),
-        runs: isTerminalJobState(r.state) && r.state !== 'cancelled' && r.state !== 'interrupted' ? [{ gpu_type: r.gpu, score: r.score }] : [],
+        runs:
+          isTerminalJobState(r.state) && r.state !== 'cancelled' && r.state !== 'interrupted'
+            ? [{ gpu_type: r.gpu, score: r.score }]
+            : [],
       }));
     sendJson(ctx.res, 200, list);
   });

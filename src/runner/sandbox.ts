@@ -77,7 +77,8 @@ function groupsOf(user: string | null, gid: number): number[] {
   for (const line of readLines('/etc/group')) {
     const [name, , id, members] = line.split(':');
     if (!name || id === undefined) continue;
-    if (name === 'render' || name === 'video' || (user && (members ?? '').split(',').includes(user))) groups.add(Number(id));
+    if (name === 'render' || name === 'video' || (user && (members ?? '').split(',').includes(user)))
+      groups.add(Number(id));
   }
   return [...groups].filter((g) => Number.isInteger(g) && g >= 0);
 }
@@ -100,11 +101,19 @@ function resolveJobUser(choice: string): JobUser {
     label = known?.name ?? `uid ${uid}`;
   } else {
     entry = passwdEntry(wanted);
-    if (!entry) throw new Error(`job user "${wanted}" is not an account of this machine (/etc/passwd); create it or pass --job-user UID[:GID]`);
+    if (!entry)
+      throw new Error(
+        `job user "${wanted}" is not an account of this machine (/etc/passwd); create it or pass --job-user UID[:GID]`,
+      );
     label = entry.name;
   }
   if (entry.uid === 0) throw new Error(`job user "${wanted}" is root: jobs must not run with the runner's rights`);
-  return { uid: entry.uid, gid: entry.gid, groups: groupsOf(entry.name || null, entry.gid), name: `${label} (uid ${entry.uid})` };
+  return {
+    uid: entry.uid,
+    gid: entry.gid,
+    groups: groupsOf(entry.name || null, entry.gid),
+    name: `${label} (uid ${entry.uid})`,
+  };
 }
 
 /** Whether `user` may search (x) the folder or run the file `path`, by its mode bits. */
@@ -183,7 +192,9 @@ export function buildSandbox(opts: SandboxOptions): SandboxSpec {
   return {
     data,
     hide,
-    readOnly: opts.runnerFiles.map((p) => resolve(p)).filter((p) => existsSync(p) && !hide.some((h) => p === h || p.startsWith(h + sep))),
+    readOnly: opts.runnerFiles
+      .map((p) => resolve(p))
+      .filter((p) => existsSync(p) && !hide.some((h) => p === h || p.startsWith(h + sep))),
     user,
     fileSizeLimit: opts.fileSizeLimit,
     processLimit: opts.processLimit ?? DEFAULT_JOB_PROCESS_LIMIT,
@@ -197,7 +208,8 @@ export function sandboxArgument(spec: SandboxSpec | null): string {
   if (!spec) return '-';
   const paths = [spec.data, ...spec.hide, ...spec.readOnly];
   const bad = paths.find((p) => p.includes('\n') || p.includes('\t') || p.includes('\0') || !isAbsolute(p));
-  if (bad !== undefined) throw new Error(`cannot isolate jobs: the path ${JSON.stringify(bad)} cannot be passed to a job's namespace`);
+  if (bad !== undefined)
+    throw new Error(`cannot isolate jobs: the path ${JSON.stringify(bad)} cannot be passed to a job's namespace`);
   const lines = [`data\t${spec.data}`, ...spec.hide.map((p) => `hide\t${p}`), ...spec.readOnly.map((p) => `ro\t${p}`)];
   if (spec.user) lines.push(`user\t${spec.user.uid}\t${spec.user.gid}\t${spec.user.groups.join(',')}`);
   if (spec.fileSizeLimit > 0) lines.push(`fsize\t${spec.fileSizeLimit}`);
@@ -213,6 +225,10 @@ export function describeSandbox(spec: SandboxSpec): string {
     : process.getuid?.() === 0
       ? `AS ROOT (${spec.rootReason}; in a user namespace of its own it holds no capability, but files owned by root stay writable to it)`
       : 'as this user, in a user namespace of its own (no capability over its mounts)';
-  const limits = describeLimits({ memory: spec.memoryLimit, processes: spec.processLimit, processesCounted: spec.user ? 'user' : process.getuid?.() === 0 ? 'exempt' : 'job' });
+  const limits = describeLimits({
+    memory: spec.memoryLimit,
+    processes: spec.processLimit,
+    processesCounted: spec.user ? 'user' : process.getuid?.() === 0 ? 'exempt' : 'job',
+  });
   return `jobs see their own work dir, not ${spec.hide.join(', ')}; ${spec.readOnly.length ? `${spec.readOnly.join(', ')} read-only; ` : ''}run ${who}; ${limits}`;
 }

@@ -35,7 +35,8 @@ export function createScheduler<J extends Schedulable>(
     for (const slot of busy.keys()) for (const d of slot.devices) devices.add(d);
     return devices;
   };
-  const isFree = (slot: GpuSlot, taken: ReadonlySet<number>) => !busy.has(slot) && !slot.devices.some((d) => taken.has(d));
+  const isFree = (slot: GpuSlot, taken: ReadonlySet<number>) =>
+    !busy.has(slot) && !slot.devices.some((d) => taken.has(d));
 
   const dispatch = () => {
     const waiting = [...queues.values()].flat().sort((a, b) => (arrival.get(a) ?? 0) - (arrival.get(b) ?? 0));

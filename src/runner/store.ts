@@ -9,7 +9,20 @@
 //   jobs/<id>/submission/<file>  the uploaded file
 //   jobs/<id>/artifacts/<name>   downloads (profile zips)
 //   jobs/<id>/work/              scratch folder of the running job, removed when it ends
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
@@ -148,7 +161,9 @@ export function openStore(dataDir: string): JobStore {
   if (existsSync(lockPath)) {
     const pid = Number(readFileSync(lockPath, 'utf8').trim());
     if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) {
-      throw new StoreError(`data dir ${root} is in use by another kernel-runner (pid ${pid}); stop it or pass --data-dir DIR`);
+      throw new StoreError(
+        `data dir ${root} is in use by another kernel-runner (pid ${pid}); stop it or pass --data-dir DIR`,
+      );
     }
   }
   const fd = openSync(lockPath, 'w', 0o600);
@@ -276,7 +291,8 @@ export function openStore(dataDir: string): JobStore {
         try {
           const raw = JSON.parse(readFileSync(seedsPath, 'utf8')) as unknown;
           if (raw && typeof raw === 'object') {
-            for (const [name, seed] of Object.entries(raw)) if (Number.isSafeInteger(seed)) seeds[name] = seed as number;
+            for (const [name, seed] of Object.entries(raw))
+              if (Number.isSafeInteger(seed)) seeds[name] = seed as number;
           }
         } catch {
           // none yet

@@ -1,7 +1,19 @@
 // From accumulated state to the TraceSummary object (sorted, percentages, timeline).
 import {
-  TRACE_SUMMARY_VERSION, type ApiRow, type KernelCounters, type KernelRow, type LaunchConfig, type MarkerKernel, type MarkerRow,
-  type MemoryCopyRow, type ProfilerControl, type PseudoRow, type TraceAgent, type TraceSummary, type TraceTimeline } from '../core/protocol/traceSummary';
+  TRACE_SUMMARY_VERSION,
+  type ApiRow,
+  type KernelCounters,
+  type KernelRow,
+  type LaunchConfig,
+  type MarkerKernel,
+  type MarkerRow,
+  type MemoryCopyRow,
+  type ProfilerControl,
+  type PseudoRow,
+  type TraceAgent,
+  type TraceSummary,
+  type TraceTimeline,
+} from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { statsOut } from './durationStats';
 import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, foldWarning } from './keyLimits';
@@ -96,7 +108,16 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     .map((a) => {
       const s = statsOut(a.stats);
       const ft = familyTotals.get(a.family) ?? 0;
-      return { name: a.name, domain: a.domain, calls: s.calls, totalNs: s.totalNs, avgNs: s.avgNs, minNs: s.minNs, maxNs: s.maxNs, percent: ft > 0 ? (s.totalNs / ft) * 100 : 0 };
+      return {
+        name: a.name,
+        domain: a.domain,
+        calls: s.calls,
+        totalNs: s.totalNs,
+        avgNs: s.avgNs,
+        minNs: s.minNs,
+        maxNs: s.maxNs,
+        percent: ft > 0 ? (s.totalNs / ft) * 100 : 0,
+      };
     })
     .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
 
@@ -107,8 +128,14 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
         .map(([name, k]) => ({ name, calls: k.calls, totalNs: k.totalNs }))
         .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name));
       return {
-        name: m.name, calls: s.calls, totalNs: s.totalNs, avgNs: s.avgNs, minNs: s.minNs, maxNs: s.maxNs,
-        kernels, kernelAttribution: kernels.length ? m.attribution : null,
+        name: m.name,
+        calls: s.calls,
+        totalNs: s.totalNs,
+        avgNs: s.avgNs,
+        minNs: s.minNs,
+        maxNs: s.maxNs,
+        kernels,
+        kernelAttribution: kernels.length ? m.attribution : null,
       };
     })
     .sort((a, b) => b.totalNs - a.totalNs || a.name.localeCompare(b.name))
@@ -125,9 +152,10 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     );
   }
 
-  const wall = Number.isFinite(acc.wallStart) && acc.wallEnd >= acc.wallStart
-    ? { startNs: acc.wallStart, endNs: acc.wallEnd, spanNs: acc.wallEnd - acc.wallStart }
-    : null;
+  const wall =
+    Number.isFinite(acc.wallStart) && acc.wallEnd >= acc.wallStart
+      ? { startNs: acc.wallStart, endNs: acc.wallEnd, spanNs: acc.wallEnd - acc.wallStart }
+      : null;
 
   // pseudo-rows keep their busy time (the packets did occupy the queue) but are not kernel dispatches
   for (const k of t.kernels.values()) {
@@ -176,8 +204,9 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
       buckets,
       agents: active.map((a) => ({
         agentId: a.id,
-        busyFraction: Array.from(a.busy.coverage(wall.startNs, wall.endNs, buckets), (ns) =>
-          Math.round(Math.min(1, Math.max(0, ns / bucketNs)) * 1e6) / 1e6,
+        busyFraction: Array.from(
+          a.busy.coverage(wall.startNs, wall.endNs, buckets),
+          (ns) => Math.round(Math.min(1, Math.max(0, ns / bucketNs)) * 1e6) / 1e6,
         ),
       })),
       exact: active.every((a) => a.busy.timelineExact),
@@ -192,14 +221,28 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     kernelTotals: { calls: kernels.reduce((s, k) => s + k.calls, 0), totalNs: kernelTotal, distinct: kernels.length },
     memoryCopies,
     api: apiAll.slice(0, options.topApi ?? 50),
-    apiTotals: { calls: apiAll.reduce((s, a) => s + a.calls, 0), totalNs: apiAll.reduce((s, a) => s + a.totalNs, 0), distinct: apiAll.length },
+    apiTotals: {
+      calls: apiAll.reduce((s, a) => s + a.calls, 0),
+      totalNs: apiAll.reduce((s, a) => s + a.totalNs, 0),
+      distinct: apiAll.length,
+    },
     markers,
     rangeAttribution: ranges
-      ? { by: ranges.by, dispatches: ranges.dispatches, inRanges: ranges.inRanges, ...(ranges.by === 'gpu-overlap' ? { otherThread: ranges.otherThread } : {}) }
+      ? {
+          by: ranges.by,
+          dispatches: ranges.dispatches,
+          inRanges: ranges.inRanges,
+          ...(ranges.by === 'gpu-overlap' ? { otherThread: ranges.otherThread } : {}),
+        }
       : null,
     agents,
     processes: [...acc.processes.values()].sort((a, b) => (a.host ?? '').localeCompare(b.host ?? '') || a.pid - b.pid),
-    wall: wall && { startNs: wall.startNs + epochNs, endNs: wall.endNs + epochNs, spanNs: wall.spanNs, ...exactWall(acc.clock.epochSeconds, wall) },
+    wall: wall && {
+      startNs: wall.startNs + epochNs,
+      endNs: wall.endNs + epochNs,
+      spanNs: wall.spanNs,
+      ...exactWall(acc.clock.epochSeconds, wall),
+    },
     timeline,
     sources: acc.sources,
     skipped: acc.skipped,
@@ -213,8 +256,12 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
 }
 
 /** The wall's ends as exact digits when either is past 2^53 (see the schema's `wall`). */
-function exactWall(epochSeconds: number, wall: { startNs: number; endNs: number }): { startNsExact?: string; endNsExact?: string } {
-  if (exactNsText(epochSeconds, wall.startNs) === undefined && exactNsText(epochSeconds, wall.endNs) === undefined) return {};
+function exactWall(
+  epochSeconds: number,
+  wall: { startNs: number; endNs: number },
+): { startNsExact?: string; endNsExact?: string } {
+  if (exactNsText(epochSeconds, wall.startNs) === undefined && exactNsText(epochSeconds, wall.endNs) === undefined)
+    return {};
   const startNsExact = exactNsText(epochSeconds, wall.startNs, true);
   const endNsExact = exactNsText(epochSeconds, wall.endNs, true);
   return startNsExact !== undefined && endNsExact !== undefined ? { startNsExact, endNsExact } : {};
@@ -234,14 +281,17 @@ function countersOut(t: RunTables, kernels: KernelRow[]): KernelCounters[] {
         .map(([name, c]) => ({ name, dispatches: c.samples, mean: c.sum / c.samples, min: c.min, max: c.max }))
         .sort((a, b) => a.name.localeCompare(b.name)),
     }))
-    .sort((a, b) => order(a.kernel) - order(b.kernel) || b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel));
+    .sort(
+      (a, b) => order(a.kernel) - order(b.kernel) || b.dispatches - a.dispatches || a.kernel.localeCompare(b.kernel),
+    );
 }
 
 /** roctxProfilerPause / Resume counts, and each paused window with the kernels that started in it. */
 function profilerControlOut(t: RunTables, epochNs: number): ProfilerControl {
   return {
     calls: [...t.control.calls].map(([name, calls]) => ({ name, calls })).sort((a, b) => a.name.localeCompare(b.name)),
-    pausedWindows: t.control.allWindows()
+    pausedWindows: t.control
+      .allWindows()
       .sort((a, b) => a.start - b.start)
       .map((w) => ({
         startNs: w.start + epochNs,
@@ -264,10 +314,20 @@ function foldWarnings(acc: TraceAccumulator): string[] {
   const markers = t.markers.get(FOLDED_NAMES);
   if (markers) out.push(foldWarning('rocTX range names', MAX_DISTINCT_NAMES, FOLDED_NAMES, markers.stats.count));
   const api = [...t.api.values()].filter((a) => a.name === FOLDED_NAMES);
-  if (api.length > 0) out.push(foldWarning('API call names', MAX_DISTINCT_NAMES, FOLDED_NAMES, api.reduce((n, a) => n + a.stats.count, 0)));
+  if (api.length > 0)
+    out.push(
+      foldWarning(
+        'API call names',
+        MAX_DISTINCT_NAMES,
+        FOLDED_NAMES,
+        api.reduce((n, a) => n + a.stats.count, 0),
+      ),
+    );
   const copies = t.copies.get(FOLDED_NAMES);
   if (copies) out.push(foldWarning('copy directions', MAX_COPY_DIRECTIONS, FOLDED_NAMES, copies.stats.count));
-  if (t.counters.has(FOLDED_KERNELS)) out.push(foldWarning('kernel names with counters', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
-  if ([...t.counters.values()].some((k) => k.counters.has(FOLDED_NAMES))) out.push(foldWarning('counter names', MAX_DISTINCT_NAMES, FOLDED_NAMES, null));
+  if (t.counters.has(FOLDED_KERNELS))
+    out.push(foldWarning('kernel names with counters', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
+  if ([...t.counters.values()].some((k) => k.counters.has(FOLDED_NAMES)))
+    out.push(foldWarning('counter names', MAX_DISTINCT_NAMES, FOLDED_NAMES, null));
   return out;
 }

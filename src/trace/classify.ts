@@ -7,7 +7,10 @@ import type { FileSource } from './sources';
 export type StatsOf = 'kernel' | 'api' | 'copy' | 'marker';
 
 export type Classified =
-  | { kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info' | 'counter_collection' | 'pc_sampling'; columns: Columns }
+  | {
+      kind: 'kernel_trace' | 'memory_copy_trace' | 'api_trace' | 'agent_info' | 'counter_collection' | 'pc_sampling';
+      columns: Columns;
+    }
   | { kind: 'stats'; statsOf: StatsOf; family: string | null; columns: Columns }
   | { kind: 'pmc_perf'; columns: Columns }
   | { kind: 'workload_info'; file: 'sysinfo' | 'roofline' | 'profiling_config' }
@@ -24,11 +27,34 @@ export interface SetKey {
 }
 
 const ROCPROFV3_KINDS = [
-  'kernel_trace', 'memory_copy_trace', 'memory_allocation_trace', 'scratch_memory_trace', 'hip_api_trace',
-  'hsa_api_trace', 'marker_api_trace', 'rccl_api_trace', 'rocdecode_api_trace', 'rocjpeg_api_trace',
-  'counter_collection', 'agent_info', 'kernel_stats', 'hip_api_stats', 'hip_stats', 'hsa_api_stats', 'hsa_stats',
-  'memory_copy_stats', 'marker_api_stats', 'rccl_api_stats', 'domain_stats', 'results', 'hip_trace',
-  'hsa_trace', 'marker_trace', 'rccl_trace', 'pc_sampling_host_trap', 'pc_sampling_stochastic',
+  'kernel_trace',
+  'memory_copy_trace',
+  'memory_allocation_trace',
+  'scratch_memory_trace',
+  'hip_api_trace',
+  'hsa_api_trace',
+  'marker_api_trace',
+  'rccl_api_trace',
+  'rocdecode_api_trace',
+  'rocjpeg_api_trace',
+  'counter_collection',
+  'agent_info',
+  'kernel_stats',
+  'hip_api_stats',
+  'hip_stats',
+  'hsa_api_stats',
+  'hsa_stats',
+  'memory_copy_stats',
+  'marker_api_stats',
+  'rccl_api_stats',
+  'domain_stats',
+  'results',
+  'hip_trace',
+  'hsa_trace',
+  'marker_trace',
+  'rccl_trace',
+  'pc_sampling_host_trap',
+  'pc_sampling_stochastic',
 ];
 const KIND_RE = new RegExp(`^(.*?)[-._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
 const V1_RE = /^(.*?)[-._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
@@ -92,7 +118,11 @@ export async function classify(source: FileSource): Promise<Classified> {
   const lower = base.toLowerCase();
   if (source.size === 0) return { kind: 'skip', reason: 'empty file' };
   if (lower.endsWith('.pftrace')) {
-    return { kind: 'skip', reason: 'Perfetto trace: for viewing; statistics come from CSV or rocpd (rocprofv3 shifts overlapping kernels in pftrace)' };
+    return {
+      kind: 'skip',
+      reason:
+        'Perfetto trace: for viewing; statistics come from CSV or rocpd (rocprofv3 shifts overlapping kernels in pftrace)',
+    };
   }
   if (/\.o$/.test(lower) || lower.includes('code_object') || lower.endsWith('.hsaco')) {
     return { kind: 'skip', reason: 'GPU code object' };
@@ -104,7 +134,11 @@ export async function classify(source: FileSource): Promise<Classified> {
     if (head.toString('latin1') !== 'SQLite format 3\u0000') return { kind: 'skip', reason: 'not an SQLite database' };
     // rocprof-compute's `analyze` writes its results (metrics per kernel, not a trace) as rocprof_compute_<hash>.db
     if (/^rocprof_compute_[0-9a-f]+\.db$/.test(lower)) {
-      return { kind: 'skip', reason: "rocprof-compute's analysis database (rocprof_compute_<hash>.db, written by rocprof-compute analyze): metrics, not a trace; not read" };
+      return {
+        kind: 'skip',
+        reason:
+          "rocprof-compute's analysis database (rocprof_compute_<hash>.db, written by rocprof-compute analyze): metrics, not a trace; not read",
+      };
     }
     return { kind: 'rocpd' };
   }
@@ -113,7 +147,10 @@ export async function classify(source: FileSource): Promise<Classified> {
     if (/"traceEvents"\s*:/.test(head)) return { kind: 'v1_json' };
     const fragment = v1JsonFragment(head, source.size);
     if (fragment) return { kind: 'skip', reason: fragment };
-    return { kind: 'skip', reason: 'JSON that is not a rocprof v1 chrome trace (rocprofv3 JSON is not read: use its CSV or rocpd output)' };
+    return {
+      kind: 'skip',
+      reason: 'JSON that is not a rocprof v1 chrome trace (rocprofv3 JSON is not read: use its CSV or rocpd output)',
+    };
   }
   // rocprof-compute workload folders: the GPU's description and peaks beside pmc_perf.csv (src/trace/counters/)
   if (lower === 'profiling_config.yaml') return { kind: 'workload_info', file: 'profiling_config' };
@@ -131,39 +168,63 @@ export async function classify(source: FileSource): Promise<Classified> {
   if (!header || header.length === 0) return { kind: 'skip', reason: 'CSV without a header' };
   const c = new Columns(header);
   if (c.has('Name') && c.has('Calls') && c.has('TotalDurationNs')) {
-    if (/domain_stats\.csv$/.test(lower)) return { kind: 'skip', reason: 'per-domain totals: not needed (the per-call stats and traces are read)' };
+    if (/domain_stats\.csv$/.test(lower))
+      return { kind: 'skip', reason: 'per-domain totals: not needed (the per-call stats and traces are read)' };
     const k = statsKindFromName(base);
     if (!k) {
       const other = /([a-z]+(?:_[a-z]+)*)_stats\.csv$/.exec(lower);
       if (other) return { kind: 'skip', reason: `${other[1]} stats: not summarised` };
-      return { kind: 'skip', reason: 'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell: name it <prefix>kernel_stats.csv, ...hip_api_stats.csv, ...memory_copy_stats.csv' };
+      return {
+        kind: 'skip',
+        reason:
+          'stats CSV whose kind (kernel, hip_api, memory_copy, ...) the file name does not tell: name it <prefix>kernel_stats.csv, ...hip_api_stats.csv, ...memory_copy_stats.csv',
+      };
     }
     return { kind: 'stats', ...k, columns: c };
   }
   // rocprof-compute on a rocpd profile writes pmc_perf.csv in the long counter_collection layout: read as one
   if (/^pmc_perf/.test(lower) && !(c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'))) {
     if (lower !== 'pmc_perf.csv') {
-      return { kind: 'skip', reason: "rocprof-compute's pmc_perf table: another format, not read (one counter pass; pmc_perf.csv, the passes merged, is read for its counters)" };
+      return {
+        kind: 'skip',
+        reason:
+          "rocprof-compute's pmc_perf table: another format, not read (one counter pass; pmc_perf.csv, the passes merged, is read for its counters)",
+      };
     }
-    if (c.has('Kernel_Name') && c.has('Start_Timestamp') && c.has('End_Timestamp')) return { kind: 'pmc_perf', columns: c };
+    if (c.has('Kernel_Name') && c.has('Start_Timestamp') && c.has('End_Timestamp'))
+      return { kind: 'pmc_perf', columns: c };
     return { kind: 'skip', reason: "rocprof-compute's pmc_perf table without Kernel_Name and timestamps: not read" };
   }
-  if (c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name')) return { kind: 'counter_collection', columns: c };
+  if (c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'))
+    return { kind: 'counter_collection', columns: c };
   if (c.has('Kernel_Name', 'KernelName')) {
-    if (c.has('Start_Timestamp', 'BeginNs') && c.has('End_Timestamp', 'EndNs')) return { kind: 'kernel_trace', columns: c };
+    if (c.has('Start_Timestamp', 'BeginNs') && c.has('End_Timestamp', 'EndNs'))
+      return { kind: 'kernel_trace', columns: c };
     if (c.has('Stop_Timestamp') && c.has('Operation')) {
-      return { kind: 'skip', reason: 'rocprofv2 HIP activity trace (Stop_Timestamp): another format, not read (use its kernel trace)' };
+      return {
+        kind: 'skip',
+        reason: 'rocprofv2 HIP activity trace (Stop_Timestamp): another format, not read (use its kernel trace)',
+      };
     }
-    if (c.has('KernelName')) return { kind: 'skip', reason: 'legacy rocprof v1 counter CSV (rocprof -i) without start/end timestamps: not read' };
+    if (c.has('KernelName'))
+      return {
+        kind: 'skip',
+        reason: 'legacy rocprof v1 counter CSV (rocprof -i) without start/end timestamps: not read',
+      };
     return { kind: 'skip', reason: 'kernel CSV without start/end timestamps (a counter run)' };
   }
-  if (c.has('Direction') && c.has('Source_Agent_Id') && c.has('Start_Timestamp')) return { kind: 'memory_copy_trace', columns: c };
+  if (c.has('Direction') && c.has('Source_Agent_Id') && c.has('Start_Timestamp'))
+    return { kind: 'memory_copy_trace', columns: c };
   if (c.has('Function') && c.has('Start_Timestamp') && c.has('End_Timestamp')) return { kind: 'api_trace', columns: c };
   // ROCm 7's scratch memory trace has Allocation_Size too (after Alloc_Flags): Alloc_Flags tells them apart
   if (c.has('Alloc_Flags')) return { kind: 'skip', reason: 'scratch memory trace (Alloc_Flags): not summarised' };
   if (c.has('Allocation_Size')) return { kind: 'skip', reason: 'memory allocation trace: not summarised' };
   if (c.has('Agent_Type') && c.has('Node_Id')) return { kind: 'agent_info', columns: c };
   // PC samples: read for the hot spots (src/trace/pcSampling), not for the summary's tables
-  if (c.has('Exec_Mask') && c.has('Dispatch_Id') && c.has('Instruction_Comment')) return { kind: 'pc_sampling', columns: c };
-  return { kind: 'skip', reason: `CSV with unrecognised columns (${header.slice(0, 4).join(', ')}${header.length > 4 ? ', ...' : ''})` };
+  if (c.has('Exec_Mask') && c.has('Dispatch_Id') && c.has('Instruction_Comment'))
+    return { kind: 'pc_sampling', columns: c };
+  return {
+    kind: 'skip',
+    reason: `CSV with unrecognised columns (${header.slice(0, 4).join(', ')}${header.length > 4 ? ', ...' : ''})`,
+  };
 }

@@ -1,6 +1,13 @@
 // Compares two trace summaries: kernels paired by full name, then (template arguments changed) by base name (the
 // short name without template arguments) when that pairing is one to one; busy and wall time; per rocTX range when both have ranges.
-import type { KernelDelta, KernelSide, RangeDelta, RooflineDelta, RooflinePoint, TraceComparison } from '../core/protocol/traceComparison';
+import type {
+  KernelDelta,
+  KernelSide,
+  RangeDelta,
+  RooflineDelta,
+  RooflinePoint,
+  TraceComparison,
+} from '../core/protocol/traceComparison';
 import type { RooflineKernel } from '../core/protocol/roofline';
 import type { TraceSummary } from '../core/protocol/traceSummary';
 import { shortKernelName } from './shortName';
@@ -15,13 +22,23 @@ interface NamedKernel {
   stddevNs?: number | null;
 }
 
-const side = (k: NamedKernel): KernelSide => ({ calls: k.calls, totalNs: k.totalNs, avgNs: k.calls > 0 ? k.totalNs / k.calls : 0 });
+const side = (k: NamedKernel): KernelSide => ({
+  calls: k.calls,
+  totalNs: k.totalNs,
+  avgNs: k.calls > 0 ? k.totalNs / k.calls : 0,
+});
 
 function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
   return a !== null && a !== undefined && b !== null && b !== undefined && a > 0 ? b / a : null;
 }
 
-function delta(a: KernelSide | null, b: KernelSide | null, row: Omit<KernelDelta, 'a' | 'b' | 'deltaTotalNs' | 'deltaAvgNs' | 'ratio'>, ka?: NamedKernel, kb?: NamedKernel): KernelDelta {
+function delta(
+  a: KernelSide | null,
+  b: KernelSide | null,
+  row: Omit<KernelDelta, 'a' | 'b' | 'deltaTotalNs' | 'deltaAvgNs' | 'ratio'>,
+  ka?: NamedKernel,
+  kb?: NamedKernel,
+): KernelDelta {
   const spread = (k: NamedKernel, s: KernelSide) => ({ avgNs: s.avgNs, stddevNs: k.stddevNs ?? null, calls: s.calls });
   return {
     ...row,
@@ -65,10 +82,16 @@ export function compareKernels(as: NamedKernel[], bs: NamedKernel[]): KernelDelt
     const a = aks[0] as NamedKernel;
     const b = bks[0] as NamedKernel;
     shortPaired.add(a).add(b);
-    out.push(delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'short-name', aName: a.name }, a, b));
+    out.push(
+      delta(side(a), side(b), { name: b.name, shortName: b.shortName, match: 'short-name', aName: a.name }, a, b),
+    );
   }
-  for (const a of aLeft) if (!shortPaired.has(a)) out.push(delta(side(a), null, { name: a.name, shortName: a.shortName, match: 'a-only', aName: null }));
-  for (const b of bLeft) if (!shortPaired.has(b)) out.push(delta(null, side(b), { name: b.name, shortName: b.shortName, match: 'b-only', aName: null }));
+  for (const a of aLeft)
+    if (!shortPaired.has(a))
+      out.push(delta(side(a), null, { name: a.name, shortName: a.shortName, match: 'a-only', aName: null }));
+  for (const b of bLeft)
+    if (!shortPaired.has(b))
+      out.push(delta(null, side(b), { name: b.name, shortName: b.shortName, match: 'b-only', aName: null }));
   return out.sort((x, y) => Math.abs(y.deltaTotalNs) - Math.abs(x.deltaTotalNs) || x.name.localeCompare(y.name));
 }
 
@@ -105,18 +128,29 @@ export function rangeParts(s: TraceSummary, rangeName: string): DispatchPart[] |
 
 /** The whole run's kernels as parts of its kernel time, when the summary lists every kernel. */
 export function runParts(s: TraceSummary): DispatchPart[] | null {
-  return s.kernels.length === s.kernelTotals.distinct ? s.kernels.map((k) => ({ calls: k.calls, avgNs: k.avgNs, stddevNs: k.stddevNs })) : null;
+  return s.kernels.length === s.kernelTotals.distinct
+    ? s.kernels.map((k) => ({ calls: k.calls, avgNs: k.avgNs, stddevNs: k.stddevNs }))
+    : null;
 }
 
 function compareRanges(a: TraceSummary, b: TraceSummary): RangeDelta[] | null {
   if (a.markers.length === 0 || b.markers.length === 0) return null;
   const rowsOf = (s: TraceSummary) => new Map(s.kernels.map((k) => [k.name, k]));
-  const rows = new Map([[a, rowsOf(a)], [b, rowsOf(b)]]);
+  const rows = new Map([
+    [a, rowsOf(a)],
+    [b, rowsOf(b)],
+  ]);
   // a kernel's spread is the range's only when all its dispatches ran in the range
   const kernelsOf = (m: TraceSummary['markers'][number], s: TraceSummary): NamedKernel[] =>
     m.kernels.map((k) => {
       const row = rows.get(s)?.get(k.name);
-      return { name: k.name, shortName: shortKernelName(k.name), calls: k.calls, totalNs: k.totalNs, ...(row && row.calls === k.calls ? { stddevNs: row.stddevNs } : {}) };
+      return {
+        name: k.name,
+        shortName: shortKernelName(k.name),
+        calls: k.calls,
+        totalNs: k.totalNs,
+        ...(row && row.calls === k.calls ? { stddevNs: row.stddevNs } : {}),
+      };
     });
   const sideOf = (m: TraceSummary['markers'][number]) => ({
     calls: m.calls,
@@ -146,13 +180,23 @@ function compareRanges(a: TraceSummary, b: TraceSummary): RangeDelta[] | null {
 }
 
 const point = (k: RooflineKernel): RooflinePoint => ({
-  dispatches: k.dispatches, durationNs: k.durationNs, aiHbm: k.aiHbm, gflopsPerSecond: k.gflopsPerSecond, bound: k.bound, percentOfRoof: k.percentOfRoof,
+  dispatches: k.dispatches,
+  durationNs: k.durationNs,
+  aiHbm: k.aiHbm,
+  gflopsPerSecond: k.gflopsPerSecond,
+  bound: k.bound,
+  percentOfRoof: k.percentOfRoof,
 });
 
 /** Both sides' roofline points per kernel, paired as the kernel rows are; in the order of the biggest time change. */
 export function compareRooflines(a: RooflineKernel[], b: RooflineKernel[]): RooflineDelta[] {
   const named = (ks: RooflineKernel[]): NamedKernel[] =>
-    ks.map((k) => ({ name: k.name, shortName: shortKernelName(k.name), calls: k.dispatches, totalNs: (k.durationNs ?? 0) * k.dispatches }));
+    ks.map((k) => ({
+      name: k.name,
+      shortName: shortKernelName(k.name),
+      calls: k.dispatches,
+      totalNs: (k.durationNs ?? 0) * k.dispatches,
+    }));
   const aByName = new Map(a.map((k) => [k.name, k]));
   const bByName = new Map(b.map((k) => [k.name, k]));
   return compareKernels(named(a), named(b)).map((d) => {
@@ -162,7 +206,11 @@ export function compareRooflines(a: RooflineKernel[], b: RooflineKernel[]): Roof
   });
 }
 
-export function compareSummaries(a: TraceSummary, b: TraceSummary, labels: { a: string; b: string } = { a: 'A', b: 'B' }): TraceComparison {
+export function compareSummaries(
+  a: TraceSummary,
+  b: TraceSummary,
+  labels: { a: string; b: string } = { a: 'A', b: 'B' },
+): TraceComparison {
   const totals = (s: TraceSummary, label: string) => ({ label, ...s.kernelTotals });
   return {
     a: totals(a, labels.a),
@@ -174,6 +222,8 @@ export function compareSummaries(a: TraceSummary, b: TraceSummary, labels: { a: 
     wall: amount(a.wall?.spanNs ?? null, b.wall?.spanNs ?? null),
     ranges: compareRanges(a, b),
     rangeAttribution: { a: a.rangeAttribution?.by ?? null, b: b.rangeAttribution?.by ?? null },
-    ...(a.roofline || b.roofline ? { roofline: compareRooflines(a.roofline?.kernels ?? [], b.roofline?.kernels ?? []) } : {}),
+    ...(a.roofline || b.roofline
+      ? { roofline: compareRooflines(a.roofline?.kernels ?? [], b.roofline?.kernels ?? []) }
+      : {}),
   };
 }

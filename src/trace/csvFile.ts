@@ -1,7 +1,14 @@
 // Streaming a CSV FileSource through the byte scanner, with columns looked up by header name.
 import { closeSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createCsvScanner, fieldText, type CsvRow, type CsvScanner, type FieldGuess, type RepeatedFields } from './csvScanner';
+import {
+  createCsvScanner,
+  fieldText,
+  type CsvRow,
+  type CsvScanner,
+  type FieldGuess,
+  type RepeatedFields,
+} from './csvScanner';
 import { FileRows } from './fileRows';
 import type { FileSource } from './sources';
 import { YIELD_BYTES } from './limits';

@@ -347,7 +347,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           p = close + 1;
           if (p < len) {
             const c = b[p];
-            if (c !== COMMA && c !== LF && c !== CR) throw new CsvFormatError('unexpected character after a closing quote', line, base + rowStart);
+            if (c !== COMMA && c !== LF && c !== CR)
+              throw new CsvFormatError('unexpected character after a closing quote', line, base + rowStart);
           }
         } else {
           // digits first (the common case: timestamps, ids, sizes), then anything else up to the delimiter
@@ -429,7 +430,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
 
   function keep(b: Buffer, used: number): void {
     if (used < b.length) {
-      if (b.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
+      if (b.length - used > maxRowBytes)
+        throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
       pending = b.subarray(used);
     } else {
       pending = null;
@@ -462,7 +464,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
             c = c.subarray(used - head.length);
             break;
           }
-          if (joined.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
+          if (joined.length - used > maxRowBytes)
+            throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
         }
         if (c.length === 0) return;
       }
@@ -475,7 +478,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     reset,
     scanRows(b: Buffer, final: boolean): number {
       const used = scan(b, final);
-      if (!final && b.length - used > maxRowBytes) throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
+      if (!final && b.length - used > maxRowBytes)
+        throw new CsvFormatError(`row longer than ${maxRowBytes} bytes`, line, base + used);
       base += used;
       return used;
     },

@@ -120,6 +120,15 @@ export class ExactMoments {
       const s1 = BigInt(this.sum);
       m2 = Number(BigInt(n) * this.squares - s1 * s1) / n;
     }
-    return { count: n, sum: this.sum, min: this.min, max: this.max, mean: n > 0 ? this.sum / n : 0, m2, detailed: true, givenStddev: null };
+    return {
+      count: n,
+      sum: this.sum,
+      min: this.min,
+      max: this.max,
+      mean: n > 0 ? this.sum / n : 0,
+      m2,
+      detailed: true,
+      givenStddev: null,
+    };
   }
 }

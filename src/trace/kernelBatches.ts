@@ -24,7 +24,8 @@ export class BatchSource {
   learn(b: KernelBatch): void {
     for (const n of b.newNames) this.names.push(n);
     for (const a of b.newAgents) this.agents.push(a);
-    for (let at = 0; at < b.newLaunches.length; at += LAUNCH_WIDTH) this.launches.push(b.newLaunches.subarray(at, at + LAUNCH_WIDTH));
+    for (let at = 0; at < b.newLaunches.length; at += LAUNCH_WIDTH)
+      this.launches.push(b.newLaunches.subarray(at, at + LAUNCH_WIDTH));
   }
 }
 
@@ -63,7 +64,14 @@ export class KernelTraceTotals {
  * order, then its launch counts (in their order of first appearance, as one addLaunch per dispatch would keep them).
  * `lineBase`: the file line of the batch's line 1 (a worker counts lines from its part's start).
  */
-export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, source: BatchSource, b: KernelBatch, problems: RowProblems, lineBase = 1): void {
+export function applyBatch(
+  ctx: CsvReadContext,
+  totals: KernelTraceTotals,
+  source: BatchSource,
+  b: KernelBatch,
+  problems: RowProblems,
+  lineBase = 1,
+): void {
   const { acc, tables, agents } = ctx;
   const { kernelOf, agentOf, launches } = source;
   const kernel = (n: number): KernelAgg => {
@@ -108,7 +116,7 @@ export function applyBatch(ctx: CsvReadContext, totals: KernelTraceTotals, sourc
   if (b.wallEnd > acc.wallEnd) acc.wallEnd = b.wallEnd;
   // runs of one agent at a time (agents' trackers are independent: the same as run by run)
   const { runAgent, runStart, runEnd, runCount } = b;
-  for (let i = 0; i < runCount; ) {
+  for (let i = 0; i < runCount;) {
     const a = runAgent[i] as number;
     let j = i + 1;
     while (j < runCount && runAgent[j] === a) j++;

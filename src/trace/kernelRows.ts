@@ -45,10 +45,17 @@ export function kernelColumns(c: Columns, keepDispatches = false, epochSeconds =
     agent: c.find('Agent_Id', 'gpu-id'),
     kernelId: c.find('Kernel_Id'),
     launch: [
-      c.find('Grid_Size_X', 'grd'), c.find('Grid_Size_Y'), c.find('Grid_Size_Z'),
-      c.find('Workgroup_Size_X', 'wgr'), c.find('Workgroup_Size_Y'), c.find('Workgroup_Size_Z'),
-      c.find('VGPR_Count', 'arch_vgpr', 'vgpr'), c.find('Accum_VGPR_Count', 'accum_vgpr'), c.find('SGPR_Count', 'sgpr'),
-      c.find('LDS_Block_Size', 'Group_Segment_Size', 'lds'), c.find('Scratch_Size', 'Private_Segment_Size', 'scr'),
+      c.find('Grid_Size_X', 'grd'),
+      c.find('Grid_Size_Y'),
+      c.find('Grid_Size_Z'),
+      c.find('Workgroup_Size_X', 'wgr'),
+      c.find('Workgroup_Size_Y'),
+      c.find('Workgroup_Size_Z'),
+      c.find('VGPR_Count', 'arch_vgpr', 'vgpr'),
+      c.find('Accum_VGPR_Count', 'accum_vgpr'),
+      c.find('SGPR_Count', 'sgpr'),
+      c.find('LDS_Block_Size', 'Group_Segment_Size', 'lds'),
+      c.find('Scratch_Size', 'Private_Segment_Size', 'scr'),
     ],
   };
 }
@@ -176,7 +183,11 @@ export class KernelRowCollector {
     const last = this.lastLaunchOfName[nameId];
     const lastValues = last === undefined ? undefined : this.launchView[last];
     // the common case: every launch field an integer equal to the kernel's previous dispatch
-    if (lastValues !== undefined && fields > this.lastLaunchColumn && sameIntegers(values, this.launchColumns, lastValues)) {
+    if (
+      lastValues !== undefined &&
+      fields > this.lastLaunchColumn &&
+      sameIntegers(values, this.launchColumns, lastValues)
+    ) {
       if (this.pairStamp[nameId] === this.batchNo) {
         const at = this.lastPairOfName[nameId] as number;
         this.launches[at + 2] = (this.launches[at + 2] as number) + 1;
@@ -216,7 +227,11 @@ export class KernelRowCollector {
   private keepDispatch(row: CsvRow, nameId: number, duration: number): void {
     const col = this.columns.corr;
     const at = this.count;
-    const kept = (this.dispatches ??= { corr: new Float64Array(BATCH_ROWS), name: new Int32Array(BATCH_ROWS), duration: new Float64Array(BATCH_ROWS) });
+    const kept = (this.dispatches ??= {
+      corr: new Float64Array(BATCH_ROWS),
+      name: new Int32Array(BATCH_ROWS),
+      duration: new Float64Array(BATCH_ROWS),
+    });
     kept.corr[at] = col >= 0 && col < row.fieldCount ? (row.values[col] as number) : NaN;
     kept.name[at] = nameId;
     kept.duration[at] = duration;
@@ -351,7 +366,11 @@ export class KernelRowCollector {
       longDurations: long,
       agentTotals,
       // copies of what the batch holds: the arrays stay for the next batch (no garbage per batch)
-      dispatches: this.dispatches && { corr: this.dispatches.corr.slice(0, this.count), name: this.dispatches.name.slice(0, this.count), duration: this.dispatches.duration.slice(0, this.count) },
+      dispatches: this.dispatches && {
+        corr: this.dispatches.corr.slice(0, this.count),
+        name: this.dispatches.name.slice(0, this.count),
+        duration: this.dispatches.duration.slice(0, this.count),
+      },
       launches: Int32Array.from(this.launches),
       kernelAgents: Int32Array.from(this.kernelAgents),
       rows: this.rows,
@@ -412,5 +431,16 @@ export function runArrays(b: KernelBatch): RunArrays {
 /** The buffers of a batch, to transfer it to another thread. */
 export function batchBuffers(b: KernelBatch): ArrayBuffer[] {
   const kept = b.dispatches ? [b.dispatches.corr, b.dispatches.name, b.dispatches.duration] : [];
-  return [b.runAgent, b.runStart, b.runEnd, b.moments, b.longDurations, b.agentTotals, b.launches, b.kernelAgents, b.newLaunches, ...kept].map((a) => a.buffer as ArrayBuffer);
+  return [
+    b.runAgent,
+    b.runStart,
+    b.runEnd,
+    b.moments,
+    b.longDurations,
+    b.agentTotals,
+    b.launches,
+    b.kernelAgents,
+    b.newLaunches,
+    ...kept,
+  ].map((a) => a.buffer as ArrayBuffer);
 }

@@ -46,7 +46,10 @@ const LF = 0x0a;
 
 /** How a span of `span` bytes is cut for `threads` workers: bytes per part (default: 16 MiB, less for a smaller span so that every worker gets several) and parts. */
 export function partPlan(span: number, threads: number, partBytes?: number): { partBytes: number; count: number } {
-  const bytes = Math.max(1, partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))));
+  const bytes = Math.max(
+    1,
+    partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))),
+  );
   return { partBytes: bytes, count: Math.max(1, Math.ceil(span / bytes)) };
 }
 
@@ -69,7 +72,15 @@ export function speculativeTask(file: string, index: number, threads: number): P
   const { partBytes, count } = partPlan(size - head.dataStart, threads);
   if (index >= count) return null;
   const boundary = (k: number): number => (k >= count ? size : head.dataStart + k * partBytes);
-  return { index, path: file, fileSize: size, start: boundary(index), end: boundary(index + 1), exactStart: index === 0, columns };
+  return {
+    index,
+    path: file,
+    fileSize: size,
+    start: boundary(index),
+    end: boundary(index + 1),
+    exactStart: index === 0,
+    columns,
+  };
 }
 
 /**
@@ -88,7 +99,8 @@ function simpleHead(file: string): { names: string[]; first: string[]; dataStart
     const fields = (from: number, to: number): string[] | null => {
       const text = buf.toString('utf8', from, to).replace(/\r$/, '');
       const out: string[] = [];
-      for (const m of text.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^",]*))/g)) out.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : (m[2] ?? ''));
+      for (const m of text.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^",]*))/g))
+        out.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : (m[2] ?? ''));
       return out.join('') === '' ? null : out;
     };
     const names = fields(bom, end1);

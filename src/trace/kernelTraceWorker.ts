@@ -26,14 +26,14 @@ function scan(task: PartTask): void {
 const guess = (workerData as SpeculationData | null)?.speculate;
 /** The early scan, until the first task comes (each task waits for the one before it: answers go in order). */
 let early: Promise<{ task: PartTask; result: PartResult } | null> | null = guess
-  ? Promise.resolve().then(
-      () => {
+  ? Promise.resolve()
+      .then(() => {
         const task = speculativeTask(guess.path, guess.index, guess.threads);
         if (!task) return null;
         collector = new KernelRowCollector(task.columns, () => {});
         return { task, result: scanPart(task, collector) };
-      },
-    ).catch(() => null)
+      })
+      .catch(() => null)
   : null;
 let queue: Promise<void> = Promise.resolve();
 

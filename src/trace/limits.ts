@@ -46,7 +46,13 @@ export const MAX_CODE_OBJECTS_TOTAL_BYTES = 1024 * 1024 * 1024;
 export const MAX_BUNDLE_ENTRIES = 1024;
 
 /** msgpack decoding limits for a code object's metadata note: far past real metadata, short of a hostile note's claims. */
-export const METADATA_DECODE_LIMITS = { maxStrLength: 1 << 20, maxBinLength: 1 << 20, maxArrayLength: 1 << 20, maxMapLength: 1 << 16, maxExtLength: 0 };
+export const METADATA_DECODE_LIMITS = {
+  maxStrLength: 1 << 20,
+  maxBinLength: 1 << 20,
+  maxArrayLength: 1 << 20,
+  maxMapLength: 1 << 16,
+  maxExtLength: 0,
+};
 
 /** Distinct launch configurations a collector keeps (a kernel keeps MAX_LAUNCHES of them); the rest count as truncated. */
 export const MAX_LAUNCH_IDS = 1 << 16;

@@ -44,7 +44,6 @@ export interface ParallelRun {
   early: number;
 }
 
-
 /**
  * How to start a worker: the bundle's trace-worker.cjs beside the bundle that holds this module; or, running
  * from the TypeScript sources (tests, development), the worker's source through tsx's require hook (a worker
@@ -116,7 +115,18 @@ export async function readKernelTraceParallel(
       reject = rej;
     });
     promise.catch(() => {}); // awaited in order; a later part's failure must not go unhandled meanwhile
-    return { index, path: file.path, fileSize: file.size, start, end: boundary(index + 1), exactStart, columns, resolve, reject, promise };
+    return {
+      index,
+      path: file.path,
+      fileSize: file.size,
+      start,
+      end: boundary(index + 1),
+      exactStart,
+      columns,
+      resolve,
+      reject,
+      promise,
+    };
   };
   const tasks = Array.from({ length: count }, (_, k) => makeTask(k, boundary(k), k === 0));
   const queue: Task[] = [...tasks];
@@ -142,7 +152,11 @@ export async function readKernelTraceParallel(
     }
     const lane = lanes.find((l) => l.source === source);
     const arrays = runArrays(b);
-    lane?.worker.postMessage({ recycle: arrays }, [arrays.runAgent.buffer, arrays.runStart.buffer, arrays.runEnd.buffer] as ArrayBuffer[]);
+    lane?.worker.postMessage({ recycle: arrays }, [
+      arrays.runAgent.buffer,
+      arrays.runStart.buffer,
+      arrays.runEnd.buffer,
+    ] as ArrayBuffer[]);
   };
   let hereScheduled = false;
   const pump = (): void => {
@@ -241,7 +255,9 @@ export async function readKernelTraceParallel(
     await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
     onRun?.(run);
     if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
-      process.stderr.write(`kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${run.prestarted} started by the launcher (${run.early} part(s) scanned before they were asked for)\n`);
+      process.stderr.write(
+        `kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${run.prestarted} started by the launcher (${run.early} part(s) scanned before they were asked for)\n`,
+      );
     }
   }
   return rows;

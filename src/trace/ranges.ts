@@ -61,7 +61,7 @@ export class RangeIndex {
     const a = own ? innermost(own, t) : -1;
     const b = innermost(this.anyThread, t);
     if (a < 0 && b < 0) return null;
-    if (b < 0 || (a >= 0 && (own as RangeList).starts[a] as number >= (this.anyThread.starts[b] as number))) {
+    if (b < 0 || (a >= 0 && ((own as RangeList).starts[a] as number) >= (this.anyThread.starts[b] as number))) {
       const list = own as RangeList;
       return { marker: list.markers[a] as MarkerAgg, start: list.starts[a] as number };
     }
@@ -85,7 +85,10 @@ export class RangeIndex {
 /** Sorted by start (a longer range first on a tie, so that it is the parent), with parent links. */
 function sortList(list: RangeList): RangeList {
   const order = list.starts.map((_, i) => i);
-  order.sort((x, y) => (list.starts[x] as number) - (list.starts[y] as number) || (list.ends[y] as number) - (list.ends[x] as number));
+  order.sort(
+    (x, y) =>
+      (list.starts[x] as number) - (list.starts[y] as number) || (list.ends[y] as number) - (list.ends[x] as number),
+  );
   const out: RangeList = {
     starts: order.map((i) => list.starts[i] as number),
     ends: order.map((i) => list.ends[i] as number),
@@ -95,7 +98,8 @@ function sortList(list: RangeList): RangeList {
   const stack: number[] = [];
   for (let i = 0; i < order.length; i++) {
     // an earlier range that ends before this one does is not its parent (closed, or overlapping without nesting)
-    while (stack.length && (out.ends[stack[stack.length - 1] as number] as number) < (out.ends[i] as number)) stack.pop();
+    while (stack.length && (out.ends[stack[stack.length - 1] as number] as number) < (out.ends[i] as number))
+      stack.pop();
     out.parents[i] = stack.length ? (stack[stack.length - 1] as number) : -1;
     stack.push(i);
   }

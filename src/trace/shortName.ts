@@ -12,12 +12,18 @@ function bracket(c: number): number {
 }
 
 export function shortKernelName(full: string, max = 80): string {
-  let name = full.trim().replace(/\s*\[clone [^\]]*\]$/, '').replace(/\.kd$/, '');
+  let name = full
+    .trim()
+    .replace(/\s*\[clone [^\]]*\]$/, '')
+    .replace(/\.kd$/, '');
   if (name.startsWith('_Z')) return cap(demangleBase(name) ?? name, max);
   if (!/[<([{]/.test(name)) {
     // no brackets: everything is at the top level (most names; the scans below run once per kernel, cold)
     const scopes = name.slice(name.lastIndexOf(' ') + 1).split('::');
-    const qualified = scopes.slice(-2).filter((x) => x.length > 0).join('::');
+    const qualified = scopes
+      .slice(-2)
+      .filter((x) => x.length > 0)
+      .join('::');
     return cap(qualified || full, max);
   }
   name = stripArguments(name);

@@ -15,7 +15,10 @@ const DEFAULT_CONFIDENCE = 0.99;
 /** Fewer dispatches than this on a side: the per-dispatch spread says too little. */
 const MIN_DISPATCHES = 10;
 
-const LANCZOS = [676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+const LANCZOS = [
+  676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
+  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+];
 
 function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
@@ -61,7 +64,9 @@ function regularizedBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(x, a, b)) / a : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
+  return x < (a + 1) / (a + b + 2)
+    ? (front * betaContinuedFraction(x, a, b)) / a
+    : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
 }
 
 /** P(T <= t) for Student's t with `df` degrees of freedom (df > 0, not necessarily whole). */
@@ -108,7 +113,8 @@ export interface WelchResult {
 
 /** Welch's t-test of b against a; null when a side has fewer than 2 values or its spread is not a number. */
 export function welch(a: SampleMoments, b: SampleMoments, confidence = DEFAULT_CONFIDENCE): WelchResult | null {
-  if (a.n < 2 || b.n < 2 || !(a.std >= 0) || !(b.std >= 0) || !Number.isFinite(a.mean) || !Number.isFinite(b.mean)) return null;
+  if (a.n < 2 || b.n < 2 || !(a.std >= 0) || !(b.std >= 0) || !Number.isFinite(a.mean) || !Number.isFinite(b.mean))
+    return null;
   const va = (a.std * a.std) / a.n;
   const vb = (b.std * b.std) / b.n;
   const diff = b.mean - a.mean;
@@ -127,18 +133,41 @@ const VERDICT_TEXT: Record<DigestVerdict, string> = {
   'not-enough-runs': 'not enough runs to tell',
 };
 
-function change(aNs: number | null, bNs: number | null, verdict: DigestVerdict, interval: [number, number] | null, method: DigestChange['method'], confidence: number): DigestChange {
-  return { aNs, bNs, ratio: aNs !== null && bNs !== null && aNs > 0 ? bNs / aNs : null, interval, confidence, verdict, text: VERDICT_TEXT[verdict], method };
+function change(
+  aNs: number | null,
+  bNs: number | null,
+  verdict: DigestVerdict,
+  interval: [number, number] | null,
+  method: DigestChange['method'],
+  confidence: number,
+): DigestChange {
+  return {
+    aNs,
+    bNs,
+    ratio: aNs !== null && bNs !== null && aNs > 0 ? bNs / aNs : null,
+    interval,
+    confidence,
+    verdict,
+    text: VERDICT_TEXT[verdict],
+    method,
+  };
 }
 
 /**
  * The change from a to b of a mean timing, with its interval as a relative change (b / a - 1) and a verdict:
  * `slower` / `faster` when the interval lies above / below 0, else `no-change`.
  */
-export function judgeChange(a: SampleMoments | null, b: SampleMoments | null, method: 'welch' | 'dispatch-spread', confidence = DEFAULT_CONFIDENCE, minN = 2): DigestChange {
+export function judgeChange(
+  a: SampleMoments | null,
+  b: SampleMoments | null,
+  method: 'welch' | 'dispatch-spread',
+  confidence = DEFAULT_CONFIDENCE,
+  minN = 2,
+): DigestChange {
   const aNs = a?.mean ?? null;
   const bNs = b?.mean ?? null;
-  if (!a || !b || a.n < minN || b.n < minN || !(a.mean > 0)) return change(aNs, bNs, 'not-enough-runs', null, 'none', confidence);
+  if (!a || !b || a.n < minN || b.n < minN || !(a.mean > 0))
+    return change(aNs, bNs, 'not-enough-runs', null, 'none', confidence);
   const w = welch(a, b, confidence);
   if (!w) return change(aNs, bNs, 'not-enough-runs', null, 'none', confidence);
   const interval: [number, number] = [w.interval[0] / a.mean, w.interval[1] / a.mean];
@@ -152,7 +181,8 @@ export function judgeDispatches(
   b: { avgNs: number; stddevNs: number | null; calls: number } | null,
   confidence = DEFAULT_CONFIDENCE,
 ): DigestChange {
-  const moments = (k: typeof a): SampleMoments | null => (k && k.stddevNs !== null ? { mean: k.avgNs, std: k.stddevNs, n: k.calls } : null);
+  const moments = (k: typeof a): SampleMoments | null =>
+    k && k.stddevNs !== null ? { mean: k.avgNs, std: k.stddevNs, n: k.calls } : null;
   const ma = moments(a);
   const mb = moments(b);
   if (!ma || !mb) return change(a?.avgNs ?? null, b?.avgNs ?? null, 'not-enough-runs', null, 'none', confidence);
@@ -173,9 +203,15 @@ export interface CaseTimingChange {
 }
 
 /** Per benchmark case (paired by spec, else by position), the evaluator's timings of b against a. */
-export function compareCaseTimings(as: readonly CaseTiming[], bs: readonly CaseTiming[], confidence = DEFAULT_CONFIDENCE): CaseTimingChange[] {
+export function compareCaseTimings(
+  as: readonly CaseTiming[],
+  bs: readonly CaseTiming[],
+  confidence = DEFAULT_CONFIDENCE,
+): CaseTimingChange[] {
   const moments = (c: CaseTiming | undefined): SampleMoments | null =>
-    c && typeof c.meanNs === 'number' && typeof c.stdNs === 'number' && typeof c.runs === 'number' ? { mean: c.meanNs, std: c.stdNs, n: c.runs } : null;
+    c && typeof c.meanNs === 'number' && typeof c.stdNs === 'number' && typeof c.runs === 'number'
+      ? { mean: c.meanNs, std: c.stdNs, n: c.runs }
+      : null;
   const bySpec = new Map(bs.map((b) => [b.spec, b]));
   const specsUnique = bySpec.size === bs.length && new Set(as.map((a) => a.spec)).size === as.length;
   const out: CaseTimingChange[] = [];
@@ -183,7 +219,10 @@ export function compareCaseTimings(as: readonly CaseTiming[], bs: readonly CaseT
     const b = specsUnique ? bySpec.get(a.spec) : bs[i];
     const ma = moments(a);
     const mb = moments(b);
-    const judged = ma && mb ? judgeChange(ma, mb, 'welch', confidence) : change(a.meanNs ?? null, b?.meanNs ?? null, 'not-enough-runs', null, 'none', confidence);
+    const judged =
+      ma && mb
+        ? judgeChange(ma, mb, 'welch', confidence)
+        : change(a.meanNs ?? null, b?.meanNs ?? null, 'not-enough-runs', null, 'none', confidence);
     out.push({ spec: a.spec, change: judged });
   });
   return out;
@@ -201,13 +240,18 @@ export interface DispatchPart {
  * sums of calls x variance of their kernels (dispatches taken as independent), the interval a normal one (the
  * totals add up many dispatches). Not told when a part's spread is unknown or a side has too few dispatches.
  */
-export function judgeTotals(a: readonly DispatchPart[] | null, b: readonly DispatchPart[] | null, confidence = DEFAULT_CONFIDENCE): DigestChange {
+export function judgeTotals(
+  a: readonly DispatchPart[] | null,
+  b: readonly DispatchPart[] | null,
+  confidence = DEFAULT_CONFIDENCE,
+): DigestChange {
   const total = (ps: readonly DispatchPart[]) => ps.reduce((n, p) => n + p.calls * p.avgNs, 0);
   const aNs = a ? total(a) : null;
   const bNs = b ? total(b) : null;
   const known = (ps: readonly DispatchPart[] | null): ps is readonly DispatchPart[] =>
     ps !== null && ps.every((p) => p.stddevNs !== null) && ps.reduce((n, p) => n + p.calls, 0) >= MIN_DISPATCHES;
-  if (!known(a) || !known(b) || aNs === null || bNs === null || !(aNs > 0)) return change(aNs, bNs, 'not-enough-runs', null, 'none', confidence);
+  if (!known(a) || !known(b) || aNs === null || bNs === null || !(aNs > 0))
+    return change(aNs, bNs, 'not-enough-runs', null, 'none', confidence);
   const variance = (ps: readonly DispatchPart[]) => ps.reduce((n, p) => n + p.calls * (p.stddevNs as number) ** 2, 0);
   const se = Math.sqrt(variance(a) + variance(b));
   const z = studentTQuantile(1 - (1 - confidence) / 2, 1e7);

@@ -117,7 +117,11 @@ export class ZipLimitError extends KernelRunnerError {
 }
 
 const sizeText = (n: number): string =>
-  n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} bytes`;
+  n >= 1024 ** 3
+    ? `${(n / 1024 ** 3).toFixed(2)} GiB`
+    : n >= 1024 ** 2
+      ? `${(n / 1024 ** 2).toFixed(1)} MiB`
+      : `${n} bytes`;
 
 /** The fewest bytes an entry takes in the archive: its local header (30 bytes before the name) and its data. */
 const LOCAL_HEADER_BYTES = 30;
@@ -132,7 +136,8 @@ function overlappingEntries(entries: readonly yauzl.Entry[]): [string, string] |
   for (let i = 1; i < byOffset.length; i++) {
     const prev = byOffset[i - 1] as yauzl.Entry;
     const next = byOffset[i] as yauzl.Entry;
-    if (next.relativeOffsetOfLocalHeader < prev.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + prev.compressedSize) return [prev.fileName, next.fileName];
+    if (next.relativeOffsetOfLocalHeader < prev.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + prev.compressedSize)
+      return [prev.fileName, next.fileName];
   }
   return null;
 }

@@ -20,12 +20,32 @@ import { readCounterCollection } from './readers/counterCollection';
 import type { ParallelOptions, ParallelRun } from './parallelKernelTrace';
 import { NotRocpdError, readRocpd } from './readers/rocpd';
 import {
-  SetAgents, apiVariant, copyVariant, kernelVariant, readAgentInfo, readApiTrace, readKernelTrace,
-  readMemoryCopyTrace, readStatsFile, type CsvReadContext, type RowProblems, type StatsRow,
+  SetAgents,
+  apiVariant,
+  copyVariant,
+  kernelVariant,
+  readAgentInfo,
+  readApiTrace,
+  readKernelTrace,
+  readMemoryCopyTrace,
+  readStatsFile,
+  type CsvReadContext,
+  type RowProblems,
+  type StatsRow,
 } from './readers/rocprofv3Csv';
 import { attributeCsvRanges } from './readers/rangeCsv';
 import { isPseudoKernel } from './pseudoRows';
-import { isZip, listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from './sources';
+import {
+  isZip,
+  listFolder,
+  listSingleFile,
+  listZip,
+  nonRegularKind,
+  ZipLimitError,
+  type FileSource,
+  type SourceSet,
+  type ZipLimits,
+} from './sources';
 import { RunTables, normalizeDirection } from './tables';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
 import type { PcHotspots } from '../core/protocol/pcSampling';
@@ -104,7 +124,11 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
     throw new TraceInputError(`${path}: no such file or directory (expected ${LOOKED_FOR})`, path);
   }
   const kind = nonRegularKind(st);
-  if (kind) throw new TraceInputError(`${path}: ${kind}, not a file or a folder: refused, reading it could block forever (expected ${LOOKED_FOR})`, path);
+  if (kind)
+    throw new TraceInputError(
+      `${path}: ${kind}, not a file or a folder: refused, reading it could block forever (expected ${LOOKED_FOR})`,
+      path,
+    );
   let set: SourceSet;
   if (st.isDirectory()) set = await listFolder(abs);
   else if (await isZip(abs)) {
@@ -155,18 +179,33 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   // timings come from one pass (the first with a kernel trace); the counters of every pass are joined per
   // dispatch (Dispatch_Id and kernel name, as rocprof-compute joins its pmc_perf files).
   const passOf = (s: PlannedSet): string | null => /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(s.key.dir)?.[1] ?? null;
-  const passNames = [...new Set([...sets.values()].flatMap((s) => passOf(s) ?? []))].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
+  const passNames = [...new Set([...sets.values()].flatMap((s) => passOf(s) ?? []))].sort(
+    (a, b) => Number(a.slice(5)) - Number(b.slice(5)),
+  );
   let timingPass: string | null = null;
   if (passNames.length > 1) {
-    const traced = (name: string): boolean => [...sets.values()].some((s) => passOf(s) === name && s.files.some((p) => p.what.kind === 'kernel_trace' || p.what.kind === 'rocpd'));
+    const traced = (name: string): boolean =>
+      [...sets.values()].some(
+        (s) => passOf(s) === name && s.files.some((p) => p.what.kind === 'kernel_trace' || p.what.kind === 'rocpd'),
+      );
     timingPass = passNames.find(traced) ?? (passNames[0] as string);
   }
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
-  const counters: CounterCollector = { table: new CounterTableBuilder(), source: null, workload: [], passesRead: new Set(), sysinfo: null, roofline: null, profilingConfig: null, rangeOf: new Map() };
+  const counters: CounterCollector = {
+    table: new CounterTableBuilder(),
+    source: null,
+    workload: [],
+    passesRead: new Set(),
+    sysinfo: null,
+    roofline: null,
+    profilingConfig: null,
+    rangeOf: new Map(),
+  };
   // the timing pass first: its dispatches are the ones the other passes' counters join
   const ordered = [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key));
-  const inTimingPass = (s: PlannedSet): boolean => timingPass === null || passOf(s) === null || passOf(s) === timingPass;
+  const inTimingPass = (s: PlannedSet): boolean =>
+    timingPass === null || passOf(s) === null || passOf(s) === timingPass;
   for (const s of [...ordered.filter(inTimingPass), ...ordered.filter((s) => !inTimingPass(s))]) {
     const pass = { name: passOf(s), repeatOf: inTimingPass(s) ? null : timingPass };
     await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
@@ -177,13 +216,21 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
 
   if (acc.sources.length === 0) {
     const seen = acc.skipped.length
-      ? `; skipped ${acc.skipped.length} file(s): ${acc.skipped.slice(0, 3).map((s) => `${s.path} (${s.reason})`).join(', ')}${acc.skipped.length > 3 ? ', ...' : ''}`
+      ? `; skipped ${acc.skipped.length} file(s): ${acc.skipped
+          .slice(0, 3)
+          .map((s) => `${s.path} (${s.reason})`)
+          .join(', ')}${acc.skipped.length > 3 ? ', ...' : ''}`
       : '';
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
   const summary = buildSummary(acc, options);
   if (hotspots) summary.hotspots = hotspots;
-  if (timingPass !== null) summary.passes = { count: passNames.length, timingsFrom: timingPass, counters: passNames.filter((n) => counters.passesRead.has(n)) };
+  if (timingPass !== null)
+    summary.passes = {
+      count: passNames.length,
+      timingsFrom: timingPass,
+      counters: passNames.filter((n) => counters.passesRead.has(n)),
+    };
   if (counters.table.size > 0 && counters.source) await addRoofline(summary, counters);
   return summary;
 }
@@ -196,7 +243,15 @@ async function pcHotspotsOf(sets: Map<string, PlannedSet>, acc: TraceAccumulator
   const hot = await hotspotsOfFiles(files, { top: SUMMARY_HOTSPOTS_TOP });
   for (const src of hot?.sources ?? []) {
     const { pid, host } = setKeyOf(src.path);
-    acc.sources.push({ path: src.path, format: src.format, kind: `pc_sampling_${src.method}`, variant: 'rocprofv3', rows: src.samples, pid, host });
+    acc.sources.push({
+      path: src.path,
+      format: src.format,
+      kind: `pc_sampling_${src.method}`,
+      variant: 'rocprofv3',
+      rows: src.samples,
+      pid,
+      host,
+    });
   }
   if (hot) acc.warnings.push(...hot.warnings);
   return hot;
@@ -215,10 +270,16 @@ async function addRoofline(summary: TraceSummary, counters: CounterCollector): P
   };
   const sysinfo = await side(counters.sysinfo, readSysinfo);
   const rooflineRow = await side(counters.roofline, (f) => readRooflineCsv(f));
-  if (counters.roofline && !rooflineRow) summary.warnings.push(`${counters.roofline.path}: no row for device 0; spec peaks used`);
+  if (counters.roofline && !rooflineRow)
+    summary.warnings.push(`${counters.roofline.path}: no row for device 0; spec peaks used`);
   const layout = await side(counters.profilingConfig, readOutputFormat);
   const source = counters.source as { format: string; path: string };
-  const format = source.format === 'rocprof-compute-long' ? (layout === 'rocpd' ? 'rocprof-compute-rocpd' : 'counter-collection') : source.format;
+  const format =
+    source.format === 'rocprof-compute-long'
+      ? layout === 'rocpd'
+        ? 'rocprof-compute-rocpd'
+        : 'counter-collection'
+      : source.format;
   const gpu = summary.agents.find((a) => a.type === 'GPU' && a.name && /^gfx/i.test(a.name));
   const derived = deriveRoofline({
     table: counters.table.build(),
@@ -249,7 +310,12 @@ function pickWorkloadFiles(counters: CounterCollector, acc: TraceAccumulator): v
   for (const slot of ['sysinfo', 'roofline', 'profilingConfig'] as const) {
     const seen = counters.workload.filter((w) => w.slot === slot);
     if (!counters.source) {
-      for (const w of seen) acc.skipped.push({ path: w.file.path, reason: 'rocprof-compute workload file without counters (pmc_perf.csv or a counter collection) beside it: not used' });
+      for (const w of seen)
+        acc.skipped.push({
+          path: w.file.path,
+          reason:
+            'rocprof-compute workload file without counters (pmc_perf.csv or a counter collection) beside it: not used',
+        });
       continue;
     }
     const nearest = [...seen].sort((a, b) => {
@@ -259,22 +325,46 @@ function pickWorkloadFiles(counters: CounterCollector, acc: TraceAccumulator): v
     })[0];
     if (!nearest) continue;
     counters[slot] = nearest.file;
-    acc.sources.push({ path: nearest.file.path, format: 'rocprof-compute', kind: nearest.name, variant: 'workload', rows: 0, pid: null, host: null });
-    for (const w of seen) if (w !== nearest) acc.skipped.push({ path: w.file.path, reason: `a second ${w.name} file (${nearest.file.path} is used)` });
+    acc.sources.push({
+      path: nearest.file.path,
+      format: 'rocprof-compute',
+      kind: nearest.name,
+      variant: 'workload',
+      rows: 0,
+      pid: null,
+      host: null,
+    });
+    for (const w of seen)
+      if (w !== nearest)
+        acc.skipped.push({ path: w.file.path, reason: `a second ${w.name} file (${nearest.file.path} is used)` });
   }
 }
 
 async function readSet(
-  s: PlannedSet, acc: TraceAccumulator, agentPrefix: string, options: SummarizeOptions, counters: CounterCollector,
+  s: PlannedSet,
+  acc: TraceAccumulator,
+  agentPrefix: string,
+  options: SummarizeOptions,
+  counters: CounterCollector,
   /** The set's pass folder (pass_<n>), and when it is not the timing pass, the pass the timings come from. */
   pass: { name: string | null; repeatOf: string | null },
 ): Promise<void> {
   const repeat = pass.repeatOf !== null;
   if (repeat) {
     // another pass of the same program: its counters only, everything else is a copy of the timing pass's
-    const kept = new Set<Planned['what']['kind']>(['counter_collection', 'pmc_perf', 'rocpd', 'workload_info', 'pc_sampling']);
+    const kept = new Set<Planned['what']['kind']>([
+      'counter_collection',
+      'pmc_perf',
+      'rocpd',
+      'workload_info',
+      'pc_sampling',
+    ]);
     for (const p of s.files) {
-      if (!kept.has(p.what.kind)) acc.skipped.push({ path: p.file.path, reason: `${pass.name}: the same program run again for other counters; kernels, copies, API calls and ranges are from ${pass.repeatOf}` });
+      if (!kept.has(p.what.kind))
+        acc.skipped.push({
+          path: p.file.path,
+          reason: `${pass.name}: the same program run again for other counters; kernels, copies, API calls and ranges are from ${pass.repeatOf}`,
+        });
     }
     s = { key: s.key, files: s.files.filter((p) => kept.has(p.what.kind)) };
   }
@@ -282,7 +372,14 @@ async function readSet(
   const agents = new SetAgents(acc, agentPrefix);
   const ctx: CsvReadContext = { acc, tables, agents, parallel: options.parallel, onParallelRun: options.onParallelRun };
   const { pid, host } = s.key;
-  const source = (file: FileSource, format: string, kind: string, variant: string, rows: number, own?: { pid: number; host: string | null } | null): void => {
+  const source = (
+    file: FileSource,
+    format: string,
+    kind: string,
+    variant: string,
+    rows: number,
+    own?: { pid: number; host: string | null } | null,
+  ): void => {
     acc.sources.push({ path: file.path, format, kind, variant, rows, pid: own?.pid ?? pid, host: own?.host ?? host });
   };
   const skip = (file: FileSource, reason: string): void => {
@@ -290,7 +387,9 @@ async function readSet(
   };
   const of = (kind: Planned['what']['kind']): Planned[] => s.files.filter((p) => p.what.kind === kind);
   const csvOf = (kind: Planned['what']['kind']): Array<{ file: FileSource; columns: Columns }> =>
-    s.files.flatMap((p) => (p.what.kind === kind && 'columns' in p.what ? [{ file: p.file, columns: p.what.columns }] : []));
+    s.files.flatMap((p) =>
+      p.what.kind === kind && 'columns' in p.what ? [{ file: p.file, columns: p.what.columns }] : [],
+    );
   // a run with rocTX ranges: its kernel traces keep each dispatch for the range pass, not read a second time
   if (csvOf('api_trace').some((p) => /marker_api_trace\.csv$/.test(p.file.path))) ctx.dispatchLogs = new Map();
 
@@ -303,14 +402,27 @@ async function readSet(
     }
     const maxDb = options.maxRocpdBytes ?? MAX_ROCPD_BYTES;
     if (p.file.size > maxDb) {
-      skip(p.file, `rocpd database of ${mib(p.file.size)}, over the ${mib(maxDb)} that can be loaded whole: not read; convert it to CSV (rocpd convert -i ${p.file.path.slice(p.file.path.lastIndexOf('/') + 1)} --output-format csv) and summarise that`);
+      skip(
+        p.file,
+        `rocpd database of ${mib(p.file.size)}, over the ${mib(maxDb)} that can be loaded whole: not read; convert it to CSV (rocpd convert -i ${p.file.path.slice(p.file.path.lastIndexOf('/') + 1)} --output-format csv) and summarise that`,
+      );
       continue;
     }
     try {
       // another pass's database: its counters into the shared table, its trace into tables nobody reads
       const res = repeat
-        ? await readRocpd(await p.file.readAll(), new TraceAccumulator(options.busy), new RunTables(), agentPrefix, p.file.path, { table: counters.table, wanted: countersUsed() })
-        : await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path, { table: counters.table, wanted: countersUsed() });
+        ? await readRocpd(
+            await p.file.readAll(),
+            new TraceAccumulator(options.busy),
+            new RunTables(),
+            agentPrefix,
+            p.file.path,
+            { table: counters.table, wanted: countersUsed() },
+          )
+        : await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path, {
+            table: counters.table,
+            wanted: countersUsed(),
+          });
       source(p.file, 'rocpd', repeat ? 'counter_pass' : 'database', res.variant, res.rows, res.process);
       if (res.counterRows > 0) {
         counters.source ??= { format: 'rocpd-db', path: p.file.path };
@@ -320,7 +432,10 @@ async function readSet(
     } catch (err) {
       if (err instanceof NotRocpdError) skip(p.file, err.message);
       else if (err instanceof RangeError || /memory/i.test((err as Error).message)) {
-        skip(p.file, `rocpd database of ${mib(p.file.size)}: not enough memory to load it (${(err as Error).message}); convert it to CSV (rocpd convert) and summarise that`);
+        skip(
+          p.file,
+          `rocpd database of ${mib(p.file.size)}: not enough memory to load it (${(err as Error).message}); convert it to CSV (rocpd convert) and summarise that`,
+        );
       } else skip(p.file, `unreadable database: ${(err as Error).message}`);
     }
   }
@@ -330,7 +445,9 @@ async function readSet(
   };
   if (fromDb) {
     for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));
-    for (const p of s.files) if (p.what.kind !== 'rocpd' && p.what.kind !== 'workload_info' && p.what.kind !== 'pc_sampling') skip(p.file, `same run as ${fromDb} (read from the database)`);
+    for (const p of s.files)
+      if (p.what.kind !== 'rocpd' && p.what.kind !== 'workload_info' && p.what.kind !== 'pc_sampling')
+        skip(p.file, `same run as ${fromDb} (read from the database)`);
     if (repeat) return;
     tables.mergeInto(acc.tables);
     notePathProcess();
@@ -347,12 +464,15 @@ async function readSet(
     try {
       await read(problems);
     } catch (err) {
-      const why = err instanceof CsvFormatError ? `malformed CSV: ${err.message}` : `unreadable: ${(err as Error).message}`;
+      const why =
+        err instanceof CsvFormatError ? `malformed CSV: ${err.message}` : `unreadable: ${(err as Error).message}`;
       if (problems.rowsRead === 0) {
         skip(file, why);
       } else {
         partial(problems.rowsRead);
-        acc.warnings.push(`${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`);
+        acc.warnings.push(
+          `${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`,
+        );
       }
     }
     const none = noRowReadError(file.path, problems);
@@ -384,19 +504,38 @@ async function readSet(
   const kernelsTraced = have.kernel;
   for (const p of csvOf('counter_collection')) {
     const done = (rows: number, timed: boolean | null): void => {
-      source(p.file, 'rocprofv3-csv', 'counter_collection', timed === null ? 'rocprofv3' : timed ? 'rocm-7.0' : 'rocm-6.x', rows);
+      source(
+        p.file,
+        'rocprofv3-csv',
+        'counter_collection',
+        timed === null ? 'rocprofv3' : timed ? 'rocm-7.0' : 'rocm-6.x',
+        rows,
+      );
       if (!kernelsTraced) have.kernel = true;
     };
     await acc.clock.settle(p.file, ['Start_Timestamp']);
-    counters.source ??= { format: /(?:^|\/)pmc_perf\.csv$/.test(p.file.path) ? 'rocprof-compute-long' : 'counter-collection', path: p.file.path };
-    await guarded(p.file, async (problems) => {
-      const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced, { table: counters.table, wanted: countersUsed(), repeatPass: repeat });
-      done(res.rows, res.timed);
-      if (pass.name && res.rows > 0) counters.passesRead.add(pass.name);
-      if (!kernelsTraced && !res.timed && res.dispatches > 0) {
-        acc.warnings.push(`${p.file.path}: a counter collection without timestamps (before ROCm 7): kernels have their dispatch counts, not their times`);
-      }
-    }, (rows) => done(rows, null));
+    counters.source ??= {
+      format: /(?:^|\/)pmc_perf\.csv$/.test(p.file.path) ? 'rocprof-compute-long' : 'counter-collection',
+      path: p.file.path,
+    };
+    await guarded(
+      p.file,
+      async (problems) => {
+        const res = await readCounterCollection(p.file, ctx, problems, kernelsTraced, {
+          table: counters.table,
+          wanted: countersUsed(),
+          repeatPass: repeat,
+        });
+        done(res.rows, res.timed);
+        if (pass.name && res.rows > 0) counters.passesRead.add(pass.name);
+        if (!kernelsTraced && !res.timed && res.dispatches > 0) {
+          acc.warnings.push(
+            `${p.file.path}: a counter collection without timestamps (before ROCm 7): kernels have their dispatch counts, not their times`,
+          );
+        }
+      },
+      (rows) => done(rows, null),
+    );
   }
   // rocprof-compute's wide pmc_perf.csv: the counters, and the kernels when no kernel trace was read
   for (const p of csvOf('pmc_perf')) {
@@ -404,20 +543,32 @@ async function readSet(
     await acc.clock.settle(p.file, ['Start_Timestamp']);
     const epoch = acc.clock.use();
     const kernelsHere = !have.kernel;
-    await guarded(p.file, async (problems) => {
-      const res = await readPmcPerfWide(p.file, countersUsed(), counters.table, epoch, kernelsHere ? (d) => {
-        if (!(d.end >= d.start)) {
-          problems.badRows++;
-          return;
-        }
-        addDuration(tables.kernel(d.name).stats, d.end - d.start);
-        acc.addGpuWork(null, d.start, d.end, 'kernel');
-      } : undefined);
-      problems.rowsRead = res.rows;
-      problems.badRows += res.badRows;
-      source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', res.rows);
-      if (kernelsHere) have.kernel = true;
-    }, (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows));
+    await guarded(
+      p.file,
+      async (problems) => {
+        const res = await readPmcPerfWide(
+          p.file,
+          countersUsed(),
+          counters.table,
+          epoch,
+          kernelsHere
+            ? (d) => {
+                if (!(d.end >= d.start)) {
+                  problems.badRows++;
+                  return;
+                }
+                addDuration(tables.kernel(d.name).stats, d.end - d.start);
+                acc.addGpuWork(null, d.start, d.end, 'kernel');
+              }
+            : undefined,
+        );
+        problems.rowsRead = res.rows;
+        problems.badRows += res.badRows;
+        source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', res.rows);
+        if (kernelsHere) have.kernel = true;
+      },
+      (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows),
+    );
   }
   for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));
   if (repeat) {
@@ -434,7 +585,15 @@ async function readSet(
   }
   for (const p of csvOf('api_trace')) {
     const base = p.file.path.slice(p.file.path.lastIndexOf('/') + 1).replace(/\.csv$/i, '');
-    const kind = /marker/i.test(base) ? 'marker_api_trace' : /hsa/i.test(base) ? 'hsa_api_trace' : /rccl/i.test(base) ? 'rccl_api_trace' : /hip/i.test(base) ? 'hip_api_trace' : 'api_trace';
+    const kind = /marker/i.test(base)
+      ? 'marker_api_trace'
+      : /hsa/i.test(base)
+        ? 'hsa_api_trace'
+        : /rccl/i.test(base)
+          ? 'rccl_api_trace'
+          : /hip/i.test(base)
+            ? 'hip_api_trace'
+            : 'api_trace';
     const markersBefore = tables.markers.size;
     const variant = apiVariant(p.columns);
     const done = (rows: number): void => {
@@ -442,22 +601,32 @@ async function readSet(
       if (tables.markers.size > markersBefore || kind === 'marker_api_trace') have.marker = true;
     };
     await acc.clock.settle(p.file, ['Start_Timestamp']);
-    await guarded(p.file, async (problems) => done(await readApiTrace(p.file, ctx, problems, (pid) => acc.addProcess(pid, s.key.host))), done);
+    await guarded(
+      p.file,
+      async (problems) => done(await readApiTrace(p.file, ctx, problems, (pid) => acc.addProcess(pid, s.key.host))),
+      done,
+    );
   }
   for (const p of of('v1_json')) {
     if (p.file.size > MAX_V1_JSON_BYTES) {
-      skip(p.file, `legacy results.json of ${mib(p.file.size)}, over the ${mib(MAX_V1_JSON_BYTES)} parsed in memory: not read`);
+      skip(
+        p.file,
+        `legacy results.json of ${mib(p.file.size)}, over the ${mib(MAX_V1_JSON_BYTES)} parsed in memory: not read`,
+      );
       continue;
     }
     try {
       const res = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix, v1KernelCsv !== null);
       source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', res.rows);
-      if (res.skipped > 0) acc.warnings.push(`${p.file.path}: ${res.skipped} event(s) without a valid begin/end were skipped`);
+      if (res.skipped > 0)
+        acc.warnings.push(`${p.file.path}: ${res.skipped} event(s) without a valid begin/end were skipped`);
       if (v1KernelCsv !== null) {
         const check = compareKernels(v1KernelCsv, p.file.path, res.kernels, tables);
         acc.checks.push(check);
         if (check.mismatches.length > 0) {
-          acc.warnings.push(`${p.file.path} and ${v1KernelCsv} (one legacy run) disagree on ${check.mismatches.length} kernel(s), e.g. ${check.mismatches[0]}; the kernels are from ${v1KernelCsv}`);
+          acc.warnings.push(
+            `${p.file.path} and ${v1KernelCsv} (one legacy run) disagree on ${check.mismatches.length} kernel(s), e.g. ${check.mismatches[0]}; the kernels are from ${v1KernelCsv}`,
+          );
         }
       }
       have.kernel ||= tables.kernels.size > 0;
@@ -470,13 +639,17 @@ async function readSet(
   // kernels per rocTX range: a second, light pass over the run's API and kernel traces, only when it has markers
   if ((tables.markers.size > 0 || tables.control.pauses > 0) && have.kernel) {
     try {
-      await attributeCsvRanges({
-        api: csvOf('api_trace').map((p) => p.file),
-        kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
-        counters: csvOf('counter_collection').map((p) => p.file),
-        epochSeconds: acc.clock.use(),
-        counterRanges: counters.rangeOf,
-      }, tables, ctx.dispatchLogs);
+      await attributeCsvRanges(
+        {
+          api: csvOf('api_trace').map((p) => p.file),
+          kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
+          counters: csvOf('counter_collection').map((p) => p.file),
+          epochSeconds: acc.clock.use(),
+          counterRanges: counters.rangeOf,
+        },
+        tables,
+        ctx.dispatchLogs,
+      );
     } catch (err) {
       for (const m of tables.markers.values()) {
         m.kernels.clear();
@@ -505,16 +678,20 @@ async function readSet(
     const variant = p.what.columns.has('MinNs') ? 'rocprofv3' : 'v1';
     const format = variant === 'v1' ? 'rocprof-v1-stats' : 'rocprofv3-stats';
     const kind = `${p.what.statsOf}_stats`;
-    const traced = p.what.statsOf === 'api'
-      ? [...tables.api.values()].some((a) => a.family === p.what.family)
-      : have[p.what.statsOf];
+    const traced =
+      p.what.statsOf === 'api'
+        ? [...tables.api.values()].some((a) => a.family === p.what.family)
+        : have[p.what.statsOf];
     if (traced) {
       if (p.what.statsOf === 'marker') {
         skip(p.file, 'marker stats: the marker trace of the same run was read instead');
         continue;
       }
       acc.checks.push(crossCheck(p.file.path, p.what.statsOf, p.what.family, rows, tables));
-      acc.skipped.push({ path: p.file.path, reason: 'stats of a trace that was read: used to cross-check totals (see checks)' });
+      acc.skipped.push({
+        path: p.file.path,
+        reason: 'stats of a trace that was read: used to cross-check totals (see checks)',
+      });
     } else {
       useStats(p.what.statsOf, p.what.family, rows, tables);
       if (p.what.statsOf === 'kernel' && rows.some((r) => r.totalNs > 0)) acc.kernelTimesFromStats = true;
@@ -548,10 +725,13 @@ function useStats(statsOf: StatsOf, family: string | null, rows: StatsRow[], tab
 function crossCheck(path: string, statsOf: StatsOf, family: string | null, rows: StatsRow[], tables: RunTables) {
   const ours = new Map<string, { calls: number; total: number }>();
   if (statsOf === 'kernel') {
-    for (const k of tables.kernels.values()) if (!isPseudoKernel(k.name)) ours.set(kernelKey(k.name), { calls: k.stats.count, total: k.stats.sum });
-  }
-  else if (statsOf === 'copy') for (const c of tables.copies.values()) ours.set(c.direction, { calls: c.stats.count, total: c.stats.sum });
-  else for (const a of tables.api.values()) if (a.family === family) ours.set(a.name, { calls: a.stats.count, total: a.stats.sum });
+    for (const k of tables.kernels.values())
+      if (!isPseudoKernel(k.name)) ours.set(kernelKey(k.name), { calls: k.stats.count, total: k.stats.sum });
+  } else if (statsOf === 'copy')
+    for (const c of tables.copies.values()) ours.set(c.direction, { calls: c.stats.count, total: c.stats.sum });
+  else
+    for (const a of tables.api.values())
+      if (a.family === family) ours.set(a.name, { calls: a.stats.count, total: a.stats.sum });
   const mismatches: string[] = [];
   const seen = new Set<string>();
   for (const r of rows) {
@@ -570,7 +750,12 @@ function crossCheck(path: string, statsOf: StatsOf, family: string | null, rows:
 }
 
 /** A legacy run's results.json kernels (not added) against its results.csv (read). */
-function compareKernels(csvPath: string, jsonPath: string, fromJson: Map<string, { calls: number; totalNs: number }>, tables: RunTables) {
+function compareKernels(
+  csvPath: string,
+  jsonPath: string,
+  fromJson: Map<string, { calls: number; totalNs: number }>,
+  tables: RunTables,
+) {
   const csv = new Map<string, { calls: number; totalNs: number }>();
   for (const k of tables.kernels.values()) {
     if (isPseudoKernel(k.name)) continue;
@@ -598,5 +783,9 @@ function compareKernels(csvPath: string, jsonPath: string, fromJson: Map<string,
     }
   }
   for (const name of csv.keys()) if (!json.has(name)) mismatches.push(`${name}: in ${csvPath}, not in ${jsonPath}`);
-  return { what: `kernel calls and totals of ${jsonPath} vs ${csvPath} (one run, read once from the csv)`, compared: json.size, mismatches };
+  return {
+    what: `kernel calls and totals of ${jsonPath} vs ${csvPath} (one run, read once from the csv)`,
+    compared: json.size,
+    mismatches,
+  };
 }

@@ -7,7 +7,17 @@ import { MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
 
 /** Launch configuration values, in this order; NaN = not in the input. */
 const LAUNCH_FIELDS = [
-  'gridX', 'gridY', 'gridZ', 'wgX', 'wgY', 'wgZ', 'vgpr', 'accumVgpr', 'sgpr', 'ldsBytes', 'scratchBytes',
+  'gridX',
+  'gridY',
+  'gridZ',
+  'wgX',
+  'wgY',
+  'wgZ',
+  'vgpr',
+  'accumVgpr',
+  'sgpr',
+  'ldsBytes',
+  'scratchBytes',
 ] as const;
 export const LAUNCH_WIDTH = LAUNCH_FIELDS.length;
 /** Distinct launch configurations kept per kernel; the rest are counted as truncated. */
@@ -53,10 +63,7 @@ export interface MarkerAgg {
 }
 
 /** The weaker attribution of two (GPU overlap is a guess, correlation is exact). */
-function weakerAttribution(
-  a: MarkerAgg['attribution'],
-  b: MarkerAgg['attribution'],
-): MarkerAgg['attribution'] {
+function weakerAttribution(a: MarkerAgg['attribution'], b: MarkerAgg['attribution']): MarkerAgg['attribution'] {
   if (a === 'gpu-overlap' || b === 'gpu-overlap') return 'gpu-overlap';
   return a ?? b;
 }
@@ -142,12 +149,22 @@ export class RunTables {
   readonly api = new Map<string, ApiAgg>();
   readonly markers = new Map<string, MarkerAgg>();
   /** Dispatches put against ranges (ranges.ts); null when no run had both ranges and dispatches. */
-  rangeAttribution: { by: 'correlation' | 'gpu-overlap'; dispatches: number; inRanges: number; otherThread: number } | null = null;
+  rangeAttribution: {
+    by: 'correlation' | 'gpu-overlap';
+    dispatches: number;
+    inRanges: number;
+    otherThread: number;
+  } | null = null;
 
   noteRangeAttribution(by: 'correlation' | 'gpu-overlap', dispatches: number, inRanges: number, otherThread = 0): void {
     const r = this.rangeAttribution;
     this.rangeAttribution = r
-      ? { by: weakerAttribution(r.by, by) as typeof by, dispatches: r.dispatches + dispatches, inRanges: r.inRanges + inRanges, otherThread: r.otherThread + otherThread }
+      ? {
+          by: weakerAttribution(r.by, by) as typeof by,
+          dispatches: r.dispatches + dispatches,
+          inRanges: r.inRanges + inRanges,
+          otherThread: r.otherThread + otherThread,
+        }
       : { by, dispatches, inRanges, otherThread };
   }
 
@@ -304,7 +321,7 @@ export class BytesInterner {
     const len = end - start;
     let h = Math.imul(len, 0x9e3779b1);
     if (len > 0) {
-      const step = len <= 40 ? 1 : (len >>> 5);
+      const step = len <= 40 ? 1 : len >>> 5;
       const sampled = len <= 40 ? end : start + step * 32;
       for (let i = start; i < sampled; i += step) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
       for (let i = Math.max(sampled, end - 8); i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);

@@ -40,7 +40,9 @@ export function relativeNs(text: string, epochSeconds: number): number {
 export function exactNsText(epochSeconds: number, relNs: number, keepSmall = false): string | undefined {
   if (!Number.isSafeInteger(relNs)) return undefined;
   const exact = BigInt(epochSeconds) * 1_000_000_000n + BigInt(relNs);
-  return keepSmall || exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < -BigInt(Number.MAX_SAFE_INTEGER) ? String(exact) : undefined;
+  return keepSmall || exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < -BigInt(Number.MAX_SAFE_INTEGER)
+    ? String(exact)
+    : undefined;
 }
 
 export class TraceClock {

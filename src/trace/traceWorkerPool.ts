@@ -79,7 +79,10 @@ function holdsLargeKernelTrace(p: string): boolean {
     const st = statSync(p);
     if (st.isFile()) return st.size >= min && /\.csv$/i.test(p);
     if (!st.isDirectory()) return false;
-    return readdirSync(p).some((name) => /kernel_trace\.csv$/i.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min);
+    return readdirSync(p).some(
+      (name) =>
+        /kernel_trace\.csv$/i.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
+    );
   } catch {
     return false;
   }

@@ -6,5 +6,10 @@ import { formatPercent } from './format';
 export function percentBar(p: number | null, text = formatPercent(p)): HTMLElement {
   const bar = h('span', { class: 'bar-fill' });
   bar.style.width = `${Math.max(0, Math.min(100, p ?? 0)).toFixed(2)}%`;
-  return h('span', { class: 'bar', role: 'img', 'aria-label': text }, h('span', { class: 'bar-track' }, bar), h('span', { class: 'bar-text' }, text));
+  return h(
+    'span',
+    { class: 'bar', role: 'img', 'aria-label': text },
+    h('span', { class: 'bar-track' }, bar),
+    h('span', { class: 'bar-text' }, text),
+  );
 }

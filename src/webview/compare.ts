@@ -25,7 +25,11 @@ function trend(deltaNs: number | null | undefined): 'faster' | 'slower' | 'same'
 
 const MARKS: Record<KernelDelta['match'], { text: string; short: string; title: string }> = {
   exact: { text: '', short: '', title: '' },
-  'short-name': { text: 'paired by base name', short: 'by base name', title: 'different full names (template arguments changed), paired by base name' },
+  'short-name': {
+    text: 'paired by base name',
+    short: 'by base name',
+    title: 'different full names (template arguments changed), paired by base name',
+  },
   'a-only': { text: 'vanished', short: 'vanished', title: 'in A only: gone from B' },
   'b-only': { text: 'new', short: 'new', title: 'in B only: new' },
 };
@@ -54,11 +58,20 @@ function renderHeader(view: CompareView, actions: CompareActions): HTMLElement {
       { class: `side side-${key}` },
       h('span', { class: 'side-key' }, key.toUpperCase()),
       h('span', { class: 'side-label', title: s.path }, s.label),
-      h('span', { class: 'side-stats' }, `${formatCount(view.comparison[key].calls)} dispatches of ${formatCount(view.comparison[key].distinct)} kernels`),
+      h(
+        'span',
+        { class: 'side-stats' },
+        `${formatCount(view.comparison[key].calls)} dispatches of ${formatCount(view.comparison[key].distinct)} kernels`,
+      ),
       reveal,
     );
   };
-  return h('header', { class: 'header' }, h('h1', {}, 'Compare profiles'), h('div', { class: 'sides' }, side('a'), side('b')));
+  return h(
+    'header',
+    { class: 'header' },
+    h('h1', {}, 'Compare profiles'),
+    h('div', { class: 'sides' }, side('a'), side('b')),
+  );
 }
 
 function amountCard(label: string, a: AmountDelta, dataKey: string): HTMLElement {
@@ -68,7 +81,11 @@ function amountCard(label: string, a: AmountDelta, dataKey: string): HTMLElement
     { class: `card trend-${t}`, 'data-headline': dataKey },
     h('div', { class: 'card-value' }, `${formatNs(a.a)} → ${formatNs(a.b)}`),
     h('div', { class: 'card-label' }, label),
-    h('div', { class: 'card-sub delta' }, a.deltaNs === null ? 'not in both traces' : `${formatSignedNs(a.deltaNs)} · ${formatRatio(a.ratio)}`),
+    h(
+      'div',
+      { class: 'card-sub delta' },
+      a.deltaNs === null ? 'not in both traces' : `${formatSignedNs(a.deltaNs)} · ${formatRatio(a.ratio)}`,
+    ),
   );
 }
 
@@ -115,7 +132,6 @@ function mark(k: KernelDelta): Child {
   return m.text ? h('span', { class: `mark mark-${k.match}`, title: m.title }, m.text) : null;
 }
 
-
 function deltaCell(ns: number | null, text = formatSignedNs(ns)): HTMLElement {
   return h('span', { class: `delta trend-${trend(ns)}` }, text);
 }
@@ -139,7 +155,19 @@ function kernelRows(kernels: KernelDelta[]): TableRow[] {
   }));
 }
 
-const KERNEL_HEADERS = ['kernel', '', 'A calls', 'B calls', 'A total', 'B total', 'Δ total', 'B / A', 'A avg', 'B avg', 'Δ avg'];
+const KERNEL_HEADERS = [
+  'kernel',
+  '',
+  'A calls',
+  'B calls',
+  'A total',
+  'B total',
+  'Δ total',
+  'B / A',
+  'A avg',
+  'B avg',
+  'Δ avg',
+];
 
 function renderKernels(kernels: KernelDelta[]): HTMLElement {
   const shown = kernels.slice(0, TOP_KERNELS);
@@ -186,20 +214,41 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
     const label = barLabel(k);
     return svg(
       'g',
-      { class: `bar-row trend-${trend(k.deltaTotalNs)} match-${k.match}`, role: 'img', 'aria-label': label, 'data-bar': k.name },
+      {
+        class: `bar-row trend-${trend(k.deltaTotalNs)} match-${k.match}`,
+        role: 'img',
+        'aria-label': label,
+        'data-bar': k.name,
+      },
       svg('title', {}, `${label}\n${fullTitle(k)}`),
-      svg('text', { class: 'bar-label', x: labelW - 8, y: y + rowH / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, clip(kernelLabel(k), 30), MARKS[k.match].short ? ` (${MARKS[k.match].short})` : ''),
+      svg(
+        'text',
+        { class: 'bar-label', x: labelW - 8, y: y + rowH / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' },
+        clip(kernelLabel(k), 30),
+        MARKS[k.match].short ? ` (${MARKS[k.match].short})` : '',
+      ),
       svg('rect', { class: 'bar-rect', x, y: y + 4, width: w, height: rowH - 8, rx: 2 }),
       svg(
         'text',
-        { class: 'bar-value', x: k.deltaTotalNs < 0 ? axis - w - 6 : axis + w + 6, y: y + rowH / 2, 'text-anchor': k.deltaTotalNs < 0 ? 'end' : 'start', 'dominant-baseline': 'central' },
+        {
+          class: 'bar-value',
+          x: k.deltaTotalNs < 0 ? axis - w - 6 : axis + w + 6,
+          y: y + rowH / 2,
+          'text-anchor': k.deltaTotalNs < 0 ? 'end' : 'start',
+          'dominant-baseline': 'central',
+        },
         formatSignedNs(k.deltaTotalNs),
       ),
     );
   });
   const chart = svg(
     'svg',
-    { class: 'delta-chart', viewBox: `0 0 ${width} ${height + 20}`, role: 'group', 'aria-label': `Biggest changes of kernel time, B against A: ${top.length} kernels` },
+    {
+      class: 'delta-chart',
+      viewBox: `0 0 ${width} ${height + 20}`,
+      role: 'group',
+      'aria-label': `Biggest changes of kernel time, B against A: ${top.length} kernels`,
+    },
     svg('line', { class: 'chart-axis', x1: axis, x2: axis, y1: 0, y2: height }),
     ...bars,
     svg('text', { class: 'chart-legend', x: axis - 8, y: height + 12, 'text-anchor': 'end' }, '← less time in B'),
@@ -209,27 +258,52 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
     'section',
     { class: 'chart-section' },
     h('h2', {}, 'Biggest changes'),
-    h('figure', { class: 'delta-figure' }, chart, h('figcaption', { class: 'note' }, `Change of total kernel time per kernel, the ${top.length} biggest; scale ±${formatNs(max)}.`)),
+    h(
+      'figure',
+      { class: 'delta-figure' },
+      chart,
+      h(
+        'figcaption',
+        { class: 'note' },
+        `Change of total kernel time per kernel, the ${top.length} biggest; scale ±${formatNs(max)}.`,
+      ),
+    ),
     h(
       'details',
       { class: 'chart-data' },
       h('summary', {}, 'The chart as a table'),
-      dataTable('Biggest changes of kernel time', ['kernel', '', 'Δ total', 'B / A'], top.map((k) => ({
-        cells: [h('span', { class: 'kernel-name', title: fullTitle(k) }, kernelLabel(k)), mark(k), deltaCell(k.deltaTotalNs), k.ratio === null ? '–' : formatRatio(k.ratio)],
-      })), 'chart-table'),
+      dataTable(
+        'Biggest changes of kernel time',
+        ['kernel', '', 'Δ total', 'B / A'],
+        top.map((k) => ({
+          cells: [
+            h('span', { class: 'kernel-name', title: fullTitle(k) }, kernelLabel(k)),
+            mark(k),
+            deltaCell(k.deltaTotalNs),
+            k.ratio === null ? '–' : formatRatio(k.ratio),
+          ],
+        })),
+        'chart-table',
+      ),
     ),
   );
 }
 
 function rangeSummary(r: RangeDelta): string {
-  const side = (s: RangeDelta['a']) => (s ? `${formatNs(s.kernelNs)} (${formatCount(s.kernelCalls)} dispatches)` : 'absent');
+  const side = (s: RangeDelta['a']) =>
+    s ? `${formatNs(s.kernelNs)} (${formatCount(s.kernelCalls)} dispatches)` : 'absent';
   return `A ${side(r.a)} → B ${side(r.b)}`;
 }
 
 function renderRanges(view: CompareView): HTMLElement | null {
   const ranges = view.comparison.ranges;
   if (!ranges) {
-    return h('section', { class: 'ranges-compare' }, h('h2', {}, 'Per case'), h('p', { class: 'note' }, 'Per-case deltas need rocTX ranges (benchmark cases) in both traces.'));
+    return h(
+      'section',
+      { class: 'ranges-compare' },
+      h('h2', {}, 'Per case'),
+      h('p', { class: 'note' }, 'Per-case deltas need rocTX ranges (benchmark cases) in both traces.'),
+    );
   }
   const shown = ranges.filter((r) => (r.a?.kernelCalls ?? 0) + (r.b?.kernelCalls ?? 0) > 0);
   const by = view.comparison.rangeAttribution;
@@ -254,13 +328,28 @@ function renderRanges(view: CompareView): HTMLElement | null {
       })),
       'ranges',
     ),
-    by.a && by.b && by.a !== by.b ? h('p', { class: 'note' }, `Kernels were attributed to ranges differently: A by ${by.a}, B by ${by.b}.`) : null,
+    by.a && by.b && by.a !== by.b
+      ? h('p', { class: 'note' }, `Kernels were attributed to ranges differently: A by ${by.a}, B by ${by.b}.`)
+      : null,
     ...shown.map((r, i) =>
       h(
         'details',
         { class: 'range-case', 'data-range': r.name, open: i < OPEN_CASES },
-        h('summary', {}, h('span', { class: 'range-name' }, r.name), ` · ${rangeSummary(r)} · `, deltaCell(r.deltaKernelNs)),
-        r.kernels.length ? dataTable(`Kernels in ${r.name}`, KERNEL_HEADERS, kernelRows(r.kernels.slice(0, TOP_KERNELS)), 'kernels range-kernels') : h('p', { class: 'note' }, 'No kernels.'),
+        h(
+          'summary',
+          {},
+          h('span', { class: 'range-name' }, r.name),
+          ` · ${rangeSummary(r)} · `,
+          deltaCell(r.deltaKernelNs),
+        ),
+        r.kernels.length
+          ? dataTable(
+              `Kernels in ${r.name}`,
+              KERNEL_HEADERS,
+              kernelRows(r.kernels.slice(0, TOP_KERNELS)),
+              'kernels range-kernels',
+            )
+          : h('p', { class: 'note' }, 'No kernels.'),
       ),
     ),
   );

@@ -34,7 +34,9 @@ function shown(): CompareRendered {
     })),
     ranges: [...root.querySelectorAll('details.range-case')].map((d) => d.getAttribute('data-range') ?? ''),
     bars: [...root.querySelectorAll('svg.delta-chart g.bar-row')].map((g) => g.getAttribute('aria-label') ?? ''),
-    rooflineArrows: [...root.querySelectorAll('svg.roofline-chart g.roof-arrow')].map((g) => g.getAttribute('aria-label') ?? ''),
+    rooflineArrows: [...root.querySelectorAll('svg.roofline-chart g.roof-arrow')].map(
+      (g) => g.getAttribute('aria-label') ?? '',
+    ),
   };
 }
 

@@ -11,7 +11,8 @@ import { COLOURS, rooflineCeilings, TOP_KERNELS } from './rooflineModel';
 import { rooflineFrame, walkWithKeys, type WalkMark } from './roofline';
 import { plottable } from './rooflineScale';
 
-const point = (k: RooflinePoint | null): { x: number; y: number } | null => (k && plottable(k.aiHbm) && plottable(k.gflopsPerSecond) ? { x: k.aiHbm, y: k.gflopsPerSecond } : null);
+const point = (k: RooflinePoint | null): { x: number; y: number } | null =>
+  k && plottable(k.aiHbm) && plottable(k.gflopsPerSecond) ? { x: k.aiHbm, y: k.gflopsPerSecond } : null;
 
 function side(k: RooflinePoint | null): string {
   if (!k) return 'no counters';
@@ -20,7 +21,10 @@ function side(k: RooflinePoint | null): string {
 }
 
 function arrowLabel(p: RooflineDelta): string {
-  const ratio = p.a?.gflopsPerSecond && p.b?.gflopsPerSecond !== null && p.b?.gflopsPerSecond !== undefined ? ` · GFLOP/s B / A ${formatRatio(p.b.gflopsPerSecond / p.a.gflopsPerSecond)}` : '';
+  const ratio =
+    p.a?.gflopsPerSecond && p.b?.gflopsPerSecond !== null && p.b?.gflopsPerSecond !== undefined
+      ? ` · GFLOP/s B / A ${formatRatio(p.b.gflopsPerSecond / p.a.gflopsPerSecond)}`
+      : '';
   return `${label(p)}: A ${side(p.a)} → B ${side(p.b)}${ratio}`;
 }
 
@@ -34,17 +38,38 @@ function arrowHead(x1: number, y1: number, x2: number, y2: number, size = 8): st
   return `M${f(x2)} ${f(y2)}L${p(0.45)}L${p(-0.45)}Z`;
 }
 
-export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofline | null; b: Roofline | null } | undefined): HTMLElement | null {
+export function renderCompareRoofline(
+  c: TraceComparison,
+  rooflines: { a: Roofline | null; b: Roofline | null } | undefined,
+): HTMLElement | null {
   if (!rooflines || (!rooflines.a && !rooflines.b)) return null;
   const title = h('h2', {}, 'Roofline, A → B');
   const { a: ra, b: rb } = rooflines;
-  if (!ra || !rb) return h('section', { class: 'roofline-compare' }, title, h('p', { class: 'note' }, `Only ${ra ? 'A' : 'B'} read hardware counters: the roofline change needs them on both sides.`));
+  if (!ra || !rb)
+    return h(
+      'section',
+      { class: 'roofline-compare' },
+      title,
+      h(
+        'p',
+        { class: 'note' },
+        `Only ${ra ? 'A' : 'B'} read hardware counters: the roofline change needs them on both sides.`,
+      ),
+    );
   const pairs = (c.roofline ?? []).slice(0, TOP_KERNELS);
   const both = pairs.filter((p) => point(p.a) && point(p.b));
   const { ceilings, unknown } = rooflineCeilings({ ...rb, kernels: [...rb.kernels, ...ra.kernels], ranges: [] });
-  const readout = h('p', { class: 'roofline-readout', role: 'status', 'aria-live': 'polite' }, 'Hover an arrow, or focus the chart and use the arrow keys, for its numbers.');
+  const readout = h(
+    'p',
+    { class: 'roofline-readout', role: 'status', 'aria-live': 'polite' },
+    'Hover an arrow, or focus the chart and use the arrow keys, for its numbers.',
+  );
   const pts = both.flatMap((p) => [point(p.a)!, point(p.b)!]);
-  const frame = rooflineFrame(pts, ceilings, `Roofline change, A to B: ${both.length} kernels, HBM intensity against performance, both on log scales`);
+  const frame = rooflineFrame(
+    pts,
+    ceilings,
+    `Roofline change, A to B: ${both.length} kernels, HBM intensity against performance, both on log scales`,
+  );
   const layer = svg('g', { class: 'roofline-arrows' });
   const marks: WalkMark[] = [];
   both.forEach((p, i) => {
@@ -74,12 +99,26 @@ export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofli
   const notDrawn = pairs.filter((p) => !(point(p.a) && point(p.b)));
   const differ = (Object.keys(rb.peaks) as Array<keyof Roofline['peaks']>).filter((k) => ra.peaks[k] !== rb.peaks[k]);
   const children: Child[] = [
-    h('p', { class: 'note' }, 'Each kernel\'s HBM point in A (hollow) joined to its point in B (filled) by an arrow; ceilings are B\'s.'),
-    differ.length ? h('p', { class: 'note' }, `A's peaks differ from B's (${differ.join(', ')}): the ceilings drawn are B's.`) : null,
-    ...unknown.map((u) => h('p', { class: 'note roofline-unknown' }, `${u.label} ceiling not drawn: its peak is unknown (${u.why}).`)),
-    both.length ? h('figure', { class: 'roofline roofline-compare-figure' }, frame.root, readout) : h('p', { class: 'note' }, 'No kernel has a point on both sides.'),
+    h(
+      'p',
+      { class: 'note' },
+      "Each kernel's HBM point in A (hollow) joined to its point in B (filled) by an arrow; ceilings are B's.",
+    ),
+    differ.length
+      ? h('p', { class: 'note' }, `A's peaks differ from B's (${differ.join(', ')}): the ceilings drawn are B's.`)
+      : null,
+    ...unknown.map((u) =>
+      h('p', { class: 'note roofline-unknown' }, `${u.label} ceiling not drawn: its peak is unknown (${u.why}).`),
+    ),
+    both.length
+      ? h('figure', { class: 'roofline roofline-compare-figure' }, frame.root, readout)
+      : h('p', { class: 'note' }, 'No kernel has a point on both sides.'),
     notDrawn.length
-      ? h('p', { class: 'note roofline-skipped' }, `Not drawn (no point on one side: no counters, no FLOPs, or a value a log scale cannot show): ${notDrawn.map((p) => `${label(p)} (A ${p.a ? 'has' : 'lacks'} counters, B ${p.b ? 'has' : 'lacks'} them)`).join('; ')}.`)
+      ? h(
+          'p',
+          { class: 'note roofline-skipped' },
+          `Not drawn (no point on one side: no counters, no FLOPs, or a value a log scale cannot show): ${notDrawn.map((p) => `${label(p)} (A ${p.a ? 'has' : 'lacks'} counters, B ${p.b ? 'has' : 'lacks'} them)`).join('; ')}.`,
+        )
       : null,
     h(
       'details',
@@ -87,11 +126,26 @@ export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofli
       h('summary', {}, 'The chart as a table'),
       dataTable(
         'Roofline points, A and B (HBM)',
-        ['kernel', 'A AI', 'A GFLOP/s', 'A bound', 'A % of roof', 'B AI', 'B GFLOP/s', 'B bound', 'B % of roof', 'GFLOP/s B / A'],
+        [
+          'kernel',
+          'A AI',
+          'A GFLOP/s',
+          'A bound',
+          'A % of roof',
+          'B AI',
+          'B GFLOP/s',
+          'B bound',
+          'B % of roof',
+          'GFLOP/s B / A',
+        ],
         pairs.map((p) => ({
           attrs: { 'data-kernel': p.name },
           cells: [
-            h('span', { class: 'kernel-name', title: p.aName ? `A: ${p.aName}\nB: ${p.name}` : p.name, tabindex: 0 }, label(p)),
+            h(
+              'span',
+              { class: 'kernel-name', title: p.aName ? `A: ${p.aName}\nB: ${p.name}` : p.name, tabindex: 0 },
+              label(p),
+            ),
             formatIntensity(p.a?.aiHbm),
             formatFlopRate(p.a?.gflopsPerSecond),
             p.a?.bound ?? '–',
@@ -100,13 +154,19 @@ export function renderCompareRoofline(c: TraceComparison, rooflines: { a: Roofli
             formatFlopRate(p.b?.gflopsPerSecond),
             p.b?.bound ?? '–',
             formatRoofPercent(p.b?.percentOfRoof),
-            p.a?.gflopsPerSecond && p.b && p.b.gflopsPerSecond !== null ? formatRatio(p.b.gflopsPerSecond / p.a.gflopsPerSecond) : '–',
+            p.a?.gflopsPerSecond && p.b && p.b.gflopsPerSecond !== null
+              ? formatRatio(p.b.gflopsPerSecond / p.a.gflopsPerSecond)
+              : '–',
           ],
         })),
         'roofline-compare-table',
       ),
     ),
-    h('p', { class: 'note' }, `${formatCount(both.length)} of ${formatCount(pairs.length)} kernels have a point on both sides.`),
+    h(
+      'p',
+      { class: 'note' },
+      `${formatCount(both.length)} of ${formatCount(pairs.length)} kernels have a point on both sides.`,
+    ),
   ];
   return h('section', { class: 'roofline-compare' }, title, ...children);
 }

@@ -22,14 +22,22 @@ function append(el: Element, children: Child[]): void {
   }
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   setAttrs(el, attrs);
   append(el, children);
   return el;
 }
 
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   setAttrs(el, attrs);
   append(el, children);
@@ -50,7 +58,13 @@ export interface TableRow {
  * A data table inside its own horizontal scroller: a narrow panel scrolls the table, never the whole page. The
  * scroller is focusable so the keyboard can scroll it too; `label` names it for screen readers (default: the caption).
  */
-export function dataTable(caption: string, headers: string[], rows: Array<Child[] | TableRow>, cls = '', label = caption): HTMLElement {
+export function dataTable(
+  caption: string,
+  headers: string[],
+  rows: Array<Child[] | TableRow>,
+  cls = '',
+  label = caption,
+): HTMLElement {
   const tr = (r: Child[] | TableRow) => {
     const { cells, attrs } = Array.isArray(r) ? { cells: r, attrs: {} } : r;
     return h('tr', attrs ?? {}, ...cells.map((c) => h('td', {}, c)));

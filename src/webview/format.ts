@@ -12,7 +12,8 @@ export const formatPercent = (p: Value): string => format.formatPercent(p);
 export const formatCount = (n: Value): string => format.formatCount(n);
 export const formatBandwidth = (gbps: Value): string => format.formatBandwidth(gbps);
 export const formatDim = (d: readonly [number, number, number] | null): string => format.formatDim(d);
-export const formatMeanErr = (meanNs: number | undefined, errNs: number | undefined): string => format.formatMeanErr(meanNs, errNs);
+export const formatMeanErr = (meanNs: number | undefined, errNs: number | undefined): string =>
+  format.formatMeanErr(meanNs, errNs);
 export const formatSignedNs = (ns: Value): string => format.formatSignedNs(ns);
 export const formatRatio = (r: Value): string => format.formatRatio(r);
 export const formatCounterValue = (v: Value): string => format.formatCounterValue(v);

@@ -22,7 +22,9 @@ export function renderIsaSection(p: ProfileView, actions: IsaActions): HTMLEleme
     isa.status === 'remote' ? loadButton(p.key, actions) : null,
     isa.note ? h('p', { class: 'note' }, isa.note) : null,
     isa.status === 'ready' ? kernelsTable(p.key, isa, actions) : null,
-    isa.unmatched.length ? h('p', { class: 'note' }, `Profiled but in no code object: ${isa.unmatched.join(', ')}`) : null,
+    isa.unmatched.length
+      ? h('p', { class: 'note' }, `Profiled but in no code object: ${isa.unmatched.join(', ')}`)
+      : null,
   );
 }
 
@@ -33,7 +35,18 @@ function loadButton(profileKey: string, actions: IsaActions): HTMLElement {
 }
 
 function kernelsTable(profileKey: string, isa: IsaView, actions: IsaActions): HTMLElement {
-  const headers = ['profiled kernel', 'code object kernel', 'target', 'VGPRs', 'AGPRs', 'SGPRs', 'LDS', 'scratch', 'waves/SIMD', 'limited by'];
+  const headers = [
+    'profiled kernel',
+    'code object kernel',
+    'target',
+    'VGPRs',
+    'AGPRs',
+    'SGPRs',
+    'LDS',
+    'scratch',
+    'waves/SIMD',
+    'limited by',
+  ];
   const rows = isa.kernels.map((k) => row(profileKey, isa, k, actions));
   const caption = `Kernels (ISA): ${isa.codeObjects.length} code object${isa.codeObjects.length === 1 ? '' : 's'}; a name opens its disassembly`;
   return dataTable(caption, headers, rows, 'isa-kernels', 'Kernels (ISA)');
@@ -41,7 +54,17 @@ function kernelsTable(profileKey: string, isa: IsaView, actions: IsaActions): HT
 
 function row(profileKey: string, isa: IsaView, k: IsaKernelView, actions: IsaActions): TableRow {
   const co = isa.codeObjects[k.codeObject];
-  const link = h('button', { type: 'button', class: 'link kernel-link', 'data-action': 'open-disassembly', 'data-kernel': k.name, title: `${k.name} in ${co?.file ?? '?'}: open its disassembly` }, k.name);
+  const link = h(
+    'button',
+    {
+      type: 'button',
+      class: 'link kernel-link',
+      'data-action': 'open-disassembly',
+      'data-kernel': k.name,
+      title: `${k.name} in ${co?.file ?? '?'}: open its disassembly`,
+    },
+    k.name,
+  );
   link.addEventListener('click', () => actions.openDisassembly(profileKey, k.codeObject, k.kernel));
   const cells: Child[] = [
     k.profiledNames.length ? h('code', {}, k.profiledNames.join(', ')) : h('span', { class: 'note' }, 'not profiled'),

@@ -30,7 +30,8 @@ const actions = {
   downloadTrace: (profileKey: string) => vscode.postMessage(DownloadTraceCommand.make({ profileKey })),
   openPerfetto: (profileKey: string) => vscode.postMessage(OpenPerfettoCommand.make({ profileKey })),
   showOutput: () => vscode.postMessage(ShowOutputCommand.make({})),
-  openDisassembly: (profileKey: string, codeObject: number, kernel: number) => vscode.postMessage(OpenDisassemblyCommand.make({ profileKey, codeObject, kernel })),
+  openDisassembly: (profileKey: string, codeObject: number, kernel: number) =>
+    vscode.postMessage(OpenDisassemblyCommand.make({ profileKey, codeObject, kernel })),
   loadIsa: (profileKey: string) => vscode.postMessage(LoadIsaCommand.make({ profileKey })),
 };
 

@@ -158,7 +158,9 @@ export function message<M extends string, P>(method: M): MessageDescriptor<M, P>
     method,
     is: (msg: unknown): msg is { method: M; params: P } => {
       const m = msg as { method?: unknown; params?: unknown } | null;
-      return typeof m === 'object' && m !== null && m.method === method && typeof m.params === 'object' && m.params !== null;
+      return (
+        typeof m === 'object' && m !== null && m.method === method && typeof m.params === 'object' && m.params !== null
+      );
     },
     make: (params: P) => ({ method, params }),
   };
@@ -169,7 +171,10 @@ export const ReadyCommand = message<'ready', Record<string, never>>('ready');
 export const DownloadTraceCommand = message<'downloadTrace', { profileKey: string }>('downloadTrace');
 export const OpenPerfettoCommand = message<'openPerfetto', { profileKey: string }>('openPerfetto');
 export const ShowOutputCommand = message<'showOutput', Record<string, never>>('showOutput');
-export const OpenDisassemblyCommand = message<'openDisassembly', { profileKey: string; codeObject: number; kernel: number }>('openDisassembly');
+export const OpenDisassemblyCommand = message<
+  'openDisassembly',
+  { profileKey: string; codeObject: number; kernel: number }
+>('openDisassembly');
 export const LoadIsaCommand = message<'loadIsa', { profileKey: string }>('loadIsa');
 
 // host -> webview (notifications)

@@ -1,11 +1,29 @@
 // Builds the results page from a ResultView with DOM APIs only (see dom.ts): run summary, then per profile the
 // trace summary (links, busy %, timeline, top kernels, launches, roofline and speed of light, counters, copies, API,
 // rocTX ranges with a section per case).
-import type { KernelCounters, KernelRow, MarkerRow, ProfilerControl, PseudoRow, TraceSummary, TraceTimeline } from '../core/protocol/traceSummary';
+import type {
+  KernelCounters,
+  KernelRow,
+  MarkerRow,
+  ProfilerControl,
+  PseudoRow,
+  TraceSummary,
+  TraceTimeline,
+} from '../core/protocol/traceSummary';
 import { counterPassesText } from '../core/format/index';
 import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
-import { formatBandwidth, formatBytes, formatCount, formatCounterValue, formatDim, formatMeanErr, formatNs, formatPercent, formatSeconds } from './format';
+import {
+  formatBandwidth,
+  formatBytes,
+  formatCount,
+  formatCounterValue,
+  formatDim,
+  formatMeanErr,
+  formatNs,
+  formatPercent,
+  formatSeconds,
+} from './format';
 import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
 import { renderRooflineSections } from './roofline';
@@ -26,9 +44,16 @@ export function renderResult(view: ResultView, actions: Actions): HTMLElement {
     { class: 'results' },
     renderHeader(view, actions),
     view.jobStatus && view.jobStatus.explanation
-      ? h('section', { class: 'error-box job-status', role: 'alert', 'data-job-status': view.jobStatus.status }, h('h2', {}, `Job ${view.jobStatus.label}`), h('p', {}, view.jobStatus.explanation))
+      ? h(
+          'section',
+          { class: 'error-box job-status', role: 'alert', 'data-job-status': view.jobStatus.status },
+          h('h2', {}, `Job ${view.jobStatus.label}`),
+          h('p', {}, view.jobStatus.explanation),
+        )
       : null,
-    view.error ? h('section', { class: 'error-box', role: 'alert' }, h('h2', {}, 'Error'), h('pre', {}, view.error)) : null,
+    view.error
+      ? h('section', { class: 'error-box', role: 'alert' }, h('h2', {}, 'Error'), h('pre', {}, view.error))
+      : null,
     view.rankedScore ? renderRankedScore(view) : null,
     // A profile is what the person asked for: its trace summary comes before the run details.
     ...view.profiles.map((p) => renderProfile(p, actions)),
@@ -43,14 +68,20 @@ export function renderResult(view: ResultView, actions: Actions): HTMLElement {
 function renderRankedScore(view: ResultView): HTMLElement | null {
   const s = view.rankedScore;
   if (!s) return null;
-  const how = s.source === 'run' ? 'as scored by the service' : `computed from the ranked run's timings (ranking: ${s.rankingBy})`;
+  const how =
+    s.source === 'run'
+      ? 'as scored by the service'
+      : `computed from the ranked run's timings (ranking: ${s.rankingBy})`;
   const ranked = s.notRanked === undefined;
   return h(
     'div',
     { class: ranked ? 'cards ranked' : 'cards not-ranked' },
     h(
       'div',
-      { class: 'card', ...(ranked ? { 'data-ranked-score': String(s.seconds) } : { 'data-not-ranked': s.notRanked ?? '' }) },
+      {
+        class: 'card',
+        ...(ranked ? { 'data-ranked-score': String(s.seconds) } : { 'data-not-ranked': s.notRanked ?? '' }),
+      },
       h('div', { class: 'card-value' }, s.text),
       h('div', { class: 'card-label' }, ranked ? 'ranked score' : `score, not ranked: ${s.notRanked}`),
       h('div', { class: 'card-sub' }, `${view.leaderboard} on ${view.gpu}, ${how}`),
@@ -76,7 +107,12 @@ function renderOutputs(outputs: OutputView[]): HTMLElement {
       h(
         'details',
         { 'data-output': `${o.key}.${o.stream}` },
-        h('summary', {}, `${o.key}${o.secret ? ' (secret run)' : ''} ${o.stream}`, o.hiddenNoiseLines ? ` · ${formatCount(o.hiddenNoiseLines)} profiler log lines hidden` : ''),
+        h(
+          'summary',
+          {},
+          `${o.key}${o.secret ? ' (secret run)' : ''} ${o.stream}`,
+          o.hiddenNoiseLines ? ` · ${formatCount(o.hiddenNoiseLines)} profiler log lines hidden` : '',
+        ),
         h('pre', {}, o.text),
       ),
     ),
@@ -115,7 +151,13 @@ function renderHeader(view: ResultView, actions: Actions): HTMLElement {
   return h(
     'header',
     { class: 'header' },
-    h('h1', {}, h('span', { class: `badge badge-${view.outcome}`, role: 'status' }, outcomeLabel(view)), ' ', view.title),
+    h(
+      'h1',
+      {},
+      h('span', { class: `badge badge-${view.outcome}`, role: 'status' }, outcomeLabel(view)),
+      ' ',
+      view.title,
+    ),
     h('div', { class: 'meta' }, ...meta),
     ...(view.notes ?? []).map((n) => h('p', { class: 'note' }, n)),
     view.outcome === 'trace' ? null : button('Show output', 'show-output', () => actions.showOutput()),
@@ -128,23 +170,58 @@ function button(label: string, id: string, onClick: () => void, extra: Record<st
   return b;
 }
 
-
 function renderRun(run: RunSectionView): HTMLElement {
   const status = run.passed ? 'passed' : run.success ? 'failed' : 'did not finish';
   const facts: Child[] = [
-    h('span', { class: `badge badge-${run.passed ? 'success' : 'failure'}` }, run.noProcessInfo ? (run.passed ? 'passed' : 'failed') : status),
-    run.noProcessInfo ? null : h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'exit code '), String(run.exitCode), run.exitMeaning ? ` (${run.exitMeaning})` : ''),
+    h(
+      'span',
+      { class: `badge badge-${run.passed ? 'success' : 'failure'}` },
+      run.noProcessInfo ? (run.passed ? 'passed' : 'failed') : status,
+    ),
+    run.noProcessInfo
+      ? null
+      : h(
+          'span',
+          { class: 'meta-item' },
+          h('span', { class: 'meta-label' }, 'exit code '),
+          String(run.exitCode),
+          run.exitMeaning ? ` (${run.exitMeaning})` : '',
+        ),
     h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'duration '), formatSeconds(run.durationS)),
   ];
-  if (run.scoreS !== undefined) facts.push(h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'score '), formatSeconds(run.scoreS)));
+  if (run.scoreS !== undefined)
+    facts.push(
+      h('span', { class: 'meta-item' }, h('span', { class: 'meta-label' }, 'score '), formatSeconds(run.scoreS)),
+    );
   return h(
     'section',
     { class: `run${run.secret ? ' secret' : ''}`, 'data-run': run.key, 'data-secret': run.secret ? 'true' : null },
-    h('h2', {}, `Run: ${run.key}`, run.secret ? ' ' : '', run.secret ? h('span', { class: 'badge badge-secret', title: "The service's copy of the run with a hidden seed: it guards against tuning to the public seeds and is not shown on the leaderboard." }, 'secret run') : ''),
+    h(
+      'h2',
+      {},
+      `Run: ${run.key}`,
+      run.secret ? ' ' : '',
+      run.secret
+        ? h(
+            'span',
+            {
+              class: 'badge badge-secret',
+              title:
+                "The service's copy of the run with a hidden seed: it guards against tuning to the public seeds and is not shown on the leaderboard.",
+            },
+            'secret run',
+          )
+        : '',
+    ),
     h('div', { class: 'meta' }, ...facts),
     run.command ? h('details', { class: 'command' }, h('summary', {}, 'Command'), h('pre', {}, run.command)) : null,
     run.compile && !run.compile.success
-      ? h('div', { class: 'error-box' }, h('h3', {}, `Compilation failed (exit ${run.compile.exitCode})`), h('pre', {}, run.compile.stderrTail))
+      ? h(
+          'div',
+          { class: 'error-box' },
+          h('h3', {}, `Compilation failed (exit ${run.compile.exitCode})`),
+          h('pre', {}, run.compile.stderrTail),
+        )
       : null,
     run.tests.length ? renderTests(run.tests) : null,
     run.benchmarks.length ? renderBenchmarks(run.benchmarks) : null,
@@ -205,15 +282,27 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
   const links: Child[] = [];
   if (p.downloadUrl || p.localPath) {
     links.push(
-      button(p.localPath && !p.downloadUrl ? 'Reveal trace file' : 'Download full trace', 'download-trace', () => actions.downloadTrace(p.key), {
-        title: p.downloadUrl ?? p.localPath ?? '',
-      }),
+      button(
+        p.localPath && !p.downloadUrl ? 'Reveal trace file' : 'Download full trace',
+        'download-trace',
+        () => actions.downloadTrace(p.key),
+        {
+          title: p.downloadUrl ?? p.localPath ?? '',
+        },
+      ),
     );
   }
-  if (p.perfetto === 'available' && !p.nsightCompute) links.push(button('Open in Perfetto UI', 'open-perfetto', () => actions.openPerfetto(p.key)));
+  if (p.perfetto === 'available' && !p.nsightCompute)
+    links.push(button('Open in Perfetto UI', 'open-perfetto', () => actions.openPerfetto(p.key)));
   const notes: Child[] = [];
   if (p.perfetto === 'too-large') {
-    notes.push(h('p', { class: 'note' }, `This trace (${formatBytes(p.traceBytes)}) is too large to open in the browser: download it and use \`trace_processor server http\` with Perfetto UI.`));
+    notes.push(
+      h(
+        'p',
+        { class: 'note' },
+        `This trace (${formatBytes(p.traceBytes)}) is too large to open in the browser: download it and use \`trace_processor server http\` with Perfetto UI.`,
+      ),
+    );
   }
   if (p.note) notes.push(h('p', { class: 'note' }, p.note));
   return h(
@@ -222,7 +311,11 @@ function renderProfile(p: ProfileView, actions: Actions): HTMLElement {
     h('h2', {}, p.nsightCompute ? `Nsight Compute report: ${p.key}` : `Profile: ${p.key}`),
     links.length ? h('div', { class: 'links' }, ...links) : null,
     ...notes,
-    p.summary ? renderTrace(p.summary) : p.nsightCompute ? null : h('p', { class: 'note' }, 'No trace summary came with this result.'),
+    p.summary
+      ? renderTrace(p.summary)
+      : p.nsightCompute
+        ? null
+        : h('p', { class: 'note' }, 'No trace summary came with this result.'),
     renderIsaSection(p, actions),
   );
 }
@@ -263,16 +356,18 @@ export function renderTrace(s: TraceSummary): HTMLElement {
       ? dataTable(
           `Top HIP API calls (${formatCount(s.apiTotals.calls)} calls, ${formatNs(s.apiTotals.totalNs)} in ${formatCount(s.apiTotals.distinct)} functions)`,
           ['function', 'domain', 'calls', 'total', 'avg', 'min', 'max', '%'],
-          s.api.slice(0, 15).map((a) => [
-            h('code', { title: a.name }, a.name),
-            a.domain ?? '–',
-            formatCount(a.calls),
-            formatNs(a.totalNs),
-            formatNs(a.avgNs),
-            formatNs(a.minNs),
-            formatNs(a.maxNs),
-            percentBar(a.percent),
-          ]),
+          s.api
+            .slice(0, 15)
+            .map((a) => [
+              h('code', { title: a.name }, a.name),
+              a.domain ?? '–',
+              formatCount(a.calls),
+              formatNs(a.totalNs),
+              formatNs(a.avgNs),
+              formatNs(a.minNs),
+              formatNs(a.maxNs),
+              percentBar(a.percent),
+            ]),
           'api',
         )
       : null,
@@ -353,13 +448,15 @@ function renderRanges(s: TraceSummary): HTMLElement {
         dataTable(
           `Kernels in ${m.name}`,
           ['kernel', 'calls', 'total', 'avg', '% of range'],
-          m.kernels.slice(0, TOP_KERNELS).map((k) => [
-            h('span', { class: 'kernel-name', title: k.name, tabindex: 0 }, shortNames.get(k.name) || k.name),
-            formatCount(k.calls),
-            formatNs(k.totalNs),
-            formatNs(k.calls > 0 ? k.totalNs / k.calls : null),
-            percentBar(total > 0 ? (k.totalNs / total) * 100 : 0),
-          ]),
+          m.kernels
+            .slice(0, TOP_KERNELS)
+            .map((k) => [
+              h('span', { class: 'kernel-name', title: k.name, tabindex: 0 }, shortNames.get(k.name) || k.name),
+              formatCount(k.calls),
+              formatNs(k.totalNs),
+              formatNs(k.calls > 0 ? k.totalNs / k.calls : null),
+              percentBar(total > 0 ? (k.totalNs / total) * 100 : 0),
+            ]),
           'range-kernels',
         ),
       );
@@ -376,10 +473,18 @@ function renderBusy(s: TraceSummary): HTMLElement {
         'div',
         { class: 'card', 'data-agent': a.id },
         h('div', { class: 'card-value' }, formatPercent(a.busyPercent), a.busyExact ? '' : ' ≈'),
-        h('div', { class: 'card-label' }, `${copiesOnly ? 'Copy busy' : 'GPU busy'} · ${a.productName ?? a.name ?? a.id}`),
-        h('div', { class: 'card-sub' }, copiesOnly
-          ? `${formatNs(a.busyNs)} of copies in ${formatNs(s.wall?.spanNs)} · kernel part unknown (kernel times from kernel_stats, no intervals)`
-          : `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`),
+        h(
+          'div',
+          { class: 'card-label' },
+          `${copiesOnly ? 'Copy busy' : 'GPU busy'} · ${a.productName ?? a.name ?? a.id}`,
+        ),
+        h(
+          'div',
+          { class: 'card-sub' },
+          copiesOnly
+            ? `${formatNs(a.busyNs)} of copies in ${formatNs(s.wall?.spanNs)} · kernel part unknown (kernel times from kernel_stats, no intervals)`
+            : `${formatNs(a.busyNs)} busy of ${formatNs(s.wall?.spanNs)} · ${formatCount(a.kernelCalls)} dispatches${a.cuCount ? ` · ${a.cuCount} CUs` : ''}`,
+        ),
       ),
     );
   cards.push(
@@ -388,7 +493,11 @@ function renderBusy(s: TraceSummary): HTMLElement {
       { class: 'card' },
       h('div', { class: 'card-value' }, formatNs(s.kernelTotals.totalNs)),
       h('div', { class: 'card-label' }, 'kernel time'),
-      h('div', { class: 'card-sub' }, `${formatCount(s.kernelTotals.calls)} dispatches of ${formatCount(s.kernelTotals.distinct)} kernels`),
+      h(
+        'div',
+        { class: 'card-sub' },
+        `${formatCount(s.kernelTotals.calls)} dispatches of ${formatCount(s.kernelTotals.distinct)} kernels`,
+      ),
     ),
   );
   return h('div', { class: 'cards' }, ...cards);
@@ -426,7 +535,11 @@ function renderPseudoRows(rows: PseudoRow[]): HTMLElement {
     'p',
     { class: 'note pseudo-rows' },
     'Listed by the profiler but not kernels (not counted above): ',
-    ...rows.flatMap((r, i) => [i > 0 ? ', ' : '', h('code', {}, r.name), ` ${formatCount(r.calls)} × (${formatNs(r.totalNs)})`]),
+    ...rows.flatMap((r, i) => [
+      i > 0 ? ', ' : '',
+      h('code', {}, r.name),
+      ` ${formatCount(r.calls)} × (${formatNs(r.totalNs)})`,
+    ]),
   );
 }
 
@@ -497,7 +610,13 @@ function renderTimeline(t: TraceTimeline): HTMLElement {
     a.busyFraction.forEach((f, i) => {
       if (f <= 0) return;
       const hgt = Math.max(1, f * rowH);
-      const r = svg('rect', { class: 'timeline-bar', x: (i * bw).toFixed(2), y: (y0 + rowH - hgt).toFixed(2), width: Math.max(0.5, bw - 0.3).toFixed(2), height: hgt.toFixed(2) });
+      const r = svg('rect', {
+        class: 'timeline-bar',
+        x: (i * bw).toFixed(2),
+        y: (y0 + rowH - hgt).toFixed(2),
+        width: Math.max(0.5, bw - 0.3).toFixed(2),
+        height: hgt.toFixed(2),
+      });
       r.append(svg('title', {}, `${a.agentId}: ${formatPercent(f * 100)} busy at +${formatNs(i * t.bucketNs)}`));
       chart.append(r);
     });
@@ -507,7 +626,13 @@ function renderTimeline(t: TraceTimeline): HTMLElement {
     'figure',
     { class: 'timeline' },
     h('figcaption', {}, 'GPU busy over time', t.exact ? '' : ' (approximate)'),
-    empty ? h('p', { class: 'note' }, 'No busy time shows at this resolution (the trace spans much more time than its GPU work).') : null,
+    empty
+      ? h(
+          'p',
+          { class: 'note' },
+          'No busy time shows at this resolution (the trace spans much more time than its GPU work).',
+        )
+      : null,
     h('div', { class: 'timeline-labels' }, ...t.agents.map((a) => h('div', { class: 'timeline-agent' }, a.agentId))),
     chart,
     h('div', { class: 'timeline-axis' }, h('span', {}, '0'), h('span', {}, formatNs(t.endNs - t.startNs))),
@@ -518,12 +643,39 @@ function renderSources(s: TraceSummary): HTMLElement {
   return h(
     'details',
     { class: 'sources' },
-    h('summary', {}, `Read ${s.sources.length} file${s.sources.length === 1 ? '' : 's'}${s.skipped.length ? `, skipped ${s.skipped.length}` : ''}${s.warnings.length ? `, ${s.warnings.length} note${s.warnings.length === 1 ? '' : 's'}` : ''}`),
-    h('ul', {}, ...s.sources.map((x) => h('li', {}, h('code', {}, x.path), ` — ${x.kind}, ${x.format} ${x.variant}, ${formatCount(x.rows)} rows`))),
+    h(
+      'summary',
+      {},
+      `Read ${s.sources.length} file${s.sources.length === 1 ? '' : 's'}${s.skipped.length ? `, skipped ${s.skipped.length}` : ''}${s.warnings.length ? `, ${s.warnings.length} note${s.warnings.length === 1 ? '' : 's'}` : ''}`,
+    ),
+    h(
+      'ul',
+      {},
+      ...s.sources.map((x) =>
+        h('li', {}, h('code', {}, x.path), ` — ${x.kind}, ${x.format} ${x.variant}, ${formatCount(x.rows)} rows`),
+      ),
+    ),
     (s.processes ?? []).length
-      ? h('ul', { class: 'processes' }, ...(s.processes ?? []).map((p) => h('li', {}, `process ${p.pid}${p.host ? ` on ${p.host}` : ''}`, p.command ? h('code', {}, ` ${p.command}`) : '')))
+      ? h(
+          'ul',
+          { class: 'processes' },
+          ...(s.processes ?? []).map((p) =>
+            h(
+              'li',
+              {},
+              `process ${p.pid}${p.host ? ` on ${p.host}` : ''}`,
+              p.command ? h('code', {}, ` ${p.command}`) : '',
+            ),
+          ),
+        )
       : null,
-    s.skipped.length ? h('ul', { class: 'skipped' }, ...s.skipped.map((x) => h('li', {}, h('code', {}, x.path), ` — skipped: ${x.reason}`))) : null,
+    s.skipped.length
+      ? h(
+          'ul',
+          { class: 'skipped' },
+          ...s.skipped.map((x) => h('li', {}, h('code', {}, x.path), ` — skipped: ${x.reason}`)),
+        )
+      : null,
     s.warnings.length ? h('ul', { class: 'warnings' }, ...s.warnings.map((w) => h('li', {}, w))) : null,
   );
 }

@@ -9,8 +9,27 @@ import { formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent
 import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatCount, formatCounterValue, formatNs, formatPercent } from './format';
-import { LEVELS, TOP_KERNELS, missingNotes, rooflineCeilings, rooflinePoints, rooflineRows, type ChartPoint, type ChartRow, type Level, type SkippedPoint } from './rooflineModel';
-import { ceilingSegments, decadeLabel, decadeTicks, logScale, rooflineDomains, type Ceiling, type CeilingSegment } from './rooflineScale';
+import {
+  LEVELS,
+  TOP_KERNELS,
+  missingNotes,
+  rooflineCeilings,
+  rooflinePoints,
+  rooflineRows,
+  type ChartPoint,
+  type ChartRow,
+  type Level,
+  type SkippedPoint,
+} from './rooflineModel';
+import {
+  ceilingSegments,
+  decadeLabel,
+  decadeTicks,
+  logScale,
+  rooflineDomains,
+  type Ceiling,
+  type CeilingSegment,
+} from './rooflineScale';
 
 const W = 760;
 const H = 440;
@@ -38,11 +57,19 @@ function pointLabel(row: ChartRow, p: ChartPoint, names: ShortNames): string {
 export function renderRooflineSections(s: TraceSummary): HTMLElement | null {
   if (!s.roofline && !s.speedOfLight) return null;
   const names: ShortNames = new Map(s.kernels.map((k) => [k.name, k.shortName]));
-  return h('div', { class: 'roofline-sections' }, s.roofline ? renderRoofline(s.roofline, names) : null, s.speedOfLight ? renderSpeedOfLight(s.speedOfLight, names) : null);
+  return h(
+    'div',
+    { class: 'roofline-sections' },
+    s.roofline ? renderRoofline(s.roofline, names) : null,
+    s.speedOfLight ? renderSpeedOfLight(s.speedOfLight, names) : null,
+  );
 }
 
 function peaksNote(r: Roofline): string {
-  const from = r.peaksFrom === 'roofline.csv' ? "measured by AMD's roofline microbenchmark (roofline.csv)" : "the GPU's specification, computed from its clocks and CU count as rocprof-compute does";
+  const from =
+    r.peaksFrom === 'roofline.csv'
+      ? "measured by AMD's roofline microbenchmark (roofline.csv)"
+      : "the GPU's specification, computed from its clocks and CU count as rocprof-compute does";
   const arch = r.source.arch ? ` on ${r.source.arch}` : '';
   return `Peaks: ${from}. Counters read from ${r.source.path} (${r.source.format}${arch}).`;
 }
@@ -52,20 +79,34 @@ function renderRoofline(r: Roofline, names: ShortNames): HTMLElement {
   const { points, skipped } = rooflinePoints(rows);
   const { ceilings, unknown } = rooflineCeilings(r);
   const figure = h('figure', { class: 'roofline show-hbm', 'data-peaks-from': r.peaksFrom });
-  const readout = h('p', { class: 'roofline-readout', role: 'status', 'aria-live': 'polite' }, 'Hover a point, or focus the chart and use the arrow keys, for its numbers.');
+  const readout = h(
+    'p',
+    { class: 'roofline-readout', role: 'status', 'aria-live': 'polite' },
+    'Hover a point, or focus the chart and use the arrow keys, for its numbers.',
+  );
   figure.append(
     levelToggles(figure),
     chart(rows, points, ceilings, names, readout),
     readout,
     legend(rows, names),
-    h('figcaption', { class: 'note' }, `Log-log roofline: ${rows.length} ${r.ranges.length ? 'kernel × case rows' : 'kernels'}, ${ceilings.length} ceiling${ceilings.length === 1 ? '' : 's'}. FP32 ceilings are always drawn (the bound is judged against them); other data types when a kernel uses them.`),
+    h(
+      'figcaption',
+      { class: 'note' },
+      `Log-log roofline: ${rows.length} ${r.ranges.length ? 'kernel × case rows' : 'kernels'}, ${ceilings.length} ceiling${ceilings.length === 1 ? '' : 's'}. FP32 ceilings are always drawn (the bound is judged against them); other data types when a kernel uses them.`,
+    ),
   );
   return h(
     'section',
     { class: 'roofline-section' },
     h('h3', {}, 'Roofline'),
     h('p', { class: 'note' }, peaksNote(r)),
-    ...unknown.map((u) => h('p', { class: 'note roofline-unknown', 'data-unknown-ceiling': u.label }, `${u.label} ceiling not drawn: its peak is unknown (${u.why}).`)),
+    ...unknown.map((u) =>
+      h(
+        'p',
+        { class: 'note roofline-unknown', 'data-unknown-ceiling': u.label },
+        `${u.label} ceiling not drawn: its peak is unknown (${u.why}).`,
+      ),
+    ),
     ...missingNotes(r.missing).map((m) => h('p', { class: 'note roofline-missing' }, m)),
     rows.length ? figure : h('p', { class: 'note' }, 'No kernel has counter data.'),
     skipped.length ? skippedNote(rows, skipped, points.length, names) : null,
@@ -82,7 +123,13 @@ function levelToggles(figure: HTMLElement): HTMLElement {
     ...LEVELS.map((l) => {
       const box = h('input', { type: 'checkbox', 'data-level': l.level, checked: l.level === 'hbm' });
       box.addEventListener('change', () => figure.classList.toggle(`show-${l.level}`, box.checked));
-      return h('label', { class: `level-toggle level-${l.level}` }, box, marker(l.level, 7, 7, 5, 'legend-marker'), ` ${l.label}`);
+      return h(
+        'label',
+        { class: `level-toggle level-${l.level}` },
+        box,
+        marker(l.level, 7, 7, 5, 'legend-marker'),
+        ` ${l.label}`,
+      );
     }),
   );
 }
@@ -97,13 +144,25 @@ function marker(level: Level, x: number, y: number, r: number, cls: string): SVG
       case 'l2':
         return svg('rect', { class: cls, x: f(x - r * 0.9), y: f(y - r * 0.9), width: f(r * 1.8), height: f(r * 1.8) });
       case 'l1':
-        return svg('path', { class: cls, d: `M${f(x)} ${f(y - r * 1.1)}L${f(x + r)} ${f(y + r * 0.75)}L${f(x - r)} ${f(y + r * 0.75)}Z` });
+        return svg('path', {
+          class: cls,
+          d: `M${f(x)} ${f(y - r * 1.1)}L${f(x + r)} ${f(y + r * 0.75)}L${f(x - r)} ${f(y + r * 0.75)}Z`,
+        });
       case 'lds':
-        return svg('path', { class: cls, d: `M${f(x)} ${f(y - r * 1.2)}L${f(x + r * 1.2)} ${f(y)}L${f(x)} ${f(y + r * 1.2)}L${f(x - r * 1.2)} ${f(y)}Z` });
+        return svg('path', {
+          class: cls,
+          d: `M${f(x)} ${f(y - r * 1.2)}L${f(x + r * 1.2)} ${f(y)}L${f(x)} ${f(y + r * 1.2)}L${f(x - r * 1.2)} ${f(y)}Z`,
+        });
     }
   })();
   if (cls === 'legend-marker') {
-    const icon = svg('svg', { class: 'legend-icon', viewBox: '0 0 14 14', width: 14, height: 14, 'aria-hidden': 'true' });
+    const icon = svg('svg', {
+      class: 'legend-icon',
+      viewBox: '0 0 14 14',
+      width: 14,
+      height: 14,
+      'aria-hidden': 'true',
+    });
     icon.append(mark);
     return icon;
   }
@@ -111,7 +170,9 @@ function marker(level: Level, x: number, y: number, r: number, cls: string): SVG
 }
 
 function ceilingLabel(c: CeilingSegment): string {
-  return c.kind === 'bandwidth' ? `${c.label} ${formatPeakBandwidth(c.value)}` : `${c.label} ${formatFlopRate(c.value)}`;
+  return c.kind === 'bandwidth'
+    ? `${c.label} ${formatPeakBandwidth(c.value)}`
+    : `${c.label} ${formatFlopRate(c.value)}`;
 }
 
 export interface RooflineFrame {
@@ -124,7 +185,11 @@ export interface RooflineFrame {
  * The chart without its points: an SVG with log-log axes that hold `points` and the ceilings, its grid, axis
  * titles and the ceilings (equal ones sharing a line and a label). The compare page draws its arrows on it too.
  */
-export function rooflineFrame(points: ReadonlyArray<{ x: number | null; y: number | null }>, ceilings: Ceiling[], label: string): RooflineFrame {
+export function rooflineFrame(
+  points: ReadonlyArray<{ x: number | null; y: number | null }>,
+  ceilings: Ceiling[],
+  label: string,
+): RooflineFrame {
   const dom = rooflineDomains(points, ceilings);
   const x0 = M.left;
   const x1 = W - M.right;
@@ -149,11 +214,35 @@ export function rooflineFrame(points: ReadonlyArray<{ x: number | null; y: numbe
   }
   for (const t of decadeTicks(dom.y)) {
     grid.append(svg('line', { class: 'grid-line', x1: x0, x2: x1, y1: f(sy(t)), y2: f(sy(t)) }));
-    grid.append(svg('text', { class: 'tick-label', x: x0 - 6, y: f(sy(t)), 'text-anchor': 'end', 'dominant-baseline': 'central' }, decadeLabel(t)));
+    grid.append(
+      svg(
+        'text',
+        { class: 'tick-label', x: x0 - 6, y: f(sy(t)), 'text-anchor': 'end', 'dominant-baseline': 'central' },
+        decadeLabel(t),
+      ),
+    );
   }
   grid.append(svg('rect', { class: 'plot-frame', x: x0, y: y1, width: x1 - x0, height: y0 - y1 }));
-  grid.append(svg('text', { class: 'axis-title', x: (x0 + x1) / 2, y: H - 8, 'text-anchor': 'middle' }, 'Arithmetic intensity (FLOP/byte)'));
-  grid.append(svg('text', { class: 'axis-title', x: 14, y: (y0 + y1) / 2, 'text-anchor': 'middle', transform: `rotate(-90 14 ${(y0 + y1) / 2})` }, 'Performance (GFLOP/s)'));
+  grid.append(
+    svg(
+      'text',
+      { class: 'axis-title', x: (x0 + x1) / 2, y: H - 8, 'text-anchor': 'middle' },
+      'Arithmetic intensity (FLOP/byte)',
+    ),
+  );
+  grid.append(
+    svg(
+      'text',
+      {
+        class: 'axis-title',
+        x: 14,
+        y: (y0 + y1) / 2,
+        'text-anchor': 'middle',
+        transform: `rotate(-90 14 ${(y0 + y1) / 2})`,
+      },
+      'Performance (GFLOP/s)',
+    ),
+  );
   root.append(grid);
 
   // ceilings: those of the same value share one line and one label
@@ -179,10 +268,19 @@ export function rooflineFrame(points: ReadonlyArray<{ x: number | null; y: numbe
     ceil.append(
       svg(
         'g',
-        { class: `ceiling ceiling-compute ${group.some((g) => g.key.startsWith('mfma')) ? 'ceiling-mfma' : 'ceiling-valu'}`, 'data-ceiling': group.map((g) => g.key).join(' '), role: 'img', 'aria-label': label },
+        {
+          class: `ceiling ceiling-compute ${group.some((g) => g.key.startsWith('mfma')) ? 'ceiling-mfma' : 'ceiling-valu'}`,
+          'data-ceiling': group.map((g) => g.key).join(' '),
+          role: 'img',
+          'aria-label': label,
+        },
         svg('title', {}, group.map(ceilingLabel).join('\n')),
         svg('line', { class: 'ceiling-line', x1: f(sx(c.x1)), y1: f(y), x2: f(sx(c.x2)), y2: f(y) }),
-        svg('text', { class: 'ceiling-label', x: f(x1 - 4), y: f(below ? y + 12 : y - 4), 'text-anchor': 'end' }, label),
+        svg(
+          'text',
+          { class: 'ceiling-label', x: f(x1 - 4), y: f(below ? y + 12 : y - 4), 'text-anchor': 'end' },
+          label,
+        ),
       ),
     );
   }
@@ -204,10 +302,19 @@ export function rooflineFrame(points: ReadonlyArray<{ x: number | null; y: numbe
     ceil.append(
       svg(
         'g',
-        { class: `ceiling ceiling-bandwidth ceiling-${level}`, 'data-ceiling': group.map((g) => g.key).join(' '), role: 'img', 'aria-label': label },
+        {
+          class: `ceiling ceiling-bandwidth ceiling-${level}`,
+          'data-ceiling': group.map((g) => g.key).join(' '),
+          role: 'img',
+          'aria-label': label,
+        },
         svg('title', {}, group.map(ceilingLabel).join('\n')),
         svg('line', { class: 'ceiling-line', x1: f(px1), y1: f(py1), x2: f(px2), y2: f(py2) }),
-        svg('text', { class: 'ceiling-label', x: f(lx), y: f(ly), transform: `rotate(${angle.toFixed(2)} ${f(lx)} ${f(ly)})` }, label),
+        svg(
+          'text',
+          { class: 'ceiling-label', x: f(lx), y: f(ly), transform: `rotate(${angle.toFixed(2)} ${f(lx)} ${f(ly)})` },
+          label,
+        ),
       ),
     );
   });
@@ -215,8 +322,18 @@ export function rooflineFrame(points: ReadonlyArray<{ x: number | null; y: numbe
   return { root, sx, sy };
 }
 
-function chart(rows: ChartRow[], points: ChartPoint[], ceilings: Ceiling[], names: ShortNames, readout: HTMLElement): SVGSVGElement {
-  const { root, sx, sy } = rooflineFrame(points, ceilings, `Roofline chart: ${points.length} points, arithmetic intensity against performance, both on log scales`);
+function chart(
+  rows: ChartRow[],
+  points: ChartPoint[],
+  ceilings: Ceiling[],
+  names: ShortNames,
+  readout: HTMLElement,
+): SVGSVGElement {
+  const { root, sx, sy } = rooflineFrame(
+    points,
+    ceilings,
+    `Roofline chart: ${points.length} points, arithmetic intensity against performance, both on log scales`,
+  );
   // points, HBM last so that it is drawn on top
   const layer = svg('g', { class: 'roofline-points' });
   const order: Level[] = ['lds', 'l1', 'l2', 'hbm'];
@@ -227,18 +344,41 @@ function chart(rows: ChartRow[], points: ChartPoint[], ceilings: Ceiling[], name
       const text = pointLabel(row, p, names);
       const g = svg(
         'g',
-        { class: `pt pt-${p.level} colour-${row.colour}`, 'data-point': p.id, 'data-kernel': row.kernel.name, 'data-range': row.range, role: 'img', 'aria-label': text },
+        {
+          class: `pt pt-${p.level} colour-${row.colour}`,
+          'data-point': p.id,
+          'data-kernel': row.kernel.name,
+          'data-range': row.range,
+          role: 'img',
+          'aria-label': text,
+        },
         svg('title', {}, `${text}\n${row.kernel.name}`),
         marker(p.level, sx(p.x as number), sy(p.y as number), p.level === 'hbm' ? 5.5 : 4.5, 'pt-mark'),
         // per case, the case's number beside its point (the legend says which case it is)
-        row.caseNo !== null ? svg('text', { class: 'pt-case', x: (sx(p.x as number) + 7).toFixed(1), y: (sy(p.y as number) - 6).toFixed(1), 'aria-hidden': 'true' }, String(row.caseNo)) : null,
+        row.caseNo !== null
+          ? svg(
+              'text',
+              {
+                class: 'pt-case',
+                x: (sx(p.x as number) + 7).toFixed(1),
+                y: (sy(p.y as number) - 6).toFixed(1),
+                'aria-hidden': 'true',
+              },
+              String(row.caseNo),
+            )
+          : null,
       );
       marks.push({ el: g, text, level, px: sx(p.x as number) });
       layer.append(g);
     }
   }
   root.append(layer);
-  walkWithKeys(root, marks, readout, (m) => root.closest('figure')?.classList.contains(`show-${m.level}`) ?? m.level === 'hbm');
+  walkWithKeys(
+    root,
+    marks,
+    readout,
+    (m) => root.closest('figure')?.classList.contains(`show-${m.level}`) ?? m.level === 'hbm',
+  );
   return root;
 }
 
@@ -254,7 +394,12 @@ export interface WalkMark<T = unknown> {
  * The chart as one tab stop: on focus the leftmost shown mark is selected, the arrow keys (Home, End) walk the
  * shown marks left to right, wrapping round, and the readout says the selected one's numbers.
  */
-export function walkWithKeys<M extends WalkMark>(root: SVGSVGElement, marks: M[], readout: HTMLElement, isShown: (m: M) => boolean = () => true): void {
+export function walkWithKeys<M extends WalkMark>(
+  root: SVGSVGElement,
+  marks: M[],
+  readout: HTMLElement,
+  isShown: (m: M) => boolean = () => true,
+): void {
   const shown = () => marks.filter(isShown).sort((a, b) => a.px - b.px);
   let at = -1;
   const select = (i: number) => {
@@ -296,14 +441,32 @@ function legend(rows: ChartRow[], names: ShortNames): HTMLElement {
   const kernels = h(
     'ul',
     { class: 'roofline-legend', 'aria-label': 'Kernels' },
-    ...[...seen.values()].map((r) => h('li', { title: r.kernel.name }, h('span', { class: `swatch colour-${r.colour}`, 'aria-hidden': 'true' }), h('span', { class: 'kernel-name' }, shortOf(names, r.kernel)))),
+    ...[...seen.values()].map((r) =>
+      h(
+        'li',
+        { title: r.kernel.name },
+        h('span', { class: `swatch colour-${r.colour}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'kernel-name' }, shortOf(names, r.kernel)),
+      ),
+    ),
   );
   if (!cases.size) return kernels;
   return h(
     'div',
     {},
     kernels,
-    h('ul', { class: 'roofline-legend roofline-cases', 'aria-label': 'Benchmark cases' }, ...[...cases].map(([no, name]) => h('li', { 'data-case': no }, h('span', { class: 'case-no' }, String(no)), h('span', { class: 'range-name' }, name)))),
+    h(
+      'ul',
+      { class: 'roofline-legend roofline-cases', 'aria-label': 'Benchmark cases' },
+      ...[...cases].map(([no, name]) =>
+        h(
+          'li',
+          { 'data-case': no },
+          h('span', { class: 'case-no' }, String(no)),
+          h('span', { class: 'range-name' }, name),
+        ),
+      ),
+    ),
   );
 }
 
@@ -316,8 +479,12 @@ function skippedNote(rows: ChartRow[], skipped: SkippedPoint[], drawn: number, n
     const row = rows[i]!;
     const who = `${shortOf(names, row.kernel)}${row.range === null ? '' : ` (${row.range})`}`;
     const y = list[0]!.y;
-    if (!(typeof y === 'number' && Number.isFinite(y) && y > 0)) items.push(`${who}: ${y === null ? 'no FLOP rate' : formatFlopRate(y, { missing: String(y) })}`);
-    else items.push(`${who}: ${list.map((s) => `${levelLabel(s.level)} AI ${s.x === null ? 'unknown' : formatIntensity(s.x, { missing: String(s.x) })}`).join(', ')}`);
+    if (!(typeof y === 'number' && Number.isFinite(y) && y > 0))
+      items.push(`${who}: ${y === null ? 'no FLOP rate' : formatFlopRate(y, { missing: String(y) })}`);
+    else
+      items.push(
+        `${who}: ${list.map((s) => `${levelLabel(s.level)} AI ${s.x === null ? 'unknown' : formatIntensity(s.x, { missing: String(s.x) })}`).join(', ')}`,
+      );
   }
   const shown = items.slice(0, 8);
   return h(
@@ -338,7 +505,19 @@ function chartTable(rows: ChartRow[], names: ShortNames): HTMLElement {
     h('summary', {}, 'The chart as a table'),
     dataTable(
       'Roofline points (means per dispatch)',
-      ['kernel', ...(perCase ? ['case'] : []), 'dispatches', 'duration', 'GFLOP/s', 'AI HBM', 'AI L2', 'AI L1', 'AI LDS', 'bound', '% of roof'],
+      [
+        'kernel',
+        ...(perCase ? ['case'] : []),
+        'dispatches',
+        'duration',
+        'GFLOP/s',
+        'AI HBM',
+        'AI L2',
+        'AI L1',
+        'AI LDS',
+        'bound',
+        '% of roof',
+      ],
       rows.map((r) => ({
         attrs: { 'data-kernel': r.kernel.name, 'data-range': r.range },
         cells: [
@@ -352,7 +531,9 @@ function chartTable(rows: ChartRow[], names: ShortNames): HTMLElement {
           formatIntensity(r.kernel.aiL1),
           formatIntensity(r.kernel.aiLds),
           r.kernel.bound ?? '–',
-          r.kernel.percentOfRoof === null ? '–' : percentBar(r.kernel.percentOfRoof, formatRoofPercent(r.kernel.percentOfRoof)),
+          r.kernel.percentOfRoof === null
+            ? '–'
+            : percentBar(r.kernel.percentOfRoof, formatRoofPercent(r.kernel.percentOfRoof)),
         ],
       })),
       'roofline-table',
@@ -397,7 +578,12 @@ function solKernel(k: SolKernel, names: ShortNames, open: boolean): HTMLElement 
   return h(
     'details',
     { class: 'sol-kernel', 'data-kernel': k.name, open },
-    h('summary', {}, h('span', { class: 'kernel-name', title: k.name }, name), ` · ${formatCount(k.dispatches)} dispatch${k.dispatches === 1 ? '' : 'es'}`),
+    h(
+      'summary',
+      {},
+      h('span', { class: 'kernel-name', title: k.name }, name),
+      ` · ${formatCount(k.dispatches)} dispatch${k.dispatches === 1 ? '' : 'es'}`,
+    ),
     dataTable(`Speed of light: ${name}`, ['metric', 'value', 'peak', '% of peak'], solRows(k.metrics), 'sol-table'),
   );
 }
@@ -407,7 +593,11 @@ function renderSpeedOfLight(sol: SpeedOfLight, names: ShortNames): HTMLElement {
     'section',
     { class: 'sol-section' },
     h('h3', {}, 'Speed of light'),
-    h('p', { class: 'note' }, 'Averages over dispatches of each rate, and their share of the peak (rocprof-compute block 2, System Speed-of-Light).'),
+    h(
+      'p',
+      { class: 'note' },
+      'Averages over dispatches of each rate, and their share of the peak (rocprof-compute block 2, System Speed-of-Light).',
+    ),
     ...missingNotes(sol.missing).map((m) => h('p', { class: 'note roofline-missing' }, m)),
     ...sol.kernels.slice(0, TOP_KERNELS).map((k, i) => solKernel(k, names, i < OPEN_KERNELS)),
     sol.ranges.length
@@ -419,7 +609,11 @@ function renderSpeedOfLight(sol: SpeedOfLight, names: ShortNames): HTMLElement {
             dataTable(
               `Speed of light in ${r.name}`,
               ['kernel', 'metric', 'value', 'peak', '% of peak'],
-              r.kernels.slice(0, TOP_KERNELS).flatMap((k) => solRows(k.metrics, h('span', { class: 'kernel-name', title: k.name }, names.get(k.name) || k.name))),
+              r.kernels
+                .slice(0, TOP_KERNELS)
+                .flatMap((k) =>
+                  solRows(k.metrics, h('span', { class: 'kernel-name', title: k.name }, names.get(k.name) || k.name)),
+                ),
               'sol-table',
             ),
           ),

@@ -7,7 +7,13 @@ import { plottable, type Ceiling } from './rooflineScale';
 
 export type Level = 'hbm' | 'l2' | 'l1' | 'lds';
 
-export const LEVELS: ReadonlyArray<{ level: Level; label: string; peak: keyof RooflinePeaks; ai: 'aiHbm' | 'aiL2' | 'aiL1' | 'aiLds'; csv: string }> = [
+export const LEVELS: ReadonlyArray<{
+  level: Level;
+  label: string;
+  peak: keyof RooflinePeaks;
+  ai: 'aiHbm' | 'aiL2' | 'aiL1' | 'aiLds';
+  csv: string;
+}> = [
   { level: 'hbm', label: 'HBM', peak: 'hbmGBps', ai: 'aiHbm', csv: 'HBMBw' },
   { level: 'l2', label: 'L2', peak: 'l2GBps', ai: 'aiL2', csv: 'L2Bw' },
   { level: 'l1', label: 'L1', peak: 'l1GBps', ai: 'aiL1', csv: 'L1Bw' },
@@ -100,8 +106,15 @@ export function rooflineRows(r: Roofline): ChartRow[] {
     return (order.get(name) ?? 0) % COLOURS;
   };
   for (const k of r.kernels.slice(0, TOP_KERNELS)) colourOf(k.name);
-  if (r.ranges.length) return r.ranges.flatMap((x, i) => x.kernels.slice(0, TOP_KERNELS).map((kernel) => ({ kernel, range: x.name, caseNo: i + 1, colour: colourOf(kernel.name) })));
-  return r.kernels.slice(0, TOP_KERNELS).map((kernel) => ({ kernel, range: null, caseNo: null, colour: colourOf(kernel.name) }));
+  if (r.ranges.length)
+    return r.ranges.flatMap((x, i) =>
+      x.kernels
+        .slice(0, TOP_KERNELS)
+        .map((kernel) => ({ kernel, range: x.name, caseNo: i + 1, colour: colourOf(kernel.name) })),
+    );
+  return r.kernels
+    .slice(0, TOP_KERNELS)
+    .map((kernel) => ({ kernel, range: null, caseNo: null, colour: colourOf(kernel.name) }));
 }
 
 /** A point per row and level; those a log axis cannot show (zero, negative, NaN, infinite, null) set apart. */
@@ -126,5 +139,7 @@ export function rooflinePoints(rows: readonly ChartRow[]): { points: ChartPoint[
 export function missingNotes(missing: readonly RooflineMissing[]): string[] {
   return missing
     .filter((m) => !m.quantity.startsWith('peaks.'))
-    .map((m) => (m.counters.length ? `${m.quantity} could not be computed: missing ${m.counters.join(', ')}` : m.quantity));
+    .map((m) =>
+      m.counters.length ? `${m.quantity} could not be computed: missing ${m.counters.join(', ')}` : m.quantity,
+    );
 }

@@ -31,7 +31,10 @@ export function decadeTicks([lo, hi]: readonly [number, number]): number[] {
 }
 
 /** A log scale from a domain to a pixel range (which may run backwards, as a y axis does). */
-export function logScale([d0, d1]: readonly [number, number], [r0, r1]: readonly [number, number]): (v: number) => number {
+export function logScale(
+  [d0, d1]: readonly [number, number],
+  [r0, r1]: readonly [number, number],
+): (v: number) => number {
   const l0 = Math.log10(d0);
   const span = Math.log10(d1) - l0 || 1;
   return (v: number) => r0 + ((Math.log10(v) - l0) / span) * (r1 - r0);
@@ -88,7 +91,11 @@ export function ceilingSegments(ceilings: readonly Ceiling[], [xLo, xHi]: readon
  * A log domain around the plottable values with `pad` decades of room each side, at least `minDecades` wide
  * (widened evenly about its middle); [1, 10^minDecades] when there is nothing to show.
  */
-export function paddedLogDomain(values: ReadonlyArray<number | null | undefined>, pad: number, minDecades: number): [number, number] {
+export function paddedLogDomain(
+  values: ReadonlyArray<number | null | undefined>,
+  pad: number,
+  minDecades: number,
+): [number, number] {
   const shown = values.filter(plottable);
   if (!shown.length) return [1, 10 ** minDecades];
   let lo = Math.log10(Math.min(...shown)) - pad;

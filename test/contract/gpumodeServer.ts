@@ -80,7 +80,10 @@ import {
 } from './kernelbot';
 import type { AnswerKind } from './upstreamAnswers';
 
-export const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/rocprof');
+export const fixturesDir = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../shared/fixtures/rocprof',
+);
 
 const MAX_BYTES = 1_000_000;
 const EXTENSIONS = ['.py', '.cu', '.cuh', '.cpp'];
@@ -274,9 +277,18 @@ function leaderboards(now: number): LeaderboardDef[] {
   ];
 }
 
-const TESTS = [{ seed: 1001, size: 128 }, { seed: 5236, size: 1024 }];
-const BENCHMARKS = [{ seed: 8135, size: 4096 }, { seed: 4415, size: 16384 }];
-const spec = (s: Record<string, number>) => Object.entries(s).map(([k, v]) => `${k}: ${v}`).join('; ');
+const TESTS = [
+  { seed: 1001, size: 128 },
+  { seed: 5236, size: 1024 },
+];
+const BENCHMARKS = [
+  { seed: 8135, size: 4096 },
+  { seed: 4415, size: 16384 },
+];
+const spec = (s: Record<string, number>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('; ');
 
 /** A LeaderboardItem through jsonable_encoder: the task dataclass as a dict, the deadline with +00:00. */
 function leaderboardJson(lb: LeaderboardDef): Json {
@@ -286,7 +298,12 @@ function leaderboardJson(lb: LeaderboardDef): Json {
     deadline: isoformatUtc(lb.deadline),
     task: {
       lang: 'py',
-      files: { 'submission.py': '@SUBMISSION@', 'reference.py': '# reference\n', 'eval.py': '# evaluator\n', 'task.py': '# types\n' },
+      files: {
+        'submission.py': '@SUBMISSION@',
+        'reference.py': '# reference\n',
+        'eval.py': '# evaluator\n',
+        'task.py': '# types\n',
+      },
       config: { main: 'eval.py' },
       libraries: [],
       tests: TESTS,
@@ -314,11 +331,16 @@ function popcornBase64(text: string): string {
 
 /** run_eval._directory_to_zip_bytes of profile_program_ncu's output: `profile_data/profile.ncu-rep` (not a real report). */
 async function buildNcuZip(): Promise<Buffer> {
-  return zipOf([{ name: 'profile_data/profile.ncu-rep', data: Buffer.from('NVIDIA Nsight Compute report (contract stand-in)\n') }]);
+  return zipOf([
+    { name: 'profile_data/profile.ncu-rep', data: Buffer.from('NVIDIA Nsight Compute report (contract stand-in)\n') },
+  ]);
 }
 
 async function buildProfileZip(files: Array<{ fixture: string; name: string }>): Promise<Buffer> {
-  return zipOf([...files.map((f) => ({ name: f.name, data: readFileSync(path.join(fixturesDir, f.fixture)) })), { name: 'combined.pftrace', data: Buffer.from([0x0a, 0x00]) }]);
+  return zipOf([
+    ...files.map((f) => ({ name: f.name, data: readFileSync(path.join(fixturesDir, f.fixture)) })),
+    { name: 'combined.pftrace', data: Buffer.from([0x0a, 0x00]) },
+  ]);
 }
 
 async function zipOf(entries: Array<{ name: string; data: Buffer }>): Promise<Buffer> {
@@ -372,7 +394,7 @@ function testValues(passed: boolean): Values {
     v[`test.${i}.spec`] = spec(t);
     const ok = passed || i === 0;
     v[`test.${i}.status`] = ok ? 'pass' : 'fail';
-    if (!ok) v[`test.${i}.error`] = 'mismatch found! custom implementation doesn\'t match reference: max abs diff 0.5';
+    if (!ok) v[`test.${i}.error`] = "mismatch found! custom implementation doesn't match reference: max abs diff 0.5";
   });
   return v;
 }
@@ -519,7 +541,13 @@ export async function startContractServer(options: ContractServerOptions = {}): 
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, { detail: `contract server bug: ${err instanceof Error ? err.message : String(err)}` }, 'errorBody');
+      if (!res.headersSent)
+        send(
+          res,
+          500,
+          { detail: `contract server bug: ${err instanceof Error ? err.message : String(err)}` },
+          'errorBody',
+        );
       else res.end();
     });
   });
@@ -528,12 +556,23 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     s.on('close', () => sockets.delete(s));
   });
 
-  const rewrite = (kind: AnswerKind | undefined, body: Json): Json => (options.rewrite && kind ? options.rewrite(kind, body) : body);
+  const rewrite = (kind: AnswerKind | undefined, body: Json): Json =>
+    options.rewrite && kind ? options.rewrite(kind, body) : body;
 
   /** Sends a JSON answer; `kind` (none for the OAuth routes) names it for options.rewrite. */
-  function send(res: http.ServerResponse, status: number, body: Json, kind: AnswerKind | undefined, headers: Record<string, string> = {}): void {
+  function send(
+    res: http.ServerResponse,
+    status: number,
+    body: Json,
+    kind: AnswerKind | undefined,
+    headers: Record<string, string> = {},
+  ): void {
     const text = JSON.stringify(rewrite(kind, body));
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      ...headers,
+    });
     res.end(text);
   }
 
@@ -558,9 +597,17 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   function account(req: http.IncomingMessage, kind: 'cli' | 'user'): string {
     const raw = req.headers['x-popcorn-cli-id'];
     const id = Array.isArray(raw) ? raw[0] : raw;
-    if (!id) throw new HttpError(400, kind === 'cli' ? 'Missing X-Popcorn-Cli-Id header' : 'Missing X-Web-Auth-Id or X-Popcorn-Cli-Id header');
+    if (!id)
+      throw new HttpError(
+        400,
+        kind === 'cli' ? 'Missing X-Popcorn-Cli-Id header' : 'Missing X-Web-Auth-Id or X-Popcorn-Cli-Id header',
+      );
     const owner = ids.get(id)?.account;
-    if (!owner) throw new HttpError(401, kind === 'cli' ? 'Invalid or unauthorized X-Popcorn-Cli-Id' : 'Invalid or unauthorized auth header');
+    if (!owner)
+      throw new HttpError(
+        401,
+        kind === 'cli' ? 'Invalid or unauthorized X-Popcorn-Cli-Id' : 'Invalid or unauthorized auth header',
+      );
     return owner;
   }
 
@@ -603,7 +650,9 @@ export async function startContractServer(options: ContractServerOptions = {}): 
 
   /** FastAPI's request validation of `file: UploadFile`: 422 with a list as `detail`. */
   function missingFile(): HttpError {
-    return new HttpError(422, 'Field required', {}, 'detail', { detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }] });
+    return new HttpError(422, 'Field required', {}, 'detail', {
+      detail: [{ type: 'missing', loc: ['body', 'file'], msg: 'Field required', input: null }],
+    });
   }
 
   async function readUpload(req: http.IncomingMessage): Promise<{ fileName: string; bytes: Buffer }> {
@@ -629,13 +678,29 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   }
 
   /** api_utils.to_submit_info: mode, leaderboard and GPU, then the file (empty, 1 MB, UTF-8, `stream`). */
-  async function accept(req: http.IncomingMessage, lbName: string, gpu: string, rawMode: string, owner: string, route: Submission['route']): Promise<Submission> {
+  async function accept(
+    req: http.IncomingMessage,
+    lbName: string,
+    gpu: string,
+    rawMode: string,
+    owner: string,
+    route: Submission['route'],
+  ): Promise<Submission> {
     const mode = rawMode.toLowerCase();
     if (![...MODES, 'private'].includes(mode)) throw new HttpError(400, `Invalid submission mode value: '${rawMode}'`);
-    if (!MODES.includes(mode)) throw new HttpError(400, `Submission mode '${rawMode}' is not supported for this endpoint`);
+    if (!MODES.includes(mode))
+      throw new HttpError(400, `Submission mode '${rawMode}' is not supported for this endpoint`);
     const lb = boards.find((b) => b.name === lbName);
-    if (!lb) throw new HttpError(500, `Internal server error while validating leaderboard/GPU: Leaderboard \`${lbName}\` does not exist.`);
-    if (!lb.gpu_types.includes(gpu)) throw new HttpError(400, `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${lb.gpu_types.join(', ')}`);
+    if (!lb)
+      throw new HttpError(
+        500,
+        `Internal server error while validating leaderboard/GPU: Leaderboard \`${lbName}\` does not exist.`,
+      );
+    if (!lb.gpu_types.includes(gpu))
+      throw new HttpError(
+        400,
+        `GPU type '${gpu}' is not supported for leaderboard '${lb.name}'. Supported GPUs: ${lb.gpu_types.join(', ')}`,
+      );
     const upload = await readUpload(req);
     if (upload.bytes.length === 0) throw new HttpError(400, 'Empty file submitted. Please provide a file with code.');
     if (upload.bytes.length > MAX_BYTES) throw new HttpError(413, 'Submission file is too large (limit: 1MB).');
@@ -646,7 +711,10 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       throw new HttpError(400, 'Failed to decode submission file content as UTF-8.');
     }
     if (code.toLowerCase().includes('stream')) {
-      throw new HttpError(500, 'Your code contains work on another stream. This is not allowed and may result in your disqualification. If you think this is a mistake, please contact us.');
+      throw new HttpError(
+        500,
+        'Your code contains work on another stream. This is not allowed and may result in your disqualification. If you think this is a mistake, please contact us.',
+      );
     }
     const sub: Submission = {
       id: 0,
@@ -673,18 +741,22 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   function prepare(sub: Submission): void {
     if (stopped) throw new PrepareError(UPSTREAM_TEXT.notAccepting);
     if (banned.has(sub.account)) throw new PrepareError(UPSTREAM_TEXT.banned);
-    if (!EXTENSIONS.some((e) => sub.fileName.endsWith(e))) throw new PrepareError('Please provide a Python (.py) or CUDA (.cu / .cuh / .cpp) file');
+    if (!EXTENSIONS.some((e) => sub.fileName.endsWith(e)))
+      throw new PrepareError('Please provide a Python (.py) or CUDA (.cu / .cuh / .cpp) file');
     const info = popcornDirectives(sub.code);
     if (info.leaderboard !== null && info.leaderboard !== sub.leaderboard.name) {
       throw new PrepareError(
         `Leaderboard name \`${sub.leaderboard.name}\` specified in the command doesn't match the one in the submission script header \`${info.leaderboard}\`.`,
       );
     }
-    if (sub.leaderboard.visibility === 'closed' && !invited.has(`${sub.account} ${sub.leaderboard.name}`)) throw new PrepareError(UPSTREAM_TEXT.noAccess, 403);
+    if (sub.leaderboard.visibility === 'closed' && !invited.has(`${sub.account} ${sub.leaderboard.name}`))
+      throw new PrepareError(UPSTREAM_TEXT.noAccess, 403);
     rateLimit(sub.account, sub.leaderboard, sub.mode);
     const now = new Date();
     if (now > sub.leaderboard.deadline) {
-      throw new PrepareError(`The deadline to submit to ${sub.leaderboard.name} has passed.\nIt was ${pythonStrTime(sub.leaderboard.deadline)} and today is ${pythonStrTime(now)}.`);
+      throw new PrepareError(
+        `The deadline to submit to ${sub.leaderboard.name} has passed.\nIt was ${pythonStrTime(sub.leaderboard.deadline)} and today is ${pythonStrTime(now)}.`,
+      );
     }
   }
 
@@ -700,15 +772,34 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     const endAt = new Date();
     const runs: RunRecord[] = [];
     const keep = (mode: string, values: Values, passed: boolean, secret: boolean, score: number | null) =>
-      runs.push({ start_time: pydanticTime(startAt), end_time: pydanticTime(endAt), mode, secret, runner: sub.gpu, score, passed, result: values });
-    const full = (r: Record<string, Json>): Json => ({ success: true, error: '', system: systemInfo(sub.gpu), runs: r });
+      runs.push({
+        start_time: pydanticTime(startAt),
+        end_time: pydanticTime(endAt),
+        mode,
+        secret,
+        runner: sub.gpu,
+        score,
+        passed,
+        result: values,
+      });
+    const full = (r: Record<string, Json>): Json => ({
+      success: true,
+      error: '',
+      system: systemInfo(sub.gpu),
+      runs: r,
+    });
     const passed = !m.fail && !m.crash && !m.timeout;
     const results: Json[] = [];
     const reports: string[] = [];
     const broken = m.crash ? 'crash' : m.timeout ? 'timeout' : undefined;
     if (m.noResults) {
       // launchers/github.py: no `run-result` artifact; backend.submit_leaderboard records no run
-      const failedRunner = { success: false, error: UPSTREAM_TEXT.noArtifacts, system: { gpu: '', device_count: 1, cpu: '', runtime: '', platform: '', torch: '', hostname: '' }, runs: {} };
+      const failedRunner = {
+        success: false,
+        error: UPSTREAM_TEXT.noArtifacts,
+        system: { gpu: '', device_count: 1, cpu: '', runtime: '', platform: '', torch: '', hostname: '' },
+        runs: {},
+      };
       for (let i = 0; i < (sub.mode === 'leaderboard' ? 2 : 1); i++) results.push(failedRunner);
       results.forEach(() => reports.push('❌ failure\n'));
       return { results, reports, runs };
@@ -744,7 +835,12 @@ export async function startContractServer(options: ContractServerOptions = {}): 
           r.benchmark = runJson(bv, true, 'benchmark', startAt, endAt);
           const lv = benchmarkValues(means);
           const ok = !(secret && m.secretFail);
-          if (!ok) Object.assign(lv, { check: 'fail', 'benchmark.1.status': 'fail', 'benchmark.1.error': 'mismatch found! custom implementation doesn\'t match reference' });
+          if (!ok)
+            Object.assign(lv, {
+              check: 'fail',
+              'benchmark.1.status': 'fail',
+              'benchmark.1.error': "mismatch found! custom implementation doesn't match reference",
+            });
           // backend.submit_leaderboard: a score only for a passed ranked run
           keep('leaderboard', lv, ok, secret, ok ? scoreOf(means, sub.leaderboard.ranking_by) : null);
           r.leaderboard = runJson(lv, ok, 'leaderboard', startAt, endAt);
@@ -756,26 +852,40 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       const github = queueAnswer(sub.gpu, { queued: 0 }).runner === 'GitHub';
       // launchers/github.py sets the `profile-data` artifact's URL; Modal leaves ProfileResult's None
       const downloadUrl =
-        options.profileDownloadUrl !== undefined ? options.profileDownloadUrl : github ? `https://github.com/gpu-mode/kernelbot/actions/runs/${nextWorkflowRun++}/artifacts/${sub.id}` : null;
+        options.profileDownloadUrl !== undefined
+          ? options.profileDownloadUrl
+          : github
+            ? `https://github.com/gpu-mode/kernelbot/actions/runs/${nextWorkflowRun++}/artifacts/${sub.id}`
+            : null;
       // run_eval.profile_program: rocPROF on ROCm, Nsight-Compute (ncu, profile.ncu-rep) on CUDA
       const rocm = systemInfo(sub.gpu).runtime === 'ROCm';
       BENCHMARKS.forEach((b, i) => {
         // profile_program_ncu encodes its report with the standard alphabet (base64.b64encode, no `+*`)
-        const report = rocm ? popcornBase64(profileReportText(i)) : Buffer.from(`GPU Throughput\n  Compute (SM) Throughput  %  71.3 ??? case ${i}\n`).toString('base64');
+        const report = rocm
+          ? popcornBase64(profileReportText(i))
+          : Buffer.from(`GPU Throughput\n  Compute (SM) Throughput  %  71.3 ??? case ${i}\n`).toString('base64');
         const v: Values = { 'benchmark-count': '1', 'benchmark.0.spec': spec(b), 'benchmark.0.report': report };
         keep(`profile.${i}`, v, true, false, null);
-        const profile = rocm ? { profiler: 'rocPROF', trace: profileZip, download_url: downloadUrl } : { profiler: 'Nsight-Compute', trace: ncuZip, download_url: downloadUrl };
+        const profile = rocm
+          ? { profiler: 'rocPROF', trace: profileZip, download_url: downloadUrl }
+          : { profiler: 'Nsight-Compute', trace: ncuZip, download_url: downloadUrl };
         r[`profile.${i}`] = runJson(v, true, `profile.${i}`, startAt, endAt, profile);
       });
       results.push(full(r));
     }
-    results.forEach((_, i) => reports.push(`## ${sub.leaderboard.name} · ${sub.mode} on ${sub.gpu}${i > 0 ? ' (secret)' : ''}\n\n${passed ? '✅ passed' : '❌ failed'}\n`));
+    results.forEach((_, i) =>
+      reports.push(
+        `## ${sub.leaderboard.name} · ${sub.mode} on ${sub.gpu}${i > 0 ? ' (secret)' : ''}\n\n${passed ? '✅ passed' : '❌ failed'}\n`,
+      ),
+    );
     return { results, reports, runs };
   }
 
   /** kernelguard: benchmark, profile, leaderboard (and private) are checked; test mode is not. */
   function kernelGuardRejects(sub: Submission): string | undefined {
-    return markers(sub.code).hacked && sub.mode !== 'test' ? kernelGuardText('reads the reference output', ['reference-read', 'output-cache', 'reference-read']) : undefined;
+    return markers(sub.code).hacked && sub.mode !== 'test'
+      ? kernelGuardText('reads the reference output', ['reference-read', 'output-cache', 'reference-read'])
+      : undefined;
   }
 
   /** background_submission_manager._run_one's end, and _ranked_completion_status for leaderboard mode. */
@@ -797,7 +907,8 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     sub.runs = outcome(sub).runs;
     if (sub.mode === 'leaderboard') {
       // _ranked_completion_status
-      const ranked = (secret: boolean) => sub.runs.some((r) => r.mode === 'leaderboard' && r.secret === secret && r.passed);
+      const ranked = (secret: boolean) =>
+        sub.runs.some((r) => r.mode === 'leaderboard' && r.secret === secret && r.passed);
       if (!ranked(false)) {
         sub.status = 'failed';
         sub.error = `ranked validation failed on ${sub.gpu}; submission will not appear on the leaderboard`;
@@ -838,7 +949,9 @@ export async function startContractServer(options: ContractServerOptions = {}): 
 
   /** backend.get_runner_queue_status: what the GPU's launcher counts (GitHub: queued workflow runs only). */
   function queueJson(gpu: string): Json {
-    const queued = [...submissions.values()].filter((s) => s.gpu === gpu && s.route === 'background' && !s.done && (s.status === 'initial' || s.status === 'pending')).length;
+    const queued = [...submissions.values()].filter(
+      (s) => s.gpu === gpu && s.route === 'background' && !s.done && (s.status === 'initial' || s.status === 'pending'),
+    ).length;
     return queueAnswer(gpu, { queued, modalRunners });
   }
 
@@ -899,7 +1012,9 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     for (const sub of submissions.values()) {
       if (sub.leaderboard !== lb || sub.status === 'hacked') continue;
       if (listRuns(sub).length === 0) continue;
-      const run = sub.runs.find((r) => !r.secret && r.mode === 'leaderboard' && r.runner === gpu && r.passed && r.score !== null);
+      const run = sub.runs.find(
+        (r) => !r.secret && r.mode === 'leaderboard' && r.runner === gpu && r.passed && r.score !== null,
+      );
       if (!run || run.score === null) continue;
       const mine = best.get(sub.account);
       if (!mine || run.score < mine.score) best.set(sub.account, { sub, score: run.score });
@@ -924,8 +1039,15 @@ export async function startContractServer(options: ContractServerOptions = {}): 
   async function stream(res: http.ServerResponse, sub: Submission): Promise<void> {
     res.writeHead(200, { 'Content-Type': SSE_CONTENT_TYPE });
     const started = Date.now();
-    const event = (name: string, kind: AnswerKind, body: Json) => `event: ${name}\ndata: ${pythonJsonDumps(rewrite(kind, body))}\n\n`;
-    const status = () => res.write(event('status', 'statusEvent', { status: 'processing', elapsed_time: Math.round((Date.now() - started) / 10) / 100 }));
+    const event = (name: string, kind: AnswerKind, body: Json) =>
+      `event: ${name}\ndata: ${pythonJsonDumps(rewrite(kind, body))}\n\n`;
+    const status = () =>
+      res.write(
+        event('status', 'statusEvent', {
+          status: 'processing',
+          elapsed_time: Math.round((Date.now() - started) / 10) / 100,
+        }),
+      );
     const error = (body: Json): void => {
       res.end(event('error', 'errorEvent', body));
     };
@@ -948,7 +1070,12 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     const guard = kernelGuardRejects(sub);
     // _run_submission: KernelGuardRejected → HTTPException(400)
     if (guard) return error({ status: 'error', detail: guard, status_code: 400 });
-    if (m.raise) return error({ status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: UPSTREAM_TEXT.dispatchFailed });
+    if (m.raise)
+      return error({
+        status: 'error',
+        detail: 'An unexpected error occurred: RuntimeError',
+        raw_error: UPSTREAM_TEXT.dispatchFailed,
+      });
     const o = outcome(sub);
     sub.runs = o.runs;
     res.end(event('result', 'resultEvent', { status: 'success', results: o.results, reports: o.reports }));
@@ -966,7 +1093,8 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         rule.times = (rule.times ?? 1) - 1;
         if (rule.times <= 0) failures.splice(failures.indexOf(rule), 1);
         req.resume();
-        const headers: Record<string, string> = rule.retryAfter !== undefined ? { 'Retry-After': String(rule.retryAfter) } : {};
+        const headers: Record<string, string> =
+          rule.retryAfter !== undefined ? { 'Retry-After': String(rule.retryAfter) } : {};
         if (rule.message !== undefined) throw new HttpError(rule.status, rule.message, headers, 'message');
         throw new HttpError(rule.status, rule.detail ?? `Injected ${rule.status}`, headers);
       }
@@ -974,14 +1102,16 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       if (method === 'GET' && p === '/health') return send(res, 200, { status: 'ok' }, 'health');
       if (method === 'GET' && p === '/auth/init') {
         const provider = url.searchParams.get('provider') ?? '';
-        if (provider !== 'discord' && provider !== 'github') throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
+        if (provider !== 'discord' && provider !== 'github')
+          throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
         const state = randomUUID();
         ids.set(state, { account: null, provider });
         return send(res, 200, { state }, undefined);
       }
       if (method === 'GET' && (m = /^\/auth\/cli\/([^/]+)$/.exec(p))) {
         const provider = m[1] as string;
-        if (provider !== 'discord' && provider !== 'github') throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
+        if (provider !== 'discord' && provider !== 'github')
+          throw new HttpError(400, "Invalid provider, must be 'discord' or 'github'");
         const code = url.searchParams.get('code');
         const state = url.searchParams.get('state');
         if (!code || !state) throw new HttpError(400, 'Missing authorization code or state');
@@ -993,7 +1123,8 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         } catch (err) {
           throw new HttpError(400, `Invalid state parameter: ${err instanceof Error ? err.message : String(err)}`);
         }
-        if (typeof decoded !== 'object' || decoded === null || !('cli_id' in decoded)) throw new HttpError(400, "Invalid state parameter: 'cli_id'");
+        if (typeof decoded !== 'object' || decoded === null || !('cli_id' in decoded))
+          throw new HttpError(400, "Invalid state parameter: 'cli_id'");
         const cliId = String(decoded.cli_id);
         const isReset = decoded.is_reset === true;
         // The code stands for the provider account (its user id); the provider is not checked against /auth/init's.
@@ -1007,18 +1138,24 @@ export async function startContractServer(options: ContractServerOptions = {}): 
           // leaderboard_db.create_user_from_cli
           if (previous) throw new HttpError(400, callbackRefusal(UPSTREAM_TEXT.alreadyRegistered));
           const pending = ids.get(cliId);
-          if (!pending || pending.account !== null) throw new HttpError(400, callbackRefusal(UPSTREAM_TEXT.noTemporaryUser));
+          if (!pending || pending.account !== null)
+            throw new HttpError(400, callbackRefusal(UPSTREAM_TEXT.noTemporaryUser));
         }
         ids.set(cliId, { account: name, provider });
         accounts.set(name, cliId);
         const is_reset = decoded.is_reset === undefined ? false : (decoded.is_reset as Json);
-        return send(res, 200, {
-          status: 'success',
-          message: `Successfully authenticated via ${provider} and linked CLI ID.`,
-          user_id: userIdOf(name),
-          user_name: code,
-          is_reset,
-        }, undefined);
+        return send(
+          res,
+          200,
+          {
+            status: 'success',
+            message: `Successfully authenticated via ${provider} and linked CLI ID.`,
+            user_id: userIdOf(name),
+            user_name: code,
+            is_reset,
+          },
+          undefined,
+        );
       }
       if (method === 'GET' && p === '/leaderboards') return send(res, 200, boards.map(leaderboardJson), 'leaderboards');
       if (method === 'GET' && (m = /^\/gpus\/([^/]+)$/.exec(p))) {
@@ -1028,7 +1165,8 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         enforceAccess(req, lb);
         return send(res, 200, lb.gpu_types, 'gpus');
       }
-      if (method === 'GET' && !old && (m = /^\/runner_queue\/([^/]+)$/.exec(p))) return send(res, 200, queueJson(decodeURIComponent(m[1] as string)), 'runnerQueue');
+      if (method === 'GET' && !old && (m = /^\/runner_queue\/([^/]+)$/.exec(p)))
+        return send(res, 200, queueJson(decodeURIComponent(m[1] as string)), 'runnerQueue');
       if (method === 'GET' && (m = /^\/submissions\/([^/]+)\/([^/]+)$/.exec(p))) {
         const name = decodeURIComponent(m[1] as string);
         const gpu = decodeURIComponent(m[2] as string);
@@ -1036,10 +1174,16 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         if (!lb) throw new HttpError(500, `Error fetching submissions: Leaderboard \`${name}\` does not exist.`);
         enforceAccess(req, lb);
         const all = rankedJson(lb, gpu);
-        if (all.length === 0 && !lb.gpu_types.includes(gpu)) throw new HttpError(500, `Error fetching submissions: Invalid GPU type '${gpu}' for leaderboard '${name}'`);
+        if (all.length === 0 && !lb.gpu_types.includes(gpu))
+          throw new HttpError(500, `Error fetching submissions: Invalid GPU type '${gpu}' for leaderboard '${name}'`);
         const offset = Number(url.searchParams.get('offset') ?? 0);
         const limit = url.searchParams.get('limit');
-        return send(res, 200, all.slice(offset, limit === null ? undefined : offset + Number(limit)), 'rankedSubmissions');
+        return send(
+          res,
+          200,
+          all.slice(offset, limit === null ? undefined : offset + Number(limit)),
+          'rankedSubmissions',
+        );
       }
       if (method === 'GET' && p === '/user/submissions') {
         const owner = account(req, 'user');
@@ -1052,14 +1196,22 @@ export async function startContractServer(options: ContractServerOptions = {}): 
           .filter((s) => s.account === owner && (!lb || s.leaderboard.name === lb))
           .sort((a, b) => b.time.getTime() - a.time.getTime() || b.id - a.id)
           .slice(offset, offset + limit)
-          .map((s) => ({ id: s.id, leaderboard_name: s.leaderboard.name, file_name: s.fileName, submission_time: pydanticTime(s.time), done: s.done, runs: listRuns(s) }));
+          .map((s) => ({
+            id: s.id,
+            leaderboard_name: s.leaderboard.name,
+            file_name: s.fileName,
+            submission_time: pydanticTime(s.time),
+            done: s.done,
+            runs: listRuns(s),
+          }));
         return send(res, 200, list, 'userSubmissions');
       }
       if ((m = /^\/user\/submissions\/(\d+)$/.exec(p))) {
         const owner = account(req, 'user');
         const sub = submissions.get(Number(m[1]));
         if (!sub) throw new HttpError(404, 'Submission not found');
-        if (sub.account !== owner) throw new HttpError(403, `Not authorized to ${method === 'DELETE' ? 'delete' : 'view'} this submission`);
+        if (sub.account !== owner)
+          throw new HttpError(403, `Not authorized to ${method === 'DELETE' ? 'delete' : 'view'} this submission`);
         if (method === 'GET') {
           advance(sub);
           return send(res, 200, detailJson(sub), 'userSubmission');
@@ -1071,20 +1223,27 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       }
       if (method === 'POST' && (m = /^\/submission\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
         const owner = account(req, 'user');
-        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner, 'background').catch(
-          (err: unknown) => {
-            // run_submission_async: `except Exception` wraps to_submit_info's HTTPException (FastAPI's 422 comes first)
-            if (err instanceof HttpError && err.status !== 422) throw new HttpError(400, wrappedPreparationError(err.status, err.detail));
-            throw err;
-          },
-        );
+        const sub = await accept(
+          req,
+          decodeURIComponent(m[1] as string),
+          decodeURIComponent(m[2] as string),
+          decodeURIComponent(m[3] as string),
+          owner,
+          'background',
+        ).catch((err: unknown) => {
+          // run_submission_async: `except Exception` wraps to_submit_info's HTTPException (FastAPI's 422 comes first)
+          if (err instanceof HttpError && err.status !== 422)
+            throw new HttpError(400, wrappedPreparationError(err.status, err.detail));
+          throw err;
+        });
         try {
           prepare(sub);
         } catch (err) {
           if (!(err instanceof PrepareError)) throw err;
           // run_submission_async: HTTPException(status_code=e.http_code, detail=str(e)); no Retry-After upstream
           const limit = options.submissionLimit;
-          const wait = err.code === 429 && limit?.retryAfterHeader ? /Try again in (\d+)s/.exec(err.message)?.[1] : undefined;
+          const wait =
+            err.code === 429 && limit?.retryAfterHeader ? /Try again in (\d+)s/.exec(err.message)?.[1] : undefined;
           throw new HttpError(err.code, err.message, wait !== undefined ? { 'Retry-After': wait } : {});
         }
         register(sub);
@@ -1100,14 +1259,27 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       }
       if (method === 'POST' && (m = /^\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p))) {
         const owner = account(req, 'cli');
-        const sub = await accept(req, decodeURIComponent(m[1] as string), decodeURIComponent(m[2] as string), decodeURIComponent(m[3] as string), owner, 'streaming');
+        const sub = await accept(
+          req,
+          decodeURIComponent(m[1] as string),
+          decodeURIComponent(m[2] as string),
+          decodeURIComponent(m[3] as string),
+          owner,
+          'streaming',
+        );
         return stream(res, sub);
       }
       throw new HttpError(404, 'Not Found');
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       req.resume();
-      send(res, err.status, err.body ?? (err.key === 'message' ? { message: err.detail } : { detail: err.detail }), 'errorBody', err.headers);
+      send(
+        res,
+        err.status,
+        err.body ?? (err.key === 'message' ? { message: err.detail } : { detail: err.detail }),
+        'errorBody',
+        err.headers,
+      );
     }
   }
 
@@ -1138,7 +1310,10 @@ export async function startContractServer(options: ContractServerOptions = {}): 
  * What the user's browser does after the provider page: the provider redirects to `redirect_uri` with a `code` and
  * the `state` from the authorize URL. `code` names the provider account.
  */
-export async function completeOAuthInBrowser(authorizeUrl: string, code = 'user-1'): Promise<{ status: number; body: string }> {
+export async function completeOAuthInBrowser(
+  authorizeUrl: string,
+  code = 'user-1',
+): Promise<{ status: number; body: string }> {
   const auth = new URL(authorizeUrl);
   const redirect = auth.searchParams.get('redirect_uri');
   const state = auth.searchParams.get('state');

@@ -58,12 +58,35 @@ export function runnerQueueStatus(init: {
  * and its runners; an unknown name is unavailable with "unknown gpu". `failure` is the launcher's exception text
  * (GitHub API or Modal down): all counts null.
  */
-export function queueAnswer(gpuName: string, counts: { queued: number; modalRunners?: number; failure?: string }): { [key: string]: Json } {
+export function queueAnswer(
+  gpuName: string,
+  counts: { queued: number; modalRunners?: number; failure?: string },
+): { [key: string]: Json } {
   const gpu = gpuByName(gpuName);
-  if (!gpu) return runnerQueueStatus({ runner: 'unknown', gpu: gpuName, queued_jobs: null, status: 'unavailable', error: 'unknown gpu' });
-  if (counts.failure) return runnerQueueStatus({ runner: gpu.runner, gpu: gpu.name, queued_jobs: null, status: 'unavailable', error: counts.failure });
-  if (gpu.runner === 'GitHub') return runnerQueueStatus({ runner: 'GitHub', gpu: gpu.name, queued_jobs: counts.queued });
-  return runnerQueueStatus({ runner: 'Modal', gpu: gpu.name, queued_jobs: counts.queued, available_runners: counts.modalRunners ?? 1 });
+  if (!gpu)
+    return runnerQueueStatus({
+      runner: 'unknown',
+      gpu: gpuName,
+      queued_jobs: null,
+      status: 'unavailable',
+      error: 'unknown gpu',
+    });
+  if (counts.failure)
+    return runnerQueueStatus({
+      runner: gpu.runner,
+      gpu: gpu.name,
+      queued_jobs: null,
+      status: 'unavailable',
+      error: counts.failure,
+    });
+  if (gpu.runner === 'GitHub')
+    return runnerQueueStatus({ runner: 'GitHub', gpu: gpu.name, queued_jobs: counts.queued });
+  return runnerQueueStatus({
+    runner: 'Modal',
+    gpu: gpu.name,
+    queued_jobs: counts.queued,
+    available_runners: counts.modalRunners ?? 1,
+  });
 }
 
 /**
@@ -136,7 +159,11 @@ export function emptySystemInfo(): { [key: string]: Json } {
 export function systemInfo(gpu: string): { [key: string]: Json } {
   const amd = gpuByName(gpu)?.runner === 'GitHub' && gpu.startsWith('MI');
   return {
-    gpu: gpu.startsWith('MI300') ? 'AMD Instinct MI300X' : gpu.startsWith('MI355') ? 'AMD Instinct MI355X' : `NVIDIA ${gpu}`,
+    gpu: gpu.startsWith('MI300')
+      ? 'AMD Instinct MI300X'
+      : gpu.startsWith('MI355')
+        ? 'AMD Instinct MI355X'
+        : `NVIDIA ${gpu}`,
     device_count: gpu.endsWith('x8') ? 8 : 1,
     cpu: amd ? 'AMD EPYC 9654 96-Core Processor' : 'GenuineIntel',
     runtime: amd ? 'ROCm' : 'CUDA',
@@ -155,7 +182,11 @@ export function pythonJsonDumps(value: Json, floats: ReadonlySet<string> = PY_FL
   if (value === null) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') return Number.isInteger(value) && floats.has(key) ? value.toFixed(1) : String(value);
-  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(
+      /[\u0080-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   if (Array.isArray(value)) return `[${value.map((v) => pythonJsonDumps(v, floats, key)).join(', ')}]`;
   return `{${Object.entries(value)
     .map(([k, v]) => `${pythonJsonDumps(k)}: ${pythonJsonDumps(v, floats, k)}`)
@@ -190,7 +221,8 @@ export const UPSTREAM_TEXT = {
   /** main.enforce_leaderboard_access without any auth header (401). */
   closedNeedsAuth: 'Authentication required for closed leaderboard',
   /** leaderboard_db.create_user_from_cli: the account has a row already (two literals, no space between them). */
-  alreadyRegistered: 'User already has a valid account with this User ID.Please use the re-register command to re-authenticate.',
+  alreadyRegistered:
+    'User already has a valid account with this User ID.Please use the re-register command to re-authenticate.',
   /** leaderboard_db.create_user_from_cli: the cli_id was never initialised (or its temp row was cleaned up). */
   noTemporaryUser: 'No temporary user found with this CLI ID. No effect.',
   /** leaderboard_db.reset_user_from_cli: no such account. */

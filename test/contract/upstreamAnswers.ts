@@ -130,7 +130,12 @@ const PROFILE_REPORT = 'S2VybmVsIHJlcG9ydDogZ2VtbSAxMCBjYWxscwpJcyBpdCBmYXN0Pz8*
 const EMPTY_ZIP = 'UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==';
 
 /** dataclasses.asdict(RunResult(...)) as run_program builds it. */
-function runResult(values: { [key: string]: Json }, passed: boolean, mode: string, over: { [key: string]: Json } = {}): { [key: string]: Json } {
+function runResult(
+  values: { [key: string]: Json },
+  passed: boolean,
+  mode: string,
+  over: { [key: string]: Json } = {},
+): { [key: string]: Json } {
   return {
     success: true,
     passed,
@@ -146,7 +151,13 @@ function runResult(values: { [key: string]: Json }, passed: boolean, mode: strin
 
 /** dataclasses.asdict(EvalResult(...)) through the SSE json_serializer: naive runner times. */
 function evalResult(run: Json, extra: { compilation?: Json; profile?: Json } = {}): { [key: string]: Json } {
-  return { start: naiveIsoformat(at(1)), end: naiveIsoformat(at(4)), compilation: extra.compilation ?? null, run, profile: extra.profile ?? null };
+  return {
+    start: naiveIsoformat(at(1)),
+    end: naiveIsoformat(at(4)),
+    compilation: extra.compilation ?? null,
+    run,
+    profile: extra.profile ?? null,
+  };
 }
 
 function fullResult(gpu: string, runs: { [key: string]: Json }): { [key: string]: Json } {
@@ -154,7 +165,13 @@ function fullResult(gpu: string, runs: { [key: string]: Json }): { [key: string]
 }
 
 /** A row of GET /user/submissions/{id}'s `runs` (main.py keeps these fields; `result` only for public test/benchmark). */
-function submissionRun(mode: string, secret: boolean, passed: boolean, score: number | null, result?: Json): { [key: string]: Json } {
+function submissionRun(
+  mode: string,
+  secret: boolean,
+  passed: boolean,
+  score: number | null,
+  result?: Json,
+): { [key: string]: Json } {
   const run: { [key: string]: Json } = {
     start_time: pydanticTime(at(1)),
     end_time: pydanticTime(at(4)),
@@ -204,16 +221,31 @@ const RESULT_REQUIRED = [
   'results[].runs.*.run.success',
   'results[].runs.*.run.passed',
 ] as const;
-const RESULT_SHAPE = { required: RESULT_REQUIRED, maps: ['results[].runs'], opaque: ['results[].runs.*.run.result'] } as const;
+const RESULT_SHAPE = {
+  required: RESULT_REQUIRED,
+  maps: ['results[].runs'],
+  opaque: ['results[].runs.*.run.result'],
+} as const;
 
 const LEADERBOARD_TASK: { [key: string]: Json } = {
   lang: 'py',
-  files: { 'submission.py': '@SUBMISSION@', 'reference.py': '# reference\n', 'eval.py': '# evaluator\n', 'task.py': '# types\n' },
+  files: {
+    'submission.py': '@SUBMISSION@',
+    'reference.py': '# reference\n',
+    'eval.py': '# evaluator\n',
+    'task.py': '# types\n',
+  },
   config: { main: 'eval.py' },
   libraries: [],
-  tests: [{ seed: 1001, size: 128 }, { seed: 5236, size: 1024 }],
+  tests: [
+    { seed: 1001, size: 128 },
+    { seed: 5236, size: 1024 },
+  ],
   test_timeout: 180,
-  benchmarks: [{ seed: 8135, size: 4096 }, { seed: 4415, size: 16384 }],
+  benchmarks: [
+    { seed: 8135, size: 4096 },
+    { seed: 4415, size: 16384 },
+  ],
   benchmark_timeout: 180,
   ranked_timeout: 420,
   ranking_by: 'geom',
@@ -223,11 +255,20 @@ const LEADERBOARD_TASK: { [key: string]: Json } = {
 
 /** Every sample answer, by route. */
 export const upstreamAnswers: readonly UpstreamAnswer[] = [
-  { kind: 'health', route: 'GET /health', name: 'health', source: 'src/kernelbot/api/main.py health', status: 200, body: { status: 'ok' }, required: [] },
+  {
+    kind: 'health',
+    route: 'GET /health',
+    name: 'health',
+    source: 'src/kernelbot/api/main.py health',
+    status: 200,
+    body: { status: 'ok' },
+    required: [],
+  },
   {
     kind: 'leaderboards',
     route: 'GET /leaderboards',
-    name: 'leaderboards (LeaderboardItem with its task dataclass, through jsonable_encoder)', source: 'src/kernelbot/api/main.py get_leaderboards; src/libkernelbot/leaderboard_db.py get_leaderboards',
+    name: 'leaderboards (LeaderboardItem with its task dataclass, through jsonable_encoder)',
+    source: 'src/kernelbot/api/main.py get_leaderboards; src/libkernelbot/leaderboard_db.py get_leaderboards',
     status: 200,
     body: [
       {
@@ -267,30 +308,59 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
       { path: '0.gpu_types', value: 'MI300', why: 'the GPUs are a list' },
     ],
   },
-  { kind: 'gpus', route: 'GET /gpus/{leaderboard}', name: 'GPUs of a leaderboard', source: 'src/kernelbot/api/main.py get_gpus; src/libkernelbot/leaderboard_db.py get_leaderboard_gpu_types', status: 200, body: ['MI300'], required: [], garbage: [{ path: '0', value: 300, why: 'GPU names are strings' }] },
+  {
+    kind: 'gpus',
+    route: 'GET /gpus/{leaderboard}',
+    name: 'GPUs of a leaderboard',
+    source: 'src/kernelbot/api/main.py get_gpus; src/libkernelbot/leaderboard_db.py get_leaderboard_gpu_types',
+    status: 200,
+    body: ['MI300'],
+    required: [],
+    garbage: [{ path: '0', value: 300, why: 'GPU names are strings' }],
+  },
   {
     kind: 'runnerQueue',
     route: 'GET /runner_queue/{gpu}',
-    name: 'GitHub launcher (AMD): only queued_jobs', source: 'src/kernelbot/api/main.py get_runner_queue; src/libkernelbot/launchers/github.py get_queue_status',
+    name: 'GitHub launcher (AMD): only queued_jobs',
+    source: 'src/kernelbot/api/main.py get_runner_queue; src/libkernelbot/launchers/github.py get_queue_status',
     status: 200,
     body: queueAnswer('MI300', { queued: 3 }),
     required: ['status'],
     garbage: [{ path: 'queued_jobs', value: 'three', why: 'a count is a number' }],
   },
-  { kind: 'runnerQueue', route: 'GET /runner_queue/{gpu}', name: 'Modal: backlog and runners, running_jobs null', source: 'src/kernelbot/api/main.py get_runner_queue; src/libkernelbot/launchers/modal.py get_queue_status', status: 200, body: queueAnswer('T4', { queued: 6, modalRunners: 1 }), required: ['status'] },
   {
     kind: 'runnerQueue',
     route: 'GET /runner_queue/{gpu}',
-    name: 'GitHub API failing: all counts null, unavailable with the error', source: 'src/libkernelbot/launchers/github.py get_queue_status (its except branch)',
+    name: 'Modal: backlog and runners, running_jobs null',
+    source: 'src/kernelbot/api/main.py get_runner_queue; src/libkernelbot/launchers/modal.py get_queue_status',
+    status: 200,
+    body: queueAnswer('T4', { queued: 6, modalRunners: 1 }),
+    required: ['status'],
+  },
+  {
+    kind: 'runnerQueue',
+    route: 'GET /runner_queue/{gpu}',
+    name: 'GitHub API failing: all counts null, unavailable with the error',
+    source: 'src/libkernelbot/launchers/github.py get_queue_status (its except branch)',
     status: 200,
     body: queueAnswer('MI355X', { queued: 0, failure: '403 {"message": "API rate limit exceeded for installation."}' }),
     required: ['status'],
   },
-  { kind: 'runnerQueue', route: 'GET /runner_queue/{gpu}', name: 'unknown GPU', source: 'src/libkernelbot/backend.py get_runner_queue_status', status: 200, body: queueAnswer('MI301', { queued: 0 }), required: ['status'] },
+  {
+    kind: 'runnerQueue',
+    route: 'GET /runner_queue/{gpu}',
+    name: 'unknown GPU',
+    source: 'src/libkernelbot/backend.py get_runner_queue_status',
+    status: 200,
+    body: queueAnswer('MI301', { queued: 0 }),
+    required: ['status'],
+  },
   {
     kind: 'rankedSubmissions',
     route: 'GET /submissions/{leaderboard}/{gpu}',
-    name: 'ranked entries (LeaderboardRankedEntry: the response model makes the score a float)', source: 'src/kernelbot/api/main.py get_submissions; src/libkernelbot/leaderboard_db.py get_leaderboard_submissions; db_types.py LeaderboardRankedEntry',
+    name: 'ranked entries (LeaderboardRankedEntry: the response model makes the score a float)',
+    source:
+      'src/kernelbot/api/main.py get_submissions; src/libkernelbot/leaderboard_db.py get_leaderboard_submissions; db_types.py LeaderboardRankedEntry',
     status: 200,
     body: [
       {
@@ -322,16 +392,22 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'backgroundAccepted',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
-    name: '202 with the GitHub launcher queue', source: 'src/kernelbot/api/main.py run_submission_async',
+    name: '202 with the GitHub launcher queue',
+    source: 'src/kernelbot/api/main.py run_submission_async',
     status: 202,
-    body: { details: { id: 4201, job_status_id: 901 }, runner_queue: queueAnswer('MI300', { queued: 2 }), status: 'accepted' },
+    body: {
+      details: { id: 4201, job_status_id: 901 },
+      runner_queue: queueAnswer('MI300', { queued: 2 }),
+      status: 'accepted',
+    },
     required: ['details', 'details.id'],
     garbage: [{ path: 'details.id', value: '4201', why: 'the submission id is a number' }],
   },
   {
     kind: 'backgroundAccepted',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
-    name: '202 of a deployment before mid-June 2026: status and details only', source: 'src/kernelbot/api/main.py run_submission_async (before kernelbot #498)',
+    name: '202 of a deployment before mid-June 2026: status and details only',
+    source: 'src/kernelbot/api/main.py run_submission_async (before kernelbot #498)',
     status: 202,
     body: { details: { id: 4201, job_status_id: 901 }, status: 'accepted' },
     required: ['details', 'details.id'],
@@ -339,7 +415,8 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmissions',
     route: 'GET /user/submissions',
-    name: 'a ranked submission (its public passed runs, scores as strings) and a test submission (no runs)', source: 'src/kernelbot/api/main.py get_user_submissions; src/libkernelbot/leaderboard_db.py get_user_submissions',
+    name: 'a ranked submission (its public passed runs, scores as strings) and a test submission (no runs)',
+    source: 'src/kernelbot/api/main.py get_user_submissions; src/libkernelbot/leaderboard_db.py get_user_submissions',
     status: 200,
     body: [
       {
@@ -354,7 +431,14 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
           { gpu_type: 'MI300', score: decimalText(SCORE) },
         ],
       },
-      { id: 4200, leaderboard_name: 'amd-fp8-mm', file_name: 'test.py', submission_time: pydanticTime(at(-600)), done: true, runs: [] },
+      {
+        id: 4200,
+        leaderboard_name: 'amd-fp8-mm',
+        file_name: 'test.py',
+        submission_time: pydanticTime(at(-600)),
+        done: true,
+        runs: [],
+      },
     ],
     required: ['[].id'],
     garbage: [{ path: '0.runs.2.score', value: true, why: 'a score is a number or a numeric string' }],
@@ -362,7 +446,8 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'a ranked submission, done: public and secret runs, result only for public test/benchmark', source: 'src/kernelbot/api/main.py get_user_submission; src/libkernelbot/leaderboard_db.py get_submission_by_id',
+    name: 'a ranked submission, done: public and secret runs, result only for public test/benchmark',
+    source: 'src/kernelbot/api/main.py get_user_submission; src/libkernelbot/leaderboard_db.py get_submission_by_id',
     status: 200,
     body: detail({ runs: RANKED_RUNS }),
     required: DETAIL_REQUIRED,
@@ -378,16 +463,23 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'background submission waiting: no runs yet, so runner_queue null', source: 'src/kernelbot/api/main.py get_user_submission, get_submission_runner_queue_status',
+    name: 'background submission waiting: no runs yet, so runner_queue null',
+    source: 'src/kernelbot/api/main.py get_user_submission, get_submission_runner_queue_status',
     status: 200,
-    body: detail({ done: false, runs: [], job: { status: 'pending', error: null, last_heartbeat: pydanticTime(at(1)) }, runner_queue: null }),
+    body: detail({
+      done: false,
+      runs: [],
+      job: { status: 'pending', error: null, last_heartbeat: pydanticTime(at(1)) },
+      runner_queue: null,
+    }),
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
   },
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'a streaming-route (profile) submission: no job row, so the LEFT JOIN gives a job of nulls', source: 'src/libkernelbot/leaderboard_db.py get_submission_by_id (LEFT JOIN submission_job_status)',
+    name: 'a streaming-route (profile) submission: no job row, so the LEFT JOIN gives a job of nulls',
+    source: 'src/libkernelbot/leaderboard_db.py get_submission_by_id (LEFT JOIN submission_job_status)',
     status: 200,
     body: detail({
       runs: [submissionRun('profile.0', false, true, null), submissionRun('profile.1', false, true, null)],
@@ -399,11 +491,19 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'leaderboard mode with failing tests: job failed with the ranked-validation error', source: 'src/libkernelbot/background_submission_manager.py _ranked_completion_status',
+    name: 'leaderboard mode with failing tests: job failed with the ranked-validation error',
+    source: 'src/libkernelbot/background_submission_manager.py _ranked_completion_status',
     status: 200,
     body: detail({
-      runs: [submissionRun('test', false, false, null, FAILED_TEST_VALUES), submissionRun('test', true, false, null, FAILED_TEST_VALUES)],
-      job: { status: 'failed', error: 'ranked validation failed on MI300; submission will not appear on the leaderboard', last_heartbeat: pydanticTime(at(5)) },
+      runs: [
+        submissionRun('test', false, false, null, FAILED_TEST_VALUES),
+        submissionRun('test', true, false, null, FAILED_TEST_VALUES),
+      ],
+      job: {
+        status: 'failed',
+        error: 'ranked validation failed on MI300; submission will not appear on the leaderboard',
+        last_heartbeat: pydanticTime(at(5)),
+      },
     }),
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
@@ -411,7 +511,8 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'hard timeout: the runs that finished are kept', source: 'src/libkernelbot/background_submission_manager.py _run_one (asyncio.TimeoutError)',
+    name: 'hard timeout: the runs that finished are kept',
+    source: 'src/libkernelbot/background_submission_manager.py _run_one (asyncio.TimeoutError)',
     status: 200,
     body: detail({
       runs: [submissionRun('test', false, true, null, TEST_VALUES)],
@@ -423,7 +524,8 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
-    name: 'a deployment before mid-June 2026: no job, no runner_queue, no run results', source: 'src/kernelbot/api/main.py get_user_submission (before kernelbot #503/#504, #511)',
+    name: 'a deployment before mid-June 2026: no job, no runner_queue, no run results',
+    source: 'src/kernelbot/api/main.py get_user_submission (before kernelbot #503/#504, #511)',
     status: 200,
     body: (() => {
       const d = detail({
@@ -439,17 +541,42 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
   },
-  { kind: 'deleteSubmission', route: 'DELETE /user/submissions/{id}', name: 'deleted', source: 'src/kernelbot/api/main.py delete_user_submission', status: 200, body: { status: 'ok', submission_id: 4201 }, required: [] },
-  { kind: 'statusEvent', route: 'SSE event: status', name: 'heartbeat (every 15 s)', source: 'src/kernelbot/api/main.py _stream_submission_response', status: 200, body: { status: 'processing', elapsed_time: 15.02 }, required: [] },
+  {
+    kind: 'deleteSubmission',
+    route: 'DELETE /user/submissions/{id}',
+    name: 'deleted',
+    source: 'src/kernelbot/api/main.py delete_user_submission',
+    status: 200,
+    body: { status: 'ok', submission_id: 4201 },
+    required: [],
+  },
+  {
+    kind: 'statusEvent',
+    route: 'SSE event: status',
+    name: 'heartbeat (every 15 s)',
+    source: 'src/kernelbot/api/main.py _stream_submission_response',
+    status: 200,
+    body: { status: 'processing', elapsed_time: 15.02 },
+    required: [],
+  },
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'test mode on MI300', source: 'src/kernelbot/api/main.py _stream_submission_response; src/libkernelbot/run_eval.py run_program',
+    name: 'test mode on MI300',
+    source: 'src/kernelbot/api/main.py _stream_submission_response; src/libkernelbot/run_eval.py run_program',
     status: 200,
-    body: { status: 'success', results: [fullResult('MI300', { test: evalResult(runResult(TEST_VALUES, true, 'test')) })], reports: ['✅ Passed 2/2 tests\n'] },
+    body: {
+      status: 'success',
+      results: [fullResult('MI300', { test: evalResult(runResult(TEST_VALUES, true, 'test')) })],
+      reports: ['✅ Passed 2/2 tests\n'],
+    },
     ...RESULT_SHAPE,
     garbage: [
-      { path: 'results.0.runs', value: [evalResult(runResult(TEST_VALUES, true, 'test'))], why: 'runs are a map keyed by run' },
+      {
+        path: 'results.0.runs',
+        value: [evalResult(runResult(TEST_VALUES, true, 'test'))],
+        why: 'runs are a map keyed by run',
+      },
       { path: 'results.0.runs.test.run.passed', value: 1, why: 'passed decides what is shown' },
       { path: 'results.0.runs.test.run.result', value: 'check: pass', why: 'the evaluator output is a map' },
       { path: 'results.0.runs.test.run.exit_code', value: 'zero', why: 'an exit code is a number' },
@@ -459,7 +586,8 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'leaderboard mode: public result, then the secret-seed copy', source: 'src/libkernelbot/backend.py submit_full; src/libkernelbot/run_eval.py run_evaluation',
+    name: 'leaderboard mode: public result, then the secret-seed copy',
+    source: 'src/libkernelbot/backend.py submit_full; src/libkernelbot/run_eval.py run_evaluation',
     status: 200,
     body: {
       status: 'success',
@@ -467,7 +595,15 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
         fullResult('MI300', {
           test: evalResult(runResult(TEST_VALUES, true, 'test')),
           benchmark: evalResult(runResult(BENCHMARK_VALUES, true, 'benchmark')),
-          leaderboard: evalResult(runResult(secret ? { ...BENCHMARK_VALUES, 'benchmark.0.mean': '12900', 'benchmark.1.mean': '47100' } : BENCHMARK_VALUES, true, 'leaderboard')),
+          leaderboard: evalResult(
+            runResult(
+              secret
+                ? { ...BENCHMARK_VALUES, 'benchmark.0.mean': '12900', 'benchmark.1.mean': '47100' }
+                : BENCHMARK_VALUES,
+              true,
+              'leaderboard',
+            ),
+          ),
         }),
       ),
       reports: ['## public\n', '## secret\n'],
@@ -477,15 +613,32 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'profile mode on MI300 (GitHub: the trace inline and a download URL)', source: 'src/libkernelbot/run_eval.py profile_program_roc; src/libkernelbot/launchers/github.py run_submission (download_url)',
+    name: 'profile mode on MI300 (GitHub: the trace inline and a download URL)',
+    source:
+      'src/libkernelbot/run_eval.py profile_program_roc; src/libkernelbot/launchers/github.py run_submission (download_url)',
     status: 200,
     body: {
       status: 'success',
       results: [
         fullResult('MI300', {
-          'profile.0': evalResult(runResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'seed: 8135; size: 4096', 'benchmark.0.report': PROFILE_REPORT }, true, 'profile.0'), {
-            profile: { profiler: 'rocPROF', trace: EMPTY_ZIP, download_url: 'https://github.com/gpu-mode/kernelbot/actions/runs/101/artifacts/202' },
-          }),
+          'profile.0': evalResult(
+            runResult(
+              {
+                'benchmark-count': '1',
+                'benchmark.0.spec': 'seed: 8135; size: 4096',
+                'benchmark.0.report': PROFILE_REPORT,
+              },
+              true,
+              'profile.0',
+            ),
+            {
+              profile: {
+                profiler: 'rocPROF',
+                trace: EMPTY_ZIP,
+                download_url: 'https://github.com/gpu-mode/kernelbot/actions/runs/101/artifacts/202',
+              },
+            },
+          ),
         }),
       ],
       reports: ['## profile\n'],
@@ -495,7 +648,8 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: 'a CUDA submission that did not compile (run null)', source: 'src/libkernelbot/run_eval.py compile_cuda_script, run_cuda_script',
+    name: 'a CUDA submission that did not compile (run null)',
+    source: 'src/libkernelbot/run_eval.py compile_cuda_script, run_cuda_script',
     status: 200,
     body: {
       status: 'success',
@@ -508,7 +662,7 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
               success: false,
               command: 'nvcc --std=c++20 eval.cu submission.cu -o eval.out',
               stdout: '',
-              stderr: "submission.cu(3): error: expected a \";\"\n",
+              stderr: 'submission.cu(3): error: expected a ";"\n',
               exit_code: 1,
             },
           }),
@@ -521,32 +675,52 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
   {
     kind: 'resultEvent',
     route: 'SSE event: result',
-    name: "the runner failed (GitHub artifacts missing): FullResult success false, SystemInfo()'s defaults", source: 'src/libkernelbot/launchers/github.py run_submission',
+    name: "the runner failed (GitHub artifacts missing): FullResult success false, SystemInfo()'s defaults",
+    source: 'src/libkernelbot/launchers/github.py run_submission',
     status: 200,
-    body: { status: 'success', results: [{ success: false, error: 'Could not download artifacts', system: emptySystemInfo(), runs: {} }], reports: ['❌ failure\n'] },
+    body: {
+      status: 'success',
+      results: [{ success: false, error: 'Could not download artifacts', system: emptySystemInfo(), runs: {} }],
+      reports: ['❌ failure\n'],
+    },
     ...RESULT_SHAPE,
   },
   {
     kind: 'errorEvent',
     route: 'SSE event: error',
-    name: 'an HTTPException while preparing (the rate limit arrives in-stream, as 400)', source: 'src/kernelbot/api/api_utils.py _run_submission; src/libkernelbot/submission.py prepare_submission',
+    name: 'an HTTPException while preparing (the rate limit arrives in-stream, as 400)',
+    source: 'src/kernelbot/api/api_utils.py _run_submission; src/libkernelbot/submission.py prepare_submission',
     status: 200,
     body: { status: 'error', detail: rateLimitText(3, 3, 'test', 1234), status_code: 400 },
     required: [],
   },
-  { kind: 'errorEvent', route: 'SSE event: error', name: 'cancelled: no status_code', source: 'src/kernelbot/api/main.py _stream_submission_response (asyncio.CancelledError)', status: 200, body: { status: 'error', detail: 'Submission cancelled' }, required: [] },
   {
     kind: 'errorEvent',
     route: 'SSE event: error',
-    name: 'an unexpected exception: raw_error, no status_code', source: 'src/kernelbot/api/main.py _stream_submission_response (except Exception)',
+    name: 'cancelled: no status_code',
+    source: 'src/kernelbot/api/main.py _stream_submission_response (asyncio.CancelledError)',
     status: 200,
-    body: { status: 'error', detail: 'An unexpected error occurred: RuntimeError', raw_error: 'Failed to trigger GitHub Action. Please check the configuration.' },
+    body: { status: 'error', detail: 'Submission cancelled' },
+    required: [],
+  },
+  {
+    kind: 'errorEvent',
+    route: 'SSE event: error',
+    name: 'an unexpected exception: raw_error, no status_code',
+    source: 'src/kernelbot/api/main.py _stream_submission_response (except Exception)',
+    status: 200,
+    body: {
+      status: 'error',
+      detail: 'An unexpected error occurred: RuntimeError',
+      raw_error: 'Failed to trigger GitHub Action. Please check the configuration.',
+    },
     required: [],
   },
   {
     kind: 'errorBody',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
-    name: '429 of the background route: the KernelBotError re-raised as HTTPException, no Retry-After header', source: 'src/kernelbot/api/main.py run_submission_async; src/libkernelbot/submission.py prepare_submission',
+    name: '429 of the background route: the KernelBotError re-raised as HTTPException, no Retry-After header',
+    source: 'src/kernelbot/api/main.py run_submission_async; src/libkernelbot/submission.py prepare_submission',
     status: 429,
     body: { detail: rateLimitText(3, 3, 'leaderboard', 1234) },
     required: [],
@@ -554,33 +728,103 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
 
   // ---- issue 16: answers read from kernelbot's code that the client had wrong
   ...[
-    ['unknown leaderboard', 500, 'Internal server error while validating leaderboard/GPU: Leaderboard `nope` does not exist.'],
-    ['a GPU the leaderboard does not run on', 400, "GPU type 'T4' is not supported for leaderboard 'amd-fp8-mm'. Supported GPUs: MI300"],
+    [
+      'unknown leaderboard',
+      500,
+      'Internal server error while validating leaderboard/GPU: Leaderboard `nope` does not exist.',
+    ],
+    [
+      'a GPU the leaderboard does not run on',
+      400,
+      "GPU type 'T4' is not supported for leaderboard 'amd-fp8-mm'. Supported GPUs: MI300",
+    ],
     ['more than 1 MB', 413, 'Submission file is too large (limit: 1MB).'],
-    ['the `stream` keyword', 500, 'Your code contains work on another stream. This is not allowed and may result in your disqualification. If you think this is a mistake, please contact us.'],
+    [
+      'the `stream` keyword',
+      500,
+      'Your code contains work on another stream. This is not allowed and may result in your disqualification. If you think this is a mistake, please contact us.',
+    ],
     ['an empty file', 400, 'Empty file submitted. Please provide a file with code.'],
     ['mode private', 400, "Submission mode 'private' is not supported for this endpoint"],
   ].map(([what, code, text]): UpstreamAnswer => ({
     kind: 'errorBody',
     route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
     name: `wrapped preparation error: ${what as string}`,
-    source: 'src/kernelbot/api/main.py run_submission_async (except Exception); src/kernelbot/api/api_utils.py to_submit_info',
+    source:
+      'src/kernelbot/api/main.py run_submission_async (except Exception); src/kernelbot/api/api_utils.py to_submit_info',
     status: 400,
     body: { detail: wrappedPreparationError(code as number, text as string) },
     required: [],
   })),
-  { kind: 'errorBody', route: 'POST /submission/{leaderboard}/{gpu}/{mode}', name: 'a closed (invite-only) leaderboard without an invite', source: 'src/libkernelbot/submission.py prepare_submission (KernelBotError code 403)', status: 403, body: { detail: UPSTREAM_TEXT.noAccess }, required: [] },
-  { kind: 'errorBody', route: 'GET /gpus/{leaderboard}', name: 'a closed leaderboard asked without auth', source: 'src/kernelbot/api/main.py enforce_leaderboard_access', status: 401, body: { detail: UPSTREAM_TEXT.closedNeedsAuth }, required: [] },
-  { kind: 'errorBody', route: 'POST /submission/{leaderboard}/{gpu}/{mode}', name: 'the service stopped', source: 'src/libkernelbot/submission.py prepare_submission (backend.accepts_jobs)', status: 400, body: { detail: UPSTREAM_TEXT.notAccepting }, required: [] },
-  { kind: 'errorBody', route: 'POST /submission/{leaderboard}/{gpu}/{mode}', name: 'a banned user', source: 'src/libkernelbot/submission.py prepare_submission (is_user_banned)', status: 400, body: { detail: UPSTREAM_TEXT.banned }, required: [] },
-  { kind: 'errorBody', route: 'GET /auth/cli/{provider}', name: 'callback: a second plain registration of a linked account', source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py create_user_from_cli', status: 400, body: { detail: callbackRefusal(UPSTREAM_TEXT.alreadyRegistered) }, required: [] },
-  { kind: 'errorBody', route: 'GET /auth/cli/{provider}', name: 'callback: a cli_id /auth/init never made', source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py create_user_from_cli', status: 400, body: { detail: callbackRefusal(UPSTREAM_TEXT.noTemporaryUser) }, required: [] },
-  { kind: 'errorBody', route: 'GET /auth/cli/{provider}', name: 'callback: a reset of an unknown account', source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py reset_user_from_cli', status: 400, body: { detail: callbackRefusal(UPSTREAM_TEXT.resetUnknown) }, required: [] },
+  {
+    kind: 'errorBody',
+    route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
+    name: 'a closed (invite-only) leaderboard without an invite',
+    source: 'src/libkernelbot/submission.py prepare_submission (KernelBotError code 403)',
+    status: 403,
+    body: { detail: UPSTREAM_TEXT.noAccess },
+    required: [],
+  },
+  {
+    kind: 'errorBody',
+    route: 'GET /gpus/{leaderboard}',
+    name: 'a closed leaderboard asked without auth',
+    source: 'src/kernelbot/api/main.py enforce_leaderboard_access',
+    status: 401,
+    body: { detail: UPSTREAM_TEXT.closedNeedsAuth },
+    required: [],
+  },
+  {
+    kind: 'errorBody',
+    route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
+    name: 'the service stopped',
+    source: 'src/libkernelbot/submission.py prepare_submission (backend.accepts_jobs)',
+    status: 400,
+    body: { detail: UPSTREAM_TEXT.notAccepting },
+    required: [],
+  },
+  {
+    kind: 'errorBody',
+    route: 'POST /submission/{leaderboard}/{gpu}/{mode}',
+    name: 'a banned user',
+    source: 'src/libkernelbot/submission.py prepare_submission (is_user_banned)',
+    status: 400,
+    body: { detail: UPSTREAM_TEXT.banned },
+    required: [],
+  },
+  {
+    kind: 'errorBody',
+    route: 'GET /auth/cli/{provider}',
+    name: 'callback: a second plain registration of a linked account',
+    source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py create_user_from_cli',
+    status: 400,
+    body: { detail: callbackRefusal(UPSTREAM_TEXT.alreadyRegistered) },
+    required: [],
+  },
+  {
+    kind: 'errorBody',
+    route: 'GET /auth/cli/{provider}',
+    name: 'callback: a cli_id /auth/init never made',
+    source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py create_user_from_cli',
+    status: 400,
+    body: { detail: callbackRefusal(UPSTREAM_TEXT.noTemporaryUser) },
+    required: [],
+  },
+  {
+    kind: 'errorBody',
+    route: 'GET /auth/cli/{provider}',
+    name: 'callback: a reset of an unknown account',
+    source: 'src/kernelbot/api/main.py cli_auth; src/libkernelbot/leaderboard_db.py reset_user_from_cli',
+    status: 400,
+    body: { detail: callbackRefusal(UPSTREAM_TEXT.resetUnknown) },
+    required: [],
+  },
   {
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
     name: 'a crash or a timeout: job succeeded, the run passed: false with result {}, no exit code',
-    source: 'src/libkernelbot/run_eval.py run_program (TimeoutExpired / a crash); src/libkernelbot/background_submission_manager.py _ranked_completion_status',
+    source:
+      'src/libkernelbot/run_eval.py run_program (TimeoutExpired / a crash); src/libkernelbot/background_submission_manager.py _ranked_completion_status',
     status: 200,
     body: detail({ runs: [submissionRun('test', false, false, null, {})] }),
     required: DETAIL_REQUIRED,
@@ -600,11 +844,16 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
     name: 'secret validation failed: the public ranked run keeps its score',
-    source: 'src/libkernelbot/background_submission_manager.py _ranked_completion_status; src/libkernelbot/backend.py submit_leaderboard',
+    source:
+      'src/libkernelbot/background_submission_manager.py _ranked_completion_status; src/libkernelbot/backend.py submit_leaderboard',
     status: 200,
     body: detail({
       runs: [...RANKED_RUNS.slice(0, 5), submissionRun('leaderboard', true, false, null, BENCHMARK_VALUES)],
-      job: { status: 'failed', error: 'secret validation failed on MI300; submission will not appear on the leaderboard', last_heartbeat: pydanticTime(at(5)) },
+      job: {
+        status: 'failed',
+        error: 'secret validation failed on MI300; submission will not appear on the leaderboard',
+        last_heartbeat: pydanticTime(at(5)),
+      },
     }),
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
@@ -613,9 +862,18 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
     kind: 'userSubmission',
     route: 'GET /user/submissions/{id}',
     name: "KernelGuard's rejection: job hacked with its text, no runs",
-    source: 'src/libkernelbot/kernelguard.py enforce_submission_precheck; src/libkernelbot/background_submission_manager.py _run_one',
+    source:
+      'src/libkernelbot/kernelguard.py enforce_submission_precheck; src/libkernelbot/background_submission_manager.py _run_one',
     status: 200,
-    body: detail({ runs: [], runner_queue: null, job: { status: 'hacked', error: kernelGuardText('reads the reference output', ['reference-read', 'output-cache']), last_heartbeat: pydanticTime(at(2)) } }),
+    body: detail({
+      runs: [],
+      runner_queue: null,
+      job: {
+        status: 'hacked',
+        error: kernelGuardText('reads the reference output', ['reference-read', 'output-cache']),
+        last_heartbeat: pydanticTime(at(2)),
+      },
+    }),
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
   },
@@ -625,7 +883,11 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
     name: 'a launcher exception: job failed with its text',
     source: 'src/libkernelbot/background_submission_manager.py _run_one (except Exception: error=str(e))',
     status: 200,
-    body: detail({ runs: [], runner_queue: null, job: { status: 'failed', error: UPSTREAM_TEXT.dispatchFailed, last_heartbeat: pydanticTime(at(2)) } }),
+    body: detail({
+      runs: [],
+      runner_queue: null,
+      job: { status: 'failed', error: UPSTREAM_TEXT.dispatchFailed, last_heartbeat: pydanticTime(at(2)) },
+    }),
     required: DETAIL_REQUIRED,
     opaque: DETAIL_OPAQUE,
   },
@@ -635,7 +897,11 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
     name: "KernelGuard's rejection in-stream (HTTPException 400)",
     source: 'src/kernelbot/api/api_utils.py _run_submission (except KernelGuardRejected)',
     status: 200,
-    body: { status: 'error', detail: kernelGuardText('reads the reference output', ['reference-read', 'output-cache']), status_code: 400 },
+    body: {
+      status: 'error',
+      detail: kernelGuardText('reads the reference output', ['reference-read', 'output-cache']),
+      status_code: 400,
+    },
     required: [],
   },
   {
@@ -648,9 +914,20 @@ export const upstreamAnswers: readonly UpstreamAnswer[] = [
       status: 'success',
       results: [
         fullResult('T4', {
-          'profile.0': evalResult(runResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'seed: 8135; size: 4096', 'benchmark.0.report': 'R1BVIFRocm91Z2hwdXQK' }, true, 'profile.0'), {
-            profile: { profiler: 'Nsight-Compute', trace: EMPTY_ZIP, download_url: null },
-          }),
+          'profile.0': evalResult(
+            runResult(
+              {
+                'benchmark-count': '1',
+                'benchmark.0.spec': 'seed: 8135; size: 4096',
+                'benchmark.0.report': 'R1BVIFRocm91Z2hwdXQK',
+              },
+              true,
+              'profile.0',
+            ),
+            {
+              profile: { profiler: 'Nsight-Compute', trace: EMPTY_ZIP, download_url: null },
+            },
+          ),
         }),
       ],
       reports: ['## profile\n'],
@@ -714,12 +991,19 @@ function clone(value: Json): Json {
 function changed(body: Json, keys: readonly Key[], value: Json | undefined): Json {
   const copy = clone(body);
   let parent: Json | undefined = copy;
-  for (const key of keys.slice(0, -1)) parent = parent !== null && typeof parent === 'object' ? (parent as { [k: string]: Json })[key as string] : undefined;
+  for (const key of keys.slice(0, -1))
+    parent =
+      parent !== null && typeof parent === 'object' ? (parent as { [k: string]: Json })[key as string] : undefined;
   const last = keys[keys.length - 1] as Key;
   if (Array.isArray(parent) && typeof last === 'number' && last < parent.length) {
     if (value === undefined) parent.splice(last, 1);
     else parent[last] = value;
-  } else if (parent !== undefined && isObject(parent) && typeof last === 'string' && (last in parent || value !== undefined)) {
+  } else if (
+    parent !== undefined &&
+    isObject(parent) &&
+    typeof last === 'string' &&
+    (last in parent || value !== undefined)
+  ) {
     if (value === undefined) delete parent[last];
     else parent[last] = value;
   }
@@ -765,6 +1049,13 @@ export function* refusals(answer: UpstreamAnswer): Generator<Variant> {
   for (const site of sites(answer)) if (required.has(site.pattern)) yield* changes(answer, site);
   for (const g of answer.garbage ?? []) {
     const keys = g.path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
-    yield { label: `${g.path} = ${JSON.stringify(g.value).slice(0, 40)} (${g.why})`, path: g.path, keys, change: 'garbage', value: g.value, body: changed(answer.body, keys, g.value) };
+    yield {
+      label: `${g.path} = ${JSON.stringify(g.value).slice(0, 40)} (${g.why})`,
+      path: g.path,
+      keys,
+      change: 'garbage',
+      value: g.value,
+      body: changed(answer.body, keys, g.value),
+    };
   }
 }

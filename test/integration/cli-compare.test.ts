@@ -42,7 +42,11 @@ after(() => {
 });
 
 function kr(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -92,8 +96,14 @@ test('summarize prints each range with its kernels and how they were put there',
   const r = kr('summarize', runA);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /rocTX ranges\n {2}Range +Calls +Total +Avg +Kernels +Kernel time\n/);
-  assert.match(r.stdout, /6 of 8 dispatches were launched inside a range, put there by their launch call \(Correlation_Id\)\./);
-  assert.match(r.stdout, /\n {2}Kernels in benchmark 1: n: 2048; seed: 2\n {4}Kernel +Calls +Total +Avg +% of range\n {4}gemm<float, 2> +1 +100 ns/);
+  assert.match(
+    r.stdout,
+    /6 of 8 dispatches were launched inside a range, put there by their launch call \(Correlation_Id\)\./,
+  );
+  assert.match(
+    r.stdout,
+    /\n {2}Kernels in benchmark 1: n: 2048; seed: 2\n {4}Kernel +Calls +Total +Avg +% of range\n {4}gemm<float, 2> +1 +100 ns/,
+  );
 });
 
 test('compare: a missing path is exit 2 with what was looked for; a missing argument is a usage error', () => {

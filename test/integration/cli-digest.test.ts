@@ -8,8 +8,14 @@ import Ajv from 'ajv';
 import { ensureBuilt, profilingPath, repoRoot, runCli, tempDir, vectoradd } from './submit/helpers';
 import { writeRun } from '../unit/trace/rangeRuns';
 
-const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')));
-const validate = Object.assign((d: unknown): boolean => schemaCheck(d), { get errors() { return schemaCheck.errors; } });
+const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(
+  JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')),
+);
+const validate = Object.assign((d: unknown): boolean => schemaCheck(d), {
+  get errors() {
+    return schemaCheck.errors;
+  },
+});
 let work: string;
 
 before(() => {
@@ -42,7 +48,11 @@ test('summarize --digest: one valid JSON document, the same bytes twice, within 
   const b = JSON.parse(based.stdout);
   assert.ok(validate(b), JSON.stringify(validate.errors));
   assert.equal(b.baseline.trace.file, 'run');
-  assert.ok(b.kernels.every((k: { change?: { verdict: string } }) => k.change && ['no-change', 'not-enough-runs'].includes(k.change.verdict)));
+  assert.ok(
+    b.kernels.every(
+      (k: { change?: { verdict: string } }) => k.change && ['no-change', 'not-enough-runs'].includes(k.change.verdict),
+    ),
+  );
   const bad = await runCli(['summarize', run, '--digest', '--max-bytes', '100']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--max-bytes takes at least 2048/);
@@ -54,11 +64,17 @@ test('summarize --digest: one valid JSON document, the same bytes twice, within 
 
 test('submit --mode profile (embedded runner, stand-in rocprofv3): a digest beside each trace, its path printed, in --json too', async () => {
   const out = path.join(work, 'traces');
-  const r = await runCli(['submit', path.join(vectoradd, 'submission.py'), '--mode', 'profile', '--out', out, '--json'], { env: { PATH: profilingPath } });
+  const r = await runCli(
+    ['submit', path.join(vectoradd, 'submission.py'), '--mode', 'profile', '--out', out, '--json'],
+    { env: { PATH: profilingPath } },
+  );
   assert.equal(r.code, 0, r.stderr);
   const body = JSON.parse(r.stdout);
   assert.ok(body.traces.length > 0);
-  const submitted = (await import('node:crypto')).createHash('sha256').update(readFileSync(path.join(vectoradd, 'submission.py'))).digest('hex');
+  const submitted = (await import('node:crypto'))
+    .createHash('sha256')
+    .update(readFileSync(path.join(vectoradd, 'submission.py')))
+    .digest('hex');
   for (const t of body.traces) {
     assert.equal(t.digest_error, null);
     assert.equal(t.digest_path, t.path.replace(/\.zip$/, '.digest.json'));
@@ -69,9 +85,15 @@ test('submit --mode profile (embedded runner, stand-in rocprofv3): a digest besi
     assert.equal(saved.provenance.configuration.values.mode, 'profile');
     assert.equal(saved.provenance.configuration.values.server, 'embedded');
     assert.match(saved.provenance.trace.sha256, /^[0-9a-f]{64}$/);
-    assert.ok(saved.cases.length > 0, 'the evaluator\'s rocTX range is a case');
+    assert.ok(saved.cases.length > 0, "the evaluator's rocTX range is a case");
   }
-  const text = await runCli(['submit', path.join(vectoradd, 'submission.py'), '--mode', 'profile', '--out', out], { env: { PATH: profilingPath }, cwd: work });
+  const text = await runCli(['submit', path.join(vectoradd, 'submission.py'), '--mode', 'profile', '--out', out], {
+    env: { PATH: profilingPath },
+    cwd: work,
+  });
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /profile\.0: profile digest \(for an agent\) saved to traces\/\S+-profile\.0-2\.digest\.json/);
+  assert.match(
+    text.stdout,
+    /profile\.0: profile digest \(for an agent\) saved to traces\/\S+-profile\.0-2\.digest\.json/,
+  );
 });

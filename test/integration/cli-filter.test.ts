@@ -23,7 +23,10 @@ function runFilter(args: string[], input: Buffer | string) {
 }
 
 test('filter keeps exactly the application lines of a real rocprofv3 stderr log', () => {
-  for (const name of ['derived__rocprofv3-2025-07-rocpd-pass_stderr_ansi.txt', 'derived__rocprofv3-2025-03-csv-pass_stderr_ansi.txt']) {
+  for (const name of [
+    'derived__rocprofv3-2025-07-rocpd-pass_stderr_ansi.txt',
+    'derived__rocprofv3-2025-03-csv-pass_stderr_ansi.txt',
+  ]) {
     const r = runFilter([], readFileSync(path.join(fixtures, name)));
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, 'vcopy testing on GCD 0\nFinished allocating vectors on the CPU\n');
@@ -44,14 +47,22 @@ test('--show-noise writes every line in order, noise marked with [noise]', () =>
   const lines = r.stdout.split('\n');
   assert.equal(lines.pop(), '');
   assert.equal(lines.length, 6);
-  assert.ok(lines.slice(0, 4).every((l) => l.startsWith('[noise] ') && !l.includes(ESC)), lines.join('\n'));
-  assert.match(lines[1] ?? '', /^\[noise\] E20250328 22:43:59\.489465 140180820113408 output_stream\.cpp:105\] Opened result file: /);
+  assert.ok(
+    lines.slice(0, 4).every((l) => l.startsWith('[noise] ') && !l.includes(ESC)),
+    lines.join('\n'),
+  );
+  assert.match(
+    lines[1] ?? '',
+    /^\[noise\] E20250328 22:43:59\.489465 140180820113408 output_stream\.cpp:105\] Opened result file: /,
+  );
   assert.deepEqual(lines.slice(4), ['vcopy testing on GCD 0', 'Finished allocating vectors on the CPU']);
 });
 
 test('line endings, fatal errors, uncoloured text and invalid UTF-8 come through', () => {
   const input = Buffer.concat([
-    Buffer.from(`${ESC}[0;33mW20250710 21:33:25.713947 1401 simple_timer.cpp:55] [rocprofv3] tool initialization${ESC}[m\r\n`),
+    Buffer.from(
+      `${ESC}[0;33mW20250710 21:33:25.713947 1401 simple_timer.cpp:55] [rocprofv3] tool initialization${ESC}[m\r\n`,
+    ),
     Buffer.from(`${ESC}[mwindows line\r\nprogress 50%\rprogress 100%\r\n`),
     Buffer.from('[rocprofv3] Fatal error: the application exited early\n'),
     Buffer.from([0x62, 0x61, 0x64, 0xff, 0x0a]),
@@ -76,7 +87,9 @@ test('filter streams: a line comes out while the input pipe stays open', { timeo
       if (stdout.includes('first program line\n')) resolve();
     });
   });
-  child.stdin.write('[387.781]       perfetto.cc:60128 Tracing session 1 ended, total sessions:0\nfirst program line\n');
+  child.stdin.write(
+    '[387.781]       perfetto.cc:60128 Tracing session 1 ended, total sessions:0\nfirst program line\n',
+  );
   await gotFirst; // stdin is still open here
   assert.equal(stdout, 'first program line\n');
   child.stdin.end('second\n');
@@ -85,23 +98,27 @@ test('filter streams: a line comes out while the input pipe stays open', { timeo
   assert.equal(stdout, 'first program line\nsecond\n');
 });
 
-test('a reader that goes away (EPIPE, as with | head) ends filter quietly with status 0', { timeout: 60_000 }, async () => {
-  const child = spawn(process.execPath, [cli, 'filter'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  child.stdin.on('error', () => {}); // the child may exit before all of our input is written
-  const closed = once(child, 'close');
-  child.stdout.once('data', () => child.stdout.destroy());
-  const block = Buffer.from('program output line that keeps coming\n'.repeat(2000));
-  let open = true;
-  void closed.then(() => (open = false));
-  for (let i = 0; i < 2000 && open; i++) {
-    // once() rejects with our own EPIPE when the child has already gone: that is the expected end.
-    if (!child.stdin.write(block)) await Promise.race([once(child.stdin, 'drain'), closed]).catch(() => {});
-  }
-  if (open) child.stdin.end();
-  const [code, signal] = (await closed) as [number | null, string | null];
-  assert.equal(signal, null);
-  assert.equal(code, 0);
-  assert.equal(stderr, '');
-});
+test(
+  'a reader that goes away (EPIPE, as with | head) ends filter quietly with status 0',
+  { timeout: 60_000 },
+  async () => {
+    const child = spawn(process.execPath, [cli, 'filter'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.stdin.on('error', () => {}); // the child may exit before all of our input is written
+    const closed = once(child, 'close');
+    child.stdout.once('data', () => child.stdout.destroy());
+    const block = Buffer.from('program output line that keeps coming\n'.repeat(2000));
+    let open = true;
+    void closed.then(() => (open = false));
+    for (let i = 0; i < 2000 && open; i++) {
+      // once() rejects with our own EPIPE when the child has already gone: that is the expected end.
+      if (!child.stdin.write(block)) await Promise.race([once(child.stdin, 'drain'), closed]).catch(() => {});
+    }
+    if (open) child.stdin.end();
+    const [code, signal] = (await closed) as [number | null, string | null];
+    assert.equal(signal, null);
+    assert.equal(code, 0);
+    assert.equal(stderr, '');
+  },
+);

@@ -25,17 +25,28 @@ before(() => {
 });
 
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Data rows of a CSV whose quoted fields hold no line feeds: split on commas outside quotes. */
 function rowsOf(file: string): string[][] {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').slice(1);
-  return lines.map((l) => (l.match(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g) ?? []).map((f) => f.replace(/,$/, '').replace(/^"|"$/g, '')).slice(0, 10));
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .slice(1);
+  return lines.map((l) =>
+    (l.match(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g) ?? [])
+      .map((f) => f.replace(/,$/, '').replace(/^"|"$/g, ''))
+      .slice(0, 10),
+  );
 }
 
-test('--json: the issue\'s shape, every kernel\'s and line\'s samples and stalls as counted from the file', () => {
+test("--json: the issue's shape, every kernel's and line's samples and stalls as counted from the file", () => {
   const r = run(['hotspots', STOCHASTIC, '--json']);
   assert.equal(r.status, 0, r.stderr);
   const hot = pcHotspotsSchema.parse(JSON.parse(r.stdout)) as PcHotspots;
@@ -61,12 +72,21 @@ test('--json: the issue\'s shape, every kernel\'s and line\'s samples and stalls
   const ourStalls = new Map<string, number>();
   for (const k of hot.kernels) {
     for (const l of k.lines) {
-      assert.deepEqual(Object.keys(l).sort(), ['file', 'line', 'meanActiveLanes', 'samples', 'share', 'stalls', 'types']);
+      assert.deepEqual(Object.keys(l).sort(), [
+        'file',
+        'line',
+        'meanActiveLanes',
+        'samples',
+        'share',
+        'stalls',
+        'types',
+      ]);
       ours.set(`${k.name}|${l.file}:${l.line}`, l.samples);
       for (const [reason, n] of Object.entries(l.stalls)) ourStalls.set(`${k.name}|${l.file}:${l.line}|${reason}`, n);
     }
     for (const i of k.instructions) {
-      for (const key of ['codeObject', 'offset', 'text', 'line', 'samples', 'share', 'stalls']) assert.ok(key in i, key);
+      for (const key of ['codeObject', 'offset', 'text', 'line', 'samples', 'share', 'stalls'])
+        assert.ok(key in i, key);
     }
   }
   assert.deepEqual(ours, perLine);
@@ -77,7 +97,10 @@ test('--kernel keeps the matching kernels; text lists the hottest lines and inst
   const r = run(['hotspots', STOCHASTIC, '--kernel', 'dispatch 93', '--json']);
   assert.equal(r.status, 0, r.stderr);
   const hot = JSON.parse(r.stdout) as PcHotspots;
-  assert.deepEqual(hot.kernels.map((k) => k.name), ['dispatch 93']);
+  assert.deepEqual(
+    hot.kernels.map((k) => k.name),
+    ['dispatch 93'],
+  );
   const text = run(['hotspots', path.join(fixtures, 'pc_sampling_host_trap_debug.csv'), '--top', '2']);
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /Hot spots: 21 PC samples \(host-trap\) in 1 kernel/);

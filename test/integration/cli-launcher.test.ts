@@ -20,36 +20,49 @@ before(() => {
 });
 
 function filter(cacheHome: string, extraEnv: Record<string, string> = {}) {
-  const env = { ...process.env, XDG_CACHE_HOME: cacheHome, KERNEL_RUNNER_NO_COMPILE_CACHE: '', NODE_DISABLE_COMPILE_CACHE: '', ...extraEnv };
-  const r = spawnSync(process.execPath, [cli, 'filter'], { input: 'hello\n[329.254] perfetto.cc:33197 Producer connected\n', env });
+  const env = {
+    ...process.env,
+    XDG_CACHE_HOME: cacheHome,
+    KERNEL_RUNNER_NO_COMPILE_CACHE: '',
+    NODE_DISABLE_COMPILE_CACHE: '',
+    ...extraEnv,
+  };
+  const r = spawnSync(process.execPath, [cli, 'filter'], {
+    input: 'hello\n[329.254] perfetto.cc:33197 Producer connected\n',
+    env,
+  });
   return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
-test('the code cache is written on first use, reused, and replaced when it is not valid', { skip: nodeCompileCache && 'Node >= 22 keeps its own compile cache' }, () => {
-  const home = mkdtempSync(path.join(tmpdir(), 'kr-cache-'));
-  try {
-    const dir = path.join(home, 'kernel-runner', 'compile');
-    const first = filter(home);
-    assert.deepEqual([first.status, first.stdout, first.stderr], [0, 'hello\n', '']);
-    const files = readdirSync(dir);
-    assert.equal(files.length, 1);
-    assert.match(files[0] as string, /^filter\.[a-z0-9]+\.cache$/);
-    const cacheFile = path.join(dir, files[0] as string);
-    const size = statSync(cacheFile).size;
-    assert.ok(size > 10_000, `a real code cache (${size} bytes)`);
+test(
+  'the code cache is written on first use, reused, and replaced when it is not valid',
+  { skip: nodeCompileCache && 'Node >= 22 keeps its own compile cache' },
+  () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'kr-cache-'));
+    try {
+      const dir = path.join(home, 'kernel-runner', 'compile');
+      const first = filter(home);
+      assert.deepEqual([first.status, first.stdout, first.stderr], [0, 'hello\n', '']);
+      const files = readdirSync(dir);
+      assert.equal(files.length, 1);
+      assert.match(files[0] as string, /^filter\.[a-z0-9]+\.cache$/);
+      const cacheFile = path.join(dir, files[0] as string);
+      const size = statSync(cacheFile).size;
+      assert.ok(size > 10_000, `a real code cache (${size} bytes)`);
 
-    const second = filter(home);
-    assert.deepEqual([second.status, second.stdout], [0, 'hello\n']);
-    assert.deepEqual(readdirSync(dir), files);
+      const second = filter(home);
+      assert.deepEqual([second.status, second.stdout], [0, 'hello\n']);
+      assert.deepEqual(readdirSync(dir), files);
 
-    writeFileSync(cacheFile, 'not a code cache');
-    const third = filter(home);
-    assert.deepEqual([third.status, third.stdout, third.stderr], [0, 'hello\n', '']);
-    assert.ok(statSync(cacheFile).size > 10_000, 'the bad cache was replaced');
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
+      writeFileSync(cacheFile, 'not a code cache');
+      const third = filter(home);
+      assert.deepEqual([third.status, third.stdout, third.stderr], [0, 'hello\n', '']);
+      assert.ok(statSync(cacheFile).size > 10_000, 'the bad cache was replaced');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  },
+);
 
 test('without a usable cache folder, or with the cache turned off, the CLI runs the same', () => {
   const home = mkdtempSync(path.join(tmpdir(), 'kr-cache-'));
@@ -67,8 +80,17 @@ test('without a usable cache folder, or with the cache turned off, the CLI runs 
 });
 
 test('cache folder per platform: XDG_CACHE_HOME or ~/.cache, Library/Caches, LOCALAPPDATA', () => {
-  assert.equal(compileCacheDir({ XDG_CACHE_HOME: '/x/cache' }, 'linux'), path.join('/x/cache', 'kernel-runner', 'compile'));
-  assert.match(compileCacheDir({ XDG_CACHE_HOME: 'relative' }, 'linux') ?? '', /\.cache[\\/]kernel-runner[\\/]compile$/);
+  assert.equal(
+    compileCacheDir({ XDG_CACHE_HOME: '/x/cache' }, 'linux'),
+    path.join('/x/cache', 'kernel-runner', 'compile'),
+  );
+  assert.match(
+    compileCacheDir({ XDG_CACHE_HOME: 'relative' }, 'linux') ?? '',
+    /\.cache[\\/]kernel-runner[\\/]compile$/,
+  );
   assert.match(compileCacheDir({}, 'darwin') ?? '', /Library[\\/]Caches[\\/]kernel-runner[\\/]compile$/);
-  assert.equal(compileCacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32'), path.join('C:\\Users\\u\\AppData\\Local', 'kernel-runner', 'Cache', 'compile'));
+  assert.equal(
+    compileCacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32'),
+    path.join('C:\\Users\\u\\AppData\\Local', 'kernel-runner', 'Cache', 'compile'),
+  );
 });

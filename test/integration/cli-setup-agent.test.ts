@@ -20,13 +20,19 @@ test('printed first, written only with --write, merged and idempotent', async ()
   const dir = path.join(work, 'project');
   mkdirSync(path.join(dir, '.vscode'), { recursive: true });
   writeFileSync(path.join(dir, 'AGENTS.md'), '# Project rules\n\nUse tabs.\n');
-  writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({ servers: { other: { type: 'stdio', command: 'other' } }, inputs: [] }));
+  writeFileSync(
+    path.join(dir, '.vscode', 'mcp.json'),
+    JSON.stringify({ servers: { other: { type: 'stdio', command: 'other' } }, inputs: [] }),
+  );
   const before = readdirSync(dir).sort();
   const printed = await runCli(['setup-agent', dir, '--server', 'gpumode']);
   assert.equal(printed.code, 0, printed.stderr);
   assert.match(printed.stdout, /<!-- kernel-runner:start -->/);
   assert.match(printed.stdout, /"mcpServers"/);
-  assert.match(printed.stdout, /\[mcp_servers\.kernel-runner\]\ncommand = "kernel-runner"\nargs = \["mcp", "--server", "gpumode"\]/);
+  assert.match(
+    printed.stdout,
+    /\[mcp_servers\.kernel-runner\]\ncommand = "kernel-runner"\nargs = \["mcp", "--server", "gpumode"\]/,
+  );
   assert.match(printed.stdout, /Nothing written/);
   assert.deepEqual(readdirSync(dir).sort(), before);
   assert.equal(readFileSync(path.join(dir, 'AGENTS.md'), 'utf8'), '# Project rules\n\nUse tabs.\n');
@@ -36,11 +42,22 @@ test('printed first, written only with --write, merged and idempotent', async ()
   const agents = readFileSync(path.join(dir, 'AGENTS.md'), 'utf8');
   assert.ok(agents.startsWith('# Project rules\n\nUse tabs.\n\n<!-- kernel-runner:start -->'));
   const vscode = JSON.parse(readFileSync(path.join(dir, '.vscode', 'mcp.json'), 'utf8'));
-  assert.deepEqual(vscode, { servers: { other: { type: 'stdio', command: 'other' }, 'kernel-runner': { type: 'stdio', command: 'kernel-runner', args: ['mcp'] } }, inputs: [] });
-  assert.deepEqual(JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')), { mcpServers: { 'kernel-runner': { command: 'kernel-runner', args: ['mcp'] } } });
+  assert.deepEqual(vscode, {
+    servers: {
+      other: { type: 'stdio', command: 'other' },
+      'kernel-runner': { type: 'stdio', command: 'kernel-runner', args: ['mcp'] },
+    },
+    inputs: [],
+  });
+  assert.deepEqual(JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')), {
+    mcpServers: { 'kernel-runner': { command: 'kernel-runner', args: ['mcp'] } },
+  });
   const files = ['AGENTS.md', '.vscode/mcp.json', '.mcp.json'].map((f) => readFileSync(path.join(dir, f), 'utf8'));
   assert.equal((await runCli(['setup-agent', dir, '--write'])).code, 0);
-  assert.deepEqual(['AGENTS.md', '.vscode/mcp.json', '.mcp.json'].map((f) => readFileSync(path.join(dir, f), 'utf8')), files);
+  assert.deepEqual(
+    ['AGENTS.md', '.vscode/mcp.json', '.mcp.json'].map((f) => readFileSync(path.join(dir, f), 'utf8')),
+    files,
+  );
 });
 
 test('a config that is not plain JSON is refused and nothing is written', async () => {

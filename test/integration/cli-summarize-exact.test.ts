@@ -33,7 +33,9 @@ function run(file: string, env: Record<string, string>) {
 }
 
 test('quoted fields, timestamps past 2^53: exact durations through the bundled worker and on one thread', () => {
-  const [header, ...rows] = parseCsvReference(readFileSync(fixture('rocm-systems__sdkdocs__kernel_trace.csv'), 'utf8')) as [string[], ...string[][]];
+  const [header, ...rows] = parseCsvReference(
+    readFileSync(fixture('rocm-systems__sdkdocs__kernel_trace.csv'), 'utf8'),
+  ) as [string[], ...string[][]];
   const cs = header.indexOf('Start_Timestamp');
   const ce = header.indexOf('End_Timestamp');
   const cn = header.indexOf('Kernel_Name');
@@ -59,14 +61,23 @@ test('quoted fields, timestamps past 2^53: exact durations through the bundled w
   const b = JSON.parse(one.stdout) as typeof a;
   assert.deepEqual(a, b);
   assert.deepEqual(new Map(a.kernels.map((k) => [k.name, BigInt(k.totalNs)])), truth);
-  assert.equal(a.kernels.reduce((n, k) => n + k.calls, 0), 9 * 300);
+  assert.equal(
+    a.kernels.reduce((n, k) => n + k.calls, 0),
+    9 * 300,
+  );
 });
 
 test('a kernel trace none of whose rows reads: exit 2, the first row named', () => {
   const file = path.join(dir, 'bad_kernel_trace.csv');
-  writeFileSync(file, '"Kind","Agent_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n"KERNEL_DISPATCH","Agent 4","k","",""\n');
+  writeFileSync(
+    file,
+    '"Kind","Agent_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n"KERNEL_DISPATCH","Agent 4","k","",""\n',
+  );
   const r = run(file, {});
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /bad_kernel_trace\.csv: none of its 1 row\(s\) could be read .* line 2: "KERNEL_DISPATCH","Agent 4","k","",""/);
+  assert.match(
+    r.stderr,
+    /bad_kernel_trace\.csv: none of its 1 row\(s\) could be read .* line 2: "KERNEL_DISPATCH","Agent 4","k","",""/,
+  );
 });

@@ -36,7 +36,10 @@ before(() => {
     assert.equal(r.status, 0, 'build failed');
   }
   // every thread of the child (its workers load the preload too) reports the process's peak at its exit
-  writeFileSync(preload, "process.on('exit', () => require('fs').writeSync(2, `\\nkr-max-rss-kib ${process.resourceUsage().maxRSS}\\n`));\n");
+  writeFileSync(
+    preload,
+    "process.on('exit', () => require('fs').writeSync(2, `\\nkr-max-rss-kib ${process.resourceUsage().maxRSS}\\n`));\n",
+  );
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -60,16 +63,22 @@ function summarize(file: string, args: string[], env: Record<string, string> = {
 }
 
 /** Writes `rows` kernel_trace rows (ROCm 7.0 layout) made by `row(i)`. */
-async function writeTrace(name: string, rows: number, row: (i: number) => { agent: number; kernel: string }): Promise<string> {
+async function writeTrace(
+  name: string,
+  rows: number,
+  row: (i: number) => { agent: number; kernel: string },
+): Promise<string> {
   const file = path.join(dir, name);
   const out = createWriteStream(file);
   out.write(`${HEADER}\n`);
-  for (let at = 0; at < rows; ) {
+  for (let at = 0; at < rows;) {
     const block: string[] = [];
     for (const stop = Math.min(rows, at + 4096); at < stop; at++) {
       const { agent, kernel } = row(at);
       const start = 1_000_000 + at * 1000;
-      block.push(`"KERNEL_DISPATCH",${agent},1,0,7,${at + 1},1,"${kernel}",${at + 1},${start},${start + 600},0,0,8,0,16,64,1,1,1024,1,1\n`);
+      block.push(
+        `"KERNEL_DISPATCH",${agent},1,0,7,${at + 1},1,"${kernel}",${at + 1},${start},${start + 600},0,0,8,0,16,64,1,1,1024,1,1\n`,
+      );
     }
     if (!out.write(block.join(''))) await once(out, 'drain');
   }
@@ -80,7 +89,8 @@ async function writeTrace(name: string, rows: number, row: (i: number) => { agen
 
 let baselineMiB = 0;
 /** The bound for a read of `file`: the start-up peak plus PER_INPUT_BYTE per byte of input plus FIXED_MIB. */
-const boundFor = (file: string, base = baselineMiB): number => base + (PER_INPUT_BYTE * statSync(file).size) / 2 ** 20 + FIXED_MIB;
+const boundFor = (file: string, base = baselineMiB): number =>
+  base + (PER_INPUT_BYTE * statSync(file).size) / 2 ** 20 + FIXED_MIB;
 
 const peakNote = (r: Run, file: string, base = baselineMiB): string =>
   `peak RSS ${r.maxRssMiB.toFixed(0)} MiB for ${(statSync(file).size / 2 ** 20).toFixed(1)} MiB of input (start-up ${base.toFixed(0)} MiB, bound ${boundFor(file, base).toFixed(0)} MiB)`;
@@ -94,37 +104,65 @@ test(`${AGENTS} agents: bounded memory, the agents past ${MAX_AGENTS} folded, a 
   const file = await writeTrace('agents_kernel_trace.csv', AGENTS, (i) => ({ agent: i + 1, kernel: 'k' }));
   const json = summarize(file, ['--json']);
   t.diagnostic(peakNote(json, file));
-  assert.ok(json.maxRssMiB < boundFor(file), `peak RSS ${json.maxRssMiB.toFixed(0)} MiB, bound ${boundFor(file).toFixed(0)} MiB (start-up ${baselineMiB.toFixed(0)})`);
+  assert.ok(
+    json.maxRssMiB < boundFor(file),
+    `peak RSS ${json.maxRssMiB.toFixed(0)} MiB, bound ${boundFor(file).toFixed(0)} MiB (start-up ${baselineMiB.toFixed(0)})`,
+  );
   const s = JSON.parse(json.stdout) as TraceSummary;
   assert.equal(s.kernelTotals.calls, AGENTS, 'every dispatch counted');
   assert.equal(s.agents.length, MAX_AGENTS + 1);
   const folded = s.agents.find((a) => a.id === FOLDED_AGENTS);
   assert.equal(folded?.kernelCalls, AGENTS - MAX_AGENTS);
-  assert.ok(s.warnings.some((w) => w.includes(`more than ${MAX_AGENTS} distinct agents`) && w.includes(FOLDED_AGENTS)), s.warnings.join('\n'));
+  assert.ok(
+    s.warnings.some((w) => w.includes(`more than ${MAX_AGENTS} distinct agents`) && w.includes(FOLDED_AGENTS)),
+    s.warnings.join('\n'),
+  );
   assert.ok((s.timeline?.agents.length ?? 0) <= MAX_AGENTS + 1);
 
   const text = summarize(file, []);
-  const agentRows = text.stdout.split('\n').filter((l) => /^ {2}Agent \d+ /.test(l) || l.startsWith(`  ${FOLDED_AGENTS}`));
+  const agentRows = text.stdout
+    .split('\n')
+    .filter((l) => /^ {2}Agent \d+ /.test(l) || l.startsWith(`  ${FOLDED_AGENTS}`));
   assert.ok(agentRows.length <= 15, `${agentRows.length} agent rows printed`);
-  assert.match(text.stdout, new RegExp(`\\(\\+${MAX_AGENTS + 1 - agentRows.length} more busy agents: --json lists them all\\)`));
+  assert.match(
+    text.stdout,
+    new RegExp(`\\(\\+${MAX_AGENTS + 1 - agentRows.length} more busy agents: --json lists them all\\)`),
+  );
 });
 
 test(`${NAMES} kernel names, on this thread and by worker threads: bounded memory, the names past ${MAX_DISTINCT_NAMES} folded`, async (t) => {
-  const file = await writeTrace('names_kernel_trace.csv', NAMES, (i) => ({ agent: 1, kernel: `void gemm_kernel_${i}<float, 128, 64>(float const*, float*)` }));
+  const file = await writeTrace('names_kernel_trace.csv', NAMES, (i) => ({
+    agent: 1,
+    kernel: `void gemm_kernel_${i}<float, 128, 64>(float const*, float*)`,
+  }));
   const reads = [
     summarize(file, ['--json'], { KERNEL_RUNNER_TRACE_THREADS: '0' }),
-    summarize(file, ['--json'], { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2', KERNEL_RUNNER_TRACE_DEBUG: '1' }),
+    summarize(file, ['--json'], {
+      KERNEL_RUNNER_TRACE_MIN_BYTES: '0',
+      KERNEL_RUNNER_TRACE_THREADS: '2',
+      KERNEL_RUNNER_TRACE_DEBUG: '1',
+    }),
   ];
-  assert.match(reads[1]?.stderr ?? '', /names_kernel_trace\.csv: \d+ part\(s\), [12] worker thread\(s\)/, 'the workers read it');
+  assert.match(
+    reads[1]?.stderr ?? '',
+    /names_kernel_trace\.csv: \d+ part\(s\), [12] worker thread\(s\)/,
+    'the workers read it',
+  );
   for (const r of reads) {
     t.diagnostic(peakNote(r, file));
-    assert.ok(r.maxRssMiB < boundFor(file), `peak RSS ${r.maxRssMiB.toFixed(0)} MiB, bound ${boundFor(file).toFixed(0)} MiB (start-up ${baselineMiB.toFixed(0)})`);
+    assert.ok(
+      r.maxRssMiB < boundFor(file),
+      `peak RSS ${r.maxRssMiB.toFixed(0)} MiB, bound ${boundFor(file).toFixed(0)} MiB (start-up ${baselineMiB.toFixed(0)})`,
+    );
     const s = JSON.parse(r.stdout) as TraceSummary;
     assert.equal(s.kernelTotals.calls, NAMES, 'every dispatch counted');
     assert.equal(s.kernels.length, MAX_DISTINCT_NAMES + 1);
     const folded = s.kernels.find((k) => k.name === FOLDED_KERNELS);
     assert.ok(folded && folded.calls >= NAMES - MAX_DISTINCT_NAMES, `folded row: ${JSON.stringify(folded?.calls)}`);
-    assert.ok(s.warnings.some((w) => w.includes(`more than ${MAX_DISTINCT_NAMES} distinct kernel names`)), s.warnings.join('\n'));
+    assert.ok(
+      s.warnings.some((w) => w.includes(`more than ${MAX_DISTINCT_NAMES} distinct kernel names`)),
+      s.warnings.join('\n'),
+    );
   }
 });
 
@@ -143,7 +181,10 @@ function writeRocpd(name: string, rows: number, row: (i: number) => { agent: num
 
 test('a rocpd database with 20,000 agents and 60,000 kernel names: bounded memory, folded', (t) => {
   // the database reader (sql.js, WASM) has its own start-up peak
-  const base = summarize(writeRocpd('tiny_results.db', 10, () => ({ agent: 0, kernel: 'k' })), ['--json']).maxRssMiB;
+  const base = summarize(
+    writeRocpd('tiny_results.db', 10, () => ({ agent: 0, kernel: 'k' })),
+    ['--json'],
+  ).maxRssMiB;
   const rows = 60_000;
   const file = writeRocpd('hostile_results.db', rows, (i) => ({ agent: i % 20_000, kernel: `kernel_${i}` }));
   const r = summarize(file, ['--json']);
@@ -154,5 +195,9 @@ test('a rocpd database with 20,000 agents and 60,000 kernel names: bounded memor
   assert.equal(s.kernelTotals.calls, rows);
   assert.equal(s.kernels.length, MAX_DISTINCT_NAMES + 1);
   assert.equal(s.agents.length, MAX_AGENTS + 1);
-  assert.ok(s.warnings.some((w) => w.includes('distinct kernel names')) && s.warnings.some((w) => w.includes('distinct agents')), s.warnings.join('\n'));
+  assert.ok(
+    s.warnings.some((w) => w.includes('distinct kernel names')) &&
+      s.warnings.some((w) => w.includes('distinct agents')),
+    s.warnings.join('\n'),
+  );
 });

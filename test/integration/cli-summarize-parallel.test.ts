@@ -35,7 +35,10 @@ test('summarize --json of a kernel trace: the bundled worker reads it, the summa
   const file = await ensureKernelTrace(dir, { rows: 3000, kernels: 60, seed: 4 });
   const many = summarize(file, { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2' });
   // the launcher started the workers, and they had scanned their first parts before being asked
-  assert.match(many.stderr, /kernel_trace\.csv: \d+ part\(s\), [12] worker thread\(s\), 0 rescanned, 0 on the main thread.*, [12] started by the launcher \([12] part\(s\) scanned before they were asked for\)/);
+  assert.match(
+    many.stderr,
+    /kernel_trace\.csv: \d+ part\(s\), [12] worker thread\(s\), 0 rescanned, 0 on the main thread.*, [12] started by the launcher \([12] part\(s\) scanned before they were asked for\)/,
+  );
   const one = summarize(file, { KERNEL_RUNNER_TRACE_THREADS: '0' });
   assert.equal(one.stderr, '', 'no parallel read');
   assert.equal(many.stdout, one.stdout);
@@ -44,9 +47,15 @@ test('summarize --json of a kernel trace: the bundled worker reads it, the summa
 
 test('the launcher starts the workers of a large kernel trace, in a folder too, and none below the size or with no threads', async () => {
   const file = await ensureKernelTrace(dir, { rows: 3000, kernels: 60, seed: 4 });
-  const folder = summarize(path.dirname(file), { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2' });
+  const folder = summarize(path.dirname(file), {
+    KERNEL_RUNNER_TRACE_MIN_BYTES: '0',
+    KERNEL_RUNNER_TRACE_THREADS: '2',
+  });
   // (a folder's files may change the columns or the clock: its workers start with nothing to guess)
-  assert.match(folder.stderr, /kernel_trace\.csv: .*, [12] worker thread\(s\), .*, [12] started by the launcher \(0 part\(s\) scanned before they were asked for\)\n/);
+  assert.match(
+    folder.stderr,
+    /kernel_trace\.csv: .*, [12] worker thread\(s\), .*, [12] started by the launcher \(0 part\(s\) scanned before they were asked for\)\n/,
+  );
   // below the size: no parallel read (nothing to say) and so nothing started for it
   const small = summarize(file, { KERNEL_RUNNER_TRACE_MIN_BYTES: String(1 << 30), KERNEL_RUNNER_TRACE_THREADS: '2' });
   assert.equal(small.stderr, '');

@@ -24,7 +24,11 @@ before(() => {
 
 function summarize(...args: string[]) {
   // from another working directory: the bundle must find its sql-wasm.wasm by itself
-  const r = spawnSync(process.execPath, [cli, 'summarize', ...args], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [cli, 'summarize', ...args], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -34,8 +38,15 @@ test('--json prints a valid TraceSummary equal to the database top_kernels and b
   const s = traceSummarySchema.parse(JSON.parse(r.stdout));
   const db = new Database(DB, { readonly: true });
   try {
-    const top = db.prepare('SELECT name, total_calls, total_duration FROM top_kernels').all() as Array<{ name: string; total_calls: number; total_duration: number }>;
-    assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs / 1000]), top.map((t) => [t.name, t.total_calls, t.total_duration]));
+    const top = db.prepare('SELECT name, total_calls, total_duration FROM top_kernels').all() as Array<{
+      name: string;
+      total_calls: number;
+      total_duration: number;
+    }>;
+    assert.deepEqual(
+      s.kernels.map((k) => [k.name, k.calls, k.totalNs / 1000]),
+      top.map((t) => [t.name, t.total_calls, t.total_duration]),
+    );
     const busy = db.prepare('SELECT GpuTime, WallTime FROM busy').get() as { GpuTime: number; WallTime: number };
     assert.equal(s.wall?.spanNs, busy.WallTime);
     assert.equal((s.agents[0]?.kernelNs ?? 0) + (s.agents[0]?.copyNs ?? 0), busy.GpuTime);
@@ -58,9 +69,17 @@ test('tables show short kernel names, calls, busy % and API calls', () => {
   assert.ok(!out.includes('ck_tile::GemmSpatiallyLocalTilePartitioner'), 'the 3,500-character name is not printed');
   const agent = json.agents[0];
   assert.ok(agent);
-  assert.match(out, new RegExp(`${agent.id} +gfx942, AMD Instinct MI300X, 304 CUs +2\\.60 ms +${(agent.busyPercent as number).toFixed(1)}%`));
+  assert.match(
+    out,
+    new RegExp(
+      `${agent.id} +gfx942, AMD Instinct MI300X, 304 CUs +2\\.60 ms +${(agent.busyPercent as number).toFixed(1)}%`,
+    ),
+  );
   assert.match(out, /\(\+7 idle agents listed in the files\)/);
-  assert.match(out, /API calls \(5 of 18\)\n\s+Function\s+Domain\s+Calls\s+Total\s+Avg\s+% of family\n\s+hipMalloc\s+HIP_RUNTIME_API_EXT\s+3\s+276\.83 ms/);
+  assert.match(
+    out,
+    /API calls \(5 of 18\)\n\s+Function\s+Domain\s+Calls\s+Total\s+Avg\s+% of family\n\s+hipMalloc\s+HIP_RUNTIME_API_EXT\s+3\s+276\.83 ms/,
+  );
   assert.match(out, /Check: kernel calls and totals vs .*top_kernels view: 2 rows agree\./);
 });
 
@@ -71,7 +90,9 @@ test('a GPU MODE-like zip: kernels, copies, API and rocTX ranges', async () => {
   const out = createWriteStream(zip);
   archive.pipe(out);
   archive.file(path.join(fixtures, 'rocm-systems__sdkdocs__kernel_trace.csv'), { name: '77_kernel_trace.csv' });
-  archive.file(path.join(fixtures, 'rocm-systems__sdkdocs__memory_copy_trace.csv'), { name: '77_memory_copy_trace.csv' });
+  archive.file(path.join(fixtures, 'rocm-systems__sdkdocs__memory_copy_trace.csv'), {
+    name: '77_memory_copy_trace.csv',
+  });
   archive.file(path.join(fixtures, 'rocm-systems__sdkdocs__hip_runtime_trace.csv'), { name: '77_hip_api_trace.csv' });
   archive.file(path.join(fixtures, 'rocm-systems__sdkdocs__marker_api_trace.csv'), { name: '77_marker_api_trace.csv' });
   archive.append(Buffer.from([0x0a, 0x00]), { name: 'combined.pftrace' });
@@ -92,7 +113,10 @@ test('a missing path or a folder of junk: one line on stderr, exit code 2', () =
   const missing = summarize('/no/such/profile.zip');
   assert.equal(missing.status, 2);
   assert.equal(missing.stdout, '');
-  assert.match(missing.stderr, /^kernel-runner: \/no\/such\/profile\.zip: no such file or directory \(expected rocprofv3 CSVs .*results\.db.*\)\n$/);
+  assert.match(
+    missing.stderr,
+    /^kernel-runner: \/no\/such\/profile\.zip: no such file or directory \(expected rocprofv3 CSVs .*results\.db.*\)\n$/,
+  );
 
   const junk = mkdtempSync(path.join(tmpdir(), 'kr-cli-junk-'));
   writeFileSync(path.join(junk, 'notes.txt'), 'hello');
@@ -100,7 +124,10 @@ test('a missing path or a folder of junk: one line on stderr, exit code 2', () =
   const r = summarize(junk);
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /^kernel-runner: .*: no rocprof output found \(looked for .*\); skipped 2 file\(s\): PROVENANCE\.md \(not a rocprof output file\), notes\.txt \(not a rocprof output file\)\n$/);
+  assert.match(
+    r.stderr,
+    /^kernel-runner: .*: no rocprof output found \(looked for .*\); skipped 2 file\(s\): PROVENANCE\.md \(not a rocprof output file\), notes\.txt \(not a rocprof output file\)\n$/,
+  );
   assert.equal(r.stderr.split('\n').length, 2, 'one line');
 
   const badTop = summarize(DB, '--top', 'many');
@@ -111,14 +138,23 @@ test('a missing path or a folder of junk: one line on stderr, exit code 2', () =
 test('a --pmc run (counter_collection.csv only): dispatches and counters per kernel in the tables and --json', (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'kr-cli-pmc-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  copyFileSync(path.join(fixtures, 'rocm-systems__sdkdocs__counter_collection.csv'), path.join(dir, '15606_counter_collection.csv'));
+  copyFileSync(
+    path.join(fixtures, 'rocm-systems__sdkdocs__counter_collection.csv'),
+    path.join(dir, '15606_counter_collection.csv'),
+  );
   const r = summarize(dir);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^Trace summary: 4 kernel dispatches of 4 kernels/);
-  assert.match(r.stdout, /Hardware counters per kernel\n\s+Kernel\s+Dispatches\s+Counter\s+Values\s+Mean\s+Min\s+Max\n\s+addition_kernel<float>\s+1\s+SQ_WAVES\s+1\s+16,384\s+16,384\s+16,384\n/);
+  assert.match(
+    r.stdout,
+    /Hardware counters per kernel\n\s+Kernel\s+Dispatches\s+Counter\s+Values\s+Mean\s+Min\s+Max\n\s+addition_kernel<float>\s+1\s+SQ_WAVES\s+1\s+16,384\s+16,384\s+16,384\n/,
+  );
   const s = traceSummarySchema.parse(JSON.parse(summarize(dir, '--json').stdout));
   assert.deepEqual(s.counters?.map((k) => [k.shortName, k.counters.map((c) => c.name)]).sort(), [
-    ['addition_kernel<float>', ['SQ_WAVES']], ['divide_kernel', ['SQ_WAVES']], ['multiply_kernel', ['SQ_WAVES']], ['subtract_kernel', ['SQ_WAVES']],
+    ['addition_kernel<float>', ['SQ_WAVES']],
+    ['divide_kernel', ['SQ_WAVES']],
+    ['multiply_kernel', ['SQ_WAVES']],
+    ['subtract_kernel', ['SQ_WAVES']],
   ]);
 });
 
@@ -135,12 +171,18 @@ test('a zip that would unpack far past its size: exit 2 with one line saying why
   const r = summarize(zip);
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /^kernel-runner: .*profile\.zip: refused: entry 9_kernel_trace\.csv would unpack \d+ bytes to 16777216 \(\d+:1, over the 200:1 that rocprof output reaches\): not a profile, possibly a zip bomb\n$/);
+  assert.match(
+    r.stderr,
+    /^kernel-runner: .*profile\.zip: refused: entry 9_kernel_trace\.csv would unpack \d+ bytes to 16777216 \(\d+:1, over the 200:1 that rocprof output reaches\): not a profile, possibly a zip bomb\n$/,
+  );
 });
 
 test('a reader that goes away (| head) ends summarize quietly: status 0, no stack trace', async () => {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [cli, 'summarize', DB, '--json'], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'summarize', DB, '--json'], {
+    cwd: tmpdir(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.destroy(); // the read end closes before the first line is written
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));

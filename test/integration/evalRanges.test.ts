@@ -41,7 +41,8 @@ function compiler(): string | null {
 before(() => {
   work = mkdtempSync(path.join(tmpdir(), 'kr-eval-ranges-'));
   for (const f of ['eval.py', 'utils.py']) copyFileSync(path.join(problems, f), path.join(work, f));
-  for (const f of ['reference.py', 'task.py', 'submission.py']) copyFileSync(path.join(problems, 'vectoradd_py', f), path.join(work, f));
+  for (const f of ['reference.py', 'task.py', 'submission.py'])
+    copyFileSync(path.join(problems, 'vectoradd_py', f), path.join(work, f));
   writeFileSync(path.join(work, 'cases.txt'), CASES.join('\n') + '\n');
 });
 
@@ -64,12 +65,24 @@ async function runEval(mode: string, env: Record<string, string> = {}) {
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   (child.stdio[3] as NodeJS.ReadableStream).on('data', (c: Buffer) => (popcorn += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  const keys = new Map(popcorn.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]));
+  const keys = new Map(
+    popcorn
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+  );
   return { code, stdout, stderr, keys };
 }
 
 test('without torch or libroctx64: profile and benchmark runs pass as before, no traceback', async (t) => {
-  const probe = spawnSync('python3', ['-c', 'import importlib.util, ctypes.util; print(importlib.util.find_spec("torch") is not None, ctypes.util.find_library("roctx64") is not None)'], { encoding: 'utf8' });
+  const probe = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import importlib.util, ctypes.util; print(importlib.util.find_spec("torch") is not None, ctypes.util.find_library("roctx64") is not None)',
+    ],
+    { encoding: 'utf8' },
+  );
   if (probe.stdout.trim() !== 'False False') {
     t.skip(`this machine has torch or libroctx64 (${probe.stdout.trim()}): the "neither" path is NOT tested here`);
     return;
@@ -80,7 +93,11 @@ test('without torch or libroctx64: profile and benchmark runs pass as before, no
     assert.equal(r.keys.get('check'), 'pass');
     assert.equal(r.keys.get('benchmark-count'), '2');
     assert.ok(!/Traceback|Error/.test(r.stderr), r.stderr);
-    assert.equal(r.keys.has('benchmark.1.report'), mode === 'profile', 'each profiled case still has its report (a benchmark has none)');
+    assert.equal(
+      r.keys.has('benchmark.1.report'),
+      mode === 'profile',
+      'each profiled case still has its report (a benchmark has none)',
+    );
   }
 });
 
@@ -95,7 +112,9 @@ test('with a libroctx64.so on the library path: one range per case, named after 
   const lib = path.join(work, 'lib');
   spawnSync('mkdir', ['-p', lib]);
   writeFileSync(path.join(lib, 'roctx.c'), ROCTX_C);
-  const build = spawnSync(cc, ['-shared', '-fPIC', '-o', path.join(lib, 'libroctx64.so'), path.join(lib, 'roctx.c')], { encoding: 'utf8' });
+  const build = spawnSync(cc, ['-shared', '-fPIC', '-o', path.join(lib, 'libroctx64.so'), path.join(lib, 'roctx.c')], {
+    encoding: 'utf8',
+  });
   assert.equal(build.status, 0, build.stderr);
   for (const mode of ['profile', 'benchmark']) {
     const log = path.join(work, `${mode}.roctx.log`);
@@ -103,11 +122,20 @@ test('with a libroctx64.so on the library path: one range per case, named after 
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.keys.get('check'), 'pass');
     assert.ok(existsSync(log), `${mode}: the library was loaded and called`);
-    const calls = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
-    assert.deepEqual(calls.map(([what, , name]) => [what, name]), [
-      ['push', `benchmark 0: ${CASES[0]}`], ['pop', ''],
-      ['push', `benchmark 1: ${CASES[1]}`], ['pop', ''],
-    ], mode);
+    const calls = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t'));
+    assert.deepEqual(
+      calls.map(([what, , name]) => [what, name]),
+      [
+        ['push', `benchmark 0: ${CASES[0]}`],
+        ['pop', ''],
+        ['push', `benchmark 1: ${CASES[1]}`],
+        ['pop', ''],
+      ],
+      mode,
+    );
     assert.equal(new Set(calls.map((c) => c[1])).size, 1, 'all on one thread');
   }
 });

@@ -6,10 +6,20 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { ensureBuilt, profilingPath, repoRoot, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
+import {
+  ensureBuilt,
+  profilingPath,
+  repoRoot,
+  startServe,
+  tempDir,
+  vectoradd,
+  type ServeProcess,
+} from './submit/helpers';
 import { mcpSession } from './mcpSession';
 
-const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')));
+const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(
+  JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')),
+);
 const valid = (d: unknown): boolean => schemaCheck(d);
 let work: string;
 
@@ -25,7 +35,14 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
   const s = await mcpSession(work, ['--out', path.join(work, 'loop')], { PATH: profilingPath });
   try {
     const tools = (await s.client.listTools()).tools;
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['compare', 'get_run', 'isa', 'list_leaderboards', 'profile_digest', 'submit']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'compare',
+      'get_run',
+      'isa',
+      'list_leaderboards',
+      'profile_digest',
+      'submit',
+    ]);
     for (const t of tools) assert.ok((t.description ?? '').length > 80, `${t.name} tells an agent when to use it`);
     const boards = await s.call('list_leaderboards', {});
     assert.equal(boards.isError, false, boards.text);
@@ -39,9 +56,16 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
     assert.ok(tested.json.evaluator.tests.passed > 0);
 
     const progress: string[] = [];
-    const first = await s.call('submit', { file: submission, mode: 'profile' }, { onProgress: (m) => progress.push(m) });
+    const first = await s.call(
+      'submit',
+      { file: submission, mode: 'profile' },
+      { onProgress: (m) => progress.push(m) },
+    );
     assert.equal(first.isError, false, first.text);
-    assert.ok(progress.some((m) => /^r2 \(job \d+\): /.test(m)), progress.join('\n'));
+    assert.ok(
+      progress.some((m) => /^r2 \(job \d+\): /.test(m)),
+      progress.join('\n'),
+    );
     assert.ok(valid(first.json.digest), JSON.stringify(schemaCheck.errors));
     assert.ok(first.json.digest.cases.length > 0);
     assert.ok(first.text.length < 40_000, 'the answer is the digest and links, not the trace');
@@ -62,13 +86,18 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
     assert.equal(compared.isError, false, compared.text);
     assert.ok(valid(compared.json.digest), JSON.stringify(schemaCheck.errors));
     assert.equal(compared.json.digest.baseline.trace.file, path.basename(traceA));
-    for (const k of compared.json.digest.kernels) if (!('more' in k)) assert.ok(['no-change', 'not-enough-runs'].includes(k.change.verdict), JSON.stringify(k.change));
+    for (const k of compared.json.digest.kernels)
+      if (!('more' in k))
+        assert.ok(['no-change', 'not-enough-runs'].includes(k.change.verdict), JSON.stringify(k.change));
 
     // the evaluator's timings: two benchmark runs, their result files compared with Welch's test per case
     const benchA = await s.call('submit', { file: submission, mode: 'benchmark' });
     const benchB = await s.call('submit', { file: submission, mode: 'benchmark' });
     assert.equal(benchA.isError, false, benchA.text);
-    assert.ok(benchA.json.evaluator.benchmarks.length > 0 && benchA.json.evaluator.benchmarks.every((b: { runs: number | null }) => (b.runs ?? 0) > 1));
+    assert.ok(
+      benchA.json.evaluator.benchmarks.length > 0 &&
+        benchA.json.evaluator.benchmarks.every((b: { runs: number | null }) => (b.runs ?? 0) > 1),
+    );
     const timings = await s.call('compare', { a: benchA.json.result_file, b: benchB.json.result_file });
     assert.equal(timings.isError, false, timings.text);
     assert.equal(timings.json.kind, 'evaluator-timings');
@@ -97,14 +126,18 @@ test('cancelling a submit cancels the job; get_run then says so', async () => {
     writeFileSync(slow, '#!POPCORN leaderboard script\nimport time\nprint("started", flush=True)\ntime.sleep(300)\n');
     const controller = new AbortController();
     let runId = '';
-    const call = s.call('submit', { file: slow, mode: 'test' }, {
-      signal: controller.signal,
-      onProgress: (m) => {
-        const id = /^(r\d+) \(job \d+\)/.exec(m)?.[1];
-        if (id) runId = id;
-        if (/output: started$/.test(m)) controller.abort();
+    const call = s.call(
+      'submit',
+      { file: slow, mode: 'test' },
+      {
+        signal: controller.signal,
+        onProgress: (m) => {
+          const id = /^(r\d+) \(job \d+\)/.exec(m)?.[1];
+          if (id) runId = id;
+          if (/output: started$/.test(m)) controller.abort();
+        },
       },
-    });
+    );
     await assert.rejects(call, /abort|cancel/i);
     assert.equal(runId, 'r1');
     const run = await s.call('get_run', { run_id: runId });
@@ -144,17 +177,30 @@ test('the runner token never appears in any answer or progress message', async (
       const ok = await s.call('submit', { file: path.join(vectoradd, 'submission.py'), mode: 'test' });
       assert.equal(ok.json.passed, true, ok.text);
       const echo = path.join(work, 'echo.py');
-      writeFileSync(echo, `#!POPCORN leaderboard script\nprint("${secret}")\nprint("token", "${secret.slice(0, 8)}", "${secret.slice(8)}")\n`);
+      writeFileSync(
+        echo,
+        `#!POPCORN leaderboard script\nprint("${secret}")\nprint("token", "${secret.slice(0, 8)}", "${secret.slice(8)}")\n`,
+      );
       const echoed = await s.call('submit', { file: echo, mode: 'test' });
       assert.equal(echoed.isError, false, echoed.text);
       await s.call('get_run', { run_id: 'r2' });
       assert.ok(s.seen.length > 3);
       for (const text of s.seen) assert.ok(!text.includes(secret), `the token is in: ${text.slice(0, 300)}`);
-      assert.ok(s.seen.some((t) => t.includes('[redacted]')), 'the program printed the token: it was redacted');
+      assert.ok(
+        s.seen.some((t) => t.includes('[redacted]')),
+        'the program printed the token: it was redacted',
+      );
     } finally {
       await s.close();
     }
-    const wrong = await mcpSession(work, ['--server', serve.url, '--token', 'not-the-token-123', '--out', path.join(work, 'token2')]);
+    const wrong = await mcpSession(work, [
+      '--server',
+      serve.url,
+      '--token',
+      'not-the-token-123',
+      '--out',
+      path.join(work, 'token2'),
+    ]);
     try {
       const r = await wrong.call('submit', { file: path.join(vectoradd, 'submission.py'), mode: 'test' });
       assert.equal(r.isError, true, r.text);

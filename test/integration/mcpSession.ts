@@ -12,13 +12,23 @@ export interface Session {
   client: Client;
   /** Every text the server sent: tool answers and progress messages. */
   seen: string[];
-  call(name: string, args: Record<string, unknown>, opts?: { signal?: AbortSignal; onProgress?: (message: string) => void }): Promise<{ isError: boolean; text: string; json: Json }>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    opts?: { signal?: AbortSignal; onProgress?: (message: string) => void },
+  ): Promise<{ isError: boolean; text: string; json: Json }>;
   close(): Promise<void>;
 }
 
 /** `kernel-runner mcp ...args` started by the SDK's stdio client transport, in `cwd`. */
 export async function mcpSession(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Session> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', ...args], cwd, env: { ...(process.env as Record<string, string>), NO_COLOR: '1', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, 'mcp', ...args],
+    cwd,
+    env: { ...(process.env as Record<string, string>), NO_COLOR: '1', ...env },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'kernel-runner-test', version: '1' });
   await client.connect(transport);
   const seen: string[] = [];
@@ -47,4 +57,3 @@ export async function mcpSession(cwd: string, args: string[], env: Record<string
     close: () => client.close(),
   };
 }
-

@@ -17,7 +17,10 @@ import { launchChromium, renderTraceBundle } from '../support/webviewBrowser';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const chromiumPath = process.env.KR_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
-if (!haveChromium) console.error(`webviewHotspots.test.ts: ${chromiumPath} is missing, so the Hot spots section is NOT tested in a browser`);
+if (!haveChromium)
+  console.error(
+    `webviewHotspots.test.ts: ${chromiumPath} is missing, so the Hot spots section is NOT tested in a browser`,
+  );
 const SAMPLES = path.resolve(repoRoot, '../shared/fixtures/rocprof/pc-sampling/pc_sampling_stochastic_debug.csv');
 
 const EVIL_KERNEL = '<img src=x onerror="window.__pwned=1">kernel(int*)';
@@ -26,9 +29,22 @@ const EVIL_INST = 's_nop 0 <svg onload="window.__pwned=3">';
 
 function summary(kernels: KernelHotspots[], base: Awaited<ReturnType<typeof hotspotsPath>>): TraceSummary {
   return {
-    version: 1, kernels: [], kernelTotals: { calls: 0, totalNs: 0, distinct: 0 }, memoryCopies: [], api: [],
-    apiTotals: { calls: 0, totalNs: 0, distinct: 0 }, markers: [], rangeAttribution: null, agents: [], processes: [],
-    wall: null, timeline: null, sources: [], skipped: [], checks: [], warnings: [],
+    version: 1,
+    kernels: [],
+    kernelTotals: { calls: 0, totalNs: 0, distinct: 0 },
+    memoryCopies: [],
+    api: [],
+    apiTotals: { calls: 0, totalNs: 0, distinct: 0 },
+    markers: [],
+    rangeAttribution: null,
+    agents: [],
+    processes: [],
+    wall: null,
+    timeline: null,
+    sources: [],
+    skipped: [],
+    checks: [],
+    warnings: [],
     hotspots: { ...base, kernels },
   };
 }
@@ -51,15 +67,22 @@ describe('webview: the Hot spots section', { skip: haveChromium ? false : `${chr
     const real = hot.kernels.find((k) => Object.keys(k.stalls).length >= 2 && k.lines.length >= 2)!;
     assert.ok(real, 'the fixture has a kernel with several stall reasons and lines');
     const evil: KernelHotspots = {
-      ...real, name: EVIL_KERNEL, shortName: EVIL_KERNEL,
-      lines: [{ ...real.lines[0]!, file: EVIL_FILE, line: 7 }], linesTotal: 1,
-      instructions: [{ ...real.instructions[0]!, text: EVIL_INST, offset: 0x1a0 }], instructionsTotal: 1,
+      ...real,
+      name: EVIL_KERNEL,
+      shortName: EVIL_KERNEL,
+      lines: [{ ...real.lines[0]!, file: EVIL_FILE, line: 7 }],
+      linesTotal: 1,
+      instructions: [{ ...real.instructions[0]!, text: EVIL_INST, offset: 0x1a0 }],
+      instructionsTotal: 1,
     };
     await page.setContent('<!doctype html><html><body></body></html>');
     await page.addStyleTag({ content: readFileSync(path.join(repoRoot, 'media/results.css'), 'utf8') });
     await page.addScriptTag({ content: await renderTraceBundle('replace') });
-    await page.evaluate((x) => (globalThis as unknown as { renderForTest(v: unknown): void }).renderForTest(x), summary([real, evil], hot) as unknown);
-    const seen = await page.evaluate(`(() => ({
+    await page.evaluate(
+      (x) => (globalThis as unknown as { renderForTest(v: unknown): void }).renderForTest(x),
+      summary([real, evil], hot) as unknown,
+    );
+    const seen = (await page.evaluate(`(() => ({
       kernels: [...document.querySelectorAll('section.hotspots .hotspots-kernel')].map((k) => ({
         title: k.querySelector('h4').textContent,
         segments: [...k.querySelectorAll('.stall-bar .stall-seg')].map((s) => ({ title: s.getAttribute('title'), width: s.getBoundingClientRect().width })),
@@ -72,9 +95,19 @@ describe('webview: the Hot spots section', { skip: haveChromium ? false : `${chr
       imgs: document.querySelectorAll('img, svg').length,
       handlers: [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => el.tagName + ' ' + a.name)),
       pwned: window.__pwned ?? null,
-    }))()`) as {
-      kernels: Array<{ title: string; segments: Array<{ title: string; width: number }>; bar: number; lines: string[][]; lineTitles: string[]; insts: string[][] }>;
-      scripts: number; imgs: number; handlers: string[]; pwned: unknown;
+    }))()`)) as {
+      kernels: Array<{
+        title: string;
+        segments: Array<{ title: string; width: number }>;
+        bar: number;
+        lines: string[][];
+        lineTitles: string[];
+        insts: string[][];
+      }>;
+      scripts: number;
+      imgs: number;
+      handlers: string[];
+      pwned: unknown;
     };
     await page.screenshot({ path: path.join(repoRoot, '.test-output/webview-hotspots.png'), fullPage: true });
 
@@ -84,10 +117,24 @@ describe('webview: the Hot spots section', { skip: haveChromium ? false : `${chr
     // one segment per stall reason, most first, each as wide as its share of the stalled samples
     const stalls = Object.entries(real.stalls).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     const stalled = stalls.reduce((s, [, n]) => s + n, 0);
-    assert.deepEqual(k0!.segments.map((s) => s.title), stalls.map(([r, n]) => `${r.toLowerCase().replace(/_/g, ' ')}: ${n.toLocaleString('en-US')} samples`));
-    k0!.segments.forEach((s, i) => assert.ok(Math.abs(s.width - (k0!.bar * stalls[i]![1]) / stalled) < 1, `segment ${s.title}: ${s.width} of ${k0!.bar}`));
-    assert.deepEqual(k0!.lines.map((r) => [r[0], r[1]]), real.lines.map((l) => [`${path.basename(l.file)}:${l.line}`, l.samples.toLocaleString('en-US')]));
-    assert.deepEqual(k0!.insts.map((r) => [r[0], r[3]]), real.instructions.map((i) => [i.text, i.samples.toLocaleString('en-US')]));
+    assert.deepEqual(
+      k0!.segments.map((s) => s.title),
+      stalls.map(([r, n]) => `${r.toLowerCase().replace(/_/g, ' ')}: ${n.toLocaleString('en-US')} samples`),
+    );
+    k0!.segments.forEach((s, i) =>
+      assert.ok(
+        Math.abs(s.width - (k0!.bar * stalls[i]![1]) / stalled) < 1,
+        `segment ${s.title}: ${s.width} of ${k0!.bar}`,
+      ),
+    );
+    assert.deepEqual(
+      k0!.lines.map((r) => [r[0], r[1]]),
+      real.lines.map((l) => [`${path.basename(l.file)}:${l.line}`, l.samples.toLocaleString('en-US')]),
+    );
+    assert.deepEqual(
+      k0!.insts.map((r) => [r[0], r[3]]),
+      real.instructions.map((i) => [i.text, i.samples.toLocaleString('en-US')]),
+    );
     // hostile: as text, nothing made of it
     assert.equal(k1!.title, EVIL_KERNEL);
     assert.deepEqual(k1!.lineTitles, [`${EVIL_FILE}:7`]);
@@ -99,9 +146,20 @@ describe('webview: the Hot spots section', { skip: haveChromium ? false : `${chr
     assert.equal(seen.pwned, null);
 
     // the whole fixture (one kernel per dispatch): the hottest 8 shown, the rest counted
-    await page.evaluate((x) => (globalThis as unknown as { renderForTest(v: unknown): void }).renderForTest(x), summary(hot.kernels, hot) as unknown);
-    const shown = await page.evaluate(`[...document.querySelectorAll('section.hotspots .hotspots-kernel h4')].map((e) => e.textContent)`);
-    assert.deepEqual(shown, hot.kernels.slice(0, 8).map((k) => k.shortName));
-    assert.equal(await page.evaluate(`document.querySelector('.hotspots-more')?.textContent`), `${hot.kernels.length - 8} more kernels with fewer samples: \`kernel-runner hotspots\` on the trace lists them all.`);
+    await page.evaluate(
+      (x) => (globalThis as unknown as { renderForTest(v: unknown): void }).renderForTest(x),
+      summary(hot.kernels, hot) as unknown,
+    );
+    const shown = await page.evaluate(
+      `[...document.querySelectorAll('section.hotspots .hotspots-kernel h4')].map((e) => e.textContent)`,
+    );
+    assert.deepEqual(
+      shown,
+      hot.kernels.slice(0, 8).map((k) => k.shortName),
+    );
+    assert.equal(
+      await page.evaluate(`document.querySelector('.hotspots-more')?.textContent`),
+      `${hot.kernels.length - 8} more kernels with fewer samples: \`kernel-runner hotspots\` on the trace lists them all.`,
+    );
   });
 });

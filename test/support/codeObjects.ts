@@ -38,7 +38,12 @@ export interface BuiltCodeObjects {
   objdump: string;
 }
 
-const TOOLCHAIN = { clang: 'clang-19', objdump: 'llvm-objdump-19', objcopy: 'llvm-objcopy-19', bundler: 'clang-offload-bundler-19' };
+const TOOLCHAIN = {
+  clang: 'clang-19',
+  objdump: 'llvm-objdump-19',
+  objcopy: 'llvm-objcopy-19',
+  bundler: 'clang-offload-bundler-19',
+};
 
 let cached: BuiltCodeObjects | string | undefined;
 
@@ -46,7 +51,9 @@ let cached: BuiltCodeObjects | string | undefined;
 export function codeObjects(): BuiltCodeObjects | string {
   if (cached === undefined) cached = build();
   if (typeof cached === 'string' && process.env.CI === 'true') {
-    throw new Error(`${cached} (CI installs clang-19, llvm-19 and clang-tools-19 in .ci/run: the code object tests cannot skip there)`);
+    throw new Error(
+      `${cached} (CI installs clang-19, llvm-19 and clang-tools-19 in .ci/run: the code object tests cannot skip there)`,
+    );
   }
   return cached;
 }
@@ -55,7 +62,9 @@ export function codeObjects(): BuiltCodeObjects | string {
 export function skipCodeObjects(): string | false {
   const built = codeObjects();
   if (typeof built !== 'string') return false;
-  process.stderr.write(`\n*** SKIPPING code object tests: ${built}. Install: apt-get install clang-19 llvm-19 clang-tools-19 ***\n`);
+  process.stderr.write(
+    `\n*** SKIPPING code object tests: ${built}. Install: apt-get install clang-19 llvm-19 clang-tools-19 ***\n`,
+  );
   return built;
 }
 
@@ -90,14 +99,50 @@ function build(): BuiltCodeObjects | string {
       run(TOOLCHAIN.clang, [...common, '-S', '-o', path.join(work, `${target}.s`)]);
     }
     const hipCommon = ['-x', 'hip', '-nogpulib', '-nogpuinc', '--cuda-device-only', '-O2', '-c', hip];
-    run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx942', '--no-gpu-bundle-output', '-o', path.join(work, 'hip-gfx942.co')]);
-    run(TOOLCHAIN.clang, [...hipCommon, '-g', '--offload-arch=gfx942', '--no-gpu-bundle-output', '-o', path.join(work, 'hip-gfx942-g.co')]);
-    run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx90a', '--offload-arch=gfx942', '-o', path.join(work, 'hip.bundle')]);
-    run(TOOLCHAIN.clang, [...hipCommon, '--offload-arch=gfx90a', '--offload-arch=gfx942', '--offload-compress', '-o', path.join(work, 'hip-compressed.bundle')]);
+    run(TOOLCHAIN.clang, [
+      ...hipCommon,
+      '--offload-arch=gfx942',
+      '--no-gpu-bundle-output',
+      '-o',
+      path.join(work, 'hip-gfx942.co'),
+    ]);
+    run(TOOLCHAIN.clang, [
+      ...hipCommon,
+      '-g',
+      '--offload-arch=gfx942',
+      '--no-gpu-bundle-output',
+      '-o',
+      path.join(work, 'hip-gfx942-g.co'),
+    ]);
+    run(TOOLCHAIN.clang, [
+      ...hipCommon,
+      '--offload-arch=gfx90a',
+      '--offload-arch=gfx942',
+      '-o',
+      path.join(work, 'hip.bundle'),
+    ]);
+    run(TOOLCHAIN.clang, [
+      ...hipCommon,
+      '--offload-arch=gfx90a',
+      '--offload-arch=gfx942',
+      '--offload-compress',
+      '-o',
+      path.join(work, 'hip-compressed.bundle'),
+    ]);
     writeFileSync(path.join(work, 'host.c'), 'int main(void) { return 0; }\n');
     run(TOOLCHAIN.clang, ['-c', '-x', 'c', path.join(work, 'host.c'), '-o', path.join(work, 'host.o')]);
-    run(TOOLCHAIN.objcopy, ['--add-section', `.hip_fatbin=${path.join(work, 'hip.bundle')}`, path.join(work, 'host.o'), path.join(work, 'host-fatbin.o')]);
-    run(TOOLCHAIN.objcopy, ['--add-section', `.hip_fatbin=${path.join(work, 'hip-compressed.bundle')}`, path.join(work, 'host.o'), path.join(work, 'host-compressed-fatbin.o')]);
+    run(TOOLCHAIN.objcopy, [
+      '--add-section',
+      `.hip_fatbin=${path.join(work, 'hip.bundle')}`,
+      path.join(work, 'host.o'),
+      path.join(work, 'host-fatbin.o'),
+    ]);
+    run(TOOLCHAIN.objcopy, [
+      '--add-section',
+      `.hip_fatbin=${path.join(work, 'hip-compressed.bundle')}`,
+      path.join(work, 'host.o'),
+      path.join(work, 'host-compressed-fatbin.o'),
+    ]);
     writeFileSync(path.join(work, 'done'), version);
     try {
       renameSync(work, dir);
@@ -116,7 +161,8 @@ function describe(dir: string): BuiltCodeObjects {
     OPENCL_TARGETS.map((t) => [t, { object: path.join(dir, `${t}.o`), asm: path.join(dir, `${t}.s`) }]),
   ) as BuiltCodeObjects['opencl'];
   return {
-    dir, opencl,
+    dir,
+    opencl,
     hipObject: path.join(dir, 'hip-gfx942.co'),
     hipDebugObject: path.join(dir, 'hip-gfx942-g.co'),
     hipBundle: path.join(dir, 'hip.bundle'),
@@ -134,8 +180,13 @@ function run(cmd: string, args: string[]): void {
 }
 
 /** The compiler's own figures from its assembly: per kernel, `; Occupancy: N` and friends. */
-export function compilerFigures(asmPath: string): Map<string, { occupancy: number; totalVgprs: number; agprs: number; sgprs: number; lds: number; scratch: number }> {
-  const out = new Map<string, { occupancy: number; totalVgprs: number; agprs: number; sgprs: number; lds: number; scratch: number }>();
+export function compilerFigures(
+  asmPath: string,
+): Map<string, { occupancy: number; totalVgprs: number; agprs: number; sgprs: number; lds: number; scratch: number }> {
+  const out = new Map<
+    string,
+    { occupancy: number; totalVgprs: number; agprs: number; sgprs: number; lds: number; scratch: number }
+  >();
   const text = readFileSync(asmPath, 'utf8');
   // a kernel's comment block sits between its `.globl` and the next kernel's
   for (const part of text.split(/^\s*\.globl\s+/m).slice(1)) {
@@ -145,7 +196,14 @@ export function compilerFigures(asmPath: string): Map<string, { occupancy: numbe
       if (!m) throw new Error(`no "; ${label}:" for ${name} in ${asmPath}`);
       return Number(m[1]);
     };
-    out.set(name, { occupancy: num('Occupancy'), totalVgprs: num('TotalNumVgprs'), agprs: num('NumAgprs'), sgprs: num('NumSgprs'), lds: num('LDSByteSize'), scratch: num('ScratchSize') });
+    out.set(name, {
+      occupancy: num('Occupancy'),
+      totalVgprs: num('TotalNumVgprs'),
+      agprs: num('NumAgprs'),
+      sgprs: num('NumSgprs'),
+      lds: num('LDSByteSize'),
+      scratch: num('ScratchSize'),
+    });
   }
   return out;
 }

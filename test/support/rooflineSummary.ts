@@ -3,7 +3,13 @@
 // shared/docs/roofline.md (intensities = FLOPs / bytes, 0 when the bytes are 0; GFLOP/s = FLOPs / ns; bound against
 // the FP32 ridge min(VALU FP32, MFMA FP32) / HBM). Peaks are an MI300X's spec peaks as rocprof-compute computes them
 // (max_sclk 2100 MHz, 304 CUs, 128 L2 channels, max_mclk 1300 MHz and 128 HBM channels).
-import type { Roofline, RooflineKernel, RooflinePeaks, SolKernel, SpeedOfLight } from '../../src/core/protocol/roofline';
+import type {
+  Roofline,
+  RooflineKernel,
+  RooflinePeaks,
+  SolKernel,
+  SpeedOfLight,
+} from '../../src/core/protocol/roofline';
 import type { TraceSummary } from '../../src/core/protocol/traceSummary';
 
 const SCLK = 2100;
@@ -39,7 +45,15 @@ const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b);
 
 export function rooflineKernel(k: KernelAmounts, peaks: RooflinePeaks = MI300X_PEAKS): RooflineKernel {
   const v = { f16: k.valu?.f16 ?? 0, f32: k.valu?.f32 ?? 0, f64: k.valu?.f64 ?? 0 };
-  const m = { f6f4: 0, f8: k.mfma?.f8 ?? 0, f16: k.mfma?.f16 ?? 0, bf16: k.mfma?.bf16 ?? 0, f32: k.mfma?.f32 ?? 0, f64: k.mfma?.f64 ?? 0, i8: 0 };
+  const m = {
+    f6f4: 0,
+    f8: k.mfma?.f8 ?? 0,
+    f16: k.mfma?.f16 ?? 0,
+    bf16: k.mfma?.bf16 ?? 0,
+    f32: k.mfma?.f32 ?? 0,
+    f64: k.mfma?.f64 ?? 0,
+    i8: 0,
+  };
   const valuFlops = v.f16 + v.f32 + v.f64;
   const mfmaFlops = m.f8 + m.f16 + m.bf16 + m.f32 + m.f64;
   const flops = valuFlops + mfmaFlops;
@@ -95,16 +109,41 @@ function solKernel(k: RooflineKernel, peaks: RooflinePeaks = MI300X_PEAKS): SolK
     name: k.name,
     dispatches: k.dispatches,
     metrics: [
-      { metric: 'VALU FLOPs', value: valu, unit: 'GFLOP/s', peak: peaks.valuFp32, percentOfPeak: pct(valu, peaks.valuFp32) },
-      { metric: 'MFMA FLOPs (F16)', value: mfma, unit: 'GFLOP/s', peak: peaks.mfmaFp16, percentOfPeak: pct(mfma, peaks.mfmaFp16) },
-      { metric: 'L2-Fabric Read BW', value: hbm, unit: 'GB/s', peak: peaks.hbmGBps, percentOfPeak: pct(hbm, peaks.hbmGBps) },
+      {
+        metric: 'VALU FLOPs',
+        value: valu,
+        unit: 'GFLOP/s',
+        peak: peaks.valuFp32,
+        percentOfPeak: pct(valu, peaks.valuFp32),
+      },
+      {
+        metric: 'MFMA FLOPs (F16)',
+        value: mfma,
+        unit: 'GFLOP/s',
+        peak: peaks.mfmaFp16,
+        percentOfPeak: pct(mfma, peaks.mfmaFp16),
+      },
+      {
+        metric: 'L2-Fabric Read BW',
+        value: hbm,
+        unit: 'GB/s',
+        peak: peaks.hbmGBps,
+        percentOfPeak: pct(hbm, peaks.hbmGBps),
+      },
       { metric: 'L2 Cache Hit Rate', value: 62.5, unit: 'Pct', peak: null, percentOfPeak: null },
     ],
   };
 }
 
-export function speedOfLight(kernels: RooflineKernel[], ranges: Array<{ name: string; kernels: RooflineKernel[] }> = []): SpeedOfLight {
-  return { kernels: kernels.map((k) => solKernel(k)), ranges: ranges.map((r) => ({ name: r.name, kernels: r.kernels.map((k) => solKernel(k)) })), missing: [] };
+export function speedOfLight(
+  kernels: RooflineKernel[],
+  ranges: Array<{ name: string; kernels: RooflineKernel[] }> = [],
+): SpeedOfLight {
+  return {
+    kernels: kernels.map((k) => solKernel(k)),
+    ranges: ranges.map((r) => ({ name: r.name, kernels: r.kernels.map((k) => solKernel(k)) })),
+    missing: [],
+  };
 }
 
 /** A summary with no trace data of its own carrying the given roofline and speed of light. */

@@ -9,7 +9,8 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 /** A script defining `window.renderForTest(summary)`: the body's `how` ('append' keeps earlier renders). */
 export async function renderTraceBundle(how: 'append' | 'replace'): Promise<string> {
   const esbuild = await import('esbuild');
-  const body = how === 'append' ? 'document.body.appendChild(renderTrace(s))' : 'document.body.replaceChildren(renderTrace(s))';
+  const body =
+    how === 'append' ? 'document.body.appendChild(renderTrace(s))' : 'document.body.replaceChildren(renderTrace(s))';
   const out = await esbuild.build({
     stdin: {
       contents: `import { renderTrace } from './src/webview/render'; (window as any).renderForTest = (s: any) => { ${body}; };`,
@@ -46,6 +47,14 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }

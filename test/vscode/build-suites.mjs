@@ -15,7 +15,9 @@ export async function buildSuites() {
   const suiteSrc = join(root, 'test/vscode/suite');
   rmSync(suiteOut, { recursive: true, force: true });
   await esbuild.build({
-    entryPoints: readdirSync(suiteSrc).filter((f) => f.endsWith('.ts')).map((f) => join(suiteSrc, f)),
+    entryPoints: readdirSync(suiteSrc)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(suiteSrc, f)),
     outdir: suiteOut,
     bundle: true,
     platform: 'node',

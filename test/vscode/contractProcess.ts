@@ -8,7 +8,12 @@
 //   oauth {url, code?}            -> what the browser does after the provider page: {status, body}
 //   submission {sid}              -> {submission}
 import { createInterface } from 'node:readline';
-import { completeOAuthInBrowser, startContractServer, type ContractServerOptions, type FailureRule } from '../contract/gpumodeServer';
+import {
+  completeOAuthInBrowser,
+  startContractServer,
+  type ContractServerOptions,
+  type FailureRule,
+} from '../contract/gpumodeServer';
 
 interface Command {
   id?: number;

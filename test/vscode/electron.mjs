@@ -14,8 +14,18 @@ try {
   await runTests({
     extensionDevelopmentPath: root,
     extensionTestsPath,
-    launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
-    extensionTestsEnv: { KR_REPO_ROOT: root, KR_TEST_WORKSPACE: workspace, KR_TEST_RESULTS: join(workspace, '.mocha-results.json') },
+    launchArgs: [
+      workspace,
+      '--disable-extensions',
+      '--disable-workspace-trust',
+      '--skip-welcome',
+      '--skip-release-notes',
+    ],
+    extensionTestsEnv: {
+      KR_REPO_ROOT: root,
+      KR_TEST_WORKSPACE: workspace,
+      KR_TEST_RESULTS: join(workspace, '.mocha-results.json'),
+    },
   });
   console.log('[test-electron] suites passed');
 } catch (err) {

@@ -7,7 +7,17 @@
 //   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]
 import { spawn } from 'node:child_process';
 import { buildSuites } from './build-suites.mjs';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -41,7 +51,9 @@ function findTools() {
     server: pick('KR_VSCODE_SERVER'),
     chromium: pick('KR_CHROMIUM', '/usr/bin/chromium'),
   };
-  const missing = Object.entries(tools).filter(([, p]) => !p || !existsSync(p)).map(([k]) => k);
+  const missing = Object.entries(tools)
+    .filter(([, p]) => !p || !existsSync(p))
+    .map(([k]) => k);
   return { tools, missing, toolsDir };
 }
 
@@ -102,7 +114,11 @@ mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
 writeFileSync(join(dirs.userData, 'User/settings.json'), JSON.stringify(settings, null, 2));
 writeFileSync(
   join(dirs.userData, 'Machine/settings.json'),
-  JSON.stringify({ 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] }, null, 2),
+  JSON.stringify(
+    { 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] },
+    null,
+    2,
+  ),
 );
 mkdirSync(outputDir, { recursive: true });
 // Screenshots of failures from an earlier run would read as failures of this one.
@@ -148,10 +164,24 @@ delete serverEnv.ELECTRON_RUN_AS_NODE;
 const server = spawn(
   tools.node24,
   [
-    tools.server, '--host', '127.0.0.1', '--port', String(port),
-    '--without-connection-token', '--accept-server-license-terms', '--enable-smoke-test-driver',
-    '--disable-telemetry', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes',
-    '--user-data-dir', dirs.userData, '--server-data-dir', dirs.serverData, '--extensions-dir', dirs.extensions,
+    tools.server,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--without-connection-token',
+    '--accept-server-license-terms',
+    '--enable-smoke-test-driver',
+    '--disable-telemetry',
+    '--disable-workspace-trust',
+    '--skip-welcome',
+    '--skip-release-notes',
+    '--user-data-dir',
+    dirs.userData,
+    '--server-data-dir',
+    dirs.serverData,
+    '--extensions-dir',
+    dirs.extensions,
   ],
   { cwd: tmp, env: serverEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
 );
@@ -159,27 +189,49 @@ const logStream = createWriteStream(serverLog);
 server.stdout.pipe(logStream);
 server.stderr.pipe(logStream);
 let serverExited = false;
-server.on('exit', () => { serverExited = true; });
+server.on('exit', () => {
+  serverExited = true;
+});
 
 let browser;
 async function cleanup() {
-  try { await browser?.close(); } catch { /* already gone */ }
+  try {
+    await browser?.close();
+  } catch {
+    /* already gone */
+  }
   contract?.child.kill('SIGTERM');
   if (!serverExited) {
-    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
     const deadline = Date.now() + 5000;
     while (!serverExited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    if (!serverExited) try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
+    if (!serverExited)
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
   }
   // Anything the extension host started in its own group (runner jobs) was reported by the suites; sweep the
   // server's group once more in case a child outlived its parent.
-  try { process.kill(-server.pid, 'SIGKILL'); } catch { /* gone */ }
+  try {
+    process.kill(-server.pid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
   if (!flag('--keep')) rmSync(tmp, { recursive: true, force: true });
   else say(`kept ${tmp}`);
 }
 // A stray promise in a UI check must not kill this process before it has stopped the server.
 process.on('unhandledRejection', (err) => console.error(`[vscode-tests] unhandled rejection: ${err?.message ?? err}`));
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { cleanup().finally(() => process.exit(130)); });
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    cleanup().finally(() => process.exit(130));
+  });
 
 async function waitForServer() {
   const deadline = Date.now() + 90_000;
@@ -188,7 +240,9 @@ async function waitForServer() {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/`);
       if (r.status === 200) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`VS Code server did not answer on port ${port} within 90 s; see ${serverLog}`);
@@ -210,8 +264,16 @@ try {
   browser = await chromium.launch({
     executablePath: tools.chromium,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 
   // 4. The mocha suites inside the extension host.
@@ -248,7 +310,9 @@ try {
         exitCode = 1;
       }
     } else {
-      console.error(`[vscode-tests] the extension host wrote no results (exit ${code}); see ${join(outputDir, 'vscode-suite-console.log')} and ${serverLog}`);
+      console.error(
+        `[vscode-tests] the extension host wrote no results (exit ${code}); see ${join(outputDir, 'vscode-suite-console.log')} and ${serverLog}`,
+      );
       exitCode = 1;
     }
     say(`extension-host suites: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -260,7 +324,11 @@ try {
   // 5. UI checks as a person would do them: palette commands, webview frames, screenshots.
   if (!flag('--no-ui')) {
     const uiDir = join(root, 'test/vscode/ui');
-    const files = existsSync(uiDir) ? readdirSync(uiDir).filter((f) => f.endsWith('.ui.mjs')).sort() : [];
+    const files = existsSync(uiDir)
+      ? readdirSync(uiDir)
+          .filter((f) => f.endsWith('.ui.mjs'))
+          .sort()
+      : [];
     const grep = option('--grep');
     for (const f of files) {
       const mod = await import(join(uiDir, f));
@@ -279,7 +347,11 @@ try {
           exitCode = 1;
           const shot = join(outputDir, `FAILED-${title.replace(/[^\w.-]+/g, '_')}.png`);
           await page.screenshot({ path: shot }).catch(() => {});
-          console.log(`  FAIL ${title} (${Date.now() - t0} ms)\n       ${String(err?.stack ?? err).split('\n').join('\n       ')}\n       screenshot: ${shot}`);
+          console.log(
+            `  FAIL ${title} (${Date.now() - t0} ms)\n       ${String(err?.stack ?? err)
+              .split('\n')
+              .join('\n       ')}\n       screenshot: ${shot}`,
+          );
         } finally {
           await context.close();
         }
@@ -306,7 +378,9 @@ function startContract() {
     });
     let err = '';
     let buf = '';
-    child.stderr.on('data', (d) => { err += d; });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     child.stdout.on('data', (d) => {
       buf += d;
       const line = buf.split('\n').find((l) => l.includes('"ready"'));

@@ -12,7 +12,9 @@ interface CompareCliOptions {
 export function register(program: Command): void {
   program
     .command('compare')
-    .description('compare two rocprof outputs (folders, zips, rocpd .db, CSVs) per kernel and rocTX range, or two `submit --json` results per benchmark case; each change with its 99% interval and a verdict')
+    .description(
+      'compare two rocprof outputs (folders, zips, rocpd .db, CSVs) per kernel and rocTX range, or two `submit --json` results per benchmark case; each change with its 99% interval and a verdict',
+    )
     .argument('<a>', 'the baseline: a profile, or a result saved by `kernel-runner submit --json`')
     .argument('<b>', 'the profile (or result) to compare with it')
     .option('--json', 'print the comparison as JSON')
@@ -22,7 +24,11 @@ export function register(program: Command): void {
       if (!Number.isInteger(top) || top < 1) throw new CliExit(`--top takes a whole number >= 1, not "${opts.top}"`, 2);
       const [ra, rb] = await Promise.all([readResultInput(a), readResultInput(b)]);
       if (ra || rb) {
-        if (!ra || !rb) throw new CliExit(`${ra ? b : a} is not a result saved by \`kernel-runner submit --json\`: compare two results, or two profiles`, 2);
+        if (!ra || !rb)
+          throw new CliExit(
+            `${ra ? b : a} is not a result saved by \`kernel-runner submit --json\`: compare two results, or two profiles`,
+            2,
+          );
         await compareResults(ra, rb, opts, top);
         return;
       }
@@ -35,7 +41,10 @@ export function register(program: Command): void {
       }
       const comparison = compareSummaries(summaries[0], summaries[1], { a, b });
       if (opts.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
-      else process.stdout.write(renderComparison(comparison, { top, color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+      else
+        process.stdout.write(
+          renderComparison(comparison, { top, color: process.stdout.isTTY === true && !process.env.NO_COLOR }),
+        );
     });
 }
 

@@ -39,7 +39,9 @@ export function register(program: Command): void {
       });
       if (!opts.showNoise && counts.noiseLines > 0 && process.stderr.isTTY && !counts.outputClosed) {
         const n = counts.noiseLines;
-        process.stderr.write(`kernel-runner: ${n} profiler noise line${n === 1 ? '' : 's'} hidden (--show-noise shows them)\n`);
+        process.stderr.write(
+          `kernel-runner: ${n} profiler noise line${n === 1 ? '' : 's'} hidden (--show-noise shows them)\n`,
+        );
       }
     });
 }

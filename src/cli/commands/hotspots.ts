@@ -14,11 +14,19 @@ interface HotspotsCliOptions {
 export function register(program: Command): void {
   program
     .command('hotspots')
-    .description('where inside each kernel its PC samples fell: hottest source lines and instructions, shares, stall reasons')
-    .argument('<path>', 'a *_pc_sampling_host_trap.csv / *_pc_sampling_stochastic.csv, a rocprofv3 results.json, a folder or a profile zip')
+    .description(
+      'where inside each kernel its PC samples fell: hottest source lines and instructions, shares, stall reasons',
+    )
+    .argument(
+      '<path>',
+      'a *_pc_sampling_host_trap.csv / *_pc_sampling_stochastic.csv, a rocprofv3 results.json, a folder or a profile zip',
+    )
     .option('--kernel <name>', 'only kernels whose name contains this text')
     .option('--top <n>', 'lines and instructions shown per kernel', '10')
-    .option('--json', 'print {kernels: [{name, samples, lines, instructions, ...}], method, intervalUnit, interval, ...} as JSON (every line and instruction)')
+    .option(
+      '--json',
+      'print {kernels: [{name, samples, lines, instructions, ...}], method, intervalUnit, interval, ...} as JSON (every line and instruction)',
+    )
     .action(async (path: string, opts: HotspotsCliOptions) => {
       const top = Number(opts.top);
       if (!Number.isInteger(top) || top < 1) throw new CliExit(`--top takes a whole number >= 1, not "${opts.top}"`, 2);
@@ -33,8 +41,14 @@ export function register(program: Command): void {
         const want = opts.kernel;
         const kernels = hot.kernels.filter((k) => k.name.includes(want));
         if (kernels.length === 0) {
-          const names = hot.kernels.slice(0, 5).map((k) => k.name).join(', ');
-          throw new CliExit(`no sampled kernel matches "${want}" (sampled: ${names}${hot.kernels.length > 5 ? ', ...' : ''})`, 2);
+          const names = hot.kernels
+            .slice(0, 5)
+            .map((k) => k.name)
+            .join(', ');
+          throw new CliExit(
+            `no sampled kernel matches "${want}" (sampled: ${names}${hot.kernels.length > 5 ? ', ...' : ''})`,
+            2,
+          );
         }
         hot = { ...hot, kernels };
       }
@@ -42,7 +56,8 @@ export function register(program: Command): void {
         process.stdout.write(`${JSON.stringify(hot, null, 2)}\n`);
         return;
       }
-      const bold = process.stdout.isTTY === true && !process.env.NO_COLOR ? (s: string) => `\x1b[1m${s}\x1b[0m` : undefined;
+      const bold =
+        process.stdout.isTTY === true && !process.env.NO_COLOR ? (s: string) => `\x1b[1m${s}\x1b[0m` : undefined;
       const lines = renderHotspots(hot, { top, instructions: true, bold });
       for (const w of hot.warnings) lines.push(`Warning: ${w}`);
       process.stdout.write(`${lines.join('\n')}\n`);

@@ -3,8 +3,15 @@ import type { Command } from 'commander';
 import { CliExit } from '../exit';
 import { kernelSummary, renderCodeObjects } from '../render/codeObjects';
 import {
-  CodeObjectError, DisassemblyError, HOW_TO_GET_OBJDUMP, LLVM_DIRS, disassembleKernel, findObjdump, loadCodeObjectsPath,
-  matchKernels, type CodeObjectReport,
+  CodeObjectError,
+  DisassemblyError,
+  HOW_TO_GET_OBJDUMP,
+  LLVM_DIRS,
+  disassembleKernel,
+  findObjdump,
+  loadCodeObjectsPath,
+  matchKernels,
+  type CodeObjectReport,
 } from '../../trace/codeObjects/index';
 
 interface IsaCliOptions {
@@ -25,14 +32,29 @@ interface Disassembly {
 export function register(program: Command): void {
   program
     .command('isa')
-    .description('kernels of AMDGPU code objects (a .o/.co/.hsaco, an offload bundle, a folder or a profile zip\'s _code_object*.o): registers, LDS, scratch, occupancy; --disasm for one kernel\'s ISA')
-    .argument('<path>', 'code object, offload bundle, folder, or profile zip (kernelbot ships _code_object<N>.o, GPU_DUMP_CODE_OBJECT=1)')
+    .description(
+      "kernels of AMDGPU code objects (a .o/.co/.hsaco, an offload bundle, a folder or a profile zip's _code_object*.o): registers, LDS, scratch, occupancy; --disasm for one kernel's ISA",
+    )
+    .argument(
+      '<path>',
+      'code object, offload bundle, folder, or profile zip (kernelbot ships _code_object<N>.o, GPU_DUMP_CODE_OBJECT=1)',
+    )
     .option('--json', 'print {codeObjects: [{file, target, kernels: [...]}], skipped} as JSON')
-    .option('--disasm <kernel>', 'disassemble this kernel (its name, its .kd symbol, or a profiled name) with llvm-objdump')
-    .option('--objdump <path>', `llvm-objdump to use (default: the newest with the AMDGPU target on PATH, else in ${LLVM_DIRS.join(', ')}; KERNEL_RUNNER_LLVM_DIRS=dir:dir replaces that list)`)
-    .option('--workgroup-size <n>', 'workgroup size the LDS occupancy limit assumes (default: reqd_workgroup_size, else max_flat_workgroup_size)')
+    .option(
+      '--disasm <kernel>',
+      'disassemble this kernel (its name, its .kd symbol, or a profiled name) with llvm-objdump',
+    )
+    .option(
+      '--objdump <path>',
+      `llvm-objdump to use (default: the newest with the AMDGPU target on PATH, else in ${LLVM_DIRS.join(', ')}; KERNEL_RUNNER_LLVM_DIRS=dir:dir replaces that list)`,
+    )
+    .option(
+      '--workgroup-size <n>',
+      'workgroup size the LDS occupancy limit assumes (default: reqd_workgroup_size, else max_flat_workgroup_size)',
+    )
     .action(async (path: string, opts: IsaCliOptions) => {
-      const workgroupSize = opts.workgroupSize === undefined ? undefined : positiveInt(opts.workgroupSize, '--workgroup-size');
+      const workgroupSize =
+        opts.workgroupSize === undefined ? undefined : positiveInt(opts.workgroupSize, '--workgroup-size');
       let loaded;
       try {
         loaded = await loadCodeObjectsPath(path, { workgroupSize });
@@ -43,7 +65,10 @@ export function register(program: Command): void {
       const report: CodeObjectReport = { codeObjects: loaded.objects.map((o) => o.info), skipped: loaded.skipped };
       if (report.codeObjects.length === 0) {
         const why = report.skipped.map((s) => `${s.file}: ${s.reason}`).join('; ');
-        throw new CliExit(`${path}: no code objects${why ? ` (${why})` : ' (looked for _code_object*.o, *.o, *.co, *.hsaco, *.bundle, *.hipfb, *.fatbin)'}`, 2);
+        throw new CliExit(
+          `${path}: no code objects${why ? ` (${why})` : ' (looked for _code_object*.o, *.o, *.co, *.hsaco, *.bundle, *.hipfb, *.fatbin)'}`,
+          2,
+        );
       }
 
       if (!opts.disasm) {
@@ -66,7 +91,11 @@ export function register(program: Command): void {
         // the metadata still shows; the disassembly needs an LLVM with the AMDGPU target
         const dirs = llvmDirs();
         const message = `no llvm-objdump with the AMDGPU target on PATH${dirs.length ? ` or in ${dirs.join(', ')}` : ''}: ${HOW_TO_GET_OBJDUMP}`;
-        process.stdout.write(opts.json ? `${JSON.stringify({ ...report, disassembly: null, disassemblyError: message }, null, 2)}\n` : renderCodeObjects(report));
+        process.stdout.write(
+          opts.json
+            ? `${JSON.stringify({ ...report, disassembly: null, disassemblyError: message }, null, 2)}\n`
+            : renderCodeObjects(report),
+        );
         throw new CliExit(`cannot disassemble ${opts.disasm}: ${message}`, 1);
       }
       const disassembly: Disassembly[] = [];
@@ -76,13 +105,25 @@ export function register(program: Command): void {
         if (!info.processor) throw new CliExit(`${info.file}: no target to disassemble ${kernel.name} for`, 2);
         let text;
         try {
-          text = await disassembleKernel({ objdump, bytes: m.object.bytes, processor: info.processor, kernel: kernel.name });
+          text = await disassembleKernel({
+            objdump,
+            bytes: m.object.bytes,
+            processor: info.processor,
+            kernel: kernel.name,
+          });
         } catch (err) {
           if (err instanceof DisassemblyError) throw new CliExit(`${info.file}: ${err.message}`, 1);
           throw err;
         }
-        disassembly.push({ file: info.file, bundleEntry: info.bundleEntry, processor: info.processor, kernel: kernel.name, text });
-        if (!opts.json) process.stdout.write(`${disassembly.length > 1 ? '\n' : ''}${kernelSummary(info, kernel)}\n${text}`);
+        disassembly.push({
+          file: info.file,
+          bundleEntry: info.bundleEntry,
+          processor: info.processor,
+          kernel: kernel.name,
+          text,
+        });
+        if (!opts.json)
+          process.stdout.write(`${disassembly.length > 1 ? '\n' : ''}${kernelSummary(info, kernel)}\n${text}`);
       }
       if (opts.json) process.stdout.write(`${JSON.stringify({ ...report, disassembly }, null, 2)}\n`);
     });
@@ -95,6 +136,7 @@ function llvmDirs(): string[] {
 
 function positiveInt(value: string, flag: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new CliExit(`${flag} takes a whole number from 1 to 1024, not "${value}"`, 2);
+  if (!Number.isInteger(n) || n < 1 || n > 1024)
+    throw new CliExit(`${flag} takes a whole number from 1 to 1024, not "${value}"`, 2);
   return n;
 }

@@ -50,25 +50,46 @@ const EXECUTORS = ['local', 'slurm'] as const;
 
 const PROFILERS: readonly ProfilerChoice[] = ['auto', 'rocprofv3', 'rocprof', 'none'];
 
-function number(value: string | undefined, flag: string, opts: { min: number; max?: number; integer?: boolean }): number | undefined {
+function number(
+  value: string | undefined,
+  flag: string,
+  opts: { min: number; max?: number; integer?: boolean },
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < opts.min || (opts.max !== undefined && n > opts.max) || (opts.integer && !Number.isInteger(n))) {
-    throw new CliExit(`${flag} takes a ${opts.integer ? 'whole ' : ''}number from ${opts.min}${opts.max !== undefined ? ` to ${opts.max}` : ''}, not "${value}"`, 2);
+  if (
+    !Number.isFinite(n) ||
+    n < opts.min ||
+    (opts.max !== undefined && n > opts.max) ||
+    (opts.integer && !Number.isInteger(n))
+  ) {
+    throw new CliExit(
+      `${flag} takes a ${opts.integer ? 'whole ' : ''}number from ${opts.min}${opts.max !== undefined ? ` to ${opts.max}` : ''}, not "${value}"`,
+      2,
+    );
   }
   return n;
 }
 
 function size(value: string, flag: string, min: number): number {
   const bytes = parseSize(value);
-  if (bytes === undefined || bytes < min) throw new CliExit(`${flag} takes a size of at least ${formatBytes(min)} such as 256MiB, 20GB or 512M, not "${value}"`, 2);
+  if (bytes === undefined || bytes < min)
+    throw new CliExit(
+      `${flag} takes a size of at least ${formatBytes(min)} such as 256MiB, 20GB or 512M, not "${value}"`,
+      2,
+    );
   return bytes;
 }
 
 const tilde = (p: string) => (p.startsWith(homedir()) ? `~${p.slice(homedir().length)}` : p);
 
 /** Where serve's token comes from, for the startup line (never the token itself). */
-export type TokenSource = { kind: 'none' } | { kind: 'flag' } | { kind: 'env' } | { kind: 'file'; file: string } | { kind: 'stored'; file: string };
+export type TokenSource =
+  | { kind: 'none' }
+  | { kind: 'flag' }
+  | { kind: 'env' }
+  | { kind: 'file'; file: string }
+  | { kind: 'stored'; file: string };
 
 function authLine(source: TokenSource): string {
   switch (source.kind) {
@@ -110,7 +131,8 @@ function serveToken(opts: ServeCliOptions, log: (line: string) => void): ServeTo
   }
   if (typeof opts.token === 'string') {
     if (opts.tokenFile) throw new CliExit('give --token or --token-file, not both', 2);
-    if (!opts.token.trim()) throw new CliExit('--token is empty (use --no-token to run without one, on loopback only)', 2);
+    if (!opts.token.trim())
+      throw new CliExit('--token is empty (use --no-token to run without one, on loopback only)', 2);
     return { token: opts.token.trim(), source: { kind: 'flag' } };
   }
   if (opts.tokenFile) {
@@ -131,10 +153,15 @@ function serveToken(opts: ServeCliOptions, log: (line: string) => void): ServeTo
   try {
     preparePrivateDir(dataDir, log);
     const stored = loadOrCreateStoredToken(dataDir, log);
-    return { token: stored.token, source: { kind: 'stored', file: stored.file }, ...(stored.created ? { created: stored.file } : {}) };
+    return {
+      token: stored.token,
+      source: { kind: 'stored', file: stored.file },
+      ...(stored.created ? { created: stored.file } : {}),
+    };
   } catch (err) {
     if (err instanceof RunnerTokenError) throw new CliExit(err.message, 2);
-    if ((err as NodeJS.ErrnoException).code) throw new CliExit(`cannot keep a token in ${tokenFilePath(dataDir)}: ${(err as NodeJS.ErrnoException).code}`, 2);
+    if ((err as NodeJS.ErrnoException).code)
+      throw new CliExit(`cannot keep a token in ${tokenFilePath(dataDir)}: ${(err as NodeJS.ErrnoException).code}`, 2);
     throw err;
   }
 }
@@ -152,8 +179,13 @@ export function newTokenLine(token: string, file: string, defaultLocation: boole
 
 export function startupLines(runner: RunningRunner, source: TokenSource): string {
   const { info } = runner;
-  const profiler = info.profiler ? `${info.profiler.kind} (${info.profiler.path})` : 'none (profile mode answers with an error naming what is missing)';
-  const gpus = info.runtime === 'CPU' ? `${info.gpus.join(', ')} (no ROCm or CUDA GPU found)` : `${info.gpus.join(', ')} (${info.runtime})`;
+  const profiler = info.profiler
+    ? `${info.profiler.kind} (${info.profiler.path})`
+    : 'none (profile mode answers with an error naming what is missing)';
+  const gpus =
+    info.runtime === 'CPU'
+      ? `${info.gpus.join(', ')} (no ROCm or CUDA GPU found)`
+      : `${info.gpus.join(', ')} (${info.runtime})`;
   return [
     `kernel-runner serve: listening on ${runner.url}`,
     `  GPUs:      ${gpus}`,
@@ -171,12 +203,20 @@ export function startupLines(runner: RunningRunner, source: TokenSource): string
 export function register(program: Command): void {
   program
     .command('serve')
-    .description('run the runner service: GPU MODE submission API with live output, resumable streams and trace downloads')
+    .description(
+      'run the runner service: GPU MODE submission API with live output, resumable streams and trace downloads',
+    )
     .option('--host <host>', 'address to listen on (non-loopback needs a token: never --no-token)', '127.0.0.1')
     .option('--port <port>', 'port (0 = any free port)', '8787')
-    .option('--problems <dir>', 'problems folder (reference-kernels layout, its competition *.yaml files name the leaderboards); default: the bundled examples/problems')
+    .option(
+      '--problems <dir>',
+      'problems folder (reference-kernels layout, its competition *.yaml files name the leaderboards); default: the bundled examples/problems',
+    )
     .option('--data-dir <dir>', 'where jobs, results and artifacts are kept; default: per-user state folder')
-    .option('--token <token>', 'require this token (Authorization: Bearer, or X-Popcorn-Cli-Id) on every route but /health; visible to other users in `ps`: prefer --token-file or $KERNEL_RUNNER_TOKEN. Default: the token stored in the data dir (<data dir>/token, generated 0600 on first start)')
+    .option(
+      '--token <token>',
+      'require this token (Authorization: Bearer, or X-Popcorn-Cli-Id) on every route but /health; visible to other users in `ps`: prefer --token-file or $KERNEL_RUNNER_TOKEN. Default: the token stored in the data dir (<data dir>/token, generated 0600 on first start)',
+    )
     .option('--token-file <path>', 'read the token from this file (first line)')
     .option('--no-token', 'require no token (loopback only; any local user and process can then run code)')
     .option('--gpu-name <name>', 'GPU name to serve under (default: detected, e.g. MI300; CPU without a GPU)')
@@ -185,41 +225,94 @@ export function register(program: Command): void {
     .option('--heartbeat <seconds>', 'interval of SSE status heartbeats', '15')
     .option('--kill-grace <seconds>', 'between SIGINT and SIGKILL when a job times out or is cancelled', '10')
     .option('--script-timeout <seconds>', "timeout of the 'script' leaderboard's runs", '180')
-    .option('--hard-timeout <seconds>', 'the most one job may run, all its runs together (then it is timed_out)', '1800')
-    .option('--public-url <url>', "base URL of artifact links (default: the listening address; never the request's Host header)")
-    .option('--max-job-output <size>', 'stored output per job (live output events and profiler stderr logs); past it output is counted, not stored, and the result says so', '256MiB')
-    .option('--max-job-disk <size>', "what a job's work dir may take on disk while it runs; past it the job is stopped (default 8GiB, at most --max-data)")
-    .option('--max-job-memory <size>', 'memory each process of a job may allocate (RLIMIT_DATA; 0 = no limit; default 3/4 of this machine\'s)')
-    .option('--max-job-processes <n>', 'processes and threads of a job (RLIMIT_NPROC; 0 = no limit)', String(DEFAULT_JOB_PROCESS_LIMIT))
-    .option('--job-user <user>', "who a root runner's jobs run as: an account name or UID[:GID] (default: the kernel-runner-job account, else nobody)")
-    .option('--max-data <size>', "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)", '20GB')
+    .option(
+      '--hard-timeout <seconds>',
+      'the most one job may run, all its runs together (then it is timed_out)',
+      '1800',
+    )
+    .option(
+      '--public-url <url>',
+      "base URL of artifact links (default: the listening address; never the request's Host header)",
+    )
+    .option(
+      '--max-job-output <size>',
+      'stored output per job (live output events and profiler stderr logs); past it output is counted, not stored, and the result says so',
+      '256MiB',
+    )
+    .option(
+      '--max-job-disk <size>',
+      "what a job's work dir may take on disk while it runs; past it the job is stopped (default 8GiB, at most --max-data)",
+    )
+    .option(
+      '--max-job-memory <size>',
+      "memory each process of a job may allocate (RLIMIT_DATA; 0 = no limit; default 3/4 of this machine's)",
+    )
+    .option(
+      '--max-job-processes <n>',
+      'processes and threads of a job (RLIMIT_NPROC; 0 = no limit)',
+      String(DEFAULT_JOB_PROCESS_LIMIT),
+    )
+    .option(
+      '--job-user <user>',
+      "who a root runner's jobs run as: an account name or UID[:GID] (default: the kernel-runner-job account, else nobody)",
+    )
+    .option(
+      '--max-data <size>',
+      "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)",
+      '20GB',
+    )
     .option('--max-connections <n>', 'open connections beyond this are closed at once', '256')
-    .option('--executor <kind>', `where jobs run: ${EXECUTORS.join('|')} (slurm: one Slurm job per run via srun; the data dir must be on a filesystem the nodes share)`, 'local')
-    .option('--slurm-partition <name>', 'Slurm partition of the jobs (default: the cluster\'s default partition)')
+    .option(
+      '--executor <kind>',
+      `where jobs run: ${EXECUTORS.join('|')} (slurm: one Slurm job per run via srun; the data dir must be on a filesystem the nodes share)`,
+      'local',
+    )
+    .option('--slurm-partition <name>', "Slurm partition of the jobs (default: the cluster's default partition)")
     .option('--slurm-gres <gres>', 'GRES each job asks for, e.g. gpu:1 or gpu:mi300x:1')
     .option('--slurm-account <account>', 'Slurm account of the jobs')
     .option('--slurm-qos <qos>', 'Slurm QoS of the jobs')
-    .option('--slurm-arg <arg>', 'one more srun argument (repeatable; after ours, so it wins), e.g. --slurm-arg=--exclusive', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('--slurm-skip-check', 'skip the start\'s check job that the nodes see the data dir')
+    .option(
+      '--slurm-arg <arg>',
+      'one more srun argument (repeatable; after ours, so it wins), e.g. --slurm-arg=--exclusive',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option('--slurm-skip-check', "skip the start's check job that the nodes see the data dir")
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
-      if (!PROFILERS.includes(opts.profiler as ProfilerChoice)) throw new CliExit(`--profiler takes ${PROFILERS.join(', ')}, not "${opts.profiler}"`, 2);
-      if (!(EXECUTORS as readonly string[]).includes(opts.executor)) throw new CliExit(`--executor takes ${EXECUTORS.join(', ')}, not "${opts.executor}"`, 2);
-      const slurmFlags = [opts.slurmPartition, opts.slurmGres, opts.slurmAccount, opts.slurmQos, opts.slurmSkipCheck].some((v) => v !== undefined) || opts.slurmArg.length > 0;
+      if (!PROFILERS.includes(opts.profiler as ProfilerChoice))
+        throw new CliExit(`--profiler takes ${PROFILERS.join(', ')}, not "${opts.profiler}"`, 2);
+      if (!(EXECUTORS as readonly string[]).includes(opts.executor))
+        throw new CliExit(`--executor takes ${EXECUTORS.join(', ')}, not "${opts.executor}"`, 2);
+      const slurmFlags =
+        [opts.slurmPartition, opts.slurmGres, opts.slurmAccount, opts.slurmQos, opts.slurmSkipCheck].some(
+          (v) => v !== undefined,
+        ) || opts.slurmArg.length > 0;
       if (slurmFlags && opts.executor !== 'slurm') throw new CliExit('the --slurm-* flags need --executor slurm', 2);
       const maxJobOutputBytes = size(opts.maxJobOutput, '--max-job-output', 64 * 1024);
       const maxDataBytes = size(opts.maxData, '--max-data', 1024 ** 2);
       const maxConnections = number(opts.maxConnections, '--max-connections', { min: 1, integer: true });
-      const maxJobDiskBytes = opts.maxJobDisk === undefined ? undefined : size(opts.maxJobDisk, '--max-job-disk', 1024 ** 2);
+      const maxJobDiskBytes =
+        opts.maxJobDisk === undefined ? undefined : size(opts.maxJobDisk, '--max-job-disk', 1024 ** 2);
       // 0: no limit
       const maxJobMemoryBytes =
-        opts.maxJobMemory === undefined ? undefined : parseSize(opts.maxJobMemory) === 0 ? 0 : size(opts.maxJobMemory, '--max-job-memory', MIN_JOB_MEMORY);
-      const maxJobProcesses = opts.maxJobProcesses === undefined ? undefined : number(opts.maxJobProcesses, '--max-job-processes', { min: 0, integer: true });
+        opts.maxJobMemory === undefined
+          ? undefined
+          : parseSize(opts.maxJobMemory) === 0
+            ? 0
+            : size(opts.maxJobMemory, '--max-job-memory', MIN_JOB_MEMORY);
+      const maxJobProcesses =
+        opts.maxJobProcesses === undefined
+          ? undefined
+          : number(opts.maxJobProcesses, '--max-job-processes', { min: 0, integer: true });
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
-      if (auth.source.kind === 'none') log('warning: --no-token: any local user and process can run code through this runner');
+      if (auth.source.kind === 'none')
+        log('warning: --no-token: any local user and process can run code through this runner');
       if (opts.executor === 'slurm' && auth.source.kind === 'stored') {
-        log(`warning: Slurm jobs run as this user on the nodes and see the data dir over the shared filesystem, ${tilde(auth.source.file)} included: keep the token outside it (--token-file PATH on a filesystem the nodes do not mount, or $KERNEL_RUNNER_TOKEN)`);
+        log(
+          `warning: Slurm jobs run as this user on the nodes and see the data dir over the shared filesystem, ${tilde(auth.source.file)} included: keep the token outside it (--token-file PATH on a filesystem the nodes do not mount, or $KERNEL_RUNNER_TOKEN)`,
+        );
       }
       let runner: RunningRunner;
       try {
@@ -259,11 +352,15 @@ export function register(program: Command): void {
       } catch (err) {
         // a token no one has seen is not kept: the next start makes (and shows) a new one
         if (auth.created) rmSync(auth.created, { force: true });
-        if (err instanceof RunnerStartError || err instanceof ProfilerError || err instanceof StoreError) throw new CliExit(err.message, 2);
+        if (err instanceof RunnerStartError || err instanceof ProfilerError || err instanceof StoreError)
+          throw new CliExit(err.message, 2);
         throw err;
       }
       process.stdout.write(startupLines(runner, auth.source));
-      if (auth.created && auth.token) process.stdout.write(newTokenLine(auth.token, auth.created, resolve(defaultDataDir()) === resolve(runner.info.dataDir)));
+      if (auth.created && auth.token)
+        process.stdout.write(
+          newTokenLine(auth.token, auth.created, resolve(defaultDataDir()) === resolve(runner.info.dataDir)),
+        );
       await new Promise<void>((resolve) => {
         let stopping = false;
         const stop = (signal: NodeJS.Signals) => {

@@ -15,19 +15,29 @@ interface SetupAgentCliOptions {
 export function register(program: Command): void {
   program
     .command('setup-agent')
-    .description('print an AGENTS.md section and the MCP client configs (VS Code .vscode/mcp.json, Claude Code .mcp.json, Codex) for coding agents; --write writes them into DIR')
+    .description(
+      'print an AGENTS.md section and the MCP client configs (VS Code .vscode/mcp.json, Claude Code .mcp.json, Codex) for coding agents; --write writes them into DIR',
+    )
     .argument('[dir]', 'the project folder', '.')
     .option('--write', 'write AGENTS.md, .vscode/mcp.json and .mcp.json in DIR (merged: other servers and text kept)')
     .option('--command <cmd>', 'the command that starts Kernel Runner', 'kernel-runner')
     .option('--server <url>', 'have the MCP server submit to this runner (or `gpumode`) instead of an embedded one')
     .action(async (dir: string, opts: SetupAgentCliOptions) => {
       const abs = path.resolve(dir);
-      const isDir = await stat(abs).then((s) => s.isDirectory(), () => false);
+      const isDir = await stat(abs).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
       if (!isDir) throw new CliExit(`${dir}: not a folder`, 2);
-      const o = { ...(opts.command ? { command: opts.command } : {}), ...(opts.server ? { mcpArgs: ['--server', opts.server] } : {}) };
+      const o = {
+        ...(opts.command ? { command: opts.command } : {}),
+        ...(opts.server ? { mcpArgs: ['--server', opts.server] } : {}),
+      };
       process.stdout.write(renderSetup(abs, o));
       if (!opts.write) {
-        process.stdout.write('\nNothing written: run again with --write to write the AGENTS.md section, .vscode/mcp.json and .mcp.json.\n');
+        process.stdout.write(
+          '\nNothing written: run again with --write to write the AGENTS.md section, .vscode/mcp.json and .mcp.json.\n',
+        );
         return;
       }
       try {

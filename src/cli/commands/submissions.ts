@@ -2,7 +2,12 @@
 // ~/.popcorn.yaml) or on a `kernel-runner serve` (--server), as tables or --json.
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { describeSubmissionStatus, noDetailsAdvice, rankedScoreOfSubmission, runsWithoutDetails } from '../../core/gpumode/results';
+import {
+  describeSubmissionStatus,
+  noDetailsAdvice,
+  rankedScoreOfSubmission,
+  runsWithoutDetails,
+} from '../../core/gpumode/results';
 import { NO_DETAILS_HINTS } from '../../core/submission/explain';
 import { runRow, submissionHeadline, submissionRow } from '../../core/gpumode/submissions';
 import { formatRunnerQueue } from '../../core/gpumode/leaderboards';
@@ -29,10 +34,17 @@ function submissionId(value: string): number {
   return n;
 }
 
-export async function runSubmissionsList(opts: CommonOptions & { leaderboard?: string; limit?: string; offset?: string }, io: CommandIo): Promise<number> {
+export async function runSubmissionsList(
+  opts: CommonOptions & { leaderboard?: string; limit?: string; offset?: string },
+  io: CommandIo,
+): Promise<number> {
   const { client, gpumode } = await connectServer(opts);
   const list = await client
-    .listSubmissions({ leaderboard: opts.leaderboard, limit: positiveInt(opts.limit, '--limit', 20), offset: positiveInt(opts.offset, '--offset') })
+    .listSubmissions({
+      leaderboard: opts.leaderboard,
+      limit: positiveInt(opts.limit, '--limit', 20),
+      offset: positiveInt(opts.offset, '--offset'),
+    })
     .catch((e: unknown) => exitFor(e, gpumode));
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
@@ -42,12 +54,20 @@ export async function runSubmissionsList(opts: CommonOptions & { leaderboard?: s
     io.stdout.write('No submissions found.\n');
     return 0;
   }
-  const rows = list.map(submissionRow).map((r) => [String(r.id), r.leaderboard, r.file, r.time.replace('T', ' ').slice(0, 19), r.gpu, r.status, r.score]);
-  io.stdout.write(renderTable(['ID', 'Leaderboard', 'File', 'Submitted', 'GPU', 'Status', 'Score'], rows, new Set([0, 6])));
+  const rows = list
+    .map(submissionRow)
+    .map((r) => [String(r.id), r.leaderboard, r.file, r.time.replace('T', ' ').slice(0, 19), r.gpu, r.status, r.score]);
+  io.stdout.write(
+    renderTable(['ID', 'Leaderboard', 'File', 'Submitted', 'GPU', 'Status', 'Score'], rows, new Set([0, 6])),
+  );
   return 0;
 }
 
-export async function runSubmissionsShow(idArg: string, opts: CommonOptions & { code?: boolean }, io: CommandIo): Promise<number> {
+export async function runSubmissionsShow(
+  idArg: string,
+  opts: CommonOptions & { code?: boolean },
+  io: CommandIo,
+): Promise<number> {
   const id = submissionId(idArg);
   const { client, gpumode } = await connectServer(opts);
   const detail = await client.getSubmission(id).catch((e: unknown) => exitFor(e, gpumode));
@@ -58,7 +78,9 @@ export async function runSubmissionsShow(idArg: string, opts: CommonOptions & { 
   const out: string[] = [submissionHeadline(detail), `Submitted: ${detail.submission_time}`];
   const status = describeSubmissionStatus(detail);
   if (detail.job) {
-    out.push(`Job: ${status.label}${detail.job.last_heartbeat ? ` (last heartbeat ${detail.job.last_heartbeat})` : ''}`);
+    out.push(
+      `Job: ${status.label}${detail.job.last_heartbeat ? ` (last heartbeat ${detail.job.last_heartbeat})` : ''}`,
+    );
     if (detail.job.error) out.push(`  error: ${detail.job.error}`);
   }
   if (status.explanation) out.push(`  ${status.explanation}`);
@@ -69,11 +91,14 @@ export async function runSubmissionsShow(idArg: string, opts: CommonOptions & { 
   if (bare.length) out.push(`  ${noDetailsAdvice(bare, NO_DETAILS_HINTS.cli)}`);
   if (detail.runs.length) {
     out.push('', 'Runs:');
-    const rows = detail.runs.map(runRow).map((r) => [r.mode, r.runner, r.passed ? 'passed' : 'failed', r.score, r.secret ? 'secret' : '', r.start ?? '']);
+    const rows = detail.runs
+      .map(runRow)
+      .map((r) => [r.mode, r.runner, r.passed ? 'passed' : 'failed', r.score, r.secret ? 'secret' : '', r.start ?? '']);
     out.push(renderTable(['Mode', 'Runner', 'Result', 'Score', 'Seed', 'Started'], rows, new Set([3])).trimEnd());
   }
   if (detail.runner_queue) out.push('', `Queue: ${formatRunnerQueue(detail.runner_queue)}`);
-  if (opts.code) out.push('', `Code (${detail.file_name}):`, '-'.repeat(60), detail.code.replace(/\n$/, ''), '-'.repeat(60));
+  if (opts.code)
+    out.push('', `Code (${detail.file_name}):`, '-'.repeat(60), detail.code.replace(/\n$/, ''), '-'.repeat(60));
   io.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }
@@ -86,7 +111,8 @@ export async function runSubmissionsDelete(
   const id = submissionId(idArg);
   const { client, gpumode } = await connectServer(opts);
   if (!opts.yes) {
-    if (!io.interactive || !io.stdin) throw new CliExit(`deleting submission ${id} cannot be undone: pass --yes to confirm`, 2);
+    if (!io.interactive || !io.stdin)
+      throw new CliExit(`deleting submission ${id} cannot be undone: pass --yes to confirm`, 2);
     const detail = await client.getSubmission(id).catch((e: unknown) => exitFor(e, gpumode));
     const rl = createInterface({ input: io.stdin, output: io.stderr });
     const answer = await rl.question(`Delete ${submissionHeadline(detail)}? [y/N] `);
@@ -105,8 +131,14 @@ const std = (): CommandIo => ({ stdout: process.stdout, stderr: process.stderr }
 
 function addServerOptions(cmd: Command): Command {
   return cmd
-    .option('--server <url>', "GPU MODE's base URL (default: $POPCORN_API_URL, else popcorn-cli's default) or a kernel-runner serve URL")
-    .option('--token <token>', "a kernel-runner serve token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
+    .option(
+      '--server <url>',
+      "GPU MODE's base URL (default: $POPCORN_API_URL, else popcorn-cli's default) or a kernel-runner serve URL",
+    )
+    .option(
+      '--token <token>',
+      "a kernel-runner serve token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's",
+    )
     .option('--token-file <path>', TOKEN_FILE_HELP)
     .option('--json', 'print JSON');
 }
@@ -124,13 +156,26 @@ export function register(program: Command): void {
     process.exitCode = (await runSubmissionsList(opts, std())) || undefined;
   });
   addServerOptions(
-    group.command('show').description('show one submission: status, runs, score').argument('<id>', 'submission id').option('--code', 'also print the submitted code'),
+    group
+      .command('show')
+      .description('show one submission: status, runs, score')
+      .argument('<id>', 'submission id')
+      .option('--code', 'also print the submitted code'),
   ).action(async (id: string, opts: CommonOptions & { code?: boolean }) => {
     process.exitCode = (await runSubmissionsShow(id, opts, std())) || undefined;
   });
   addServerOptions(
-    group.command('delete').description('delete one submission').argument('<id>', 'submission id').option('-y, --yes', 'do not ask for confirmation'),
+    group
+      .command('delete')
+      .description('delete one submission')
+      .argument('<id>', 'submission id')
+      .option('-y, --yes', 'do not ask for confirmation'),
   ).action(async (id: string, opts: CommonOptions & { yes?: boolean }) => {
-    process.exitCode = (await runSubmissionsDelete(id, opts, { ...std(), stdin: process.stdin, interactive: process.stdin.isTTY === true })) || undefined;
+    process.exitCode =
+      (await runSubmissionsDelete(id, opts, {
+        ...std(),
+        stdin: process.stdin,
+        interactive: process.stdin.isTTY === true,
+      })) || undefined;
   });
 }

@@ -14,7 +14,12 @@ import { formatElapsed } from '../../core/format/index';
 import { filterResultNoise } from '../../core/gpumode/results';
 import { gpuModeBaseUrl } from '../../core/gpumode/target';
 import { isSubmissionMode } from '../../core/protocol/api';
-import { checkProfileOptions, hasProfileOptions, ProfileOptionError, type ProfileOptions } from '../../core/profileOptions';
+import {
+  checkProfileOptions,
+  hasProfileOptions,
+  ProfileOptionError,
+  type ProfileOptions,
+} from '../../core/profileOptions';
 import {
   connect,
   explain,
@@ -61,8 +66,12 @@ const PROFILE_FLAGS = {
 /** The profile flags, checked as the runner checks them (exit 2 for a bad one; never sent unchecked). */
 export function profileOptionsOfFlags(opts: SubmitCliOptions, mode: string): ProfileOptions | undefined {
   const raw = {
-    counters: opts.counters, kernelRegex: opts.kernelRegex, caseIndex: opts.case, launches: opts.launches,
-    pcSampling: opts.pcSampling, pcSamplingInterval: opts.pcSamplingInterval,
+    counters: opts.counters,
+    kernelRegex: opts.kernelRegex,
+    caseIndex: opts.case,
+    launches: opts.launches,
+    pcSampling: opts.pcSampling,
+    pcSamplingInterval: opts.pcSamplingInterval,
   };
   let options: ProfileOptions;
   try {
@@ -71,10 +80,15 @@ export function profileOptionsOfFlags(opts: SubmitCliOptions, mode: string): Pro
     if (!(err instanceof ProfileOptionError)) throw err;
     throw new CliExit(`${PROFILE_FLAGS[err.field]}: ${err.message}`, 2);
   }
-  const given = (Object.keys(PROFILE_FLAGS) as Array<keyof typeof PROFILE_FLAGS>).filter((k) => raw[k] !== undefined).map((k) => PROFILE_FLAGS[k]);
+  const given = (Object.keys(PROFILE_FLAGS) as Array<keyof typeof PROFILE_FLAGS>)
+    .filter((k) => raw[k] !== undefined)
+    .map((k) => PROFILE_FLAGS[k]);
   if (given.length && mode !== 'profile') throw new CliExit(`${given.join(', ')}: only with --mode profile`, 2);
   if (given.length && opts.server === 'gpumode') {
-    throw new CliExit(`${given.join(', ')} is for our runners (kernel-runner serve, the embedded one); GPU MODE's service profiles without it`, 2);
+    throw new CliExit(
+      `${given.join(', ')} is for our runners (kernel-runner serve, the embedded one); GPU MODE's service profiles without it`,
+      2,
+    );
   }
   return hasProfileOptions(options) ? options : undefined;
 }
@@ -115,8 +129,6 @@ function createLineSink(io: SubmitIo, jsonMode: boolean) {
   };
 }
 
-
-
 function relativeTo(cwd: string, file: string): string {
   const rel = path.relative(cwd, file);
   return rel.startsWith('..') ? file : rel;
@@ -130,7 +142,12 @@ export async function startEmbedded(): Promise<Embedded> {
   const { startEmbeddedRunner } = await import('../../runner/embedded');
   const temp = await makeSubmitTempDir();
   try {
-    const runner = await startEmbeddedRunner({ dataDir: temp.path, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json'), oneSubmission: true });
+    const runner = await startEmbeddedRunner({
+      dataDir: temp.path,
+      heartbeatMs: 5000,
+      isolationCacheFile: path.join(defaultStateDir(), 'isolation.json'),
+      oneSubmission: true,
+    });
     return { runner, temp, token: runner.token };
   } catch (err) {
     await temp.remove();
@@ -147,7 +164,8 @@ interface Embedded {
 
 /** The whole command; resolves to the exit code. */
 export async function runSubmit(file: string, opts: SubmitCliOptions, io: SubmitIo): Promise<number> {
-  if (!isSubmissionMode(opts.mode)) throw new CliExit(`--mode takes test, benchmark, leaderboard or profile, not "${opts.mode}"`, 2);
+  if (!isSubmissionMode(opts.mode))
+    throw new CliExit(`--mode takes test, benchmark, leaderboard or profile, not "${opts.mode}"`, 2);
   const mode = opts.mode;
   const profile = profileOptionsOfFlags(opts, mode);
   let bytes: Buffer;
@@ -163,7 +181,9 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
   const onSigint = () => {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
-    io.stderr.write(`\nkernel-runner: cancelling${jobId === undefined ? '' : ` job ${jobId}`} (Ctrl-C again to quit at once)...\n`);
+    io.stderr.write(
+      `\nkernel-runner: cancelling${jobId === undefined ? '' : ` job ${jobId}`} (Ctrl-C again to quit at once)...\n`,
+    );
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);
@@ -185,9 +205,22 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
       if (!baseUrl) {
         embedded = await startEmbedded();
         const { info } = embedded.runner;
-        connection = await connect({ baseUrl: embedded.runner.url, embedded: { health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null } }, token: embedded.token, userAgent: 'kernel-runner-cli' });
+        connection = await connect({
+          baseUrl: embedded.runner.url,
+          embedded: {
+            health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null },
+          },
+          token: embedded.token,
+          userAgent: 'kernel-runner-cli',
+        });
       } else {
-        connection = await connect({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent: 'kernel-runner-cli', signal: controller.signal });
+        connection = await connect({
+          baseUrl,
+          ...(token ? { token } : {}),
+          ...(opts.token ? { cliId: opts.token } : {}),
+          userAgent: 'kernel-runner-cli',
+          signal: controller.signal,
+        });
       }
     } catch (err) {
       const e = explain(err, { surface: 'cli', baseUrl, service: baseUrl ? undefined : 'kernel-runner' });
@@ -200,7 +233,14 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
     let chosen: { leaderboard: string; gpu: string } | undefined;
     const server = baseUrl ? withoutCredentials(baseUrl) : 'embedded';
     const outcome = await runSubmission(
-      { filePath: file, content: bytes, mode, ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}), ...(opts.gpu ? { gpu: opts.gpu } : {}), ...(profile ? { profile } : {}) },
+      {
+        filePath: file,
+        content: bytes,
+        mode,
+        ...(opts.leaderboard ? { leaderboard: opts.leaderboard } : {}),
+        ...(opts.gpu ? { gpu: opts.gpu } : {}),
+        ...(profile ? { profile } : {}),
+      },
       {
         connection,
         surface: 'cli',
@@ -274,9 +314,13 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   }
   const hiddenLive = opts.showNoise ? 0 : outcome.noiseLines;
   if (outcome.kind === 'error') {
-    if (opts.json) io.stdout.write(`${JSON.stringify({ ok: false, job_id: outcome.id ?? null, error: outcome.error, traces: [], hidden_noise_lines: hiddenLive }, null, 2)}\n`);
+    if (opts.json)
+      io.stdout.write(
+        `${JSON.stringify({ ok: false, job_id: outcome.id ?? null, error: outcome.error, traces: [], hidden_noise_lines: hiddenLive }, null, 2)}\n`,
+      );
     else {
-      if (hiddenLive) err(`${hiddenLive} profiler log line${hiddenLive === 1 ? '' : 's'} hidden (--show-noise shows them)`);
+      if (hiddenLive)
+        err(`${hiddenLive} profiler log line${hiddenLive === 1 ? '' : 's'} hidden (--show-noise shows them)`);
       io.stderr.write(renderErrorEvent(outcome.error!, { color: io.color }));
     }
     return 1;
@@ -288,8 +332,14 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   const ok = outcome.passed;
   if (opts.json) {
     const traces = outcome.traces.map((t) => ({
-      run: t.run, path: t.path, bytes: t.bytes, summary: t.summary ?? null, summary_error: t.summaryError ?? null,
-      digest: t.digest ?? null, digest_path: t.digestPath ?? null, digest_error: t.digestError ?? null,
+      run: t.run,
+      path: t.path,
+      bytes: t.bytes,
+      summary: t.summary ?? null,
+      summary_error: t.summaryError ?? null,
+      digest: t.digest ?? null,
+      digest_path: t.digestPath ?? null,
+      digest_error: t.digestError ?? null,
     }));
     const body = {
       ok,
@@ -311,17 +361,29 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
     return ok ? 0 : 1;
   }
   const out: string[] = [];
-  if (outcome.jobStatus) out.push(`Submission ${outcome.id}: ${outcome.jobStatus.label}${outcome.jobStatus.explanation ? ` — ${outcome.jobStatus.explanation}` : ''}`);
+  if (outcome.jobStatus)
+    out.push(
+      `Submission ${outcome.id}: ${outcome.jobStatus.label}${outcome.jobStatus.explanation ? ` — ${outcome.jobStatus.explanation}` : ''}`,
+    );
   const paths = new Map(outcome.traces.map((t) => [t.run, relativeTo(io.cwd, t.path)]));
-  out.push(renderResult(withSummaries(filtered.result, outcome.traces), { color: io.color, liveOutputShown: outcome.liveOutput || outcome.route === 'background', savedTraces: paths }).trimEnd());
-  for (const t of outcome.traces) if (t.summaryError) out.push(`  ${t.run}: the trace could not be summarised: ${t.summaryError}`);
+  out.push(
+    renderResult(withSummaries(filtered.result, outcome.traces), {
+      color: io.color,
+      liveOutputShown: outcome.liveOutput || outcome.route === 'background',
+      savedTraces: paths,
+    }).trimEnd(),
+  );
+  for (const t of outcome.traces)
+    if (t.summaryError) out.push(`  ${t.run}: the trace could not be summarised: ${t.summaryError}`);
   for (const t of outcome.traces) {
-    if (t.digestPath) out.push(`  ${t.run}: profile digest (for an agent) saved to ${relativeTo(io.cwd, t.digestPath)}`);
+    if (t.digestPath)
+      out.push(`  ${t.run}: profile digest (for an agent) saved to ${relativeTo(io.cwd, t.digestPath)}`);
     else if (t.digestError) out.push(`  ${t.run}: no profile digest: ${t.digestError}`);
   }
   const score = outcome.score;
   const how = score?.source === 'run' ? "the service's score" : `${score?.rankingBy} of the benchmark means`;
-  if (score && score.notRanked === undefined) out.push(`Ranked score: ${score.text} (${how}; the secret run is not ranked)`);
+  if (score && score.notRanked === undefined)
+    out.push(`Ranked score: ${score.text} (${how}; the secret run is not ranked)`);
   else if (score) out.push(`Score ${score.text} (${how}), not ranked: ${score.notRanked}`);
   for (const advice of outcome.advice ?? []) out.push(advice);
   // GPU MODE's markdown reports are its only summary; our runner's say again what the live output and the lines
@@ -336,10 +398,21 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
 export function register(program: Command): void {
   program
     .command('submit')
-    .description('submit a file to a runner (an embedded one when --server is not given) and print its live output and result')
-    .argument('<file>', 'the submission: a problem solution (submission.py), or any script for the `script` leaderboard')
-    .option('--server <url>', 'runner base URL (kernel-runner serve), or `gpumode` for GPU MODE ($POPCORN_API_URL, else popcorn-cli\'s default); default: an embedded runner for this command')
-    .option('--token <token>', "the runner's token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's")
+    .description(
+      'submit a file to a runner (an embedded one when --server is not given) and print its live output and result',
+    )
+    .argument(
+      '<file>',
+      'the submission: a problem solution (submission.py), or any script for the `script` leaderboard',
+    )
+    .option(
+      '--server <url>',
+      "runner base URL (kernel-runner serve), or `gpumode` for GPU MODE ($POPCORN_API_URL, else popcorn-cli's default); default: an embedded runner for this command",
+    )
+    .option(
+      '--token <token>',
+      "the runner's token (default: --token-file, $KERNEL_RUNNER_TOKEN, else for a loopback URL the one `serve` stored in ~/.local/state/kernel-runner/token); for GPU MODE, a cli_id instead of ~/.popcorn.yaml's",
+    )
     .option('--token-file <path>', TOKEN_FILE_HELP)
     .option('--leaderboard <name>', 'leaderboard (default: the file\'s #!POPCORN leaderboard directive, else "script")')
     .option(
@@ -350,15 +423,35 @@ export function register(program: Command): void {
     .option('--json', 'print the final result as JSON on stdout (live output goes to stderr)')
     .option('--out <dir>', `where profile archives are saved (default: ./${DEFAULT_OUT})`)
     .option('--show-noise', "also print the profiler's log lines (Perfetto, glog) that are hidden by default")
-    .option('--counters <spec>', 'profile mode, our runners: hardware counters: off | roofline | speed-of-light | a comma-separated list (SQ_WAVES,GRBM_GUI_ACTIVE); split into rocprofv3 passes for the GPU')
-    .option('--kernel-regex <regex>', "profile mode, our runners: rocprofv3's --kernel-include-regex (counters of matching kernels only)")
+    .option(
+      '--counters <spec>',
+      'profile mode, our runners: hardware counters: off | roofline | speed-of-light | a comma-separated list (SQ_WAVES,GRBM_GUI_ACTIVE); split into rocprofv3 passes for the GPU',
+    )
+    .option(
+      '--kernel-regex <regex>',
+      "profile mode, our runners: rocprofv3's --kernel-include-regex (counters of matching kernels only)",
+    )
     .option('--case <index>', 'profile mode, our runners: run and profile only this benchmark case (0-based)')
-    .option('--launches <window>', "profile mode, our runners: which launches of each matching kernel get counters, rocprofv3's --kernel-iteration-range (10-20, [1-2],[5]; counted from 1)")
-    .option('--pc-sampling <method>', 'with --mode profile: sample the program counter, off | host_trap | stochastic (MI300: stochastic has stall reasons); `kernel-runner hotspots` reads the samples')
-    .option('--pc-sampling-interval <n>', 'host_trap: microseconds (default 1); stochastic: cycles, a power of two >= 256 (default 1048576)')
+    .option(
+      '--launches <window>',
+      "profile mode, our runners: which launches of each matching kernel get counters, rocprofv3's --kernel-iteration-range (10-20, [1-2],[5]; counted from 1)",
+    )
+    .option(
+      '--pc-sampling <method>',
+      'with --mode profile: sample the program counter, off | host_trap | stochastic (MI300: stochastic has stall reasons); `kernel-runner hotspots` reads the samples',
+    )
+    .option(
+      '--pc-sampling-interval <n>',
+      'host_trap: microseconds (default 1); stochastic: cycles, a power of two >= 256 (default 1048576)',
+    )
     .action(async (file: string, opts: SubmitCliOptions) => {
       const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
-      const code = await runSubmit(file, opts, { stdout: process.stdout, stderr: process.stderr, color, cwd: process.cwd() });
+      const code = await runSubmit(file, opts, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        color,
+        cwd: process.cwd(),
+      });
       if (code !== 0) process.exitCode = code;
     });
 }

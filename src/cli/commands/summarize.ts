@@ -16,14 +16,22 @@ interface SummarizeCliOptions {
 export function register(program: Command): void {
   program
     .command('summarize')
-    .description('summarise a rocprof output (folder, zip, rocpd .db, or one CSV/JSON): top kernels, GPU busy, copies, API')
+    .description(
+      'summarise a rocprof output (folder, zip, rocpd .db, or one CSV/JSON): top kernels, GPU busy, copies, API',
+    )
     .argument('<path>', 'rocprofv3 output folder or zip, *_results.db, *_kernel_trace.csv, legacy results.json ...')
     .option('--json', 'print the TraceSummary object as JSON')
     .option('--top <n>', 'kernel and API rows to show', '15')
     .option('--buckets <n>', 'timeline buckets per agent', '100')
-    .option('--digest', 'print the profile digest instead: one small JSON document for an agent (docs/digest.schema.json)')
+    .option(
+      '--digest',
+      'print the profile digest instead: one small JSON document for an agent (docs/digest.schema.json)',
+    )
     .option('--max-bytes <n>', "the digest's byte budget (lists are cut to fit)", '16384')
-    .option('--baseline <other>', 'with --digest: another profile to compare with, each change with its interval and verdict')
+    .option(
+      '--baseline <other>',
+      'with --digest: another profile to compare with, each change with its interval and verdict',
+    )
     .action(async (path: string, opts: SummarizeCliOptions) => {
       const top = positiveInt(opts.top, '--top');
       const buckets = positiveInt(opts.buckets, '--buckets');
@@ -31,7 +39,11 @@ export function register(program: Command): void {
         await printDigest(path, opts, buckets);
         return;
       }
-      if (opts.baseline) throw new CliExit('--baseline goes with --digest (`kernel-runner compare A B` compares two profiles in full)', 2);
+      if (opts.baseline)
+        throw new CliExit(
+          '--baseline goes with --digest (`kernel-runner compare A B` compares two profiles in full)',
+          2,
+        );
       let summary;
       try {
         summary = await summarizePath(path, { buckets });
@@ -40,7 +52,10 @@ export function register(program: Command): void {
         throw err;
       }
       if (opts.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-      else process.stdout.write(renderTraceTables(summary, { top, color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+      else
+        process.stdout.write(
+          renderTraceTables(summary, { top, color: process.stdout.isTTY === true && !process.env.NO_COLOR }),
+        );
     });
 }
 
@@ -50,7 +65,12 @@ async function printDigest(path: string, opts: SummarizeCliOptions, buckets: num
   if (maxBytes < MIN_MAX_BYTES) throw new CliExit(`--max-bytes takes at least ${MIN_MAX_BYTES}, not ${maxBytes}`, 2);
   let digest;
   try {
-    digest = await digestPath(path, { maxBytes, summarize: { buckets }, ...(opts.baseline ? { baselinePath: opts.baseline } : {}), links: [{ rel: 'trace', href: resolve(path) }] });
+    digest = await digestPath(path, {
+      maxBytes,
+      summarize: { buckets },
+      ...(opts.baseline ? { baselinePath: opts.baseline } : {}),
+      links: [{ rel: 'trace', href: resolve(path) }],
+    });
   } catch (err) {
     if (err instanceof TraceInputError || err instanceof DigestBudgetError) throw new CliExit(err.message, 2);
     throw err;

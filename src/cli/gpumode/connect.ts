@@ -31,9 +31,17 @@ export async function connectServer(opts: ServerOptions, userAgent = 'kernel-run
   const baseUrl = serverUrl(opts.server);
   const token = clientToken(opts, baseUrl);
   try {
-    const c = await connectService({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent });
+    const c = await connectService({
+      baseUrl,
+      ...(token ? { token } : {}),
+      ...(opts.token ? { cliId: opts.token } : {}),
+      userAgent,
+    });
     if (c.service === 'gpumode' && !c.hasIdentity) {
-      throw new CliExit(`No GPU MODE cli_id in ${c.identitySource ?? '~/.popcorn.yaml'}. To register, ${CLI_REGISTER_HINTS.register}.`, 2);
+      throw new CliExit(
+        `No GPU MODE cli_id in ${c.identitySource ?? '~/.popcorn.yaml'}. To register, ${CLI_REGISTER_HINTS.register}.`,
+        2,
+      );
     }
     return { client: c.client, baseUrl: c.baseUrl, gpumode: c.service === 'gpumode' };
   } catch (err) {

@@ -32,8 +32,17 @@ export async function saveResultFile(outDir: string, record: RunRecord): Promise
   const o = record.outcome;
   if (!o?.result) return undefined;
   await mkdir(outDir, { recursive: true });
-  const file = path.join(outDir, `${path.basename(record.file, path.extname(record.file))}-${record.id}-${record.mode}.result.json`);
-  const body = { ok: o.passed, service: o.connection.service, job_id: o.id ?? null, result: o.result, traces: o.traces.map((t) => ({ run: t.run, path: t.path, digest_path: t.digestPath ?? null })) };
+  const file = path.join(
+    outDir,
+    `${path.basename(record.file, path.extname(record.file))}-${record.id}-${record.mode}.result.json`,
+  );
+  const body = {
+    ok: o.passed,
+    service: o.connection.service,
+    job_id: o.id ?? null,
+    result: o.result,
+    traces: o.traces.map((t) => ({ run: t.run, path: t.path, digest_path: t.digestPath ?? null })),
+  };
   await writeFile(file, `${JSON.stringify(body, null, 2)}\n`);
   return file;
 }
@@ -41,7 +50,14 @@ export async function saveResultFile(outDir: string, record: RunRecord): Promise
 /** What a tool answers about a run: small (the digest, not the trace), with links to the full artifacts. */
 export function describeRun(record: RunRecord): Record<string, unknown> {
   const o = record.outcome;
-  const base: Record<string, unknown> = { run_id: record.id, state: record.state, file: record.file, mode: record.mode, job_id: record.jobId ?? null, target: record.target ?? null };
+  const base: Record<string, unknown> = {
+    run_id: record.id,
+    state: record.state,
+    file: record.file,
+    mode: record.mode,
+    job_id: record.jobId ?? null,
+    target: record.target ?? null,
+  };
   if (!o) return { ...base, status: record.status, output_tail: record.outputTail };
   const digest = o.traces.find((t) => t.digest)?.digest ?? null;
   return {
@@ -53,7 +69,14 @@ export function describeRun(record: RunRecord): Record<string, unknown> {
     evaluator: o.result ? evaluatorOfResult(o.result) : null,
     output_tail: o.passed ? record.outputTail.slice(-10) : record.outputTail,
     result_file: record.resultFile ?? null,
-    traces: o.traces.map((t) => ({ run: t.run, path: t.path, bytes: t.bytes, digest_path: t.digestPath ?? null, digest_error: t.digestError ?? null, summary_error: t.summaryError ?? null })),
+    traces: o.traces.map((t) => ({
+      run: t.run,
+      path: t.path,
+      bytes: t.bytes,
+      digest_path: t.digestPath ?? null,
+      digest_error: t.digestError ?? null,
+      summary_error: t.summaryError ?? null,
+    })),
     trace_error: o.traceError ?? null,
     digest,
     next: nextSteps(record),
@@ -64,8 +87,13 @@ function nextSteps(record: RunRecord): string[] {
   const o = record.outcome;
   if (!o) return [];
   if (o.kind !== 'result') return ['fix what the message says and submit again'];
-  if (!o.passed) return ['the tests failed: read output_tail and evaluator.tests.failures, fix the kernel, submit mode test again'];
-  if (record.mode === 'test') return ['submit mode benchmark for timings, or mode profile for a digest of where the time goes'];
-  if (record.mode === 'profile') return ['read digest (top kernels per case, occupancy, idle gaps); after an edit, profile again and call compare with the two trace paths'];
+  if (!o.passed)
+    return ['the tests failed: read output_tail and evaluator.tests.failures, fix the kernel, submit mode test again'];
+  if (record.mode === 'test')
+    return ['submit mode benchmark for timings, or mode profile for a digest of where the time goes'];
+  if (record.mode === 'profile')
+    return [
+      'read digest (top kernels per case, occupancy, idle gaps); after an edit, profile again and call compare with the two trace paths',
+    ];
   return ['after an edit, benchmark again and call compare with the two result_file paths (Welch verdict per case)'];
 }

@@ -6,7 +6,17 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from '../../core/protocol/zod';
 import { createTarget, TargetError, type TargetOptions } from './target';
-import { compareTool, getRunTool, isaTool, listLeaderboardsTool, profileDigestTool, submitTool, ToolError, type CallExtras, type ToolContext } from './tools';
+import {
+  compareTool,
+  getRunTool,
+  isaTool,
+  listLeaderboardsTool,
+  profileDigestTool,
+  submitTool,
+  ToolError,
+  type CallExtras,
+  type ToolContext,
+} from './tools';
 import type { RunRecord } from './runs';
 
 export interface McpOptions extends TargetOptions {
@@ -15,11 +25,16 @@ export interface McpOptions extends TargetOptions {
 }
 
 const DESCRIPTIONS = {
-  list_leaderboards: 'List the leaderboards (problems) and their GPUs on the configured runner. Use first, to pick the leaderboard and GPU a submission goes to (a file may also name them with #!POPCORN leaderboard/gpu directives).',
-  submit: 'Submit a kernel (a file path, or code plus file_name) to the runner and wait for its outcome. mode: test (correctness; use after every edit), benchmark (the evaluator\'s timings per case; use to measure), profile (a rocprofv3 run; answers with the profile digest: top kernels per case, occupancy, idle gaps, copies), leaderboard (a ranked submission; only when asked to). Returns run_id, pass/fail, the evaluator\'s timings, the last output lines, result_file and trace paths for compare. Reports progress; cancelling the call cancels the job.',
-  get_run: 'The state or outcome of a run of this session by run_id; waits for a run still going (wait=false answers at once). Use when a submit call was interrupted, or to read an earlier run again.',
-  profile_digest: 'The profile digest of a trace (a profile zip, folder or rocpd .db): a small JSON document (schemaVersion 1, under max_bytes) with the top kernels per benchmark case, their launch configuration, registers, LDS, scratch and occupancy, GPU busy and idle time, copies, API overhead and warnings. With baseline (another trace), each kernel and case gets its change with a 99% interval and a verdict. Use instead of reading raw profiler output.',
-  compare: 'Compare two runs: two result_file paths (from submit, mode benchmark or leaderboard) give the evaluator\'s per-case timings with Welch\'s test (faster / slower / no change detected / not enough runs to tell); two trace paths give per-kernel and per-case changes judged from the per-dispatch spread. Use after an edit, with the earlier run as a.',
+  list_leaderboards:
+    'List the leaderboards (problems) and their GPUs on the configured runner. Use first, to pick the leaderboard and GPU a submission goes to (a file may also name them with #!POPCORN leaderboard/gpu directives).',
+  submit:
+    "Submit a kernel (a file path, or code plus file_name) to the runner and wait for its outcome. mode: test (correctness; use after every edit), benchmark (the evaluator's timings per case; use to measure), profile (a rocprofv3 run; answers with the profile digest: top kernels per case, occupancy, idle gaps, copies), leaderboard (a ranked submission; only when asked to). Returns run_id, pass/fail, the evaluator's timings, the last output lines, result_file and trace paths for compare. Reports progress; cancelling the call cancels the job.",
+  get_run:
+    'The state or outcome of a run of this session by run_id; waits for a run still going (wait=false answers at once). Use when a submit call was interrupted, or to read an earlier run again.',
+  profile_digest:
+    'The profile digest of a trace (a profile zip, folder or rocpd .db): a small JSON document (schemaVersion 1, under max_bytes) with the top kernels per benchmark case, their launch configuration, registers, LDS, scratch and occupancy, GPU busy and idle time, copies, API overhead and warnings. With baseline (another trace), each kernel and case gets its change with a 99% interval and a verdict. Use instead of reading raw profiler output.',
+  compare:
+    "Compare two runs: two result_file paths (from submit, mode benchmark or leaderboard) give the evaluator's per-case timings with Welch's test (faster / slower / no change detected / not enough runs to tell); two trace paths give per-kernel and per-case changes judged from the per-dispatch spread. Use after an edit, with the earlier run as a.",
   isa: 'Kernels of AMDGPU code objects (a .o/.co/.hsaco, an offload bundle, a folder or a profile zip): registers, AGPRs, LDS, scratch, spills and the occupancy estimate with what limits it. Use when the digest shows low occupancy, or to see what the compiler made of a kernel.',
 };
 
@@ -34,7 +49,10 @@ async function answer(secrets: () => string[], run: () => Promise<Record<string,
     text = JSON.stringify(body, null, 1);
   } catch (err) {
     isError = true;
-    text = err instanceof ToolError || err instanceof TargetError ? err.message : `error: ${err instanceof Error ? err.message : String(err)}`;
+    text =
+      err instanceof ToolError || err instanceof TargetError
+        ? err.message
+        : `error: ${err instanceof Error ? err.message : String(err)}`;
   }
   for (const secret of secrets()) if (secret.length >= 4) text = text.split(secret).join('[redacted]');
   return { content: [{ type: 'text' as const, text }], ...(isError ? { isError: true } : {}) };
@@ -43,24 +61,54 @@ async function answer(secrets: () => string[], run: () => Promise<Record<string,
 export async function runMcpServer(opts: McpOptions): Promise<void> {
   const target = createTarget(opts);
   let counter = 0;
-  const ctx: ToolContext = { target, outDir: path.resolve(opts.out ?? 'kernel-runner-traces'), runs: new Map<string, RunRecord>(), nextRunId: () => `r${++counter}` };
-  const server = new McpServer({ name: 'kernel-runner', version: '1' }, { instructions: `Kernel Runner: run, profile and compare GPU kernels on ${target.label()}. Loop: submit mode test -> submit mode profile -> read the digest -> edit -> profile or benchmark again -> compare with the earlier run.` });
+  const ctx: ToolContext = {
+    target,
+    outDir: path.resolve(opts.out ?? 'kernel-runner-traces'),
+    runs: new Map<string, RunRecord>(),
+    nextRunId: () => `r${++counter}`,
+  };
+  const server = new McpServer(
+    { name: 'kernel-runner', version: '1' },
+    {
+      instructions: `Kernel Runner: run, profile and compare GPU kernels on ${target.label()}. Loop: submit mode test -> submit mode profile -> read the digest -> edit -> profile or benchmark again -> compare with the earlier run.`,
+    },
+  );
 
-  type Extra = { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void> };
+  type Extra = {
+    signal: AbortSignal;
+    _meta?: { progressToken?: string | number };
+    sendNotification: (n: {
+      method: 'notifications/progress';
+      params: { progressToken: string | number; progress: number; message?: string };
+    }) => Promise<void>;
+  };
   const extrasOf = (extra: Extra): CallExtras => {
     const token = extra._meta?.progressToken;
     let n = 0;
     return {
       signal: extra.signal,
       ...(token !== undefined
-        ? { progress: (message: string) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: redact(message) } }).catch(() => undefined) }
+        ? {
+            progress: (message: string) =>
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: ++n, message: redact(message) },
+                })
+                .catch(() => undefined),
+          }
         : {}),
     };
   };
-  const redact = (text: string): string => target.secrets().reduce((t, s) => (s.length >= 4 ? t.split(s).join('[redacted]') : t), text);
+  const redact = (text: string): string =>
+    target.secrets().reduce((t, s) => (s.length >= 4 ? t.split(s).join('[redacted]') : t), text);
   const mode = z.enum(['test', 'benchmark', 'leaderboard', 'profile']);
 
-  server.registerTool('list_leaderboards', { description: DESCRIPTIONS.list_leaderboards, inputSchema: {} }, (_args, extra) => answer(target.secrets, () => listLeaderboardsTool(ctx, extrasOf(extra as unknown as Extra))));
+  server.registerTool(
+    'list_leaderboards',
+    { description: DESCRIPTIONS.list_leaderboards, inputSchema: {} },
+    (_args, extra) => answer(target.secrets, () => listLeaderboardsTool(ctx, extrasOf(extra as unknown as Extra))),
+  );
   server.registerTool(
     'submit',
     {
@@ -68,30 +116,59 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
       inputSchema: {
         file: z.string().optional().describe('path of the kernel file to submit'),
         code: z.string().optional().describe('the source text to submit, instead of file'),
-        file_name: z.string().optional().describe('the name for code (its extension matters: .py, .hip, .cu); default submission.py'),
+        file_name: z
+          .string()
+          .optional()
+          .describe('the name for code (its extension matters: .py, .hip, .cu); default submission.py'),
         mode: mode.describe('test | benchmark | leaderboard | profile'),
-        leaderboard: z.string().optional().describe('default: the file\'s #!POPCORN leaderboard directive'),
-        gpu: z.string().optional().describe('default: the file\'s #!POPCORN gpu directive, else the leaderboard\'s GPU'),
+        leaderboard: z.string().optional().describe("default: the file's #!POPCORN leaderboard directive"),
+        gpu: z.string().optional().describe("default: the file's #!POPCORN gpu directive, else the leaderboard's GPU"),
       },
     },
     (args, extra) => answer(target.secrets, () => submitTool(ctx, args, extrasOf(extra as unknown as Extra))),
   );
   server.registerTool(
     'get_run',
-    { description: DESCRIPTIONS.get_run, inputSchema: { run_id: z.string().describe('r1, r2 ... as submit answered'), wait: z.boolean().optional().describe('wait for a run still going (default true)') } },
+    {
+      description: DESCRIPTIONS.get_run,
+      inputSchema: {
+        run_id: z.string().describe('r1, r2 ... as submit answered'),
+        wait: z.boolean().optional().describe('wait for a run still going (default true)'),
+      },
+    },
     (args, extra) => answer(target.secrets, () => getRunTool(ctx, args, extrasOf(extra as unknown as Extra))),
   );
   server.registerTool(
     'profile_digest',
-    { description: DESCRIPTIONS.profile_digest, inputSchema: { path: z.string().describe('a profile zip (submit saves them), folder or rocpd .db'), baseline: z.string().optional().describe('an earlier profile to compare with'), max_bytes: z.number().int().min(2048).optional().describe('byte budget, default 16384') } },
+    {
+      description: DESCRIPTIONS.profile_digest,
+      inputSchema: {
+        path: z.string().describe('a profile zip (submit saves them), folder or rocpd .db'),
+        baseline: z.string().optional().describe('an earlier profile to compare with'),
+        max_bytes: z.number().int().min(2048).optional().describe('byte budget, default 16384'),
+      },
+    },
     (args) => answer(target.secrets, () => profileDigestTool(args)),
   );
   server.registerTool(
     'compare',
-    { description: DESCRIPTIONS.compare, inputSchema: { a: z.string().describe('the earlier run: a result_file or a trace path'), b: z.string().describe('the later run, of the same kind') } },
+    {
+      description: DESCRIPTIONS.compare,
+      inputSchema: {
+        a: z.string().describe('the earlier run: a result_file or a trace path'),
+        b: z.string().describe('the later run, of the same kind'),
+      },
+    },
     (args) => answer(target.secrets, () => compareTool(args)),
   );
-  server.registerTool('isa', { description: DESCRIPTIONS.isa, inputSchema: { path: z.string().describe('code object, bundle, folder or profile zip') } }, (args) => answer(target.secrets, () => isaTool(args)));
+  server.registerTool(
+    'isa',
+    {
+      description: DESCRIPTIONS.isa,
+      inputSchema: { path: z.string().describe('code object, bundle, folder or profile zip') },
+    },
+    (args) => answer(target.secrets, () => isaTool(args)),
+  );
 
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

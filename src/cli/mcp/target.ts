@@ -43,24 +43,46 @@ export function createTarget(opts: TargetOptions): Target {
       if (!baseUrl) {
         const { startEmbeddedRunner } = await import('../../runner/embedded');
         const temp = await makeSubmitTempDir();
-        const runner = await startEmbeddedRunner({ dataDir: temp.path, heartbeatMs: 5000, isolationCacheFile: path.join(defaultStateDir(), 'isolation.json') }).catch(async (err: unknown) => {
+        const runner = await startEmbeddedRunner({
+          dataDir: temp.path,
+          heartbeatMs: 5000,
+          isolationCacheFile: path.join(defaultStateDir(), 'isolation.json'),
+        }).catch(async (err: unknown) => {
           await temp.remove();
           throw err;
         });
         embedded = { runner, temp };
         secrets.add(runner.token);
         const { info } = runner;
-        return await connect({ baseUrl: runner.url, embedded: { health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null } }, token: runner.token, userAgent: 'kernel-runner-mcp' });
+        return await connect({
+          baseUrl: runner.url,
+          embedded: {
+            health: { status: 'ok', version: 'embedded', gpus: info.gpus, profiler: info.profiler?.kind ?? null },
+          },
+          token: runner.token,
+          userAgent: 'kernel-runner-mcp',
+        });
       }
-      const connection = await connect({ baseUrl, ...(token ? { token } : {}), ...(opts.token ? { cliId: opts.token } : {}), userAgent: 'kernel-runner-mcp', ...(signal ? { signal } : {}) });
+      const connection = await connect({
+        baseUrl,
+        ...(token ? { token } : {}),
+        ...(opts.token ? { cliId: opts.token } : {}),
+        userAgent: 'kernel-runner-mcp',
+        ...(signal ? { signal } : {}),
+      });
       if (connection.service === 'gpumode' && !opts.token) {
         // the user's cli_id from popcorn-cli's config is a secret too
-        const cliId = await readPopcornConfig().then((c) => c.cliId, () => undefined);
+        const cliId = await readPopcornConfig().then(
+          (c) => c.cliId,
+          () => undefined,
+        );
         if (cliId) secrets.add(cliId);
       }
       return connection;
     } catch (err) {
-      throw new TargetError(explain(err, { surface: 'cli', baseUrl, service: baseUrl ? undefined : 'kernel-runner' }).message);
+      throw new TargetError(
+        explain(err, { surface: 'cli', baseUrl, service: baseUrl ? undefined : 'kernel-runner' }).message,
+      );
     }
   };
   return {
@@ -72,7 +94,12 @@ export function createTarget(opts: TargetOptions): Target {
       return pending;
     },
     secrets: () => [...secrets],
-    label: () => (baseUrl ? (opts.server === 'gpumode' ? 'GPU MODE' : withoutCredentials(baseUrl)) : 'an embedded runner on this machine'),
+    label: () =>
+      baseUrl
+        ? opts.server === 'gpumode'
+          ? 'GPU MODE'
+          : withoutCredentials(baseUrl)
+        : 'an embedded runner on this machine',
     async close() {
       if (embedded) {
         await embedded.runner.close();
@@ -82,4 +109,3 @@ export function createTarget(opts: TargetOptions): Target {
     },
   };
 }
-

@@ -37,7 +37,11 @@ export interface CallExtras {
   progress?: (message: string) => void;
 }
 
-async function submissionFile(ctx: ToolContext, args: SubmitArgs, runId: string): Promise<{ filePath: string; content: Buffer }> {
+async function submissionFile(
+  ctx: ToolContext,
+  args: SubmitArgs,
+  runId: string,
+): Promise<{ filePath: string; content: Buffer }> {
   if (args.file && args.code !== undefined) throw new ToolError('give file or code, not both');
   if (args.file) {
     try {
@@ -55,14 +59,27 @@ async function submissionFile(ctx: ToolContext, args: SubmitArgs, runId: string)
   return { filePath, content: Buffer.from(args.code) };
 }
 
-export async function submitTool(ctx: ToolContext, args: SubmitArgs, extras: CallExtras): Promise<Record<string, unknown>> {
-  if (!isSubmissionMode(args.mode)) throw new ToolError(`mode takes test, benchmark, leaderboard or profile, not "${args.mode}"`);
+export async function submitTool(
+  ctx: ToolContext,
+  args: SubmitArgs,
+  extras: CallExtras,
+): Promise<Record<string, unknown>> {
+  if (!isSubmissionMode(args.mode))
+    throw new ToolError(`mode takes test, benchmark, leaderboard or profile, not "${args.mode}"`);
   const mode: SubmissionMode = args.mode;
   const id = ctx.nextRunId();
   const { filePath, content } = await submissionFile(ctx, args, id);
   const connection = await ctx.target.connection(extras.signal);
   let finish!: () => void;
-  const record: RunRecord = { id, file: filePath, mode, state: 'running', status: 'submitting', outputTail: [], done: new Promise<void>((r) => (finish = r)) };
+  const record: RunRecord = {
+    id,
+    file: filePath,
+    mode,
+    state: 'running',
+    status: 'submitting',
+    outputTail: [],
+    done: new Promise<void>((r) => (finish = r)),
+  };
   ctx.runs.set(id, record);
   const say = (text: string) => {
     record.status = text;
@@ -71,7 +88,13 @@ export async function submitTool(ctx: ToolContext, args: SubmitArgs, extras: Cal
   const outDir = path.join(ctx.outDir, 'traces');
   try {
     record.outcome = await runSubmission(
-      { filePath, content, mode, ...(args.leaderboard ? { leaderboard: args.leaderboard } : {}), ...(args.gpu ? { gpu: args.gpu } : {}) },
+      {
+        filePath,
+        content,
+        mode,
+        ...(args.leaderboard ? { leaderboard: args.leaderboard } : {}),
+        ...(args.gpu ? { gpu: args.gpu } : {}),
+      },
       {
         connection,
         surface: 'cli',
@@ -86,7 +109,12 @@ export async function submitTool(ctx: ToolContext, args: SubmitArgs, extras: Cal
             return digestPath(f, {
               summary,
               submission: { file: path.basename(filePath), sha256: sha256Text(content) },
-              configuration: configurationOf({ server: ctx.target.label(), mode, leaderboard: record.target?.leaderboard, gpu: record.target?.gpu }),
+              configuration: configurationOf({
+                server: ctx.target.label(),
+                mode,
+                leaderboard: record.target?.leaderboard,
+                gpu: record.target?.gpu,
+              }),
               links: [{ rel: 'trace', href: f }],
             });
           },
@@ -111,7 +139,9 @@ export async function submitTool(ctx: ToolContext, args: SubmitArgs, extras: Cal
             case 'output':
               if (!ev.noise) {
                 pushOutput(record, ev.text);
-                extras.progress?.(`${id}${record.jobId !== undefined ? ` (job ${record.jobId})` : ''} output: ${ev.text.slice(0, 200)}`);
+                extras.progress?.(
+                  `${id}${record.jobId !== undefined ? ` (job ${record.jobId})` : ''} output: ${ev.text.slice(0, 200)}`,
+                );
               }
               break;
             case 'trace-saved':
@@ -129,12 +159,22 @@ export async function submitTool(ctx: ToolContext, args: SubmitArgs, extras: Cal
   return describeRun(record);
 }
 
-export async function getRunTool(ctx: ToolContext, args: { run_id: string; wait?: boolean }, extras: CallExtras): Promise<Record<string, unknown>> {
+export async function getRunTool(
+  ctx: ToolContext,
+  args: { run_id: string; wait?: boolean },
+  extras: CallExtras,
+): Promise<Record<string, unknown>> {
   const record = ctx.runs.get(args.run_id);
-  if (!record) throw new ToolError(`no run ${args.run_id} in this session (runs: ${[...ctx.runs.keys()].join(', ') || 'none yet'})`);
+  if (!record)
+    throw new ToolError(
+      `no run ${args.run_id} in this session (runs: ${[...ctx.runs.keys()].join(', ') || 'none yet'})`,
+    );
   if (record.state === 'running' && args.wait !== false) {
     extras.progress?.(`${record.id}: ${record.status}`);
-    await Promise.race([record.done, new Promise<void>((resolve) => extras.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+    await Promise.race([
+      record.done,
+      new Promise<void>((resolve) => extras.signal.addEventListener('abort', () => resolve(), { once: true })),
+    ]);
   }
   return describeRun(record);
 }
@@ -144,15 +184,28 @@ export async function listLeaderboardsTool(ctx: ToolContext, extras: CallExtras)
   const boards = await connection.client.listLeaderboards({ signal: extras.signal });
   return {
     service: connection.label,
-    leaderboards: boards.map((b) => ({ name: b.name, gpus: b.gpu_types, deadline: b.deadline, description: (b.description ?? '').slice(0, 300) })),
+    leaderboards: boards.map((b) => ({
+      name: b.name,
+      gpus: b.gpu_types,
+      deadline: b.deadline,
+      description: (b.description ?? '').slice(0, 300),
+    })),
   };
 }
 
-export async function profileDigestTool(args: { path: string; baseline?: string; max_bytes?: number }): Promise<Record<string, unknown>> {
+export async function profileDigestTool(args: {
+  path: string;
+  baseline?: string;
+  max_bytes?: number;
+}): Promise<Record<string, unknown>> {
   const { digestPath, DigestBudgetError } = await import('../../trace/digest/index');
   const { TraceInputError } = await import('../../trace/index');
   try {
-    const digest = await digestPath(args.path, { ...(args.max_bytes ? { maxBytes: args.max_bytes } : {}), ...(args.baseline ? { baselinePath: args.baseline } : {}), links: [{ rel: 'trace', href: path.resolve(args.path) }] });
+    const digest = await digestPath(args.path, {
+      ...(args.max_bytes ? { maxBytes: args.max_bytes } : {}),
+      ...(args.baseline ? { baselinePath: args.baseline } : {}),
+      links: [{ rel: 'trace', href: path.resolve(args.path) }],
+    });
     return digest as unknown as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TraceInputError || err instanceof DigestBudgetError) throw new ToolError(err.message);
@@ -163,7 +216,10 @@ export async function profileDigestTool(args: { path: string; baseline?: string;
 export async function compareTool(args: { a: string; b: string }): Promise<Record<string, unknown>> {
   const [ra, rb] = await Promise.all([readResultInput(args.a), readResultInput(args.b)]);
   if (ra || rb) {
-    if (!ra || !rb) throw new ToolError(`${ra ? args.b : args.a} is not a result file: compare two result_file paths, or two trace paths`);
+    if (!ra || !rb)
+      throw new ToolError(
+        `${ra ? args.b : args.a} is not a result file: compare two result_file paths, or two trace paths`,
+      );
     const cases = compareResultTimings(ra, rb);
     const out: Record<string, unknown> = { kind: 'evaluator-timings', a: args.a, b: args.b, cases };
     if (ra.traces[0] && rb.traces[0]) out.traces = await traceDigestCompare(ra.traces[0], rb.traces[0]);
@@ -177,7 +233,13 @@ async function traceDigestCompare(a: string, b: string): Promise<Record<string, 
   const { digestPath } = await import('../../trace/digest/index');
   const { TraceInputError } = await import('../../trace/index');
   try {
-    const digest = await digestPath(b, { baselinePath: a, links: [{ rel: 'trace', href: path.resolve(b) }, { rel: 'baseline', href: path.resolve(a) }] });
+    const digest = await digestPath(b, {
+      baselinePath: a,
+      links: [
+        { rel: 'trace', href: path.resolve(b) },
+        { rel: 'baseline', href: path.resolve(a) },
+      ],
+    });
     return { digest };
   } catch (err) {
     if (err instanceof TraceInputError) throw new ToolError(err.message);
@@ -189,12 +251,31 @@ export async function isaTool(args: { path: string }): Promise<Record<string, un
   const { loadCodeObjectsPath, CodeObjectError } = await import('../../trace/codeObjects/index');
   try {
     const loaded = await loadCodeObjectsPath(args.path);
-    if (loaded.objects.length === 0) throw new ToolError(`${args.path}: no code objects (${loaded.skipped.map((s) => `${s.file}: ${s.reason}`).join('; ') || 'looked for _code_object*.o, *.o, *.co, *.hsaco, *.bundle, *.hipfb, *.fatbin'})`);
+    if (loaded.objects.length === 0)
+      throw new ToolError(
+        `${args.path}: no code objects (${loaded.skipped.map((s) => `${s.file}: ${s.reason}`).join('; ') || 'looked for _code_object*.o, *.o, *.co, *.hsaco, *.bundle, *.hipfb, *.fatbin'})`,
+      );
     return {
       codeObjects: loaded.objects.map((o) => ({
         file: o.info.file,
         processor: o.info.processor,
-        kernels: o.info.kernels.map((k) => ({ name: k.name, vgpr: k.vgprCount, agpr: k.agprCount, sgpr: k.sgprCount, ldsBytes: k.ldsBytes, scratchBytes: k.scratchBytes, vgprSpills: k.vgprSpillCount, sgprSpills: k.sgprSpillCount, occupancy: k.occupancy ? { wavesPerSimd: k.occupancy.wavesPerSimd, maxWavesPerSimd: k.occupancy.maxWavesPerSimd, limitedBy: k.occupancy.limitedBy } : null })),
+        kernels: o.info.kernels.map((k) => ({
+          name: k.name,
+          vgpr: k.vgprCount,
+          agpr: k.agprCount,
+          sgpr: k.sgprCount,
+          ldsBytes: k.ldsBytes,
+          scratchBytes: k.scratchBytes,
+          vgprSpills: k.vgprSpillCount,
+          sgprSpills: k.sgprSpillCount,
+          occupancy: k.occupancy
+            ? {
+                wavesPerSimd: k.occupancy.wavesPerSimd,
+                maxWavesPerSimd: k.occupancy.maxWavesPerSimd,
+                limitedBy: k.occupancy.limitedBy,
+              }
+            : null,
+        })),
         occupancyNote: o.info.occupancyNote,
       })),
       skipped: loaded.skipped,

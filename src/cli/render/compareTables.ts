@@ -19,7 +19,12 @@ function cut(s: string, width: number): string {
   return s.length <= width ? s : `${s.slice(0, width - 1)}…`;
 }
 
-const MATCH_MARK: Record<KernelDelta['match'], string> = { exact: '', 'short-name': '≈', 'a-only': 'gone', 'b-only': 'new' };
+const MATCH_MARK: Record<KernelDelta['match'], string> = {
+  exact: '',
+  'short-name': '≈',
+  'a-only': 'gone',
+  'b-only': 'new',
+};
 
 function kernelRows(rows: KernelDelta[], width: number): string[][] {
   return rows.map((k) => [
@@ -37,7 +42,19 @@ function kernelRows(rows: KernelDelta[], width: number): string[][] {
   ]);
 }
 
-const KERNEL_HEADER = ['Kernel', '', 'A calls', 'B calls', 'A total', 'B total', 'Δ total', 'B/A', 'A avg', 'B avg', 'Avg change [99% interval]'];
+const KERNEL_HEADER = [
+  'Kernel',
+  '',
+  'A calls',
+  'B calls',
+  'A total',
+  'B total',
+  'Δ total',
+  'B/A',
+  'A avg',
+  'B avg',
+  'Avg change [99% interval]',
+];
 const KERNEL_ALIGN = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] as const;
 
 function amountLine(label: string, d: AmountDelta): string {
@@ -51,7 +68,9 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
   const out: string[] = [];
   out.push(h(`Compare A: ${c.a.label}`));
   out.push(h(`   with B: ${c.b.label}`));
-  out.push(`A: ${c.a.calls} dispatches of ${c.a.distinct} kernels; B: ${c.b.calls} dispatches of ${c.b.distinct} kernels`);
+  out.push(
+    `A: ${c.a.calls} dispatches of ${c.a.distinct} kernels; B: ${c.b.calls} dispatches of ${c.b.distinct} kernels`,
+  );
   out.push(amountLine('Kernel time', c.kernelTime));
   if (c.kernelTimeChange) out.push(`Kernel time change [99% interval]: ${formatChange(c.kernelTimeChange, CLI)}`);
   out.push(amountLine('GPU busy', c.busy));
@@ -74,13 +93,33 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
 
   if (c.roofline?.length) {
     out.push('');
-    out.push(h(`Roofline points (HBM intensity, FP32 roof)${c.roofline.length > top ? ` (${top} of ${c.roofline.length})` : ''}`));
-    const rows = c.roofline.slice(0, top).map((r) => [
-      cut(r.shortName, width),
-      formatBound(r.a), formatMetric(r.a?.aiHbm), formatMetric(r.a?.gflopsPerSecond),
-      formatBound(r.b), formatMetric(r.b?.aiHbm), formatMetric(r.b?.gflopsPerSecond),
-    ]);
-    out.push(...table(['Kernel', 'A bound', 'A AI', 'A GFLOP/s', 'B bound', 'B AI', 'B GFLOP/s'], rows, ['l', 'l', 'r', 'r', 'l', 'r', 'r']).map((l) => `  ${l}`));
+    out.push(
+      h(
+        `Roofline points (HBM intensity, FP32 roof)${c.roofline.length > top ? ` (${top} of ${c.roofline.length})` : ''}`,
+      ),
+    );
+    const rows = c.roofline
+      .slice(0, top)
+      .map((r) => [
+        cut(r.shortName, width),
+        formatBound(r.a),
+        formatMetric(r.a?.aiHbm),
+        formatMetric(r.a?.gflopsPerSecond),
+        formatBound(r.b),
+        formatMetric(r.b?.aiHbm),
+        formatMetric(r.b?.gflopsPerSecond),
+      ]);
+    out.push(
+      ...table(['Kernel', 'A bound', 'A AI', 'A GFLOP/s', 'B bound', 'B AI', 'B GFLOP/s'], rows, [
+        'l',
+        'l',
+        'r',
+        'r',
+        'l',
+        'r',
+        'r',
+      ]).map((l) => `  ${l}`),
+    );
   }
 
   if (c.ranges) {
@@ -96,27 +135,58 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       formatRatio(r.kernelRatio, CLI),
       !r.a ? 'new' : !r.b ? 'gone' : r.a.kernelCalls > 0 && r.b.kernelCalls > 0 ? formatChange(r.change, CLI) : '',
     ]);
-    out.push(...table(['Range', 'A kernels', 'B kernels', 'A kernel time', 'B kernel time', 'Δ', 'B/A', 'Change [99% interval]'], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
+    out.push(
+      ...table(
+        ['Range', 'A kernels', 'B kernels', 'A kernel time', 'B kernel time', 'Δ', 'B/A', 'Change [99% interval]'],
+        rows,
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ).map((l) => `  ${l}`),
+    );
     for (const r of c.ranges) {
       if (!r.kernels.length || !(r.a && r.b)) continue;
       out.push('');
       out.push(`  ${h(`Range ${cut(r.name, 100)}`)}`);
-      out.push(...table(KERNEL_HEADER, kernelRows(r.kernels.slice(0, top), width), KERNEL_ALIGN).map((l) => `    ${l}`));
+      out.push(
+        ...table(KERNEL_HEADER, kernelRows(r.kernels.slice(0, top), width), KERNEL_ALIGN).map((l) => `    ${l}`),
+      );
     }
     const by = [c.rangeAttribution.a, c.rangeAttribution.b];
-    out.push('', 'Changes are judged from the per-dispatch spread (10 dispatches a side at least; a range only when its kernels ran nowhere else): "no change detected" means the 99% interval holds 0.');
-    if (by.includes('gpu-overlap')) out.push('', 'Note: a side without an API trace put kernels in ranges by GPU time, which misses kernels that ran after their range closed.');
+    out.push(
+      '',
+      'Changes are judged from the per-dispatch spread (10 dispatches a side at least; a range only when its kernels ran nowhere else): "no change detected" means the 99% interval holds 0.',
+    );
+    if (by.includes('gpu-overlap'))
+      out.push(
+        '',
+        'Note: a side without an API trace put kernels in ranges by GPU time, which misses kernels that ran after their range closed.',
+      );
   }
   return `${out.join('\n')}\n`;
 }
 
 /** The evaluator's per-case timings of two results (what ranks), each change with its interval and verdict. */
-export function renderTimingChanges(cases: CaseTimingChange[], opts: { a: string; b: string; color?: boolean }): string {
+export function renderTimingChanges(
+  cases: CaseTimingChange[],
+  opts: { a: string; b: string; color?: boolean },
+): string {
   const h = (s: string): string => (opts.color ? `\x1b[1m${s}\x1b[22m` : s);
   const out = [h(`Evaluator timings, A: ${opts.a}`), h(`              with B: ${opts.b}`)];
-  if (cases.length === 0) return `${[...out, 'No benchmark cases with timings in A (run with --mode benchmark or leaderboard).'].join('\n')}\n`;
-  const rows = cases.map((c) => [cut(c.spec, 48), ns(c.change.aNs), ns(c.change.bNs), formatRatio(c.change.ratio, CLI), formatChange(c.change, CLI)]);
-  out.push(...table(['Case', 'A mean', 'B mean', 'B/A', 'Change [99% interval]'], rows, ['l', 'r', 'r', 'r', 'l']).map((l) => `  ${l}`));
-  out.push("Welch's t-test on each case's mean, std and runs: \"no change detected\" means the 99% interval of the change holds 0.");
+  if (cases.length === 0)
+    return `${[...out, 'No benchmark cases with timings in A (run with --mode benchmark or leaderboard).'].join('\n')}\n`;
+  const rows = cases.map((c) => [
+    cut(c.spec, 48),
+    ns(c.change.aNs),
+    ns(c.change.bNs),
+    formatRatio(c.change.ratio, CLI),
+    formatChange(c.change, CLI),
+  ]);
+  out.push(
+    ...table(['Case', 'A mean', 'B mean', 'B/A', 'Change [99% interval]'], rows, ['l', 'r', 'r', 'r', 'l']).map(
+      (l) => `  ${l}`,
+    ),
+  );
+  out.push(
+    'Welch\'s t-test on each case\'s mean, std and runs: "no change detected" means the 99% interval of the change holds 0.',
+  );
   return `${out.join('\n')}\n`;
 }

@@ -26,11 +26,17 @@ function where(file: string | null, line: number | null, width = 60): string {
 /** `WAITCNT 5, OTHER_WAIT 2` (the three largest). */
 function stallText(stalls: Record<string, number>): string {
   const e = Object.entries(stalls);
-  return e.length === 0 ? '' : e.slice(0, 3).map(([k, n]) => `${k} ${n}`).join(', ') + (e.length > 3 ? ', …' : '');
+  return e.length === 0
+    ? ''
+    : e
+        .slice(0, 3)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') + (e.length > 3 ? ', …' : '');
 }
 
 function methodText(hot: PcHotspots): string {
-  const interval = hot.interval !== null ? `, interval ${hot.interval}${hot.intervalUnit ? ` ${hot.intervalUnit}` : ''}` : '';
+  const interval =
+    hot.interval !== null ? `, interval ${hot.interval}${hot.intervalUnit ? ` ${hot.intervalUnit}` : ''}` : '';
   return `${hot.method.replace('_', '-')}${interval}`;
 }
 
@@ -38,26 +44,47 @@ function kernelLines(k: KernelHotspots, opts: HotspotsRenderOptions, stochastic:
   const out: string[] = [];
   const bold = opts.bold ?? ((s: string) => s);
   const issued = k.issued !== null ? `, ${pct(k.samples > 0 ? k.issued / k.samples : 0)} issued` : '';
-  out.push(bold(`${k.shortName}: ${k.samples} sample${k.samples === 1 ? '' : 's'} (${pct(k.share)} of all), mean active lanes ${lanes(k.meanActiveLanes)}${issued}`));
+  out.push(
+    bold(
+      `${k.shortName}: ${k.samples} sample${k.samples === 1 ? '' : 's'} (${pct(k.share)} of all), mean active lanes ${lanes(k.meanActiveLanes)}${issued}`,
+    ),
+  );
   if (stochastic && Object.keys(k.stalls).length > 0) out.push(`  stalls: ${stallText(k.stalls)}`);
   if (k.lines.length > 0) {
     const shown = k.lines.slice(0, opts.top);
     const header = ['share', 'samples', 'lanes', 'line', ...(stochastic ? ['stalls'] : [])];
-    const rows = shown.map((l) => [pct(l.share), String(l.samples), lanes(l.meanActiveLanes), where(l.file, l.line), ...(stochastic ? [stallText(l.stalls)] : [])]);
+    const rows = shown.map((l) => [
+      pct(l.share),
+      String(l.samples),
+      lanes(l.meanActiveLanes),
+      where(l.file, l.line),
+      ...(stochastic ? [stallText(l.stalls)] : []),
+    ]);
     out.push(...table(header, rows, ['r', 'r', 'r', 'l', 'l']).map((s) => `  ${s}`));
-    if (k.linesTotal > shown.length) out.push(`  (${k.linesTotal - shown.length} more line${k.linesTotal - shown.length === 1 ? '' : 's'})`);
+    if (k.linesTotal > shown.length)
+      out.push(`  (${k.linesTotal - shown.length} more line${k.linesTotal - shown.length === 1 ? '' : 's'})`);
   }
-  if (k.withoutLine > 0) out.push(`  ${k.withoutLine} sample${k.withoutLine === 1 ? '' : 's'} without a source line${k.unknownCode > 0 ? ` (${k.unknownCode} in code the profiler could not map)` : ' (build with -g or -gline-tables-only for file:line)'}`);
+  if (k.withoutLine > 0)
+    out.push(
+      `  ${k.withoutLine} sample${k.withoutLine === 1 ? '' : 's'} without a source line${k.unknownCode > 0 ? ` (${k.unknownCode} in code the profiler could not map)` : ' (build with -g or -gline-tables-only for file:line)'}`,
+    );
   if (opts.instructions && k.instructions.length > 0) {
     const shown = k.instructions.slice(0, opts.top);
     const header = ['share', 'samples', 'lanes', 'offset', 'instruction', 'line', ...(stochastic ? ['stalls'] : [])];
     const rows = shown.map((i) => [
-      pct(i.share), String(i.samples), lanes(i.meanActiveLanes), i.offset === null ? '-' : `0x${i.offset.toString(16)}`,
-      i.text === '' ? '(unknown code)' : i.text.length > 48 ? `${i.text.slice(0, 47)}…` : i.text, where(i.file, i.line, 40),
+      pct(i.share),
+      String(i.samples),
+      lanes(i.meanActiveLanes),
+      i.offset === null ? '-' : `0x${i.offset.toString(16)}`,
+      i.text === '' ? '(unknown code)' : i.text.length > 48 ? `${i.text.slice(0, 47)}…` : i.text,
+      where(i.file, i.line, 40),
       ...(stochastic ? [stallText(i.stalls)] : []),
     ]);
     out.push(...table(header, rows, ['r', 'r', 'r', 'r', 'l', 'l', 'l']).map((s) => `  ${s}`));
-    if (k.instructionsTotal > shown.length) out.push(`  (${k.instructionsTotal - shown.length} more instruction${k.instructionsTotal - shown.length === 1 ? '' : 's'})`);
+    if (k.instructionsTotal > shown.length)
+      out.push(
+        `  (${k.instructionsTotal - shown.length} more instruction${k.instructionsTotal - shown.length === 1 ? '' : 's'})`,
+      );
   }
   return out;
 }
@@ -66,7 +93,11 @@ function kernelLines(k: KernelHotspots, opts: HotspotsRenderOptions, stochastic:
 export function renderHotspots(hot: PcHotspots, opts: HotspotsRenderOptions): string[] {
   const bold = opts.bold ?? ((s: string) => s);
   const stochastic = hot.method !== 'host_trap';
-  const out: string[] = [bold(`Hot spots: ${hot.samples} PC sample${hot.samples === 1 ? '' : 's'} (${methodText(hot)}) in ${hot.kernels.length} kernel${hot.kernels.length === 1 ? '' : 's'}`)];
+  const out: string[] = [
+    bold(
+      `Hot spots: ${hot.samples} PC sample${hot.samples === 1 ? '' : 's'} (${methodText(hot)}) in ${hot.kernels.length} kernel${hot.kernels.length === 1 ? '' : 's'}`,
+    ),
+  ];
   const kernels = hot.kernels.slice(0, opts.kernels ?? hot.kernels.length);
   for (const k of kernels) {
     out.push('');

@@ -11,7 +11,8 @@ export function formatMetric(x: number | null | undefined): string {
   return Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3);
 }
 
-export const formatBound = (k: Pick<RooflineKernel, 'bound'> | null | undefined): string => (k ? k.bound ?? '?' : '-');
+export const formatBound = (k: Pick<RooflineKernel, 'bound'> | null | undefined): string =>
+  k ? (k.bound ?? '?') : '-';
 
 export interface RooflineRenderOptions {
   top: number;
@@ -24,18 +25,42 @@ export function renderRoofline(r: Roofline, opts: RooflineRenderOptions): string
   const out: string[] = [];
   const from = r.peaksFrom === 'roofline.csv' ? 'measured peaks (roofline.csv)' : 'spec peaks (sysinfo)';
   const shown = r.kernels.slice(0, opts.top);
-  out.push(opts.heading(`Roofline (${r.source.arch ?? 'unknown GPU'}, ${from}; FP32 roof)${r.kernels.length > shown.length ? ` (${shown.length} of ${r.kernels.length} kernels)` : ''}`));
-  const rows = shown.map((k) => [opts.label(k.name), String(k.dispatches), formatBound(k), formatMetric(k.aiHbm), formatMetric(k.gflopsPerSecond), formatRoofPercent(k.percentOfRoof, { missing: '-' })]);
-  out.push(...table(['Kernel', 'Dispatches', 'Bound', 'AI (HBM)', 'GFLOP/s', '% of roof'], rows, ['l', 'r', 'l', 'r', 'r', 'r']).map((l) => `  ${l}`));
+  out.push(
+    opts.heading(
+      `Roofline (${r.source.arch ?? 'unknown GPU'}, ${from}; FP32 roof)${r.kernels.length > shown.length ? ` (${shown.length} of ${r.kernels.length} kernels)` : ''}`,
+    ),
+  );
+  const rows = shown.map((k) => [
+    opts.label(k.name),
+    String(k.dispatches),
+    formatBound(k),
+    formatMetric(k.aiHbm),
+    formatMetric(k.gflopsPerSecond),
+    formatRoofPercent(k.percentOfRoof, { missing: '-' }),
+  ]);
+  out.push(
+    ...table(['Kernel', 'Dispatches', 'Bound', 'AI (HBM)', 'GFLOP/s', '% of roof'], rows, [
+      'l',
+      'r',
+      'l',
+      'r',
+      'r',
+      'r',
+    ]).map((l) => `  ${l}`),
+  );
   if (r.ranges.length > 0) {
-    out.push(`  Per benchmark case (rocTX range): ${r.ranges.map((g) => `${g.name}: ${g.kernels.map((k) => `${opts.label(k.name)} ${formatBound(k)} AI ${formatMetric(k.aiHbm)}, ${formatMetric(k.gflopsPerSecond)} GFLOP/s`).join('; ')}`).join(' | ')}`);
+    out.push(
+      `  Per benchmark case (rocTX range): ${r.ranges.map((g) => `${g.name}: ${g.kernels.map((k) => `${opts.label(k.name)} ${formatBound(k)} AI ${formatMetric(k.aiHbm)}, ${formatMetric(k.gflopsPerSecond)} GFLOP/s`).join('; ')}`).join(' | ')}`,
+    );
   }
   const counters = [...new Set(r.missing.flatMap((m) => m.counters))];
   if (r.missing.length > 0) {
     const what = r.missing.map((m) => m.quantity).join(', ');
-    out.push(counters.length
-      ? `  Missing: ${counters.join(', ')}; so ${what} lack that part (counted as 0, or unknown for a peak)`
-      : `  Not computed: ${what}`);
+    out.push(
+      counters.length
+        ? `  Missing: ${counters.join(', ')}; so ${what} lack that part (counted as 0, or unknown for a peak)`
+        : `  Not computed: ${what}`,
+    );
   }
   return out;
 }

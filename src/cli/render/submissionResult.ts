@@ -58,7 +58,9 @@ function indent(text: string, prefix = '    '): string {
 
 function tail(text: string, lines: number): string {
   const all = text.replace(/\s+$/, '').split('\n');
-  return all.length <= lines ? all.join('\n') : [`… ${all.length - lines} earlier lines`, ...all.slice(-lines)].join('\n');
+  return all.length <= lines
+    ? all.join('\n')
+    : [`… ${all.length - lines} earlier lines`, ...all.slice(-lines)].join('\n');
 }
 
 function renderTests(values: Record<string, string>, s: Style): string[] {
@@ -80,7 +82,8 @@ function renderBenchmarks(values: Record<string, string>, s: Style): string[] {
     if (b.meanNs === undefined) continue; // profile runs list specs without timings
     const parts = [`mean ${s.bold(formatNs(b.meanNs))}`];
     if (b.errNs !== undefined) parts[0] += ` ± ${formatNs(b.errNs)}`;
-    if (b.bestNs !== undefined && b.worstNs !== undefined) parts.push(`best ${formatNs(b.bestNs)}, worst ${formatNs(b.worstNs)}`);
+    if (b.bestNs !== undefined && b.worstNs !== undefined)
+      parts.push(`best ${formatNs(b.bestNs)}, worst ${formatNs(b.worstNs)}`);
     if (b.runs !== undefined) parts.push(`${b.runs} runs`);
     lines.push(`  ${spec}: ${parts.join(' · ')}`);
   }
@@ -108,7 +111,8 @@ function runHeadline(key: string, run: EvalResult, s: Style): string {
   if (!r) return `${s.bold(key)}: ${s.red('did not run')}`;
   if (r.success && r.passed) return `${s.bold(key)}: ${s.green('passed')}${seconds}`;
   // No exit code (GPU MODE's background runs keep none): none is shown
-  if (!r.success) return `${s.bold(key)}: ${s.red(r.exit_code === null ? NO_DETAILS_LABEL : `failed (exit code ${r.exit_code})`)}${seconds}`;
+  if (!r.success)
+    return `${s.bold(key)}: ${s.red(r.exit_code === null ? NO_DETAILS_LABEL : `failed (exit code ${r.exit_code})`)}${seconds}`;
   return `${s.bold(key)}: ${s.red('failed')}${seconds}`;
 }
 
@@ -130,14 +134,17 @@ function renderRun(key: string, run: EvalResult, opts: RenderResultOptions, s: S
       // The runner's own notes (killed by a signal, output cut) are added to stderr after the live stream ended.
       const notes = r.stderr.split('\n').filter((l) => l.startsWith('[kernel-runner] '));
       if (notes.length) lines.push(...notes.map((n) => `  ${n.slice('[kernel-runner] '.length)}`));
-      else if (!r.success && !Object.keys(values).length && r.stderr.trim()) lines.push(s.dim(`  (its output is above)`));
+      else if (!r.success && !Object.keys(values).length && r.stderr.trim())
+        lines.push(s.dim(`  (its output is above)`));
     }
   }
   if (run.profile) {
-    if (run.profile.summary) lines.push(indent(renderTraceTables(run.profile.summary, { top: opts.top ?? 10, color: opts.color }), '  '));
+    if (run.profile.summary)
+      lines.push(indent(renderTraceTables(run.profile.summary, { top: opts.top ?? 10, color: opts.color }), '  '));
     const saved = opts.savedTraces?.get(key);
     const where = saved ?? run.profile.download_url;
-    if (where && profilerKind(run.profile) === 'nsight-compute') lines.push(`  Nsight Compute report: ${where}`, `    ${NSIGHT_COMPUTE_OPENS_WITH}`);
+    if (where && profilerKind(run.profile) === 'nsight-compute')
+      lines.push(`  Nsight Compute report: ${where}`, `    ${NSIGHT_COMPUTE_OPENS_WITH}`);
     else if (where) lines.push(`  trace: ${where}`);
   }
   return lines;
@@ -147,7 +154,12 @@ export function renderResult(result: ResultEvent, opts: RenderResultOptions = {}
   const s = style(opts.color ?? false);
   const out: string[] = [];
   result.results.forEach((full, i) => {
-    if (result.results.length > 1) out.push(s.dim(`── result ${i + 1} of ${result.results.length}${i > 0 ? ' (the service\'s second, secret-seed run)' : ''}`));
+    if (result.results.length > 1)
+      out.push(
+        s.dim(
+          `── result ${i + 1} of ${result.results.length}${i > 0 ? " (the service's second, secret-seed run)" : ''}`,
+        ),
+      );
     if (full.error) out.push(s.red(`error: ${full.error}`));
     for (const [key, run] of sortedRuns(full)) out.push(...renderRun(key, run, opts, s));
   });
@@ -163,7 +175,10 @@ export function renderErrorEvent(error: ErrorEvent, opts: { color?: boolean } = 
 }
 
 /** The result with each saved trace's summary put where the renderer looks (`profile.summary`), when it has none. */
-export function withSummaries(result: ResultEvent, saved: ReadonlyArray<{ run: string; summary?: TraceSummary }>): ResultEvent {
+export function withSummaries(
+  result: ResultEvent,
+  saved: ReadonlyArray<{ run: string; summary?: TraceSummary }>,
+): ResultEvent {
   const byRun = new Map(saved.filter((t) => t.summary).map((t) => [t.run, t.summary]));
   if (byRun.size === 0) return result;
   return {
@@ -173,7 +188,10 @@ export function withSummaries(result: ResultEvent, saved: ReadonlyArray<{ run: s
       runs: Object.fromEntries(
         Object.entries(full.runs).map(([key, ev]) => {
           const summary = byRun.get(i > 0 ? `${key}-secret` : key);
-          return [key, ev.profile && summary && !ev.profile.summary ? { ...ev, profile: { ...ev.profile, summary } } : ev];
+          return [
+            key,
+            ev.profile && summary && !ev.profile.summary ? { ...ev, profile: { ...ev.profile, summary } } : ev,
+          ];
         }),
       ),
     })),

@@ -1,7 +1,12 @@
 // Plain text tables: columns padded to their widest cell, two spaces apart, right-aligned where asked.
 
 /** The table's lines: the header, optionally a rule under it, then the rows (no trailing spaces). */
-export function tableLines(header: string[], rows: string[][], align: ReadonlyArray<'l' | 'r'>, opts: { rule?: boolean } = {}): string[] {
+export function tableLines(
+  header: string[],
+  rows: string[][],
+  align: ReadonlyArray<'l' | 'r'>,
+  opts: { rule?: boolean } = {},
+): string[] {
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -31,7 +31,9 @@ export function createBackoff(options: BackoffOptions = {}): { next(): number; r
  * Reconnection pacing from `KERNEL_RUNNER_RECONNECT_MS` (the longest wait between reconnects, at least 10 ms;
  * tests use it), else undefined (the defaults).
  */
-export function reconnectBackoffFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): BackoffOptions | undefined {
+export function reconnectBackoffFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): BackoffOptions | undefined {
   const v = Number(env.KERNEL_RUNNER_RECONNECT_MS);
   if (!env.KERNEL_RUNNER_RECONNECT_MS || !Number.isFinite(v) || v < 10) return undefined;
   return { initialMs: Math.min(250, v), maxMs: v };

@@ -23,7 +23,8 @@ import {
   type RunnerQueue,
   type SubmissionMode,
   type UserSubmissionDetail,
-  type UserSubmissionSummary } from '../protocol/api';
+  type UserSubmissionSummary,
+} from '../protocol/api';
 import { downloadToFile, type DownloadOptions, type DownloadResult } from './download';
 import { followEvents, openEvents, type Cursor, type FollowOptions, type StreamOutcome } from './follow';
 import { createTransport, type TransportOptions } from './http';
@@ -66,7 +67,12 @@ export interface RunnerClient {
   listLeaderboards(options?: CallOptions): Promise<Leaderboard[]>;
   listGpus(leaderboard: string, options?: CallOptions): Promise<string[]>;
   runnerQueue(gpu: string, options?: CallOptions): Promise<RunnerQueue>;
-  rankedSubmissions(leaderboard: string, gpu: string, page?: { limit?: number; offset?: number }, options?: CallOptions): Promise<RankedSubmission[]>;
+  rankedSubmissions(
+    leaderboard: string,
+    gpu: string,
+    page?: { limit?: number; offset?: number },
+    options?: CallOptions,
+  ): Promise<RankedSubmission[]>;
   /** Streaming route: live events (with extensions), resumed after drops; resolves with the terminal event. */
   submit(request: SubmitRequest, options?: SubmitOptions): Promise<StreamOutcome>;
   /** Background route: 202 with the submission id (== job id on our runner). */
@@ -77,14 +83,22 @@ export interface RunnerClient {
   /** DELETE /jobs/{id}; undefined when the runner answers 204. */
   cancel(jobId: number, options?: CallOptions): Promise<CancelAnswer | undefined>;
   downloadArtifact(ref: ArtifactRef, dest: string, options?: DownloadOptions): Promise<DownloadResult>;
-  listSubmissions(query?: { leaderboard?: string; limit?: number; offset?: number }, options?: CallOptions): Promise<UserSubmissionSummary[]>;
+  listSubmissions(
+    query?: { leaderboard?: string; limit?: number; offset?: number },
+    options?: CallOptions,
+  ): Promise<UserSubmissionSummary[]>;
   getSubmission(id: number, options?: CallOptions): Promise<UserSubmissionDetail>;
   deleteSubmission(id: number, options?: CallOptions): Promise<DeleteSubmissionAnswer>;
 }
 
 /** The request body and header of an upload (the `file` form field, and profile options as fields beside it). */
 function upload(file: SubmissionFile, profile?: ProfileOptions): { data: Buffer; headers: Record<string, string> } {
-  const { body, contentType } = multipartFile('file', file.name, file.content, profile ? profileFormFields(profile) : []);
+  const { body, contentType } = multipartFile(
+    'file',
+    file.name,
+    file.content,
+    profile ? profileFormFields(profile) : [],
+  );
   return { data: body, headers: { 'Content-Type': contentType } };
 }
 
@@ -127,12 +141,20 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
       try {
         return await followEvents(
           transport,
-          { method: 'POST', open: () => transport.stream('POST', path, { ...upload(request.file, request.profile), signal: o.signal }) },
+          {
+            method: 'POST',
+            open: () => transport.stream('POST', path, { ...upload(request.file, request.profile), signal: o.signal }),
+          },
           cursor,
           o,
         );
       } catch (err) {
-        if (o.signal?.aborted && cursor.jobId !== undefined && o.cancelOnAbort !== false && options.extensions !== false) {
+        if (
+          o.signal?.aborted &&
+          cursor.jobId !== undefined &&
+          o.cancelOnAbort !== false &&
+          options.extensions !== false
+        ) {
           await client.cancel(cursor.jobId, { timeoutMs: CANCEL_TIMEOUT_MS }).catch(() => undefined);
         }
         throw err;
@@ -140,14 +162,24 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
     },
 
     submitBackground: (request, o) =>
-      transport.json('POST', routes.submitBackground(request.leaderboard, request.gpu, request.mode), backgroundAcceptedSchema, {
-        ...call(o),
-        ...upload(request.file, request.profile),
-      }),
+      transport.json(
+        'POST',
+        routes.submitBackground(request.leaderboard, request.gpu, request.mode),
+        backgroundAcceptedSchema,
+        {
+          ...call(o),
+          ...upload(request.file, request.profile),
+        },
+      ),
 
     streamJob(jobId, o = {}) {
       const cursor: Cursor = { jobId, lastEventId: o.after ?? 0 };
-      return followEvents(transport, { method: 'GET', open: () => openEvents(transport, cursor, o.signal), resumable: true }, cursor, o);
+      return followEvents(
+        transport,
+        { method: 'GET', open: () => openEvents(transport, cursor, o.signal), resumable: true },
+        cursor,
+        o,
+      );
     },
 
     getJob: (jobId, o) => transport.json('GET', routes.job(jobId), jobRecordSchema, call(o)),
@@ -157,7 +189,8 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
       return downloadToFile(transport, artifactTarget(ref, options.extensions !== false), dest, o);
     },
 
-    listSubmissions: (query = {}, o) => transport.json('GET', routes.userSubmissions(query), userSubmissionListSchema, call(o)),
+    listSubmissions: (query = {}, o) =>
+      transport.json('GET', routes.userSubmissions(query), userSubmissionListSchema, call(o)),
     getSubmission: (id, o) => transport.json('GET', routes.userSubmission(id), userSubmissionDetailSchema, call(o)),
     deleteSubmission: (id, o) => transport.json('DELETE', routes.userSubmission(id), deleteSubmissionSchema, call(o)),
   };

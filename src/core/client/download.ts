@@ -37,9 +37,18 @@ function fileNameFromDisposition(header: string | undefined): string | undefined
   return name || undefined;
 }
 
-export async function downloadToFile(transport: Transport, pathOrUrl: string, dest: string, options: DownloadOptions = {}): Promise<DownloadResult> {
+export async function downloadToFile(
+  transport: Transport,
+  pathOrUrl: string,
+  dest: string,
+  options: DownloadOptions = {},
+): Promise<DownloadResult> {
   const target = transport.url(pathOrUrl);
-  const res = await transport.stream('GET', target, { signal: options.signal, connectTimeoutMs: options.connectTimeoutMs, headers: { Accept: '*/*' } });
+  const res = await transport.stream('GET', target, {
+    signal: options.signal,
+    connectTimeoutMs: options.connectTimeoutMs,
+    headers: { Accept: '*/*' },
+  });
   const lengthHeader = res.headers['content-length'];
   const total = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
   const part = `${dest}.${randomBytes(4).toString('hex')}.part`;
@@ -70,7 +79,11 @@ export async function downloadToFile(transport: Transport, pathOrUrl: string, de
     await rm(part, { force: true });
     if (err instanceof RunnerClientError) throw err;
     if (options.signal?.aborted) {
-      throw new RunnerClientError('cancelled', 'Download cancelled', { method: 'GET', url: transport.show(target), cause: err });
+      throw new RunnerClientError('cancelled', 'Download cancelled', {
+        method: 'GET',
+        url: transport.show(target),
+        cause: err,
+      });
     }
     // Local file-system errors (EEXIST when the file is already there, EACCES, ENOSPC, ...) name the path: pass them on.
     if (err instanceof Error && 'syscall' in err && 'path' in err) throw err;

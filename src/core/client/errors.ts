@@ -73,7 +73,9 @@ export function isRunnerClientError(err: unknown): err is RunnerClientError {
 export function isRetryable(err: unknown): boolean {
   if (!(err instanceof RunnerClientError)) return false;
   if (err.type === 'network' || err.type === 'timeout') return true;
-  return err.type === 'http' && err.status !== undefined && (err.status >= 500 || err.status === 429 || err.status === 408);
+  return (
+    err.type === 'http' && err.status !== undefined && (err.status >= 500 || err.status === 429 || err.status === 408)
+  );
 }
 
 /** A URL fit for messages: no user:password, no secret-looking query parameters. */

@@ -24,7 +24,8 @@ function isKnownEvent(name: string): name is SseEventName {
 //   {"stream":"stdout"|"stderr","text":"<no escapes, no control characters>","noise":true|false[,"kind":"<name>"]}
 // What it accepts is valid JSON that decodes to the same object. Anything else (escaped characters, another key
 // order, extra keys, another server) goes the general way.
-const OUTPUT_DATA = /^\{"stream":"std(o|e)(?:ut|rr)","text":"([^"\\\x00-\x1f]*)","noise":(t|f)(?:rue|alse)(?:,"kind":"([a-z0-9_-]*)")?\}$/; // eslint-disable-line no-control-regex
+const OUTPUT_DATA =
+  /^\{"stream":"std(o|e)(?:ut|rr)","text":"([^"\\\x00-\x1f]*)","noise":(t|f)(?:rue|alse)(?:,"kind":"([a-z0-9_-]*)")?\}$/; // eslint-disable-line no-control-regex
 
 /** The output event in our runner's own form, or undefined when `data` needs the general decoder. */
 export function decodeOutputFast(data: string): OutputEvent | undefined {
@@ -43,13 +44,22 @@ export function decodeOutputFast(data: string): OutputEvent | undefined {
 function decodeOutputBatch(json: unknown): OutputEvent | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const o = json as Record<string, unknown>;
-  if ((o.stream !== 'stdout' && o.stream !== 'stderr') || typeof o.text !== 'string' || typeof o.noise !== 'boolean') return undefined;
+  if ((o.stream !== 'stdout' && o.stream !== 'stderr') || typeof o.text !== 'string' || typeof o.noise !== 'boolean')
+    return undefined;
   if (o.kind !== undefined && typeof o.kind !== 'string') return undefined;
   if (o.lines !== undefined && !(Number.isSafeInteger(o.lines) && (o.lines as number) > 0)) return undefined;
   if (o.marks !== undefined) {
     if (!Array.isArray(o.marks)) return undefined;
     for (const m of o.marks as unknown[]) {
-      if (!Array.isArray(m) || m.length !== 3 || !Number.isSafeInteger(m[0]) || (m[0] as number) < 0 || typeof m[1] !== 'string' || typeof m[2] !== 'boolean') return undefined;
+      if (
+        !Array.isArray(m) ||
+        m.length !== 3 ||
+        !Number.isSafeInteger(m[0]) ||
+        (m[0] as number) < 0 ||
+        typeof m[1] !== 'string' ||
+        typeof m[2] !== 'boolean'
+      )
+        return undefined;
     }
   }
   return o as OutputEvent;
@@ -63,7 +73,8 @@ export function decodeEvent(message: EventSourceMessage): ClientEvent | undefine
   let id: number | undefined;
   if (message.id !== undefined && message.id !== '') {
     id = Number(message.id);
-    if (!Number.isSafeInteger(id) || id < 0) throw new EventDecodeError(`event '${name}' has a bad id ${JSON.stringify(message.id)}`);
+    if (!Number.isSafeInteger(id) || id < 0)
+      throw new EventDecodeError(`event '${name}' has a bad id ${JSON.stringify(message.id)}`);
   }
   if (output) {
     const data = decodeOutputFast(message.data);

@@ -62,14 +62,18 @@ export class FollowGaveUpError extends RunnerClientError {
     readonly lastEventId: number,
     readonly reason: RunnerClientError,
   ) {
-    super(reason.type, `gave up following job ${jobId} after ${reconnects} reconnect${reconnects === 1 ? '' : 's'} (last: ${reason.message})`, {
-      method: reason.method,
-      url: reason.url,
-      ...(reason.status !== undefined ? { status: reason.status } : {}),
-      ...(reason.systemCode !== undefined ? { code: reason.systemCode } : {}),
-      ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
-      cause: reason,
-    });
+    super(
+      reason.type,
+      `gave up following job ${jobId} after ${reconnects} reconnect${reconnects === 1 ? '' : 's'} (last: ${reason.message})`,
+      {
+        method: reason.method,
+        url: reason.url,
+        ...(reason.status !== undefined ? { status: reason.status } : {}),
+        ...(reason.systemCode !== undefined ? { code: reason.systemCode } : {}),
+        ...(reason.retryAfterMs !== undefined ? { retryAfterMs: reason.retryAfterMs } : {}),
+        cause: reason,
+      },
+    );
     // the summary already names the reason: no "METHOD url" tail twice
     this.message = `gave up following job ${jobId} after ${reconnects} reconnect${reconnects === 1 ? '' : 's'} (last: ${reason.message})`;
   }
@@ -82,12 +86,20 @@ interface Consumed {
 }
 
 function outcomeOf(event: ClientEvent, cursor: Cursor): StreamOutcome | undefined {
-  if (event.event === 'result') return { kind: 'result', jobId: cursor.jobId, lastEventId: cursor.lastEventId, result: event.data };
-  if (event.event === 'error') return { kind: 'error', jobId: cursor.jobId, lastEventId: cursor.lastEventId, error: event.data };
+  if (event.event === 'result')
+    return { kind: 'result', jobId: cursor.jobId, lastEventId: cursor.lastEventId, result: event.data };
+  if (event.event === 'error')
+    return { kind: 'error', jobId: cursor.jobId, lastEventId: cursor.lastEventId, error: event.data };
   return undefined;
 }
 
-async function consume(transport: Transport, method: string, response: StreamResponse, cursor: Cursor, options: FollowOptions): Promise<Consumed> {
+async function consume(
+  transport: Transport,
+  method: string,
+  response: StreamResponse,
+  cursor: Cursor,
+  options: FollowOptions,
+): Promise<Consumed> {
   const body: Readable = response.body;
   const shownUrl = transport.show(response.url);
   const idleTimeoutMs = options.idleTimeoutMs ?? FOLLOW_IDLE_TIMEOUT_MS;
@@ -144,10 +156,18 @@ async function consume(transport: Transport, method: string, response: StreamRes
 
   if (outcome) return { outcome, progressed };
   if (options.signal?.aborted) {
-    throw new RunnerClientError('cancelled', 'Cancelled while reading the event stream', { method, url: shownUrl, cause: options.signal.reason });
+    throw new RunnerClientError('cancelled', 'Cancelled while reading the event stream', {
+      method,
+      url: shownUrl,
+      cause: options.signal.reason,
+    });
   }
   if (failure instanceof EventDecodeError || failure instanceof SseLimitError) {
-    throw new RunnerClientError('protocol', 'The runner sent an event this client cannot read', { method, url: shownUrl, detail: failure.message });
+    throw new RunnerClientError('protocol', 'The runner sent an event this client cannot read', {
+      method,
+      url: shownUrl,
+      detail: failure.message,
+    });
   }
   // An exception from the caller's onEvent is the caller's, not a connection problem.
   if (callbackError) throw callbackError.err;
@@ -168,7 +188,11 @@ async function consume(transport: Transport, method: string, response: StreamRes
  */
 export async function followEvents(
   transport: Transport,
-  first: { method: string; open: () => Promise<StreamResponse>; /** a GET of the events: retry it like a reconnection */ resumable?: boolean },
+  first: {
+    method: string;
+    open: () => Promise<StreamResponse>;
+    /** a GET of the events: retry it like a reconnection */ resumable?: boolean;
+  },
   cursor: Cursor,
   options: FollowOptions = {},
 ): Promise<StreamOutcome> {
@@ -194,19 +218,33 @@ export async function followEvents(
     }
     if (cursor.jobId === undefined || !reason) {
       // Without a job id (an upstream server, or a drop before the first event) there is nothing to resume.
-      throw reason ?? new RunnerClientError('protocol', 'The stream ended without a result', { method, url: transport.baseUrl });
+      throw (
+        reason ??
+        new RunnerClientError('protocol', 'The stream ended without a result', { method, url: transport.baseUrl })
+      );
     }
     method = 'GET';
     const path = routes.jobEvents(cursor.jobId);
     while (!response) {
-      if (reconnects >= maxReconnects) throw new FollowGaveUpError(cursor.jobId, reconnects, cursor.lastEventId, reason);
+      if (reconnects >= maxReconnects)
+        throw new FollowGaveUpError(cursor.jobId, reconnects, cursor.lastEventId, reason);
       reconnects += 1;
       const delayMs = backoff.next();
-      options.onReconnect?.({ jobId: cursor.jobId, attempt: reconnects, lastEventId: cursor.lastEventId, delayMs, reason });
+      options.onReconnect?.({
+        jobId: cursor.jobId,
+        attempt: reconnects,
+        lastEventId: cursor.lastEventId,
+        delayMs,
+        reason,
+      });
       try {
         await sleep(delayMs, options.signal);
       } catch (err) {
-        throw new RunnerClientError('cancelled', 'Cancelled while reconnecting', { method, url: transport.show(transport.url(path)), cause: err });
+        throw new RunnerClientError('cancelled', 'Cancelled while reconnecting', {
+          method,
+          url: transport.show(transport.url(path)),
+          cause: err,
+        });
       }
       try {
         response = await openEvents(transport, cursor, options.signal);

@@ -5,7 +5,14 @@ import axios, { type AxiosResponse, type RawAxiosRequestHeaders } from 'axios';
 import type { z } from 'zod';
 import { isLoopbackHost } from '../loopback';
 import { CLI_ID_HEADER, EXTENSIONS_HEADER } from '../protocol/api';
-import { InvalidRunnerUrlError, RunnerClientError, displayUrl, parseRetryAfter, redact, type RunnerClientErrorType } from './errors';
+import {
+  InvalidRunnerUrlError,
+  RunnerClientError,
+  displayUrl,
+  parseRetryAfter,
+  redact,
+  type RunnerClientErrorType,
+} from './errors';
 import { describeZodError } from './events';
 import { errorMessage } from '../errors';
 import { ERROR_BODY_LIMIT, HTTP_TIMEOUT_MS } from '../limits';
@@ -45,9 +52,18 @@ export interface Transport {
   show(url: string): string;
   json<T>(method: string, pathOrUrl: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T>;
   /** Like json, but a 204 (or empty body) resolves to undefined. */
-  jsonOrEmpty<T>(method: string, pathOrUrl: string, schema: z.ZodType<T>, options?: RequestOptions): Promise<T | undefined>;
+  jsonOrEmpty<T>(
+    method: string,
+    pathOrUrl: string,
+    schema: z.ZodType<T>,
+    options?: RequestOptions,
+  ): Promise<T | undefined>;
   /** Opens a streaming response; non-2xx statuses become `http` errors (their body read for `detail`). */
-  stream(method: string, pathOrUrl: string, options?: RequestOptions & { connectTimeoutMs?: number }): Promise<StreamResponse>;
+  stream(
+    method: string,
+    pathOrUrl: string,
+    options?: RequestOptions & { connectTimeoutMs?: number },
+  ): Promise<StreamResponse>;
   /** Maps any failure of a call to a RunnerClientError. */
   toError(err: unknown, method: string, url: string): RunnerClientError;
 }
@@ -84,7 +100,7 @@ function errorCode(err: unknown): string | undefined {
     if (typeof code === 'string' && code !== 'ERR_NETWORK') return code;
     current = (current as { cause?: unknown }).cause;
   }
-  return typeof (err as { code?: unknown })?.code === 'string' ? ((err as { code: string }).code) : undefined;
+  return typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
 }
 
 function detailFromBody(text: string): string | undefined {
@@ -122,7 +138,11 @@ async function readLimited(body: Readable, limit: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
-function linkSignals(...signals: Array<AbortSignal | undefined>): { signal: AbortSignal; abort(reason?: unknown): void; dispose(): void } {
+function linkSignals(...signals: Array<AbortSignal | undefined>): {
+  signal: AbortSignal;
+  abort(reason?: unknown): void;
+  dispose(): void;
+} {
   const controller = new AbortController();
   const listeners: Array<() => void> = [];
   for (const s of signals) {
@@ -155,7 +175,8 @@ export function createTransport(options: TransportOptions): Transport {
     ...(loopback ? { proxy: false as const, maxRedirects: 0 } : {}),
   });
 
-  const url = (pathOrUrl: string) => (/^https?:\/\//i.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl.startsWith('/') ? '' : '/'}${pathOrUrl}`);
+  const url = (pathOrUrl: string) =>
+    /^https?:\/\//i.test(pathOrUrl) ? pathOrUrl : `${baseUrl}${pathOrUrl.startsWith('/') ? '' : '/'}${pathOrUrl}`;
   const show = (u: string) => redact(displayUrl(u), secrets);
 
   function headersFor(target: string, extra?: Record<string, string>): RawAxiosRequestHeaders {
@@ -175,18 +196,29 @@ export function createTransport(options: TransportOptions): Transport {
     const shown = show(target);
     const code = errorCode(err);
     const make = (type: RunnerClientErrorType, summary: string, detail?: string) =>
-      new RunnerClientError(type, summary, { method, url: shown, code, detail: detail && redact(detail, secrets), cause: err });
+      new RunnerClientError(type, summary, {
+        method,
+        url: shown,
+        code,
+        detail: detail && redact(detail, secrets),
+        cause: err,
+      });
     if (axios.isCancel(err) || code === 'ERR_CANCELED' || (err instanceof Error && err.name === 'AbortError')) {
       return make('cancelled', 'Request cancelled');
     }
     if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_SOCKET_CONNECTION_TIMEOUT') {
       return make('timeout', 'No answer from the runner in time');
     }
-    const reason = (code && NETWORK_REASONS[code]) ?? (errorMessage(err));
+    const reason = (code && NETWORK_REASONS[code]) ?? errorMessage(err);
     return make('network', `Cannot reach the runner (${code ?? 'network error'})`, reason);
   }
 
-  function httpError(method: string, target: string, res: { status: number; statusText: string; headers: unknown }, body: string): RunnerClientError {
+  function httpError(
+    method: string,
+    target: string,
+    res: { status: number; statusText: string; headers: unknown },
+    body: string,
+  ): RunnerClientError {
     const { status, statusText } = res;
     const detail = detailFromBody(body);
     const retryAfter = (res.headers as Record<string, unknown> | undefined)?.['retry-after'];
@@ -237,7 +269,12 @@ export function createTransport(options: TransportOptions): Transport {
     return parsed.data;
   }
 
-  async function jsonOrEmpty<T>(method: string, pathOrUrl: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T | undefined> {
+  async function jsonOrEmpty<T>(
+    method: string,
+    pathOrUrl: string,
+    schema: z.ZodType<T>,
+    options: RequestOptions = {},
+  ): Promise<T | undefined> {
     const target = url(pathOrUrl);
     const res = await send(method, target, options);
     const text = Buffer.from(res.data ?? new ArrayBuffer(0)).toString('utf8');
@@ -255,7 +292,10 @@ export function createTransport(options: TransportOptions): Transport {
     async json(method, pathOrUrl, schema, options = {}) {
       const value = await jsonOrEmpty(method, pathOrUrl, schema, options);
       if (value === undefined) {
-        throw new RunnerClientError('protocol', 'The runner answered with an empty body', { method, url: show(url(pathOrUrl)) });
+        throw new RunnerClientError('protocol', 'The runner answered with an empty body', {
+          method,
+          url: show(url(pathOrUrl)),
+        });
       }
       return value;
     },
@@ -284,7 +324,11 @@ export function createTransport(options: TransportOptions): Transport {
       } catch (err) {
         link.dispose(); // no body will close: the user's signal must not keep a listener per failed attempt
         if (timedOut) {
-          throw new RunnerClientError('timeout', `No response within ${Math.round(connectTimeoutMs / 1000)} s`, { method, url: show(target), cause: err });
+          throw new RunnerClientError('timeout', `No response within ${Math.round(connectTimeoutMs / 1000)} s`, {
+            method,
+            url: show(target),
+            cause: err,
+          });
         }
         throw toError(err, method, target);
       } finally {
@@ -303,7 +347,8 @@ export function createTransport(options: TransportOptions): Transport {
         throw httpError(method, target, res, text);
       }
       const headers: Record<string, string | undefined> = {};
-      for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
+      for (const [k, v] of Object.entries(res.headers))
+        headers[k.toLowerCase()] = v === undefined || v === null ? undefined : String(v);
       return { status: res.status, headers, body, url: target };
     },
   };

@@ -21,14 +21,22 @@ function newBoundary(content: Uint8Array): string {
   }
 }
 
-export function multipartFile(field: string, fileName: string, content: Uint8Array | string, fields: ReadonlyArray<readonly [string, string]> = []): MultipartBody {
+export function multipartFile(
+  field: string,
+  fileName: string,
+  content: Uint8Array | string,
+  fields: ReadonlyArray<readonly [string, string]> = [],
+): MultipartBody {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   // the boundary must not occur in the file nor in a field's name or value
   const values = Buffer.from(fields.map(([k, v]) => `${k}\n${v}`).join('\n'), 'utf8');
   const boundary = newBoundary(Buffer.concat([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), values]));
   // other form fields (profile options) go before the file, as browsers write them in form order
   const parts = fields.map(([name, value]) =>
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`, 'utf8'),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`,
+      'utf8',
+    ),
   );
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(field)}"; filename="${escapeName(fileName)}"\r\n` +
@@ -36,5 +44,8 @@ export function multipartFile(field: string, fileName: string, content: Uint8Arr
     'utf8',
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
-  return { body: Buffer.concat([...parts, head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.concat([...parts, head, bytes, tail]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }

@@ -35,7 +35,8 @@ export function createSseReader(options: SseReaderOptions): SseReader {
     onRetry: options.onRetry,
     maxBufferSize: maxEventSize,
     onError: (err) => {
-      if (err.type === 'max-buffer-size-exceeded') overflow = new SseLimitError(`an event exceeded ${maxEventSize} characters`);
+      if (err.type === 'max-buffer-size-exceeded')
+        overflow = new SseLimitError(`an event exceeded ${maxEventSize} characters`);
     },
   });
   // A leading byte-order mark is kept here and dropped by the parser (once, at the start of the stream).

@@ -51,9 +51,15 @@ export function formatScore(seconds: number): string {
 }
 
 /** `mean ± err` of a benchmark case (ns), each in the unit that suits it: "2.50 µs ± 12.0 ns". */
-export function formatMeanErr(meanNs: number | null | undefined, errNs: number | null | undefined, opts: DurationOptions = {}): string {
+export function formatMeanErr(
+  meanNs: number | null | undefined,
+  errNs: number | null | undefined,
+  opts: DurationOptions = {},
+): string {
   if (meanNs === undefined || meanNs === null) return opts.missing ?? MISSING;
-  return errNs === undefined || errNs === null ? formatNs(meanNs, opts) : `${formatNs(meanNs, opts)} ± ${formatNs(errNs, opts)}`;
+  return errNs === undefined || errNs === null
+    ? formatNs(meanNs, opts)
+    : `${formatNs(meanNs, opts)} ± ${formatNs(errNs, opts)}`;
 }
 
 /** A running clock (milliseconds): "0:07", "12:34", "75:00"; padMinutes: "00:07". */

@@ -92,7 +92,8 @@ export function isGpuModeError(err: unknown): err is GpuModeError {
   return err instanceof GpuModeError;
 }
 
-const TRY_AGAIN = /\btry again in\s+(\d+(?:\.\d+)?)(?:\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)(?![a-z])|(?!\s*[a-z]))/i;
+const TRY_AGAIN =
+  /\btry again in\s+(\d+(?:\.\d+)?)(?:\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)(?![a-z])|(?!\s*[a-z]))/i;
 
 /**
  * The wait a server's text asks for: GPU MODE's "Try again in 1234s." (also "in 30 seconds", "in 2 min", "in 1 h"),
@@ -103,7 +104,14 @@ export function parseRetryAfterText(text: string | null | undefined): number | u
   if (!m) return undefined;
   const n = Number(m[1]);
   const unit = (m[2] ?? 's').toLowerCase();
-  const factor = unit.startsWith('ms') || unit.startsWith('milli') ? 1 : unit.startsWith('h') ? 3_600_000 : unit.startsWith('m') ? 60_000 : 1000;
+  const factor =
+    unit.startsWith('ms') || unit.startsWith('milli')
+      ? 1
+      : unit.startsWith('h')
+        ? 3_600_000
+        : unit.startsWith('m')
+          ? 60_000
+          : 1000;
   const ms = Math.round(n * factor);
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
@@ -159,24 +167,40 @@ export function explainGpuModeError(err: unknown, options: ExplainOptions = {}):
   const said = detail ? ` (${detail})` : '';
   const code = wrapped ? `${status}, sent wrapped in a 400` : String(status);
   if (status === 401) {
-    return new GpuModeError('unregistered', `GPU MODE does not recognise this cli_id (401)${said}: ${where}. To register again, ${hints.reregister}.`, init);
+    return new GpuModeError(
+      'unregistered',
+      `GPU MODE does not recognise this cli_id (401)${said}: ${where}. To register again, ${hints.reregister}.`,
+      init,
+    );
   }
   if (status === 400 && /x-popcorn-cli-id/i.test(detail ?? '')) {
-    return new GpuModeError('no-identity', `GPU MODE needs a cli_id and none was sent${said}: ${where}. To register, ${hints.register}.`, init);
+    return new GpuModeError(
+      'no-identity',
+      `GPU MODE needs a cli_id and none was sent${said}: ${where}. To register, ${hints.register}.`,
+      init,
+    );
   }
   if (status === 413) {
-    return new GpuModeError('too-large', `GPU MODE rejected the file as too large (${code})${said}: ${where}. Submissions must be at most 1 MB.`, init);
+    return new GpuModeError(
+      'too-large',
+      `GPU MODE rejected the file as too large (${code})${said}: ${where}. Submissions must be at most 1 MB.`,
+      init,
+    );
   }
   if (status === 429) return rateLimitError(detail, where, init);
   // to_submit_info answers an unknown leaderboard and the `stream` keyword with 500: refusals, not failures
-  if (status >= 500 && !refusedWith500(detail)) return new GpuModeError('server', `GPU MODE failed to answer (${code})${said}: ${where}`, init);
+  if (status >= 500 && !refusedWith500(detail))
+    return new GpuModeError('server', `GPU MODE failed to answer (${code})${said}: ${where}`, init);
   return new GpuModeError('bad-request', `GPU MODE rejected the request (${code})${said}: ${where}`, init);
 }
 
 const WRAPPED = /^failed to prepare submission request: (\d{3}): ([^]*)$/;
 
 /** The inner error of the background route's 400 "failed to prepare submission request: <code>: <text>". */
-function unwrapPreparationError(status: number | undefined, detail: string | undefined): { status: number; detail: string } | undefined {
+function unwrapPreparationError(
+  status: number | undefined,
+  detail: string | undefined,
+): { status: number; detail: string } | undefined {
   const m = status === 400 && detail ? WRAPPED.exec(detail) : null;
   return m ? { status: Number(m[1]), detail: m[2] as string } : undefined;
 }
@@ -194,7 +218,12 @@ export function rateLimitError(detail: string | undefined, where: string, init: 
   const said = detail ? ` (${detail})` : '';
   const waitMs = init.retryAfterMs ?? parseRetryAfterText(detail);
   const wait = waitMs !== undefined ? ` Try again in ${formatWait(waitMs)}.` : ' Wait a little before trying again.';
-  return new GpuModeError('rate-limited', `GPU MODE is rate limiting these requests (429)${said}: ${where}.${wait}`, { ...init, status: 429, detail, ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}) });
+  return new GpuModeError('rate-limited', `GPU MODE is rate limiting these requests (429)${said}: ${where}.${wait}`, {
+    ...init,
+    status: 429,
+    detail,
+    ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}),
+  });
 }
 
 export { formatWait } from '../format/durations';

@@ -54,7 +54,11 @@ export function describeLeaderboard(lb: Leaderboard, now: Date = new Date()): Le
   const deadline = parseDeadline(raw);
   return {
     name: lb.name,
-    summary: description.split('\n').find((l) => l.trim() !== '')?.trim() ?? '',
+    summary:
+      description
+        .split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim() ?? '',
     description,
     deadline,
     deadlineRaw: raw,
@@ -107,7 +111,10 @@ export function formatQueueCounts(queue: RunnerQueue): string {
 export function formatRunnerQueue(queue: RunnerQueue): string {
   const name = queue.gpu || queue.runner || 'runner queue';
   if (queue.status === 'unavailable') return `${name}: unavailable${queue.error ? ` — ${queue.error}` : ''}`;
-  const words = [...(queue.status === 'available' ? [] : [queue.status || 'status unknown']), ...queueCountParts(queue)];
+  const words = [
+    ...(queue.status === 'available' ? [] : [queue.status || 'status unknown']),
+    ...queueCountParts(queue),
+  ];
   return `${name}: ${words.length ? words.join(', ') : queue.status}${queue.error ? ` — ${queue.error}` : ''}`;
 }
 

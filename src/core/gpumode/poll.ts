@@ -57,7 +57,11 @@ export interface PollOptions {
  * settlePolls more times for its final status (which says whether ranked validation failed). Throws a GpuModeError: `unregistered` on 401 (at once), `timeout` after
  * timeoutMs, `cancelled` when the signal aborts, or the last failure after maxFailures.
  */
-export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>, id: number, options: PollOptions = {}): Promise<UserSubmissionDetail> {
+export async function pollSubmission(
+  client: Pick<RunnerClient, 'getSubmission'>,
+  id: number,
+  options: PollOptions = {},
+): Promise<UserSubmissionDetail> {
   const now = options.now ?? Date.now;
   const started = now();
   const interval = options.intervalMs ?? POLL_INTERVAL_MS;
@@ -78,7 +82,13 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
       const status = describeSubmissionStatus(detail);
       const changed = status.status !== lastStatus;
       lastStatus = status.status;
-      options.onUpdate?.({ detail, status, elapsedMs: now() - started, lastHeartbeat: detail.job?.last_heartbeat ?? null, changed });
+      options.onUpdate?.({
+        detail,
+        status,
+        elapsedMs: now() - started,
+        lastHeartbeat: detail.job?.last_heartbeat ?? null,
+        changed,
+      });
       if (submissionFinished(detail)) {
         if (status.terminal || settling >= settlePolls) return detail;
         settling += 1;
@@ -86,7 +96,8 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
     } catch (err) {
       if (options.signal?.aborted) throw cancelled(err);
       const explained = explain(err);
-      if (!(err instanceof RunnerClientError) || !isRetryable(err) || !(explained instanceof GpuModeError)) throw explained;
+      if (!(err instanceof RunnerClientError) || !isRetryable(err) || !(explained instanceof GpuModeError))
+        throw explained;
       failures += 1;
       lastError = explained;
       if (failures > maxFailures) throw explained;
@@ -95,7 +106,10 @@ export async function pollSubmission(client: Pick<RunnerClient, 'getSubmission'>
     }
     const elapsed = now() - started;
     if (elapsed + delay > timeoutMs) {
-      throw new GpuModeError('timeout', `Submission ${id} did not finish within ${Math.round(timeoutMs / 60_000)} min${lastError ? ` (last error: ${lastError.message})` : ''}`);
+      throw new GpuModeError(
+        'timeout',
+        `Submission ${id} did not finish within ${Math.round(timeoutMs / 60_000)} min${lastError ? ` (last error: ${lastError.message})` : ''}`,
+      );
     }
     try {
       await sleep(delay, options.signal);

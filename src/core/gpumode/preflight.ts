@@ -33,11 +33,22 @@ export interface PreflightResult {
  * @param file the file's path as the user knows it (messages use it; the extension check uses its base name)
  * @param options.leaderboard the leaderboard the file goes to, when chosen outside the file (a differing directive is an error)
  */
-export function preflightSubmission(file: string, bytes: Uint8Array, options: { leaderboard?: string } = {}): PreflightResult {
+export function preflightSubmission(
+  file: string,
+  bytes: Uint8Array,
+  options: { leaderboard?: string } = {},
+): PreflightResult {
   const problems: PreflightProblem[] = [];
   for (const p of checkSubmission(path.basename(file), bytes)) {
     const where = p.line !== undefined ? `${file}:${p.line}${p.column !== undefined ? `:${p.column}` : ''}` : file;
-    problems.push({ source: 'upload', code: p.code, line: p.line, column: p.column, message: p.message, text: `${where}: ${p.message}` });
+    problems.push({
+      source: 'upload',
+      code: p.code,
+      line: p.line,
+      column: p.column,
+      message: p.message,
+      text: `${where}: ${p.message}`,
+    });
   }
   const source = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   const directives = parseDirectivesServer(source, file, { expectedLeaderboard: options.leaderboard });
@@ -88,11 +99,25 @@ function directiveProblems(fileName: string, text: string, ctx: PreflightContext
   const out: FileProblem[] = [];
   const server = parseDirectivesServer(text, fileName, ctx.leaderboard ? { expectedLeaderboard: ctx.leaderboard } : {});
   for (const e of server.errors) {
-    out.push({ code: `directive/${e.code}`, severity: 'error', message: `${e.reason} (the server reads directives from the file's first comment block and rejects this)`, line: e.line - 1, startColumn: 0, blocking: true });
+    out.push({
+      code: `directive/${e.code}`,
+      severity: 'error',
+      message: `${e.reason} (the server reads directives from the file's first comment block and rejects this)`,
+      line: e.line - 1,
+      startColumn: 0,
+      blocking: true,
+    });
   }
   const client = parseDirectivesClient(text);
   for (const e of client.errors) {
-    out.push({ code: `directive/${e.code}`, severity: 'error', message: e.reason, line: e.line - 1, startColumn: 0, blocking: true });
+    out.push({
+      code: `directive/${e.code}`,
+      severity: 'error',
+      message: e.reason,
+      line: e.line - 1,
+      startColumn: 0,
+      blocking: true,
+    });
   }
   // popcorn-cli reads directives anywhere; the server only in the first comment block: one further down means
   // different things to the two, so say so where it stands.
@@ -103,7 +128,7 @@ function directiveProblems(fileName: string, text: string, ctx: PreflightContext
       code: 'directive/outside-first-block',
       severity: 'warning',
       message:
-        'This directive is outside the first comment block at the top of the file: GPU MODE\'s server ignores it (popcorn-cli still reads it). Move it up into the first block of comment lines.',
+        "This directive is outside the first comment block at the top of the file: GPU MODE's server ignores it (popcorn-cli still reads it). Move it up into the first block of comment lines.",
       line: entry.line - 1,
       startColumn: 0,
       blocking: false,
@@ -147,9 +172,25 @@ function toFileProblem(p: SubmissionProblem, ctx: PreflightContext): FileProblem
   const startColumn = Math.max(0, (p.column ?? 1) - 1);
   switch (p.code) {
     case 'stream-keyword':
-      return { code: p.code, severity: 'error', message: `${prefix}${p.message} ${STREAM_WHY}`, line, startColumn, endColumn: startColumn + 'stream'.length, blocking: true };
+      return {
+        code: p.code,
+        severity: 'error',
+        message: `${prefix}${p.message} ${STREAM_WHY}`,
+        line,
+        startColumn,
+        endColumn: startColumn + 'stream'.length,
+        blocking: true,
+      };
     case 'not-utf8':
-      return { code: p.code, severity: 'error', message: prefix + p.message, line, startColumn, endColumn: startColumn + 1, blocking: true };
+      return {
+        code: p.code,
+        severity: 'error',
+        message: prefix + p.message,
+        line,
+        startColumn,
+        endColumn: startColumn + 1,
+        blocking: true,
+      };
     default:
       return { code: p.code, severity: 'error', message: prefix + p.message, line: 0, startColumn: 0, blocking: true };
   }

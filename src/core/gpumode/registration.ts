@@ -103,7 +103,11 @@ export async function startRegistration(options: StartRegistrationOptions): Prom
     throw explainGpuModeError(err, { hints: options.hints });
   }
   const cliId = answer.state.trim();
-  if (/[\r\n]/.test(cliId)) throw new GpuModeError('protocol', `GPU MODE sent an unusable id: GET ${transport.show(transport.url(routes.authInit(options.provider)))}`);
+  if (/[\r\n]/.test(cliId))
+    throw new GpuModeError(
+      'protocol',
+      `GPU MODE sent an unusable id: GET ${transport.show(transport.url(routes.authInit(options.provider)))}`,
+    );
   return {
     cliId,
     authorizeUrl: buildAuthorizeUrl(options.provider, encodeRegistrationState(cliId, options.reset), transport.baseUrl),
@@ -134,7 +138,12 @@ export function notLinkedMessage(options: {
 }): string {
   const waited = options.waitedS !== undefined ? ` (waited ${options.waitedS} s)` : '';
   const kept = options.kept ? ` The cli_id in ${options.kept} is kept: it still works.` : '';
-  const command = (reset: boolean) => (options.cli === false ? (reset ? 'Re-register' : 'Register') : `\`kernel-runner register ${options.provider}${reset ? ' --reset' : ''}\``);
+  const command = (reset: boolean) =>
+    options.cli === false
+      ? reset
+        ? 'Re-register'
+        : 'Register'
+      : `\`kernel-runner register ${options.provider}${reset ? ' --reset' : ''}\``;
   const refused = options.reset
     ? `If the sign-in page said "User not found. Please use the register command to create an account.", this ${options.provider} account was never registered: ${command(false)} registers it.`
     : `If the sign-in page said "User already has a valid account with this User ID. Please use the re-register command to re-authenticate.", this ${options.provider} account is registered already: ${command(true)} links a new cli_id to it.`;
@@ -145,7 +154,10 @@ export function notLinkedMessage(options: {
  * Step 2: keep the id in ~/.popcorn.yaml (every other key, comment and the file mode stay), as popcorn-cli does
  * right after opening the browser. Returns the config path.
  */
-export async function completeRegistration(cliId: string, options: { configPath?: string } = {}): Promise<{ path: string }> {
+export async function completeRegistration(
+  cliId: string,
+  options: { configPath?: string } = {},
+): Promise<{ path: string }> {
   const file = options.configPath ?? defaultPopcornConfigPath();
   await writePopcornCliId(cliId, file);
   return { path: file };
@@ -179,10 +191,19 @@ export async function checkRegistration(options: CheckRegistrationOptions): Prom
     cliId = (await readPopcornConfig(configPath)).cliId;
     if (!cliId) {
       const register = (options.hints ?? CLI_REGISTER_HINTS).register;
-      return { state: 'missing', configPath, message: `No GPU MODE cli_id in ${configPath}. To register, ${register}.` };
+      return {
+        state: 'missing',
+        configPath,
+        message: `No GPU MODE cli_id in ${configPath}. To register, ${register}.`,
+      };
     }
   }
-  const transport = createTransport({ baseUrl: options.baseUrl, cliId, extensions: false, timeoutMs: options.timeoutMs });
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    cliId,
+    extensions: false,
+    timeoutMs: options.timeoutMs,
+  });
   try {
     await transport.json('GET', routes.userSubmissions({ limit: 1 }), z.unknown(), { signal: options.signal });
     return { state: 'ok', cliId, configPath };

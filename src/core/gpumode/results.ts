@@ -3,7 +3,14 @@
 // (initial → pending → running → succeeded | failed | timed_out | hacked) in words, stdout/stderr without profiler
 // noise, and a background submission's detail as a result that the usual renderers read.
 import { createLineClassifier } from '../noise/index';
-import { parseScore, type EvalResult, type FullResult, type ResultEvent, type RunResult, type UserSubmissionDetail } from '../protocol/api';
+import {
+  parseScore,
+  type EvalResult,
+  type FullResult,
+  type ResultEvent,
+  type RunResult,
+  type UserSubmissionDetail,
+} from '../protocol/api';
 import { decodePopcornBase64 } from '../reportEncoding';
 import { formatScore } from '../format/durations';
 
@@ -29,7 +36,12 @@ export interface RankedScore {
 
 export { formatScore } from '../format/durations';
 
-function ranked(seconds: number, source: RankedScore['source'], rankingBy?: string | null, notRanked?: string): RankedScore {
+function ranked(
+  seconds: number,
+  source: RankedScore['source'],
+  rankingBy?: string | null,
+  notRanked?: string,
+): RankedScore {
   const score: RankedScore = { seconds, source, rankingBy: rankingByOf(rankingBy), text: formatScore(seconds) };
   if (notRanked !== undefined) score.notRanked = notRanked;
   return score;
@@ -37,7 +49,12 @@ function ranked(seconds: number, source: RankedScore['source'], rankingBy?: stri
 
 /** "secret validation failed" of "secret validation failed on MI300; submission will not appear on the leaderboard". */
 function shortReason(error: string): string {
-  return error.split(';')[0]?.replace(/\s+on\s+\S+$/, '').trim() || error;
+  return (
+    error
+      .split(';')[0]
+      ?.replace(/\s+on\s+\S+$/, '')
+      .trim() || error
+  );
 }
 
 /**
@@ -51,7 +68,12 @@ export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string | nu
   if (seconds === null) return null;
   // kernelbot's _ranked_completion_status: every secret-seed copy must have passed its ranked run and all its runs
   const secrets = result.results.slice(1);
-  const secretFailed = secrets.some((r) => !r.success || !r.runs.leaderboard?.run?.passed || Object.values(r.runs).some((ev) => !ev.run?.success || !ev.run.passed));
+  const secretFailed = secrets.some(
+    (r) =>
+      !r.success ||
+      !r.runs.leaderboard?.run?.passed ||
+      Object.values(r.runs).some((ev) => !ev.run?.success || !ev.run.passed),
+  );
   return ranked(seconds, 'computed', rankingBy, secretFailed ? 'secret validation failed' : undefined);
 }
 
@@ -60,7 +82,10 @@ export function rankedScoreOfResult(result: ResultEvent, rankingBy?: string | nu
  * (a number, or the JSON string GPU MODE sends), else computed from that run's `result` map. Null when there is no
  * passed ranked run, or no score to be had.
  */
-export function rankedScoreOfSubmission(detail: Pick<UserSubmissionDetail, 'runs'> & { job?: UserSubmissionDetail['job'] }, rankingBy?: string | null): RankedScore | null {
+export function rankedScoreOfSubmission(
+  detail: Pick<UserSubmissionDetail, 'runs'> & { job?: UserSubmissionDetail['job'] },
+  rankingBy?: string | null,
+): RankedScore | null {
   const run = detail.runs.find((r) => r.mode === 'leaderboard' && !r.secret);
   if (!run || !run.passed) return null;
   const why = notRankedReason(detail, run.runner);
@@ -76,7 +101,10 @@ export function rankedScoreOfSubmission(detail: Pick<UserSubmissionDetail, 'runs
  * background_submission_manager._ranked_completion_status): the job ended badly (its error says why), or on the
  * same GPU the secret-seed ranked run is missing or failed, or any secret run failed. Undefined: it ranks.
  */
-function notRankedReason(detail: Pick<UserSubmissionDetail, 'runs'> & { job?: UserSubmissionDetail['job'] }, runner: string | null | undefined): string | undefined {
+function notRankedReason(
+  detail: Pick<UserSubmissionDetail, 'runs'> & { job?: UserSubmissionDetail['job'] },
+  runner: string | null | undefined,
+): string | undefined {
   const job = detail.job;
   const status = describeJobStatus(job?.status);
   if (job?.error) return shortReason(job.error);
@@ -88,7 +116,9 @@ function notRankedReason(detail: Pick<UserSubmissionDetail, 'runs'> & { job?: Us
 }
 
 /** The results of a result event, each marked: index 0 is the public run; later ones are the service's secret-seed copies. */
-export function labelResults(result: ResultEvent): Array<{ index: number; secret: boolean; label: string; result: FullResult }> {
+export function labelResults(
+  result: ResultEvent,
+): Array<{ index: number; secret: boolean; label: string; result: FullResult }> {
   return result.results.map((full, index) => ({
     index,
     secret: index > 0,
@@ -347,7 +377,9 @@ export function filterResultNoise(result: ResultEvent): { result: ResultEvent; h
     for (const [key, ev] of Object.entries(full.runs)) {
       runs[key] = {
         ...ev,
-        compilation: ev.compilation ? { ...ev.compilation, stdout: clean(ev.compilation.stdout), stderr: clean(ev.compilation.stderr) } : null,
+        compilation: ev.compilation
+          ? { ...ev.compilation, stdout: clean(ev.compilation.stdout), stderr: clean(ev.compilation.stderr) }
+          : null,
         run: ev.run ? { ...ev.run, stdout: clean(ev.run.stdout), stderr: clean(ev.run.stderr) } : null,
       };
     }

@@ -32,7 +32,10 @@ export async function openGpuMode(options: OpenGpuModeOptions = {}): Promise<Gpu
   const configPath = options.configPath ?? defaultPopcornConfigPath();
   const cliId = options.cliId ?? (await readPopcornConfig(configPath)).cliId;
   if (!cliId) {
-    throw new GpuModeError('no-identity', `No GPU MODE cli_id in ${configPath}. To register, ${(options.hints ?? CLI_REGISTER_HINTS).register}.`);
+    throw new GpuModeError(
+      'no-identity',
+      `No GPU MODE cli_id in ${configPath}. To register, ${(options.hints ?? CLI_REGISTER_HINTS).register}.`,
+    );
   }
   const client = createRunnerClient({ baseUrl, cliId, extensions: false, userAgent: options.userAgent });
   return { baseUrl: client.baseUrl, cliId, configPath, client };

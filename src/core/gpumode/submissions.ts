@@ -1,6 +1,11 @@
 // "My submissions" as rows for tables, tree views and QuickPicks. Pure (no Node imports). What GPU MODE leaves
 // out or sends as null shows as unknown ('-', '?', "status unknown"), never as a made-up value.
-import { parseScore, type SubmissionDetailRun, type UserSubmissionDetail, type UserSubmissionSummary } from '../protocol/api';
+import {
+  parseScore,
+  type SubmissionDetailRun,
+  type UserSubmissionDetail,
+  type UserSubmissionSummary,
+} from '../protocol/api';
 import { describeJobStatus, formatScore } from './results';
 
 export interface SubmissionRow {
@@ -52,7 +57,16 @@ export function runRow(r: SubmissionDetailRun): RunRow {
   const score = seconds === null ? '-' : formatScore(seconds);
   const runner = r.runner || '?';
   const text = `${r.mode} on ${runner}: ${r.passed ? 'passed' : 'failed'}${score !== '-' ? ` · ${score}` : ''}${r.secret ? ' [secret]' : ''}`;
-  return { mode: r.mode, secret: r.secret, runner, passed: r.passed, score, start: r.start_time ?? null, end: r.end_time ?? null, text };
+  return {
+    mode: r.mode,
+    secret: r.secret,
+    runner,
+    passed: r.passed,
+    score,
+    start: r.start_time ?? null,
+    end: r.end_time ?? null,
+    text,
+  };
 }
 
 /**

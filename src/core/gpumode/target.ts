@@ -46,6 +46,9 @@ export function serviceKindFromHealth(health: Health): ServiceKind {
 }
 
 /** Asks the server: one `GET /health`. Errors (network, 5xx) are the caller's to report. */
-export async function detectServiceKind(client: { health(options?: { signal?: AbortSignal }): Promise<Health> }, options: { signal?: AbortSignal } = {}): Promise<ServiceKind> {
+export async function detectServiceKind(
+  client: { health(options?: { signal?: AbortSignal }): Promise<Health> },
+  options: { signal?: AbortSignal } = {},
+): Promise<ServiceKind> {
   return serviceKindFromHealth(await client.health({ signal: options.signal }));
 }

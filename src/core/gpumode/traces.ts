@@ -23,7 +23,8 @@ export function profilerKind(profile: Pick<ProfileResult, 'profiler'>): Profiler
 }
 
 /** What opens an archive, for messages: a rocprof zip is summarised here; an Nsight Compute report is not. */
-export const NSIGHT_COMPUTE_OPENS_WITH = 'an Nsight Compute report (profile_data/profile.ncu-rep inside): open it with NVIDIA Nsight Compute (ncu-ui), or `ncu --import`';
+export const NSIGHT_COMPUTE_OPENS_WITH =
+  'an Nsight Compute report (profile_data/profile.ncu-rep inside): open it with NVIDIA Nsight Compute (ncu-ui), or `ncu --import`';
 
 export interface SavedTrace {
   /** Run key, e.g. `profile.0` (`profile.0-secret` for a secret-seed copy). */
@@ -73,7 +74,12 @@ function stamp(date: Date): string {
 
 /** A file-name-safe piece: anything but letters, digits, `.`, `_`, `-` becomes `_`; no leading dots. */
 function safeNamePart(part: string, fallback = 'submission'): string {
-  return part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 80) || fallback;
+  return (
+    part
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^\.+/, '')
+      .slice(0, 80) || fallback
+  );
 }
 
 /** The name without run key, counter and extension: `<stem>-<leaderboard>-<gpu>-<id|timestamp>`. */
@@ -87,7 +93,11 @@ export function traceBaseName(parts: TraceNameParts): string {
 }
 
 /** Writes with `write(file)` at `<base>.zip`, `<base>-2.zip`, ... : the first name that does not exist yet (EEXIST-safe). */
-async function writeUnique(dir: string, base: string, write: (file: string) => Promise<number>): Promise<{ path: string; bytes: number }> {
+async function writeUnique(
+  dir: string,
+  base: string,
+  write: (file: string) => Promise<number>,
+): Promise<{ path: string; bytes: number }> {
   for (let n = 1; n < 10_000; n++) {
     const file = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}.zip`);
     try {
@@ -103,7 +113,8 @@ async function writeUnique(dir: string, base: string, write: (file: string) => P
 function profiledRuns(result: ResultEvent): Array<{ run: string; profile: ProfileResult }> {
   const out: Array<{ run: string; profile: ProfileResult }> = [];
   result.results.forEach((full, i) => {
-    for (const [key, ev] of Object.entries(full.runs)) if (ev.profile) out.push({ run: i > 0 ? `${key}-secret` : key, profile: ev.profile });
+    for (const [key, ev] of Object.entries(full.runs))
+      if (ev.profile) out.push({ run: i > 0 ? `${key}-secret` : key, profile: ev.profile });
   });
   return out;
 }

@@ -2,7 +2,8 @@
 // end of a line), OSC (`ESC ] ... BEL|ESC \`) and the two-byte escapes, in their 7-bit form and as 8-bit C1
 // controls (U+009B CSI, U+009D OSC), which terminals obey as well. Lone ESC characters go too.
 /* eslint-disable no-control-regex */
-const ANSI = /(?:\x1b\[|\x9b)[0-?]*[ -/]*(?:[@-~]|$)|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)|\x1b[@-Z\\-_]|\x1b/g;
+const ANSI =
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*(?:[@-~]|$)|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)|\x1b[@-Z\\-_]|\x1b/g;
 const ESCAPES_7BIT = /\x1b\[[0-?]*[ -/]*(?:[@-~]|$)|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)|\x1b[@-Z\\-_]|\x1b/g;
 /** SGR (colours, bold): the one escape sequence a terminal takes without moving, erasing or answering. */
 const SGR = /^\x1b\[[0-9;:]*m$/;

@@ -50,7 +50,7 @@ export function classifyLine(text: string): LineKind {
     const d = text.charCodeAt(1);
     if (d >= 0x30 && d <= 0x39 && GLOG.test(text)) return c === 0x46 ? 'fatal' : 'glog';
   }
-  if ((c === 0x52 || c === 0x72 /* R r */) && LEGACY.test(text)) return 'legacy';
+  if ((c === 0x52 || c === 0x72) /* R r */ && LEGACY.test(text)) return 'legacy';
   if (c === 0x46 /* F */ || c === 0x73 /* s */ || c === 0x57 /* W */) {
     for (const re of LEGACY_BARE) if (re.test(text)) return 'legacy';
   } else if (c === 0x20 && RPL_GPU_INDEX.test(text)) {

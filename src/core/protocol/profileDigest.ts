@@ -65,7 +65,14 @@ export interface DigestProvenance {
 export interface DigestEvaluator {
   tests: { passed: number; failed: number; failures: string[] } | null;
   /** The evaluator's own per-case timings (what ranks), kept apart from the profiler's kernel durations. */
-  benchmarks: Array<{ spec: string; runs: number | null; meanNs: number | null; stdNs: number | null; bestNs: number | null; worstNs: number | null }>;
+  benchmarks: Array<{
+    spec: string;
+    runs: number | null;
+    meanNs: number | null;
+    stdNs: number | null;
+    bestNs: number | null;
+    worstNs: number | null;
+  }>;
 }
 
 export interface DigestOccupancy {
@@ -91,7 +98,12 @@ export interface DigestKernel {
   /** Share of the whole run's kernel time. */
   percent: number;
   /** The most used launch configuration, and how many distinct ones there were. */
-  launch: { grid: [number, number, number] | null; workgroup: [number, number, number] | null; calls: number; configurations: number } | null;
+  launch: {
+    grid: [number, number, number] | null;
+    workgroup: [number, number, number] | null;
+    calls: number;
+    configurations: number;
+  } | null;
   resources: {
     vgpr: number | null;
     accumVgpr: number | null;
@@ -138,13 +150,45 @@ export interface DigestRun {
   /** First start to last end of GPU work. */
   wallNs: number | null;
   kernels: { calls: number; totalNs: number; distinct: number };
-  gpus: Array<{ agentId: string; kernelCalls: number; kernelNs: number; copyNs: number; busyNs: number; busyPercent: number | null; idleNs: number | null; exact: boolean }>;
+  gpus: Array<{
+    agentId: string;
+    kernelCalls: number;
+    kernelNs: number;
+    copyNs: number;
+    busyNs: number;
+    busyPercent: number | null;
+    idleNs: number | null;
+    exact: boolean;
+  }>;
   /** The busy percent of the GPU with the most kernel time. */
   gpuBusyPercent: number | null;
   /** Idle stretches of that GPU, at the timeline's bucket resolution. */
-  idleGaps: { bucketNs: number; count: number; totalNs: number; longest: DigestList<{ offsetNs: number; durationNs: number }> } | null;
-  copies: DigestList<{ direction: string; calls: number; totalNs: number; bytes: number | null; bandwidthGBps: number | null }>;
-  api: { calls: number; totalNs: number; distinct: number; top: DigestList<{ name: string; domain: string | null; calls: number; totalNs: number; avgNs: number; percent: number }> };
+  idleGaps: {
+    bucketNs: number;
+    count: number;
+    totalNs: number;
+    longest: DigestList<{ offsetNs: number; durationNs: number }>;
+  } | null;
+  copies: DigestList<{
+    direction: string;
+    calls: number;
+    totalNs: number;
+    bytes: number | null;
+    bandwidthGBps: number | null;
+  }>;
+  api: {
+    calls: number;
+    totalNs: number;
+    distinct: number;
+    top: DigestList<{
+      name: string;
+      domain: string | null;
+      calls: number;
+      totalNs: number;
+      avgNs: number;
+      percent: number;
+    }>;
+  };
 }
 
 export interface DigestCounters {
@@ -158,7 +202,13 @@ export interface DigestCounters {
  * branch adds it to the summary); null until then.
  */
 interface DigestRoofline {
-  kernels: Array<{ kernel: string; arithmeticIntensity: number | null; achievedTflops: number | null; achievedTBps: number | null; bound: string | null }>;
+  kernels: Array<{
+    kernel: string;
+    arithmeticIntensity: number | null;
+    achievedTflops: number | null;
+    achievedTBps: number | null;
+    bound: string | null;
+  }>;
 }
 
 /** The hottest source lines and stall reasons (PC sampling). Null until the summary carries them. */

@@ -213,10 +213,15 @@ export function roofAtIntensity(point: RoofPoint, peaks: RoofPeaks): RoofAtInten
   const hbm = peaks.hbmGBps;
   const ai = point.aiHbm;
   const achieved = point.gflopsPerSecond;
-  if (compute === null || !known(hbm) || hbm <= 0 || !known(ai) || ai < 0 || !known(achieved) || achieved < 0) return null;
+  if (compute === null || !known(hbm) || hbm <= 0 || !known(ai) || ai < 0 || !known(achieved) || achieved < 0)
+    return null;
   const slope = ai * hbm;
   // aiHbm < ridge (compute / hbm) is memory-bound: the same test as AI × hbm < compute
   const limit = slope < compute ? 'hbm' : 'compute';
   const roofGflops = Math.min(slope, compute);
-  return { roofGflops, limit, percent: roofGflops > 0 && achieved > 0 ? (achieved / roofGflops) * 100 : roofGflops > 0 ? 0 : null };
+  return {
+    roofGflops,
+    limit,
+    percent: roofGflops > 0 && achieved > 0 ? (achieved / roofGflops) * 100 : roofGflops > 0 ? 0 : null,
+  };
 }

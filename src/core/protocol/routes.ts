@@ -26,7 +26,11 @@ export const ROUTES = {
 export type RouteName = keyof typeof ROUTES;
 
 /** The `:name` parameters of a pattern, as a type: `'/jobs/:id/artifacts/:name'` -> `'id' | 'name'`. */
-type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamsOf<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamsOf<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
 
 export type RouteParams<R extends RouteName> = Record<ParamsOf<(typeof ROUTES)[R]['pattern']>, string | number>;
 
@@ -39,7 +43,11 @@ function queryString(params: Record<string, string | number | undefined>): strin
 }
 
 /** A route's path with its parameters filled in (each URI-encoded) and an optional query. */
-export function routePath<R extends RouteName>(route: R, params: RouteParams<R>, query: Record<string, string | number | undefined> = {}): string {
+export function routePath<R extends RouteName>(
+  route: R,
+  params: RouteParams<R>,
+  query: Record<string, string | number | undefined> = {},
+): string {
   const values = params as Record<string, string | number>;
   const path = ROUTES[route].pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(values[name])));
   return path + queryString(query);

@@ -254,7 +254,21 @@ function buildSchemas() {
      * are doubles: past 2^53 ns (a host up ~104 days) one may be off by a few ns, so then `startNsExact` /
      * `endNsExact` give the exact value as decimal digits (absent: the number is exact). `spanNs` is always exact.
      */
-    wall: z.object({ startNs: ns, endNs: ns, spanNs: ns, startNsExact: z.string().regex(/^-?\d+$/).optional(), endNsExact: z.string().regex(/^-?\d+$/).optional() }).nullable(),
+    wall: z
+      .object({
+        startNs: ns,
+        endNs: ns,
+        spanNs: ns,
+        startNsExact: z
+          .string()
+          .regex(/^-?\d+$/)
+          .optional(),
+        endNsExact: z
+          .string()
+          .regex(/^-?\d+$/)
+          .optional(),
+      })
+      .nullable(),
     timeline: timelineSchema.nullable(),
     sources: z.array(traceSourceSchema),
     skipped: z.array(skippedSourceSchema),
@@ -284,7 +298,27 @@ function buildSchemas() {
     /** rocprof-compute's System Speed-of-Light (block 2) per kernel and per rocTX range, from the same counters. */
     speedOfLight: rooflineSchemas().speedOfLightSchema.optional(),
   });
-  return { pausedWindowSchema, profilerControlSchema, launchConfigSchema, kernelRowSchema, memoryCopyRowSchema, apiRowSchema, markerKernelSchema, markerRowSchema, rangeAttributionSchema, agentSchema, timelineSchema, traceSourceSchema, skippedSourceSchema, traceProcessSchema, crossCheckSchema, counterValueSchema, kernelCountersSchema, pseudoRowSchema, traceSummarySchema };
+  return {
+    pausedWindowSchema,
+    profilerControlSchema,
+    launchConfigSchema,
+    kernelRowSchema,
+    memoryCopyRowSchema,
+    apiRowSchema,
+    markerKernelSchema,
+    markerRowSchema,
+    rangeAttributionSchema,
+    agentSchema,
+    timelineSchema,
+    traceSourceSchema,
+    skippedSourceSchema,
+    traceProcessSchema,
+    crossCheckSchema,
+    counterValueSchema,
+    kernelCountersSchema,
+    pseudoRowSchema,
+    traceSummarySchema,
+  };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;

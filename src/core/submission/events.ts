@@ -41,7 +41,16 @@ export type SubmissionEvent =
    * Progress. `text` is a ready line; `changed` says it differs from the last one (a log writes those, a status bar
    * takes every one). `queuePosition` is our runner's (0 = starting), `run` the run in progress (`profile.1`).
    */
-  | { type: 'status'; phase: RunPhase; text: string; changed: boolean; elapsedMs: number; queuePosition?: number; run?: string; heartbeatAgeMs?: number }
+  | {
+      type: 'status';
+      phase: RunPhase;
+      text: string;
+      changed: boolean;
+      elapsedMs: number;
+      queuePosition?: number;
+      run?: string;
+      heartbeatAgeMs?: number;
+    }
   /** A line of the program's live output (our runner), classified by the noise filter. */
   | { type: 'output'; stream: 'stdout' | 'stderr'; text: string; noise: boolean }
   /** A dropped connection being resumed, or a failed poll being retried. */

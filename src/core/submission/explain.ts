@@ -3,11 +3,26 @@
 // it); the extension shows the actions as buttons.
 import { InvalidRunnerUrlError, RunnerClientError, isRunnerClientError } from '../client/errors';
 import { FollowGaveUpError } from '../client/follow';
-import { CLI_REGISTER_HINTS, EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, formatWait, parseRetryAfterText, type RegisterHints } from '../gpumode/errors';
+import {
+  CLI_REGISTER_HINTS,
+  EXTENSION_REGISTER_HINTS,
+  GpuModeError,
+  explainGpuModeError,
+  formatWait,
+  parseRetryAfterText,
+  type RegisterHints,
+} from '../gpumode/errors';
 import type { ErrorEvent } from '../protocol/api';
 import { PopcornConfigError } from '../popcornConfig';
 import type { ServiceKind } from './service';
-import { KernelRunnerError, errorMessage, explainCode, isKernelRunnerError, type CoreErrorCode, type FailureKind } from '../errors';
+import {
+  KernelRunnerError,
+  errorMessage,
+  explainCode,
+  isKernelRunnerError,
+  type CoreErrorCode,
+  type FailureKind,
+} from '../errors';
 
 /** Where the words go: the `kernel-runner` command or the VS Code extension. */
 export type Surface = 'cli' | 'editor';
@@ -70,7 +85,12 @@ const SUBMISSION_CODES: Record<FailureKind, CoreErrorCode> = {
   internal: 'SUBMISSION_INTERNAL',
 };
 
-export function submissionError(kind: FailureKind, message: string, actions: Action[] = [], extra: Partial<Explanation> = {}): SubmissionError {
+export function submissionError(
+  kind: FailureKind,
+  message: string,
+  actions: Action[] = [],
+  extra: Partial<Explanation> = {},
+): SubmissionError {
   return new SubmissionError({ kind, message, actions, ...extra });
 }
 
@@ -99,13 +119,20 @@ const TOKEN_HINT: Record<Surface, string> = {
 
 /** Where a failed GPU MODE background run's output comes back, on each surface (see noDetailsAdvice). */
 export const NO_DETAILS_HINTS: Record<Surface, { ourRunner: string; profile: string }> = {
-  cli: { ourRunner: '`kernel-runner submit FILE --mode test` starts an embedded one', profile: '`kernel-runner submit FILE --server gpumode --mode profile`' },
-  editor: { ourRunner: 'Run with the embedded runner selected ("Kernel Runner: Select Target…")', profile: '"Profile on GPU MODE"' },
+  cli: {
+    ourRunner: '`kernel-runner submit FILE --mode test` starts an embedded one',
+    profile: '`kernel-runner submit FILE --server gpumode --mode profile`',
+  },
+  editor: {
+    ourRunner: 'Run with the embedded runner selected ("Kernel Runner: Select Target…")',
+    profile: '"Profile on GPU MODE"',
+  },
 };
 
 const UNREACHABLE_HINT: Record<Surface, string> = {
   cli: ' Start `kernel-runner serve` there, or leave out --server to use an embedded runner.',
-  editor: ' Is `kernel-runner serve` running? Check kernelRunner.server, or select the embedded runner ("Kernel Runner: Select Target…").',
+  editor:
+    ' Is `kernel-runner serve` running? Check kernelRunner.server, or select the embedded runner ("Kernel Runner: Select Target…").',
 };
 
 export interface ExplainContext {
@@ -126,7 +153,12 @@ function networkWhy(code: string | undefined): string {
 export function explain(err: unknown, ctx: ExplainContext): Explanation {
   if (err instanceof SubmissionError) return err.explanation;
   if (err instanceof PopcornConfigError) return { kind: 'usage', message: err.message, actions: [] };
-  if (err instanceof InvalidRunnerUrlError) return { kind: 'usage', message: `${err.url} is not a runner URL: ${err.detail}.`, actions: [action('select-target')] };
+  if (err instanceof InvalidRunnerUrlError)
+    return {
+      kind: 'usage',
+      message: `${err.url} is not a runner URL: ${err.detail}.`,
+      actions: [action('select-target')],
+    };
   if (err instanceof FollowGaveUpError) return explainGaveUp(err, ctx);
   if (ctx.service === 'gpumode' || err instanceof GpuModeError) return explainUpstream(err, ctx);
   if (isRunnerClientError(err)) return explainOurs(err, ctx);
@@ -145,7 +177,11 @@ function explainUpstream(err: unknown, ctx: ExplainContext): Explanation {
     case 'no-identity':
       return { ...base, kind: 'no-identity', actions: [action('register')] };
     case 'rate-limited':
-      return { ...base, kind: 'rate-limited', ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) };
+      return {
+        ...base,
+        kind: 'rate-limited',
+        ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+      };
     case 'too-large':
     case 'bad-request':
       return { ...base, kind: 'rejected' };
@@ -164,24 +200,50 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
   switch (err.type) {
     case 'network': {
       const hint = ctx.embedded ? '' : UNREACHABLE_HINT[ctx.surface];
-      return { kind: 'network', message: `Cannot reach ${where}: ${networkWhy(err.systemCode)}.${hint} (${err.method} ${err.url})`, actions: [action('select-target')] };
+      return {
+        kind: 'network',
+        message: `Cannot reach ${where}: ${networkWhy(err.systemCode)}.${hint} (${err.method} ${err.url})`,
+        actions: [action('select-target')],
+      };
     }
     case 'http': {
       const status = err.status ?? 0;
       if (status === 401 || status === 403) {
-        return { kind: 'unauthorized', message: `${capital(where)} refused the credentials (${status}): ${TOKEN_HINT[ctx.surface]}. (${err.detail ?? err.message})`, actions: [action('set-token')] };
+        return {
+          kind: 'unauthorized',
+          message: `${capital(where)} refused the credentials (${status}): ${TOKEN_HINT[ctx.surface]}. (${err.detail ?? err.message})`,
+          actions: [action('set-token')],
+        };
       }
       if (status === 429) {
         const wait = err.retryAfterMs !== undefined ? ` Try again in ${formatWait(err.retryAfterMs)}.` : '';
-        return { kind: 'rate-limited', message: `${capital(where)} is busy (429): ${err.detail ?? err.message}.${wait}`, actions: [], ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+        return {
+          kind: 'rate-limited',
+          message: `${capital(where)} is busy (429): ${err.detail ?? err.message}.${wait}`,
+          actions: [],
+          ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+        };
       }
-      if (status >= 500) return { kind: 'server', message: `${capital(where)} failed to answer (${status}): ${err.detail ?? err.message} (${err.method} ${err.url})`, actions: [] };
-      return { kind: 'rejected', message: `${capital(where)} answered ${status}: ${err.detail ?? err.message} (${err.method} ${err.url})`, actions: [] };
+      if (status >= 500)
+        return {
+          kind: 'server',
+          message: `${capital(where)} failed to answer (${status}): ${err.detail ?? err.message} (${err.method} ${err.url})`,
+          actions: [],
+        };
+      return {
+        kind: 'rejected',
+        message: `${capital(where)} answered ${status}: ${err.detail ?? err.message} (${err.method} ${err.url})`,
+        actions: [],
+      };
     }
     case 'timeout':
       return { kind: 'timeout', message: `${capital(where)} did not answer in time. (${err.message})`, actions: [] };
     case 'protocol':
-      return { kind: 'protocol', message: `${capital(where)} sent something this version cannot read. (${err.message})`, actions: [] };
+      return {
+        kind: 'protocol',
+        message: `${capital(where)} sent something this version cannot read. (${err.message})`,
+        actions: [],
+      };
     case 'cancelled':
       return { kind: 'cancelled', message: 'Cancelled.', actions: [] };
   }
@@ -189,7 +251,12 @@ function explainOurs(err: RunnerClientError, ctx: ExplainContext): Explanation {
 
 /** The client stopped following a job that may still be running: name it, and where to see how it ended. */
 function explainGaveUp(err: FollowGaveUpError, ctx: ExplainContext): Explanation {
-  const why = err.reason.type === 'network' ? networkWhy(err.reason.systemCode) : err.reason.type === 'http' ? `${err.reason.status ?? 'error'} ${err.reason.detail ?? ''}`.trim() : err.reason.message;
+  const why =
+    err.reason.type === 'network'
+      ? networkWhy(err.reason.systemCode)
+      : err.reason.type === 'http'
+        ? `${err.reason.status ?? 'error'} ${err.reason.detail ?? ''}`.trim()
+        : err.reason.message;
   const jobUrl = ctx.baseUrl ? `${ctx.baseUrl.replace(/\/+$/, '')}/jobs/${err.jobId}` : `/jobs/${err.jobId}`;
   const server = ctx.baseUrl && !ctx.embedded ? ` --server ${ctx.baseUrl}` : '';
   const later =
@@ -211,7 +278,8 @@ function capital(s: string): string {
  */
 export function explainErrorEvent(error: ErrorEvent): Explanation {
   const wait = parseRetryAfterText(error.detail);
-  if (wait !== undefined && /rate limit/i.test(error.detail)) return { kind: 'rate-limited', message: error.detail, actions: [], retryAfterMs: wait };
+  if (wait !== undefined && /rate limit/i.test(error.detail))
+    return { kind: 'rate-limited', message: error.detail, actions: [], retryAfterMs: wait };
   const code = error.status_code ?? 0;
   return { kind: code >= 400 && code < 500 ? 'rejected' : 'server', message: error.detail, actions: [] };
 }

@@ -63,7 +63,14 @@ export function testsOf(map: Readonly<Record<string, string>>): TestCase[] {
 export function benchmarksOf(map: Readonly<Record<string, string>>): BenchmarkCase[] {
   return caseIndices(map, 'benchmark').map((i) => {
     const b: BenchmarkCase = { index: i, spec: map[`benchmark.${i}.spec`] ?? '' };
-    const fields = [['runs', 'runs'], ['meanNs', 'mean'], ['stdNs', 'std'], ['errNs', 'err'], ['bestNs', 'best'], ['worstNs', 'worst']] as const;
+    const fields = [
+      ['runs', 'runs'],
+      ['meanNs', 'mean'],
+      ['stdNs', 'std'],
+      ['errNs', 'err'],
+      ['bestNs', 'best'],
+      ['worstNs', 'worst'],
+    ] as const;
     for (const [field, key] of fields) {
       const v = num(map[`benchmark.${i}.${key}`]);
       if (v !== undefined) b[field] = v;

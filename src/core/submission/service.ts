@@ -57,14 +57,38 @@ function hostLabel(baseUrl: string): string {
 export async function connect(options: ConnectOptions): Promise<Connection> {
   const userAgent = options.userAgent;
   if (options.embedded) {
-    const client = createRunnerClient({ baseUrl: options.baseUrl, ...(options.token ? { token: options.token } : {}), userAgent });
-    return { service: 'kernel-runner', client, baseUrl: client.baseUrl, label: 'embedded runner', embedded: true, health: options.embedded.health, hasIdentity: true };
+    const client = createRunnerClient({
+      baseUrl: options.baseUrl,
+      ...(options.token ? { token: options.token } : {}),
+      userAgent,
+    });
+    return {
+      service: 'kernel-runner',
+      client,
+      baseUrl: client.baseUrl,
+      label: 'embedded runner',
+      embedded: true,
+      health: options.embedded.health,
+      hasIdentity: true,
+    };
   }
   if (!isGpuModeUrl(options.baseUrl)) {
-    const probe = createRunnerClient({ baseUrl: options.baseUrl, ...(options.token ? { token: options.token } : {}), userAgent });
+    const probe = createRunnerClient({
+      baseUrl: options.baseUrl,
+      ...(options.token ? { token: options.token } : {}),
+      userAgent,
+    });
     const health = await probe.health({ signal: options.signal, timeoutMs: LOOKUP_TIMEOUT_MS * 2 });
     if (serviceKindFromHealth(health) === 'kernel-runner') {
-      return { service: 'kernel-runner', client: probe, baseUrl: probe.baseUrl, label: hostLabel(probe.baseUrl), embedded: false, health, hasIdentity: true };
+      return {
+        service: 'kernel-runner',
+        client: probe,
+        baseUrl: probe.baseUrl,
+        label: hostLabel(probe.baseUrl),
+        embedded: false,
+        health,
+        hasIdentity: true,
+      };
     }
   }
   const configPath = options.popcornConfigPath ?? defaultPopcornConfigPath();
@@ -74,7 +98,12 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     cliId = (await readPopcornConfig(configPath)).cliId;
     if (cliId) identitySource = configPath;
   }
-  const client = createRunnerClient({ baseUrl: options.baseUrl, ...(cliId ? { cliId } : {}), extensions: false, userAgent });
+  const client = createRunnerClient({
+    baseUrl: options.baseUrl,
+    ...(cliId ? { cliId } : {}),
+    extensions: false,
+    userAgent,
+  });
   return {
     service: 'gpumode',
     client,

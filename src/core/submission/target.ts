@@ -63,25 +63,40 @@ export const chooseFromFile: Chooser = async (ctx) => {
   const { request, connection } = ctx;
   if (connection.service === 'gpumode') {
     // The server's own reading of the directives (first comment block); their errors are the check's to report.
-    const directives = preflightSubmission(request.filePath, request.content, { leaderboard: request.leaderboard }).directives;
+    const directives = preflightSubmission(request.filePath, request.content, {
+      leaderboard: request.leaderboard,
+    }).directives;
     const infos = await ctx.leaderboards();
     const name = request.leaderboard ?? directives.leaderboard;
-    if (!name) throw submissionError('usage', `Which leaderboard? Pass --leaderboard NAME or put "#!POPCORN leaderboard NAME" at the top of the file. Open leaderboards:\n${openList(infos)}`);
+    if (!name)
+      throw submissionError(
+        'usage',
+        `Which leaderboard? Pass --leaderboard NAME or put "#!POPCORN leaderboard NAME" at the top of the file. Open leaderboards:\n${openList(infos)}`,
+      );
     const info = findLeaderboard(infos, name);
-    if (!info) throw submissionError('usage', `GPU MODE has no leaderboard "${name}". Open leaderboards:\n${openList(infos)}`);
+    if (!info)
+      throw submissionError('usage', `GPU MODE has no leaderboard "${name}". Open leaderboards:\n${openList(infos)}`);
     const gpu = request.gpu ?? directives.gpus[0];
     const runsOn = info.gpus.length ? `runs on ${info.gpus.join(', ')}` : 'does not list its GPUs';
     if (!gpu) {
       if (info.gpus.length === 1) return { leaderboard: info.name, gpu: info.gpus[0] as string, info };
-      throw submissionError('usage', `Which GPU? ${info.name} ${runsOn}: pass --gpu or put "#!POPCORN gpu NAME" at the top of the file.`);
+      throw submissionError(
+        'usage',
+        `Which GPU? ${info.name} ${runsOn}: pass --gpu or put "#!POPCORN gpu NAME" at the top of the file.`,
+      );
     }
     // A leaderboard that lists no GPUs (an answer without gpu_types) cannot be checked here: the service checks.
-    if (info.gpus.length && !info.gpus.includes(gpu)) throw submissionError('no-gpu', `${info.name} does not run on "${gpu}" (GPU names are case-sensitive); it runs on ${info.gpus.join(', ')}.`);
+    if (info.gpus.length && !info.gpus.includes(gpu))
+      throw submissionError(
+        'no-gpu',
+        `${info.name} does not run on "${gpu}" (GPU names are case-sensitive); it runs on ${info.gpus.join(', ')}.`,
+      );
     return { leaderboard: info.name, gpu, info };
   }
 
   const directives = parseDirectivesClient(ctx.source);
-  if (directives.errors.length && !request.gpu) throw submissionError('usage', directives.errors.map((e) => e.message).join('; '));
+  if (directives.errors.length && !request.gpu)
+    throw submissionError('usage', directives.errors.map((e) => e.message).join('; '));
   const leaderboard = request.leaderboard ?? directives.leaderboard ?? SCRIPT_LEADERBOARD;
   let gpu = request.gpu ?? directives.gpus[0];
   if (!gpu) {
@@ -92,11 +107,16 @@ export const chooseFromFile: Chooser = async (ctx) => {
         ? known
         : await connection.client.listGpus(leaderboard, { signal: ctx.signal }).catch((err: unknown) => {
             if (isRunnerClientError(err) && err.type === 'http' && err.status === 404) {
-              throw submissionError('usage', `${connection.label} has no leaderboard "${leaderboard}" (${err.detail ?? err.message}).`, [action('select-target')]);
+              throw submissionError(
+                'usage',
+                `${connection.label} has no leaderboard "${leaderboard}" (${err.detail ?? err.message}).`,
+                [action('select-target')],
+              );
             }
             throw err;
           });
-    if (gpus.length === 0) throw submissionError('no-gpu', `Leaderboard "${leaderboard}" lists no GPUs on ${connection.baseUrl}.`);
+    if (gpus.length === 0)
+      throw submissionError('no-gpu', `Leaderboard "${leaderboard}" lists no GPUs on ${connection.baseUrl}.`);
     gpu = gpus[0] as string;
     if (gpus.length > 1) ctx.note(`using GPU ${gpu} (of ${gpus.join(', ')}; --gpu chooses)`);
   }
@@ -137,7 +157,8 @@ export type ProfileGpuChoice =
  * AMD Instinct GPU the leaderboard offers (rocprofv3 needs one): the user is offered it, never switched silently.
  */
 export function chooseProfileGpu(requested: string, offered: readonly string[]): ProfileGpuChoice {
-  const exact = offered.find((g) => g === requested) ?? offered.find((g) => g.toUpperCase() === requested.toUpperCase());
+  const exact =
+    offered.find((g) => g === requested) ?? offered.find((g) => g.toUpperCase() === requested.toUpperCase());
   if (exact) return { kind: 'exact', gpu: exact };
   const prefixed = offered.find((g) => g.toUpperCase().startsWith(requested.toUpperCase()) && !/x\d+$/i.test(g));
   if (prefixed) return { kind: 'exact', gpu: prefixed };
@@ -147,7 +168,12 @@ export function chooseProfileGpu(requested: string, offered: readonly string[]):
 }
 
 /** The error for a leaderboard without the requested profiling GPU, with the one-click alternative when there is one. */
-export function profileGpuMissing(requested: string, leaderboard: string, offered: readonly string[], targetLabel: string) {
+export function profileGpuMissing(
+  requested: string,
+  leaderboard: string,
+  offered: readonly string[],
+  targetLabel: string,
+) {
   const choice = chooseProfileGpu(requested, offered);
   const list = offered.join(', ') || 'none';
   if (choice.kind === 'alternative') {

@@ -18,18 +18,35 @@ import {
   rankedScoreOfSubmission,
   resultFromSubmission,
   runsWithoutDetails,
-  submissionPassed } from '../gpumode/results';
+  submissionPassed,
+} from '../gpumode/results';
 import { rateLimitError } from '../gpumode/errors';
 import { saveProfileTraces } from '../gpumode/traces';
 import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
 import type { ProfileDigest } from '../protocol/profileDigest';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
-import { action, explain, explainErrorEvent, NO_DETAILS_HINTS, registerHints, submissionError, type Surface } from './explain';
+import {
+  action,
+  explain,
+  explainErrorEvent,
+  NO_DETAILS_HINTS,
+  registerHints,
+  submissionError,
+  type Surface,
+} from './explain';
 import { remainingPollMs } from './policy';
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
-import { chooseFromFile, findLeaderboard, leaderboardCache, type ChooseContext, type Chooser, type ChosenTarget, type SubmissionRequest } from './target';
+import {
+  chooseFromFile,
+  findLeaderboard,
+  leaderboardCache,
+  type ChooseContext,
+  type Chooser,
+  type ChosenTarget,
+  type SubmissionRequest,
+} from './target';
 import { hasProfileOptions, profileFormFields, profileOptionsWhat, type ProfileOptions } from '../profileOptions';
 import { errorMessage } from '../errors';
 import { LOOKUP_TIMEOUT_MS, POLL_INTERVAL_MS, STREAM_IDLE_TIMEOUT_MS, UPLOAD_TIMEOUT_MS } from '../limits';
@@ -110,7 +127,11 @@ class Attempt {
     return this.options.connection.client;
   }
 
-  status(phase: Extract<SubmissionEvent, { type: 'status' }>['phase'], text: string, extra: { queuePosition?: number; run?: string; heartbeatAgeMs?: number; always?: boolean } = {}): void {
+  status(
+    phase: Extract<SubmissionEvent, { type: 'status' }>['phase'],
+    text: string,
+    extra: { queuePosition?: number; run?: string; heartbeatAgeMs?: number; always?: boolean } = {},
+  ): void {
     const changed = extra.always === true || text !== this.lastStatus;
     this.lastStatus = text;
     const { always: _always, ...rest } = extra;
@@ -139,14 +160,22 @@ class Attempt {
   async cancelled(): Promise<SubmissionOutcome> {
     const { connection } = this;
     let message: string;
-    if (this.options.detach?.aborted) message = `Stopped following ${this.route === 'background' ? 'submission' : 'job'} ${this.id ?? '(not accepted yet)'}: it keeps running on ${connection.label}.`;
+    if (this.options.detach?.aborted)
+      message = `Stopped following ${this.route === 'background' ? 'submission' : 'job'} ${this.id ?? '(not accepted yet)'}: it keeps running on ${connection.label}.`;
     else if (this.id === undefined) message = 'Cancelled before the service accepted the submission.';
     else if (this.route === 'background') {
-      const later = this.options.surface === 'cli' ? `\`kernel-runner submissions show ${this.id}\` shows` : '"My Submissions" shows';
+      const later =
+        this.options.surface === 'cli'
+          ? `\`kernel-runner submissions show ${this.id}\` shows`
+          : '"My Submissions" shows';
       message = `Stopped waiting for submission ${this.id}: it keeps running on ${connection.label}; ${later} its result later.`;
-    } else if (connection.service === 'gpumode') message = `Cancelled (GPU MODE has no cancel: submission ${this.id} may still finish there).`;
+    } else if (connection.service === 'gpumode')
+      message = `Cancelled (GPU MODE has no cancel: submission ${this.id} may still finish there).`;
     else {
-      const state = await this.client.getJob(this.id, { timeoutMs: LOOKUP_TIMEOUT_MS }).then((j) => j.state, () => undefined);
+      const state = await this.client.getJob(this.id, { timeoutMs: LOOKUP_TIMEOUT_MS }).then(
+        (j) => j.state,
+        () => undefined,
+      );
       message = `Cancelled: job ${this.id} on ${connection.label}${state ? ` is ${state}` : ' was stopped'}.`;
     }
     return this.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message, actions: [] } });
@@ -154,7 +183,12 @@ class Attempt {
 
   failed(err: unknown): SubmissionOutcome {
     const { connection } = this;
-    const explanation = explain(err, { service: connection.service, baseUrl: connection.baseUrl, embedded: connection.embedded, surface: this.options.surface });
+    const explanation = explain(err, {
+      service: connection.service,
+      baseUrl: connection.baseUrl,
+      embedded: connection.embedded,
+      surface: this.options.surface,
+    });
     return this.outcome({ kind: 'failed', explanation });
   }
 
@@ -184,7 +218,9 @@ class Attempt {
   async saveTraces(result: ResultEvent): Promise<Pick<SubmissionOutcome, 'traces' | 'traceError'>> {
     const opts = this.options.traces;
     if (!opts || !this.target) return { traces: [] };
-    const wanted = result.results.some((r) => Object.values(r.runs).some((ev) => ev.profile && (ev.profile.trace || opts.downloads)));
+    const wanted = result.results.some((r) =>
+      Object.values(r.runs).some((ev) => ev.profile && (ev.profile.trace || opts.downloads)),
+    );
     if (!wanted) return { traces: [] };
     try {
       const outDir = typeof opts.outDir === 'string' ? opts.outDir : await opts.outDir();
@@ -234,9 +270,16 @@ class Attempt {
           break;
         }
         const position = d.queue_position ?? 0;
-        if (position > 0) this.status('queued', `${queueLabel(position)} (waiting for a free device)`, { queuePosition: position });
-        else if (d.run && d.state !== 'queued') this.status('running', `running ${d.run}`, { run: d.run, queuePosition: 0 });
-        else this.status(d.state === 'queued' ? 'queued' : 'running', d.state === 'queued' ? queueLabel(position) : (d.state ?? d.status), { queuePosition: position });
+        if (position > 0)
+          this.status('queued', `${queueLabel(position)} (waiting for a free device)`, { queuePosition: position });
+        else if (d.run && d.state !== 'queued')
+          this.status('running', `running ${d.run}`, { run: d.run, queuePosition: 0 });
+        else
+          this.status(
+            d.state === 'queued' ? 'queued' : 'running',
+            d.state === 'queued' ? queueLabel(position) : (d.state ?? d.status),
+            { queuePosition: position },
+          );
         break;
       }
       case 'output':
@@ -258,26 +301,44 @@ class Attempt {
 
   /** Profile options go to our runner, in profile mode only; GPU MODE's service does not take them. */
   private profileFields(request: SubmissionRequest): { profile?: ProfileOptions } {
-    return this.mode === 'profile' && this.connection.service === 'kernel-runner' && hasProfileOptions(request.profile) ? { profile: request.profile } : {};
+    return this.mode === 'profile' && this.connection.service === 'kernel-runner' && hasProfileOptions(request.profile)
+      ? { profile: request.profile }
+      : {};
   }
 
   async stream(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
     const outcome = await this.client
-      .submit({ leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...this.profileFields(request) }, this.followOptions(false))
+      .submit(
+        {
+          leaderboard: t.leaderboard,
+          gpu: t.gpu,
+          mode: this.mode,
+          file: { name: path.basename(request.filePath), content: request.content },
+          ...this.profileFields(request),
+        },
+        this.followOptions(false),
+      )
       .catch((err: unknown) => this.cancelJobOnAbort(err));
     return this.finishStream(outcome);
   }
 
   async resumeStream(state: ResumeState): Promise<SubmissionOutcome> {
     this.id = state.id;
-    const outcome = await this.client.streamJob(state.id, { ...this.followOptions(true), after: 0 }).catch((err: unknown) => this.cancelJobOnAbort(err));
+    const outcome = await this.client
+      .streamJob(state.id, { ...this.followOptions(true), after: 0 })
+      .catch((err: unknown) => this.cancelJobOnAbort(err));
     return this.finishStream(outcome);
   }
 
   /** Cancel really cancels (DELETE /jobs/{id} on our runner, also for a resumed job); a detach does not. */
   private async cancelJobOnAbort(err: unknown): Promise<never> {
-    if (this.options.signal?.aborted && !this.options.detach?.aborted && this.id !== undefined && this.connection.service === 'kernel-runner') {
+    if (
+      this.options.signal?.aborted &&
+      !this.options.detach?.aborted &&
+      this.id !== undefined &&
+      this.connection.service === 'kernel-runner'
+    ) {
       await this.client.cancel(this.id, { timeoutMs: LOOKUP_TIMEOUT_MS }).catch(() => undefined);
     }
     throw err;
@@ -290,7 +351,11 @@ class Attempt {
       idleTimeoutMs: STREAM_IDLE_TIMEOUT_MS,
       onEvent: (ev: ClientEvent) => this.onStreamEvent(ev, resume),
       onReconnect: (info: { jobId: number; lastEventId: number; attempt: number; delayMs: number; reason: Error }) =>
-        this.emit({ type: 'retry', delayMs: info.delayMs, text: `connection lost (${info.reason.message}); resuming job ${info.jobId} after event ${info.lastEventId} (attempt ${info.attempt})` }),
+        this.emit({
+          type: 'retry',
+          delayMs: info.delayMs,
+          text: `connection lost (${info.reason.message}); resuming job ${info.jobId} after event ${info.lastEventId} (attempt ${info.attempt})`,
+        }),
     };
   }
 
@@ -324,13 +389,24 @@ class Attempt {
   async background(request: SubmissionRequest): Promise<SubmissionOutcome> {
     const t = this.target as ChosenTarget;
     const accepted = await this.client.submitBackground(
-      { leaderboard: t.leaderboard, gpu: t.gpu, mode: this.mode, file: { name: path.basename(request.filePath), content: request.content }, ...this.profileFields(request) },
+      {
+        leaderboard: t.leaderboard,
+        gpu: t.gpu,
+        mode: this.mode,
+        file: { name: path.basename(request.filePath), content: request.content },
+        ...this.profileFields(request),
+      },
       { signal: this.signal, timeoutMs: UPLOAD_TIMEOUT_MS },
     );
     this.id = accepted.details.id;
     const queue = accepted.runner_queue ? ` · ${formatRunnerQueue(accepted.runner_queue)}` : '';
     const resume = this.resumeState('poll', this.id);
-    this.emit({ type: 'accepted', id: this.id, text: `submission ${this.id} accepted (${t.leaderboard} · ${t.gpu} · ${this.mode})${queue}; polling for the result`, resume });
+    this.emit({
+      type: 'accepted',
+      id: this.id,
+      text: `submission ${this.id} accepted (${t.leaderboard} · ${t.gpu} · ${this.mode})${queue}; polling for the result`,
+      resume,
+    });
     return this.poll(resume.acceptedAt);
   }
 
@@ -346,9 +422,18 @@ class Attempt {
         const q = u.detail.runner_queue;
         const note = phase === 'queued' && q && q.status === 'available' ? ` (${formatRunnerQueue(q)})` : '';
         const at = u.lastHeartbeat ? Date.parse(u.lastHeartbeat) : NaN;
-        this.status(phase, `${u.status.label}${note}`, Number.isFinite(at) ? { heartbeatAgeMs: Math.max(0, this.now() - at) } : {});
+        this.status(
+          phase,
+          `${u.status.label}${note}`,
+          Number.isFinite(at) ? { heartbeatAgeMs: Math.max(0, this.now() - at) } : {},
+        );
       },
-      onRetry: (r) => this.emit({ type: 'retry', delayMs: r.delayMs, text: `poll failed (${r.error.message}); retrying in ${Math.max(1, Math.ceil(r.delayMs / 1000))} s (${r.failures})` }),
+      onRetry: (r) =>
+        this.emit({
+          type: 'retry',
+          delayMs: r.delayMs,
+          text: `poll failed (${r.error.message}); retrying in ${Math.max(1, Math.ceil(r.delayMs / 1000))} s (${r.failures})`,
+        }),
     });
     // As the polls said it: the job's status, else (deployments without `job`) `done`.
     const jobStatus = describeSubmissionStatus(detail);
@@ -380,7 +465,9 @@ function decode(bytes: Uint8Array): string {
 
 /** GPU MODE's own checks (our runner checks on arrival and answers with a detail). */
 function gpuModeProblems(request: SubmissionRequest, leaderboard: string | undefined): string[] {
-  return preflightSubmission(request.filePath, request.content, leaderboard ? { leaderboard } : {}).problems.map((p) => p.text);
+  return preflightSubmission(request.filePath, request.content, leaderboard ? { leaderboard } : {}).problems.map(
+    (p) => p.text,
+  );
 }
 
 /** Stops the submission when the checks found problems. */
@@ -388,28 +475,53 @@ function refuse(connection: Connection, fileName: string, problems: string[]): v
   if (!problems.length) return;
   const who = connection.service === 'gpumode' ? 'GPU MODE' : 'the runner';
   const what = problems.length === 1 ? 'this problem' : `these ${problems.length} problems`;
-  throw submissionError('rejected', `Not sent: ${who} would reject ${fileName} for ${what}:\n${problems.map((p) => `  ${p}`).join('\n')}`, [action('show-problems')], { problems });
+  throw submissionError(
+    'rejected',
+    `Not sent: ${who} would reject ${fileName} for ${what}:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    [action('show-problems')],
+    { problems },
+  );
 }
 
 /** Runs one submission to its outcome. Never throws for what can go wrong on the way: the outcome says. */
-export async function runSubmission(request: SubmissionRequest, options: RunSubmissionOptions): Promise<SubmissionOutcome> {
+export async function runSubmission(
+  request: SubmissionRequest,
+  options: RunSubmissionOptions,
+): Promise<SubmissionOutcome> {
   const attempt = new Attempt(options, request.mode, path.basename(request.filePath));
   const { connection } = options;
   const { signal } = attempt;
   try {
     if (connection.service === 'gpumode' && !connection.hasIdentity) {
-      throw submissionError('no-identity', `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`, [action('register')]);
+      throw submissionError(
+        'no-identity',
+        `No GPU MODE cli_id in ${connection.identitySource ?? '~/.popcorn.yaml'}: register with GPU MODE first (Kernel Runner and popcorn-cli share that file). To register, ${registerHints(options.surface).register}.`,
+        [action('register')],
+      );
     }
     // Nothing leaves the machine (not even a look-up) before the file passes GPU MODE's own checks.
-    if (!options.check && connection.service === 'gpumode') refuse(connection, attempt.fileName, gpuModeProblems(request, request.leaderboard));
+    if (!options.check && connection.service === 'gpumode')
+      refuse(connection, attempt.fileName, gpuModeProblems(request, request.leaderboard));
     const source = decode(request.content);
-    const ctx: ChooseContext = { connection, request, source, leaderboards: attempt.leaderboards, note: (text) => attempt.emit({ type: 'note', text }), ...(signal ? { signal } : {}) };
+    const ctx: ChooseContext = {
+      connection,
+      request,
+      source,
+      leaderboards: attempt.leaderboards,
+      note: (text) => attempt.emit({ type: 'note', text }),
+      ...(signal ? { signal } : {}),
+    };
     const target = await (options.choose ?? chooseFromFile)(ctx);
-    if (!target) return attempt.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
+    if (!target)
+      return attempt.outcome({ kind: 'cancelled', explanation: { kind: 'cancelled', message: '', actions: [] } });
     attempt.target = target;
 
     if (options.check) refuse(connection, attempt.fileName, await options.check(target));
-    if (request.mode === 'profile' && connection.service === 'kernel-runner' && (await ourHealth(connection, signal))?.profiler === null) {
+    if (
+      request.mode === 'profile' &&
+      connection.service === 'kernel-runner' &&
+      (await ourHealth(connection, signal))?.profiler === null
+    ) {
       const how = options.surface === 'cli' ? ' (`--server gpumode` profiles on GPU MODE)' : '';
       throw submissionError(
         'no-profiler',
@@ -429,12 +541,20 @@ export async function runSubmission(request: SubmissionRequest, options: RunSubm
     }
     attempt.emit({ type: 'target', target, mode: request.mode, route: attempt.route, connection });
     if (request.mode === 'profile' && connection.service !== 'kernel-runner' && hasProfileOptions(request.profile)) {
-      attempt.emit({ type: 'note', text: `${profileOptionsWhat(request.profile ?? {})} (${profileFormFields(request.profile ?? {}).map(([n, v]) => `${n}=${v}`).join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them` });
+      attempt.emit({
+        type: 'note',
+        text: `${profileOptionsWhat(request.profile ?? {})} (${profileFormFields(request.profile ?? {})
+          .map(([n, v]) => `${n}=${v}`)
+          .join(', ')}) are options of Kernel Runner's runners; ${connection.label} profiles without them`,
+      });
     }
     attempt.status('submitting', `submitting to ${connection.label}`);
     if (connection.service === 'gpumode') {
       try {
-        attempt.emit({ type: 'queue', text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}` });
+        attempt.emit({
+          type: 'queue',
+          text: `queue ${formatRunnerQueue(await connection.client.runnerQueue(target.gpu, { signal, timeoutMs: LOOKUP_TIMEOUT_MS }))}`,
+        });
       } catch (err) {
         if (signal?.aborted) throw err;
         // Deployments from before the queue routes answer 404: nothing to tell.

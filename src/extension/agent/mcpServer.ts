@@ -8,13 +8,25 @@ import { join } from 'node:path';
 const MCP_PROVIDER_ID = 'kernelRunner.mcp';
 
 interface McpHost {
-  registerMcpServerDefinitionProvider?: (id: string, provider: { provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[] }) => vscode.Disposable;
+  registerMcpServerDefinitionProvider?: (
+    id: string,
+    provider: { provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[] },
+  ) => vscode.Disposable;
 }
 
-type StdioDefinition = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => unknown;
+type StdioDefinition = new (
+  label: string,
+  command: string,
+  args?: string[],
+  env?: Record<string, string | number | null>,
+  version?: string,
+) => unknown;
 
 /** The command line of the server: this extension's own CLI bundle, run by the extension host's Node (Electron as Node in desktop VS Code). */
-export function mcpCommandLine(extensionPath: string, server: string): { command: string; args: string[]; env: Record<string, string> } {
+export function mcpCommandLine(
+  extensionPath: string,
+  server: string,
+): { command: string; args: string[]; env: Record<string, string> } {
   return {
     command: process.execPath,
     args: [join(extensionPath, 'dist', 'cli.cjs'), 'mcp', ...(server ? ['--server', server] : [])],
@@ -23,10 +35,15 @@ export function mcpCommandLine(extensionPath: string, server: string): { command
 }
 
 /** Registers the definition where the host supports it; undefined on older hosts. */
-export function registerMcpServer(extensionPath: string, version: string, server: () => string): vscode.Disposable | undefined {
+export function registerMcpServer(
+  extensionPath: string,
+  version: string,
+  server: () => string,
+): vscode.Disposable | undefined {
   const lm = vscode.lm as unknown as McpHost;
   const Definition = (vscode as unknown as { McpStdioServerDefinition?: StdioDefinition }).McpStdioServerDefinition;
-  if (typeof lm.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') return undefined;
+  if (typeof lm.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function')
+    return undefined;
   return lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
     provideMcpServerDefinitions: () => {
       const { command, args, env } = mcpCommandLine(extensionPath, server());

@@ -44,9 +44,17 @@ interface ToolParts {
   targets: Targets;
 }
 
-const MODE_WORDS: Record<SubmissionMode, string> = { test: 'Run Tests', benchmark: 'Benchmark', leaderboard: 'Submit to Leaderboard', profile: 'Profile' };
+const MODE_WORDS: Record<SubmissionMode, string> = {
+  test: 'Run Tests',
+  benchmark: 'Benchmark',
+  leaderboard: 'Submit to Leaderboard',
+  profile: 'Profile',
+};
 
-const text = (value: unknown) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(typeof value === 'string' ? value : JSON.stringify(value, null, 1))]);
+const text = (value: unknown) =>
+  new vscode.LanguageModelToolResult([
+    new vscode.LanguageModelTextPart(typeof value === 'string' ? value : JSON.stringify(value, null, 1)),
+  ]);
 
 /** A path as the agent gave it: absolute, or relative to the first workspace folder. */
 function resolvePath(p: string): string {
@@ -81,10 +89,18 @@ function describeRun(run: EditorRun, store: RunStore): Record<string, unknown> {
     outcome: view?.outcome ?? o?.kind ?? null,
     passed: o?.passed ?? false,
     summary: stored?.headline ?? null,
-    tests: tests.length ? { passed: tests.filter((t) => t.passed).length, failed: tests.filter((t) => !t.passed).length } : null,
+    tests: tests.length
+      ? { passed: tests.filter((t) => t.passed).length, failed: tests.filter((t) => !t.passed).length }
+      : null,
     error: view?.error ?? o?.explanation?.message ?? null,
     output_tail: lines.slice(o?.passed ? -12 : -40),
-    digests: (run.digests ?? []).map((d) => ({ key: d.key, trace: d.trace, digest_path: d.digestPath ?? null, error: d.error ?? null, digest: d.digest ?? null })),
+    digests: (run.digests ?? []).map((d) => ({
+      key: d.key,
+      trace: d.trace,
+      digest_path: d.digestPath ?? null,
+      error: d.error ?? null,
+      digest: d.digest ?? null,
+    })),
     next: nextSteps(run),
   };
 }
@@ -93,8 +109,12 @@ function nextSteps(run: EditorRun): string[] {
   const o = run.outcome;
   if (!o || o.kind !== 'result') return ['read error and output_tail, fix what they say and submit again'];
   if (!o.passed) return ['the tests failed: read output_tail, fix the kernel, submit mode test again'];
-  if (run.mode === 'test') return ['submit mode benchmark for timings, or mode profile for a digest of where the time goes'];
-  if (run.mode === 'profile') return [`after an edit, profile again and call ${TOOL_NAMES.compare} with this run_id as baseline and the new one as candidate`];
+  if (run.mode === 'test')
+    return ['submit mode benchmark for timings, or mode profile for a digest of where the time goes'];
+  if (run.mode === 'profile')
+    return [
+      `after an edit, profile again and call ${TOOL_NAMES.compare} with this run_id as baseline and the new one as candidate`,
+    ];
   return ['profile for a digest of where the time goes'];
 }
 
@@ -106,26 +126,48 @@ function tracePathOf(ref: string, store: RunStore): string {
     if (!trace) throw new Error(`run ${ref} (${run.file} · ${run.mode}) kept no profile trace: profile it first`);
     return join(store.dirOf(ref), trace);
   }
-  if (/^[\w-]+$/.test(ref) && !ref.includes('.')) throw new Error(`no stored run "${ref}" (newest: ${store.list().slice(0, 5).map((r) => r.id).join(', ') || 'none'})`);
+  if (/^[\w-]+$/.test(ref) && !ref.includes('.'))
+    throw new Error(
+      `no stored run "${ref}" (newest: ${
+        store
+          .list()
+          .slice(0, 5)
+          .map((r) => r.id)
+          .join(', ') || 'none'
+      })`,
+    );
   return resolvePath(ref);
 }
 
 class SubmitTool implements vscode.LanguageModelTool<SubmitInput> {
   constructor(private readonly parts: ToolParts) {}
 
-  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<SubmitInput>): vscode.PreparedToolInvocation {
+  prepareInvocation(
+    options: vscode.LanguageModelToolInvocationPrepareOptions<SubmitInput>,
+  ): vscode.PreparedToolInvocation {
     const { file, mode, leaderboard, gpu } = options.input;
     const uri = fileUri(file);
     const name = uri ? vscode.workspace.asRelativePath(uri) : '(no file open)';
-    const where = [leaderboard ? `leaderboard ${leaderboard}` : 'the leaderboard its directives name', gpu ? `GPU ${gpu}` : undefined].filter(Boolean).join(', ');
+    const where = [
+      leaderboard ? `leaderboard ${leaderboard}` : 'the leaderboard its directives name',
+      gpu ? `GPU ${gpu}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', ');
     // plain text: the file name is shown as it is, never read as markdown
     const message = `${MODE_WORDS[mode as SubmissionMode] ?? mode}: ${name} will be sent to ${this.parts.targets.describe()} (${where}).`;
     const invocationMessage = `Kernel Runner: ${mode} ${name}`;
     if (hooks.toolsPreApproved) return { invocationMessage };
-    return { invocationMessage, confirmationMessages: { title: `Submit ${name} (${mode}) with Kernel Runner?`, message } };
+    return {
+      invocationMessage,
+      confirmationMessages: { title: `Submit ${name} (${mode}) with Kernel Runner?`, message },
+    };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<SubmitInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<SubmitInput>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const { file, leaderboard, gpu } = options.input;
     const mode = checkedMode(options.input.mode);
     const uri = fileUri(file);
@@ -133,8 +175,17 @@ class SubmitTool implements vscode.LanguageModelTool<SubmitInput> {
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled by the agent')));
     try {
-      const run = await this.parts.runs.runFileFor(uri, { mode, title: MODE_WORDS[mode], ...(gpu ? { gpu } : {}), ...(leaderboard ? { leaderboard } : {}), signal: abort.signal });
-      if (!run) throw new Error(`${vscode.workspace.asRelativePath(uri)} did not run (the same file is running in this mode, or a choice was dismissed)`);
+      const run = await this.parts.runs.runFileFor(uri, {
+        mode,
+        title: MODE_WORDS[mode],
+        ...(gpu ? { gpu } : {}),
+        ...(leaderboard ? { leaderboard } : {}),
+        signal: abort.signal,
+      });
+      if (!run)
+        throw new Error(
+          `${vscode.workspace.asRelativePath(uri)} did not run (the same file is running in this mode, or a choice was dismissed)`,
+        );
       return text(describeRun(run, this.parts.store));
     } finally {
       sub.dispose();
@@ -149,7 +200,9 @@ class DigestTool implements vscode.LanguageModelTool<DigestInput> {
     return { invocationMessage: 'Kernel Runner: reading the profile digest' };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<DigestInput>): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<DigestInput>,
+  ): Promise<vscode.LanguageModelToolResult> {
     const { run_id, trace } = options.input;
     const store = this.parts.store;
     await store.load();
@@ -158,7 +211,9 @@ class DigestTool implements vscode.LanguageModelTool<DigestInput> {
     const path = tracePathOf(ref, store);
     // the digest saved when the run was kept, else made now
     const saved = await readFile(digestFileOf(path), 'utf8').catch(() => undefined);
-    return text(saved ? (JSON.parse(saved) as unknown) : await digestPath(path, { links: [{ rel: 'trace', href: path }] }));
+    return text(
+      saved ? (JSON.parse(saved) as unknown) : await digestPath(path, { links: [{ rel: 'trace', href: path }] }),
+    );
   }
 }
 
@@ -169,11 +224,21 @@ class CompareTool implements vscode.LanguageModelTool<CompareInput> {
     return { invocationMessage: 'Kernel Runner: comparing two profiles' };
   }
 
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<CompareInput>): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<CompareInput>,
+  ): Promise<vscode.LanguageModelToolResult> {
     await this.parts.store.load();
     const a = tracePathOf(options.input.baseline, this.parts.store);
     const b = tracePathOf(options.input.candidate, this.parts.store);
-    return text(await digestPath(b, { baselinePath: a, links: [{ rel: 'trace', href: b }, { rel: 'baseline', href: a }] }));
+    return text(
+      await digestPath(b, {
+        baselinePath: a,
+        links: [
+          { rel: 'trace', href: b },
+          { rel: 'baseline', href: a },
+        ],
+      }),
+    );
   }
 }
 
@@ -184,15 +249,28 @@ class LeaderboardsTool implements vscode.LanguageModelTool<Record<string, never>
     return { invocationMessage: 'Kernel Runner: listing leaderboards' };
   }
 
-  async invoke(_options: vscode.LanguageModelToolInvocationOptions<Record<string, never>>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    _options: vscode.LanguageModelToolInvocationOptions<Record<string, never>>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled by the agent')));
     try {
       const connection = await this.parts.targets.connect('configured', abort.signal);
       const boards = await connection.client.listLeaderboards({ signal: abort.signal });
-      return text({ service: connection.label, leaderboards: boards.map((b) => ({ name: b.name, gpus: b.gpu_types, deadline: b.deadline, description: (b.description ?? '').slice(0, 300) })) });
+      return text({
+        service: connection.label,
+        leaderboards: boards.map((b) => ({
+          name: b.name,
+          gpus: b.gpu_types,
+          deadline: b.deadline,
+          description: (b.description ?? '').slice(0, 300),
+        })),
+      });
     } catch (err) {
-      throw new Error(`could not list the leaderboards of ${this.parts.targets.describe()}: ${errorMessage(err)}`, { cause: err });
+      throw new Error(`could not list the leaderboards of ${this.parts.targets.describe()}: ${errorMessage(err)}`, {
+        cause: err,
+      });
     } finally {
       sub.dispose();
     }
@@ -200,8 +278,18 @@ class LeaderboardsTool implements vscode.LanguageModelTool<Record<string, never>
 }
 
 /** The tool objects by name (the test API reaches prepareInvocation through them). */
-export function makeTools(parts: ToolParts): { submit: SubmitTool; digest: DigestTool; compare: CompareTool; leaderboards: LeaderboardsTool } {
-  return { submit: new SubmitTool(parts), digest: new DigestTool(parts), compare: new CompareTool(parts), leaderboards: new LeaderboardsTool(parts) };
+export function makeTools(parts: ToolParts): {
+  submit: SubmitTool;
+  digest: DigestTool;
+  compare: CompareTool;
+  leaderboards: LeaderboardsTool;
+} {
+  return {
+    submit: new SubmitTool(parts),
+    digest: new DigestTool(parts),
+    compare: new CompareTool(parts),
+    leaderboards: new LeaderboardsTool(parts),
+  };
 }
 
 export function registerTools(tools: ReturnType<typeof makeTools>): vscode.Disposable[] {

@@ -35,7 +35,17 @@ export type InFlightSubmission = z.output<typeof inFlightSchema>;
 
 /** What the workflow needs to pick the entry up again. */
 export function resumeStateOf(e: InFlightSubmission): ResumeState {
-  return { kind: e.kind, baseUrl: e.baseUrl, service: e.service, id: e.id, fileName: e.file, mode: e.mode, leaderboard: e.leaderboard, gpu: e.gpu, acceptedAt: e.acceptedAt };
+  return {
+    kind: e.kind,
+    baseUrl: e.baseUrl,
+    service: e.service,
+    id: e.id,
+    fileName: e.file,
+    mode: e.mode,
+    leaderboard: e.leaderboard,
+    gpu: e.gpu,
+    acceptedAt: e.acceptedAt,
+  };
 }
 
 type EntryKey = Pick<InFlightSubmission, 'baseUrl' | 'id' | 'kind'>;

@@ -4,7 +4,14 @@
 import * as vscode from 'vscode';
 import { sleep } from '../../core/client/backoff';
 import { EXTENSION_REGISTER_HINTS, isGpuModeError } from '../../core/gpumode/errors';
-import { checkRegistration, completeRegistration, notLinkedMessage, savedCliId, startRegistration, type OAuthProvider } from '../../core/gpumode/registration';
+import {
+  checkRegistration,
+  completeRegistration,
+  notLinkedMessage,
+  savedCliId,
+  startRegistration,
+  type OAuthProvider,
+} from '../../core/gpumode/registration';
 import { readPopcornConfig } from '../../core/popcornConfig';
 import type { RunOutput } from '../runs/output';
 import type { Targets } from '../targets';
@@ -72,8 +79,16 @@ export class GpuModeRegistration {
     let previous: string | undefined;
     try {
       previous = await savedCliId(configPath);
-      started = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Kernel Runner: asking GPU MODE for a new cli_id` }, () =>
-        startRegistration({ baseUrl, provider, reset: reset === true, hints: EXTENSION_REGISTER_HINTS, timeoutMs: 20_000 }),
+      started = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Kernel Runner: asking GPU MODE for a new cli_id` },
+        () =>
+          startRegistration({
+            baseUrl,
+            provider,
+            reset: reset === true,
+            hints: EXTENSION_REGISTER_HINTS,
+            timeoutMs: 20_000,
+          }),
       );
       if (!previous) await completeRegistration(started.cliId, { configPath });
     } catch (err) {
@@ -92,11 +107,20 @@ export class GpuModeRegistration {
       () => false,
     );
     if (!opened) {
-      const pick = await notify.warning(`Kernel Runner: open this page to finish registering: ${started.authorizeUrl}`, 'Copy Link');
+      const pick = await notify.warning(
+        `Kernel Runner: open this page to finish registering: ${started.authorizeUrl}`,
+        'Copy Link',
+      );
       if (pick === 'Copy Link') await vscode.env.clipboard.writeText(started.authorizeUrl);
     }
 
-    const outcome: RegistrationOutcome = { state: 'pending', provider, reset: reset === true, configPath, authorizeUrl: started.authorizeUrl };
+    const outcome: RegistrationOutcome = {
+      state: 'pending',
+      provider,
+      reset: reset === true,
+      configPath,
+      authorizeUrl: started.authorizeUrl,
+    };
     const linked = await this.waitForLink(baseUrl, started.cliId, configPath, provider);
     if (linked && previous) {
       try {
@@ -112,9 +136,17 @@ export class GpuModeRegistration {
       outcome.state = 'registered';
       this.output.note(`GPU MODE: registered with ${PROVIDER_LABEL[provider]}`);
       const useIt = this.targets.kind === 'gpumode' ? [] : ['Use GPU MODE as Target'];
-      void notify.info(`Kernel Runner: registered with GPU MODE through ${PROVIDER_LABEL[provider]}. The cli_id is in ${configPath} (popcorn-cli uses it too).`, ...useIt).then(async (pick) => {
-        if (pick) await vscode.workspace.getConfiguration('kernelRunner').update('server', baseUrl, vscode.ConfigurationTarget.Global);
-      });
+      void notify
+        .info(
+          `Kernel Runner: registered with GPU MODE through ${PROVIDER_LABEL[provider]}. The cli_id is in ${configPath} (popcorn-cli uses it too).`,
+          ...useIt,
+        )
+        .then(async (pick) => {
+          if (pick)
+            await vscode.workspace
+              .getConfiguration('kernelRunner')
+              .update('server', baseUrl, vscode.ConfigurationTarget.Global);
+        });
     } else if (previous) {
       const text = notLinkedMessage({ reset: reset === true, provider, kept: configPath, cli: false });
       this.output.note(text);
@@ -130,7 +162,11 @@ export class GpuModeRegistration {
   /** Polls the service until the id is accepted (the OAuth page was finished), the user cancels, or time runs out. */
   private waitForLink(baseUrl: string, cliId: string, configPath: string, provider: OAuthProvider): Thenable<boolean> {
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Kernel Runner: finish signing in with ${PROVIDER_LABEL[provider]} in your browser`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Kernel Runner: finish signing in with ${PROVIDER_LABEL[provider]} in your browser`,
+        cancellable: true,
+      },
       async (progress, token) => {
         const abort = new AbortController();
         const sub = token.onCancellationRequested(() => abort.abort());
@@ -138,7 +174,14 @@ export class GpuModeRegistration {
         try {
           while (Date.now() < deadline && !abort.signal.aborted) {
             try {
-              const status = await checkRegistration({ baseUrl, cliId, configPath, signal: abort.signal, timeoutMs: 15_000, hints: EXTENSION_REGISTER_HINTS });
+              const status = await checkRegistration({
+                baseUrl,
+                cliId,
+                configPath,
+                signal: abort.signal,
+                timeoutMs: 15_000,
+                hints: EXTENSION_REGISTER_HINTS,
+              });
               if (status.state === 'ok') return true;
               progress.report({ message: 'waiting for GPU MODE to link the new id…' });
             } catch (err) {
@@ -160,7 +203,10 @@ export class GpuModeRegistration {
       { label: 'Discord', provider: 'discord', description: 'sign in with your Discord account' },
       { label: 'GitHub', provider: 'github', description: 'sign in with your GitHub account' },
     ];
-    const pick = await pickOne(items, { title: reset ? 'Re-register with GPU MODE' : 'Register with GPU MODE', placeHolder: 'Account to link the new cli_id to' });
+    const pick = await pickOne(items, {
+      title: reset ? 'Re-register with GPU MODE' : 'Register with GPU MODE',
+      placeHolder: 'Account to link the new cli_id to',
+    });
     return pick?.provider;
   }
 }

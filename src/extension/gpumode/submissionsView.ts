@@ -26,7 +26,13 @@ export type SubmissionNode =
 
 type MessageNode = Extract<SubmissionNode, { kind: 'message' }>;
 
-const LANGUAGES: Record<string, string> = { '.py': 'python', '.cu': 'cuda-cpp', '.cuh': 'cuda-cpp', '.cpp': 'cpp', '.hip': 'hip' };
+const LANGUAGES: Record<string, string> = {
+  '.py': 'python',
+  '.cu': 'cuda-cpp',
+  '.cuh': 'cuda-cpp',
+  '.cpp': 'cpp',
+  '.hip': 'hip',
+};
 
 export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SubmissionNode | undefined>();
@@ -48,11 +54,23 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
   /** A client for the current target, or a message node saying why there is none. */
   private async client(): Promise<{ client: RunnerClient; target: ResolvedTarget } | MessageNode> {
     if (this.targets.kind === 'embedded' && !(await this.targets.embeddedUrl())) {
-      return { kind: 'message', text: 'The embedded runner is not started yet', detail: 'Run a file, or select GPU MODE or a server as the target.', icon: 'info', command: { title: 'Select Target', command: commandId('selectTarget') } };
+      return {
+        kind: 'message',
+        text: 'The embedded runner is not started yet',
+        detail: 'Run a file, or select GPU MODE or a server as the target.',
+        icon: 'info',
+        command: { title: 'Select Target', command: commandId('selectTarget') },
+      };
     }
     const target = await this.targets.resolve();
     if (target.kind === 'gpumode' && !target.cliId && !target.token) {
-      return { kind: 'message', text: 'Register with GPU MODE to see your submissions', detail: `No cli_id in ${this.targets.popcornConfigPath}`, icon: 'account', command: { title: 'Register', command: commandId('registerGpuMode') } };
+      return {
+        kind: 'message',
+        text: 'Register with GPU MODE to see your submissions',
+        detail: `No cli_id in ${this.targets.popcornConfigPath}`,
+        icon: 'account',
+        command: { title: 'Register', command: commandId('registerGpuMode') },
+      };
     }
     return { client: clientFor(target), target };
   }
@@ -64,7 +82,8 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
   }
 
   async getChildren(node?: SubmissionNode): Promise<SubmissionNode[]> {
-    if (node?.kind === 'submission') return node.summary.runs.map((_, index) => ({ kind: 'run', parent: node.summary, index }));
+    if (node?.kind === 'submission')
+      return node.summary.runs.map((_, index) => ({ kind: 'run', parent: node.summary, index }));
     if (node) return [];
     try {
       const c = await this.client();
@@ -74,7 +93,8 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
       if (!list.length) return [{ kind: 'message', text: `No submissions on ${c.target.label} yet`, icon: 'info' }];
       return [...list].sort((a, b) => b.id - a.id).map((summary) => ({ kind: 'submission', summary }));
     } catch (err) {
-      const explained = this.targets.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
+      const explained =
+        this.targets.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
       const text = errorMessage(explained);
       const unregistered = isGpuModeError(explained) && explained.type === 'unregistered';
       return [
@@ -110,12 +130,17 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
     }
     const s = node.summary;
     const row = submissionRow(s);
-    const item = new vscode.TreeItem(`${s.file_name}`, s.runs.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      `${s.file_name}`,
+      s.runs.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `submission-${s.id}`;
     item.description = `#${s.id} · ${s.leaderboard_name} · ${formatTime(s.submission_time)} · ${row.status}${row.score !== '-' ? ` · ${row.score}` : ''}`;
     const tip = new vscode.MarkdownString(undefined, false);
     tip.appendText(`Submission #${s.id}: ${s.file_name}\n\n`);
-    tip.appendText(`Leaderboard: ${s.leaderboard_name}\nSubmitted: ${s.submission_time}\nStatus: ${row.status}\nGPUs: ${row.gpu}\nBest score: ${row.score}`);
+    tip.appendText(
+      `Leaderboard: ${s.leaderboard_name}\nSubmitted: ${s.submission_time}\nStatus: ${row.status}\nGPUs: ${row.gpu}\nBest score: ${row.score}`,
+    );
     item.tooltip = tip;
     item.iconPath = new vscode.ThemeIcon(s.done ? 'pass' : 'watch');
     item.contextValue = 'kernelRunner.submission';
@@ -160,7 +185,10 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
       detail,
       { perfettoMaxBytes: this.ctx.config.perfettoMaxTraceBytes },
     );
-    view.notes = [...(view.notes ?? []), `Submitted ${detail.submission_time}. Runs: ${detail.runs.map((r) => runRow(r).text).join('; ') || 'none yet'}.`];
+    view.notes = [
+      ...(view.notes ?? []),
+      `Submitted ${detail.submission_time}. Runs: ${detail.runs.map((r) => runRow(r).text).join('; ') || 'none yet'}.`,
+    ];
     this.panels.show(view, undefined, vscode.ViewColumn.Beside);
     return detail;
   }
@@ -169,7 +197,10 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
   async delete(arg: unknown, confirmed = false): Promise<boolean> {
     const id = idOf(arg);
     if (id === undefined) return false;
-    const summary = typeof arg === 'object' && arg !== null && (arg as SubmissionNode).kind === 'submission' ? (arg as Extract<SubmissionNode, { kind: 'submission' }>).summary : undefined;
+    const summary =
+      typeof arg === 'object' && arg !== null && (arg as SubmissionNode).kind === 'submission'
+        ? (arg as Extract<SubmissionNode, { kind: 'submission' }>).summary
+        : undefined;
     const c = await this.client();
     if ('kind' in c) {
       void notify.warning(`Kernel Runner: ${c.text}.`);
@@ -177,7 +208,10 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
     }
     if (!confirmed) {
       const what = summary ? `${summary.file_name} on ${summary.leaderboard_name}` : `#${id}`;
-      const answer = await notify.confirm(`Delete submission #${id} (${what}) from ${c.target.label}? Its runs and scores are removed; this cannot be undone.`, 'Delete');
+      const answer = await notify.confirm(
+        `Delete submission #${id} (${what}) from ${c.target.label}? Its runs and scores are removed; this cannot be undone.`,
+        'Delete',
+      );
       if (answer !== 'Delete') return false;
     }
     try {
@@ -195,7 +229,10 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
   async quickPick(): Promise<void> {
     let list: UserSubmissionSummary[];
     try {
-      list = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Kernel Runner: loading submissions' }, () => this.list());
+      list = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Kernel Runner: loading submissions' },
+        () => this.list(),
+      );
     } catch (err) {
       this.reportError(err, 'could not list submissions');
       return;
@@ -208,18 +245,35 @@ export class MySubmissions implements vscode.TreeDataProvider<SubmissionNode>, v
       .sort((a, b) => b.id - a.id)
       .map((s) => {
         const row = submissionRow(s);
-        return { label: s.file_name, description: `#${s.id} · ${s.leaderboard_name}`, detail: `${formatTime(s.submission_time)} · ${row.status} · GPUs ${row.gpu} · best ${row.score}`, summary: s };
+        return {
+          label: s.file_name,
+          description: `#${s.id} · ${s.leaderboard_name}`,
+          detail: `${formatTime(s.submission_time)} · ${row.status} · GPUs ${row.gpu} · best ${row.score}`,
+          summary: s,
+        };
       });
-    const pick = await pickOne(items, { title: 'My Submissions', placeHolder: 'Submission to show or delete', matchOnDescription: true, matchOnDetail: true });
+    const pick = await pickOne(items, {
+      title: 'My Submissions',
+      placeHolder: 'Submission to show or delete',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
     if (!pick) return;
-    const action = await pickOne([{ label: 'Show', description: 'the code and its runs' }, { label: 'Delete', description: 'remove it from the service' }], { title: `Submission #${pick.summary.id}` });
+    const action = await pickOne(
+      [
+        { label: 'Show', description: 'the code and its runs' },
+        { label: 'Delete', description: 'remove it from the service' },
+      ],
+      { title: `Submission #${pick.summary.id}` },
+    );
     const node: SubmissionNode = { kind: 'submission', summary: pick.summary };
     if (action?.label === 'Show') await this.show(node);
     else if (action?.label === 'Delete') await this.delete(node);
   }
 
   private reportError(err: unknown, what: string): void {
-    const explained = this.targets.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
+    const explained =
+      this.targets.kind === 'gpumode' ? explainGpuModeError(err, { hints: EXTENSION_REGISTER_HINTS }) : err;
     const text = errorMessage(explained);
     const actions = isGpuModeError(explained) && explained.type === 'unregistered' ? ['Re-register'] : [];
     void notify.error(`Kernel Runner: ${what}: ${text}`, ...actions).then((pick) => {

@@ -169,14 +169,25 @@ export class RunController implements vscode.Disposable {
   async runFileFor(uri: vscode.Uri | undefined, req: RunRequest): Promise<EditorRun | undefined> {
     const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
     if (!doc) {
-      void notify.warning("Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.");
+      void notify.warning(
+        "Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.",
+      );
       return undefined;
     }
     const file = basename(doc.uri.fsPath || doc.uri.path);
     // Other files, modes and targets run alongside; the same file in the same mode twice is most likely a double click.
-    const same = [...this.active.values()].find((r) => r.uri === doc.uri.toString() && r.record.mode === req.mode && (r.where ?? 'configured') === (req.where ?? 'configured'));
+    const same = [...this.active.values()].find(
+      (r) =>
+        r.uri === doc.uri.toString() &&
+        r.record.mode === req.mode &&
+        (r.where ?? 'configured') === (req.where ?? 'configured'),
+    );
     if (same) {
-      const pick = await notify.warning(`Kernel Runner is already running ${file} (${req.mode}).`, 'Cancel It', 'Show Output');
+      const pick = await notify.warning(
+        `Kernel Runner is already running ${file} (${req.mode}).`,
+        'Cancel It',
+        'Show Output',
+      );
       if (pick === 'Cancel It') await this.cancelRun(same);
       else if (pick === 'Show Output') this.output.show();
       return undefined;
@@ -192,10 +203,24 @@ export class RunController implements vscode.Disposable {
   }
 
   /** Makes `work` an active run until it ends: then its status bar entry is cleared and `idle()` waiters wake. */
-  private async activate(record: ActiveRun['record'], uri: string, where: TargetChoice | undefined, work: (run: ActiveRun) => Promise<void>): Promise<void> {
+  private async activate(
+    record: ActiveRun['record'],
+    uri: string,
+    where: TargetChoice | undefined,
+    work: (run: ActiveRun) => Promise<void>,
+  ): Promise<void> {
     let finish!: () => void;
     const done = new Promise<void>((r) => (finish = r));
-    const run: ActiveRun = { id: this.nextId++, abort: new AbortController(), detach: new AbortController(), resumable: false, record, done, uri, ...(where ? { where } : {}) };
+    const run: ActiveRun = {
+      id: this.nextId++,
+      abort: new AbortController(),
+      detach: new AbortController(),
+      resumable: false,
+      record,
+      done,
+      uri,
+      ...(where ? { where } : {}),
+    };
     this.active.set(run.id, run);
     try {
       await work(run);
@@ -217,8 +242,10 @@ export class RunController implements vscode.Disposable {
   }
 
   private presenter(heading: RunHeading, run: ActiveRun): RunPresenter {
-    return new RunPresenter({ output: this.output, jobs: this.jobs, config: this.ctx.config, panels: this.panels }, heading, () =>
-      run.abort.abort(new Error('cancelled by the user')),
+    return new RunPresenter(
+      { output: this.output, jobs: this.jobs, config: this.ctx.config, panels: this.panels },
+      heading,
+      () => run.abort.abort(new Error('cancelled by the user')),
     );
   }
 
@@ -248,14 +275,24 @@ export class RunController implements vscode.Disposable {
     };
   }
 
-  private connectFailed(err: unknown, where: TargetChoice, presenter: RunPresenter, host: FailureActionHost, aborted: boolean): void {
+  private connectFailed(
+    err: unknown,
+    where: TargetChoice,
+    presenter: RunPresenter,
+    host: FailureActionHost,
+    aborted: boolean,
+  ): void {
     if (aborted) {
       presenter.close();
       return;
     }
     const baseUrl = where === 'gpumode' ? this.targets.gpuModeUrl() : this.ctx.config.server || undefined;
     const gpumode = where === 'gpumode' || this.targets.kind === 'gpumode';
-    const explanation = explain(err, { surface: 'editor', service: gpumode ? 'gpumode' : 'kernel-runner', ...(baseUrl ? { baseUrl } : { embedded: true }) });
+    const explanation = explain(err, {
+      surface: 'editor',
+      service: gpumode ? 'gpumode' : 'kernel-runner',
+      ...(baseUrl ? { baseUrl } : { embedded: true }),
+    });
     presenter.failBeforeConnecting(explanation, baseUrl, host);
   }
 
@@ -281,7 +318,11 @@ export class RunController implements vscode.Disposable {
       }
       profile = options;
     }
-    const record: EditorRun = { file, mode: req.mode, target: { baseUrl: connection.baseUrl, label: connection.label } };
+    const record: EditorRun = {
+      file,
+      mode: req.mode,
+      target: { baseUrl: connection.baseUrl, label: connection.label },
+    };
     this.remember(record, run);
 
     let entry: InFlightSubmission | undefined;
@@ -292,24 +333,39 @@ export class RunController implements vscode.Disposable {
         content: new TextEncoder().encode(doc.getText()),
         mode: req.mode,
         ...(profile ? { profile } : {}),
-        ...(req.leaderboard ? { leaderboard: req.leaderboard, ...(req.gpu ? { gpu: req.gpu } : req.mode === 'profile' ? { gpu: this.ctx.config.profileGpu } : {}) } : {}),
+        ...(req.leaderboard
+          ? {
+              leaderboard: req.leaderboard,
+              ...(req.gpu ? { gpu: req.gpu } : req.mode === 'profile' ? { gpu: this.ctx.config.profileGpu } : {}),
+            }
+          : {}),
       },
       {
         ...this.workflowOptions(connection, run),
         // A leaderboard named by the caller (a language model tool): the CLI's rules (flags, then directives), no picker.
-        choose: req.leaderboard ? chooseFromFile : documentChooser({
-          uri: doc.uri,
-          store: this.choices,
-          ...(req.mode === 'profile' ? { requiredGpu: req.gpu ?? this.ctx.config.profileGpu } : {}),
-          // A one-off run on GPU MODE does not change what the file runs on at its usual target.
-          ...(where === 'gpumode' ? { remember: false } : {}),
-        }),
+        choose: req.leaderboard
+          ? chooseFromFile
+          : documentChooser({
+              uri: doc.uri,
+              store: this.choices,
+              ...(req.mode === 'profile' ? { requiredGpu: req.gpu ?? this.ctx.config.profileGpu } : {}),
+              // A one-off run on GPU MODE does not change what the file runs on at its usual target.
+              ...(where === 'gpumode' ? { remember: false } : {}),
+            }),
         // The Problems panel's blocking problems are what stops a run.
-        check: async (target) => describeBlocking(await this.diagnostics.blockingProblems(doc, target.leaderboard, connection.service === 'gpumode'), file),
+        check: async (target) =>
+          describeBlocking(
+            await this.diagnostics.blockingProblems(doc, target.leaderboard, connection.service === 'gpumode'),
+            file,
+          ),
         onEvent: (ev) => {
           presenter.onEvent(ev);
           if (ev.type === 'target') {
-            record.choice = { leaderboard: ev.target.leaderboard, gpu: ev.target.gpu, ...(ev.target.picked ? { picked: true } : {}) };
+            record.choice = {
+              leaderboard: ev.target.leaderboard,
+              gpu: ev.target.gpu,
+              ...(ev.target.picked ? { picked: true } : {}),
+            };
             record.log = presenter.log;
             if (ev.target.picked) void offerDirectives(doc, record.choice);
           } else if (ev.type === 'accepted') {
@@ -317,7 +373,14 @@ export class RunController implements vscode.Disposable {
             if (ev.resume && record.choice) {
               run.resumable = true;
               const { fileName: _fileName, ...r } = ev.resume;
-              entry = { ...r, targetLabel: connection.label, uri: doc.uri.toString(), file, title: req.title, startedAt };
+              entry = {
+                ...r,
+                targetLabel: connection.label,
+                uri: doc.uri.toString(),
+                file,
+                title: req.title,
+                startedAt,
+              };
               added = this.inflight.add(entry);
             }
           }
@@ -325,7 +388,12 @@ export class RunController implements vscode.Disposable {
       },
     );
     await added;
-    await this.conclude(outcome, presenter, record, host, entry, false, { uri: doc.uri.toString(), title: req.title, startedAt, content: new TextEncoder().encode(doc.getText()) });
+    await this.conclude(outcome, presenter, record, host, entry, false, {
+      uri: doc.uri.toString(),
+      title: req.title,
+      startedAt,
+      content: new TextEncoder().encode(doc.getText()),
+    });
   }
 
   /** The outcome arrived: the channel, the recorded view, the entry forgotten, then the panel or a notification. */
@@ -353,7 +421,8 @@ export class RunController implements vscode.Disposable {
       return;
     }
     record.log = presenter.log;
-    if (outcome.target && !record.choice) record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
+    if (outcome.target && !record.choice)
+      record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
     if (entry) await this.inflight.remove(entry);
     // The panel first; the run is kept (its traces copied or downloaded) while a person reads it, then the panel
     // points at the kept traces, so that it opens Perfetto from them after a reload too.
@@ -362,12 +431,22 @@ export class RunController implements vscode.Disposable {
     for (const p of this.panels.all) if (p.current === view) p.update(kept);
     record.view = kept;
     if (kept.profiles.some((p) => p.localPath)) {
-      record.digests = await digestKeptProfiles(kept, { file: record.file, mode: record.mode, target: record.target.label, ...(about.content ? { content: about.content } : {}) });
+      record.digests = await digestKeptProfiles(kept, {
+        file: record.file,
+        mode: record.mode,
+        target: record.target.label,
+        ...(about.content ? { content: about.content } : {}),
+      });
     }
   }
 
   /** Into the run store (the Runs view, the timing lens) with its traces; the stored view points at the kept traces. */
-  private async keep(view: ResultView, record: EditorRun, outcome: SubmissionOutcome, about: { uri: string; title: string; startedAt: number }): Promise<ResultView> {
+  private async keep(
+    view: ResultView,
+    record: EditorRun,
+    outcome: SubmissionOutcome,
+    about: { uri: string; title: string; startedAt: number },
+  ): Promise<ResultView> {
     try {
       const stored = await this.store.save({
         file: record.file,
@@ -389,7 +468,8 @@ export class RunController implements vscode.Disposable {
 
   private profileActions(client: RunnerClient, jobId: number | undefined, file: string): ProfileActions {
     return {
-      downloadTrace: (p) => this.traceFiles.downloadForUser(client, p, `${file.replace(/\.[^.]+$/, '')}-${jobId ?? 'trace'}-${p.key}.zip`),
+      downloadTrace: (p) =>
+        this.traceFiles.downloadForUser(client, p, `${file.replace(/\.[^.]+$/, '')}-${jobId ?? 'trace'}-${p.key}.zip`),
       openPerfetto: (p) => this.traceFiles.openInPerfetto(client, p, `${file} ${p.key}`),
       localTrace: (p) => this.traceFiles.localTrace(client, p),
     };
@@ -420,9 +500,15 @@ export class RunController implements vscode.Disposable {
       if (!runs.length) void notify.info('Kernel Runner: nothing is running.');
       return runs[0];
     }
-    const items = runs.map((r) => ({ label: `${r.record.file} · ${r.record.mode ?? ''}`, description: `#${r.id}${r.record.target ? ` · ${r.record.target.label}` : ''}`, run: r }));
+    const items = runs.map((r) => ({
+      label: `${r.record.file} · ${r.record.mode ?? ''}`,
+      description: `#${r.id}${r.record.target ? ` · ${r.record.target.label}` : ''}`,
+      run: r,
+    }));
     // The labels can repeat (a file in one mode on two targets): pick by the item, not the label.
-    const unique = items.map((i, n) => (items.findIndex((j) => j.label === i.label) === n ? i : { ...i, label: `${i.label} (#${i.run.id})` }));
+    const unique = items.map((i, n) =>
+      items.findIndex((j) => j.label === i.label) === n ? i : { ...i, label: `${i.label} (#${i.run.id})` },
+    );
     return (await pickOne(unique, { title, placeHolder: `${runs.length} runs` }))?.run;
   }
 
@@ -434,7 +520,9 @@ export class RunController implements vscode.Disposable {
     }
     const run = await this.pickRun('Kernel Runner: which run?');
     if (!run) return;
-    const pick = (await pickOne([{ label: 'Show Output' }, { label: 'Cancel Run' }], { title: `Kernel Runner: ${run.record.file}` }))?.label;
+    const pick = (
+      await pickOne([{ label: 'Show Output' }, { label: 'Cancel Run' }], { title: `Kernel Runner: ${run.record.file}` })
+    )?.label;
     if (pick === 'Show Output') this.output.show(false);
     else if (pick === 'Cancel Run') await this.cancelRun(run);
   }
@@ -461,7 +549,9 @@ export class RunController implements vscode.Disposable {
   async resumeInFlight(): Promise<void> {
     await Promise.all(
       this.inflight.list().map((entry) =>
-        this.activate({ file: entry.file, mode: entry.mode }, entry.uri, undefined, (run) => this.resumeOne(entry, run)).catch((err: unknown) => {
+        this.activate({ file: entry.file, mode: entry.mode }, entry.uri, undefined, (run) =>
+          this.resumeOne(entry, run),
+        ).catch((err: unknown) => {
           console.error('[kernel-runner] resuming a submission failed:', err);
         }),
       ),
@@ -472,7 +562,10 @@ export class RunController implements vscode.Disposable {
     run.resumable = true;
     const state = resumeStateOf(entry);
     const req: RunRequest = { mode: entry.mode, title: entry.title };
-    const presenter = this.presenter({ title: entry.title, file: entry.file, mode: entry.mode, startedAt: entry.startedAt, runId: run.id }, run);
+    const presenter = this.presenter(
+      { title: entry.title, file: entry.file, mode: entry.mode, startedAt: entry.startedAt, runId: run.id },
+      run,
+    );
     const host = this.failureHost(vscode.Uri.parse(entry.uri), req, run);
     let connection: Connection;
     try {
@@ -480,7 +573,10 @@ export class RunController implements vscode.Disposable {
     } catch (err) {
       // Cancelled while reconnecting: the job is still to be cancelled on the service (the workflow does that when
       // it resumes with the aborted signal), which needs the connection.
-      const again = run.abort.signal.aborted && !this.disposing ? await this.targets.connectUrl(entry.baseUrl).catch(() => undefined) : undefined;
+      const again =
+        run.abort.signal.aborted && !this.disposing
+          ? await this.targets.connectUrl(entry.baseUrl).catch(() => undefined)
+          : undefined;
       if (again) return this.followResumed(entry, run, state, presenter, host, again);
       const explanation = explain(err, { surface: 'editor', service: entry.service, baseUrl: entry.baseUrl });
       presenter.failBeforeConnecting(explanation, `${entry.targetLabel} (${entry.baseUrl})`, host);
@@ -490,12 +586,32 @@ export class RunController implements vscode.Disposable {
     await this.followResumed(entry, run, state, presenter, host, connection);
   }
 
-  private async followResumed(entry: InFlightSubmission, run: ActiveRun, state: ResumeState, presenter: RunPresenter, host: FailureActionHost, connection: Connection): Promise<void> {
-    const record: EditorRun = { file: entry.file, mode: entry.mode, target: { baseUrl: connection.baseUrl, label: connection.label }, choice: { leaderboard: entry.leaderboard, gpu: entry.gpu }, jobId: entry.id };
+  private async followResumed(
+    entry: InFlightSubmission,
+    run: ActiveRun,
+    state: ResumeState,
+    presenter: RunPresenter,
+    host: FailureActionHost,
+    connection: Connection,
+  ): Promise<void> {
+    const record: EditorRun = {
+      file: entry.file,
+      mode: entry.mode,
+      target: { baseUrl: connection.baseUrl, label: connection.label },
+      choice: { leaderboard: entry.leaderboard, gpu: entry.gpu },
+      jobId: entry.id,
+    };
     this.remember(record, run);
     presenter.beginResumed(state, connection);
     record.log = presenter.log;
-    const outcome = await resumeSubmission(state, { ...this.workflowOptions(connection, run), onEvent: presenter.onEvent });
-    await this.conclude(outcome, presenter, record, host, entry, true, { uri: entry.uri, title: entry.title, startedAt: entry.startedAt });
+    const outcome = await resumeSubmission(state, {
+      ...this.workflowOptions(connection, run),
+      onEvent: presenter.onEvent,
+    });
+    await this.conclude(outcome, presenter, record, host, entry, true, {
+      uri: entry.uri,
+      title: entry.title,
+      startedAt: entry.startedAt,
+    });
   }
 }

@@ -31,7 +31,12 @@ export async function digestKeptProfiles(
       entry.digest = await digestPath(p.localPath, {
         ...(p.summary ? { summary: p.summary } : {}),
         ...(about.content ? { submission: { file: about.file, sha256: sha256Text(about.content) } } : {}),
-        configuration: configurationOf({ server: about.target, mode: about.mode, leaderboard: view.leaderboard, gpu: view.gpu }),
+        configuration: configurationOf({
+          server: about.target,
+          mode: about.mode,
+          leaderboard: view.leaderboard,
+          gpu: view.gpu,
+        }),
         links: [{ rel: 'trace', href: p.localPath }],
       });
       const file = digestFileOf(p.localPath);

@@ -43,7 +43,8 @@ export function notifyFailure(text: string, explanation: Explanation, host: Fail
   void notify.error(text, ...actions.map((a) => a.label), SHOW_OUTPUT).then((pick) => {
     if (pick === SHOW_OUTPUT) host.showOutput();
     const chosen = actions.find((a) => a.label === pick);
-    if (chosen) void runAction(chosen, host).catch((err: unknown) => notify.error(`Kernel Runner: ${errorMessage(err)}`));
+    if (chosen)
+      void runAction(chosen, host).catch((err: unknown) => notify.error(`Kernel Runner: ${errorMessage(err)}`));
   });
 }
 
@@ -59,7 +60,9 @@ async function runAction(action: Action, host: FailureActionHost): Promise<void>
       return;
     case 'profile-on-gpumode': {
       if (!(await hasGpuModeIdentity(host.targets))) {
-        const registered = await vscode.commands.executeCommand<RegistrationOutcome | undefined>(commandId('registerGpuMode'));
+        const registered = await vscode.commands.executeCommand<RegistrationOutcome | undefined>(
+          commandId('registerGpuMode'),
+        );
         // Registration says itself why it stopped (dismissed, the browser page not finished yet).
         if (registered?.state !== 'registered') return;
       }

@@ -73,7 +73,9 @@ export class RunLog {
     if (this.finished) return;
     this.finished = true;
     if (this.noiseLines.length && !this.showNoise) {
-      this.emit(`▸ ${this.noiseLines.length} profiler log line${this.noiseLines.length === 1 ? '' : 's'} hidden (setting kernelRunner.showProfilerNoise shows them)`);
+      this.emit(
+        `▸ ${this.noiseLines.length} profiler log line${this.noiseLines.length === 1 ? '' : 's'} hidden (setting kernelRunner.showProfilerNoise shows them)`,
+      );
     }
     this.emit(`━━ ${summary}`);
     this.emit('');
@@ -94,7 +96,12 @@ export class RunOutput implements vscode.Disposable {
   constructor(private readonly config: Config) {}
 
   begin(header: string, tag = ''): RunLog {
-    const log = new RunLog((line, from) => this.append(this.writing.size > 1 && from.tag && line ? `[${from.tag}] ${line}` : line), this.config.showProfilerNoise, tag, (l) => this.writing.delete(l));
+    const log = new RunLog(
+      (line, from) => this.append(this.writing.size > 1 && from.tag && line ? `[${from.tag}] ${line}` : line),
+      this.config.showProfilerNoise,
+      tag,
+      (l) => this.writing.delete(l),
+    );
     this.writing.add(log);
     this.runs.push(log);
     if (this.runs.length > 20) this.runs.shift();

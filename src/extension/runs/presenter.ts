@@ -6,7 +6,14 @@
 import * as vscode from 'vscode';
 import { formatElapsed } from '../../core/format/index';
 import type { SubmissionMode } from '../../core/protocol/api';
-import type { Connection, Explanation, ResumeState, Route, SubmissionEvent, SubmissionOutcome } from '../../core/submission/index';
+import type {
+  Connection,
+  Explanation,
+  ResumeState,
+  Route,
+  SubmissionEvent,
+  SubmissionOutcome,
+} from '../../core/submission/index';
 import type { Config } from '../config';
 import { notifyFailure, type FailureActionHost } from './failureActions';
 import { outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from '../resultModel';
@@ -76,7 +83,12 @@ export class RunPresenter {
   }
 
   private setStatus(s: Pick<JobStatus, 'state' | 'queuePosition' | 'note'>): void {
-    this.deps.jobs.setJob(this.heading.runId, { file: this.heading.file, mode: this.heading.mode, startedAt: this.heading.startedAt, ...s });
+    this.deps.jobs.setJob(this.heading.runId, {
+      file: this.heading.file,
+      mode: this.heading.mode,
+      startedAt: this.heading.startedAt,
+      ...s,
+    });
   }
 
   /** Opens the channel block with its header (once), flushing what was said before. */
@@ -105,8 +117,12 @@ export class RunPresenter {
     const what = state.kind === 'poll' ? 'submission' : 'job';
     this.route = state.kind === 'poll' ? 'background' : 'stream';
     this.id = state.id;
-    const log = this.begin(`${this.fullHeader(connection, state.leaderboard, state.gpu)} · ${what} ${state.id}, resumed`);
-    log.info(`picking up ${what} ${state.id} again (submitted ${formatElapsed(Date.now() - this.heading.startedAt)} ago, before the window reloaded)`);
+    const log = this.begin(
+      `${this.fullHeader(connection, state.leaderboard, state.gpu)} · ${what} ${state.id}, resumed`,
+    );
+    log.info(
+      `picking up ${what} ${state.id} again (submitted ${formatElapsed(Date.now() - this.heading.startedAt)} ago, before the window reloaded)`,
+    );
     this.deps.output.show(true);
     this.stage = 'queued';
     this.setStatus({ state: 'queued' });
@@ -151,7 +167,11 @@ export class RunPresenter {
     this.stage = ev.phase === 'running' && ev.run && !multiRun ? 'running' : text;
     const state = ev.phase === 'submitting' ? 'connecting' : ev.phase;
     const note = statusNote(this.stage, state, ev.queuePosition);
-    this.setStatus({ state, ...(ev.queuePosition !== undefined ? { queuePosition: ev.queuePosition } : {}), ...(note ? { note } : {}) });
+    this.setStatus({
+      state,
+      ...(ev.queuePosition !== undefined ? { queuePosition: ev.queuePosition } : {}),
+      ...(note ? { note } : {}),
+    });
     this.reportProgress?.();
 
     if (ev.phase === 'submitting') return;
@@ -161,7 +181,9 @@ export class RunPresenter {
       const elapsed = formatElapsed(now - this.heading.startedAt);
       if (ev.changed || now - this.lastLogged >= STILL_EVERY_MS) {
         this.lastLogged = now;
-        this.info(`submission ${this.id ?? '?'}: ${ev.changed ? '' : 'still '}${ev.text}${ev.phase === 'finishing' ? '' : ` · ${elapsed}`}${beat}`);
+        this.info(
+          `submission ${this.id ?? '?'}: ${ev.changed ? '' : 'still '}${ev.text}${ev.phase === 'finishing' ? '' : ` · ${elapsed}`}${beat}`,
+        );
       }
       return;
     }
@@ -174,22 +196,26 @@ export class RunPresenter {
   private openProgress(title: string): void {
     if (this.progressOpen) return;
     this.progressOpen = true;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
-      if (this.progressClosed) return Promise.resolve();
-      const sub = token.onCancellationRequested(() => this.onCancel());
-      // The stage and the same ticking clock as the status bar: heartbeats come only every 15 s.
-      const report = () => progress.report({ message: `${this.stage} · ${formatElapsed(Date.now() - this.heading.startedAt)}` });
-      report();
-      const ticker = setInterval(report, 1000);
-      this.reportProgress = report;
-      return new Promise<void>((resolve) => {
-        this.closeProgress = () => {
-          clearInterval(ticker);
-          sub.dispose();
-          resolve();
-        };
-      });
-    });
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      (progress, token) => {
+        if (this.progressClosed) return Promise.resolve();
+        const sub = token.onCancellationRequested(() => this.onCancel());
+        // The stage and the same ticking clock as the status bar: heartbeats come only every 15 s.
+        const report = () =>
+          progress.report({ message: `${this.stage} · ${formatElapsed(Date.now() - this.heading.startedAt)}` });
+        report();
+        const ticker = setInterval(report, 1000);
+        this.reportProgress = report;
+        return new Promise<void>((resolve) => {
+          this.closeProgress = () => {
+            clearInterval(ticker);
+            sub.dispose();
+            resolve();
+          };
+        });
+      },
+    );
   }
 
   /** Closes the progress notification (the run is over). */
@@ -208,10 +234,23 @@ export class RunPresenter {
     this.close();
     if (outcome.kind === 'cancelled' && !outcome.explanation?.message && !this.log) return undefined;
     const { connection, target } = outcome;
-    const log = this.begin(target ? this.fullHeader(connection, target.leaderboard, target.gpu) : `${this.heading.title} ${this.heading.file} · ${this.heading.mode} · ${connection.label} (${connection.baseUrl})`);
-    const view = viewOfOutcome(outcome, { title: `${this.heading.title}: ${this.heading.file}`, fileName: this.heading.file, hiddenNoiseLines: log.hiddenNoise, startedAt: this.heading.startedAt }, {
-      perfettoMaxBytes: this.deps.config.perfettoMaxTraceBytes,
-    });
+    const log = this.begin(
+      target
+        ? this.fullHeader(connection, target.leaderboard, target.gpu)
+        : `${this.heading.title} ${this.heading.file} · ${this.heading.mode} · ${connection.label} (${connection.baseUrl})`,
+    );
+    const view = viewOfOutcome(
+      outcome,
+      {
+        title: `${this.heading.title}: ${this.heading.file}`,
+        fileName: this.heading.file,
+        hiddenNoiseLines: log.hiddenNoise,
+        startedAt: this.heading.startedAt,
+      },
+      {
+        perfettoMaxBytes: this.deps.config.perfettoMaxTraceBytes,
+      },
+    );
     switch (outcome.kind) {
       case 'result':
         this.setStatus({ state: 'finishing' });
@@ -243,7 +282,9 @@ export class RunPresenter {
   /** A run that failed before the workflow could start (no connection): the channel, then the notification. */
   failBeforeConnecting(explanation: Explanation, where: string | undefined, failureHost: FailureActionHost): void {
     this.close();
-    const log = this.begin(`${this.heading.title} ${this.heading.file} · ${this.heading.mode}${where ? ` · ${where}` : ''}`);
+    const log = this.begin(
+      `${this.heading.title} ${this.heading.file} · ${this.heading.mode}${where ? ` · ${where}` : ''}`,
+    );
     this.reportFailure(explanation, failureHost);
     log.end(`error: ${this.heading.file}`);
     this.deps.output.flush();
@@ -261,7 +302,8 @@ export class RunPresenter {
   present(view: ResultView, outcome: SubmissionOutcome, actions: ProfileActions | undefined, resumed: boolean): void {
     if (outcome.kind !== 'result' && outcome.kind !== 'error') return;
     const open = this.deps.config.openResults;
-    const show = open === 'always' || (open === 'profileOrFailure' && (view.profiles.length > 0 || view.outcome !== 'success'));
+    const show =
+      open === 'always' || (open === 'profileOrFailure' && (view.profiles.length > 0 || view.outcome !== 'success'));
     const { panels } = this.deps;
     if (show) panels.show(view, actions);
     if (show && !resumed) return;

@@ -38,12 +38,16 @@ const runStoreEntrySchema = z.object({
         calls: z.number(),
         totalNs: z.number(),
         /** Counter totals, when the profile read hardware counters (its roofline). */
-        counters: z.object({ dispatches: z.number(), ns: z.number(), flops: z.number(), hbmBytes: z.number() }).optional(),
+        counters: z
+          .object({ dispatches: z.number(), ns: z.number(), flops: z.number(), hbmBytes: z.number() })
+          .optional(),
       }),
     )
     .default([]),
   /** The roofline peaks the lens holds the counters to (the first profile's with a roofline). */
-  peaks: z.object({ hbmGBps: z.number().nullable(), valuFp32: z.number().nullable(), mfmaFp32: z.number().nullable() }).optional(),
+  peaks: z
+    .object({ hbmGBps: z.number().nullable(), valuFp32: z.number().nullable(), mfmaFp32: z.number().nullable() })
+    .optional(),
 });
 export type RunStoreEntry = z.output<typeof runStoreEntrySchema>;
 
@@ -192,7 +196,11 @@ export class RunStore {
     const raw = JSON.parse(await readFile(join(this.dirOf(id), RUN_FILE), 'utf8')) as { view?: ResultView };
     if (!raw.view) return undefined;
     const kept = new Set(run.traces);
-    const profiles = raw.view.profiles.map((p) => (p.localPath && kept.has(basename(p.localPath)) ? { ...p, localPath: join(this.dirOf(id), basename(p.localPath)) } : p));
+    const profiles = raw.view.profiles.map((p) =>
+      p.localPath && kept.has(basename(p.localPath))
+        ? { ...p, localPath: join(this.dirOf(id), basename(p.localPath)) }
+        : p,
+    );
     return { ...raw.view, profiles };
   }
 

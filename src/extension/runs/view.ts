@@ -60,7 +60,11 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     this.disposables.push(
       store.onDidChange(() => this.changed.fire()),
       jobs.onDidChange(() => this.changed.fire()),
-      vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: this, showCollapseAll: false, canSelectMany: true }),
+      vscode.window.createTreeView(RUNS_VIEW_ID, {
+        treeDataProvider: this,
+        showCollapseAll: false,
+        canSelectMany: true,
+      }),
     );
   }
 
@@ -81,7 +85,9 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
     item.contextValue = r.traces.length ? 'kernelRunner.run.traced' : 'kernelRunner.run';
     const tip = new vscode.MarkdownString(undefined, false);
-    tip.appendText(`${r.title}: ${r.file} (${r.mode}) on ${r.target}\n${r.outcome} · ${r.headline}\nstarted ${new Date(r.startedAt).toLocaleString()}`);
+    tip.appendText(
+      `${r.title}: ${r.file} (${r.mode}) on ${r.target}\n${r.outcome} · ${r.headline}\nstarted ${new Date(r.startedAt).toLocaleString()}`,
+    );
     if (r.traces.length) tip.appendText(`\ntrace${r.traces.length > 1 ? 's' : ''}: ${r.traces.join(', ')}`);
     item.tooltip = tip;
     item.command = { title: 'Open Run', command: commandId('runs.open'), arguments: [r.id] };
@@ -136,14 +142,21 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
         return undefined;
       }
       const pick = await pickOne(
-        others.map((r) => ({ label: `${r.file} · ${r.mode}`, description: `${r.headline} · ${r.target} · ${whenLabel(r.storedAt)}`, run: r })),
+        others.map((r) => ({
+          label: `${r.file} · ${r.mode}`,
+          description: `${r.headline} · ${r.target} · ${whenLabel(r.storedAt)}`,
+          run: r,
+        })),
         { title: `Compare ${first.file} (${whenLabel(first.storedAt)}) with…` },
       );
       if (!pick) return undefined;
       runs = [first, pick.run];
     }
     const [a, b] = [...runs].sort((x, y) => x.storedAt - y.storedAt) as [RunStoreEntry, RunStoreEntry];
-    const side = (r: RunStoreEntry): CompareSide => ({ label: `${r.file} · ${r.mode}, ${whenLabel(r.storedAt)} (${r.traces[0]})`, path: join(this.store.dirOf(r.id), r.traces[0] as string) });
+    const side = (r: RunStoreEntry): CompareSide => ({
+      label: `${r.file} · ${r.mode}, ${whenLabel(r.storedAt)} (${r.traces[0]})`,
+      path: join(this.store.dirOf(r.id), r.traces[0] as string),
+    });
     return [side(a), side(b)];
   }
 
@@ -151,7 +164,10 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
     const run = this.runOf(arg);
     if (!run) return false;
     if (!confirmed) {
-      const answer = await notify.confirm(`Delete the run of ${run.file} (${run.mode}, ${whenLabel(run.storedAt)}) and its traces?`, 'Delete');
+      const answer = await notify.confirm(
+        `Delete the run of ${run.file} (${run.mode}, ${whenLabel(run.storedAt)}) and its traces?`,
+        'Delete',
+      );
       if (answer !== 'Delete') return false;
     }
     return this.store.delete(run.id);

@@ -12,12 +12,14 @@ import type { Executor } from './index';
 export function createLocalExecutor(opts: { isolation?: Isolation; oneSubmission?: boolean } = {}): Executor {
   const isolation = opts.isolation;
   const standby = isolation?.kind === 'pid-namespace' ? createStandbyNamespace(isolation, STATUS_FD) : undefined;
-  const forRequest = (last: boolean | undefined) => (standby && opts.oneSubmission && last ? { take: () => standby.take(false), close: () => standby.close() } : standby);
+  const forRequest = (last: boolean | undefined) =>
+    standby && opts.oneSubmission && last ? { take: () => standby.take(false), close: () => standby.close() } : standby;
   return {
     kind: 'local',
     description: 'local (child processes of this runner)',
     // only a process of the isolation the namespace was made for runs in it
-    run: (req) => runProcess(standby && req.isolation === isolation ? { ...req, standby: forRequest(req.lastOfJob) } : req),
+    run: (req) =>
+      runProcess(standby && req.isolation === isolation ? { ...req, standby: forRequest(req.lastOfJob) } : req),
     queueCounts: () => null,
     health: () => ({ kind: 'local', available: true, detail: 'jobs run on this machine' }),
     close: async () => standby?.close(),

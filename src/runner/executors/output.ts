@@ -65,7 +65,10 @@ export function createOutputSink(spec: ExecSpec, onStderrLine?: (line: Classifie
 }
 
 /** A POPCORN_FD file's text up to the cap (whole lines), and how many characters past it were left out. */
-export async function readPopcornFile(path: string, capChars = POPCORN_CAP_CHARS): Promise<{ popcorn: string; popcornOmitted: number }> {
+export async function readPopcornFile(
+  path: string,
+  capChars = POPCORN_CAP_CHARS,
+): Promise<{ popcorn: string; popcornOmitted: number }> {
   let handle;
   try {
     handle = await open(path, 'r');

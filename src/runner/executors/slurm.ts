@@ -23,14 +23,33 @@ import { quoteCommand, signalNameOf } from '../executor';
 import { findOnPath } from '../profilers';
 import type { ExecRequest, ExecResult, Executor, ExecutorHealth, QueueCounts } from './index';
 import { createOutputSink, readPopcornFile } from './output';
-import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmCommand, slurmError, slurmTimeLimit, SQUEUE_JOB_FORMAT, type SlurmJobLine } from './slurmCli';
+import {
+  parseSinfo,
+  parseSqueueJobs,
+  parseSqueueStates,
+  slurmCommand,
+  slurmError,
+  slurmTimeLimit,
+  SQUEUE_JOB_FORMAT,
+  type SlurmJobLine,
+} from './slurmCli';
 import { jobEnvironment } from '../jobEnv';
 import { SLURM_SHIM } from './slurmShim';
 import { KernelRunnerError } from '../../core/errors';
 import { SRUN_KILL_MARGIN_MS } from '../limits';
 
 /** Job states Slurm passes through on its way to a final one. */
-const UNSETTLED_STATES = new Set(['COMPLETING', 'CONFIGURING', 'RUNNING', 'PENDING', 'SUSPENDED', 'STAGE_OUT', 'SIGNALING', 'RESIZING', 'REQUEUED']);
+const UNSETTLED_STATES = new Set([
+  'COMPLETING',
+  'CONFIGURING',
+  'RUNNING',
+  'PENDING',
+  'SUSPENDED',
+  'STAGE_OUT',
+  'SIGNALING',
+  'RESIZING',
+  'REQUEUED',
+]);
 
 export interface SlurmSettings {
   partition?: string;
@@ -135,7 +154,11 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
 
   const refresh = async (): Promise<void> => {
     if (!srunPath()) {
-      health = { kind: 'slurm', available: false, detail: 'Slurm: srun is not installed or not on PATH (install Slurm\'s client commands on this machine)' };
+      health = {
+        kind: 'slurm',
+        available: false,
+        detail: "Slurm: srun is not installed or not on PATH (install Slurm's client commands on this machine)",
+      };
       return;
     }
     const [info, queue] = await Promise.all([
@@ -157,7 +180,10 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     health = {
       kind: 'slurm',
       available: nodes.nodes > 0,
-      detail: nodes.nodes > 0 ? `Slurm partition ${opts.partition ?? '(default)'}: ${nodes.nodes} node(s), ${nodes.idle} idle` : `Slurm: partition ${opts.partition ?? '(default)'} has no nodes`,
+      detail:
+        nodes.nodes > 0
+          ? `Slurm partition ${opts.partition ?? '(default)'}: ${nodes.nodes} node(s), ${nodes.idle} idle`
+          : `Slurm: partition ${opts.partition ?? '(default)'} has no nodes`,
     };
   };
 
@@ -186,7 +212,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     }
     let how = `Slurm job ${job.id}${job.nodes ? ` on ${job.nodes}` : ''} ended ${job.state}`;
     if (job.reason && job.reason !== 'None') how += ` (${job.reason})`;
-    if (job.state === 'TIMEOUT' || job.reason === 'TimeLimit') how += `: Slurm's time limit of ${job.timeLimit} was reached`;
+    if (job.state === 'TIMEOUT' || job.reason === 'TimeLimit')
+      how += `: Slurm's time limit of ${job.timeLimit} was reached`;
     if (job.state === 'NODE_FAIL' && job.nodes) {
       const n = await slurmCommand('sinfo', ['-h', '-n', job.nodes, '-o', '%T|%E'], env);
       const [state, reason] = n.stdout.trim().split('\n')[0]?.split('|') ?? [];
@@ -205,7 +232,11 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     leftoversChecked = true;
     const left = parseSqueueJobs(mine.stdout).filter((j) => j.name.startsWith(namePrefix) && !startedHere.has(j.name));
     if (left.length === 0) return;
-    const r = await slurmCommand('scancel', left.map((j) => String(j.id)), env);
+    const r = await slurmCommand(
+      'scancel',
+      left.map((j) => String(j.id)),
+      env,
+    );
     opts.log(
       r.ok
         ? `cancelled ${left.length} Slurm job(s) a previous start of this runner left behind: ${left.map((j) => `${j.id} (${j.name}, ${j.state})`).join(', ')}`
@@ -326,7 +357,9 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     req.signal?.removeEventListener('abort', onAbort);
     const out = await sink.end();
     const status = await readJson<ShimStatus>(statusPath);
-    const { popcorn, popcornOmitted } = req.popcornFd ? await readPopcornFile(popcornPath, req.popcornCapChars) : { popcorn: '', popcornOmitted: 0 };
+    const { popcorn, popcornOmitted } = req.popcornFd
+      ? await readPopcornFile(popcornPath, req.popcornCapChars)
+      : { popcorn: '', popcornOmitted: 0 };
     const ranOnNode = existsSync(startedPath);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 
@@ -347,7 +380,9 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
       const said = slurmLines.join(' / ') || `exit ${result.exitCode ?? '?'}`;
       spawnError = `Slurm: \`${quoteCommand('srun', srunArgs.slice(0, srunArgs.indexOf(opts.python)))}\` failed: ${said}`;
     } else if (!timedOut && !cancelled) {
-      failure = (await endedHow(name)) ?? `Slurm: the job ended without an exit status and slurmctld did not say why (srun exit ${result.exitCode ?? '?'})`;
+      failure =
+        (await endedHow(name)) ??
+        `Slurm: the job ended without an exit status and slurmctld did not say why (srun exit ${result.exitCode ?? '?'})`;
       if (slurmLines.length) failure += `; ${slurmLines.join(' / ')}`;
     }
     if ((timedOut || cancelled) && cancelNote) failure = `the job could not be cancelled through Slurm: ${cancelNote}`;
@@ -393,7 +428,9 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
   if (!opts.skipCheck) {
     if (!health.available) {
       await executor.close();
-      throw new SlurmStartError(`cannot use Slurm: ${health.detail} (--slurm-skip-check starts anyway; submissions then fail until Slurm answers)`);
+      throw new SlurmStartError(
+        `cannot use Slurm: ${health.detail} (--slurm-skip-check starts anyway; submissions then fail until Slurm answers)`,
+      );
     }
     try {
       await checkSharedDataDir(executor, opts);
@@ -425,7 +462,7 @@ async function checkSharedDataDir(executor: Executor, opts: SlurmExecutorOptions
     });
     if (o.exitCode === 0 && o.stdout.trim() === nonce) return;
     const said = (o.spawnError ?? o.failure ?? (o.stderr.trim() || o.stdout.trim())).split('\n').slice(-4).join(' / ');
-    const timedOut = o.timedOut ? ' (the check job did not finish within 120 s: are the partition\'s nodes up?)' : '';
+    const timedOut = o.timedOut ? " (the check job did not finish within 120 s: are the partition's nodes up?)" : '';
     throw new SlurmStartError(
       `Slurm's nodes cannot see the data dir ${opts.dataDir}: a check job that reads a file there failed${timedOut}: ${said}. ` +
         'Put --data-dir on a filesystem every node mounts at the same path (NFS, Lustre, ...), or pass --slurm-skip-check if you know it is shared.',
@@ -434,4 +471,3 @@ async function checkSharedDataDir(executor: Executor, opts: SlurmExecutorOptions
     await rm(file, { force: true });
   }
 }
-

@@ -11,16 +11,33 @@ export interface SlurmCall {
   error: string;
 }
 
-export async function slurmCommand(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = SLURM_COMMAND_TIMEOUT_MS): Promise<SlurmCall> {
-  const r = await execa(command, args, { env, extendEnv: false, reject: false, timeout: timeoutMs, stdin: 'ignore', windowsHide: true });
+export async function slurmCommand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = SLURM_COMMAND_TIMEOUT_MS,
+): Promise<SlurmCall> {
+  const r = await execa(command, args, {
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: timeoutMs,
+    stdin: 'ignore',
+    windowsHide: true,
+  });
   const stdout = typeof r.stdout === 'string' ? r.stdout : '';
   if (r.exitCode === 0 && !r.failed) return { ok: true, stdout, error: '' };
   return { ok: false, stdout, error: slurmError(command, args, r) };
 }
 
-export function slurmError(command: string, args: string[], r: { code?: string; timedOut?: boolean; exitCode?: number; stderr?: unknown; shortMessage?: string }): string {
+export function slurmError(
+  command: string,
+  args: string[],
+  r: { code?: string; timedOut?: boolean; exitCode?: number; stderr?: unknown; shortMessage?: string },
+): string {
   const what = `Slurm: \`${quoteCommand(command, args)}\``;
-  if (r.code === 'ENOENT') return `${what} failed: ${command} is not installed or not on PATH (install Slurm's client commands on this machine)`;
+  if (r.code === 'ENOENT')
+    return `${what} failed: ${command} is not installed or not on PATH (install Slurm's client commands on this machine)`;
   if (r.timedOut) return `${what} did not answer within ${SLURM_COMMAND_TIMEOUT_MS / 1000} s (is slurmctld reachable?)`;
   const stderr = typeof r.stderr === 'string' ? r.stderr.trim().split('\n').slice(-3).join(' / ') : '';
   return `${what} failed (exit ${r.exitCode ?? '?'})${stderr ? `: ${stderr}` : r.shortMessage ? `: ${r.shortMessage}` : ''}`;

@@ -20,11 +20,18 @@ function gresType(gres: string): string | null {
   return parts[0] === 'gpu' && type && !/^\d+$/.test(type) ? type : null;
 }
 
-export function slurmInventory(opts: { gpuName?: string; partition?: string; gres?: string; nodeGres: readonly string[] }): GpuInventory {
+export function slurmInventory(opts: {
+  gpuName?: string;
+  partition?: string;
+  gres?: string;
+  nodeGres: readonly string[];
+}): GpuInventory {
   const types = [opts.gres ?? '', ...opts.nodeGres].map(gresType).filter((t): t is string => t !== null);
   const found = [...types, opts.partition ?? ''].map(fromGpuType).find((x) => x !== null) ?? null;
   const name = opts.gpuName ?? found?.name ?? 'CPU';
-  const product = found ? `Slurm partition ${opts.partition ?? '(default)'} (${types[0] ?? found.name})` : `Slurm partition ${opts.partition ?? '(default)'}`;
+  const product = found
+    ? `Slurm partition ${opts.partition ?? '(default)'} (${types[0] ?? found.name})`
+    : `Slurm partition ${opts.partition ?? '(default)'}`;
   const slots = Array.from({ length: SLURM_SLOTS }, () => ({ gpu: name, devices: [] as number[], product }));
   // inventoryOf adds multi-device slots only for single-device ones: none here
   return inventoryOf(found?.runtime ?? 'CPU', slots);

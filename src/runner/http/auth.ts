@@ -28,11 +28,12 @@ function presentedToken(req: IncomingMessage): string | null {
 export function checkToken(req: IncomingMessage, token: string): void {
   const given = presentedToken(req);
   if (given === null) {
-    throw new HttpError(401, `Missing token: send "Authorization: Bearer <token>" or "${CLI_ID_HEADER}: <token>"`, { 'WWW-Authenticate': 'Bearer' });
+    throw new HttpError(401, `Missing token: send "Authorization: Bearer <token>" or "${CLI_ID_HEADER}: <token>"`, {
+      'WWW-Authenticate': 'Bearer',
+    });
   }
   if (!tokensEqual(given, token)) throw new HttpError(401, 'Invalid token', { 'WWW-Authenticate': 'Bearer' });
 }
-
 
 /** The Host header's name part (`[::1]` kept bracketed), or '' when there is none. */
 function hostName(host: string): string {
@@ -60,7 +61,10 @@ export function checkOrigin(req: IncomingMessage, publicUrl?: string): void {
     }
   }
   if (!own) {
-    throw new HttpError(403, `Cross-origin requests are refused (Origin: ${origin || '(empty)'}): a web page may not use the runner; call it from a tool, or start it with --token to share it`);
+    throw new HttpError(
+      403,
+      `Cross-origin requests are refused (Origin: ${origin || '(empty)'}): a web page may not use the runner; call it from a tool, or start it with --token to share it`,
+    );
   }
 }
 
@@ -74,11 +78,18 @@ export function checkLocalCaller(req: IncomingMessage): void {
   // it came from in Sec-Fetch-Site, which a page cannot forge.
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string' && !OWN_FETCH_SITES.has(site.trim().toLowerCase())) {
-    throw new HttpError(403, `Requests from web pages are refused (Sec-Fetch-Site: ${site}): call the runner from a tool, or start it with --token to share it`);
+    throw new HttpError(
+      403,
+      `Requests from web pages are refused (Sec-Fetch-Site: ${site}): call the runner from a tool, or start it with --token to share it`,
+    );
   }
   const host = req.headers.host;
   if (typeof host === 'string') {
     const name = hostName(host);
-    if (!isLoopbackHost(name)) throw new HttpError(403, `Host ${host} is not a loopback name; start the runner with --token to serve other hosts`);
+    if (!isLoopbackHost(name))
+      throw new HttpError(
+        403,
+        `Host ${host} is not a loopback name; start the runner with --token to serve other hosts`,
+      );
   }
 }

@@ -5,7 +5,8 @@
 import type { SseWriter } from './sse';
 import { MIN_SHARE_BYTES } from '../limits';
 
-type BacklogVerdict = { over: false } | { over: true; reason: 'client' | 'runner'; clientBytes: number; totalBytes: number };
+type BacklogVerdict =
+  { over: false } | { over: true; reason: 'client' | 'runner'; clientBytes: number; totalBytes: number };
 
 export interface BacklogBudget {
   /** Counts this stream's backlog in the runner's total while it is open. */

@@ -33,7 +33,9 @@ export function shareConnections(server: Server, maxConnections: number, log: (l
     closedSinceLog += 1;
     const now = Date.now();
     if (now - lastLog >= 10_000) {
-      log(`warning: ${untrustedShare} connections without a valid token are open; closed the oldest (${closedSinceLog} since the last warning)`);
+      log(
+        `warning: ${untrustedShare} connections without a valid token are open; closed the oldest (${closedSinceLog} since the last warning)`,
+      );
       lastLog = now;
       closedSinceLog = 0;
     }

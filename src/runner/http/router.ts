@@ -68,10 +68,12 @@ export function createRouter(): Router {
           } else if (p !== s) ok = false;
         }
         if (!ok) continue;
-        if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { handler: route.handler, params };
+        if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
+          return { handler: route.handler, params };
         allowed.add(route.method);
       }
-      if (allowed.size) throw new HttpError(405, `Method ${method} not allowed for ${pathname}`, { Allow: [...allowed].join(', ') });
+      if (allowed.size)
+        throw new HttpError(405, `Method ${method} not allowed for ${pathname}`, { Allow: [...allowed].join(', ') });
       throw new HttpError(404, 'Not Found');
     },
   };

@@ -6,7 +6,9 @@ import type { LoggedEvent } from '../eventLog';
 import { sseFrame } from '../../core/protocol/sseFrame';
 
 function stripProfileExtras(json: string): string {
-  const data = JSON.parse(json) as { results?: Array<{ runs?: Record<string, { profile?: Record<string, unknown> | null }> }> };
+  const data = JSON.parse(json) as {
+    results?: Array<{ runs?: Record<string, { profile?: Record<string, unknown> | null }> }>;
+  };
   for (const result of data.results ?? []) {
     for (const run of Object.values(result.runs ?? {})) {
       if (run.profile) {

@@ -16,21 +16,30 @@ export interface Upload {
   fields: Record<string, string>;
 }
 
-const message = (err: unknown) => (errorMessage(err));
+const message = (err: unknown) => errorMessage(err);
 
 export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<Upload> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
-    return Promise.reject(new HttpError(422, "Expected a multipart/form-data body with the submission in a field named 'file'"));
+    return Promise.reject(
+      new HttpError(422, "Expected a multipart/form-data body with the submission in a field named 'file'"),
+    );
   }
   const length = Number(req.headers['content-length']);
   if (Number.isFinite(length) && length > maxFileBytes + FORM_OVERHEAD_BYTES) {
-    return Promise.reject(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
+    return Promise.reject(
+      new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, {
+        Connection: 'close',
+      }),
+    );
   }
   return new Promise<Upload>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxFileBytes + 1, fields: 16, parts: 32, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: maxFileBytes + 1, fields: 16, parts: 32, fieldSize: 64 * 1024 },
+      });
     } catch (err) {
       reject(new HttpError(422, `Bad multipart body: ${message(err)}`));
       return;
@@ -66,7 +75,8 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
       req.pause();
       reject(err);
     };
-    const bad = (err: unknown) => fail(new HttpError(400, `Bad multipart body: ${message(err)}`, { Connection: 'close' }));
+    const bad = (err: unknown) =>
+      fail(new HttpError(400, `Bad multipart body: ${message(err)}`, { Connection: 'close' }));
     const finish = () => {
       if (settled || !parserDone || !fileDone) return;
       settled = true;
@@ -124,7 +134,11 @@ export function readUpload(req: IncomingMessage, maxFileBytes: number): Promise<
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > maxFileBytes + FORM_OVERHEAD_BYTES) {
-        fail(new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, { Connection: 'close' }));
+        fail(
+          new HttpError(413, `Submission file is too large (limit: ${Math.round(maxFileBytes / 1e6)}MB).`, {
+            Connection: 'close',
+          }),
+        );
       }
     };
     req.on('data', onData);

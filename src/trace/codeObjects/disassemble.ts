@@ -42,9 +42,12 @@ export interface FindObjdumpOptions {
  */
 export async function findObjdump(options: FindObjdumpOptions = {}): Promise<string | undefined> {
   if (options.explicit) {
-    if (!(await isExecutable(options.explicit))) throw new DisassemblyError(`--objdump ${options.explicit}: no such executable`);
+    if (!(await isExecutable(options.explicit)))
+      throw new DisassemblyError(`--objdump ${options.explicit}: no such executable`);
     if ((await amdgpuObjdumpVersion(options.explicit)) === undefined) {
-      throw new DisassemblyError(`--objdump ${options.explicit}: not an llvm-objdump with the AMDGPU target (its --version lists no amdgcn)`);
+      throw new DisassemblyError(
+        `--objdump ${options.explicit}: not an llvm-objdump with the AMDGPU target (its --version lists no amdgcn)`,
+      );
     }
     return options.explicit;
   }
@@ -80,10 +83,21 @@ export async function disassembleKernel(req: DisassembleRequest): Promise<string
   try {
     const file = join(dir, 'code_object.o');
     await writeFile(file, req.bytes);
-    const r = await execa(req.objdump, ['-d', '--line-numbers', `--mcpu=${req.processor}`, `--disassemble-symbols=${req.kernel}`, file], {
-      reject: false, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, stdin: 'ignore', env: { LC_ALL: 'C' },
-    });
-    if (r.exitCode !== 0) throw new DisassemblyError(`${req.objdump} failed (exit ${r.exitCode ?? r.signal}): ${String(r.stderr).trim().split('\n')[0] ?? ''}`);
+    const r = await execa(
+      req.objdump,
+      ['-d', '--line-numbers', `--mcpu=${req.processor}`, `--disassemble-symbols=${req.kernel}`, file],
+      {
+        reject: false,
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+        stdin: 'ignore',
+        env: { LC_ALL: 'C' },
+      },
+    );
+    if (r.exitCode !== 0)
+      throw new DisassemblyError(
+        `${req.objdump} failed (exit ${r.exitCode ?? r.signal}): ${String(r.stderr).trim().split('\n')[0] ?? ''}`,
+      );
     const out = String(r.stdout);
     const lines = out.split('\n');
     const start = lines.findIndex((l) => /^[0-9a-f]+ <.*>:$/.test(l));

@@ -93,7 +93,10 @@ export function parseElf(buf: Buffer): ElfFile {
       });
     }
     const strtab = rawSections[shstrndx];
-    const names = strtab && strtab.type !== 8 /* SHT_NOBITS */ ? slice(buf, strtab.offset, strtab.size, 'section name table') : undefined;
+    const names =
+      strtab && strtab.type !== 8 /* SHT_NOBITS */
+        ? slice(buf, strtab.offset, strtab.size, 'section name table')
+        : undefined;
     for (const raw of rawSections) {
       const { nameOffset, ...rest } = raw;
       sections.push({ ...rest, name: names ? cString(names, nameOffset) : '' });
@@ -141,9 +144,15 @@ function readNotes(data: Buffer, align: number, out: ElfNote[]): void {
     const descAt = nameAt + pad(namesz, align);
     const end = descAt + pad(descsz, align);
     if (descAt + descsz > data.length || nameAt + namesz > data.length) {
-      throw new ElfFormatError(`note at offset ${at} runs past its section (name ${namesz} bytes, descriptor ${descsz} bytes)`);
+      throw new ElfFormatError(
+        `note at offset ${at} runs past its section (name ${namesz} bytes, descriptor ${descsz} bytes)`,
+      );
     }
-    out.push({ owner: cString(data.subarray(nameAt, nameAt + namesz), 0), type, desc: data.subarray(descAt, descAt + descsz) });
+    out.push({
+      owner: cString(data.subarray(nameAt, nameAt + namesz), 0),
+      type,
+      desc: data.subarray(descAt, descAt + descsz),
+    });
     at = end;
   }
 }
@@ -160,7 +169,9 @@ function u64(buf: Buffer, at: number, what: string): number {
 
 function need(buf: Buffer, offset: number, size: number, what: string): void {
   if (offset < 0 || size < 0 || offset + size > buf.length) {
-    throw new ElfFormatError(`${what} at offset ${offset} (${size} bytes) runs past the end of the file (${buf.length} bytes)`);
+    throw new ElfFormatError(
+      `${what} at offset ${offset} (${size} bytes) runs past the end of the file (${buf.length} bytes)`,
+    );
   }
 }
 

@@ -79,7 +79,10 @@ export function parseMetadata(desc: Buffer): CodeObjectMetadata {
   const version = own(doc, 'amdhsa.version');
   return {
     target: str(doc, 'amdhsa.target'),
-    version: Array.isArray(version) && version.length >= 2 && isCount(version[0]) && isCount(version[1]) ? [version[0], version[1]] : null,
+    version:
+      Array.isArray(version) && version.length >= 2 && isCount(version[0]) && isCount(version[1])
+        ? [version[0], version[1]]
+        : null,
     kernels,
   };
 }

@@ -38,28 +38,64 @@ export interface TargetLimits {
   wavefrontSize: number;
 }
 
-const GFX9_SGPR_STEPS = [[80, 10], [88, 9], [100, 8]] as const;
+const GFX9_SGPR_STEPS = [
+  [80, 10],
+  [88, 9],
+  [100, 8],
+] as const;
 
 const TARGET_LIMITS: readonly TargetLimits[] = [
   {
     processors: ['gfx940', 'gfx941', 'gfx942'],
-    simdsPerCu: 4, maxWavesPerSimd: 8, vgprsPerSimd: 512, vgprGranule: 8, sgprsPerSimd: 800,
-    sgprSteps: GFX9_SGPR_STEPS, sgprFloor: 7, ldsBytesPerCu: 65536, maxBarriersPerCu: 16, wavefrontSize: 64,
+    simdsPerCu: 4,
+    maxWavesPerSimd: 8,
+    vgprsPerSimd: 512,
+    vgprGranule: 8,
+    sgprsPerSimd: 800,
+    sgprSteps: GFX9_SGPR_STEPS,
+    sgprFloor: 7,
+    ldsBytesPerCu: 65536,
+    maxBarriersPerCu: 16,
+    wavefrontSize: 64,
   },
   {
     processors: ['gfx950'],
-    simdsPerCu: 4, maxWavesPerSimd: 8, vgprsPerSimd: 512, vgprGranule: 8, sgprsPerSimd: 800,
-    sgprSteps: GFX9_SGPR_STEPS, sgprFloor: 7, ldsBytesPerCu: 163840, maxBarriersPerCu: 16, wavefrontSize: 64,
+    simdsPerCu: 4,
+    maxWavesPerSimd: 8,
+    vgprsPerSimd: 512,
+    vgprGranule: 8,
+    sgprsPerSimd: 800,
+    sgprSteps: GFX9_SGPR_STEPS,
+    sgprFloor: 7,
+    ldsBytesPerCu: 163840,
+    maxBarriersPerCu: 16,
+    wavefrontSize: 64,
   },
   {
     processors: ['gfx90a'],
-    simdsPerCu: 4, maxWavesPerSimd: 8, vgprsPerSimd: 512, vgprGranule: 8, sgprsPerSimd: 800,
-    sgprSteps: GFX9_SGPR_STEPS, sgprFloor: 7, ldsBytesPerCu: 65536, maxBarriersPerCu: 16, wavefrontSize: 64,
+    simdsPerCu: 4,
+    maxWavesPerSimd: 8,
+    vgprsPerSimd: 512,
+    vgprGranule: 8,
+    sgprsPerSimd: 800,
+    sgprSteps: GFX9_SGPR_STEPS,
+    sgprFloor: 7,
+    ldsBytesPerCu: 65536,
+    maxBarriersPerCu: 16,
+    wavefrontSize: 64,
   },
   {
     processors: ['gfx908'],
-    simdsPerCu: 4, maxWavesPerSimd: 10, vgprsPerSimd: 256, vgprGranule: 4, sgprsPerSimd: 800,
-    sgprSteps: GFX9_SGPR_STEPS, sgprFloor: 7, ldsBytesPerCu: 65536, maxBarriersPerCu: 16, wavefrontSize: 64,
+    simdsPerCu: 4,
+    maxWavesPerSimd: 10,
+    vgprsPerSimd: 256,
+    vgprGranule: 4,
+    sgprsPerSimd: 800,
+    sgprSteps: GFX9_SGPR_STEPS,
+    sgprFloor: 7,
+    ldsBytesPerCu: 65536,
+    maxBarriersPerCu: 16,
+    wavefrontSize: 64,
   },
 ];
 
@@ -100,9 +136,10 @@ export interface OccupancyInput {
 
 export function estimateOccupancy(limits: TargetLimits, k: OccupancyInput): OccupancyEstimate {
   const max = limits.maxWavesPerSimd;
-  const byVgpr = k.vgprCount < limits.vgprGranule
-    ? max
-    : Math.min(max, Math.max(1, Math.floor(limits.vgprsPerSimd / roundUp(k.vgprCount, limits.vgprGranule))));
+  const byVgpr =
+    k.vgprCount < limits.vgprGranule
+      ? max
+      : Math.min(max, Math.max(1, Math.floor(limits.vgprsPerSimd / roundUp(k.vgprCount, limits.vgprGranule))));
   const bySgpr = Math.min(max, limits.sgprSteps.find(([sgprs]) => k.sgprCount <= sgprs)?.[1] ?? limits.sgprFloor);
   const byLds = ldsOccupancy(limits, k.ldsBytes, Math.max(1, k.workgroupSize));
   const wavesPerSimd = Math.min(max, byVgpr, bySgpr, byLds);
@@ -112,14 +149,24 @@ export function estimateOccupancy(limits: TargetLimits, k: OccupancyInput): Occu
     if (bySgpr === wavesPerSimd) limitedBy.push('sgpr');
     if (byLds === wavesPerSimd) limitedBy.push('lds');
   } else limitedBy.push('waves');
-  return { wavesPerSimd, maxWavesPerSimd: max, limitedBy, byVgpr, bySgpr, byLds, workgroupSize: k.workgroupSize, workgroupSizeFrom: k.workgroupSizeFrom };
+  return {
+    wavesPerSimd,
+    maxWavesPerSimd: max,
+    limitedBy,
+    byVgpr,
+    bySgpr,
+    byLds,
+    workgroupSize: k.workgroupSize,
+    workgroupSizeFrom: k.workgroupSizeFrom,
+  };
 }
 
 function ldsOccupancy(limits: TargetLimits, ldsBytes: number, workgroupSize: number): number {
   const wavesPerGroup = Math.ceil(workgroupSize / limits.wavefrontSize);
   const wavesPerCu = limits.maxWavesPerSimd * limits.simdsPerCu;
   // single-wave workgroups need no barrier, so only the wave slots bound them
-  const maxGroups = wavesPerGroup === 1 ? wavesPerCu : Math.min(Math.floor(wavesPerCu / wavesPerGroup), limits.maxBarriersPerCu);
+  const maxGroups =
+    wavesPerGroup === 1 ? wavesPerCu : Math.min(Math.floor(wavesPerCu / wavesPerGroup), limits.maxBarriersPerCu);
   if (maxGroups === 0) return 1;
   const fit = Math.floor(limits.ldsBytesPerCu / Math.max(1, ldsBytes));
   if (fit === 0) return 1;

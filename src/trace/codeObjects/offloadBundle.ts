@@ -32,7 +32,10 @@ export function isCompressedBundle(buf: Buffer): boolean {
 }
 
 /** Where each header version keeps its fields (offsets), and whether its sizes are u64. */
-const COMPRESSED_LAYOUTS: Record<number, { total: number | null; size: number; hash: number; data: number; wide: boolean }> = {
+const COMPRESSED_LAYOUTS: Record<
+  number,
+  { total: number | null; size: number; hash: number; data: number; wide: boolean }
+> = {
   1: { total: null, size: 8, hash: 12, data: 20, wide: false },
   2: { total: 8, size: 12, hash: 16, data: 24, wide: false },
   3: { total: 8, size: 16, hash: 24, data: 32, wide: true },
@@ -45,12 +48,15 @@ function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffe
   const method = buf.readUInt16LE(6);
   const at = COMPRESSED_LAYOUTS[version];
   if (!at) throw new ElfFormatError(`compressed offload bundle version ${version}: not one this reader knows (1 to 3)`);
-  if (buf.length < at.data) throw new ElfFormatError(`compressed offload bundle (version ${version}) truncated in its header`);
+  if (buf.length < at.data)
+    throw new ElfFormatError(`compressed offload bundle (version ${version}) truncated in its header`);
   const field = (offset: number, what: string) => (at.wide ? readU64(buf, offset, what) : buf.readUInt32LE(offset));
   const end = at.total === null ? buf.length : field(at.total, 'total size');
-  if (end > buf.length || end < at.data) throw new ElfFormatError(`compressed offload bundle says it is ${end} bytes; the file has ${buf.length}`);
+  if (end > buf.length || end < at.data)
+    throw new ElfFormatError(`compressed offload bundle says it is ${end} bytes; the file has ${buf.length}`);
   const size = field(at.size, 'size');
-  if (size > maxBytes) throw new ElfFormatError(`compressed offload bundle inflates to ${size} bytes, more than the ${maxBytes} read`);
+  if (size > maxBytes)
+    throw new ElfFormatError(`compressed offload bundle inflates to ${size} bytes, more than the ${maxBytes} read`);
   const data = buf.subarray(at.data, end);
   let bundle: Buffer;
   try {
@@ -58,12 +64,18 @@ function inflateCompressedBundle(buf: Buffer, maxBytes: number): { bundle: Buffe
     else if (method === 1) {
       const out = zstdDecompress(data, new Uint8Array(size));
       bundle = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-    } else throw new ElfFormatError(`compressed offload bundle with compression method ${method} (known: 0 zlib, 1 zstd)`);
+    } else
+      throw new ElfFormatError(`compressed offload bundle with compression method ${method} (known: 0 zlib, 1 zstd)`);
   } catch (err) {
     if (err instanceof ElfFormatError) throw err;
-    throw new ElfFormatError(`compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${errorMessage(err)}`);
+    throw new ElfFormatError(
+      `compressed offload bundle (${method === 0 ? 'zlib' : 'zstd'}) does not inflate: ${errorMessage(err)}`,
+    );
   }
-  if (bundle.length !== size) throw new ElfFormatError(`compressed offload bundle inflated to ${bundle.length} bytes, not the ${size} its header says`);
+  if (bundle.length !== size)
+    throw new ElfFormatError(
+      `compressed offload bundle inflated to ${bundle.length} bytes, not the ${size} its header says`,
+    );
   const hash = buf.readBigUInt64LE(at.hash);
   if (createHash('md5').update(bundle).digest().readBigUInt64LE(0) !== hash) {
     throw new ElfFormatError('compressed offload bundle does not match its hash: the file is damaged');
@@ -85,11 +97,14 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
     const size = readU64(buf, at + 8, `entry ${i} size`);
     const idLength = readU64(buf, at + 16, `entry ${i} id length`);
     at += 24;
-    if (idLength > MAX_ID || at + idLength > buf.length) throw new ElfFormatError(`offload bundle entry ${i}: id of ${idLength} bytes runs past the end`);
+    if (idLength > MAX_ID || at + idLength > buf.length)
+      throw new ElfFormatError(`offload bundle entry ${i}: id of ${idLength} bytes runs past the end`);
     const id = buf.toString('utf8', at, at + idLength);
     at += idLength;
     if (offset + size > buf.length) {
-      throw new ElfFormatError(`offload bundle entry ${id}: ${size} bytes at offset ${offset} run past the end of the file (${buf.length} bytes)`);
+      throw new ElfFormatError(
+        `offload bundle entry ${id}: ${size} bytes at offset ${offset} run past the end of the file (${buf.length} bytes)`,
+      );
     }
     entries.push({ id, data: buf.subarray(offset, offset + size) });
     end = Math.max(end, at, offset + size);
@@ -101,7 +116,10 @@ export function parseOffloadBundle(buf: Buffer): { entries: BundleEntry[]; end: 
  * The entries of the bundle, plain or compressed, at offset 0 of `buf`; `end` is where it ends in `buf`, `inflated`
  * what a compressed one inflated to (at most `maxInflated`).
  */
-export function bundleEntries(buf: Buffer, maxInflated: number): { entries: BundleEntry[]; end: number; inflated: number } {
+export function bundleEntries(
+  buf: Buffer,
+  maxInflated: number,
+): { entries: BundleEntry[]; end: number; inflated: number } {
   if (!isCompressedBundle(buf)) return { ...parseOffloadBundle(buf), inflated: 0 };
   const { bundle, end } = inflateCompressedBundle(buf, maxInflated);
   return { entries: parseOffloadBundle(bundle).entries, end, inflated: bundle.length };
@@ -127,11 +145,12 @@ export function bundlesInFatbin(section: Buffer, maxInflated: number): BundleEnt
     const compressed = nextCompressed(from);
     return plain === -1 ? compressed : compressed === -1 ? plain : Math.min(plain, compressed);
   };
-  for (let at = next(0); at !== -1; ) {
+  for (let at = next(0); at !== -1;) {
     const bundle = bundleEntries(section.subarray(at), budget);
     budget -= bundle.inflated;
     entries.push(...bundle.entries);
-    if (entries.length > MAX_BUNDLE_ENTRIES) throw new ElfFormatError(`more than ${MAX_BUNDLE_ENTRIES} bundle entries in .hip_fatbin`);
+    if (entries.length > MAX_BUNDLE_ENTRIES)
+      throw new ElfFormatError(`more than ${MAX_BUNDLE_ENTRIES} bundle entries in .hip_fatbin`);
     at = next(at + Math.max(bundle.end, COMPRESSED_MAGIC.length));
   }
   return entries;

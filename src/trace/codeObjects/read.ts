@@ -62,18 +62,29 @@ export async function readCodeObjectsPath(path: string, options: ReadOptions = {
   return { codeObjects: objects.map((o) => o.info), skipped };
 }
 
-export async function loadCodeObjectsPath(path: string, options: ReadOptions = {}): Promise<{ objects: LoadedCodeObject[]; skipped: CodeObjectReport['skipped'] }> {
+export async function loadCodeObjectsPath(
+  path: string,
+  options: ReadOptions = {},
+): Promise<{ objects: LoadedCodeObject[]; skipped: CodeObjectReport['skipped'] }> {
   const abs = resolve(path);
   let st;
   try {
     st = await stat(abs);
   } catch {
-    throw new CodeObjectError(`${path}: no such file or directory (expected a code object, a folder or a profile zip)`, path);
+    throw new CodeObjectError(
+      `${path}: no such file or directory (expected a code object, a folder or a profile zip)`,
+      path,
+    );
   }
   const kind = nonRegularKind(st);
-  if (kind) throw new CodeObjectError(`${path}: ${kind}, not a file or a folder: refused, reading it could block forever (expected a code object, a folder or a profile zip)`, path);
+  if (kind)
+    throw new CodeObjectError(
+      `${path}: ${kind}, not a file or a folder: refused, reading it could block forever (expected a code object, a folder or a profile zip)`,
+      path,
+    );
   if (st.isFile() && !(await looksLikeZip(abs))) {
-    if (st.size > MAX_CODE_OBJECT_BYTES) throw new CodeObjectError(`${path}: ${st.size} bytes, more than the ${MAX_CODE_OBJECT_BYTES} read`, path);
+    if (st.size > MAX_CODE_OBJECT_BYTES)
+      throw new CodeObjectError(`${path}: ${st.size} bytes, more than the ${MAX_CODE_OBJECT_BYTES} read`, path);
     const set = await listSingleFile(abs, st.size);
     const bytes = await set.files[0]!.readAll();
     return { objects: readCodeObjectBuffer(bytes, path, options), skipped: [] };
@@ -82,16 +93,25 @@ export async function loadCodeObjectsPath(path: string, options: ReadOptions = {
   try {
     set = st.isDirectory() ? await listFolder(abs) : await listZip(abs);
   } catch (err) {
-    throw new CodeObjectError(`${path}: unreadable ${st.isDirectory() ? 'folder' : 'zip'} (${(err as Error).message})`, path);
+    throw new CodeObjectError(
+      `${path}: unreadable ${st.isDirectory() ? 'folder' : 'zip'} (${(err as Error).message})`,
+      path,
+    );
   }
   try {
-    return await readSources(set.files.filter((f) => CODE_OBJECT_NAME.test(f.path)), options);
+    return await readSources(
+      set.files.filter((f) => CODE_OBJECT_NAME.test(f.path)),
+      options,
+    );
   } finally {
     await set.close();
   }
 }
 
-async function readSources(files: FileSource[], options: ReadOptions): Promise<{ objects: LoadedCodeObject[]; skipped: CodeObjectReport['skipped'] }> {
+async function readSources(
+  files: FileSource[],
+  options: ReadOptions,
+): Promise<{ objects: LoadedCodeObject[]; skipped: CodeObjectReport['skipped'] }> {
   const objects: LoadedCodeObject[] = [];
   const skipped: CodeObjectReport['skipped'] = [];
   let total = 0;
@@ -109,7 +129,10 @@ async function readSources(files: FileSource[], options: ReadOptions): Promise<{
       objects.push(...readCodeObjectBuffer(await f.readAll(), f.path, options));
     } catch (err) {
       if (!(err instanceof CodeObjectError)) throw err;
-      skipped.push({ file: f.path, reason: err.message.startsWith(`${f.path}: `) ? err.message.slice(f.path.length + 2) : err.message });
+      skipped.push({
+        file: f.path,
+        reason: err.message.startsWith(`${f.path}: `) ? err.message.slice(f.path.length + 2) : err.message,
+      });
     }
   }
   return { objects, skipped };
@@ -118,12 +141,16 @@ async function readSources(files: FileSource[], options: ReadOptions): Promise<{
 /** Every code object in one file's bytes: an AMDGPU ELF, an offload bundle, or a host ELF with .hip_fatbin. */
 export function readCodeObjectBuffer(buf: Buffer, file: string, options: ReadOptions = {}): LoadedCodeObject[] {
   try {
-    if (isOffloadBundle(buf) || isCompressedBundle(buf)) return fromBundleEntries(bundleEntries(buf, MAX_CODE_OBJECT_BYTES).entries, file, options);
+    if (isOffloadBundle(buf) || isCompressedBundle(buf))
+      return fromBundleEntries(bundleEntries(buf, MAX_CODE_OBJECT_BYTES).entries, file, options);
     if (!isElf(buf)) throw new ElfFormatError('neither an ELF code object nor a clang offload bundle');
     const elf = parseElf(buf);
     if (elf.machine !== EM_AMDGPU) {
       const fatbin = elf.sections.find((s) => s.name === '.hip_fatbin');
-      if (!fatbin) throw new ElfFormatError(`an ELF for machine ${elf.machine}, not AMDGPU (${EM_AMDGPU}), with no .hip_fatbin section`);
+      if (!fatbin)
+        throw new ElfFormatError(
+          `an ELF for machine ${elf.machine}, not AMDGPU (${EM_AMDGPU}), with no .hip_fatbin section`,
+        );
       return fromBundleEntries(bundlesInFatbin(elf.sectionData(fatbin), MAX_CODE_OBJECT_BYTES), file, options);
     }
     return [{ info: fromAmdgpuElf(buf, file, null, options), bytes: buf }];
@@ -133,7 +160,11 @@ export function readCodeObjectBuffer(buf: Buffer, file: string, options: ReadOpt
   }
 }
 
-function fromBundleEntries(entries: Array<{ id: string; data: Buffer }>, file: string, options: ReadOptions): LoadedCodeObject[] {
+function fromBundleEntries(
+  entries: Array<{ id: string; data: Buffer }>,
+  file: string,
+  options: ReadOptions,
+): LoadedCodeObject[] {
   const out: LoadedCodeObject[] = [];
   for (const entry of entries) {
     if (!entry.id.includes('amdgcn-') || entry.data.length === 0) continue;
@@ -152,14 +183,21 @@ function fromAmdgpuElf(buf: Buffer, file: string, bundleEntry: string | null, op
     if (err instanceof ElfFormatError) throw new ElfFormatError(`${where}${err.message}`);
     throw err;
   }
-  if (elf.machine !== EM_AMDGPU) throw new ElfFormatError(`${where}an ELF for machine ${elf.machine}, not AMDGPU (${EM_AMDGPU})`);
+  if (elf.machine !== EM_AMDGPU)
+    throw new ElfFormatError(`${where}an ELF for machine ${elf.machine}, not AMDGPU (${EM_AMDGPU})`);
   const desc = metadataNote(elf.notes());
-  if (!desc) throw new ElfFormatError(`${where}no AMDGPU metadata note (NT_AMDGPU_METADATA): a code object older than v3, or stripped of its notes`);
+  if (!desc)
+    throw new ElfFormatError(
+      `${where}no AMDGPU metadata note (NT_AMDGPU_METADATA): a code object older than v3, or stripped of its notes`,
+    );
   const meta = parseMetadata(desc);
   const target = meta.target ?? MACH[elf.flags & 0xff] ?? null;
   const processor = target ? processorOf(target) : null;
   const limits = target ? limitsFor(target) : undefined;
-  const kernels = meta.kernels.map((k): CodeObjectKernel => ({ ...k, occupancy: limits ? occupancyOf(k, limits, options) : null }));
+  const kernels = meta.kernels.map((k): CodeObjectKernel => ({
+    ...k,
+    occupancy: limits ? occupancyOf(k, limits, options) : null,
+  }));
   return {
     file,
     bundleEntry,
@@ -168,7 +206,9 @@ function fromAmdgpuElf(buf: Buffer, file: string, bundleEntry: string | null, op
     codeObjectVersion: codeObjectVersionOf(elf.osAbi, elf.abiVersion),
     metadataVersion: meta.version,
     kernels,
-    occupancyNote: limits ? null : `no occupancy limits recorded for ${processor ?? 'an unknown target'} (known: gfx908, gfx90a, gfx940-gfx942, gfx950)`,
+    occupancyNote: limits
+      ? null
+      : `no occupancy limits recorded for ${processor ?? 'an unknown target'} (known: gfx908, gfx90a, gfx940-gfx942, gfx950)`,
   };
 }
 
@@ -177,7 +217,11 @@ function codeObjectVersionOf(osAbi: number, abiVersion: number): number | null {
   return osAbi === 64 ? abiVersion + 2 : null;
 }
 
-function occupancyOf(k: KernelMetadata, limits: NonNullable<ReturnType<typeof limitsFor>>, options: ReadOptions): OccupancyEstimate | null {
+function occupancyOf(
+  k: KernelMetadata,
+  limits: NonNullable<ReturnType<typeof limitsFor>>,
+  options: ReadOptions,
+): OccupancyEstimate | null {
   if (k.vgprCount === null || k.sgprCount === null) return null;
   const reqd = k.reqdWorkgroupSize ? k.reqdWorkgroupSize[0] * k.reqdWorkgroupSize[1] * k.reqdWorkgroupSize[2] : 0;
   const [workgroupSize, workgroupSizeFrom] = options.workgroupSize
@@ -185,7 +229,13 @@ function occupancyOf(k: KernelMetadata, limits: NonNullable<ReturnType<typeof li
     : reqd > 0
       ? [reqd, 'reqd_workgroup_size' as const]
       : [k.maxFlatWorkgroupSize ?? 1024, 'max_flat_workgroup_size' as const];
-  return estimateOccupancy(limits, { vgprCount: k.vgprCount, sgprCount: k.sgprCount, ldsBytes: k.ldsBytes ?? 0, workgroupSize, workgroupSizeFrom });
+  return estimateOccupancy(limits, {
+    vgprCount: k.vgprCount,
+    sgprCount: k.sgprCount,
+    ldsBytes: k.ldsBytes ?? 0,
+    workgroupSize,
+    workgroupSizeFrom,
+  });
 }
 
 async function looksLikeZip(path: string): Promise<boolean> {

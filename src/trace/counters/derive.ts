@@ -1,7 +1,13 @@
 // From per-dispatch counters to the summary's `roofline` and `speedOfLight` objects (shared/docs/roofline.md):
 // the GPU's arch and peaks from the workload's sysinfo.csv / roofline.csv, the points per kernel, and per rocTX
 // range when dispatches were put in ranges.
-import type { CounterSource, Roofline, RooflineMissing, RooflinePeaks, SpeedOfLight } from '../../core/protocol/roofline';
+import type {
+  CounterSource,
+  Roofline,
+  RooflineMissing,
+  RooflinePeaks,
+  SpeedOfLight,
+} from '../../core/protocol/roofline';
 import { archFamily, type ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
 import { countersRead } from './formulas';
@@ -35,7 +41,20 @@ export interface DeriveInputs {
   rangeOf?: ReadonlyMap<number, string>;
 }
 
-const PEAK_KEYS: Array<keyof RooflinePeaks> = ['hbmGBps', 'l2GBps', 'l1GBps', 'ldsGBps', 'valuFp32', 'valuFp64', 'mfmaFp16', 'mfmaBf16', 'mfmaFp32', 'mfmaFp64', 'mfmaFp8', 'mfmaI8'];
+const PEAK_KEYS: Array<keyof RooflinePeaks> = [
+  'hbmGBps',
+  'l2GBps',
+  'l1GBps',
+  'ldsGBps',
+  'valuFp32',
+  'valuFp64',
+  'mfmaFp16',
+  'mfmaBf16',
+  'mfmaFp32',
+  'mfmaFp64',
+  'mfmaFp8',
+  'mfmaI8',
+];
 
 export function deriveRoofline(inputs: DeriveInputs): { roofline: Roofline; speedOfLight: SpeedOfLight } {
   const { table } = inputs;
@@ -43,14 +62,19 @@ export function deriveRoofline(inputs: DeriveInputs): { roofline: Roofline; spee
   const family = archFamily(arch);
   const missing: RooflineMissing[] = [];
   if (!arch) missing.push({ quantity: 'arch', counters: ['sysinfo.gpu_arch'] });
-  else if (family === 'other') missing.push({ quantity: `formulas for ${arch} (rocprof-compute's are for gfx90a, gfx94x, gfx950; those of gfx942 were used)`, counters: [] });
+  else if (family === 'other')
+    missing.push({
+      quantity: `formulas for ${arch} (rocprof-compute's are for gfx90a, gfx94x, gfx950; those of gfx942 were used)`,
+      counters: [],
+    });
 
   let peaks: RooflinePeaks;
   let peaksFrom: Roofline['peaksFrom'];
   if (inputs.rooflineRow) {
     peaks = peaksFromRooflineCsv(inputs.rooflineRow);
     peaksFrom = 'roofline.csv';
-    for (const k of PEAK_KEYS) if (peaks[k] === null) missing.push({ quantity: `peaks.${k}`, counters: ['roofline.csv column'] });
+    for (const k of PEAK_KEYS)
+      if (peaks[k] === null) missing.push({ quantity: `peaks.${k}`, counters: ['roofline.csv column'] });
   } else {
     peaksFrom = 'spec';
     const spec = specPeaks(inputs.sysinfo ?? {}, family);

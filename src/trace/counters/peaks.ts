@@ -6,9 +6,18 @@ import type { ArchFamily } from './arch';
 
 /** roofline.csv column of each peak. */
 const ROOFLINE_CSV_COLUMNS: Record<keyof RooflinePeaks, string> = {
-  hbmGBps: 'HBMBw', l2GBps: 'L2Bw', l1GBps: 'L1Bw', ldsGBps: 'LDSBw', valuFp32: 'FP32Flops', valuFp64: 'FP64Flops',
-  mfmaFp16: 'MFMAF16Flops', mfmaBf16: 'MFMABF16Flops', mfmaFp32: 'MFMAF32Flops', mfmaFp64: 'MFMAF64Flops',
-  mfmaFp8: 'MFMAF8Flops', mfmaI8: 'MFMAI8Ops',
+  hbmGBps: 'HBMBw',
+  l2GBps: 'L2Bw',
+  l1GBps: 'L1Bw',
+  ldsGBps: 'LDSBw',
+  valuFp32: 'FP32Flops',
+  valuFp64: 'FP64Flops',
+  mfmaFp16: 'MFMAF16Flops',
+  mfmaBf16: 'MFMABF16Flops',
+  mfmaFp32: 'MFMAF32Flops',
+  mfmaFp64: 'MFMAF64Flops',
+  mfmaFp8: 'MFMAF8Flops',
+  mfmaI8: 'MFMAI8Ops',
 };
 
 const num = (s: string | undefined): number => {
@@ -29,14 +38,20 @@ export function peaksFromRooflineCsv(row: Record<string, string>): RooflinePeaks
 }
 
 /** MFMA ops per CU per clock (x max_sclk x cu_per_gpu / 1000 gives GFLOP/s) per arch family. */
-const MFMA_PER_CU: Record<Exclude<ArchFamily, 'other'>, { f8: number | null; f16: number; f32: number; f64: number; i8: number }> = {
+const MFMA_PER_CU: Record<
+  Exclude<ArchFamily, 'other'>,
+  { f8: number | null; f16: number; f32: number; f64: number; i8: number }
+> = {
   gfx942: { f8: 4096, f16: 2048, f32: 256, f64: 256, i8: 4096 },
   gfx950: { f8: 8192, f16: 4096, f32: 256, f64: 128, i8: 8192 },
   gfx90a: { f8: null, f16: 1024, f32: 256, f64: 256, i8: 1024 },
 };
 
 /** Spec peaks from sysinfo.csv's first row; `missing` lists peaks that could not be computed and why. */
-export function specPeaks(sysinfo: Record<string, string>, family: ArchFamily): { peaks: RooflinePeaks; missing: RooflineMissing[] } {
+export function specPeaks(
+  sysinfo: Record<string, string>,
+  family: ArchFamily,
+): { peaks: RooflinePeaks; missing: RooflineMissing[] } {
   const sclk = num(sysinfo.max_sclk);
   const mclk = num(sysinfo.max_mclk);
   const cu = num(sysinfo.cu_per_gpu);
@@ -60,10 +75,18 @@ export function specPeaks(sysinfo: Record<string, string>, family: ArchFamily): 
     mfmaI8: mfma(m?.i8),
   };
   const inputs: Record<keyof RooflinePeaks, string[]> = {
-    hbmGBps: ['max_mclk', 'num_hbm_channels'], l2GBps: ['max_sclk', 'total_l2_chan'], l1GBps: ['max_sclk', 'cu_per_gpu'],
-    ldsGBps: ['max_sclk', 'cu_per_gpu'], valuFp32: ['max_sclk', 'cu_per_gpu'], valuFp64: ['max_sclk', 'cu_per_gpu'],
-    mfmaFp16: ['max_sclk', 'cu_per_gpu'], mfmaBf16: ['max_sclk', 'cu_per_gpu'], mfmaFp32: ['max_sclk', 'cu_per_gpu'],
-    mfmaFp64: ['max_sclk', 'cu_per_gpu'], mfmaFp8: ['max_sclk', 'cu_per_gpu'], mfmaI8: ['max_sclk', 'cu_per_gpu'],
+    hbmGBps: ['max_mclk', 'num_hbm_channels'],
+    l2GBps: ['max_sclk', 'total_l2_chan'],
+    l1GBps: ['max_sclk', 'cu_per_gpu'],
+    ldsGBps: ['max_sclk', 'cu_per_gpu'],
+    valuFp32: ['max_sclk', 'cu_per_gpu'],
+    valuFp64: ['max_sclk', 'cu_per_gpu'],
+    mfmaFp16: ['max_sclk', 'cu_per_gpu'],
+    mfmaBf16: ['max_sclk', 'cu_per_gpu'],
+    mfmaFp32: ['max_sclk', 'cu_per_gpu'],
+    mfmaFp64: ['max_sclk', 'cu_per_gpu'],
+    mfmaFp8: ['max_sclk', 'cu_per_gpu'],
+    mfmaI8: ['max_sclk', 'cu_per_gpu'],
   };
   const peaks = {} as RooflinePeaks;
   const missing: RooflineMissing[] = [];

@@ -46,32 +46,46 @@ export async function readPmcPerfWide(
 ): Promise<WideReadResult> {
   const names = new BytesInterner();
   let badRows = 0;
-  const rows = await streamCsv(source, (c) => {
-    const cName = c.find('Kernel_Name');
-    const cStart = c.find('Start_Timestamp');
-    const cEnd = c.find('End_Timestamp');
-    const cDispatch = c.find('Dispatch_ID');
-    const cGpu = c.find('GPU_ID');
-    // exact names: `c.find` folds case and underscores, and counters differ only by those at times
-    const kept: Array<[string, number]> = [];
-    c.names.forEach((n, i) => {
-      if (wanted.has(n) && !kept.some(([k]) => k === n)) kept.push([n, i]);
-    });
-    return (row) => {
-      if (cName < 0 || cName >= row.fieldCount) {
-        badRows++;
-        return;
-      }
-      const id = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
-      const name = names.texts[id] as string;
-      const duration = rowDuration(row, cStart, cEnd);
-      const i = into.addDispatch(name, duration, fieldNumber(row, cDispatch));
-      for (const [counter, col] of kept) into.set(i, counter, fieldNumber(row, col));
-      if (onDispatch) {
-        onDispatch({ name, start: timestampAt(row, cStart, epochSeconds), end: timestampAt(row, cEnd, epochSeconds), gpuId: fieldNumber(row, cGpu) });
-      }
-    };
-  }, undefined, MAX_FIELDS);
+  const rows = await streamCsv(
+    source,
+    (c) => {
+      const cName = c.find('Kernel_Name');
+      const cStart = c.find('Start_Timestamp');
+      const cEnd = c.find('End_Timestamp');
+      const cDispatch = c.find('Dispatch_ID');
+      const cGpu = c.find('GPU_ID');
+      // exact names: `c.find` folds case and underscores, and counters differ only by those at times
+      const kept: Array<[string, number]> = [];
+      c.names.forEach((n, i) => {
+        if (wanted.has(n) && !kept.some(([k]) => k === n)) kept.push([n, i]);
+      });
+      return (row) => {
+        if (cName < 0 || cName >= row.fieldCount) {
+          badRows++;
+          return;
+        }
+        const id = names.idFor(
+          row.buf,
+          row.starts[cName] as number,
+          row.ends[cName] as number,
+          row.escaped[cName] as number,
+        );
+        const name = names.texts[id] as string;
+        const duration = rowDuration(row, cStart, cEnd);
+        const i = into.addDispatch(name, duration, fieldNumber(row, cDispatch));
+        for (const [counter, col] of kept) into.set(i, counter, fieldNumber(row, col));
+        if (onDispatch) {
+          onDispatch({
+            name,
+            start: timestampAt(row, cStart, epochSeconds),
+            end: timestampAt(row, cEnd, epochSeconds),
+            gpuId: fieldNumber(row, cGpu),
+          });
+        }
+      };
+    },
+    undefined,
+    MAX_FIELDS,
+  );
   return { rows, badRows };
 }
-

@@ -8,13 +8,17 @@ import type { CounterTableBuilder } from './counterTable';
 /** Reads the database's counters into `into` (only those in `wanted`); returns the rows read (0 without any). */
 export function readRocpdCounters(db: Database, into: CounterTableBuilder, wanted: ReadonlySet<string>): number {
   let rows = 0;
-  each(db, `SELECT dispatch_id, name, duration, counter_name, SUM(counter_value) FROM pmc_events
-            GROUP BY guid, event_id, pmc_id ORDER BY dispatch_id`, (r) => {
-    rows++;
-    const name = typeof r[1] === 'string' ? r[1] : String(r[1]);
-    const counter = String(r[3]);
-    const i = into.dispatchOf(Number(r[0]), name, r[2] === null ? NaN : Number(r[2]));
-    if (wanted.has(counter)) into.set(i, counter, r[4] === null ? NaN : Number(r[4]));
-  });
+  each(
+    db,
+    `SELECT dispatch_id, name, duration, counter_name, SUM(counter_value) FROM pmc_events
+            GROUP BY guid, event_id, pmc_id ORDER BY dispatch_id`,
+    (r) => {
+      rows++;
+      const name = typeof r[1] === 'string' ? r[1] : String(r[1]);
+      const counter = String(r[3]);
+      const i = into.dispatchOf(Number(r[0]), name, r[2] === null ? NaN : Number(r[2]));
+      if (wanted.has(counter)) into.set(i, counter, r[4] === null ? NaN : Number(r[4]));
+    },
+  );
   return rows;
 }

@@ -1,6 +1,12 @@
 // Roofline points per kernel from a CounterTable, as rocprof-compute's calc_ai computes them (means over a
 // kernel's dispatches), with the memory/compute rule of rocprof-compute 3.3.1 (shared/docs/roofline.md).
-import { roofAtIntensity, type MfmaByType, type RooflineKernel, type RooflineMissing, type RooflinePeaks } from '../../core/protocol/roofline';
+import {
+  roofAtIntensity,
+  type MfmaByType,
+  type RooflineKernel,
+  type RooflineMissing,
+  type RooflinePeaks,
+} from '../../core/protocol/roofline';
 import type { ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
 import { evaluate, evaluateMfma, formulasFor, type MfmaType } from './formulas';
@@ -45,7 +51,8 @@ export function dispatchQuantities(t: CounterTable, family: ArchFamily): Dispatc
     ldsBytes: run('ldsBytes', f.ldsBytes),
     missing,
   };
-  if (t.names.length > 0 && t.durations.every((d) => Number.isNaN(d))) missing.push({ quantity: 'durationNs', counters: ['Start_Timestamp', 'End_Timestamp'] });
+  if (t.names.length > 0 && t.durations.every((d) => Number.isNaN(d)))
+    missing.push({ quantity: 'durationNs', counters: ['Start_Timestamp', 'End_Timestamp'] });
   return q;
 }
 
@@ -90,7 +97,13 @@ export function groupByKernel(t: CounterTable, only?: Iterable<number>): Map<str
 }
 
 /** One kernel's point from its dispatches `idx`. */
-function rooflineKernel(name: string, idx: readonly number[], t: CounterTable, q: DispatchQuantities, peaks: RooflinePeaks): RooflineKernel {
+function rooflineKernel(
+  name: string,
+  idx: readonly number[],
+  t: CounterTable,
+  q: DispatchQuantities,
+  peaks: RooflinePeaks,
+): RooflineKernel {
   const flops = mean(q.flops, idx);
   const hbm = mean(q.hbmBytes, idx);
   const l2 = mean(q.l2Bytes, idx);
@@ -102,7 +115,13 @@ function rooflineKernel(name: string, idx: readonly number[], t: CounterTable, q
     return v ? nn(mean(v, idx)) : null;
   };
   const mfmaByType: MfmaByType = {
-    f6f4: mfmaMean('f6f4'), f8: mfmaMean('f8'), f16: mfmaMean('f16'), bf16: mfmaMean('bf16'), f32: mfmaMean('f32'), f64: mfmaMean('f64'), i8: mfmaMean('i8'),
+    f6f4: mfmaMean('f6f4'),
+    f8: mfmaMean('f8'),
+    f16: mfmaMean('f16'),
+    bf16: mfmaMean('bf16'),
+    f32: mfmaMean('f32'),
+    f64: mfmaMean('f64'),
+    i8: mfmaMean('i8'),
   };
   let mfmaFlops = 0;
   for (const type of ['f6f4', 'f8', 'f16', 'bf16', 'f32', 'f64'] as const) {
@@ -135,7 +154,12 @@ function rooflineKernel(name: string, idx: readonly number[], t: CounterTable, q
 }
 
 /** Every kernel of `only` (default: all dispatches), largest total duration first. */
-export function rooflineKernels(t: CounterTable, q: DispatchQuantities, peaks: RooflinePeaks, only?: Iterable<number>): RooflineKernel[] {
+export function rooflineKernels(
+  t: CounterTable,
+  q: DispatchQuantities,
+  peaks: RooflinePeaks,
+  only?: Iterable<number>,
+): RooflineKernel[] {
   const groups = [...groupByKernel(t, only)];
   const total = (idx: number[]): number => idx.reduce((s, i) => s + (t.durations[i] as number), 0);
   const withTotals = groups.map(([name, idx]) => ({ name, idx, total: total(idx) }));

@@ -42,7 +42,12 @@ export function sysNumbers(sysinfo: Record<string, string>): SysNumbers {
   };
 }
 
-const VALU = ['F16', 'F32', 'F64'].flatMap((p) => [`SQ_INSTS_VALU_ADD_${p}`, `SQ_INSTS_VALU_MUL_${p}`, `SQ_INSTS_VALU_TRANS_${p}`, `SQ_INSTS_VALU_FMA_${p}`]);
+const VALU = ['F16', 'F32', 'F64'].flatMap((p) => [
+  `SQ_INSTS_VALU_ADD_${p}`,
+  `SQ_INSTS_VALU_MUL_${p}`,
+  `SQ_INSTS_VALU_TRANS_${p}`,
+  `SQ_INSTS_VALU_FMA_${p}`,
+]);
 const mfmaPeakPerCu: Record<ArchFamily, Record<string, number>> = {
   gfx942: { F8: 4096, BF16: 2048, F16: 2048, F32: 256, F64: 256, I8: 4096 },
   gfx950: { F8: 8192, BF16: 4096, F16: 4096, F32: 256, F64: 128, F6F4: 16834, I8: 8192 },
@@ -63,10 +68,13 @@ function specs(f: ArchFamily): MetricSpec[] {
   const ea = isMi200(f) ? 'TCC_EA' : 'TCC_EA0';
   const out: MetricSpec[] = [
     {
-      metric: 'VALU FLOPs', unit: 'GFLOP/s', counters: VALU,
+      metric: 'VALU FLOPs',
+      unit: 'GFLOP/s',
+      counters: VALU,
       value: (c, d) => {
         let v = 0;
-        for (let o = 0; o < 12; o += 4) v += 64 * ((c[o] as number) + (c[o + 1] as number) + (c[o + 2] as number) + 2 * (c[o + 3] as number));
+        for (let o = 0; o < 12; o += 4)
+          v += 64 * ((c[o] as number) + (c[o + 1] as number) + (c[o + 2] as number) + 2 * (c[o + 3] as number));
         return v / d;
       },
       peak: (s) => (compute(s) * 64 * 2) / 1000,
@@ -79,50 +87,84 @@ function specs(f: ArchFamily): MetricSpec[] {
     ...(hasF6F4(f) ? [mfma('F6F4', 'MFMA FLOPs (F6F4)')] : []),
     mfma('I8', 'MFMA IOPs (Int8)', 'GIOP/s'),
     {
-      metric: 'Wavefront Occupancy', unit: 'Wavefronts', counters: ['SQ_ACCUM_PREV_HIRES', 'GRBM_GUI_ACTIVE'],
+      metric: 'Wavefront Occupancy',
+      unit: 'Wavefronts',
+      counters: ['SQ_ACCUM_PREV_HIRES', 'GRBM_GUI_ACTIVE'],
       fallback: { SQ_ACCUM_PREV_HIRES: 'SQ_LEVEL_WAVES_ACCUM' },
       value: (c, _d, s) => (c[0] as number) / ((c[1] as number) / s.numXcd),
       peak: (s) => s.maxWavesPerCu * s.cuPerGpu,
     },
     {
-      metric: 'Theoretical LDS Bandwidth', unit: 'GB/s', counters: ['SQ_LDS_IDX_ACTIVE', 'SQ_LDS_BANK_CONFLICT'],
+      metric: 'Theoretical LDS Bandwidth',
+      unit: 'GB/s',
+      counters: ['SQ_LDS_IDX_ACTIVE', 'SQ_LDS_BANK_CONFLICT'],
       value: (c, d) => (((c[0] as number) - (c[1] as number)) * 4 * LDS_BANKS_PER_CU) / d,
       peak: (s) => compute(s) * 0.128,
     },
     {
-      metric: 'vL1D Cache Hit Rate', unit: 'Pct',
-      counters: ['TCP_TCC_READ_REQ_sum', 'TCP_TCC_WRITE_REQ_sum', 'TCP_TCC_ATOMIC_WITH_RET_REQ_sum', 'TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum', 'TCP_TOTAL_CACHE_ACCESSES_sum'],
-      value: (c) => (c[4] === 0 ? NaN : 100 - (100 * ((c[0] as number) + (c[1] as number) + (c[2] as number) + (c[3] as number))) / (c[4] as number)),
+      metric: 'vL1D Cache Hit Rate',
+      unit: 'Pct',
+      counters: [
+        'TCP_TCC_READ_REQ_sum',
+        'TCP_TCC_WRITE_REQ_sum',
+        'TCP_TCC_ATOMIC_WITH_RET_REQ_sum',
+        'TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum',
+        'TCP_TOTAL_CACHE_ACCESSES_sum',
+      ],
+      value: (c) =>
+        c[4] === 0
+          ? NaN
+          : 100 -
+            (100 * ((c[0] as number) + (c[1] as number) + (c[2] as number) + (c[3] as number))) / (c[4] as number),
       peak: () => 100,
     },
     {
-      metric: 'vL1D Cache BW', unit: 'GB/s', counters: ['TCP_TOTAL_CACHE_ACCESSES_sum'],
+      metric: 'vL1D Cache BW',
+      unit: 'GB/s',
+      counters: ['TCP_TOTAL_CACHE_ACCESSES_sum'],
       value: (c, d) => ((c[0] as number) * line) / d,
       peak: (s) => (s.maxSclk / 1000) * line * s.cuPerGpu,
     },
     {
-      metric: 'L2 Cache Hit Rate', unit: 'Pct', counters: ['TCC_HIT_sum', 'TCC_MISS_sum'],
-      value: (c) => ((c[0] as number) + (c[1] as number) === 0 ? NaN : (100 * (c[0] as number)) / ((c[0] as number) + (c[1] as number))),
+      metric: 'L2 Cache Hit Rate',
+      unit: 'Pct',
+      counters: ['TCC_HIT_sum', 'TCC_MISS_sum'],
+      value: (c) =>
+        (c[0] as number) + (c[1] as number) === 0
+          ? NaN
+          : (100 * (c[0] as number)) / ((c[0] as number) + (c[1] as number)),
       peak: () => 100,
     },
     {
-      metric: 'L2 Cache BW', unit: 'GB/s', counters: ['TCC_REQ_sum'],
+      metric: 'L2 Cache BW',
+      unit: 'GB/s',
+      counters: ['TCC_REQ_sum'],
       value: (c, d) => ((c[0] as number) * 128) / d,
       peak: (s) => (s.maxSclk / 1000) * line * s.totalL2Chan,
     },
     isMi200(f)
       ? {
-        metric: 'L2-Fabric Read BW', unit: 'GB/s', counters: ['TCC_EA_RDREQ_32B_sum', 'TCC_EA_RDREQ_sum'],
-        value: (c, d) => ((c[0] as number) * 32 + ((c[1] as number) - (c[0] as number)) * 64) / d,
-        peak: (s) => s.hbmBandwidth,
-      }
+          metric: 'L2-Fabric Read BW',
+          unit: 'GB/s',
+          counters: ['TCC_EA_RDREQ_32B_sum', 'TCC_EA_RDREQ_sum'],
+          value: (c, d) => ((c[0] as number) * 32 + ((c[1] as number) - (c[0] as number)) * 64) / d,
+          peak: (s) => s.hbmBandwidth,
+        }
       : {
-        metric: 'L2-Fabric Read BW', unit: 'GB/s', counters: ['TCC_BUBBLE_sum', 'TCC_EA0_RDREQ_sum', 'TCC_EA0_RDREQ_32B_sum'],
-        value: (c, d) => (128 * (c[0] as number) + 64 * ((c[1] as number) - (c[0] as number) - (c[2] as number)) + 32 * (c[2] as number)) / d,
-        peak: (s) => s.hbmBandwidth,
-      },
+          metric: 'L2-Fabric Read BW',
+          unit: 'GB/s',
+          counters: ['TCC_BUBBLE_sum', 'TCC_EA0_RDREQ_sum', 'TCC_EA0_RDREQ_32B_sum'],
+          value: (c, d) =>
+            (128 * (c[0] as number) +
+              64 * ((c[1] as number) - (c[0] as number) - (c[2] as number)) +
+              32 * (c[2] as number)) /
+            d,
+          peak: (s) => s.hbmBandwidth,
+        },
     {
-      metric: 'L2-Fabric Write BW', unit: 'GB/s', counters: [`${ea}_WRREQ_64B_sum`, `${ea}_WRREQ_sum`],
+      metric: 'L2-Fabric Write BW',
+      unit: 'GB/s',
+      counters: [`${ea}_WRREQ_64B_sum`, `${ea}_WRREQ_sum`],
       value: (c, d) => ((c[0] as number) * 64 + ((c[1] as number) - (c[0] as number)) * 32) / d,
       peak: (s) => s.hbmBandwidth,
     },
@@ -160,7 +202,9 @@ export function solPerDispatch(t: CounterTable, f: ArchFamily, sys: SysNumbers):
   const list = specs(f);
   const missing: RooflineMissing[] = [];
   const perDispatch = list.map((m) => {
-    const cols = m.counters.map((c) => t.columns.get(c) ?? (m.fallback?.[c] ? t.columns.get(m.fallback[c] as string) : undefined));
+    const cols = m.counters.map(
+      (c) => t.columns.get(c) ?? (m.fallback?.[c] ? t.columns.get(m.fallback[c] as string) : undefined),
+    );
     const absent = m.counters.filter((_, i) => cols[i] === undefined);
     if (absent.length > 0) {
       missing.push({ quantity: m.metric, counters: absent });
@@ -184,7 +228,13 @@ export function solKernel(name: string, idx: readonly number[], e: SolEvaluated,
     const v = values ? nanMean(values, idx) : NaN;
     const p = m.peak(sys);
     const peak = Number.isFinite(p) && p !== 0 ? p : null;
-    return { metric: m.metric, value: solValue(v), unit: m.unit, peak, percentOfPeak: peak === null ? null : solValue((100 * v) / peak) };
+    return {
+      metric: m.metric,
+      value: solValue(v),
+      unit: m.unit,
+      peak,
+      percentOfPeak: peak === null ? null : solValue((100 * v) / peak),
+    };
   });
   return { name, dispatches: idx.length, metrics };
 }

@@ -12,13 +12,18 @@ const MAX_FIELDS = 4096;
 /** Every row of a small CSV as header -> text records. */
 async function readCsvRecords(source: FileSource): Promise<Array<Record<string, string>>> {
   const out: Array<Record<string, string>> = [];
-  await streamCsv(source, (c) => (row) => {
-    const r: Record<string, string> = {};
-    c.names.forEach((name, i) => {
-      r[name] = fieldText(row, i);
-    });
-    out.push(r);
-  }, undefined, MAX_FIELDS);
+  await streamCsv(
+    source,
+    (c) => (row) => {
+      const r: Record<string, string> = {};
+      c.names.forEach((name, i) => {
+        r[name] = fieldText(row, i);
+      });
+      out.push(r);
+    },
+    undefined,
+    MAX_FIELDS,
+  );
   return out;
 }
 

@@ -1,7 +1,13 @@
 // `--baseline OTHER`: the digest's kernels and cases against another profile's, each change with its interval and
 // verdict (src/trace/significance.ts). Kernels are paired as `compare` pairs them (full name, else a one-to-one
 // base name).
-import type { DigestBaseline, DigestCase, DigestEvaluator, DigestKernel, ProfileDigest } from '../../core/protocol/profileDigest';
+import type {
+  DigestBaseline,
+  DigestCase,
+  DigestEvaluator,
+  DigestKernel,
+  ProfileDigest,
+} from '../../core/protocol/profileDigest';
 import type { KernelRow, TraceSummary } from '../../core/protocol/traceSummary';
 import { compareKernels, rangeParts, runParts } from '../compare';
 import { compareCaseTimings, judgeDispatches, judgeTotals } from '../significance';
@@ -25,7 +31,12 @@ function pairedRows(base: TraceSummary, summary: TraceSummary): Map<string, Kern
   return out;
 }
 
-export function applyBaseline(digest: ProfileDigest, summary: TraceSummary, baseline: BaselineInput, evaluator: DigestEvaluator | null): ProfileDigest {
+export function applyBaseline(
+  digest: ProfileDigest,
+  summary: TraceSummary,
+  baseline: BaselineInput,
+  evaluator: DigestEvaluator | null,
+): ProfileDigest {
   const base = baseline.summary;
   const paired = pairedRows(base, summary);
   const rowById = new Map<string, KernelRow>();
@@ -36,7 +47,8 @@ export function applyBaseline(digest: ProfileDigest, summary: TraceSummary, base
     const other = paired.get(row.name) ?? null;
     return { ...k, change: judgeDispatches(other, row) } satisfies DigestKernel;
   });
-  const evalChanges = evaluator && baseline.evaluator ? compareCaseTimings(baseline.evaluator.benchmarks, evaluator.benchmarks) : [];
+  const evalChanges =
+    evaluator && baseline.evaluator ? compareCaseTimings(baseline.evaluator.benchmarks, evaluator.benchmarks) : [];
   const cases = digest.cases.map((c) => {
     if (isMore(c)) return c;
     const evaluatorChange = evalChanges.find((e) => e.spec !== '' && c.name.includes(e.spec))?.change;
@@ -49,27 +61,53 @@ export function applyBaseline(digest: ProfileDigest, summary: TraceSummary, base
       const row = summary.kernels.find((r) => r.name === full.name);
       const other = row ? paired.get(row.name) : undefined;
       const baseInCase = other ? baseMarker.kernels.find((k) => k.name === other.name) : undefined;
-      if (row && other && baseInCase && row.calls === full.calls && other.calls === baseInCase.calls) return { ...ck, change: judgeDispatches(other, row) };
+      if (row && other && baseInCase && row.calls === full.calls && other.calls === baseInCase.calls)
+        return { ...ck, change: judgeDispatches(other, row) };
       const aMean = baseInCase && baseInCase.calls > 0 ? baseInCase.totalNs / baseInCase.calls : null;
-      return { ...ck, change: { ...judgeTotals(null, null), aNs: aMean, bNs: ck.meanNs, ratio: aMean ? ck.meanNs / aMean : null } };
+      return {
+        ...ck,
+        change: { ...judgeTotals(null, null), aNs: aMean, bNs: ck.meanNs, ratio: aMean ? ck.meanNs / aMean : null },
+      };
     });
     const aParts = rangeParts(base, c.name);
     const bParts = rangeParts(summary, c.name);
-    const change = baseMarker
-      ? judgeTotals(aParts, bParts)
-      : judgeTotals(null, null);
-    const withTotals = baseMarker && (!aParts || !bParts)
-      ? { ...change, aNs: baseMarker.kernels.reduce((n, k) => n + k.totalNs, 0), bNs: c.kernelNs, ratio: ratioOf(baseMarker.kernels.reduce((n, k) => n + k.totalNs, 0), c.kernelNs) }
-      : change;
-    return { ...c, kernels: caseKernels, change: withTotals, ...(evaluatorChange ? { evaluatorChange } : {}) } satisfies DigestCase;
+    const change = baseMarker ? judgeTotals(aParts, bParts) : judgeTotals(null, null);
+    const withTotals =
+      baseMarker && (!aParts || !bParts)
+        ? {
+            ...change,
+            aNs: baseMarker.kernels.reduce((n, k) => n + k.totalNs, 0),
+            bNs: c.kernelNs,
+            ratio: ratioOf(
+              baseMarker.kernels.reduce((n, k) => n + k.totalNs, 0),
+              c.kernelNs,
+            ),
+          }
+        : change;
+    return {
+      ...c,
+      kernels: caseKernels,
+      change: withTotals,
+      ...(evaluatorChange ? { evaluatorChange } : {}),
+    } satisfies DigestCase;
   });
   const summaryKernelNames = new Set(summary.kernels.map((k) => k.name));
   const deltas = compareKernels(base.kernels, summary.kernels);
   const section: DigestBaseline = {
     trace: baseline.trace,
-    kernelTime: withRatio(judgeTotals(runParts(base), runParts(summary)), base.kernelTotals.totalNs, summary.kernelTotals.totalNs),
-    onlyInBaseline: deltas.filter((d) => d.match === 'a-only').map((d) => d.shortName).slice(0, 10),
-    onlyInThis: deltas.filter((d) => d.match === 'b-only' && summaryKernelNames.has(d.name)).map((d) => d.shortName).slice(0, 10),
+    kernelTime: withRatio(
+      judgeTotals(runParts(base), runParts(summary)),
+      base.kernelTotals.totalNs,
+      summary.kernelTotals.totalNs,
+    ),
+    onlyInBaseline: deltas
+      .filter((d) => d.match === 'a-only')
+      .map((d) => d.shortName)
+      .slice(0, 10),
+    onlyInThis: deltas
+      .filter((d) => d.match === 'b-only' && summaryKernelNames.has(d.name))
+      .map((d) => d.shortName)
+      .slice(0, 10),
   };
   return { ...digest, kernels, cases, baseline: section };
 }

@@ -3,8 +3,13 @@
 // JSON fits, lists cut with `+N more (share x%)` entries, never a value cut in the middle. Same input, same bytes.
 import { KernelRunnerError } from '../../core/errors';
 import {
-  PROFILE_DIGEST_SCHEMA_VERSION, type DigestCounters, type DigestEvaluator, type DigestKernel, type DigestLink,
-  type DigestWarning, type ProfileDigest,
+  PROFILE_DIGEST_SCHEMA_VERSION,
+  type DigestCounters,
+  type DigestEvaluator,
+  type DigestKernel,
+  type DigestLink,
+  type DigestWarning,
+  type ProfileDigest,
 } from '../../core/protocol/profileDigest';
 import type { TraceSummary } from '../../core/protocol/traceSummary';
 import type { CodeObjectInfo } from '../codeObjects/read';
@@ -39,17 +44,29 @@ function countersOf(summary: TraceSummary, caps: DigestCaps): ProfileDigest['cou
   const rows: DigestCounters[] = summary.counters.map((k) => ({
     kernel: k.shortName,
     dispatches: k.dispatches,
-    counters: cutList(k.counters.map((c) => ({ name: c.name, mean: c.mean, min: c.min, max: c.max })), caps.countersPerKernel, k.counters.length, () => null),
+    counters: cutList(
+      k.counters.map((c) => ({ name: c.name, mean: c.mean, min: c.min, max: c.max })),
+      caps.countersPerKernel,
+      k.counters.length,
+      () => null,
+    ),
   }));
   return cutList(rows, caps.counterKernels, rows.length, () => null);
 }
 
-function atLevel(summary: TraceSummary, input: DigestInput, caps: DigestCaps, level: number, maxBytes: number): ProfileDigest {
+function atLevel(
+  summary: TraceSummary,
+  input: DigestInput,
+  caps: DigestCaps,
+  level: number,
+  maxBytes: number,
+): ProfileDigest {
   const objects = input.codeObjects ?? [];
   const rows = summary.kernels.map((row, i) => digestKernel(summary, row, i, objects, caps.fullNames));
   const kernelTotal = summary.kernelTotals.totalNs;
   const kernels = cutList<DigestKernel>(rows, caps.kernels, summary.kernelTotals.distinct, (kept) =>
-    kernelTotal > 0 ? (100 * (kernelTotal - kept.reduce((n, k) => n + k.totalNs, 0))) / kernelTotal : null);
+    kernelTotal > 0 ? (100 * (kernelTotal - kept.reduce((n, k) => n + k.totalNs, 0))) / kernelTotal : null,
+  );
   const kept = new Map(rows.slice(0, caps.kernels).map((k, i) => [summary.kernels[i]!.name, k.id]));
   const notes = [...(input.notes ?? [])];
   const warnings = warningsOf(summary, notes);
@@ -76,7 +93,14 @@ function atLevel(summary: TraceSummary, input: DigestInput, caps: DigestCaps, le
 
 /** Entries of the summary's lists the digest does not show. */
 function entriesLeftOut(d: ProfileDigest): number {
-  let n = leftOut(d.cases) + leftOut(d.kernels) + leftOut(d.run.copies) + leftOut(d.run.api.top) + leftOut(d.run.idleGaps?.longest) + leftOut(d.warnings) + leftOut(d.counters);
+  let n =
+    leftOut(d.cases) +
+    leftOut(d.kernels) +
+    leftOut(d.run.copies) +
+    leftOut(d.run.api.top) +
+    leftOut(d.run.idleGaps?.longest) +
+    leftOut(d.warnings) +
+    leftOut(d.counters);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
   return n;
@@ -89,7 +113,8 @@ export function digestText(d: ProfileDigest): string {
 
 export function buildDigest(summary: TraceSummary, input: DigestInput): ProfileDigest {
   const maxBytes = input.maxBytes ?? DEFAULT_MAX_BYTES;
-  if (!Number.isInteger(maxBytes) || maxBytes < MIN_MAX_BYTES) throw new DigestBudgetError(`the digest's byte budget must be a whole number >= ${MIN_MAX_BYTES}, not ${maxBytes}`);
+  if (!Number.isInteger(maxBytes) || maxBytes < MIN_MAX_BYTES)
+    throw new DigestBudgetError(`the digest's byte budget must be a whole number >= ${MIN_MAX_BYTES}, not ${maxBytes}`);
   let last: ProfileDigest | undefined;
   for (const [level, caps] of CAP_LEVELS.entries()) {
     last = atLevel(summary, input, caps, level, maxBytes);

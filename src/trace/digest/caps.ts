@@ -14,8 +14,29 @@ export interface DigestCaps {
   fullNames: boolean;
 }
 
-const level = (cases: number, caseKernels: number, kernels: number, api: number, copies: number, gaps: number, counterKernels: number, countersPerKernel: number, warnings: number, fullNames: boolean): DigestCaps =>
-  ({ cases, caseKernels, kernels, api, copies, gaps, counterKernels, countersPerKernel, warnings, fullNames });
+const level = (
+  cases: number,
+  caseKernels: number,
+  kernels: number,
+  api: number,
+  copies: number,
+  gaps: number,
+  counterKernels: number,
+  countersPerKernel: number,
+  warnings: number,
+  fullNames: boolean,
+): DigestCaps => ({
+  cases,
+  caseKernels,
+  kernels,
+  api,
+  copies,
+  gaps,
+  counterKernels,
+  countersPerKernel,
+  warnings,
+  fullNames,
+});
 
 export const CAP_LEVELS: readonly DigestCaps[] = [
   level(64, 10, 25, 10, 8, 5, 10, 12, 30, true),

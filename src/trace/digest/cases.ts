@@ -25,9 +25,13 @@ export function casesOf(summary: TraceSummary, kernelIds: ReadonlyMap<string, st
       rangeNs: m.totalNs,
       kernelNs,
       kernelCalls: m.kernels.reduce((n, k) => n + k.calls, 0),
-      kernels: cutList(rows, caps.caseKernels, rows.length, (kept) => (kernelNs > 0 ? (100 * (kernelNs - kept.reduce((n, k) => n + k.totalNs, 0))) / kernelNs : null)),
+      kernels: cutList(rows, caps.caseKernels, rows.length, (kept) =>
+        kernelNs > 0 ? (100 * (kernelNs - kept.reduce((n, k) => n + k.totalNs, 0))) / kernelNs : null,
+      ),
     };
   });
   const totalKernelNs = all.reduce((n, c) => n + c.kernelNs, 0);
-  return cutList(all, caps.cases, all.length, (kept) => (totalKernelNs > 0 ? (100 * (totalKernelNs - kept.reduce((n, c) => n + c.kernelNs, 0))) / totalKernelNs : null));
+  return cutList(all, caps.cases, all.length, (kept) =>
+    totalKernelNs > 0 ? (100 * (totalKernelNs - kept.reduce((n, c) => n + c.kernelNs, 0))) / totalKernelNs : null,
+  );
 }

@@ -21,7 +21,10 @@ export function sha256Text(text: string | Uint8Array): string {
 }
 
 /** The configuration as sorted `key: value` pairs and the sha256 of their canonical JSON. */
-export function configurationOf(values: Record<string, string | undefined>): { sha256: string; values: Record<string, string> } {
+export function configurationOf(values: Record<string, string | undefined>): {
+  sha256: string;
+  values: Record<string, string>;
+} {
   const kept: Record<string, string> = {};
   for (const key of Object.keys(values).sort()) if (values[key] !== undefined) kept[key] = values[key] as string;
   return { sha256: sha256Text(JSON.stringify(kept)), values: kept };
@@ -45,7 +48,10 @@ async function codeObjectsOf(path: string): Promise<Pick<DigestInput, 'codeObjec
     const notes = skipped.map((s) => ({ kind: 'skipped' as const, text: `code object ${s.file}: ${s.reason}` }));
     return { codeObjects: objects.map((o) => o.info), notes };
   } catch (err) {
-    return { codeObjects: [], notes: [{ kind: 'digest', text: `code objects not read: ${err instanceof Error ? err.message : String(err)}` }] };
+    return {
+      codeObjects: [],
+      notes: [{ kind: 'digest', text: `code objects not read: ${err instanceof Error ? err.message : String(err)}` }],
+    };
   }
 }
 
@@ -60,11 +66,24 @@ export interface DigestPathOptions extends Omit<DigestInput, 'trace' | 'baseline
 
 export async function digestPath(path: string, options: DigestPathOptions = {}): Promise<ProfileDigest> {
   const { summarize, summary: given, baselinePath, baselineSummary, baselineEvaluator, ...input } = options;
-  const [summary, trace, objects] = await Promise.all([given ?? summarizePath(path, summarize), traceIdentity(path), codeObjectsOf(path)]);
+  const [summary, trace, objects] = await Promise.all([
+    given ?? summarizePath(path, summarize),
+    traceIdentity(path),
+    codeObjectsOf(path),
+  ]);
   let baseline: DigestInput['baseline'] = null;
   if (baselinePath) {
-    const [bs, bt] = await Promise.all([baselineSummary ?? summarizePath(baselinePath, summarize), traceIdentity(baselinePath)]);
+    const [bs, bt] = await Promise.all([
+      baselineSummary ?? summarizePath(baselinePath, summarize),
+      traceIdentity(baselinePath),
+    ]);
     baseline = { summary: bs, trace: bt, evaluator: baselineEvaluator ?? null };
   }
-  return buildDigest(summary, { ...input, trace, codeObjects: objects.codeObjects, notes: [...(input.notes ?? []), ...(objects.notes ?? [])], baseline });
+  return buildDigest(summary, {
+    ...input,
+    trace,
+    codeObjects: objects.codeObjects,
+    notes: [...(input.notes ?? []), ...(objects.notes ?? [])],
+    baseline,
+  });
 }

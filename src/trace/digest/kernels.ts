@@ -10,8 +10,14 @@ import type { CodeObjectInfo, CodeObjectKernel } from '../codeObjects/read';
 const MAX_FULL_NAME = 240;
 
 /** The code object kernel a profiled name means: one exact match, else one by base name; none when ambiguous. */
-function codeObjectKernelFor(objects: readonly CodeObjectInfo[], name: string): { kernel: CodeObjectKernel; object: CodeObjectInfo } | null {
-  const matches = matchKernels(objects.map((info) => ({ info, bytes: Buffer.alloc(0) })), name);
+function codeObjectKernelFor(
+  objects: readonly CodeObjectInfo[],
+  name: string,
+): { kernel: CodeObjectKernel; object: CodeObjectInfo } | null {
+  const matches = matchKernels(
+    objects.map((info) => ({ info, bytes: Buffer.alloc(0) })),
+    name,
+  );
   const distinct = new Map(matches.map((m) => [m.object.info.kernels[m.kernelIndex]!.name, m]));
   if (distinct.size !== 1) return null;
   const m = matches[0]!;
@@ -43,17 +49,50 @@ function occupancyFromTrace(arch: string | null, row: KernelRow): DigestOccupanc
   return { wavesPerSimd: o.wavesPerSimd, maxWavesPerSimd: o.maxWavesPerSimd, limitedBy: o.limitedBy, from: 'trace' };
 }
 
-export function digestKernel(summary: TraceSummary, row: KernelRow, index: number, objects: readonly CodeObjectInfo[], fullNames: boolean): DigestKernel {
+export function digestKernel(
+  summary: TraceSummary,
+  row: KernelRow,
+  index: number,
+  objects: readonly CodeObjectInfo[],
+  fullNames: boolean,
+): DigestKernel {
   const launch = row.launches[0];
   const fromObject = objects.length ? codeObjectKernelFor(objects, row.name) : null;
   let resources: DigestKernel['resources'] = null;
   let occupancy: DigestOccupancy | null = null;
   if (fromObject) {
     const k = fromObject.kernel;
-    resources = { vgpr: k.vgprCount, accumVgpr: k.agprCount, sgpr: k.sgprCount, ldsBytes: k.ldsBytes, scratchBytes: k.scratchBytes, vgprSpills: k.vgprSpillCount, sgprSpills: k.sgprSpillCount, from: 'code-object' };
-    if (k.occupancy) occupancy = { wavesPerSimd: k.occupancy.wavesPerSimd, maxWavesPerSimd: k.occupancy.maxWavesPerSimd, limitedBy: k.occupancy.limitedBy, from: 'code-object' };
-  } else if (launch && (launch.vgpr !== null || launch.sgpr !== null || launch.ldsBytes !== null || launch.scratchBytes !== null)) {
-    resources = { vgpr: launch.vgpr, accumVgpr: launch.accumVgpr, sgpr: launch.sgpr, ldsBytes: launch.ldsBytes, scratchBytes: launch.scratchBytes, vgprSpills: null, sgprSpills: null, from: 'trace' };
+    resources = {
+      vgpr: k.vgprCount,
+      accumVgpr: k.agprCount,
+      sgpr: k.sgprCount,
+      ldsBytes: k.ldsBytes,
+      scratchBytes: k.scratchBytes,
+      vgprSpills: k.vgprSpillCount,
+      sgprSpills: k.sgprSpillCount,
+      from: 'code-object',
+    };
+    if (k.occupancy)
+      occupancy = {
+        wavesPerSimd: k.occupancy.wavesPerSimd,
+        maxWavesPerSimd: k.occupancy.maxWavesPerSimd,
+        limitedBy: k.occupancy.limitedBy,
+        from: 'code-object',
+      };
+  } else if (
+    launch &&
+    (launch.vgpr !== null || launch.sgpr !== null || launch.ldsBytes !== null || launch.scratchBytes !== null)
+  ) {
+    resources = {
+      vgpr: launch.vgpr,
+      accumVgpr: launch.accumVgpr,
+      sgpr: launch.sgpr,
+      ldsBytes: launch.ldsBytes,
+      scratchBytes: launch.scratchBytes,
+      vgprSpills: null,
+      sgprSpills: null,
+      from: 'trace',
+    };
   }
   occupancy ??= occupancyFromTrace(archOf(summary, row), row);
   return {
@@ -67,7 +106,9 @@ export function digestKernel(summary: TraceSummary, row: KernelRow, index: numbe
     maxNs: row.maxNs,
     stddevNs: row.stddevNs,
     percent: row.percent,
-    launch: launch ? { grid: launch.grid, workgroup: launch.workgroup, calls: launch.calls, configurations: row.launches.length } : null,
+    launch: launch
+      ? { grid: launch.grid, workgroup: launch.workgroup, calls: launch.calls, configurations: row.launches.length }
+      : null,
     resources,
     occupancy,
   };

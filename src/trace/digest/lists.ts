@@ -15,7 +15,12 @@ function moreEntry(count: number, sharePercent: number | null): DigestMore {
  * The first `cap` items, then (when some are left out, `total` counting items not even in `items`) a more entry
  * whose share `shareOfRest` tells from the kept items.
  */
-export function cutList<T>(items: readonly T[], cap: number, total: number, shareOfRest: (kept: readonly T[]) => number | null): DigestList<T> {
+export function cutList<T>(
+  items: readonly T[],
+  cap: number,
+  total: number,
+  shareOfRest: (kept: readonly T[]) => number | null,
+): DigestList<T> {
   const kept = items.slice(0, Math.max(0, cap));
   const left = Math.max(items.length, total) - kept.length;
   return left > 0 ? [...kept, moreEntry(left, shareOfRest(kept))] : [...kept];

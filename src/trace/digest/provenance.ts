@@ -18,7 +18,11 @@ export function provenanceOf(summary: TraceSummary, input: ProvenanceInput): Dig
   const formats = sorted(summary.sources.map((s) => s.format));
   const layouts = sorted(summary.sources.map((s) => s.variant).filter((v) => v !== 'rocprofv3'));
   const rocm = sorted(layouts.flatMap((v) => /^rocm-(\d+(?:\.\d+)*)$/.exec(v)?.[1] ?? []));
-  const tool = formats.some((f) => f.startsWith('rocprofv3') || f === 'rocpd') ? 'rocprofv3' : formats.some((f) => f.startsWith('rocprof-v1')) ? 'rocprof' : null;
+  const tool = formats.some((f) => f.startsWith('rocprofv3') || f === 'rocpd')
+    ? 'rocprofv3'
+    : formats.some((f) => f.startsWith('rocprof-v1'))
+      ? 'rocprof'
+      : null;
   return {
     gpus,
     profiler: { tool, formats, layouts, rocmFromLayout: rocm.length ? rocm.join(', ') : null },

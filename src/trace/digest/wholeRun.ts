@@ -8,7 +8,9 @@ import { cutList } from './lists';
 /** The GPU agent with the most kernel time (then busy time); null without one. */
 function mainGpu(summary: TraceSummary): TraceSummary['agents'][number] | null {
   const gpus = summary.agents.filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0));
-  return [...gpus].sort((a, b) => b.kernelNs - a.kernelNs || b.busyNs - a.busyNs || a.id.localeCompare(b.id))[0] ?? null;
+  return (
+    [...gpus].sort((a, b) => b.kernelNs - a.kernelNs || b.busyNs - a.busyNs || a.id.localeCompare(b.id))[0] ?? null
+  );
 }
 
 /** Runs of empty buckets of one agent's timeline, longest first (then earliest). */
@@ -33,7 +35,16 @@ export function wholeRunOf(summary: TraceSummary, caps: DigestCaps): DigestRun {
   const span = summary.wall?.spanNs ?? null;
   const gpus = summary.agents
     .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
-    .map((a) => ({ agentId: a.id, kernelCalls: a.kernelCalls, kernelNs: a.kernelNs, copyNs: a.copyNs, busyNs: a.busyNs, busyPercent: a.busyPercent, idleNs: span !== null && summary.busyCovers === undefined ? Math.max(0, span - a.busyNs) : null, exact: a.busyExact }));
+    .map((a) => ({
+      agentId: a.id,
+      kernelCalls: a.kernelCalls,
+      kernelNs: a.kernelNs,
+      copyNs: a.copyNs,
+      busyNs: a.busyNs,
+      busyPercent: a.busyPercent,
+      idleNs: span !== null && summary.busyCovers === undefined ? Math.max(0, span - a.busyNs) : null,
+      exact: a.busyExact,
+    }));
   const main = mainGpu(summary);
   let idleGaps: DigestRun['idleGaps'] = null;
   if (main && summary.timeline && summary.busyCovers === undefined) {
@@ -43,26 +54,45 @@ export function wholeRunOf(summary: TraceSummary, caps: DigestCaps): DigestRun {
       bucketNs: summary.timeline.bucketNs,
       count: gaps.length,
       totalNs,
-      longest: cutList(gaps, caps.gaps, gaps.length, (kept) => (totalNs > 0 ? (100 * (totalNs - kept.reduce((n, g) => n + g.durationNs, 0))) / totalNs : null)),
+      longest: cutList(gaps, caps.gaps, gaps.length, (kept) =>
+        totalNs > 0 ? (100 * (totalNs - kept.reduce((n, g) => n + g.durationNs, 0))) / totalNs : null,
+      ),
     };
   }
   const copyTotal = summary.memoryCopies.reduce((n, c) => n + c.totalNs, 0);
   const copies = cutList(
-    summary.memoryCopies.map((c) => ({ direction: c.direction, calls: c.calls, totalNs: c.totalNs, bytes: c.bytes, bandwidthGBps: c.bandwidthGBps })),
+    summary.memoryCopies.map((c) => ({
+      direction: c.direction,
+      calls: c.calls,
+      totalNs: c.totalNs,
+      bytes: c.bytes,
+      bandwidthGBps: c.bandwidthGBps,
+    })),
     caps.copies,
     summary.memoryCopies.length,
     (kept) => (copyTotal > 0 ? (100 * (copyTotal - kept.reduce((n, c) => n + c.totalNs, 0))) / copyTotal : null),
   );
   const apiTotal = summary.apiTotals.totalNs;
   const top = cutList(
-    summary.api.map((r) => ({ name: r.name, domain: r.domain, calls: r.calls, totalNs: r.totalNs, avgNs: r.avgNs, percent: r.percent })),
+    summary.api.map((r) => ({
+      name: r.name,
+      domain: r.domain,
+      calls: r.calls,
+      totalNs: r.totalNs,
+      avgNs: r.avgNs,
+      percent: r.percent,
+    })),
     caps.api,
     summary.apiTotals.distinct,
     (kept) => (apiTotal > 0 ? (100 * (apiTotal - kept.reduce((n, r) => n + r.totalNs, 0))) / apiTotal : null),
   );
   return {
     wallNs: span,
-    kernels: { calls: summary.kernelTotals.calls, totalNs: summary.kernelTotals.totalNs, distinct: summary.kernelTotals.distinct },
+    kernels: {
+      calls: summary.kernelTotals.calls,
+      totalNs: summary.kernelTotals.totalNs,
+      distinct: summary.kernelTotals.distinct,
+    },
     gpus,
     gpuBusyPercent: main?.busyPercent ?? null,
     idleGaps,

@@ -1,10 +1,26 @@
 // PC samples to hot spots: per kernel (by dispatch), per source line, per instruction, with stall reasons and
 // instruction types (stochastic) and active lanes. Readers hand samples one at a time (one reused object); memory
 // is bounded by the distinct keys (kernels, lines, instructions, names), each capped with a warning.
-import type { HotInstruction, HotLine, KernelHotspots, PcHotspots, PcSampleSource, PcSamplingMethod, PcSamplingUnit } from '../../core/protocol/pcSampling';
+import type {
+  HotInstruction,
+  HotLine,
+  KernelHotspots,
+  PcHotspots,
+  PcSampleSource,
+  PcSamplingMethod,
+  PcSamplingUnit,
+} from '../../core/protocol/pcSampling';
 import { FOLDED_KERNELS, foldWarning } from '../keyLimits';
 import { MAX_DISTINCT_NAMES } from '../limits';
-import { FOLDED_TALLY, KNOWN_INSTRUCTION_TYPES, KNOWN_STALL_REASONS, MAX_TALLY_NAMES, STALL_PREFIX, TYPE_PREFIX, shortName } from './names';
+import {
+  FOLDED_TALLY,
+  KNOWN_INSTRUCTION_TYPES,
+  KNOWN_STALL_REASONS,
+  MAX_TALLY_NAMES,
+  STALL_PREFIX,
+  TYPE_PREFIX,
+  shortName,
+} from './names';
 import { shortKernelName } from '../shortName';
 import { keyText } from './latin1Keys';
 import { parseSourceLine } from './sourceLine';
@@ -33,7 +49,18 @@ export interface SampleInput {
 export const UNKNOWN_CODE = '\u0001unknown';
 
 export function emptySample(): SampleInput {
-  return { dispatchId: NaN, lanes: -1, lineKey: '', lineKeyIsBytes: false, instText: '', codeObject: -1, offset: -1, issued: -1, typeId: -1, reasonId: -1 };
+  return {
+    dispatchId: NaN,
+    lanes: -1,
+    lineKey: '',
+    lineKeyIsBytes: false,
+    instText: '',
+    codeObject: -1,
+    offset: -1,
+    issued: -1,
+    typeId: -1,
+    reasonId: -1,
+  };
 }
 
 /** Distinct lines + instructions kept over all kernels; a real kernel has hundreds to thousands. */
@@ -236,7 +263,8 @@ export class HotspotAggregator {
       if (s.issued === 1) {
         k.issued++;
         if (s.typeId >= 0 && !this.typeNames.known[s.typeId]) (this.typeNames.unknownSamples[s.typeId] as number)++;
-      } else if (s.reasonId >= 0 && !this.stallNames.known[s.reasonId]) (this.stallNames.unknownSamples[s.reasonId] as number)++;
+      } else if (s.reasonId >= 0 && !this.stallNames.known[s.reasonId])
+        (this.stallNames.unknownSamples[s.reasonId] as number)++;
     }
     if (s.lineKey === UNKNOWN_CODE) k.unknownCode++;
     const line = this.lineOf(k, s.lineKey, s.lineKeyIsBytes);
@@ -265,8 +293,13 @@ export class HotspotAggregator {
       const lines: HotLine[] = lineAggs
         .filter((l) => l.file !== null && l.line !== null)
         .map((l) => ({
-          file: l.file as string, line: l.line as number, samples: l.samples, share: share(l.samples), meanActiveLanes: lanes(l),
-          stalls: tally(l.stalls, this.stallNames), types: tally(l.types, this.typeNames),
+          file: l.file as string,
+          line: l.line as number,
+          samples: l.samples,
+          share: share(l.samples),
+          meanActiveLanes: lanes(l),
+          stalls: tally(l.stalls, this.stallNames),
+          types: tally(l.types, this.typeNames),
         }))
         .sort((a, b) => b.samples - a.samples || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
       const instAggs: InstAgg[] = [...k.byPc.values()];
@@ -274,28 +307,60 @@ export class HotspotAggregator {
       if (k.foldedInst) instAggs.push(k.foldedInst);
       const instructions: HotInstruction[] = instAggs
         .map((i) => ({
-          codeObject: i.codeObject >= 0 ? i.codeObject : null, offset: i.offset >= 0 ? i.offset : null, text: i.text,
-          file: i.line.file, line: i.line.line, samples: i.samples, share: share(i.samples), meanActiveLanes: lanes(i),
-          stalls: tally(i.stalls, this.stallNames), types: tally(i.types, this.typeNames),
+          codeObject: i.codeObject >= 0 ? i.codeObject : null,
+          offset: i.offset >= 0 ? i.offset : null,
+          text: i.text,
+          file: i.line.file,
+          line: i.line.line,
+          samples: i.samples,
+          share: share(i.samples),
+          meanActiveLanes: lanes(i),
+          stalls: tally(i.stalls, this.stallNames),
+          types: tally(i.types, this.typeNames),
         }))
-        .sort((a, b) => b.samples - a.samples || (a.codeObject ?? -1) - (b.codeObject ?? -1) || (a.offset ?? -1) - (b.offset ?? -1) || (a.text < b.text ? -1 : a.text > b.text ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+        .sort(
+          (a, b) =>
+            b.samples - a.samples ||
+            (a.codeObject ?? -1) - (b.codeObject ?? -1) ||
+            (a.offset ?? -1) - (b.offset ?? -1) ||
+            (a.text < b.text ? -1 : a.text > b.text ? 1 : (a.line ?? 0) - (b.line ?? 0)),
+        );
       kernels.push({
-        name: k.name, shortName: k.name.startsWith('dispatch ') ? k.name : shortKernelName(k.name), samples: k.samples, share: this.total > 0 ? k.samples / this.total : 0, meanActiveLanes: lanes(k),
-        issued: k.stochastic > 0 ? k.issued : null, stalls: tally(k.stalls, this.stallNames), types: tally(k.types, this.typeNames),
-        withoutLine: k.withoutLine, unknownCode: k.unknownCode,
-        lines: lines.slice(0, top), linesTotal: lines.length, instructions: instructions.slice(0, top), instructionsTotal: instructions.length,
+        name: k.name,
+        shortName: k.name.startsWith('dispatch ') ? k.name : shortKernelName(k.name),
+        samples: k.samples,
+        share: this.total > 0 ? k.samples / this.total : 0,
+        meanActiveLanes: lanes(k),
+        issued: k.stochastic > 0 ? k.issued : null,
+        stalls: tally(k.stalls, this.stallNames),
+        types: tally(k.types, this.typeNames),
+        withoutLine: k.withoutLine,
+        unknownCode: k.unknownCode,
+        lines: lines.slice(0, top),
+        linesTotal: lines.length,
+        instructions: instructions.slice(0, top),
+        instructionsTotal: instructions.length,
       });
     }
     kernels.sort((a, b) => b.samples - a.samples || (a.name < b.name ? -1 : 1));
     const warnings = [...this.warnings];
-    if (this.foldedKernelNames > 0) warnings.push(foldWarning('sampled kernels', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
+    if (this.foldedKernelNames > 0)
+      warnings.push(foldWarning('sampled kernels', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
     if (this.foldedSiteSamples > 0 || this.sites >= MAX_SITES) {
-      warnings.push(`more than ${MAX_SITES} distinct sampled lines and instructions: those past the first ${MAX_SITES} are counted together as "${FOLDED_LINES_FILE}" / "${FOLDED_INSTRUCTIONS}" per kernel; a real run has far fewer (a corrupt or generated file?)`);
+      warnings.push(
+        `more than ${MAX_SITES} distinct sampled lines and instructions: those past the first ${MAX_SITES} are counted together as "${FOLDED_LINES_FILE}" / "${FOLDED_INSTRUCTIONS}" per kernel; a real run has far fewer (a corrupt or generated file?)`,
+      );
     }
-    for (const [what, names] of [['stall reasons', this.stallNames], ['instruction types', this.typeNames]] as const) {
+    for (const [what, names] of [
+      ['stall reasons', this.stallNames],
+      ['instruction types', this.typeNames],
+    ] as const) {
       const unknown = names.unknownWarning(what);
       if (unknown) warnings.push(unknown);
-      if (names.folded > 0) warnings.push(`more than ${MAX_TALLY_NAMES} distinct ${what}: ${names.folded} sample(s) past them are counted as "${FOLDED_TALLY}"`);
+      if (names.folded > 0)
+        warnings.push(
+          `more than ${MAX_TALLY_NAMES} distinct ${what}: ${names.folded} sample(s) past them are counted as "${FOLDED_TALLY}"`,
+        );
     }
     const method = this.methods.size > 1 ? 'mixed' : (([...this.methods][0] ?? 'host_trap') as PcSamplingMethod);
     return {

@@ -32,7 +32,8 @@ export class ByteInterner<T = string> {
     let h = 0x811c9dc5 ^ len;
     const headEnd = len > 4 ? start + 4 : end;
     for (let i = start; i < headEnd; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
-    for (let i = end - 12 > headEnd ? end - 12 : headEnd; i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+    for (let i = end - 12 > headEnd ? end - 12 : headEnd; i < end; i++)
+      h = Math.imul(h ^ (buf[i] as number), 0x01000193);
     h &= 0x3fffffff; // a small integer (Smi) key: a larger one would be a heap number, slower to look up
     const slot = h & (RECENT_SLOTS - 1);
     const hit = this.recent[slot];

@@ -14,7 +14,8 @@ import { isUnrecognisedCode } from './sourceLine';
 
 /** The PC-sampling method of a CSV by its columns; null when it is not a PC-sample file. */
 export function pcSamplingMethodOf(c: Columns): PcSamplingMethod | null {
-  if (!(c.has('Exec_Mask') && c.has('Dispatch_Id') && c.has('Instruction') && c.has('Instruction_Comment'))) return null;
+  if (!(c.has('Exec_Mask') && c.has('Dispatch_Id') && c.has('Instruction') && c.has('Instruction_Comment')))
+    return null;
   return c.has('Stall_Reason') || c.has('Wave_Issued_Instruction') ? 'stochastic' : 'host_trap';
 }
 
@@ -52,7 +53,11 @@ interface Names {
 }
 
 /** Streams one PC-sample CSV into `agg`; returns the rows read. Throws on a header without the needed columns. */
-export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregator, problems: PcCsvProblems): Promise<number> {
+export async function readPcSamplingCsv(
+  source: FileSource,
+  agg: HotspotAggregator,
+  problems: PcCsvProblems,
+): Promise<number> {
   const sample = emptySample();
   sample.lineKeyIsBytes = true;
   let row: CsvRow = undefined as unknown as CsvRow;
@@ -84,69 +89,78 @@ export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregat
   let lastLow = -1;
   let lastWideLanes = -1;
   let method: PcSamplingMethod = 'host_trap';
-  const rows = await streamCsv(source, (c) => {
-    const m = pcSamplingMethodOf(c);
-    if (m === null) throw new Error(`not a PC-sample CSV: it needs Exec_Mask, Dispatch_Id, Instruction and Instruction_Comment columns (has ${c.names.slice(0, 6).join(', ')})`);
-    method = m;
-    const iMask = c.find('Exec_Mask');
-    const iDispatch = c.find('Dispatch_Id');
-    iInst = c.find('Instruction');
-    iComment = c.find('Instruction_Comment');
-    iIssued = c.find('Wave_Issued_Instruction');
-    iType = c.find('Instruction_Type');
-    iReason = c.find('Stall_Reason');
-    const siteSpan = iComment === iInst + 1;
-    const namesSpan = iIssued >= 0 && iType === iIssued + 1 && iReason === iType + 1;
-    const needed = Math.max(iMask, iDispatch, iInst, iComment, iIssued, iType, iReason) + 1;
-    return (r: CsvRow) => {
-      row = r;
-      const dispatch = row.values[iDispatch] as number;
-      if (row.fieldCount < needed || !(dispatch >= 0)) {
-        problems.badRows++;
-        problems.firstBadLine ??= row.line;
-        return;
-      }
-      sample.dispatchId = dispatch;
-      let lanes: number;
-      const v = row.values[iMask] as number;
-      if (v >= 0) lanes = lanesOfSafeInteger(v);
-      else if (row.wide[iMask]) {
-        // most samples repeat the full mask: one BigInt per distinct run of masks, not per sample
-        const high = row.high[iMask] as number;
-        const low = row.low[iMask] as number;
-        if (high !== lastHigh || low !== lastLow) {
-          const mask = maskFromWide(high, low);
-          lastWideLanes = mask === null ? -1 : lanesOfMask(mask);
-          lastHigh = high;
-          lastLow = low;
+  const rows = await streamCsv(
+    source,
+    (c) => {
+      const m = pcSamplingMethodOf(c);
+      if (m === null)
+        throw new Error(
+          `not a PC-sample CSV: it needs Exec_Mask, Dispatch_Id, Instruction and Instruction_Comment columns (has ${c.names.slice(0, 6).join(', ')})`,
+        );
+      method = m;
+      const iMask = c.find('Exec_Mask');
+      const iDispatch = c.find('Dispatch_Id');
+      iInst = c.find('Instruction');
+      iComment = c.find('Instruction_Comment');
+      iIssued = c.find('Wave_Issued_Instruction');
+      iType = c.find('Instruction_Type');
+      iReason = c.find('Stall_Reason');
+      const siteSpan = iComment === iInst + 1;
+      const namesSpan = iIssued >= 0 && iType === iIssued + 1 && iReason === iType + 1;
+      const needed = Math.max(iMask, iDispatch, iInst, iComment, iIssued, iType, iReason) + 1;
+      return (r: CsvRow) => {
+        row = r;
+        const dispatch = row.values[iDispatch] as number;
+        if (row.fieldCount < needed || !(dispatch >= 0)) {
+          problems.badRows++;
+          problems.firstBadLine ??= row.line;
+          return;
         }
-        lanes = lastWideLanes;
-      } else {
-        const mask = Number.isNaN(v) ? parseExecMask(rawKey(row, iMask)) : null;
-        lanes = mask === null ? -1 : lanesOfMask(mask);
-      }
-      if (lanes < 0) {
-        problems.badMasks++;
-        problems.firstBadMask ??= { line: row.line, text: keyText(rawKey(row, iMask)).slice(0, 40) };
-      }
-      sample.lanes = lanes;
-      const site = siteSpan && !row.escaped[iInst] && !row.escaped[iComment]
-        ? sites.get(row.buf, row.starts[iInst] as number, row.ends[iComment] as number)
-        : makeSite();
-      sample.lineKey = site.lineKey;
-      sample.instText = site.inst;
-      if (iIssued >= 0) {
-        const n = namesSpan && !row.escaped[iType] && !row.escaped[iReason]
-          ? names.get(row.buf, row.starts[iIssued] as number, row.ends[iReason] as number)
-          : makeNames();
-        if (n.issued < 0) problems.badIssued++;
-        sample.issued = n.issued;
-        sample.typeId = n.typeId;
-        sample.reasonId = n.reasonId;
-      }
-      agg.add(sample);
-    };
-  }, problems);
+        sample.dispatchId = dispatch;
+        let lanes: number;
+        const v = row.values[iMask] as number;
+        if (v >= 0) lanes = lanesOfSafeInteger(v);
+        else if (row.wide[iMask]) {
+          // most samples repeat the full mask: one BigInt per distinct run of masks, not per sample
+          const high = row.high[iMask] as number;
+          const low = row.low[iMask] as number;
+          if (high !== lastHigh || low !== lastLow) {
+            const mask = maskFromWide(high, low);
+            lastWideLanes = mask === null ? -1 : lanesOfMask(mask);
+            lastHigh = high;
+            lastLow = low;
+          }
+          lanes = lastWideLanes;
+        } else {
+          const mask = Number.isNaN(v) ? parseExecMask(rawKey(row, iMask)) : null;
+          lanes = mask === null ? -1 : lanesOfMask(mask);
+        }
+        if (lanes < 0) {
+          problems.badMasks++;
+          problems.firstBadMask ??= { line: row.line, text: keyText(rawKey(row, iMask)).slice(0, 40) };
+        }
+        sample.lanes = lanes;
+        const site =
+          siteSpan && !row.escaped[iInst] && !row.escaped[iComment]
+            ? sites.get(row.buf, row.starts[iInst] as number, row.ends[iComment] as number)
+            : makeSite();
+        sample.lineKey = site.lineKey;
+        sample.instText = site.inst;
+        if (iIssued >= 0) {
+          const n =
+            namesSpan && !row.escaped[iType] && !row.escaped[iReason]
+              ? names.get(row.buf, row.starts[iIssued] as number, row.ends[iReason] as number)
+              : makeNames();
+          if (n.issued < 0) problems.badIssued++;
+          sample.issued = n.issued;
+          sample.typeId = n.typeId;
+          sample.reasonId = n.reasonId;
+        }
+        agg.add(sample);
+      };
+    },
+    problems,
+  );
   agg.methods.add(method);
   agg.sources.push({ path: source.path, format: 'rocprofv3-csv', method, samples: rows - problems.badRows });
   return rows;
@@ -155,10 +169,18 @@ export async function readPcSamplingCsv(source: FileSource, agg: HotspotAggregat
 /** The warnings for what a read of `path` passed over. */
 export function pcCsvWarnings(path: string, p: PcCsvProblems): string[] {
   const out: string[] = [];
-  if (p.badRows > 0) out.push(`${path}: ${p.badRows} row(s) without a dispatch id or with missing fields were skipped (the first on line ${p.firstBadLine})`);
+  if (p.badRows > 0)
+    out.push(
+      `${path}: ${p.badRows} row(s) without a dispatch id or with missing fields were skipped (the first on line ${p.firstBadLine})`,
+    );
   if (p.badMasks > 0) {
-    out.push(`${path}: ${p.badMasks} sample(s) with an Exec_Mask that is not a 64-bit number (the first on line ${p.firstBadMask?.line}: "${p.firstBadMask?.text}") are counted without active lanes`);
+    out.push(
+      `${path}: ${p.badMasks} sample(s) with an Exec_Mask that is not a 64-bit number (the first on line ${p.firstBadMask?.line}: "${p.firstBadMask?.text}") are counted without active lanes`,
+    );
   }
-  if (p.badIssued > 0) out.push(`${path}: ${p.badIssued} sample(s) with a Wave_Issued_Instruction other than 0 or 1 are counted without a stall reason or instruction type`);
+  if (p.badIssued > 0)
+    out.push(
+      `${path}: ${p.badIssued} sample(s) with a Wave_Issued_Instruction other than 0 or 1 are counted without a stall reason or instruction type`,
+    );
   return out;
 }

@@ -9,13 +9,24 @@ import { readHead, setKeyOf } from '../classify';
 import { Columns, readCsvHeader } from '../csvFile';
 import { CsvFormatError } from '../csvScanner';
 import { TraceInputError } from '../errors';
-import { isZip, listFolder, listSingleFile, listZip, nonRegularKind, ZipLimitError, type FileSource, type SourceSet, type ZipLimits } from '../sources';
+import {
+  isZip,
+  listFolder,
+  listSingleFile,
+  listZip,
+  nonRegularKind,
+  ZipLimitError,
+  type FileSource,
+  type SourceSet,
+  type ZipLimits,
+} from '../sources';
 import { HotspotAggregator } from './aggregate';
 import { newPcCsvProblems, pcCsvWarnings, pcSamplingMethodOf, readPcSamplingCsv } from './csvReader';
 import { MAX_DISPATCHES, readDispatchNames } from './dispatchNames';
 import { isRocprofv3Json, MAX_PC_JSON_BYTES, readPcSamplingJson } from './jsonReader';
 
-const PC_LOOKED_FOR = 'PC samples (*_pc_sampling_host_trap.csv, *_pc_sampling_stochastic.csv, rocprofv3 *_results.json), in a folder or a zip';
+const PC_LOOKED_FOR =
+  'PC samples (*_pc_sampling_host_trap.csv, *_pc_sampling_stochastic.csv, rocprofv3 *_results.json), in a folder or a zip';
 
 export interface HotspotsOptions {
   /** Lines and instructions kept per kernel (default: all). */
@@ -30,7 +41,8 @@ type Role = { kind: 'pc_csv' } | { kind: 'pc_json' } | { kind: 'kernel_trace' } 
 async function roleOf(file: FileSource): Promise<Role> {
   const lower = file.path.toLowerCase();
   if (file.size === 0) return null;
-  if (lower.endsWith('.json')) return isRocprofv3Json((await readHead(file, 4096)).toString('utf8')) ? { kind: 'pc_json' } : null;
+  if (lower.endsWith('.json'))
+    return isRocprofv3Json((await readHead(file, 4096)).toString('utf8')) ? { kind: 'pc_json' } : null;
   if (!lower.endsWith('.csv')) return null;
   let header: string[] | null;
   try {
@@ -46,7 +58,10 @@ async function roleOf(file: FileSource): Promise<Role> {
 }
 
 /** The hot spots of the PC samples among `files`; null when none of them holds any. */
-export async function hotspotsOfFiles(files: readonly FileSource[], options: HotspotsOptions = {}): Promise<PcHotspots | null> {
+export async function hotspotsOfFiles(
+  files: readonly FileSource[],
+  options: HotspotsOptions = {},
+): Promise<PcHotspots | null> {
   const runs = new Map<string, { csv: FileSource[]; json: FileSource[]; kernels: FileSource[] }>();
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const role = await roleOf(file);
@@ -68,7 +83,9 @@ export async function hotspotsOfFiles(files: readonly FileSource[], options: Hot
     let fromJson = false;
     for (const file of run.json) {
       if (file.size > MAX_PC_JSON_BYTES) {
-        agg.warnings.push(`${file.path}: JSON output of ${(file.size / 2 ** 20).toFixed(0)} MiB, over the ${MAX_PC_JSON_BYTES / 2 ** 20} MiB parsed whole: its PC samples were not read${run.csv.length ? ' (the CSV ones were)' : ''}`);
+        agg.warnings.push(
+          `${file.path}: JSON output of ${(file.size / 2 ** 20).toFixed(0)} MiB, over the ${MAX_PC_JSON_BYTES / 2 ** 20} MiB parsed whole: its PC samples were not read${run.csv.length ? ' (the CSV ones were)' : ''}`,
+        );
         continue;
       }
       try {
@@ -80,7 +97,8 @@ export async function hotspotsOfFiles(files: readonly FileSource[], options: Hot
     }
     if (fromJson) {
       found = true;
-      for (const file of run.csv) agg.warnings.push(`${file.path}: not read, its samples were read from the same run's JSON output`);
+      for (const file of run.csv)
+        agg.warnings.push(`${file.path}: not read, its samples were read from the same run's JSON output`);
       continue;
     }
     if (run.csv.length === 0) continue;
@@ -89,9 +107,14 @@ export async function hotspotsOfFiles(files: readonly FileSource[], options: Hot
       try {
         const d = await readDispatchNames(run.kernels);
         names = d.names;
-        if (d.dropped > 0) agg.warnings.push(`more than ${MAX_DISPATCHES} dispatches in ${run.kernels[0]?.path}: samples of the ${d.dropped} past them are named by dispatch id`);
+        if (d.dropped > 0)
+          agg.warnings.push(
+            `more than ${MAX_DISPATCHES} dispatches in ${run.kernels[0]?.path}: samples of the ${d.dropped} past them are named by dispatch id`,
+          );
       } catch (err) {
-        agg.warnings.push(`${run.kernels[0]?.path}: kernel names not read (${(err as Error).message}): samples are named by dispatch id`);
+        agg.warnings.push(
+          `${run.kernels[0]?.path}: kernel names not read (${(err as Error).message}): samples are named by dispatch id`,
+        );
       }
     }
     agg.useDispatchNames(names);
@@ -102,9 +125,11 @@ export async function hotspotsOfFiles(files: readonly FileSource[], options: Hot
         found = true;
       } catch (err) {
         const why = err instanceof CsvFormatError ? `malformed CSV: ${err.message}` : (err as Error).message;
-        agg.warnings.push(problems.rowsRead > 0
-          ? `${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`
-          : `${file.path}: ${why}: not read`);
+        agg.warnings.push(
+          problems.rowsRead > 0
+            ? `${file.path}: ${why}; the ${problems.rowsRead} row(s) before it were read, the rest of the file was not`
+            : `${file.path}: ${why}: not read`,
+        );
         if (problems.rowsRead > 0) found = true;
       }
       agg.warnings.push(...pcCsvWarnings(file.path, problems));
@@ -124,14 +149,21 @@ export async function hotspotsPath(path: string, options: HotspotsOptions = {}):
     throw new TraceInputError(`${path}: no such file or directory (expected ${PC_LOOKED_FOR})`, path);
   }
   const kind = nonRegularKind(st);
-  if (kind) throw new TraceInputError(`${path}: ${kind}, not a file or a folder: refused, reading it could block forever`, path);
+  if (kind)
+    throw new TraceInputError(
+      `${path}: ${kind}, not a file or a folder: refused, reading it could block forever`,
+      path,
+    );
   let set: SourceSet;
   if (st.isDirectory()) set = await listFolder(abs);
   else if (await isZip(abs)) {
     try {
       set = await listZip(abs, options.zip);
     } catch (err) {
-      throw new TraceInputError(`${path}: ${err instanceof ZipLimitError ? err.message : `unreadable zip (${(err as Error).message})`}`, path);
+      throw new TraceInputError(
+        `${path}: ${err instanceof ZipLimitError ? err.message : `unreadable zip (${(err as Error).message})`}`,
+        path,
+      );
     }
   } else set = await listSingleFile(abs, st.size);
   try {

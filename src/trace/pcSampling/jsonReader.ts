@@ -15,7 +15,8 @@ export const MAX_PC_JSON_BYTES = 768 * 1024 * 1024;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : isObj(v) ? Object.values(v) : []);
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN);
+const num = (v: unknown): number =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
 
 /** Whether the start of a JSON file says it is rocprofv3's JSON output. */
 export function isRocprofv3Json(head: string): boolean {
@@ -33,7 +34,10 @@ function kernelNames(proc: Obj): Map<number, string> {
   const byKernelId = new Map<number, string>();
   for (const s of asArray(proc.kernel_symbols)) {
     if (!isObj(s)) continue;
-    const name = typeof s.formatted_kernel_name === 'string' && s.formatted_kernel_name !== '' ? s.formatted_kernel_name : s.kernel_name;
+    const name =
+      typeof s.formatted_kernel_name === 'string' && s.formatted_kernel_name !== ''
+        ? s.formatted_kernel_name
+        : s.kernel_name;
     if (typeof name === 'string') byKernelId.set(num(s.kernel_id), name);
   }
   const names = new Map<number, string>();
@@ -105,7 +109,11 @@ export function readPcSamplingJson(text: string, path: string, agg: HotspotAggre
       result.samples += read;
     }
   }
-  if (result.badRecords > 0) agg.warnings.push(`${path}: ${result.badRecords} PC-sample record(s) without a record or dispatch_id were skipped`);
-  if (result.badMasks > 0) agg.warnings.push(`${path}: ${result.badMasks} sample(s) with an exec_mask that is not a 64-bit number are counted without active lanes`);
+  if (result.badRecords > 0)
+    agg.warnings.push(`${path}: ${result.badRecords} PC-sample record(s) without a record or dispatch_id were skipped`);
+  if (result.badMasks > 0)
+    agg.warnings.push(
+      `${path}: ${result.badMasks} sample(s) with an exec_mask that is not a 64-bit number are counted without active lanes`,
+    );
   return result;
 }

@@ -25,7 +25,11 @@ export class PassTimings {
 export function pickPassTiming(starts: number[], ends: number[]): { start: number; end: number } {
   if (starts.length <= 1) return { start: starts[0] ?? NaN, end: ends[0] ?? NaN };
   const order = starts.map((_, i) => i);
-  order.sort((a, b) => ((ends[a] as number) - (starts[a] as number)) - ((ends[b] as number) - (starts[b] as number)) || (starts[a] as number) - (starts[b] as number));
+  order.sort(
+    (a, b) =>
+      (ends[a] as number) - (starts[a] as number) - ((ends[b] as number) - (starts[b] as number)) ||
+      (starts[a] as number) - (starts[b] as number),
+  );
   const i = order[(order.length - 1) >> 1] as number;
   return { start: starts[i] as number, end: ends[i] as number };
 }
@@ -60,8 +64,10 @@ export class PassSpread {
     const median = sorted[(sorted.length - 1) >> 1] as number;
     const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
     const w = this.worst;
-    return `${path}: ${this.dispatches} dispatch(es) have one timing per counter pass (up to ${this.maxPasses}; the program ran once per pass): ` +
-      `each dispatch's median-duration pass is used; the longest pass is up to ${pct(w.spread)} longer than the shortest (median ${pct(median)}; dispatch ${w.id}: ${w.min} to ${w.max} ns)`;
+    return (
+      `${path}: ${this.dispatches} dispatch(es) have one timing per counter pass (up to ${this.maxPasses}; the program ran once per pass): ` +
+      `each dispatch's median-duration pass is used; the longest pass is up to ${pct(w.spread)} longer than the shortest (median ${pct(median)}; dispatch ${w.id}: ${w.min} to ${w.max} ns)`
+    );
   }
 }
 
@@ -73,7 +79,10 @@ interface CounterDispatch {
 }
 
 /** Every dispatch of the file by Dispatch_Id (else Correlation_Id), with its timings (none when untimed). */
-export async function readCounterDispatchTimes(source: FileSource, epochSeconds: number): Promise<Map<number, { name: string; corr: number; tid: number; starts: number[]; ends: number[] }>> {
+export async function readCounterDispatchTimes(
+  source: FileSource,
+  epochSeconds: number,
+): Promise<Map<number, { name: string; corr: number; tid: number; starts: number[]; ends: number[] }>> {
   const out = new Map<number, CounterDispatch>();
   const names = new BytesInterner();
   await streamCsv(source, (c) => {
@@ -88,8 +97,18 @@ export async function readCounterDispatchTimes(source: FileSource, epochSeconds:
       if (Number.isNaN(id) || cName < 0 || cName >= row.fieldCount) return;
       let d = out.get(id);
       if (!d) {
-        const n = names.idFor(row.buf, row.starts[cName] as number, row.ends[cName] as number, row.escaped[cName] as number);
-        d = { name: names.texts[n] as string, corr: fieldNumber(row, cCorr), tid: fieldNumber(row, cTid), timings: new PassTimings() };
+        const n = names.idFor(
+          row.buf,
+          row.starts[cName] as number,
+          row.ends[cName] as number,
+          row.escaped[cName] as number,
+        );
+        d = {
+          name: names.texts[n] as string,
+          corr: fieldNumber(row, cCorr),
+          tid: fieldNumber(row, cTid),
+          timings: new PassTimings(),
+        };
         out.set(id, d);
       }
       const start = timestampAt(row, cStart, epochSeconds);
@@ -97,5 +116,10 @@ export async function readCounterDispatchTimes(source: FileSource, epochSeconds:
       if (end >= start) d.timings.add(start, end);
     };
   });
-  return new Map([...out].map(([id, d]) => [id, { name: d.name, corr: d.corr, tid: d.tid, starts: d.timings.starts, ends: d.timings.ends }]));
+  return new Map(
+    [...out].map(([id, d]) => [
+      id,
+      { name: d.name, corr: d.corr, tid: d.tid, starts: d.timings.starts, ends: d.timings.ends },
+    ]),
+  );
 }

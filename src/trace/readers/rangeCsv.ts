@@ -24,15 +24,26 @@ export interface RangeCsvFiles {
   counterRanges?: Map<number, string>;
 }
 
-type OnDispatch = (kernel: string, correlationId: number, tid: number, start: number, end: number, dispatchId?: number) => void;
+type OnDispatch = (
+  kernel: string,
+  correlationId: number,
+  tid: number,
+  start: number,
+  end: number,
+  dispatchId?: number,
+) => void;
 
 /**
  * Fills `tables.markers[*].kernels`; returns false when the run has no ranges or no dispatches (nothing done).
  * Kernel traces whose dispatches were logged while they were read (`logs`) are not read again, unless the run has
  * no launch calls (then a dispatch needs its thread and start time, which the log does not keep).
  */
-export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables, logs?: ReadonlyMap<FileSource, DispatchLog>): Promise<boolean> {
-  const counters = files.kernels.length === 0 ? files.counters ?? [] : [];
+export async function attributeCsvRanges(
+  files: RangeCsvFiles,
+  tables: RunTables,
+  logs?: ReadonlyMap<FileSource, DispatchLog>,
+): Promise<boolean> {
+  const counters = files.kernels.length === 0 ? (files.counters ?? []) : [];
   if (files.kernels.length === 0 && counters.length === 0) return false;
   const epoch = files.epochSeconds ?? 0;
   const index = new RangeIndex();
@@ -46,7 +57,8 @@ export async function attributeCsvRanges(files: RangeCsvFiles, tables: RunTables
   launches.clear();
   const onDispatch: OnDispatch = (kernel, corr, tid, start, end, dispatchId) => {
     const marker = attributor?.addDispatch(kernel, corr, tid, start, end);
-    if (marker && dispatchId !== undefined && files.counterRanges && !files.counterRanges.has(dispatchId)) files.counterRanges.set(dispatchId, marker.name);
+    if (marker && dispatchId !== undefined && files.counterRanges && !files.counterRanges.has(dispatchId))
+      files.counterRanges.set(dispatchId, marker.name);
     if (paused) control.addDispatch(kernel, start, end - start);
   };
   for (const f of files.kernels) {
@@ -84,11 +96,18 @@ class LaunchBuffer {
   }
 
   replay(onLaunch: (corr: number, tid: number, start: number) => void): void {
-    for (let i = 0; i < 3 * this.n; i += 3) onLaunch(this.data[i] as number, this.data[i + 1] as number, this.data[i + 2] as number);
+    for (let i = 0; i < 3 * this.n; i += 3)
+      onLaunch(this.data[i] as number, this.data[i + 1] as number, this.data[i + 2] as number);
   }
 }
 
-async function readApiRows(source: FileSource, tables: RunTables, index: RangeIndex, launches: LaunchBuffer, epoch: number): Promise<void> {
+async function readApiRows(
+  source: FileSource,
+  tables: RunTables,
+  index: RangeIndex,
+  launches: LaunchBuffer,
+  epoch: number,
+): Promise<void> {
   const domains = new BytesInterner();
   const domainIsMarker: boolean[] = [];
   await streamCsv(source, (c) => {
@@ -103,7 +122,12 @@ async function readApiRows(source: FileSource, tables: RunTables, index: RangeIn
       const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
       let marker = false;
       if (cDomain >= 0 && cDomain < row.fieldCount) {
-        const d = domains.idFor(row.buf, row.starts[cDomain] as number, row.ends[cDomain] as number, row.escaped[cDomain] as number);
+        const d = domains.idFor(
+          row.buf,
+          row.starts[cDomain] as number,
+          row.ends[cDomain] as number,
+          row.escaped[cDomain] as number,
+        );
         marker = domainIsMarker[d] ??= isMarkerDomain(domains.texts[d] as string);
       }
       if (!marker) {
@@ -121,7 +145,8 @@ async function readApiRows(source: FileSource, tables: RunTables, index: RangeIn
 function replayDispatches(log: DispatchLog, attributor: RangeAttributor): void {
   const names = log.names.texts;
   for (const { corr, name, duration } of log.chunks) {
-    for (let i = 0; i < name.length; i++) attributor.addDispatch(names[name[i] as number] as string, corr[i] as number, NaN, 0, duration[i] as number);
+    for (let i = 0; i < name.length; i++)
+      attributor.addDispatch(names[name[i] as number] as string, corr[i] as number, NaN, 0, duration[i] as number);
   }
 }
 
@@ -142,7 +167,14 @@ async function readDispatches(source: FileSource, onDispatch: OnDispatch, epoch:
       const id = nameGuess.nameId(row);
       const corr = cCorr >= 0 ? (row.values[cCorr] as number) : NaN;
       const tid = cTid >= 0 ? (row.values[cTid] as number) : NaN;
-      onDispatch(names.texts[id] as string, corr, tid, start, end, cDispatch >= 0 ? fieldNumber(row, cDispatch) : undefined);
+      onDispatch(
+        names.texts[id] as string,
+        corr,
+        tid,
+        start,
+        end,
+        cDispatch >= 0 ? fieldNumber(row, cDispatch) : undefined,
+      );
     };
     return Object.assign(onRow, { guess: nameGuess.guess });
   });

@@ -19,7 +19,12 @@ export function attributeRocpdRanges(db: Database, views: Set<string>, tables: R
     const category = r[0] === null || r[0] === undefined ? '' : String(r[0]);
     const name = String(r[1] ?? '');
     if (!isMarkerDomain(category) || /^roctx[A-Z]/.test(name)) return;
-    index.add(tables.marker(name), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), Number(r[3]), Number(r[4]));
+    index.add(
+      tables.marker(name),
+      r[2] === null || r[2] === undefined ? NaN : Number(r[2]),
+      Number(r[3]),
+      Number(r[4]),
+    );
   });
   if (index.count === 0) return;
 
@@ -32,12 +37,22 @@ export function attributeRocpdRanges(db: Database, views: Set<string>, tables: R
       attributor.addLaunch(Number(r[1]), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), Number(r[3]));
     });
   }
-  each(db, `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start - ${epoch}, "end" - ${epoch} FROM kernels`, (r) => {
-    const start = Number(r[3]);
-    const end = Number(r[4]);
-    if (!(end >= start)) return;
-    attributor.addDispatch(String(r[0] ?? ''), Number(r[1]), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), start, end);
-  });
+  each(
+    db,
+    `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start - ${epoch}, "end" - ${epoch} FROM kernels`,
+    (r) => {
+      const start = Number(r[3]);
+      const end = Number(r[4]);
+      if (!(end >= start)) return;
+      attributor.addDispatch(
+        String(r[0] ?? ''),
+        Number(r[1]),
+        r[2] === null || r[2] === undefined ? NaN : Number(r[2]),
+        start,
+        end,
+      );
+    },
+  );
   attributor.done();
 }
 

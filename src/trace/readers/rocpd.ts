@@ -45,7 +45,9 @@ export async function readRocpd(
   const SQL = await loadSqlJs();
   const db = new SQL.Database(bytes);
   try {
-    const views = new Set(all(db, "SELECT name FROM sqlite_master WHERE type IN ('view', 'table')").map((r) => String(r[0])));
+    const views = new Set(
+      all(db, "SELECT name FROM sqlite_master WHERE type IN ('view', 'table')").map((r) => String(r[0])),
+    );
     if (!views.has('kernels') && !views.has('regions')) {
       if (views.has('KERN') || views.has('OPS')) {
         throw new NotRocpdError(
@@ -124,18 +126,33 @@ export async function readRocpd(
     // roctxProfilerPause / Resume: regions of a marker category (rocprofv3 writes a call that took no time as a
     // `samples` row, whose name is its category only: those cannot be told apart and are not read)
     if (views.has('regions')) {
-      each(db, `SELECT category, name, start - ${epoch} FROM regions WHERE name IN ('roctxProfilerPause', 'roctxProfilerResume') ORDER BY start`, (r) => {
-        const name = String(r[1] ?? '');
-        if (isMarkerDomain(String(r[0] ?? '')) && isProfilerControl(name)) tables.control.note(name, Number(r[2]));
-      });
+      each(
+        db,
+        `SELECT category, name, start - ${epoch} FROM regions WHERE name IN ('roctxProfilerPause', 'roctxProfilerResume') ORDER BY start`,
+        (r) => {
+          const name = String(r[1] ?? '');
+          if (isMarkerDomain(String(r[0] ?? '')) && isProfilerControl(name)) tables.control.note(name, Number(r[2]));
+        },
+      );
     }
     const paused = tables.control.windows().length > 0;
 
     if (views.has('kernels')) {
       const cols = columnsOf(db, 'kernels');
       const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
-      const launchCols = ['grid_x', 'grid_y', 'grid_z', 'workgroup_x', 'workgroup_y', 'workgroup_z', 'vgpr_count',
-        'accum_vgpr_count', 'sgpr_count', 'lds_size', 'scratch_size'].map(pick);
+      const launchCols = [
+        'grid_x',
+        'grid_y',
+        'grid_z',
+        'workgroup_x',
+        'workgroup_y',
+        'workgroup_z',
+        'vgpr_count',
+        'accum_vgpr_count',
+        'sgpr_count',
+        'lds_size',
+        'scratch_size',
+      ].map(pick);
       const sql = `SELECT name, ${pick('agent_abs_index')}, start - ${epoch}, "end" - ${epoch}, ${launchCols.join(', ')} FROM kernels ORDER BY start`;
       const launch = new Float64Array(LAUNCH_WIDTH);
       each(db, sql, (r) => {
@@ -204,11 +221,14 @@ export async function readRocpd(
 
     attributeRocpdRanges(db, views, tables, epoch);
     // SQL rows have no line numbers: the count says how many
-    if (skippedKernels > 0) acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);
-    if (skippedCopies > 0) acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
+    if (skippedKernels > 0)
+      acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);
+    if (skippedCopies > 0)
+      acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
     checkTopKernels(db, views, tables, acc, label);
     checkBusy(db, views, absIndexById, busySumByAbs, localStart, localEnd, acc, label);
-    const counterRows = counters && views.has('pmc_events') ? readRocpdCounters(db, counters.table, counters.wanted) : 0;
+    const counterRows =
+      counters && views.has('pmc_events') ? readRocpdCounters(db, counters.table, counters.wanted) : 0;
     return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null, counterRows };
   } finally {
     db.close();
@@ -216,7 +236,13 @@ export async function readRocpd(
 }
 
 /** Our per-kernel calls and totals against the database's own `top_kernels` view (durations in µs). */
-function checkTopKernels(db: Database, views: Set<string>, tables: RunTables, acc: TraceAccumulator, label: string): void {
+function checkTopKernels(
+  db: Database,
+  views: Set<string>,
+  tables: RunTables,
+  acc: TraceAccumulator,
+  label: string,
+): void {
   if (!views.has('top_kernels')) return;
   const mismatches: string[] = [];
   let compared = 0;
@@ -229,7 +255,9 @@ function checkTopKernels(db: Database, views: Set<string>, tables: RunTables, ac
     if (!ours) {
       mismatches.push(`${name}: in top_kernels, not in kernels`);
     } else if (ours.stats.count !== calls || !closeTo(ours.stats.sum / 1000, totalUs)) {
-      mismatches.push(`${name}: ours ${ours.stats.count} calls ${ours.stats.sum / 1000} us, top_kernels ${calls} calls ${totalUs} us`);
+      mismatches.push(
+        `${name}: ours ${ours.stats.count} calls ${ours.stats.sum / 1000} us, top_kernels ${calls} calls ${totalUs} us`,
+      );
     }
   }
   acc.checks.push({ what: `kernel calls and totals vs ${label} top_kernels view`, compared, mismatches });
@@ -256,9 +284,11 @@ function checkBusy(
     compared++;
     const abs = absIndexById.get(Number(r.agent_id)) ?? Number(r.agent_id);
     const ours = sums.get(abs) ?? 0;
-    if (ours !== Number(r.GpuTime)) mismatches.push(`Agent ${abs}: sum of durations ${ours} ns, busy.GpuTime ${String(r.GpuTime)} ns`);
+    if (ours !== Number(r.GpuTime))
+      mismatches.push(`Agent ${abs}: sum of durations ${ours} ns, busy.GpuTime ${String(r.GpuTime)} ns`);
     const wall = localEnd - localStart;
-    if (Number.isFinite(wall) && wall !== Number(r.WallTime)) mismatches.push(`wall ${wall} ns, busy.WallTime ${String(r.WallTime)} ns`);
+    if (Number.isFinite(wall) && wall !== Number(r.WallTime))
+      mismatches.push(`wall ${wall} ns, busy.WallTime ${String(r.WallTime)} ns`);
   }
   acc.checks.push({ what: `per-agent GPU time and wall time vs ${label} busy view`, compared, mismatches });
 }

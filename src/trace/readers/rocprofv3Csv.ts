@@ -8,13 +8,23 @@ import { addDuration } from '../durationStats';
 import { BatchSource, DispatchLog, KernelTraceTotals, applyBatch } from '../kernelBatches';
 import { KernelRowCollector, kernelColumns, runArrays } from '../kernelRows';
 
-;
-import { defaultMinBytes, defaultThreads, readKernelTraceParallel, type ParallelOptions, type ParallelRun } from '../parallelKernelTrace';
+import {
+  defaultMinBytes,
+  defaultThreads,
+  readKernelTraceParallel,
+  type ParallelOptions,
+  type ParallelRun,
+} from '../parallelKernelTrace';
 import { isProfilerControl } from '../profilerControl';
 import type { FileSource } from '../sources';
 import {
-  BytesInterner, isMarkerDomain, normalizeDirection, type ApiAgg,
-  type MarkerAgg, type RunTables } from '../tables';
+  BytesInterner,
+  isMarkerDomain,
+  normalizeDirection,
+  type ApiAgg,
+  type MarkerAgg,
+  type RunTables,
+} from '../tables';
 
 /** Per output set: how agent ids in its files map to agents of the summary. */
 export class SetAgents {
@@ -98,7 +108,6 @@ export function noteBadRow(problems: RowProblems, row: CsvRow): void {
   }
 }
 
-
 /**
  * Kernel dispatches: per-kernel stats, launch configurations, agents and busy time. A large file on disk is
  * scanned by worker threads (parallelKernelTrace.ts), anything else in one pass here; both apply the same
@@ -111,25 +120,41 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
   const keep = log !== null;
   const epoch = ctx.acc.clock.use();
   try {
-    if (source.diskPath && source.size >= (parallel.minBytes ?? defaultMinBytes()) && (parallel.threads ?? defaultThreads()) > 0) {
+    if (
+      source.diskPath &&
+      source.size >= (parallel.minBytes ?? defaultMinBytes()) &&
+      (parallel.threads ?? defaultThreads()) > 0
+    ) {
       const head = await readCsvHead(source.diskPath, source.size);
       if (head) {
         const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };
-        return await readKernelTraceParallel(file, kernelColumns(new Columns(head.names), keep, epoch), ctx, totals, problems, parallel, ctx.onParallelRun);
+        return await readKernelTraceParallel(
+          file,
+          kernelColumns(new Columns(head.names), keep, epoch),
+          ctx,
+          totals,
+          problems,
+          parallel,
+          ctx.onParallelRun,
+        );
       }
     }
     const ids = new BatchSource();
     let collector: KernelRowCollector | null = null;
     try {
-      return await streamCsv(source, (c) => {
-        const rows = new KernelRowCollector(kernelColumns(c, keep, epoch), (b) => {
-          ids.learn(b);
-          applyBatch(ctx, totals, ids, b, problems);
-          rows.recycle(runArrays(b));
-        });
-        collector = rows;
-        return Object.assign((row: CsvRow) => rows.add(row), { guess: rows.guess });
-      }, problems);
+      return await streamCsv(
+        source,
+        (c) => {
+          const rows = new KernelRowCollector(kernelColumns(c, keep, epoch), (b) => {
+            ids.learn(b);
+            applyBatch(ctx, totals, ids, b, problems);
+            rows.recycle(runArrays(b));
+          });
+          collector = rows;
+          return Object.assign((row: CsvRow) => rows.add(row), { guess: rows.guess });
+        },
+        problems,
+      );
     } finally {
       // rows collected before a malformed one still count
       (collector as KernelRowCollector | null)?.flush();
@@ -140,7 +165,11 @@ export async function readKernelTrace(source: FileSource, ctx: CsvReadContext, p
   }
 }
 
-export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContext, problems: RowProblems): Promise<number> {
+export async function readMemoryCopyTrace(
+  source: FileSource,
+  ctx: CsvReadContext,
+  problems: RowProblems,
+): Promise<number> {
   const { acc, tables, agents } = ctx;
   const directions = new BytesInterner();
   const agentIds = new BytesInterner();
@@ -152,27 +181,36 @@ export async function readMemoryCopyTrace(source: FileSource, ctx: CsvReadContex
     return agentById[id] ?? null;
   };
   const epoch = acc.clock.use();
-  return streamCsv(source, (c) => {
-    const cDir = c.find('Direction', 'Operation');
-    const cSrc = c.find('Source_Agent_Id');
-    const cDst = c.find('Destination_Agent_Id');
-    const cStart = c.find('Start_Timestamp');
-    const cEnd = c.find('End_Timestamp');
-    const cBytes = c.find('Bytes', 'Size', 'Copy_Bytes');
-    return (row) => {
-      const start = timestampAt(row, cStart, epoch);
-      const end = timestampAt(row, cEnd, epoch);
-      if (!(end >= start) || cDir < 0 || cDir >= row.fieldCount) {
-        noteBadRow(problems, row);
-        return;
-      }
-      const dirId = directions.idFor(row.buf, row.starts[cDir] as number, row.ends[cDir] as number, row.escaped[cDir] as number);
-      const direction = normalizeDirection(directions.texts[dirId] as string);
-      const bytes = cBytes >= 0 ? fieldNumber(row, cBytes) : NaN;
-      tables.addCopy(direction, end - start, Number.isNaN(bytes) ? null : bytes);
-      acc.addGpuWork(gpuEndOfCopy(direction, agentOf(row, cSrc), agentOf(row, cDst)), start, end, 'copy');
-    };
-  }, problems);
+  return streamCsv(
+    source,
+    (c) => {
+      const cDir = c.find('Direction', 'Operation');
+      const cSrc = c.find('Source_Agent_Id');
+      const cDst = c.find('Destination_Agent_Id');
+      const cStart = c.find('Start_Timestamp');
+      const cEnd = c.find('End_Timestamp');
+      const cBytes = c.find('Bytes', 'Size', 'Copy_Bytes');
+      return (row) => {
+        const start = timestampAt(row, cStart, epoch);
+        const end = timestampAt(row, cEnd, epoch);
+        if (!(end >= start) || cDir < 0 || cDir >= row.fieldCount) {
+          noteBadRow(problems, row);
+          return;
+        }
+        const dirId = directions.idFor(
+          row.buf,
+          row.starts[cDir] as number,
+          row.ends[cDir] as number,
+          row.escaped[cDir] as number,
+        );
+        const direction = normalizeDirection(directions.texts[dirId] as string);
+        const bytes = cBytes >= 0 ? fieldNumber(row, cBytes) : NaN;
+        tables.addCopy(direction, end - start, Number.isNaN(bytes) ? null : bytes);
+        acc.addGpuWork(gpuEndOfCopy(direction, agentOf(row, cSrc), agentOf(row, cDst)), start, end, 'copy');
+      };
+    },
+    problems,
+  );
 }
 
 /** The agent a copy keeps busy: its GPU end (the destination when both are GPUs, as rocpd's `busy` view). */
@@ -201,56 +239,71 @@ export async function readApiTrace(
   const controlCall: boolean[] = [];
   let lastPid = NaN;
   const epoch = ctx.acc.clock.use();
-  return streamCsv(source, (c) => {
-    const cDomain = c.find('Domain');
-    const cFunction = c.find('Function');
-    const cPid = c.find('Process_Id');
-    const cStart = c.find('Start_Timestamp');
-    const cEnd = c.find('End_Timestamp');
-    return (row) => {
-      const start = timestampAt(row, cStart, epoch);
-      const end = timestampAt(row, cEnd, epoch);
-      if (!(end >= start) || cFunction < 0 || cFunction >= row.fieldCount) {
-        noteBadRow(problems, row);
-        return;
-      }
-      const pid = cPid >= 0 ? fieldNumber(row, cPid) : NaN;
-      if (!Number.isNaN(pid) && pid !== lastPid) {
-        lastPid = pid;
-        onProcess(pid);
-      }
-      const d = cDomain >= 0 && cDomain < row.fieldCount
-        ? domains.idFor(row.buf, row.starts[cDomain] as number, row.ends[cDomain] as number, row.escaped[cDomain] as number)
-        : domains.idForText('');
-      const f = functions.idFor(row.buf, row.starts[cFunction] as number, row.ends[cFunction] as number, row.escaped[cFunction] as number);
-      let marker = domainIsMarker[d];
-      if (marker === undefined) {
-        marker = isMarkerDomain(domains.texts[d] as string);
-        domainIsMarker[d] = marker;
-      }
-      if (marker) {
-        let m = markerCache[f];
-        if (m === undefined) {
-          const name = functions.texts[f] as string;
-          // roctx API entry points (roctxRangePop, ...) are not user ranges; roctxProfilerPause/Resume are listed apart
-          m = /^roctx[A-Z]/.test(name) ? null : tables.marker(name);
-          markerCache[f] = m;
-          controlCall[f] = isProfilerControl(name);
+  return streamCsv(
+    source,
+    (c) => {
+      const cDomain = c.find('Domain');
+      const cFunction = c.find('Function');
+      const cPid = c.find('Process_Id');
+      const cStart = c.find('Start_Timestamp');
+      const cEnd = c.find('End_Timestamp');
+      return (row) => {
+        const start = timestampAt(row, cStart, epoch);
+        const end = timestampAt(row, cEnd, epoch);
+        if (!(end >= start) || cFunction < 0 || cFunction >= row.fieldCount) {
+          noteBadRow(problems, row);
+          return;
         }
-        if (m) addDuration(m.stats, end - start);
-        else if (controlCall[f]) tables.control.note(functions.texts[f] as string, start);
-        return;
-      }
-      const perDomain = (apiCache[d] ??= []);
-      let a = perDomain[f];
-      if (a === undefined) {
-        const domain = domains.texts[d] as string;
-        a = tables.apiCall(functions.texts[f] as string, domain === '' ? null : domain);
-        perDomain[f] = a;
-      }
-      addDuration(a.stats, end - start);
-    };
-  }, problems);
+        const pid = cPid >= 0 ? fieldNumber(row, cPid) : NaN;
+        if (!Number.isNaN(pid) && pid !== lastPid) {
+          lastPid = pid;
+          onProcess(pid);
+        }
+        const d =
+          cDomain >= 0 && cDomain < row.fieldCount
+            ? domains.idFor(
+                row.buf,
+                row.starts[cDomain] as number,
+                row.ends[cDomain] as number,
+                row.escaped[cDomain] as number,
+              )
+            : domains.idForText('');
+        const f = functions.idFor(
+          row.buf,
+          row.starts[cFunction] as number,
+          row.ends[cFunction] as number,
+          row.escaped[cFunction] as number,
+        );
+        let marker = domainIsMarker[d];
+        if (marker === undefined) {
+          marker = isMarkerDomain(domains.texts[d] as string);
+          domainIsMarker[d] = marker;
+        }
+        if (marker) {
+          let m = markerCache[f];
+          if (m === undefined) {
+            const name = functions.texts[f] as string;
+            // roctx API entry points (roctxRangePop, ...) are not user ranges; roctxProfilerPause/Resume are listed apart
+            m = /^roctx[A-Z]/.test(name) ? null : tables.marker(name);
+            markerCache[f] = m;
+            controlCall[f] = isProfilerControl(name);
+          }
+          if (m) addDuration(m.stats, end - start);
+          else if (controlCall[f]) tables.control.note(functions.texts[f] as string, start);
+          return;
+        }
+        const perDomain = (apiCache[d] ??= []);
+        let a = perDomain[f];
+        if (a === undefined) {
+          const domain = domains.texts[d] as string;
+          a = tables.apiCall(functions.texts[f] as string, domain === '' ? null : domain);
+          perDomain[f] = a;
+        }
+        addDuration(a.stats, end - start);
+      };
+    },
+    problems,
+  );
 }
 
 export async function readAgentInfo(source: FileSource, agents: SetAgents): Promise<number> {
@@ -272,15 +325,12 @@ export async function readAgentInfo(source: FileSource, agents: SetAgents): Prom
       const cu = fieldNumber(row, cCu);
       const name = fieldText(row, cName).trim();
       const product = fieldText(row, cProduct).trim();
-      agents.describe(
-        [`Agent ${logical}`, `Agent ${node}`, logical, `${typeText} ${typeIndex}`],
-        {
-          type,
-          name: name || null,
-          productName: product || null,
-          cuCount: type === 'GPU' && cu > 0 ? cu : null,
-        },
-      );
+      agents.describe([`Agent ${logical}`, `Agent ${node}`, logical, `${typeText} ${typeIndex}`], {
+        type,
+        name: name || null,
+        productName: product || null,
+        cuCount: type === 'GPU' && cu > 0 ? cu : null,
+      });
     };
   });
 }
@@ -301,34 +351,39 @@ export interface StatsRow {
  */
 export async function readStatsFile(source: FileSource, problems: RowProblems): Promise<StatsRow[]> {
   const out: StatsRow[] = [];
-  await streamCsv(source, (c) => {
-    const width = c.names.length;
-    const cName = c.find('Name');
-    const cCalls = c.find('Calls');
-    const cTotal = c.find('TotalDurationNs');
-    const cMin = c.find('MinNs');
-    const cMax = c.find('MaxNs');
-    const cStd = c.find('StdDev');
-    return (row) => {
-      const extra = row.fieldCount - width;
-      // only a first-column name can have swallowed the extra fields
-      const shift = extra > 0 && cName === 0 && row.quoted[0] === 0 ? extra : 0;
-      const at = (col: number): number => (col > cName ? col + shift : col);
-      const calls = fieldNumber(row, at(cCalls));
-      const total = fieldNumber(row, at(cTotal));
-      if ((extra > 0 && shift === 0) || !(calls >= 0) || !(total >= 0)) {
-        noteBadRow(problems, row);
-        return;
-      }
-      const num = (col: number): number | null => {
-        const v = col >= 0 ? fieldNumber(row, at(col)) : NaN;
-        return Number.isNaN(v) ? null : v;
+  await streamCsv(
+    source,
+    (c) => {
+      const width = c.names.length;
+      const cName = c.find('Name');
+      const cCalls = c.find('Calls');
+      const cTotal = c.find('TotalDurationNs');
+      const cMin = c.find('MinNs');
+      const cMax = c.find('MaxNs');
+      const cStd = c.find('StdDev');
+      return (row) => {
+        const extra = row.fieldCount - width;
+        // only a first-column name can have swallowed the extra fields
+        const shift = extra > 0 && cName === 0 && row.quoted[0] === 0 ? extra : 0;
+        const at = (col: number): number => (col > cName ? col + shift : col);
+        const calls = fieldNumber(row, at(cCalls));
+        const total = fieldNumber(row, at(cTotal));
+        if ((extra > 0 && shift === 0) || !(calls >= 0) || !(total >= 0)) {
+          noteBadRow(problems, row);
+          return;
+        }
+        const num = (col: number): number | null => {
+          const v = col >= 0 ? fieldNumber(row, at(col)) : NaN;
+          return Number.isNaN(v) ? null : v;
+        };
+        const name =
+          shift > 0
+            ? row.buf.toString('utf8', row.starts[0] as number, row.ends[shift] as number)
+            : fieldText(row, cName);
+        out.push({ name, calls, totalNs: total, minNs: num(cMin), maxNs: num(cMax), stddevNs: num(cStd) });
       };
-      const name = shift > 0
-        ? row.buf.toString('utf8', row.starts[0] as number, row.ends[shift] as number)
-        : fieldText(row, cName);
-      out.push({ name, calls, totalNs: total, minNs: num(cMin), maxNs: num(cMax), stddevNs: num(cStd) });
-    };
-  }, problems);
+    },
+    problems,
+  );
   return out;
 }

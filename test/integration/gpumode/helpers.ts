@@ -28,7 +28,14 @@ export function tempHome(t: TestContext, apiUrl: string, cliId?: string): Home {
       runCli(args, {
         cwd: dir,
         ...opts,
-        env: { HOME: dir, USERPROFILE: dir, POPCORN_API_URL: apiUrl, KERNEL_RUNNER_POLL_MS: '50', KERNEL_RUNNER_TOKEN: '', ...opts.env },
+        env: {
+          HOME: dir,
+          USERPROFILE: dir,
+          POPCORN_API_URL: apiUrl,
+          KERNEL_RUNNER_POLL_MS: '50',
+          KERNEL_RUNNER_TOKEN: '',
+          ...opts.env,
+        },
       }),
   };
 }

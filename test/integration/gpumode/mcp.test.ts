@@ -10,13 +10,21 @@ import { contractSetup, ensureBuilt, repoRoot } from './helpers';
 import { mcpSession } from '../mcpSession';
 
 const SOLUTION = '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n';
-const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')));
+const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(
+  JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')),
+);
 
 test('GPU MODE through the MCP server: leaderboards, test, profile with a digest; the cli_id never shown', async (t) => {
   ensureBuilt();
   const { server, home, file } = await contractSetup(t);
   const cliId = server.registeredId('alice');
-  const s = await mcpSession(home.dir, ['--server', 'gpumode', '--out', path.join(home.dir, 'out')], { HOME: home.dir, USERPROFILE: home.dir, POPCORN_API_URL: server.url, KERNEL_RUNNER_POLL_MS: '50', KERNEL_RUNNER_TOKEN: '' });
+  const s = await mcpSession(home.dir, ['--server', 'gpumode', '--out', path.join(home.dir, 'out')], {
+    HOME: home.dir,
+    USERPROFILE: home.dir,
+    POPCORN_API_URL: server.url,
+    KERNEL_RUNNER_POLL_MS: '50',
+    KERNEL_RUNNER_TOKEN: '',
+  });
   try {
     const boards = await s.call('list_leaderboards', {});
     assert.equal(boards.isError, false, boards.text);

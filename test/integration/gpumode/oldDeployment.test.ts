@@ -13,7 +13,6 @@ before(() => ensureBuilt());
 const SOLUTION = '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n';
 const BAD = /\bnull\b|\bundefined\b|NaN/;
 
-
 test('old deployment: test, benchmark and leaderboard through the background route, the score from its string', async (t) => {
   const { server, home, file } = await contractSetup(t, { deployment: 'old' });
   const name = file('submission.py', SOLUTION);
@@ -28,13 +27,22 @@ test('old deployment: test, benchmark and leaderboard through the background rou
   }
   const ranked = await home.cli(['submit', '--server', 'gpumode', name, '--mode', 'leaderboard', '--json']);
   assert.equal(ranked.code, 0, ranked.stderr);
-  const json = JSON.parse(ranked.stdout) as { ok: boolean; score: number; submission: { runs: Array<{ mode: string; secret: boolean; score: unknown }>; job?: unknown } };
+  const json = JSON.parse(ranked.stdout) as {
+    ok: boolean;
+    score: number;
+    submission: { runs: Array<{ mode: string; secret: boolean; score: unknown }>; job?: unknown };
+  };
   assert.equal(json.ok, true);
   assert.equal(json.submission.job, null, 'the old deployment sent no job: read as none');
   assert.ok(Math.abs(json.score - scoreOf(PUBLIC_MEANS_NS, 'geom')) < 1e-12, String(json.score));
   const text = await home.cli(['submit', '--server', 'gpumode', name, '--mode', 'leaderboard']);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, new RegExp(`Ranked score: ${formatScore(scoreOf(PUBLIC_MEANS_NS, 'geom')).replace('.', '\\.')} \\(the service's score`));
+  assert.match(
+    text.stdout,
+    new RegExp(
+      `Ranked score: ${formatScore(scoreOf(PUBLIC_MEANS_NS, 'geom')).replace('.', '\\.')} \\(the service's score`,
+    ),
+  );
   assert.equal(server.requests.filter((r) => r.method === 'POST').length, 4);
 });
 
@@ -43,7 +51,10 @@ test('old deployment: profile over the streaming route, and submissions list / s
   const name = file('submission.py', SOLUTION);
   const profile = await home.cli(['submit', '--server', 'gpumode', name, '--mode', 'profile']);
   assert.equal(profile.code, 0, profile.stderr + profile.stdout);
-  assert.match(profile.stdout, /trace: kernel-runner-traces[\\/]submission-amd-fp8-mm-MI300-\d{8}-\d{6}-profile\.0\.zip/);
+  assert.match(
+    profile.stdout,
+    /trace: kernel-runner-traces[\\/]submission-amd-fp8-mm-MI300-\d{8}-\d{6}-profile\.0\.zip/,
+  );
   assert.doesNotMatch(profile.stderr + profile.stdout, BAD);
 
   const ranked = await home.cli(['submit', '--server', 'gpumode', name, '--mode', 'leaderboard']);

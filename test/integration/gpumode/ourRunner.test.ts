@@ -38,14 +38,23 @@ after(async () => {
 
 const solution = () => ({ name: 'submission.py', content: readFileSync(path.join(vectoradd, 'submission.py')) });
 // Our runner is not GPU MODE: no cli_id is sent to it (and none is needed without a token).
-const cli = (args: string[]) => runCli([...args, '--server', serve.url], { cwd: work, env: { HOME: work, POPCORN_API_URL: '' } });
+const cli = (args: string[]) =>
+  runCli([...args, '--server', serve.url], { cwd: work, env: { HOME: work, POPCORN_API_URL: '' } });
 
 test('background route + polling to the end: runs with the secret copy, ranked score, passed', async () => {
   const client = createRunnerClient({ baseUrl: serve.url, extensions: false });
   assert.equal(await detectServiceKind(client), 'kernel-runner');
-  const accepted = await client.submitBackground({ leaderboard: 'vectoradd_py', gpu: 'MI300', mode: 'leaderboard', file: solution() });
+  const accepted = await client.submitBackground({
+    leaderboard: 'vectoradd_py',
+    gpu: 'MI300',
+    mode: 'leaderboard',
+    file: solution(),
+  });
   const updates: PollUpdate[] = [];
-  const detail = await pollSubmission(client, accepted.details.id, { intervalMs: 200, onUpdate: (u) => updates.push(u) });
+  const detail = await pollSubmission(client, accepted.details.id, {
+    intervalMs: 200,
+    onUpdate: (u) => updates.push(u),
+  });
   assert.equal(detail.done, true);
   assert.equal(updates.at(-1)?.status.status, 'succeeded');
   assert.equal(submissionPassed(detail), true);
@@ -56,7 +65,10 @@ test('background route + polling to the end: runs with the secret copy, ranked s
   assert.ok(score && score.seconds > 0, JSON.stringify(detail.runs.map((r) => [r.mode, r.secret, r.score])));
   assert.equal(score.source, 'run');
   assert.equal(result.results.length, 2, 'the public run and its secret copy');
-  assert.ok(detail.runs.some((r) => r.secret && r.mode === 'leaderboard'), JSON.stringify(detail.runs.map((r) => [r.mode, r.secret])));
+  assert.ok(
+    detail.runs.some((r) => r.secret && r.mode === 'leaderboard'),
+    JSON.stringify(detail.runs.map((r) => [r.mode, r.secret])),
+  );
 });
 
 test('profile over the streaming route: archives saved per run (never overwritten) and summarised', async (t) => {
@@ -66,31 +78,64 @@ test('profile over the streaming route: archives saved per run (never overwritte
   if (outcome.kind !== 'result') return;
   const out = mkdtempSync(path.join(tmpdir(), 'kr-gpumode-traces-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
-  const opts = { outDir: out, fileName: 'submission.py', leaderboard: 'vectoradd_py', gpu: 'MI300', submissionId: outcome.jobId, client };
+  const opts = {
+    outDir: out,
+    fileName: 'submission.py',
+    leaderboard: 'vectoradd_py',
+    gpu: 'MI300',
+    submissionId: outcome.jobId,
+    client,
+  };
   const first = await saveProfileTraces(outcome.result, opts);
   const second = await saveProfileTraces(outcome.result, opts);
-  assert.deepEqual(first.map((s) => path.basename(s.path)), [`submission-vectoradd_py-MI300-${outcome.jobId}-profile.0.zip`, `submission-vectoradd_py-MI300-${outcome.jobId}-profile.1.zip`]);
-  assert.deepEqual(second.map((s) => path.basename(s.path)), [`submission-vectoradd_py-MI300-${outcome.jobId}-profile.0-2.zip`, `submission-vectoradd_py-MI300-${outcome.jobId}-profile.1-2.zip`]);
+  assert.deepEqual(
+    first.map((s) => path.basename(s.path)),
+    [
+      `submission-vectoradd_py-MI300-${outcome.jobId}-profile.0.zip`,
+      `submission-vectoradd_py-MI300-${outcome.jobId}-profile.1.zip`,
+    ],
+  );
+  assert.deepEqual(
+    second.map((s) => path.basename(s.path)),
+    [
+      `submission-vectoradd_py-MI300-${outcome.jobId}-profile.0-2.zip`,
+      `submission-vectoradd_py-MI300-${outcome.jobId}-profile.1-2.zip`,
+    ],
+  );
   for (const s of first) {
     assert.equal(readFileSync(s.path).subarray(0, 2).toString(), 'PK');
     // our runner sends its own summary: the saved archive is not summarised again, and it reads as the same trace
     assert.equal(s.summary, undefined);
     const sent: TraceSummary | undefined = outcome.result.results[0]?.runs[s.run]?.profile?.summary;
     assert.ok(sent && sent.kernels.length > 0);
-    assert.deepEqual((await summarizePath(s.path)).kernels.map((k) => k.name), sent.kernels.map((k) => k.name));
+    assert.deepEqual(
+      (await summarizePath(s.path)).kernels.map((k) => k.name),
+      sent.kernels.map((k) => k.name),
+    );
   }
 });
 
 test('CLI: submissions list, show (with code), delete against our runner', async () => {
   const client = createRunnerClient({ baseUrl: serve.url, extensions: false });
-  const accepted = await client.submitBackground({ leaderboard: 'vectoradd_py', gpu: 'MI300', mode: 'test', file: solution() });
+  const accepted = await client.submitBackground({
+    leaderboard: 'vectoradd_py',
+    gpu: 'MI300',
+    mode: 'test',
+    file: solution(),
+  });
   const id = accepted.details.id;
   await pollSubmission(client, id, { intervalMs: 200 });
 
   const list = await cli(['submissions', 'list']);
   assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, /^ *ID +Leaderboard +File +Submitted +GPU +Status +Score$/m);
-  assert.match(list.stdout, new RegExp(`^ *${id} +vectoradd_py +submission\\.py +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +MI300 +done +-$`, 'm'));
+  assert.match(
+    list.stdout,
+    new RegExp(
+      `^ *${id} +vectoradd_py +submission\\.py +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +MI300 +done +-$`,
+      'm',
+    ),
+  );
   const json = await cli(['submissions', 'list', '--json', '--leaderboard', 'vectoradd_py']);
   assert.ok((JSON.parse(json.stdout) as Array<{ id: number }>).some((s) => s.id === id));
 
@@ -98,7 +143,10 @@ test('CLI: submissions list, show (with code), delete against our runner', async
   assert.equal(show.code, 0, show.stderr);
   assert.match(show.stdout, new RegExp(`^#${id} vectoradd_py · submission\\.py · done \\(succeeded\\)`));
   assert.match(show.stdout, /^test +MI300 +passed/m);
-  assert.ok(show.stdout.includes(readFileSync(path.join(vectoradd, 'submission.py'), 'utf8').trimEnd()), 'the code is printed');
+  assert.ok(
+    show.stdout.includes(readFileSync(path.join(vectoradd, 'submission.py'), 'utf8').trimEnd()),
+    'the code is printed',
+  );
   const noCode = await cli(['submissions', 'show', String(id), '--json']);
   assert.equal((JSON.parse(noCode.stdout) as { code?: string }).code, undefined);
 
@@ -110,7 +158,10 @@ test('CLI: submissions list, show (with code), delete against our runner', async
   assert.equal(deleted.stdout, `Deleted submission ${id}.\n`);
   const gone = await cli(['submissions', 'show', String(id)]);
   assert.equal(gone.code, 1);
-  assert.match(gone.stderr, new RegExp(`answered 404: Submission not found \\(GET http://127\\.0\\.0\\.1:\\d+/user/submissions/${id}\\)`));
+  assert.match(
+    gone.stderr,
+    new RegExp(`answered 404: Submission not found \\(GET http://127\\.0\\.0\\.1:\\d+/user/submissions/${id}\\)`),
+  );
   assert.doesNotMatch(gone.stderr, /GPU MODE/, 'our own runner is not called GPU MODE');
   const bad = await cli(['submissions', 'show', 'abc']);
   assert.equal(bad.code, 2);

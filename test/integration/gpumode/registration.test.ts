@@ -4,7 +4,14 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { completeOAuthInBrowser, startContractServer } from '../../contract/gpumodeServer';
-import { checkRegistration, completeRegistration, decodeRegistrationState, openGpuMode, startRegistration, GpuModeError } from '../../../src/core/gpumode/index';
+import {
+  checkRegistration,
+  completeRegistration,
+  decodeRegistrationState,
+  openGpuMode,
+  startRegistration,
+  GpuModeError,
+} from '../../../src/core/gpumode/index';
 import { ensureBuilt, tempHome } from './helpers';
 
 before(() => ensureBuilt());
@@ -21,7 +28,10 @@ test('core: register, sign in (browser), check; re-register with reset retires t
   });
 
   const started = await startRegistration({ baseUrl: server.url, provider: 'discord', reset: false });
-  assert.equal(decodeRegistrationState(new URL(started.authorizeUrl).searchParams.get('state') ?? '').cli_id, started.cliId);
+  assert.equal(
+    decodeRegistrationState(new URL(started.authorizeUrl).searchParams.get('state') ?? '').cli_id,
+    started.cliId,
+  );
   assert.ok(started.authorizeUrl.startsWith('https://discord.com/oauth2/authorize?client_id='));
   await completeRegistration(started.cliId, { configPath: home.config });
   assert.equal(readFileSync(home.config, 'utf8'), `cli_id: ${started.cliId}\n`);
@@ -29,7 +39,10 @@ test('core: register, sign in (browser), check; re-register with reset retires t
   // before the browser sign-in the service does not know the id
   const early = await checkRegistration({ baseUrl: server.url, configPath: home.config });
   assert.equal(early.state, 'unregistered');
-  assert.match(early.state === 'unregistered' ? early.message : '', /does not recognise this cli_id \(401\).*GET http:\/\/127\.0\.0\.1:\d+\/user\/submissions\?limit=1.*register discord --reset/);
+  assert.match(
+    early.state === 'unregistered' ? early.message : '',
+    /does not recognise this cli_id \(401\).*GET http:\/\/127\.0\.0\.1:\d+\/user\/submissions\?limit=1.*register discord --reset/,
+  );
   assert.doesNotMatch(early.state === 'unregistered' ? early.message : '', new RegExp(started.cliId));
 
   const callback = await completeOAuthInBrowser(started.authorizeUrl, 'alice');
@@ -49,7 +62,10 @@ test('core: register, sign in (browser), check; re-register with reset retires t
   assert.equal((await checkRegistration({ baseUrl: server.url, cliId: started.cliId })).state, 'unregistered');
 
   // a session without a cli_id says what to run
-  await assert.rejects(openGpuMode({ baseUrl: server.url, configPath: `${home.dir}/none.yaml` }), (e: unknown) => e instanceof GpuModeError && e.type === 'no-identity');
+  await assert.rejects(
+    openGpuMode({ baseUrl: server.url, configPath: `${home.dir}/none.yaml` }),
+    (e: unknown) => e instanceof GpuModeError && e.type === 'no-identity',
+  );
 });
 
 test('CLI: `register github` prints the URL, saves cli_id keeping other keys, waits for the browser sign-in', async (t) => {
@@ -69,7 +85,10 @@ test('CLI: `register github` prints the URL, saves cli_id keeping other keys, wa
   assert.ok(signedIn, run.stdout);
   assert.equal((await signedIn).status, 200);
   assert.match(run.stdout, /Registering with GPU MODE \(http:\/\/127\.0\.0\.1:\d+\) via GitHub/);
-  assert.match(run.stdout, /client_id=Ov23lieFd2onYk4OnKIR&state=[A-Za-z0-9_-]+&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fauth%2Fcli%2Fgithub/);
+  assert.match(
+    run.stdout,
+    /client_id=Ov23lieFd2onYk4OnKIR&state=[A-Za-z0-9_-]+&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fauth%2Fcli%2Fgithub/,
+  );
   assert.match(run.stdout, /Registered: GPU MODE accepts this cli_id/);
   const config = readFileSync(home.config, 'utf8');
   assert.match(config, /^# shared with popcorn-cli\nfavourite_gpu: MI300\ncli_id: [0-9a-f-]{36}\n$/);
@@ -94,7 +113,10 @@ test('CLI: an unknown provider is bad input; --no-wait returns at once', async (
   // not signed in: the next call explains the 401 and how to register again
   const list = await home.cli(['submissions', 'list']);
   assert.equal(list.code, 1);
-  assert.match(list.stderr, /GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized auth header\): GET http:\/\/127\.0\.0\.1:\d+\/user\/submissions\?limit=20\. To register again, run `kernel-runner register discord --reset`/);
+  assert.match(
+    list.stderr,
+    /GPU MODE does not recognise this cli_id \(401\) \(Invalid or unauthorized auth header\): GET http:\/\/127\.0\.0\.1:\d+\/user\/submissions\?limit=20\. To register again, run `kernel-runner register discord --reset`/,
+  );
   const id = /cli_id: (\S+)/.exec(readFileSync(home.config, 'utf8'))?.[1] ?? '';
   assert.ok(!list.stderr.includes(id), 'the cli_id is never printed');
 });

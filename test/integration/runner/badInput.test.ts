@@ -5,7 +5,17 @@ import { request } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { RunnerStartError, startRunner } from '../../../src/runner/index';
-import { form, post, readSse, solutions, startTestRunner, submitAndRead, tempDir, terminal, type TestRunner } from './helpers';
+import {
+  form,
+  post,
+  readSse,
+  solutions,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  type TestRunner,
+} from './helpers';
 
 const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
 /** The solution without its own `#!POPCORN` header line. */
@@ -24,7 +34,10 @@ async function detail(res: Response): Promise<string> {
 async function inStreamDetail(res: Response): Promise<string> {
   assert.equal(res.status, 200);
   const events = await readSse(res);
-  assert.deepEqual(events.map((e) => e.event), ['status', 'error']);
+  assert.deepEqual(
+    events.map((e) => e.event),
+    ['status', 'error'],
+  );
   const error = events[1]!.data as { status: string; detail: string; status_code: number };
   assert.equal(error.status, 'error');
   assert.equal(error.status_code, 400);
@@ -32,7 +45,11 @@ async function inStreamDetail(res: Response): Promise<string> {
 }
 
 /** A raw request (fetch would normalise `..` in the path). */
-function rawGet(url: string, rawPath: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function rawGet(
+  url: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: rawPath, method: 'GET', headers }, (res) => {
@@ -73,17 +90,31 @@ describe('bad uploads and routes', () => {
   });
 
   test('not UTF-8: 400', async () => {
-    const res = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: new Uint8Array([0x70, 0x72, 0xff, 0xfe, 0x0a]) });
+    const res = await post(url('/vectoradd_py/CPU/test'), {
+      fileName: 'a.py',
+      content: new Uint8Array([0x70, 0x72, 0xff, 0xfe, 0x0a]),
+    });
     assert.equal(res.status, 400);
     assert.match(await detail(res), /UTF-8/);
   });
 
   test('bad extension: 400 (in-stream on the plain streaming route); .hip only on the script leaderboard', async () => {
-    const txt = await post(url('/vectoradd_py/CPU/test'), { fileName: 'notes.txt', content: 'x = 1\n', extensions: true });
+    const txt = await post(url('/vectoradd_py/CPU/test'), {
+      fileName: 'notes.txt',
+      content: 'x = 1\n',
+      extensions: true,
+    });
     assert.equal(txt.status, 400);
     assert.match(await detail(txt), /\.py/);
-    assert.match(await inStreamDetail(await post(url('/vectoradd_py/CPU/test'), { fileName: 'notes.txt', content: 'x = 1\n' })), /\.py/);
-    const hip = await post(url('/vectoradd_py/CPU/test'), { fileName: 'k.hip', content: 'int main() {}\n', extensions: true });
+    assert.match(
+      await inStreamDetail(await post(url('/vectoradd_py/CPU/test'), { fileName: 'notes.txt', content: 'x = 1\n' })),
+      /\.py/,
+    );
+    const hip = await post(url('/vectoradd_py/CPU/test'), {
+      fileName: 'k.hip',
+      content: 'int main() {}\n',
+      extensions: true,
+    });
     assert.equal(hip.status, 400);
     const bg = await post(url('/submission/vectoradd_py/CPU/test'), { fileName: 'k.hip', content: 'int main() {}\n' });
     assert.equal(bg.status, 400, 'the background route answers every refusal itself');
@@ -103,7 +134,10 @@ describe('bad uploads and routes', () => {
     assert.match(await detail(lb), /Leaderboard 'nope' not found.*vectoradd_py/);
     const gpu = await post(url('/vectoradd_py/H100/test'), { fileName: 'a.py', content: correct });
     assert.equal(gpu.status, 400);
-    assert.equal(await detail(gpu), "GPU type 'H100' is not supported for leaderboard 'vectoradd_py'. Supported GPUs: CPU");
+    assert.equal(
+      await detail(gpu),
+      "GPU type 'H100' is not supported for leaderboard 'vectoradd_py'. Supported GPUs: CPU",
+    );
     const mode = await post(url('/vectoradd_py/CPU/fast'), { fileName: 'a.py', content: correct });
     assert.equal(mode.status, 400);
     assert.match(await detail(mode), /Invalid submission mode value: 'fast'/);
@@ -114,26 +148,53 @@ describe('bad uploads and routes', () => {
   });
 
   test('bad directives: unknown, repeated, other leaderboard -> 400 naming the line', async () => {
-    const unknown = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN colour blue\n' + body, extensions: true });
+    const unknown = await post(url('/vectoradd_py/CPU/test'), {
+      fileName: 'a.py',
+      content: '#!POPCORN colour blue\n' + body,
+      extensions: true,
+    });
     assert.equal(unknown.status, 400);
     assert.match(await detail(unknown), /a\.py:1: Invalid !POPCORN directive: colour/);
-    const repeated = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN gpu CPU\n#!POPCORN gpu CPU\n' + body, extensions: true });
+    const repeated = await post(url('/vectoradd_py/CPU/test'), {
+      fileName: 'a.py',
+      content: '#!POPCORN gpu CPU\n#!POPCORN gpu CPU\n' + body,
+      extensions: true,
+    });
     assert.equal(repeated.status, 400);
     assert.match(await detail(repeated), /a\.py:2: Found multiple values/);
-    const other = await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard prefixsum_py\n' + body, extensions: true });
+    const other = await post(url('/vectoradd_py/CPU/test'), {
+      fileName: 'a.py',
+      content: '#!POPCORN leaderboard prefixsum_py\n' + body,
+      extensions: true,
+    });
     assert.equal(other.status, 400);
-    assert.match(await detail(other), /a\.py:1: Leaderboard name `vectoradd_py` specified in the command doesn't match/);
+    assert.match(
+      await detail(other),
+      /a\.py:1: Leaderboard name `vectoradd_py` specified in the command doesn't match/,
+    );
     // a plain client (popcorn-cli) gets the same refusal inside the stream, as upstream sends it
     assert.match(
-      await inStreamDetail(await post(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard prefixsum_py\n' + body })),
+      await inStreamDetail(
+        await post(url('/vectoradd_py/CPU/test'), {
+          fileName: 'a.py',
+          content: '#!POPCORN leaderboard prefixsum_py\n' + body,
+        }),
+      ),
       /Leaderboard name `vectoradd_py` specified in the command doesn't match/,
     );
-    const same = await submitAndRead(url('/vectoradd_py/CPU/test'), { fileName: 'a.py', content: '#!POPCORN leaderboard vectoradd_py\n#!POPCORN gpu CPU\n' + body });
+    const same = await submitAndRead(url('/vectoradd_py/CPU/test'), {
+      fileName: 'a.py',
+      content: '#!POPCORN leaderboard vectoradd_py\n#!POPCORN gpu CPU\n' + body,
+    });
     assert.equal(terminal(same).event, 'result');
   });
 
   test('not multipart, or no file field: 422', async () => {
-    const json = await fetch(url('/vectoradd_py/CPU/test'), { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+    const json = await fetch(url('/vectoradd_py/CPU/test'), {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(json.status, 422);
     assert.match(await detail(json), /multipart/);
     const fd = new FormData();
@@ -159,10 +220,25 @@ describe('bad uploads and routes', () => {
   });
 
   test('artifact names cannot leave the job folder, however encoded', async () => {
-    const events = await submitAndRead(url('/script/CPU/test'), { fileName: 'a.py', content: 'print(1)\n', extensions: true });
+    const events = await submitAndRead(url('/script/CPU/test'), {
+      fileName: 'a.py',
+      content: 'print(1)\n',
+      extensions: true,
+    });
     const id = (events[0]!.data as { job_id: number }).job_id;
     const secretMarker = '"base_url"';
-    for (const name of ['..%2Fjob.json', '%2e%2e%2fjob.json', '%2E%2E%2Fsubmission%2Fa.py', '%252e%252e%252fjob.json', '..%5Cjob.json', '.job.json', '%2Fetc%2Fpasswd', 'job.json%00.zip', '..', '%2e%2e']) {
+    for (const name of [
+      '..%2Fjob.json',
+      '%2e%2e%2fjob.json',
+      '%2E%2E%2Fsubmission%2Fa.py',
+      '%252e%252e%252fjob.json',
+      '..%5Cjob.json',
+      '.job.json',
+      '%2Fetc%2Fpasswd',
+      'job.json%00.zip',
+      '..',
+      '%2e%2e',
+    ]) {
       const r = await rawGet(runner.url, `/jobs/${id}/artifacts/${name}`);
       assert.ok(r.status === 400 || r.status === 404, `${name}: ${r.status}`);
       assert.ok(!r.body.includes(secretMarker) && !r.body.includes('root:'), `${name} leaked a file`);
@@ -183,7 +259,11 @@ describe('bad uploads and routes', () => {
     assert.equal(origin.status, 403);
     assert.match(origin.body, /Cross-origin/);
     const fd = form('a.py', 'print(1)\n');
-    const browserPost = await fetch(url('/script/CPU/test'), { method: 'POST', body: fd, headers: { Origin: 'https://attacker.example' } });
+    const browserPost = await fetch(url('/script/CPU/test'), {
+      method: 'POST',
+      body: fd,
+      headers: { Origin: 'https://attacker.example' },
+    });
     assert.equal(browserPost.status, 403);
     assert.equal((await rawGet(runner.url, '/health', { Host: 'localhost' })).status, 200);
   });
@@ -205,12 +285,22 @@ describe('token', () => {
     const wrong = await fetch(`${runner.url}/leaderboards`, { headers: { Authorization: 'Bearer nope' } });
     assert.equal(wrong.status, 401);
     assert.equal(await detail(wrong), 'Invalid token');
-    assert.equal((await fetch(`${runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}x` } })).status, 401);
-    assert.equal((await fetch(`${runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}` } })).status, 200);
+    assert.equal(
+      (await fetch(`${runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}x` } })).status,
+      401,
+    );
+    assert.equal(
+      (await fetch(`${runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}` } })).status,
+      200,
+    );
     assert.equal((await fetch(`${runner.url}/leaderboards`, { headers: { 'X-Popcorn-Cli-Id': token } })).status, 200);
     const upload = await post(`${runner.url}/script/CPU/test`, { fileName: 'a.py', content: 'print(1)\n' });
     assert.equal(upload.status, 401);
-    const ok = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'a.py', content: 'print(1)\n', headers: { 'X-Popcorn-Cli-Id': token } });
+    const ok = await submitAndRead(`${runner.url}/script/CPU/test`, {
+      fileName: 'a.py',
+      content: 'print(1)\n',
+      headers: { 'X-Popcorn-Cli-Id': token },
+    });
     assert.equal(terminal(ok).event, 'result');
     assert.equal((await fetch(`${runner.url}/jobs/1/events`)).status, 401);
     assert.equal((await fetch(`${runner.url}/jobs/1/artifacts/x.zip`)).status, 401);

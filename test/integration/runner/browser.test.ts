@@ -43,7 +43,14 @@ async function recordingRelay(target: URL, seen: Seen[]): Promise<{ server: TcpS
             const line = lines.find((l) => l.toLowerCase().startsWith(`${name}:`));
             return line ? line.slice(name.length + 1).trim() : null;
           };
-          entry = { method, path: reqPath, origin: header('origin'), site: header('sec-fetch-site'), status: null, answer: '' };
+          entry = {
+            method,
+            path: reqPath,
+            origin: header('origin'),
+            site: header('sec-fetch-site'),
+            status: null,
+            answer: '',
+          };
           seen.push(entry);
         }
       }
@@ -81,80 +88,99 @@ if (!haveChromium) {
   console.error(`\n!!! SKIPPED: ${msg}\n`);
 }
 
-describe('browser requests from another local origin', { skip: haveChromium ? false : `${chromiumPath} is missing` }, () => {
-  let runner: TestRunner;
-  let relay: TcpServer;
-  /** What the page calls the runner: the relay in front of it. */
-  let runnerUrl: string;
-  let attacker: Server;
-  let attackerUrl: string;
-  let browser: Browser;
-  let page: Page;
-  let scratch: string;
-  let marker: string;
-  let submission: string;
-  const seen: Seen[] = [];
-  const route = '/script/CPU/test';
+describe(
+  'browser requests from another local origin',
+  { skip: haveChromium ? false : `${chromiumPath} is missing` },
+  () => {
+    let runner: TestRunner;
+    let relay: TcpServer;
+    /** What the page calls the runner: the relay in front of it. */
+    let runnerUrl: string;
+    let attacker: Server;
+    let attackerUrl: string;
+    let browser: Browser;
+    let page: Page;
+    let scratch: string;
+    let marker: string;
+    let submission: string;
+    const seen: Seen[] = [];
+    const route = '/script/CPU/test';
 
-  before(async () => {
-    scratch = tempDir('kr-browser-');
-    marker = path.join(scratch, 'the-submission-ran');
-    submission = `open(${JSON.stringify(marker)}, "w").write("ran")\nprint("ran")\n`;
-    runner = await startTestRunner();
-    ({ server: relay, url: runnerUrl } = await recordingRelay(new URL(runner.url), seen));
-    attacker = createServer((req, res) => {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end('<!doctype html><title>a page on another origin</title><body>hello</body>');
+    before(async () => {
+      scratch = tempDir('kr-browser-');
+      marker = path.join(scratch, 'the-submission-ran');
+      submission = `open(${JSON.stringify(marker)}, "w").write("ran")\nprint("ran")\n`;
+      runner = await startTestRunner();
+      ({ server: relay, url: runnerUrl } = await recordingRelay(new URL(runner.url), seen));
+      attacker = createServer((req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.end('<!doctype html><title>a page on another origin</title><body>hello</body>');
+      });
+      await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', () => r()));
+      attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+      const { chromium } = await import('playwright-core');
+      // launch() starts from a fresh, empty profile (a --user-data-dir of its own)
+      browser = await chromium.launch({
+        executablePath: chromiumPath,
+        headless: true,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--disable-dev-shm-usage',
+        ],
+      });
+      page = await browser.newPage();
     });
-    await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', () => r()));
-    attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-    const { chromium } = await import('playwright-core');
-    // launch() starts from a fresh, empty profile (a --user-data-dir of its own)
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+
+    after(async () => {
+      await browser?.close();
+      await new Promise<void>((r) => (attacker ? attacker.close(() => r()) : r()));
+      await new Promise<void>((r) => (relay ? relay.close(() => r()) : r()));
+      await runner?.dispose();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     });
-    page = await browser.newPage();
-  });
 
-  after(async () => {
-    await browser?.close();
-    await new Promise<void>((r) => (attacker ? attacker.close(() => r()) : r()));
-    await new Promise<void>((r) => (relay ? relay.close(() => r()) : r()));
-    await runner?.dispose();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+    /**
+     * Runs `script` (the source of a browser-side function of `{action, code}`: this project's tsconfig has no DOM
+     * library) in a fresh page of the other origin; returns the runner's answer to the POST it made.
+     */
+    async function attack(script: string): Promise<Seen> {
+      const before = seen.length;
+      await page.goto(attackerUrl);
+      await page.evaluate(`(${script})(${JSON.stringify({ action: `${runnerUrl}${route}`, code: submission })})`);
+      return waitFor(
+        "the page's request to reach the runner and be answered",
+        () => seen.slice(before).find((e) => e.method === 'POST' && e.path === route && e.status !== null),
+        15_000,
+      );
+    }
 
-  /**
-   * Runs `script` (the source of a browser-side function of `{action, code}`: this project's tsconfig has no DOM
-   * library) in a fresh page of the other origin; returns the runner's answer to the POST it made.
-   */
-  async function attack(script: string): Promise<Seen> {
-    const before = seen.length;
-    await page.goto(attackerUrl);
-    await page.evaluate(`(${script})(${JSON.stringify({ action: `${runnerUrl}${route}`, code: submission })})`);
-    return waitFor("the page's request to reach the runner and be answered", () => seen.slice(before).find((e) => e.method === 'POST' && e.path === route && e.status !== null), 15_000);
-  }
+    async function assertNothingRan(): Promise<void> {
+      await new Promise((r) => setTimeout(r, 300)); // a job that had been accepted would have started by now
+      assert.deepEqual(readdirSync(path.join(runner.dataDir, 'jobs')), [], 'no job was made');
+      assert.equal(existsSync(marker), false, 'the submission did not run');
+      const health = await fetch(`${runner.url}/health`);
+      assert.equal(health.status, 200, 'the runner still serves');
+    }
 
-  async function assertNothingRan(): Promise<void> {
-    await new Promise((r) => setTimeout(r, 300)); // a job that had been accepted would have started by now
-    assert.deepEqual(readdirSync(path.join(runner.dataDir, 'jobs')), [], 'no job was made');
-    assert.equal(existsSync(marker), false, 'the submission did not run');
-    const health = await fetch(`${runner.url}/health`);
-    assert.equal(health.status, 200, 'the runner still serves');
-  }
+    function assertRefused(answer: Seen, origin: string, detail: RegExp): void {
+      assert.equal(answer.status, 403, JSON.stringify(answer));
+      assert.equal(answer.origin, origin, JSON.stringify(answer));
+      // Chromium says the page is not the runner's own: same-site (another port of 127.0.0.1) or cross-site
+      assert.ok(
+        answer.site !== null && answer.site !== 'same-origin' && answer.site !== 'none',
+        JSON.stringify(answer),
+      );
+      assert.match((JSON.parse(answer.answer) as { detail: string }).detail, detail);
+    }
 
-  function assertRefused(answer: Seen, origin: string, detail: RegExp): void {
-    assert.equal(answer.status, 403, JSON.stringify(answer));
-    assert.equal(answer.origin, origin, JSON.stringify(answer));
-    // Chromium says the page is not the runner's own: same-site (another port of 127.0.0.1) or cross-site
-    assert.ok(answer.site !== null && answer.site !== 'same-origin' && answer.site !== 'none', JSON.stringify(answer));
-    assert.match((JSON.parse(answer.answer) as { detail: string }).detail, detail);
-  }
-
-  /** A multipart form with the submission as its file field, posted into an iframe (the page stays). */
-  const formPost = `({ action, code }) => {
+    /** A multipart form with the submission as its file field, posted into an iframe (the page stays). */
+    const formPost = `({ action, code }) => {
     const frame = document.createElement('iframe');
     frame.name = 'sink-' + Math.random();
     document.body.append(frame);
@@ -174,26 +200,26 @@ describe('browser requests from another local origin', { skip: haveChromium ? fa
     form.submit();
   }`;
 
-  test('a form POST of a submission (Origin: the other page): 403, nothing runs', async () => {
-    const answer = await attack(formPost);
-    assertRefused(answer, attackerUrl, /Cross-origin requests are refused/);
-    await assertNothingRan();
-  });
+    test('a form POST of a submission (Origin: the other page): 403, nothing runs', async () => {
+      const answer = await attack(formPost);
+      assertRefused(answer, attackerUrl, /Cross-origin requests are refused/);
+      await assertNothingRan();
+    });
 
-  test('the same form under referrer=no-referrer (Origin: null): 403, nothing runs', async () => {
-    const answer = await attack(`(args) => {
+    test('the same form under referrer=no-referrer (Origin: null): 403, nothing runs', async () => {
+      const answer = await attack(`(args) => {
       const meta = document.createElement('meta');
       meta.name = 'referrer';
       meta.content = 'no-referrer';
       document.head.append(meta);
       (${formPost})(args);
     }`);
-    assertRefused(answer, 'null', /Cross-origin requests are refused \(Origin: null\)/);
-    await assertNothingRan();
-  });
+      assertRefused(answer, 'null', /Cross-origin requests are refused \(Origin: null\)/);
+      await assertNothingRan();
+    });
 
-  test('a sandboxed iframe doing fetch (Origin: null): 403, nothing runs', async () => {
-    const answer = await attack(`({ action, code }) => {
+    test('a sandboxed iframe doing fetch (Origin: null): 403, nothing runs', async () => {
+      const answer = await attack(`({ action, code }) => {
       const frame = document.createElement('iframe');
       frame.setAttribute('sandbox', 'allow-scripts');
       frame.srcdoc =
@@ -201,28 +227,29 @@ describe('browser requests from another local origin', { skip: haveChromium ? fa
         'fetch(' + JSON.stringify(action) + ', { method: "POST", body: fd, mode: "no-cors" }).catch(() => {});</' + 'script>';
       document.body.append(frame);
     }`);
-    assertRefused(answer, 'null', /Cross-origin requests are refused \(Origin: null\)/);
-    await assertNothingRan();
-  });
+      assertRefused(answer, 'null', /Cross-origin requests are refused \(Origin: null\)/);
+      await assertNothingRan();
+    });
 
-  test('a no-cors fetch with a truncated multipart body: 403, the runner keeps serving', async () => {
-    const answer = await attack(`({ action, code }) => {
+    test('a no-cors fetch with a truncated multipart body: 403, the runner keeps serving', async () => {
+      const answer = await attack(`({ action, code }) => {
       const b = 'kr-attack';
       // no closing boundary
       const body = '--' + b + '\\r\\nContent-Disposition: form-data; name="file"; filename="attack.py"\\r\\n\\r\\n' + code;
       fetch(action, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'multipart/form-data; boundary=' + b }, body }).catch(() => undefined);
     }`);
-    assertRefused(answer, attackerUrl, /Cross-origin requests are refused/);
-    await assertNothingRan();
-  });
+      assertRefused(answer, attackerUrl, /Cross-origin requests are refused/);
+      await assertNothingRan();
+    });
 
-  test('every request the pages made reached the runner and was refused', async () => {
-    const posts = seen.filter((e) => e.method === 'POST');
-    assert.equal(posts.length, 4, JSON.stringify(seen, null, 1));
-    for (const p of posts) assert.equal(p.status, 403, JSON.stringify(p));
-    await assertNothingRan();
-  });
-});
+    test('every request the pages made reached the runner and was refused', async () => {
+      const posts = seen.filter((e) => e.method === 'POST');
+      assert.equal(posts.length, 4, JSON.stringify(seen, null, 1));
+      for (const p of posts) assert.equal(p.status, 403, JSON.stringify(p));
+      await assertNothingRan();
+    });
+  },
+);
 
 // What Chromium always sends is above; the rules for what other browsers may send, as raw headers.
 describe('browser headers, as raw requests', () => {
@@ -238,20 +265,24 @@ describe('browser headers, as raw requests', () => {
     await tokened?.dispose();
   });
 
-  async function status(runner: TestRunner, headers: Record<string, string>): Promise<{ status: number; detail?: string }> {
+  async function status(
+    runner: TestRunner,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; detail?: string }> {
     const res = await fetch(`${runner.url}/leaderboards`, { headers });
     const body = (await res.json()) as { detail?: string };
     return { status: res.status, detail: body.detail };
   }
 
-  test('without a token: a cross-site or same-site request without Origin is refused; the user\'s own (none, same-origin) pass', async () => {
+  test("without a token: a cross-site or same-site request without Origin is refused; the user's own (none, same-origin) pass", async () => {
     for (const site of ['cross-site', 'same-site']) {
       const r = await status(open, { 'Sec-Fetch-Site': site });
       assert.equal(r.status, 403, site);
       assert.match(r.detail ?? '', new RegExp(`Sec-Fetch-Site: ${site}`));
     }
-    for (const site of ['none', 'same-origin']) assert.equal((await status(open, { 'Sec-Fetch-Site': site })).status, 200, site);
-    assert.equal((await status(open, { Origin: new URL(open.url).origin })).status, 200, 'the runner\'s own origin');
+    for (const site of ['none', 'same-origin'])
+      assert.equal((await status(open, { 'Sec-Fetch-Site': site })).status, 200, site);
+    assert.equal((await status(open, { Origin: new URL(open.url).origin })).status, 200, "the runner's own origin");
     assert.equal((await status(open, {})).status, 200, 'a tool');
   });
 
@@ -263,6 +294,10 @@ describe('browser headers, as raw requests', () => {
       assert.match(r.detail ?? '', /Cross-origin requests are refused/);
     }
     assert.equal((await status(tokened, { ...auth, Origin: new URL(tokened.url).origin })).status, 200);
-    assert.equal((await status(tokened, { ...auth, 'Sec-Fetch-Site': 'cross-site' })).status, 200, 'a token holder may use a browser tool');
+    assert.equal(
+      (await status(tokened, { ...auth, 'Sec-Fetch-Site': 'cross-site' })).status,
+      200,
+      'a token holder may use a browser tool',
+    );
   });
 });

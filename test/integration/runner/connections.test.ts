@@ -21,14 +21,22 @@ function port(runner: TestRunner): number {
 }
 
 /** Sends `parts` (a pause between them), then waits for the server to close the socket. */
-function exchange(runner: TestRunner, parts: Array<string | Buffer>, opts: { endAfter?: boolean; limitMs?: number } = {}): Promise<RawAnswer> {
+function exchange(
+  runner: TestRunner,
+  parts: Array<string | Buffer>,
+  opts: { endAfter?: boolean; limitMs?: number } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port(runner), '127.0.0.1');
     const chunks: Buffer[] = [];
     let started = 0;
     const limit = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server did not close the connection within ${opts.limitMs ?? 10_000} ms; got: ${Buffer.concat(chunks).toString('latin1').slice(0, 300)}`));
+      reject(
+        new Error(
+          `the server did not close the connection within ${opts.limitMs ?? 10_000} ms; got: ${Buffer.concat(chunks).toString('latin1').slice(0, 300)}`,
+        ),
+      );
     }, opts.limitMs ?? 10_000);
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', () => undefined); // a reset after the answer is fine
@@ -37,7 +45,12 @@ function exchange(runner: TestRunner, parts: Array<string | Buffer>, opts: { end
       const text = Buffer.concat(chunks).toString('utf8');
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
       const split = text.indexOf('\r\n\r\n');
-      resolve({ text, status: m ? Number(m[1]) : null, body: split >= 0 ? text.slice(split + 4) : '', closedAfterMs: Date.now() - started });
+      resolve({
+        text,
+        status: m ? Number(m[1]) : null,
+        body: split >= 0 ? text.slice(split + 4) : '',
+        closedAfterMs: Date.now() - started,
+      });
     });
     socket.on('connect', () => {
       started = Date.now();
@@ -48,7 +61,12 @@ function exchange(runner: TestRunner, parts: Array<string | Buffer>, opts: { end
 }
 
 /** Sends the head, then `body` `step` bytes every `pauseMs` until the server closes; what was sent and answered. */
-async function trickleBody(runner: TestRunner, body: string, step: number, pauseMs: number): Promise<{ sent: number; text: string }> {
+async function trickleBody(
+  runner: TestRunner,
+  body: string,
+  step: number,
+  pauseMs: number,
+): Promise<{ sent: number; text: string }> {
   const socket = connect(port(runner), '127.0.0.1');
   socket.on('error', () => undefined);
   const chunks: Buffer[] = [];
@@ -106,7 +124,12 @@ async function healthy(runner: TestRunner): Promise<void> {
 describe('uploads and connections (short timeouts)', () => {
   let runner: TestRunner;
   before(async () => {
-    runner = await startTestRunner({ headersTimeoutMs: 300, bodyIdleTimeoutMs: 300, bodyMinBytesPerSec: 100, bodyTimeoutMs: 4000 });
+    runner = await startTestRunner({
+      headersTimeoutMs: 300,
+      bodyIdleTimeoutMs: 300,
+      bodyMinBytesPerSec: 100,
+      bodyTimeoutMs: 4000,
+    });
   });
   after(() => runner.dispose());
 
@@ -152,7 +175,11 @@ describe('uploads and connections (short timeouts)', () => {
   });
 
   test('half a request head, then silence: closed after the header timeout with a JSON 408', async () => {
-    const answer = await exchange(runner, ['POST /script/CPU/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-'], { limitMs: 5000 });
+    const answer = await exchange(
+      runner,
+      ['POST /script/CPU/test HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-'],
+      { limitMs: 5000 },
+    );
     assert.ok(answer.closedAfterMs >= 250, `closed after ${answer.closedAfterMs} ms, before the timeout`);
     assert.equal(answer.status, 408, answer.text);
     assert.match(detailOf(answer), /did not arrive in time/);
@@ -214,7 +241,9 @@ describe('uploads and connections (short timeouts)', () => {
   });
 
   test('a huge request head: 431 with a JSON detail', async () => {
-    const answer = await exchange(runner, [`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`]);
+    const answer = await exchange(runner, [
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`,
+    ]);
     assert.equal(answer.status, 431, answer.text.slice(0, 200));
     assert.match(detailOf(answer), /too large/);
     await healthy(runner);
@@ -289,7 +318,11 @@ describe('connection cap', () => {
       await new Promise<void>((r) => s.once('connect', () => r()));
       silent.push(s);
     }
-    await waitFor('the oldest silent connection to be closed', () => (closedByServer.length ? true : undefined), 10_000);
+    await waitFor(
+      'the oldest silent connection to be closed',
+      () => (closedByServer.length ? true : undefined),
+      10_000,
+    );
     assert.deepEqual(closedByServer, [0]);
     await healthyOnce(runner);
     for (const s of silent) s.destroy();
@@ -299,24 +332,41 @@ describe('connection cap', () => {
   test('past maxConnections of trusted connections, new sockets are closed at once; the service answers again once they go', async () => {
     const held: Socket[] = [];
     // the last test's sockets may still be closing on the server's side: a refused one is tried again
-    await waitFor('four trusted connections held', async () => {
-      const s = await trustedAndHeld(runner);
-      if (s) held.push(s);
-      else await new Promise((r) => setTimeout(r, 100));
-      return held.length === 4 ? true : undefined;
-    }, 20_000);
+    await waitFor(
+      'four trusted connections held',
+      async () => {
+        const s = await trustedAndHeld(runner);
+        if (s) held.push(s);
+        else await new Promise((r) => setTimeout(r, 100));
+        return held.length === 4 ? true : undefined;
+      },
+      20_000,
+    );
     for (let i = 0; i < 3; i++) {
-      const extra = await exchange(runner, ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'], { limitMs: 3000 });
+      const extra = await exchange(runner, ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'], {
+        limitMs: 3000,
+      });
       assert.equal(extra.status, null, `an extra connection got an answer: ${extra.text}`);
       assert.equal(extra.text, '');
     }
-    assert.ok(held.every((s) => !s.destroyed), 'the trusted connections were kept');
+    assert.ok(
+      held.every((s) => !s.destroyed),
+      'the trusted connections were kept',
+    );
     for (const s of held) s.destroy();
     // raw requests with a limit: a fetch whose connection is dropped at accept can wait a long time
-    await waitFor('the service to answer again', async () => {
-      const answer = await exchange(runner, ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'], { limitMs: 3000 });
-      return answer.status === 200 ? true : undefined;
-    }, 10_000);
+    await waitFor(
+      'the service to answer again',
+      async () => {
+        const answer = await exchange(
+          runner,
+          ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'],
+          { limitMs: 3000 },
+        );
+        return answer.status === 200 ? true : undefined;
+      },
+      10_000,
+    );
     assertNothingLeft(runner);
   });
 });

@@ -8,7 +8,10 @@ import { repoRoot, tempDir } from './helpers';
 export function gpuInfoBin(): string {
   const bin = tempDir('kr-gpuinfo-');
   const fixtures = path.join(repoRoot, 'test/fixtures/gpu-info');
-  writeFileSync(path.join(bin, 'rocminfo'), `#!/bin/sh\n# test stand-in for rocminfo: two MI300X\nexec cat '${path.join(fixtures, 'rocminfo-mi300x.txt')}'\n`);
+  writeFileSync(
+    path.join(bin, 'rocminfo'),
+    `#!/bin/sh\n# test stand-in for rocminfo: two MI300X\nexec cat '${path.join(fixtures, 'rocminfo-mi300x.txt')}'\n`,
+  );
   writeFileSync(
     path.join(bin, 'amd-smi'),
     `#!/bin/sh\n# test stand-in for amd-smi: static --json only\n[ "$1 $2" = "static --json" ] || { echo "amd-smi stand-in: only static --json" >&2; exit 2; }\nexec cat '${path.join(fixtures, 'amd-smi-static-mi300x.json')}'\n`,
@@ -51,4 +54,3 @@ export function counterRows(csv: string): Array<{ counter: string; kernel: strin
     return { counter: cells[cols.indexOf('Counter_Name')]!, kernel: cells[cols.indexOf('Kernel_Name')]! };
   });
 }
-

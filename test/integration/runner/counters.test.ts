@@ -25,7 +25,11 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
   let bin: string;
   before(async () => {
     bin = gpuInfoBin();
-    const env = { ...process.env, PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter), KR_FAKE_ROCPROF_NOISE: 'none' };
+    const env = {
+      ...process.env,
+      PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter),
+      KR_FAKE_ROCPROF_NOISE: 'none',
+    };
     runner = await startTestRunner({ profiler: 'auto', env });
     assert.equal(runner.info.profiler?.kind, 'rocprofv3');
     assert.ok(runner.info.gpus.includes('MI300'), `GPUs: ${runner.info.gpus.join(', ')}`);
@@ -36,8 +40,17 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
   });
 
   test('one case, three --pmc passes of gfx942 roofline counters, kernel regex and launch window: every pass in the archive, sysinfo.csv beside', async () => {
-    const fields = { counters: 'roofline', kernel_regex: 'addition|subtract', kernel_iteration_range: '1-2', case: '1' };
-    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
+    const fields = {
+      counters: 'roofline',
+      kernel_regex: 'addition|subtract',
+      kernel_iteration_range: '1-2',
+      case: '1',
+    };
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, {
+      method: 'POST',
+      body: formWith(fields),
+      headers: { [EXTENSIONS_HEADER]: '1' },
+    });
     assert.equal(res.status, 200);
     const events = await readSse(res);
     const result = resultEventSchema.parse(terminal(events).data);
@@ -74,16 +87,35 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
       assert.ok(file, `pass_${i + 1} counter output in ${names.join(', ')}`);
       const rows = counterRows(zip.get(file)!.toString('utf8'));
       assert.ok(rows.length > 0, file);
-      assert.deepEqual([...new Set(rows.map((r) => r.counter))].sort(), [...group].sort(), `${file}: the counters of pass ${i + 1}`);
-      assert.deepEqual(rows.filter((r) => !/addition|subtract/.test(r.kernel)), [], 'only kernels the regex selects have counters');
-      assert.ok(names.some((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_kernel_trace.csv')), 'each pass has its kernel trace');
+      assert.deepEqual(
+        [...new Set(rows.map((r) => r.counter))].sort(),
+        [...group].sort(),
+        `${file}: the counters of pass ${i + 1}`,
+      );
+      assert.deepEqual(
+        rows.filter((r) => !/addition|subtract/.test(r.kernel)),
+        [],
+        'only kernels the regex selects have counters',
+      );
+      assert.ok(
+        names.some((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_kernel_trace.csv')),
+        'each pass has its kernel trace',
+      );
     }
     assert.ok(!names.some((n) => /^pass_4\//.test(n)), 'no fourth pass');
 
     const [header, row] = zip.get('sysinfo.csv')!.toString('utf8').trim().split('\n') as [string, string];
     const sysinfo = Object.fromEntries(header.split(',').map((h, i) => [h, row.split(',')[i]]));
     assert.deepEqual(
-      [sysinfo.gpu_arch, sysinfo.gpu_model, sysinfo.cu_per_gpu, sysinfo.max_sclk, sysinfo.max_mclk, sysinfo.num_hbm_channels, sysinfo.total_l2_chan],
+      [
+        sysinfo.gpu_arch,
+        sysinfo.gpu_model,
+        sysinfo.cu_per_gpu,
+        sysinfo.max_sclk,
+        sysinfo.max_mclk,
+        sysinfo.num_hbm_channels,
+        sysinfo.total_l2_chan,
+      ],
       ['gfx942', 'MI300X_A1', '304', '2100', '1300', '128', '128'],
     );
     assert.equal(sysinfo.sources, 'rocminfo: read; amd-smi: read');
@@ -92,36 +124,67 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
     const pass1Kernels = new Map<string, number>();
     const pass1Trace = names.find((n) => n.startsWith('pass_1/') && n.endsWith('_kernel_trace.csv'))!;
     const traceLines = zip.get(pass1Trace)!.toString('utf8').trim().split('\n');
-    const nameAt = traceLines[0]!.split(',').map((h) => h.replace(/"/g, '')).indexOf('Kernel_Name');
+    const nameAt = traceLines[0]!
+      .split(',')
+      .map((h) => h.replace(/"/g, ''))
+      .indexOf('Kernel_Name');
     for (const line of traceLines.slice(1)) {
-      const name = [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"'))[nameAt]!;
+      const name = [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) =>
+        m[1]!.replace(/^"|"$/g, '').replace(/""/g, '"'),
+      )[nameAt]!;
       pass1Kernels.set(name, (pass1Kernels.get(name) ?? 0) + 1);
     }
     assert.ok(pass1Kernels.size > 0, pass1Trace);
     const summary = profile.summary!;
     assert.ok(summary, 'the runner summarised the profile');
-    assert.deepEqual(new Map(summary.kernels.map((k) => [k.name, k.calls])), pass1Kernels, 'calls of one pass, not three');
+    assert.deepEqual(
+      new Map(summary.kernels.map((k) => [k.name, k.calls])),
+      pass1Kernels,
+      'calls of one pass, not three',
+    );
     assert.deepEqual(summary.passes, { count: 3, timingsFrom: 'pass_1', counters: ['pass_1', 'pass_2', 'pass_3'] });
     const roofline = summary.roofline!;
     assert.ok(roofline, 'a roofline');
     assert.equal(roofline.peaksFrom, 'spec');
-    assert.deepEqual(Object.entries(roofline.peaks).filter(([, v]) => v === null).map(([k]) => k), [], 'every peak known');
+    assert.deepEqual(
+      Object.entries(roofline.peaks)
+        .filter(([, v]) => v === null)
+        .map(([k]) => k),
+      [],
+      'every peak known',
+    );
     assert.ok(roofline.peaks.hbmGBps! > 0);
     assert.ok(roofline.kernels.length > 0);
     for (const k of roofline.kernels) {
       assert.ok(k.bound === 'memory' || k.bound === 'compute', `${k.name}: bound ${k.bound}`);
       // each pass counts the same dispatches (the iteration range's): one pass's rows per dispatch, not three passes'
-      const pass1Rows = counterRows(zip.get(names.find((n) => n.startsWith('pass_1/') && n.endsWith('_counter_collection.csv'))!)!.toString('utf8'));
-      assert.equal(k.dispatches, pass1Rows.filter((r) => r.kernel === k.name).length / expectedPasses[0]!.length, `${k.name}: dispatches of one pass`);
+      const pass1Rows = counterRows(
+        zip.get(names.find((n) => n.startsWith('pass_1/') && n.endsWith('_counter_collection.csv'))!)!.toString('utf8'),
+      );
+      assert.equal(
+        k.dispatches,
+        pass1Rows.filter((r) => r.kernel === k.name).length / expectedPasses[0]!.length,
+        `${k.name}: dispatches of one pass`,
+      );
     }
     // the timeline is one pass's: the other passes' traces stay in their folders
     assert.ok(names.includes('combined.pftrace'), names.join(', '));
-    assert.ok(!names.some((n) => n.startsWith('pass_1/') && n.endsWith('.pftrace')), 'pass_1 went into combined.pftrace');
-    assert.ok(names.some((n) => n.startsWith('pass_2/') && n.endsWith('.pftrace')), 'pass_2 kept out of it');
+    assert.ok(
+      !names.some((n) => n.startsWith('pass_1/') && n.endsWith('.pftrace')),
+      'pass_1 went into combined.pftrace',
+    );
+    assert.ok(
+      names.some((n) => n.startsWith('pass_2/') && n.endsWith('.pftrace')),
+      'pass_2 kept out of it',
+    );
   });
 
   test('kernel selection without counters: passed to rocprofv3, no --pmc, and the run says what it selects', async () => {
-    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith({ kernel_regex: '^void addition', case: '0' }), headers: { [EXTENSIONS_HEADER]: '1' } });
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, {
+      method: 'POST',
+      body: formWith({ kernel_regex: '^void addition', case: '0' }),
+      headers: { [EXTENSIONS_HEADER]: '1' },
+    });
     const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
     assert.deepEqual(Object.keys(runs), ['profile.0']);
     const run = runs['profile.0']!.run!;
@@ -136,21 +199,36 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
 
   test('counters and PC sampling in one run: every --pmc pass is a sampled run, the hot spots add the passes up', async () => {
     const fields = { counters: 'roofline', case: '0', pc_sampling: 'host_trap', pc_sampling_interval: '4' };
-    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, {
+      method: 'POST',
+      body: formWith(fields),
+      headers: { [EXTENSIONS_HEADER]: '1' },
+    });
     assert.equal(res.status, 200);
     const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
     const run = runs['profile.0']!.run!;
     assert.equal(run.passed, true, run.stderr);
     const passes = splitIntoPasses(rooflineCounters('gfx942'));
-    assert.ok(run.command.includes(`${passes.map((g) => `--pmc ${g.join(' ')}`).join(' ')} --pc-sampling-beta-enabled --pc-sampling-method host_trap --pc-sampling-unit time --pc-sampling-interval 4 --output-format`), run.command);
+    assert.ok(
+      run.command.includes(
+        `${passes.map((g) => `--pmc ${g.join(' ')}`).join(' ')} --pc-sampling-beta-enabled --pc-sampling-method host_trap --pc-sampling-unit time --pc-sampling-interval 4 --output-format`,
+      ),
+      run.command,
+    );
     const profile = runs['profile.0']!.profile!;
     const zip = await readZip(Buffer.from(profile.trace, 'base64'));
     const names = [...zip.keys()];
     for (const [i, group] of passes.entries()) {
       const counters = names.find((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_counter_collection.csv'));
       assert.ok(counters, `pass_${i + 1} counters in ${names.join(', ')}`);
-      assert.deepEqual([...new Set(counterRows(zip.get(counters)!.toString('utf8')).map((r) => r.counter))].sort(), [...group].sort());
-      assert.ok(names.some((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_pc_sampling_host_trap.csv')), `pass_${i + 1} samples in ${names.join(', ')}`);
+      assert.deepEqual(
+        [...new Set(counterRows(zip.get(counters)!.toString('utf8')).map((r) => r.counter))].sort(),
+        [...group].sort(),
+      );
+      assert.ok(
+        names.some((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_pc_sampling_host_trap.csv')),
+        `pass_${i + 1} samples in ${names.join(', ')}`,
+      );
     }
     const hot = traceSummarySchema.parse(profile.summary).hotspots;
     // 21 recorded host-trap samples (the fixture's PROVENANCE.md) in each of the passes
@@ -165,16 +243,32 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
     const jobsDir = path.join(runner.dataDir, 'jobs');
     const before = readdirSync(jobsDir, { withFileTypes: true }).length;
     for (const [mode, fields, detail] of [
-      ['profile', { counters: 'SQ_WAVES;touch /tmp/kr-pwned' }, /Invalid profile option 'counters': counter name "SQ_WAVES;touch \/tmp\/kr-pwned" is not valid/],
+      [
+        'profile',
+        { counters: 'SQ_WAVES;touch /tmp/kr-pwned' },
+        /Invalid profile option 'counters': counter name "SQ_WAVES;touch \/tmp\/kr-pwned" is not valid/,
+      ],
       ['profile', { counters: 'rooflne' }, /unknown counter preset "rooflne"/],
       ['profile', { kernel_regex: 'gemm(' }, /Invalid profile option 'kernel_regex'/],
       ['profile', { kernel_iteration_range: '5-1' }, /Invalid profile option 'kernel_iteration_range'/],
       ['profile', { case: '2' }, /'case': 2 is past the last benchmark case of vectoradd_py \(2 cases: 0 to 1\)/],
       ['benchmark', { counters: 'roofline' }, /profile options apply to profile mode only, not benchmark/],
-      ['profile', { counters: 'roofline', pc_sampling: 'stochastic', pc_sampling_interval: '1000' }, /Invalid profile option 'pc_sampling_interval': stochastic PC sampling takes a power of two/],
-      ['profile', { pc_sampling: 'host_trap', pc_sampling_unit: 'cycles' }, /Invalid profile option 'pc_sampling': host_trap PC sampling counts its interval in time/],
+      [
+        'profile',
+        { counters: 'roofline', pc_sampling: 'stochastic', pc_sampling_interval: '1000' },
+        /Invalid profile option 'pc_sampling_interval': stochastic PC sampling takes a power of two/,
+      ],
+      [
+        'profile',
+        { pc_sampling: 'host_trap', pc_sampling_unit: 'cycles' },
+        /Invalid profile option 'pc_sampling': host_trap PC sampling counts its interval in time/,
+      ],
     ] as const) {
-      const res = await fetch(`${runner.url}/vectoradd_py/MI300/${mode}`, { method: 'POST', body: formWith(fields), headers: { [EXTENSIONS_HEADER]: '1' } });
+      const res = await fetch(`${runner.url}/vectoradd_py/MI300/${mode}`, {
+        method: 'POST',
+        body: formWith(fields),
+        headers: { [EXTENSIONS_HEADER]: '1' },
+      });
       assert.equal(res.status, 400, JSON.stringify(fields));
       const body = (await res.json()) as { detail: string };
       assert.match(body.detail, detail);
@@ -188,7 +282,12 @@ describe('profile mode with counters=roofline on a rocprofv3 that takes one --pm
   let bin: string;
   before(async () => {
     bin = gpuInfoBin();
-    const env = { ...process.env, PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter), KR_FAKE_ROCPROF_NOISE: 'none', KR_FAKE_ROCPROF_PMC: 'legacy' };
+    const env = {
+      ...process.env,
+      PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter),
+      KR_FAKE_ROCPROF_NOISE: 'none',
+      KR_FAKE_ROCPROF_PMC: 'legacy',
+    };
     runner = await startTestRunner({ profiler: 'auto', env });
   });
   after(async () => {
@@ -197,7 +296,11 @@ describe('profile mode with counters=roofline on a rocprofv3 that takes one --pm
   });
 
   test('its help says no multi-pass: the passes go in an -i input file, with the same pass_<n>/ layout', async () => {
-    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, { method: 'POST', body: formWith({ counters: 'roofline', case: '0' }), headers: { [EXTENSIONS_HEADER]: '1' } });
+    const res = await fetch(`${runner.url}/vectoradd_py/MI300/profile`, {
+      method: 'POST',
+      body: formWith({ counters: 'roofline', case: '0' }),
+      headers: { [EXTENSIONS_HEADER]: '1' },
+    });
     const runs = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs;
     const run = runs['profile.0']!.run!;
     assert.equal(run.passed, true, run.stderr);
@@ -207,7 +310,10 @@ describe('profile mode with counters=roofline on a rocprofv3 that takes one --pm
     for (const [i, group] of splitIntoPasses(rooflineCounters('gfx942')).entries()) {
       const name = [...zip.keys()].find((n) => n.startsWith(`pass_${i + 1}/`) && n.endsWith('_counter_collection.csv'));
       assert.ok(name, `pass_${i + 1} in ${[...zip.keys()].join(', ')}`);
-      assert.deepEqual([...new Set(counterRows(zip.get(name)!.toString('utf8')).map((r) => r.counter))].sort(), [...group].sort());
+      assert.deepEqual(
+        [...new Set(counterRows(zip.get(name)!.toString('utf8')).map((r) => r.counter))].sort(),
+        [...group].sort(),
+      );
     }
   });
 });

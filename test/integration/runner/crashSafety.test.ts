@@ -11,7 +11,18 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { jobRecordSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { readHighWaterMark } from '../../../src/runner/eventLog';
-import { marker, pidAlive, post, readSse, repoRoot, tempDir, terminal, waitFor, withMarker, type SseEvent } from './helpers';
+import {
+  marker,
+  pidAlive,
+  post,
+  readSse,
+  repoRoot,
+  tempDir,
+  terminal,
+  waitFor,
+  withMarker,
+  type SseEvent,
+} from './helpers';
 
 const main = path.join(repoRoot, 'src/cli/main.ts');
 
@@ -23,10 +34,30 @@ interface Serve {
 
 /** `kernel-runner serve` as a child process (from the sources), on `dataDir`. */
 async function startServe(dataDir: string): Promise<Serve> {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2', '--kill-grace', '1'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      main,
+      'serve',
+      '--port',
+      '0',
+      '--no-token',
+      '--data-dir',
+      dataDir,
+      '--profiler',
+      'none',
+      '--heartbeat',
+      '0.2',
+      '--kill-grace',
+      '1',
+    ],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (t: string) => (err += t));
   const lines = createInterface({ input: child.stdout! });
@@ -53,14 +84,16 @@ async function record(url: string, id: number): Promise<JobRecord> {
 
 const ids = (events: SseEvent[]) => events.map((e) => Number(e.id));
 
-
-
 /** The job's two marked processes (the program and its child), once both are there. */
 function markedPair(mark: string): Promise<number[]> {
-  return waitFor(`the two processes marked ${mark}`, () => {
-    const found = withMarker(mark);
-    return found.length >= 2 ? found : undefined;
-  }, 10_000);
+  return waitFor(
+    `the two processes marked ${mark}`,
+    () => {
+      const found = withMarker(mark);
+      return found.length >= 2 ? found : undefined;
+    },
+    10_000,
+  );
 }
 
 /** Only if an assertion failed: the test's own processes, found by their marker, are not left behind. */
@@ -78,17 +111,18 @@ function killLeftovers(mark: string): void {
  * Re-executes itself with `mark` as its argument (same pid) and starts a child carrying it too, then prints a
  * numbered line every millisecond or so, for a long time.
  */
-const chatty = (mark: string) => [
-  'import os, subprocess, sys, time',
-  `if "${mark}" not in sys.argv:`,
-  `    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "${mark}"])`,
-  `child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "${mark}"])`,
-  'print("started", flush=True)',
-  'for i in range(200000):',
-  '    print(f"line {i}", flush=True)',
-  '    time.sleep(0.001)',
-  '',
-].join('\n');
+const chatty = (mark: string) =>
+  [
+    'import os, subprocess, sys, time',
+    `if "${mark}" not in sys.argv:`,
+    `    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "${mark}"])`,
+    `child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "${mark}"])`,
+    'print("started", flush=True)',
+    'for i in range(200000):',
+    '    print(f"line {i}", flush=True)',
+    '    time.sleep(0.001)',
+    '',
+  ].join('\n');
 
 test('SIGKILL mid-job: after a restart a resume from the highest id seen gets the interrupted end, numbered past it', async () => {
   const dataDir = tempDir('kr-crash-');
@@ -97,7 +131,11 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
   let second: Serve | undefined;
   try {
     first = await startServe(dataDir);
-    const res = await post(`${first.url}/script/CPU/test`, { fileName: 'chatty.py', content: chatty(mark), extensions: true });
+    const res = await post(`${first.url}/script/CPU/test`, {
+      fileName: 'chatty.py',
+      content: chatty(mark),
+      extensions: true,
+    });
     assert.equal(res.status, 200);
     // read live output for a while, then kill the service while the stream is still flowing
     const seen = await readSse(res, (_ev, all) => all.filter((e) => e.event === 'output').length >= 300);
@@ -105,7 +143,11 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
     const pids = await markedPair(mark);
     assert.equal(pids.length, 2, 'the program and its child run');
     const highest = Math.max(...ids(seen));
-    assert.deepEqual(ids(seen), ids(seen).map((_, i) => i + 1), 'live ids are consecutive');
+    assert.deepEqual(
+      ids(seen),
+      ids(seen).map((_, i) => i + 1),
+      'live ids are consecutive',
+    );
     await kill(first, 'SIGKILL');
     const eventsPath = path.join(dataDir, 'jobs', String(jobId), 'events.sse');
     assert.ok(readHighWaterMark(eventsPath) >= highest, 'every id a client was given is covered by the mark on disk');
@@ -120,7 +162,10 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
     second = await startServe(dataDir);
     const rec = await record(second.url, jobId);
     assert.equal(rec.state, 'interrupted');
-    assert.ok(rec.last_event_id > highest, `the record's last id ${rec.last_event_id} is past the highest seen ${highest}`);
+    assert.ok(
+      rec.last_event_id > highest,
+      `the record's last id ${rec.last_event_id} is past the highest seen ${highest}`,
+    );
 
     for (const resume of [
       () => fetch(`${second!.url}/jobs/${jobId}/events`, { headers: { 'Last-Event-ID': String(highest) } }),
@@ -130,7 +175,10 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
       assert.equal(answer.status, 200, 'a resume from an id the client was given is never a 400');
       const rest = await readSse(answer);
       assert.ok(rest.length >= 1);
-      assert.ok(ids(rest).every((id) => id > highest), `ids ${ids(rest).join(',')} are all past ${highest}: none reused`);
+      assert.ok(
+        ids(rest).every((id) => id > highest),
+        `ids ${ids(rest).join(',')} are all past ${highest}: none reused`,
+      );
       const end = terminal(rest);
       assert.equal(end.event, 'error');
       assert.match((end.data as { detail: string }).detail, /Interrupted/);
@@ -141,16 +189,29 @@ test('SIGKILL mid-job: after a restart a resume from the highest id seen gets th
     // a full replay: strictly increasing ids, one terminal event, the interrupted end last
     const all = await readSse(await fetch(`${second.url}/jobs/${jobId}/events`));
     const allIds = ids(all);
-    assert.ok(allIds.every((id, i) => i === 0 || id > allIds[i - 1]!), 'strictly increasing');
+    assert.ok(
+      allIds.every((id, i) => i === 0 || id > allIds[i - 1]!),
+      'strictly increasing',
+    );
     assert.equal(all.filter((e) => e.event === 'error' || e.event === 'result').length, 1);
     assert.equal(terminal(all).event, 'error');
-    assert.ok(!allIds.some((id) => id > highest - 40 && id <= highest), 'the lost frames are not renumbered into ids the client saw');
+    assert.ok(
+      !allIds.some((id) => id > highest - 40 && id <= highest),
+      'the lost frames are not renumbered into ids the client saw',
+    );
     // what the first client saw and what is on disk agree where both have it: no id names two events
     const onDisk = new Map(all.map((e) => [e.id, e.raw]));
     const onBoth = seen.filter((e) => onDisk.has(e.id));
     assert.ok(onBoth.length > 0, 'some events the client saw are on disk');
-    assert.deepEqual(onBoth.map((e) => [e.id, onDisk.get(e.id)]), onBoth.map((e) => [e.id, e.raw]));
-    await waitFor('the job left behind by the killed runner to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 10_000);
+    assert.deepEqual(
+      onBoth.map((e) => [e.id, onDisk.get(e.id)]),
+      onBoth.map((e) => [e.id, e.raw]),
+    );
+    await waitFor(
+      'the job left behind by the killed runner to be gone',
+      () => (pids.every((p) => !pidAlive(p)) ? true : undefined),
+      10_000,
+    );
     assert.deepEqual(withMarker(mark), []);
   } finally {
     if (first) await kill(first, 'SIGKILL');
@@ -170,12 +231,16 @@ test('kernel-runner submit against a runner gone for good ends after a bounded n
     const file = path.join(work, 'chatty.py');
     writeFileSync(file, chatty(mark));
     const started = Date.now();
-    const cli = spawn(process.execPath, ['--import', 'tsx', main, 'submit', file, '--server', serve.url, '--mode', 'test'], {
-      cwd: repoRoot, // where tsx resolves
-      // a short wait between reconnects, so that the attempts run out in a second or so
-      env: { ...process.env, NO_COLOR: '1', KERNEL_RUNNER_RECONNECT_MS: '20' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const cli = spawn(
+      process.execPath,
+      ['--import', 'tsx', main, 'submit', file, '--server', serve.url, '--mode', 'test'],
+      {
+        cwd: repoRoot, // where tsx resolves
+        // a short wait between reconnects, so that the attempts run out in a second or so
+        env: { ...process.env, NO_COLOR: '1', KERNEL_RUNNER_RECONNECT_MS: '20' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     cli.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
@@ -215,7 +280,11 @@ test('SIGTERM of serve with a job running: the job is interrupted after a restar
   let second: Serve | undefined;
   try {
     first = await startServe(dataDir);
-    const res = await post(`${first.url}/script/CPU/test`, { fileName: 'chatty.py', content: chatty(mark), extensions: true });
+    const res = await post(`${first.url}/script/CPU/test`, {
+      fileName: 'chatty.py',
+      content: chatty(mark),
+      extensions: true,
+    });
     const seen = await readSse(res, (_ev, all) => all.filter((e) => e.event === 'output').length >= 20);
     const jobId = (seen[0]!.data as { job_id: number }).job_id;
     const pids = await markedPair(mark);
@@ -226,7 +295,10 @@ test('SIGTERM of serve with a job running: the job is interrupted after a restar
     const [code] = await exited;
     assert.equal(code, 0, first.stderr());
     assert.match(first.stderr(), /SIGTERM: stopping jobs/);
-    assert.ok(pids.every((p) => !pidAlive(p)), `processes left: ${pids.filter(pidAlive).join(', ')}`);
+    assert.ok(
+      pids.every((p) => !pidAlive(p)),
+      `processes left: ${pids.filter(pidAlive).join(', ')}`,
+    );
     assert.deepEqual(withMarker(mark), [], 'no process of the job is left');
     // the record on disk says it, before anything else reads the data dir
     const stored = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(jobId), 'job.json'), 'utf8')) as JobRecord;
@@ -236,7 +308,9 @@ test('SIGTERM of serve with a job running: the job is interrupted after a restar
     second = await startServe(dataDir);
     const rec = await record(second.url, jobId);
     assert.equal(rec.state, 'interrupted');
-    const rest = await readSse(await fetch(`${second.url}/jobs/${jobId}/events`, { headers: { 'Last-Event-ID': String(highest) } }));
+    const rest = await readSse(
+      await fetch(`${second.url}/jobs/${jobId}/events`, { headers: { 'Last-Event-ID': String(highest) } }),
+    );
     assert.ok(ids(rest).every((id) => id > highest));
     assert.equal(terminal(rest).event, 'error');
     assert.equal(rest.filter((e) => e.event === 'error').length, 1, 'one terminal event: the restart adds none');

@@ -8,7 +8,16 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { leaderboardListSchema, resultEventSchema, userSubmissionDetailSchema } from '../../../src/core/protocol/api';
 import { findOnPath } from '../../../src/runner/profilers';
-import { post, pythonOnlyBin, readSse, repoRoot, startTestRunner, submitAndRead, terminal, type TestRunner } from './helpers';
+import {
+  post,
+  pythonOnlyBin,
+  readSse,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  terminal,
+  type TestRunner,
+} from './helpers';
 
 const problemsDir = path.join(repoRoot, 'test/fixtures/cuda-problems');
 const solution = (name: string) => readFileSync(path.join(problemsDir, 'vectorsum_cu/solutions', name), 'utf8');
@@ -30,7 +39,11 @@ describe('lang: cu problem with nvcc', { skip: nvcc ? false : 'nvcc is not insta
   });
 
   test('leaderboard mode: built with nvcc in each run folder, then test, benchmark, ranked run and the secret copy', async () => {
-    const events = await submitAndRead(`${runner.url}/vectorsum_cu/CPU/leaderboard`, { fileName: 'my_kernel.cu', content: solution('correct.cu'), extensions: true });
+    const events = await submitAndRead(`${runner.url}/vectorsum_cu/CPU/leaderboard`, {
+      fileName: 'my_kernel.cu',
+      content: solution('correct.cu'),
+      extensions: true,
+    });
     const result = resultEventSchema.parse(terminal(events).data);
     assert.equal(result.results.length, 2, 'public and secret runs');
     const runs = result.results[0]!.runs;
@@ -41,7 +54,10 @@ describe('lang: cu problem with nvcc', { skip: nvcc ? false : 'nvcc is not insta
       assert.equal(comp.nvcc_found, true);
       assert.match(comp.nvcc_version, /release|V\d/);
       // kernelbot's flags, the task's define, its sources in order, saved under the task's file name
-      assert.match(comp.command, /^nvcc --std=c\+\+20 -DNDEBUG .* -O3 .*-DVECTORSUM_RUNS=20 eval\.cu submission\.cu -arch=native -o eval\.out$/);
+      assert.match(
+        comp.command,
+        /^nvcc --std=c\+\+20 -DNDEBUG .* -O3 .*-DVECTORSUM_RUNS=20 eval\.cu submission\.cu -arch=native -o eval\.out$/,
+      );
       assert.equal(ev.run!.passed, true, ev.run!.stderr);
       assert.match(ev.run!.command, /\/eval\.out (test|benchmark|leaderboard) \S+\.cases$/);
     }
@@ -49,7 +65,7 @@ describe('lang: cu problem with nvcc', { skip: nvcc ? false : 'nvcc is not insta
     assert.equal(runs.benchmark!.run!.result['benchmark.0.runs'], '20', 'config.defines reached the compiler');
     assert.equal(result.results[1]!.runs.leaderboard!.run!.passed, true);
     const out = events.filter((e) => e.event === 'output').map((e) => (e.data as { text: string }).text);
-    assert.ok(out.includes('eval.out: test on 2 case(s): pass'), 'the evaluator\'s output streams live');
+    assert.ok(out.includes('eval.out: test on 2 case(s): pass'), "the evaluator's output streams live");
     const statuses = events.filter((e) => e.event === 'status').map((e) => (e.data as { run?: string }).run);
     assert.ok(statuses.includes('compile'), 'the compile step is a run of its own in status events');
     const id = (events[0]!.data as { job_id: number }).job_id;
@@ -58,8 +74,11 @@ describe('lang: cu problem with nvcc', { skip: nvcc ? false : 'nvcc is not insta
     assert.equal(detail.file_name, 'my_kernel.cu');
   });
 
-  test('a submission that does not compile: the compiler\'s errors in the result, nothing run', async () => {
-    const events = await submitAndRead(`${runner.url}/vectorsum_cu/CPU/test`, { fileName: 'broken.cu', content: solution('broken.cu') });
+  test("a submission that does not compile: the compiler's errors in the result, nothing run", async () => {
+    const events = await submitAndRead(`${runner.url}/vectorsum_cu/CPU/test`, {
+      fileName: 'broken.cu',
+      content: solution('broken.cu'),
+    });
     const result = resultEventSchema.parse(terminal(events).data);
     const ev = result.results[0]!.runs.test!;
     assert.equal(ev.run, null);
@@ -83,7 +102,10 @@ describe('lang: cu problem without nvcc', () => {
   });
 
   test('a clear compile error naming nvcc and what to do; the secret run is not attempted', async () => {
-    const res = await post(`${runner.url}/submission/vectorsum_cu/CPU/leaderboard`, { fileName: 'k.cu', content: solution('correct.cu') });
+    const res = await post(`${runner.url}/submission/vectorsum_cu/CPU/leaderboard`, {
+      fileName: 'k.cu',
+      content: solution('correct.cu'),
+    });
     assert.equal(res.status, 202);
     const id = ((await res.json()) as { details: { id: number } }).details.id;
     const events = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
@@ -92,13 +114,20 @@ describe('lang: cu problem without nvcc', () => {
     const ev = result.results[0]!.runs.test!;
     assert.equal(ev.run, null);
     assert.equal(ev.compilation?.nvcc_found, false);
-    assert.match(ev.compilation!.stderr, /nvcc was not found on this runner's PATH, so the vectorsum_cu task cannot be built here/);
+    assert.match(
+      ev.compilation!.stderr,
+      /nvcc was not found on this runner's PATH, so the vectorsum_cu task cannot be built here/,
+    );
     assert.match(ev.compilation!.stderr, /--server URL/);
     assert.equal(((await (await fetch(`${runner.url}/jobs/${id}`)).json()) as { state: string }).state, 'failed');
   });
 
   test('a CUDA leaderboard takes .cu files, not Python', async () => {
-    const res = await post(`${runner.url}/vectorsum_cu/CPU/test`, { fileName: 'k.py', content: 'def custom_kernel(d):\n    return sum(d)\n', extensions: true });
+    const res = await post(`${runner.url}/vectorsum_cu/CPU/test`, {
+      fileName: 'k.py',
+      content: 'def custom_kernel(d):\n    return sum(d)\n',
+      extensions: true,
+    });
     assert.equal(res.status, 400);
     assert.match(((await res.json()) as { detail: string }).detail, /takes CUDA submissions/);
   });

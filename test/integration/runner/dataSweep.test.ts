@@ -27,12 +27,20 @@ test('a burst of floods is swept back under --max-data when the sweep gap is ove
   const logged: string[] = [];
   const budget = 4 * MiB;
   // a gap longer than the burst takes: the jobs' ends fall inside it, and only the deferred sweep can run
-  const runner = await startTestRunner({ retention: { maxTotalBytes: budget }, retentionGapMs: 5000, log: (l) => logged.push(l) });
+  const runner = await startTestRunner({
+    retention: { maxTotalBytes: budget },
+    retentionGapMs: 5000,
+    log: (l) => logged.push(l),
+  });
   try {
     const jobs = path.join(runner.dataDir, 'jobs');
     const ids = await Promise.all(
       Array.from({ length: 5 }, async (_, i) => {
-        const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: `flood${i}.py`, content: flood, extensions: true });
+        const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+          fileName: `flood${i}.py`,
+          content: flood,
+          extensions: true,
+        });
         assert.equal(terminal(events).event, 'result');
         return (events[0]!.data as { job_id: number }).job_id;
       }),
@@ -40,8 +48,15 @@ test('a burst of floods is swept back under --max-data when the sweep gap is ove
     const newest = Math.max(...ids);
     // the five together are well over the budget (5 x 1 MB of output, each stored at ~1.2x); a sweep may already be
     // deleting while the last result arrives, so only its outcome is asserted
-    await waitFor('the deferred sweep to bring the data dir under its budget', () => (dirBytes(jobs) <= budget ? true : undefined), 60_000);
-    assert.ok(logged.some((l) => /^retention: deleted \d+ old job/.test(l)), logged.join('\n'));
+    await waitFor(
+      'the deferred sweep to bring the data dir under its budget',
+      () => (dirBytes(jobs) <= budget ? true : undefined),
+      60_000,
+    );
+    assert.ok(
+      logged.some((l) => /^retention: deleted \d+ old job/.test(l)),
+      logged.join('\n'),
+    );
     assert.ok(existsSync(path.join(jobs, String(newest))), 'the newest job stays');
   } finally {
     await runner.dispose();

@@ -11,7 +11,17 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import yauzl from 'yauzl';
 import { expandOutput, outputEventSchema, resultEventSchema } from '../../../src/core/protocol/api';
-import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor } from './helpers';
+import {
+  post,
+  readSse,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  testBin,
+  waitFor,
+} from './helpers';
 
 const MiB = 1024 * 1024;
 
@@ -47,7 +57,9 @@ function zipEntryText(buf: Buffer, suffix: string): Promise<string> {
         zip.openReadStream(entry, (e, stream) => {
           if (e || !stream) return reject(e ?? new Error('no stream'));
           const parts: Buffer[] = [];
-          stream.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+          stream
+            .on('data', (c: Buffer) => parts.push(c))
+            .on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
         });
       });
       zip.on('end', () => reject(new Error(`no ${suffix} in the zip`)));
@@ -60,22 +72,42 @@ describe('the event log of short lines', () => {
   test('costs at most about twice the bytes the program wrote, and every line is in it once', async () => {
     const runner = await startTestRunner();
     try {
-      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'short.py', content: shortLines(5), extensions: true });
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+        fileName: 'short.py',
+        content: shortLines(5),
+        extensions: true,
+      });
       const result = resultEventSchema.parse(terminal(events).data);
       const run = result.results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 0);
       const [, wrote, blocks] = /bytes (\d+) blocks (\d+)/.exec(run.stderr) ?? [];
       const written = Number(wrote);
       assert.ok(written > 5_000_000, `the program wrote ${written} bytes`);
-      const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
-      assert.equal(lines.filter((l) => l.stream === 'stdout').length, Number(blocks) * 60000 + 1, 'every stdout line once');
-      assert.equal(lines.filter((l) => l.stream === 'stderr').length, Number(blocks) * 3000 + 1, 'every stderr line once');
+      const lines = events
+        .filter((e) => e.event === 'output')
+        .flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
+      assert.equal(
+        lines.filter((l) => l.stream === 'stdout').length,
+        Number(blocks) * 60000 + 1,
+        'every stdout line once',
+      );
+      assert.equal(
+        lines.filter((l) => l.stream === 'stderr').length,
+        Number(blocks) * 3000 + 1,
+        'every stderr line once',
+      );
       const outBytes = lines.reduce((n, l) => n + Buffer.byteLength(l.text) + 1, 0);
       assert.ok(outBytes >= written, `every byte arrived as a line (${outBytes} of ${written})`);
-      assert.ok(lines.filter((l) => l.noise).length > 0 && lines.some((l) => !l.noise && l.stream === 'stderr'), 'noise and program lines both classified');
+      assert.ok(
+        lines.filter((l) => l.noise).length > 0 && lines.some((l) => !l.noise && l.stream === 'stderr'),
+        'noise and program lines both classified',
+      );
       const jobDir = path.join(runner.dataDir, 'jobs', String((events[0]!.data as { job_id: number }).job_id));
       const log = statSync(path.join(jobDir, 'events.sse')).size;
-      assert.ok(log <= 2 * written, `event log ${log} bytes for ${written} bytes of output (${(log / written).toFixed(2)}x)`);
+      assert.ok(
+        log <= 2 * written,
+        `event log ${log} bytes for ${written} bytes of output (${(log / written).toFixed(2)}x)`,
+      );
       assert.ok(dirBytes(jobDir) <= 2 * written + MiB, `job folder ${dirBytes(jobDir)} bytes`);
     } finally {
       await runner.dispose();
@@ -87,14 +119,23 @@ describe('--max-job-output', () => {
   test('output past the limit is cut with a note, live and in the result; the program runs to its end', async () => {
     const runner = await startTestRunner({ maxJobOutputBytes: 1 * MiB });
     try {
-      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'flood.py', content: shortLines(6, 'the end'), extensions: true });
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+        fileName: 'flood.py',
+        content: shortLines(6, 'the end'),
+        extensions: true,
+      });
       const job = (events[0]!.data as { job_id: number }).job_id;
       const result = resultEventSchema.parse(terminal(events).data);
       const run = result.results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 0, 'the program was not stopped');
       assert.match(run.stdout, /the end\n$/, "the result keeps the output's tail");
-      assert.match(run.stderr, /output cut: this job reached its limit of 1\.0 MiB of stored output \(--max-job-output\)/);
-      const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
+      assert.match(
+        run.stderr,
+        /output cut: this job reached its limit of 1\.0 MiB of stored output \(--max-job-output\)/,
+      );
+      const lines = events
+        .filter((e) => e.event === 'output')
+        .flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
       const cut = lines.findIndex((l) => l.text.startsWith('[kernel-runner] output cut'));
       assert.equal(cut, lines.length - 1, 'the note is the last live line, and nothing follows it');
       assert.ok(!lines.some((l) => l.text === 'the end'), 'nothing past the limit was stored');
@@ -107,9 +148,18 @@ describe('--max-job-output', () => {
 
   test("profile mode: the profiler's stderr log takes from the same budget and ends with the note", async () => {
     const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}` };
-    const runner = await startTestRunner({ profiler: 'rocprofv3', env, maxJobOutputBytes: 1 * MiB, inlineTraceBytes: 0 });
+    const runner = await startTestRunner({
+      profiler: 'rocprofv3',
+      env,
+      maxJobOutputBytes: 1 * MiB,
+      inlineTraceBytes: 0,
+    });
     try {
-      const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'flood.py', content: shortLines(3), extensions: true });
+      const events = await submitAndRead(`${runner.url}/script/CPU/profile`, {
+        fileName: 'flood.py',
+        content: shortLines(3),
+        extensions: true,
+      });
       const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
       assert.equal(ev.run!.exit_code, 0);
       assert.match(ev.run!.stderr, /output cut/);
@@ -133,7 +183,11 @@ describe('serve --max-data', () => {
     const ids: number[] = [];
     try {
       for (let i = 0; i < 4; i++) {
-        const res = await post(`${first.url}/script/CPU/test`, { fileName: `j${i}.py`, content: shortLines(0.4), extensions: true });
+        const res = await post(`${first.url}/script/CPU/test`, {
+          fileName: `j${i}.py`,
+          content: shortLines(0.4),
+          extensions: true,
+        });
         const events = await readSse(res);
         ids.push((events[0]!.data as { job_id: number }).job_id);
       }
@@ -141,20 +195,48 @@ describe('serve --max-data', () => {
       await first.close();
     }
     const sizes = ids.map((id) => dirBytes(path.join(dataDir, 'jobs', String(id))));
-    assert.ok(sizes.every((s) => s > 300_000), `each job keeps its output: ${sizes.join(', ')}`);
+    assert.ok(
+      sizes.every((s) => s > 300_000),
+      `each job keeps its output: ${sizes.join(', ')}`,
+    );
     const budget = sizes[2]! + sizes[3]! + 10_000; // room for the newest two only
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--max-data', String(budget)], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src/cli/main.ts'),
+        'serve',
+        '--port',
+        '0',
+        '--no-token',
+        '--data-dir',
+        dataDir,
+        '--profiler',
+        'none',
+        '--max-data',
+        String(budget),
+      ],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr!.setEncoding('utf8').on('data', (t: string) => (err += t));
     try {
       const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
       const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
       assert.ok(url, line + err);
-      await waitFor('the start sweep', () => (!existsSync(path.join(dataDir, 'jobs', String(ids[1]))) ? true : undefined), 10_000);
-      assert.deepEqual(ids.map((id) => existsSync(path.join(dataDir, 'jobs', String(id)))), [false, false, true, true]);
+      await waitFor(
+        'the start sweep',
+        () => (!existsSync(path.join(dataDir, 'jobs', String(ids[1]))) ? true : undefined),
+        10_000,
+      );
+      assert.deepEqual(
+        ids.map((id) => existsSync(path.join(dataDir, 'jobs', String(id)))),
+        [false, false, true, true],
+      );
       assert.equal((await fetch(`${url}/jobs/${ids[0]}`)).status, 404, 'a deleted job is gone from the API too');
       assert.equal((await fetch(`${url}/jobs/${ids[3]}`)).status, 200);
       assert.match(err, /retention: deleted 2 old job\(s\)/);
@@ -162,7 +244,23 @@ describe('serve --max-data', () => {
       child.kill('SIGTERM');
       await once(child, 'exit');
     }
-    const bad = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--max-data', 'lots'], { cwd: repoRoot });
+    const bad = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src/cli/main.ts'),
+        'serve',
+        '--port',
+        '0',
+        '--no-token',
+        '--data-dir',
+        dataDir,
+        '--max-data',
+        'lots',
+      ],
+      { cwd: repoRoot },
+    );
     let badErr = '';
     bad.stderr.setEncoding('utf8').on('data', (t: string) => (badErr += t));
     const [code] = (await once(bad, 'exit')) as [number];

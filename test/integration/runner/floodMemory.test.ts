@@ -35,9 +35,27 @@ before(async () => {
     const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
     assert.equal(r.status, 0, 'build failed');
   }
-  serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--script-timeout', '3600', '--max-job-output', '4GiB'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  serve = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      '--port',
+      '0',
+      '--no-token',
+      '--data-dir',
+      dataDir,
+      '--profiler',
+      'none',
+      '--script-timeout',
+      '3600',
+      '--max-job-output',
+      '4GiB',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(serve);
   const lines = createInterface({ input: serve.stdout! });
   const [first] = (await once(lines, 'line')) as [string];
@@ -76,7 +94,8 @@ function readEvents(res: Response): Reader {
   let done = false;
   const parser = createParser({
     onEvent(m) {
-      if (m.event === 'output') for (const line of expandOutput(outputEventSchema.parse(JSON.parse(m.data)))) out.push(line.text);
+      if (m.event === 'output')
+        for (const line of expandOutput(outputEventSchema.parse(JSON.parse(m.data)))) out.push(line.text);
       if (m.event === 'result' || m.event === 'error') done = true;
     },
   });
@@ -113,7 +132,9 @@ function assertEveryLineOnce(lines: string[]): void {
 }
 
 test(`a ${Math.round((LINES * 70) / 1e6)} MB flood beside two CPU hogs with a stalled client: the runner's RSS stays under ${RSS_BOUND_MB} MB, every line once in order`, async (t) => {
-  const accepted = (await (await fetch(`${url}/submission/script/CPU/test`, { method: 'POST', body: form('flood.py', program) })).json()) as { details: { id: number } };
+  const accepted = (await (
+    await fetch(`${url}/submission/script/CPU/test`, { method: 'POST', body: form('flood.py', program) })
+  ).json()) as { details: { id: number } };
   const id = accepted.details.id;
   const stalledClient = readEvents(await fetch(`${url}/jobs/${id}/events`));
   stalledClient.stall();
@@ -122,7 +143,10 @@ test(`a ${Math.round((LINES * 70) / 1e6)} MB flood beside two CPU hogs with a st
   const peakDuring = servePeakMb();
   t.diagnostic(`serve's peak RSS ${peakDuring.toFixed(0)} MB by the job's end`);
   assertEveryLineOnce(seen);
-  assert.ok(peakDuring < RSS_BOUND_MB, `serve's peak RSS ${peakDuring.toFixed(0)} MB during the flood (bound ${RSS_BOUND_MB})`);
+  assert.ok(
+    peakDuring < RSS_BOUND_MB,
+    `serve's peak RSS ${peakDuring.toFixed(0)} MB during the flood (bound ${RSS_BOUND_MB})`,
+  );
 
   stalledClient.resume();
   assertEveryLineOnce(await stalledClient.lines);

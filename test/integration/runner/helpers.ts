@@ -87,21 +87,32 @@ export function form(fileName: string, content: string | Uint8Array): FormData {
   return fd;
 }
 
-export function post(url: string, opts: UploadOptions & { content: string | Uint8Array; fileName: string }): Promise<Response> {
+export function post(
+  url: string,
+  opts: UploadOptions & { content: string | Uint8Array; fileName: string },
+): Promise<Response> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.extensions) headers[EXTENSIONS_HEADER] = '1';
   return fetch(url, { method: 'POST', body: form(opts.fileName, opts.content), headers, signal: opts.signal });
 }
 
 /** Reads a whole SSE response (until the server ends it), or until `stopAfter` says so. */
-export async function readSse(res: Response, stopAfter?: (ev: SseEvent, all: SseEvent[]) => boolean): Promise<SseEvent[]> {
+export async function readSse(
+  res: Response,
+  stopAfter?: (ev: SseEvent, all: SseEvent[]) => boolean,
+): Promise<SseEvent[]> {
   if (!res.body) throw new Error('no body');
   const events: SseEvent[] = [];
   let stop = false;
   const parser = createParser({
     onEvent(msg) {
       if (stop) return;
-      const ev: SseEvent = { id: msg.id, event: msg.event ?? 'message', data: JSON.parse(msg.data) as unknown, raw: msg.data };
+      const ev: SseEvent = {
+        id: msg.id,
+        event: msg.event ?? 'message',
+        data: JSON.parse(msg.data) as unknown,
+        raw: msg.data,
+      };
       events.push(ev);
       if (stopAfter?.(ev, events)) stop = true;
     },
@@ -120,7 +131,10 @@ export async function readSse(res: Response, stopAfter?: (ev: SseEvent, all: Sse
   return events;
 }
 
-export async function submitAndRead(url: string, opts: UploadOptions & { content: string | Uint8Array; fileName: string }): Promise<SseEvent[]> {
+export async function submitAndRead(
+  url: string,
+  opts: UploadOptions & { content: string | Uint8Array; fileName: string },
+): Promise<SseEvent[]> {
   const res = await post(url, opts);
   if (res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
   return readSse(res);
@@ -128,7 +142,8 @@ export async function submitAndRead(url: string, opts: UploadOptions & { content
 
 export function terminal(events: SseEvent[]): SseEvent {
   const last = events[events.length - 1];
-  if (!last || (last.event !== 'result' && last.event !== 'error')) throw new Error(`stream did not end with result/error: ${events.map((e) => e.event).join(',')}`);
+  if (!last || (last.event !== 'result' && last.event !== 'error'))
+    throw new Error(`stream did not end with result/error: ${events.map((e) => e.event).join(',')}`);
   return last;
 }
 
@@ -142,13 +157,19 @@ export async function jobIdOf(url: string, fileName: string): Promise<number> {
 
 /** Reads the job's events until its program has printed `line`; fails if the job ended without it. */
 export async function untilPrinted(url: string, id: number, line: string): Promise<void> {
-  const isLine = (ev: SseEvent) => ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === line);
+  const isLine = (ev: SseEvent) =>
+    ev.event === 'output' && expandOutput(outputEventSchema.parse(ev.data)).some((l) => l.text === line);
   const events = await readSse(await fetch(`${url}/jobs/${id}/events`), isLine);
-  if (!events.some(isLine)) throw new Error(`job ${id} ended without printing ${JSON.stringify(line)}: ${events.map((e) => e.raw).join('\n')}`);
+  if (!events.some(isLine))
+    throw new Error(`job ${id} ended without printing ${JSON.stringify(line)}: ${events.map((e) => e.raw).join('\n')}`);
 }
 
 /** Polls `probe` until it gives a value; the limit only ends a wait for something that never comes (a busy machine is slow). */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 120_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 120_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -187,7 +208,8 @@ export function withMarker(mark: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name))) pids.push(Number(name));
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(mark) && pidAlive(Number(name)))
+        pids.push(Number(name));
     } catch {
       // gone
     }

@@ -7,14 +7,34 @@
 // the job, and the runner says so: that is asserted too.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { resultEventSchema, type JobRecord } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
 import { startRunner } from '../../../src/runner/index';
 import { embeddedRunnerOptions } from '../../../src/extension/embeddedRunnerOptions';
-import { problemsDir, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, type TestRunner } from './helpers';
+import {
+  problemsDir,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  testBin,
+  waitFor,
+  type TestRunner,
+} from './helpers';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -49,7 +69,8 @@ interface Mode {
 }
 
 const namespaceHere = linux && detectIsolation(process.env).kind === 'pid-namespace';
-const groupHere = linux && detectIsolation({ ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' }).kind === 'process-group';
+const groupHere =
+  linux && detectIsolation({ ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' }).kind === 'process-group';
 const basePath = process.env.PATH ?? '';
 
 const modes: Mode[] = [
@@ -58,10 +79,18 @@ const modes: Mode[] = [
     env: systemPython ? { PATH: `${pythonBin(systemPython)}${path.delimiter}${basePath}` } : {},
     says: /run as \S+ \(uid \d+\)/,
     contained: true,
-    skip: !namespaceHere ? 'no PID namespace here' : !root ? 'the runner is not root here' : !systemPython ? 'no system python3 the job user could run' : false,
+    skip: !namespaceHere
+      ? 'no PID namespace here'
+      : !root
+        ? 'the runner is not root here'
+        : !systemPython
+          ? 'no system python3 the job user could run'
+          : false,
   },
   {
-    name: root ? 'PID namespace, a root runner whose python3 the job user cannot run: uid 0 in a user namespace of its own' : 'PID namespace, the runner\'s user in a user namespace of its own',
+    name: root
+      ? 'PID namespace, a root runner whose python3 the job user cannot run: uid 0 in a user namespace of its own'
+      : "PID namespace, the runner's user in a user namespace of its own",
     env: { PATH: `${pythonBin(systemPython ?? 'python3', { closed: root })}${path.delimiter}${basePath}` },
     says: root ? /AS ROOT \(the job user .* cannot run/ : /as this user, in a user namespace of its own/,
     contained: true,
@@ -71,13 +100,23 @@ const modes: Mode[] = [
     // EmbeddedRunner.start's call: its storage folder as data dir, a token of its own, the extension host's
     // environment (VS Code's sockets in it); the user's stored serve token sits in the state folder
     name: "the extension's embedded runner (its options, as EmbeddedRunner builds them)",
-    env: { PATH: `${pythonBin(systemPython ?? 'python3')}${path.delimiter}${basePath}`, VSCODE_IPC_HOOK_CLI: '/tmp/vscode-ipc-test.sock', VSCODE_PID: '1' },
+    env: {
+      PATH: `${pythonBin(systemPython ?? 'python3')}${path.delimiter}${basePath}`,
+      VSCODE_IPC_HOOK_CLI: '/tmp/vscode-ipc-test.sock',
+      VSCODE_PID: '1',
+    },
     says: root && systemPython ? /run as \S+ \(uid \d+\)/ : /PID namespace per job.*jobs see their own work dir/,
     contained: true,
     skip: !namespaceHere ? 'no PID namespace here' : false,
     start: async ({ token, tokenFile, dataDir, env }) => {
       const runner = await startRunner({
-        ...embeddedRunnerOptions({ problemsDir, dataDir, profiler: 'rocprofv3', extraPath: [testBin], env: { ...env, XDG_STATE_HOME: path.dirname(path.dirname(tokenFile)) } }),
+        ...embeddedRunnerOptions({
+          problemsDir,
+          dataDir,
+          profiler: 'rocprofv3',
+          extraPath: [testBin],
+          env: { ...env, XDG_STATE_HOME: path.dirname(path.dirname(tokenFile)) },
+        }),
         host: '127.0.0.1',
         port: 0,
         token,
@@ -96,7 +135,15 @@ const modes: Mode[] = [
 ];
 
 /** The attacks, as one Python program; prints one JSON object of what it found. */
-function attack(p: { dataDir: string; tokenFile: string; token: string; victim: number; url: string; packageRoot: string; contained: boolean }): string {
+function attack(p: {
+  dataDir: string;
+  tokenFile: string;
+  token: string;
+  victim: number;
+  url: string;
+  packageRoot: string;
+  contained: boolean;
+}): string {
   return `
 import json, os, sys, ctypes, urllib.request
 P = json.loads(${JSON.stringify(JSON.stringify(p))})
@@ -160,39 +207,76 @@ for (const mode of modes) {
       const dataDir = tempDir('kr-attack-data-');
       // as serve keeps its generated token
       writeFileSync(path.join(dataDir, 'token'), `${token}\n`, { mode: 0o600 });
-      const env: NodeJS.ProcessEnv = { ...process.env, ...mode.env, KERNEL_RUNNER_TOKEN: token, SERVICE_API_TOKEN: token };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        ...mode.env,
+        KERNEL_RUNNER_TOKEN: token,
+        SERVICE_API_TOKEN: token,
+      };
       runner = mode.start
         ? await mode.start({ token, tokenFile, dataDir, env })
-        : await startTestRunner({ dataDir, token, privatePaths: [tokenFile], profiler: 'rocprofv3', env: { ...env, PATH: `${testBin}${path.delimiter}${env.PATH ?? ''}` } });
+        : await startTestRunner({
+            dataDir,
+            token,
+            privatePaths: [tokenFile],
+            profiler: 'rocprofv3',
+            env: { ...env, PATH: `${testBin}${path.delimiter}${env.PATH ?? ''}` },
+          });
       assert.match(runner.info.isolation.description, mode.says);
-      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'victim.py', content: 'print("victim")\n', headers: auth });
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+        fileName: 'victim.py',
+        content: 'print("victim")\n',
+        headers: auth,
+      });
       assert.equal(terminal(events).event, 'result');
       // the first job of a fresh data dir
       victim = 1;
-      assert.equal(((await (await fetch(`${runner.url}/jobs/${victim}`, { headers: auth })).json()) as JobRecord).file_name, 'victim.py');
+      assert.equal(
+        ((await (await fetch(`${runner.url}/jobs/${victim}`, { headers: auth })).json()) as JobRecord).file_name,
+        'victim.py',
+      );
       // its end is saved after the result went out
       const record = path.join(dataDir, 'jobs', String(victim), 'job.json');
-      await waitFor('the victim job saved as ended', () => ((JSON.parse(readFileSync(record, 'utf8')) as JobRecord).state === 'succeeded' ? true : undefined));
+      await waitFor('the victim job saved as ended', () =>
+        (JSON.parse(readFileSync(record, 'utf8')) as JobRecord).state === 'succeeded' ? true : undefined,
+      );
     });
     after(async () => {
       // only if an attack got through (its assertion failed): leave nothing of it in the repository
-      for (const name of readdirSync(repoRoot)) if (name.startsWith('.kr-attack-')) rmSync(path.join(repoRoot, name), { force: true });
+      for (const name of readdirSync(repoRoot))
+        if (name.startsWith('.kr-attack-')) rmSync(path.join(repoRoot, name), { force: true });
       await runner.dispose();
       rmSync(runner.dataDir, { recursive: true, force: true });
       rmSync(secrets, { recursive: true, force: true });
     });
 
-    test('reads no token, lists and touches no other job, writes none of the runner\'s files, deletes nothing', async () => {
+    test("reads no token, lists and touches no other job, writes none of the runner's files, deletes nothing", async () => {
       const victimDir = path.join(runner.dataDir, 'jobs', String(victim));
       // the runner itself may still save the victim's record after its result went out: compare what it says
       const recordOf = () => {
         const r = JSON.parse(readFileSync(path.join(victimDir, 'job.json'), 'utf8')) as JobRecord;
         return { id: r.id, file_name: r.file_name, state: r.state };
       };
-      const before = { record: recordOf(), pkg: fingerprint(path.join(repoRoot, 'package.json')), token: fingerprint(path.join(runner.dataDir, 'token')) };
+      const before = {
+        record: recordOf(),
+        pkg: fingerprint(path.join(repoRoot, 'package.json')),
+        token: fingerprint(path.join(runner.dataDir, 'token')),
+      };
       const rootEntries = readdirSync(repoRoot).sort();
-      const code = attack({ dataDir: realpathSync(runner.dataDir), tokenFile, token, victim, url: runner.url, packageRoot: repoRoot, contained: mode.contained });
-      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'attack.py', content: code, headers: auth });
+      const code = attack({
+        dataDir: realpathSync(runner.dataDir),
+        tokenFile,
+        token,
+        victim,
+        url: runner.url,
+        packageRoot: repoRoot,
+        contained: mode.contained,
+      });
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+        fileName: 'attack.py',
+        content: code,
+        headers: auth,
+      });
       const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
       const line = run.stdout.split('\n').find((l) => l.startsWith('ATTACK '));
       assert.ok(line, `the attack ran: ${run.stdout}\n${run.stderr}`);
@@ -200,27 +284,63 @@ for (const mode of modes) {
 
       // never, in any mode: the runner's variables in the job's environment, a token from there for the API
       assert.deepEqual(found.environment, [], 'no token and no KERNEL_RUNNER_* variable in the environment');
-      assert.equal(found["delete another job with the environment's token"]?.[0], 'refused', 'the API refused the delete');
-      assert.equal(fingerprint(path.join(repoRoot, 'package.json')), before.pkg, "the runner's package.json is unchanged");
+      assert.equal(
+        found["delete another job with the environment's token"]?.[0],
+        'refused',
+        'the API refused the delete',
+      );
+      assert.equal(
+        fingerprint(path.join(repoRoot, 'package.json')),
+        before.pkg,
+        "the runner's package.json is unchanged",
+      );
       assert.deepEqual(readdirSync(repoRoot).sort(), rootEntries, "no file was created in the runner's folder");
 
       if (mode.contained) {
-        assert.equal(found['delete another job with a token found in files']?.[0], 'refused', 'no token found: the API refused the delete');
-        assert.equal((await fetch(`${runner.url}/jobs/${victim}`, { headers: auth })).status, 200, 'the victim job is still there');
+        assert.equal(
+          found['delete another job with a token found in files']?.[0],
+          'refused',
+          'no token found: the API refused the delete',
+        );
+        assert.equal(
+          (await fetch(`${runner.url}/jobs/${victim}`, { headers: auth })).status,
+          200,
+          'the victim job is still there',
+        );
         assert.deepEqual(recordOf(), before.record, "the victim's record is unchanged");
         assert.equal(before.record.state, 'succeeded');
         assert.equal(fingerprint(path.join(runner.dataDir, 'token')), before.token);
         // a hidden file reads as empty (/dev/null over it), a hidden folder as an empty one: either way, no token
-        for (const name of ['read data dir token', 'read --token-file', 'read data dir token after unmount', "read other job's code", "read other job's record", "read init's fds", "read init's cwd"]) {
+        for (const name of [
+          'read data dir token',
+          'read --token-file',
+          'read data dir token after unmount',
+          "read other job's code",
+          "read other job's record",
+          "read init's fds",
+          "read init's cwd",
+        ]) {
           const [how, what] = found[name] as [string, string];
-          assert.ok(how === 'refused' || (!what.includes(token) && !what.includes('victim')), `${name}: ${JSON.stringify(found[name])}`);
+          assert.ok(
+            how === 'refused' || (!what.includes(token) && !what.includes('victim')),
+            `${name}: ${JSON.stringify(found[name])}`,
+          );
         }
-        for (const name of ["write other job's record", 'write own record', "write runner's package.json", "create a file in the runner's folder", 'unmount what hides the data dir']) {
+        for (const name of [
+          "write other job's record",
+          'write own record',
+          "write runner's package.json",
+          "create a file in the runner's folder",
+          'unmount what hides the data dir',
+        ]) {
           assert.equal(found[name]?.[0], 'refused', `${name}: ${JSON.stringify(found[name])}`);
         }
         // the data dir the job sees holds its own folder only; `..` from its work dir leads nowhere else
         const listed = found['list jobs'] as [string, string];
-        assert.ok(listed[0] === 'refused' || !listed[1].split(',').includes(String(victim)), `other jobs are not listed: ${listed[1]}`);
+        assert.ok(
+          listed[0] === 'refused' || !listed[1].split(',').includes(String(victim)),
+          `other jobs are not listed: ${listed[1]}`,
+        );
         const up = found['up from the work dir'] as [string, string];
         assert.ok(up[0] === 'refused' || !/job\.json|submission|events/.test(up[1]), `up from the work dir: ${up[1]}`);
       }
@@ -234,21 +354,33 @@ os.makedirs("sub/dir", exist_ok=True)
 open("sub/dir/f", "w").write("x" * 1000)
 print("back", open("made.txt").read(), sorted(os.listdir(".")))
 `;
-      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'own.py', content: code, headers: auth });
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+        fileName: 'own.py',
+        content: code,
+        headers: auth,
+      });
       const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
       assert.equal(run.exit_code, 0, run.stderr);
       assert.match(run.stdout, /^back mine \['made\.txt', 'own\.py', 'sub'\]$/m);
     });
 
-    test('profile mode still works: the profiler (the rocprofv3 stand-in) writes its trace into the job\'s folder', async () => {
-      const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'prof.py', content: 'print("profiled")\n', headers: auth, extensions: true });
+    test("profile mode still works: the profiler (the rocprofv3 stand-in) writes its trace into the job's folder", async () => {
+      const events = await submitAndRead(`${runner.url}/script/CPU/profile`, {
+        fileName: 'prof.py',
+        content: 'print("profiled")\n',
+        headers: auth,
+        extensions: true,
+      });
       const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
       assert.equal(ev.run!.exit_code, 0, ev.run!.stderr);
       assert.match(ev.run!.stdout, /profiled/);
       assert.ok(ev.profile?.summary, 'a trace summary');
       const zip = await fetch(ev.profile!.download_url ?? '', { headers: auth });
       assert.equal(zip.status, 200);
-      assert.ok(Buffer.from(await zip.arrayBuffer()).includes(Buffer.from('_kernel_trace.csv')), 'the trace archive holds what the profiler wrote');
+      assert.ok(
+        Buffer.from(await zip.arrayBuffer()).includes(Buffer.from('_kernel_trace.csv')),
+        'the trace archive holds what the profiler wrote',
+      );
     });
   });
 }
@@ -260,7 +392,7 @@ describe('the job user of a root runner: processes and threads have a bound', { 
   });
   after(() => runner.dispose());
 
-  test('a thread bomb is stopped at the job user\'s limit (RLIMIT_NPROC) and the job ends; the runner goes on', async () => {
+  test("a thread bomb is stopped at the job user's limit (RLIMIT_NPROC) and the job ends; the runner goes on", async () => {
     const code = `
 import threading, time
 stop = threading.Event()
@@ -281,7 +413,10 @@ stop.set()
     assert.ok(Number(refused[1]) < 4096, `at most the limit of 4096: ${refused[1]}`);
     const rec = (await (await fetch(`${runner.url}/jobs/1`)).json()) as JobRecord;
     assert.notEqual(rec.state, 'running');
-    const next = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'after.py', content: 'print("still here")\n' });
+    const next = await submitAndRead(`${runner.url}/script/CPU/test`, {
+      fileName: 'after.py',
+      content: 'print("still here")\n',
+    });
     assert.match(resultEventSchema.parse(terminal(next).data).results[0]!.runs.test!.run!.stdout, /still here/);
   });
 });

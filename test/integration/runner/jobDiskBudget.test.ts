@@ -50,49 +50,66 @@ for (const mode of modes) {
   const env: NodeJS.ProcessEnv = { ...process.env, KERNEL_RUNNER_ISOLATION: mode };
   const available = process.platform === 'linux' && detectIsolation(env).kind === mode;
 
-  describe(`disk budget of a job's work dir: ${mode}`, { skip: available ? false : `${mode} is not available here` }, () => {
-    let runner: TestRunner;
-    before(async () => {
-      runner = await startTestRunner({ env, maxJobDiskBytes: BUDGET, scriptTimeoutSec: 300, hardTimeoutSec: 600 });
-    });
-    after(() => runner.dispose());
+  describe(
+    `disk budget of a job's work dir: ${mode}`,
+    { skip: available ? false : `${mode} is not available here` },
+    () => {
+      let runner: TestRunner;
+      before(async () => {
+        runner = await startTestRunner({ env, maxJobDiskBytes: BUDGET, scriptTimeoutSec: 300, hardTimeoutSec: 600 });
+      });
+      after(() => runner.dispose());
 
-    const runFiller = async (fileName: string, fileMiB: number) => {
-      const accepted = (await (await post(`${runner.url}/submission/script/CPU/test`, { fileName, content: filler(fileMiB) })).json()) as { details: { id: number } };
-      const id = accepted.details.id;
-      const events = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
-      const rec = await waitFor(`job ${id} to end`, async () => {
-        const r = (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
-        return r.state === 'running' || r.state === 'queued' ? undefined : r;
-      }, 120_000);
-      const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
-      const wrote = [...run.stdout.matchAll(/^wrote (\d+)$/gm)].map((m) => Number(m[1]));
-      return { id, rec, run, last: wrote.length ? Math.max(...wrote) : 0 };
-    };
+      const runFiller = async (fileName: string, fileMiB: number) => {
+        const accepted = (await (
+          await post(`${runner.url}/submission/script/CPU/test`, { fileName, content: filler(fileMiB) })
+        ).json()) as { details: { id: number } };
+        const id = accepted.details.id;
+        const events = await readSse(await fetch(`${runner.url}/jobs/${id}/events`));
+        const rec = await waitFor(
+          `job ${id} to end`,
+          async () => {
+            const r = (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as JobRecord;
+            return r.state === 'running' || r.state === 'queued' ? undefined : r;
+          },
+          120_000,
+        );
+        const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
+        const wrote = [...run.stdout.matchAll(/^wrote (\d+)$/gm)].map((m) => Number(m[1]));
+        return { id, rec, run, last: wrote.length ? Math.max(...wrote) : 0 };
+      };
 
-    test('a job writing 2 GiB in 8 MiB files is stopped past its 64 MiB budget, says so, and leaves nothing', async (t) => {
-      const { id, rec, run, last } = await runFiller('fill.py', 8);
-      t.diagnostic(`stopped after ${last} bytes written (${/took ([^,]+),/.exec(run.stderr)?.[1] ?? '?'} counted)`);
-      assert.equal(rec.state, 'failed', 'the job failed (it was not cancelled by anyone, nor did it succeed)');
-      assert.doesNotMatch(run.stdout, /^done/m, 'it did not write its 2 GiB');
-      assert.ok(last < GOAL, `it got to ${last} bytes`);
-      assert.match(run.stderr, /\[kernel-runner\] the job's work dir took .*, past its disk budget of 64\.0 MiB \(serve --max-job-disk\): the job was stopped \(SIGKILL\)/);
-      assert.equal(run.passed, false);
-      await waitFor('its work dir to be removed', () => (existsSync(path.join(runner.dataDir, 'jobs', String(id), 'work')) ? undefined : true));
-    });
+      test('a job writing 2 GiB in 8 MiB files is stopped past its 64 MiB budget, says so, and leaves nothing', async (t) => {
+        const { id, rec, run, last } = await runFiller('fill.py', 8);
+        t.diagnostic(`stopped after ${last} bytes written (${/took ([^,]+),/.exec(run.stderr)?.[1] ?? '?'} counted)`);
+        assert.equal(rec.state, 'failed', 'the job failed (it was not cancelled by anyone, nor did it succeed)');
+        assert.doesNotMatch(run.stdout, /^done/m, 'it did not write its 2 GiB');
+        assert.ok(last < GOAL, `it got to ${last} bytes`);
+        assert.match(
+          run.stderr,
+          /\[kernel-runner\] the job's work dir took .*, past its disk budget of 64\.0 MiB \(serve --max-job-disk\): the job was stopped \(SIGKILL\)/,
+        );
+        assert.equal(run.passed, false);
+        await waitFor('its work dir to be removed', () =>
+          existsSync(path.join(runner.dataDir, 'jobs', String(id), 'work')) ? undefined : true,
+        );
+      });
 
-    test('one file growing without end: stopped too (in a namespace the file cannot pass the budget at all)', async (t) => {
-      const { id, rec, run, last } = await runFiller('one.py', 0);
-      t.diagnostic(`stopped after ${last} bytes written`);
-      assert.equal(rec.state, 'failed');
-      assert.doesNotMatch(run.stdout, /^done/m);
-      assert.ok(last < GOAL, `it got to ${last} bytes`);
-      if (mode === 'pid-namespace') {
-        // RLIMIT_FSIZE: the write fails at the budget (Python ignores SIGXFSZ, so it sees EFBIG)
-        assert.match(run.stdout, new RegExp(`^refused EFBIG at ${BUDGET}$`, 'm'), run.stdout);
-      }
-      assert.match(run.stderr, /past its disk budget of 64\.0 MiB/);
-      await waitFor('its work dir to be removed', () => (readdirSync(path.join(runner.dataDir, 'jobs', String(id))).includes('work') ? undefined : true));
-    });
-  });
+      test('one file growing without end: stopped too (in a namespace the file cannot pass the budget at all)', async (t) => {
+        const { id, rec, run, last } = await runFiller('one.py', 0);
+        t.diagnostic(`stopped after ${last} bytes written`);
+        assert.equal(rec.state, 'failed');
+        assert.doesNotMatch(run.stdout, /^done/m);
+        assert.ok(last < GOAL, `it got to ${last} bytes`);
+        if (mode === 'pid-namespace') {
+          // RLIMIT_FSIZE: the write fails at the budget (Python ignores SIGXFSZ, so it sees EFBIG)
+          assert.match(run.stdout, new RegExp(`^refused EFBIG at ${BUDGET}$`, 'm'), run.stdout);
+        }
+        assert.match(run.stderr, /past its disk budget of 64\.0 MiB/);
+        await waitFor('its work dir to be removed', () =>
+          readdirSync(path.join(runner.dataDir, 'jobs', String(id))).includes('work') ? undefined : true,
+        );
+      });
+    },
+  );
 }

@@ -13,7 +13,16 @@ import { after, before, describe, test } from 'node:test';
 import { createInterface } from 'node:readline';
 import { resultEventSchema, type RunResult } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
-import { pidAlive, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor, type TestRunner } from './helpers';
+import {
+  pidAlive,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  waitFor,
+  type TestRunner,
+} from './helpers';
 
 const linux = process.platform === 'linux';
 const root = process.getuid?.() === 0;
@@ -37,7 +46,8 @@ function pythonBin(target: string, closed = false): string {
 }
 
 const namespaceHere = linux && detectIsolation(process.env).kind === 'pid-namespace';
-const groupHere = linux && detectIsolation({ ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' }).kind === 'process-group';
+const groupHere =
+  linux && detectIsolation({ ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' }).kind === 'process-group';
 const basePath = process.env.PATH ?? '';
 
 interface Mode {
@@ -53,10 +63,18 @@ const modes: Mode[] = [
     name: 'PID namespace, a root runner: the job user',
     env: systemPython ? { PATH: `${pythonBin(systemPython)}${path.delimiter}${basePath}` } : {},
     processesBounded: true,
-    skip: !namespaceHere ? 'no PID namespace here' : !root ? 'the runner is not root here' : !systemPython ? 'no system python3 the job user could run' : false,
+    skip: !namespaceHere
+      ? 'no PID namespace here'
+      : !root
+        ? 'the runner is not root here'
+        : !systemPython
+          ? 'no system python3 the job user could run'
+          : false,
   },
   {
-    name: root ? 'PID namespace, a root runner whose jobs run as uid 0 in a user namespace' : "PID namespace, the runner's user in a user namespace of its own",
+    name: root
+      ? 'PID namespace, a root runner whose jobs run as uid 0 in a user namespace'
+      : "PID namespace, the runner's user in a user namespace of its own",
     env: { PATH: `${pythonBin(systemPython ?? 'python3', root)}${path.delimiter}${basePath}` },
     processesBounded: !root,
     skip: !namespaceHere ? 'no PID namespace here' : false,
@@ -75,7 +93,13 @@ function processesMarked(mark: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').some((a) => a.includes(mark)) && pidAlive(Number(name))) pids.push(Number(name));
+      if (
+        readFileSync(`/proc/${name}/cmdline`, 'utf8')
+          .split('\0')
+          .some((a) => a.includes(mark)) &&
+        pidAlive(Number(name))
+      )
+        pids.push(Number(name));
     } catch {
       // gone
     }
@@ -87,7 +111,13 @@ for (const mode of modes) {
   describe(`a job's memory and processes are bounded: ${mode.name}`, { skip: mode.skip }, () => {
     let runner: TestRunner;
     before(async () => {
-      runner = await startTestRunner({ env: { ...process.env, ...mode.env }, maxJobMemoryBytes: MEMORY, maxJobProcesses: PROCESSES, scriptTimeoutSec: 300, hardTimeoutSec: 600 });
+      runner = await startTestRunner({
+        env: { ...process.env, ...mode.env },
+        maxJobMemoryBytes: MEMORY,
+        maxJobProcesses: PROCESSES,
+        scriptTimeoutSec: 300,
+        hardTimeoutSec: 600,
+      });
     });
     after(() => runner.dispose());
 
@@ -116,14 +146,20 @@ for (const mode of modes) {
       assert.notEqual(big.exit_code, 0);
       assert.doesNotMatch(big.stdout, /allocated/);
       assert.match(big.stderr, /MemoryError/);
-      assert.match(big.stderr, /\[kernel-runner\] the program ran out of memory: a job's process may allocate 256 MiB \(serve --max-job-memory\)/);
+      assert.match(
+        big.stderr,
+        /\[kernel-runner\] the program ran out of memory: a job's process may allocate 256 MiB \(serve --max-job-memory\)/,
+      );
       await stillServes();
     });
 
-    test('a fork bomb stops at the process limit, the job ends, nothing of it is left, the runner goes on', { skip: mode.processesBounded ? false : 'the kernel does not count uid 0\'s processes: said at the start' }, async () => {
-      const mark = `kr-bomb-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
-      // every child waits for a signal: only the runner's end of the job (namespace or group) can end them
-      const code = `
+    test(
+      'a fork bomb stops at the process limit, the job ends, nothing of it is left, the runner goes on',
+      { skip: mode.processesBounded ? false : "the kernel does not count uid 0's processes: said at the start" },
+      async () => {
+        const mark = `kr-bomb-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+        // every child waits for a signal: only the runner's end of the job (namespace or group) can end them
+        const code = `
 import os, signal, sys
 n = 0
 try:
@@ -138,23 +174,44 @@ except OSError as e:
     sys.exit(1)
 print("never refused", n)
 `;
-      const bomb = await run(`${mark}.py`, code);
-      const refused = /refused after (\d+) processes/.exec(bomb.stdout);
-      assert.ok(refused, `${bomb.stdout}\n${bomb.stderr}`);
-      assert.ok(Number(refused[1]) < PROCESSES, `fewer than the limit of ${PROCESSES}: ${refused[1]}`);
-      assert.match(bomb.stderr, /\[kernel-runner\] the program could not start a process or thread: a job may run 64 \(serve --max-job-processes\)/);
-      await waitFor('no process of the bomb left', () => (processesMarked(mark).length === 0 ? true : undefined));
-      await stillServes();
-    });
+        const bomb = await run(`${mark}.py`, code);
+        const refused = /refused after (\d+) processes/.exec(bomb.stdout);
+        assert.ok(refused, `${bomb.stdout}\n${bomb.stderr}`);
+        assert.ok(Number(refused[1]) < PROCESSES, `fewer than the limit of ${PROCESSES}: ${refused[1]}`);
+        assert.match(
+          bomb.stderr,
+          /\[kernel-runner\] the program could not start a process or thread: a job may run 64 \(serve --max-job-processes\)/,
+        );
+        await waitFor('no process of the bomb left', () => (processesMarked(mark).length === 0 ? true : undefined));
+        await stillServes();
+      },
+    );
   });
 }
 
 describe('serve --max-job-memory, --max-job-processes', () => {
   const serve = (args: string[]) =>
-    spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'serve', '--port', '0', '--no-token', '--data-dir', tempDir('kr-limits-serve-'), '--profiler', 'none', ...args], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src/cli/main.ts'),
+        'serve',
+        '--port',
+        '0',
+        '--no-token',
+        '--data-dir',
+        tempDir('kr-limits-serve-'),
+        '--profiler',
+        'none',
+        ...args,
+      ],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
 
   test('a size too small to start an interpreter, or a count that is no count, is refused (exit 2) naming the flag', async () => {
     for (const [args, says] of [

@@ -9,7 +9,11 @@ import { EXTENSIONS_HEADER, resultEventSchema, type ProfileResult } from '../../
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { readSse, startTestRunner, terminal, testBin, type TestRunner } from './helpers';
 
-const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'none' };
+const env = {
+  ...process.env,
+  PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`,
+  KR_FAKE_ROCPROF_NOISE: 'none',
+};
 const PROGRAM = 'print("sampled")\n';
 
 function post(url: string, fields: Record<string, string>): Promise<Response> {
@@ -32,7 +36,10 @@ describe('PC sampling in profile mode (stand-in rocprofv3)', () => {
   let unsupported: TestRunner;
   before(async () => {
     runner = await startTestRunner({ profiler: 'auto', env });
-    unsupported = await startTestRunner({ profiler: 'auto', env: { ...env, KR_FAKE_ROCPROF_PC_SAMPLING: 'unsupported' } });
+    unsupported = await startTestRunner({
+      profiler: 'auto',
+      env: { ...env, KR_FAKE_ROCPROF_PC_SAMPLING: 'unsupported' },
+    });
   });
   after(async () => {
     await runner.dispose();
@@ -42,7 +49,10 @@ describe('PC sampling in profile mode (stand-in rocprofv3)', () => {
   test('stochastic: rocprofv3 gets the switches, the summary the hot spots with the interval', async () => {
     const { run, profile } = await profileRun(runner, { pc_sampling: 'stochastic', pc_sampling_interval: '65536' });
     assert.equal(run.passed, true, run.stderr);
-    assert.match(run.command, /--kernel-trace .*--pc-sampling-beta-enabled --pc-sampling-method stochastic --pc-sampling-unit cycles --pc-sampling-interval 65536 --output-format/);
+    assert.match(
+      run.command,
+      /--kernel-trace .*--pc-sampling-beta-enabled --pc-sampling-method stochastic --pc-sampling-unit cycles --pc-sampling-interval 65536 --output-format/,
+    );
     const summary = traceSummarySchema.parse(profile.summary);
     const hot = summary.hotspots;
     assert.ok(hot, 'hot spots in the summary');
@@ -73,7 +83,11 @@ describe('PC sampling in profile mode (stand-in rocprofv3)', () => {
       [{ pc_sampling: 'host_trap', pc_sampling_interval: '-5' }, /whole number >= 1/, 'profile'],
       [{ pc_sampling: 'everything' }, /off, host_trap or stochastic/, 'profile'],
       [{ pc_sampling_interval: '256' }, /need pc_sampling=host_trap or stochastic/, 'profile'],
-      [{ pc_sampling: 'host_trap' }, /pc_sampling, pc_sampling_interval: profile options apply to profile mode only, not test/, 'test'],
+      [
+        { pc_sampling: 'host_trap' },
+        /pc_sampling, pc_sampling_interval: profile options apply to profile mode only, not test/,
+        'test',
+      ],
     ];
     for (const [fields, message, mode] of cases) {
       const res = await post(`${runner.url}/script/CPU/${mode}`, fields);
@@ -81,7 +95,11 @@ describe('PC sampling in profile mode (stand-in rocprofv3)', () => {
       assert.match(((await res.json()) as { detail: string }).detail, message);
     }
     const jobs = (await (await fetch(`${runner.url}/user/submissions`)).json()) as unknown[];
-    assert.equal(jobs.filter((j) => (j as { file_name: string }).file_name === 'sampled.py').length, 3, 'only the three accepted profiles above ran');
+    assert.equal(
+      jobs.filter((j) => (j as { file_name: string }).file_name === 'sampled.py').length,
+      3,
+      'only the three accepted profiles above ran',
+    );
   });
 
   test('an agent without PC sampling: the run stands, the profile says why there are no samples', async () => {
@@ -89,6 +107,9 @@ describe('PC sampling in profile mode (stand-in rocprofv3)', () => {
     assert.equal(run.passed, true, run.stderr);
     const summary = traceSummarySchema.parse(profile.summary);
     assert.equal(summary.hotspots, undefined);
-    assert.match(run.stderr, /\[kernel-runner\] PC sampling \(stochastic, every 1048576 cycles\) gave no samples: this GPU, its driver or firmware may not support/);
+    assert.match(
+      run.stderr,
+      /\[kernel-runner\] PC sampling \(stochastic, every 1048576 cycles\) gave no samples: this GPU, its driver or firmware may not support/,
+    );
   });
 });

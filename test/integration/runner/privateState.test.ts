@@ -16,7 +16,10 @@ const BOUNDARY = 'krprivatestate';
 process.umask(0o022); // the usual umask: files would be 0644 and folders 0755 if the runner did not say otherwise
 
 /** A profile submission over node:http, so that the Host header is ours to choose; returns the result event. */
-function profileVia(runner: TestRunner, host: string): Promise<{ results: Array<{ runs: Record<string, { profile?: { download_url?: string | null } }> }> }> {
+function profileVia(
+  runner: TestRunner,
+  host: string,
+): Promise<{ results: Array<{ runs: Record<string, { profile?: { download_url?: string | null } }> }> }> {
   const body = Buffer.from(
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="map_add.py"\r\n\r\n${correct}\r\n--${BOUNDARY}--\r\n`,
   );
@@ -43,7 +46,11 @@ function profileVia(runner: TestRunner, host: string): Promise<{ results: Array<
           if (res.statusCode !== 200) return reject(new Error(`${res.statusCode}: ${text}`));
           const frame = text.split('\n\n').find((f) => f.includes('event: result'));
           if (!frame) return reject(new Error(`no result event: ${text.slice(-500)}`));
-          const data = frame.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const data = frame
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('\n');
           resolve(JSON.parse(data) as never);
         });
       },
@@ -92,10 +99,17 @@ describe('private state', () => {
     const all = modes(dataDir);
     const files = all.filter((e) => !e.dir);
     for (const kind of ['job.json', 'events.sse', 'map_add.py', '.zip', 'runner.json']) {
-      assert.ok(files.some((f) => f.path.endsWith(kind)), `a ${kind} was written: ${files.map((f) => f.path).join(', ')}`);
+      assert.ok(
+        files.some((f) => f.path.endsWith(kind)),
+        `a ${kind} was written: ${files.map((f) => f.path).join(', ')}`,
+      );
     }
     const open = all.filter((e) => e.mode !== (e.dir ? 0o700 : 0o600));
-    assert.deepEqual(open.map((e) => `${e.path} ${e.mode.toString(8)}`), [], 'nothing readable by other users');
+    assert.deepEqual(
+      open.map((e) => `${e.path} ${e.mode.toString(8)}`),
+      [],
+      'nothing readable by other users',
+    );
   });
 
   test('artifact links use the listening address, whatever Host the request named', async () => {
@@ -112,10 +126,16 @@ describe('private state', () => {
   });
 
   test('with publicUrl, artifact links are under it', async () => {
-    const behindProxy = await startTestRunner({ token, profiler: 'auto', env, publicUrl: 'https://runner.example.com' });
+    const behindProxy = await startTestRunner({
+      token,
+      profiler: 'auto',
+      env,
+      publicUrl: 'https://runner.example.com',
+    });
     try {
       const urls = downloadUrls(await profileVia(behindProxy, 'evil.example'));
-      for (const u of urls) assert.match(u, /^https:\/\/runner\.example\.com\/jobs\/\d+\/artifacts\/job-\d+-profile\.\d+\.zip$/);
+      for (const u of urls)
+        assert.match(u, /^https:\/\/runner\.example\.com\/jobs\/\d+\/artifacts\/job-\d+-profile\.\d+\.zip$/);
     } finally {
       await behindProxy.dispose();
     }
@@ -129,7 +149,10 @@ describe('private state', () => {
     const r = await startTestRunner({ dataDir: dir, log: (l) => lines.push(l) });
     try {
       assert.equal(statSync(dir).mode & 0o777, 0o700);
-      assert.ok(lines.some((l) => /warning: data dir .* was readable by other users \(mode 0755\); it is now 0700/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /warning: data dir .* was readable by other users \(mode 0755\); it is now 0700/.test(l)),
+        lines.join('\n'),
+      );
     } finally {
       await r.dispose();
       rmSync(dir, { recursive: true, force: true });

@@ -8,13 +8,31 @@ import yauzl from 'yauzl';
 import { expandOutput, outputEventSchema, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { holdTimers } from '../../support/heldClock';
-import { jobIdOf, post, readSse, solutions, startTestRunner, submitAndRead, terminal, testBin, untilPrinted, type TestRunner } from './helpers';
+import {
+  jobIdOf,
+  post,
+  readSse,
+  solutions,
+  startTestRunner,
+  submitAndRead,
+  terminal,
+  testBin,
+  untilPrinted,
+  type TestRunner,
+} from './helpers';
 import { GPU_AGENT, expectedRun } from './standInTimeline';
 
 const correct = readFileSync(path.join(solutions, 'correct/map_add.py'), 'utf8');
 const haveCompiler = ['gcc', 'cc'].some((cc) => spawnSync(cc, ['--version'], { stdio: 'ignore' }).status === 0);
-if (!haveCompiler) console.error('profile.test.ts: no C compiler, so the stand-in records no rocTX ranges and kernels per case are NOT checked here');
-const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`, KR_FAKE_ROCPROF_NOISE: 'all' };
+if (!haveCompiler)
+  console.error(
+    'profile.test.ts: no C compiler, so the stand-in records no rocTX ranges and kernels per case are NOT checked here',
+  );
+const env = {
+  ...process.env,
+  PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`,
+  KR_FAKE_ROCPROF_NOISE: 'all',
+};
 
 function zipEntries(buf: Buffer): Promise<string[]> {
   return new Promise((resolve, reject) => {
@@ -41,21 +59,31 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
   after(() => runner.dispose());
 
   test('each benchmark case is profiled on its own: zip inline + download link + summary; noise marked live', async (t) => {
-    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/profile`, { fileName: 'map_add.py', content: correct, extensions: true });
+    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/profile`, {
+      fileName: 'map_add.py',
+      content: correct,
+      extensions: true,
+    });
     const result = resultEventSchema.parse(terminal(events).data);
     const runs = result.results[0]!.runs;
     assert.deepEqual(Object.keys(runs), ['profile.0', 'profile.1']);
     for (const [key, ev] of Object.entries(runs)) {
       const run = ev.run!;
       assert.equal(run.passed, true, run.stderr);
-      assert.match(run.command, /rocprofv3 --log-level fatal --hip-trace --kernel-trace --rccl-trace --marker-trace --memory-copy-trace --scratch-memory-trace --output-format pftrace csv -d \S+ -o %pid% -- python3 eval\.py profile /);
+      assert.match(
+        run.command,
+        /rocprofv3 --log-level fatal --hip-trace --kernel-trace --rccl-trace --marker-trace --memory-copy-trace --scratch-memory-trace --output-format pftrace csv -d \S+ -o %pid% -- python3 eval\.py profile /,
+      );
       assert.ok(run.result['benchmark.0.report'], 'the evaluator report came through POPCORN_FD');
       assert.doesNotMatch(run.stderr, /perfetto\.cc|simple_timer\.cpp/, 'noise is not in the result stderr');
       assert.match(run.stderr, /profiler log line\(s\) left out/);
       const profile = ev.profile as ProfileResult;
       assert.equal(profile.profiler, 'rocPROF');
       assert.equal(profile.artifact, `job-${(events[0]!.data as { job_id: number }).job_id}-${key}.zip`);
-      assert.equal(profile.download_url, `${runner.url}/jobs/${(events[0]!.data as { job_id: number }).job_id}/artifacts/${profile.artifact}`);
+      assert.equal(
+        profile.download_url,
+        `${runner.url}/jobs/${(events[0]!.data as { job_id: number }).job_id}/artifacts/${profile.artifact}`,
+      );
       const summary = traceSummarySchema.parse(profile.summary);
       assert.ok(summary.kernels.length > 0);
       // one clock: a realistic busy share and a timeline, figures as the stand-in's rebasing rule gives them
@@ -65,10 +93,17 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
       assert.ok(gpu, `agents: ${summary.agents.map((a) => a.id).join(', ')}`);
       assert.equal(gpu.type, 'GPU', 'the kernels ran on a GPU listed in agent_info');
       assert.equal(gpu.productName, 'AMD Instinct MI300X');
-      assert.deepEqual([gpu.kernelCalls, gpu.kernelNs, gpu.copyNs, gpu.busyNs], [expected.kernels.length, expected.kernelNs, expected.copyNs, expected.busyNs]);
+      assert.deepEqual(
+        [gpu.kernelCalls, gpu.kernelNs, gpu.copyNs, gpu.busyNs],
+        [expected.kernels.length, expected.kernelNs, expected.copyNs, expected.busyNs],
+      );
       assert.ok(gpu.busyNs <= summary.wall!.spanNs);
       assert.ok(gpu.busyPercent! > 0 && gpu.busyPercent! <= 100, `busy ${gpu.busyPercent}%`);
-      assert.deepEqual(summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0).map((a) => a.id), [GPU_AGENT], 'no work on agents missing from agent_info');
+      assert.deepEqual(
+        summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0).map((a) => a.id),
+        [GPU_AGENT],
+        'no work on agents missing from agent_info',
+      );
       const lane = summary.timeline?.agents.find((a) => a.agentId === GPU_AGENT);
       assert.ok(lane && lane.busyFraction.some((f) => f > 0), 'a non-empty timeline');
       assert.deepEqual(
@@ -78,21 +113,31 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
       );
       // eval.py opened a rocTX range for its one case (through the stand-in's recording libroctx64, built with the
       // C compiler); every replayed dispatch was launched inside it
-      await t.test(`${key}: the case's rocTX range holds every kernel`, { skip: haveCompiler ? false : 'no C compiler: the stand-in records no rocTX ranges' }, () => {
-        const spec = run.result['benchmark.0.spec'];
-        assert.deepEqual(summary.markers.map((m) => m.name), [`benchmark 0: ${spec}`]);
-        assert.equal(summary.markers[0]?.kernelAttribution, 'correlation');
-        assert.deepEqual(
-          new Map(summary.markers[0]?.kernels.map((k) => [k.name, { calls: k.calls, totalNs: k.totalNs }])),
-          expected.perKernel,
-          'the case holds every kernel',
-        );
-      });
+      await t.test(
+        `${key}: the case's rocTX range holds every kernel`,
+        { skip: haveCompiler ? false : 'no C compiler: the stand-in records no rocTX ranges' },
+        () => {
+          const spec = run.result['benchmark.0.spec'];
+          assert.deepEqual(
+            summary.markers.map((m) => m.name),
+            [`benchmark 0: ${spec}`],
+          );
+          assert.equal(summary.markers[0]?.kernelAttribution, 'correlation');
+          assert.deepEqual(
+            new Map(summary.markers[0]?.kernels.map((k) => [k.name, { calls: k.calls, totalNs: k.totalNs }])),
+            expected.perKernel,
+            'the case holds every kernel',
+          );
+        },
+      );
 
       const download = await fetch(profile.download_url!);
       assert.equal(download.status, 200);
       assert.equal(download.headers.get('content-type'), 'application/zip');
-      assert.match(download.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="${profile.artifact!.replace(/\./g, '\\.')}"`));
+      assert.match(
+        download.headers.get('content-disposition') ?? '',
+        new RegExp(`attachment; filename="${profile.artifact!.replace(/\./g, '\\.')}"`),
+      );
       const bytes = Buffer.from(await download.arrayBuffer());
       assert.equal(Number(download.headers.get('content-length')), bytes.length);
       assert.deepEqual(bytes, Buffer.from(profile.trace, 'base64'), 'inline trace = downloadable zip');
@@ -103,13 +148,24 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
       assert.ok(!names.some((n) => n.includes('.rocprofv3')), 'rocprofv3 scratch folder left out');
       assert.ok(!names.some((n) => /\d+_results\.pftrace$/.test(n)), 'per-process pftrace files were concatenated');
     }
-    const out = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
-    assert.ok(out.some((o) => o.noise && (o.kind === 'glog' || o.kind === 'perfetto')), 'profiler noise arrives marked');
-    assert.ok(out.some((o) => !o.noise && o.text === 'eval.py: seed default'), 'program stderr arrives unmarked');
+    const out = events
+      .filter((e) => e.event === 'output')
+      .flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
+    assert.ok(
+      out.some((o) => o.noise && (o.kind === 'glog' || o.kind === 'perfetto')),
+      'profiler noise arrives marked',
+    );
+    assert.ok(
+      out.some((o) => !o.noise && o.text === 'eval.py: seed default'),
+      'program stderr arrives unmarked',
+    );
   });
 
   test('a plain client gets the upstream ProfileResult fields only', async () => {
-    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/profile`, { fileName: 'map_add.py', content: correct });
+    const events = await submitAndRead(`${runner.url}/vectoradd_py/CPU/profile`, {
+      fileName: 'map_add.py',
+      content: correct,
+    });
     const result = resultEventSchema.parse(terminal(events).data);
     const profile = result.results[0]!.runs['profile.0']!.profile!;
     assert.deepEqual(Object.keys(profile).sort(), ['download_url', 'profiler', 'trace']);
@@ -117,7 +173,11 @@ describe('profile mode under rocprofv3 (test stand-in)', () => {
   });
 
   test('script leaderboard profile: the program itself under the profiler, key profile.0', async () => {
-    const events = await submitAndRead(`${runner.url}/script/CPU/profile`, { fileName: 'hello.py', content: 'print("profiled hello")\n', extensions: true });
+    const events = await submitAndRead(`${runner.url}/script/CPU/profile`, {
+      fileName: 'hello.py',
+      content: 'print("profiled hello")\n',
+      extensions: true,
+    });
     const runs = resultEventSchema.parse(terminal(events).data).results[0]!.runs;
     assert.deepEqual(Object.keys(runs), ['profile.0']);
     assert.equal(runs['profile.0']!.run!.stdout, 'profiled hello\n');
@@ -149,7 +209,12 @@ describe('profile run that times out', () => {
   const clock = holdTimers();
   let runner: TestRunner;
   before(async () => {
-    runner = await startTestRunner({ profiler: 'rocprofv3', env, scriptTimeoutSec: clock.seconds, killGraceMs: 120_000 });
+    runner = await startTestRunner({
+      profiler: 'rocprofv3',
+      env,
+      scriptTimeoutSec: clock.seconds,
+      killGraceMs: 120_000,
+    });
   });
   after(async () => {
     clock.release();
@@ -157,7 +222,13 @@ describe('profile run that times out', () => {
   });
 
   test('SIGINT first: the profiler writes its files within the grace period; no ProfileResult (as upstream), the trace is kept for download', async () => {
-    const reading = readSse(await post(`${runner.url}/script/CPU/profile`, { fileName: 'slow.py', content: 'import time\nprint("working", flush=True)\ntime.sleep(600)\n', extensions: true }));
+    const reading = readSse(
+      await post(`${runner.url}/script/CPU/profile`, {
+        fileName: 'slow.py',
+        content: 'import time\nprint("working", flush=True)\ntime.sleep(600)\n',
+        extensions: true,
+      }),
+    );
     await untilPrinted(runner.url, await jobIdOf(runner.url, 'slow.py'), 'working');
     assert.equal(clock.fire(), 1, 'the job timed out now');
     const events = await reading;
@@ -172,8 +243,16 @@ describe('profile run that times out', () => {
     const download = await fetch(link[1]!);
     assert.equal(download.status, 200);
     const names = await zipEntries(Buffer.from(await download.arrayBuffer()));
-    assert.ok(names.some((n) => n.endsWith('_kernel_trace.csv')), names.join(', '));
-    const stderrLog = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
-    assert.ok(stderrLog.some((o) => o.noise && /caught signal 2/.test(o.text)), 'the profiler\'s signal handler lines arrive as noise');
+    assert.ok(
+      names.some((n) => n.endsWith('_kernel_trace.csv')),
+      names.join(', '),
+    );
+    const stderrLog = events
+      .filter((e) => e.event === 'output')
+      .flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
+    assert.ok(
+      stderrLog.some((o) => o.noise && /caught signal 2/.test(o.text)),
+      "the profiler's signal handler lines arrive as noise",
+    );
   });
 });

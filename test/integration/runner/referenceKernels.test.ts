@@ -9,18 +9,36 @@ import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { leaderboardListSchema, resultEventSchema, userSubmissionDetailSchema, type Leaderboard } from '../../../src/core/protocol/api';
-import { post, pythonOnlyBin, repoRoot, startTestRunner, submitAndRead, terminal, testBin, waitFor, type TestRunner } from './helpers';
+import {
+  leaderboardListSchema,
+  resultEventSchema,
+  userSubmissionDetailSchema,
+  type Leaderboard,
+} from '../../../src/core/protocol/api';
+import {
+  post,
+  pythonOnlyBin,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  terminal,
+  testBin,
+  waitFor,
+  type TestRunner,
+} from './helpers';
 
 const fixture = path.join(repoRoot, 'test/fixtures/reference-kernels/problems');
 const folder = (name: string) => path.join(fixture, 'kr', name);
 const template = (name: string) => readFileSync(path.join(folder(name), 'submission.py'), 'utf8');
-const description = (name: string) => (parseYaml(readFileSync(path.join(folder(name), 'task.yml'), 'utf8')) as { description: string }).description.trim();
+const description = (name: string) =>
+  (parseYaml(readFileSync(path.join(folder(name), 'task.yml'), 'utf8')) as { description: string }).description.trim();
 
 /** A rocminfo that reports a CPU agent and eight MI300X GPU agents. */
 function eightGpuRocminfo(bin: string): void {
-  let text = '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
-  for (let i = 2; i <= 9; i++) text += `*******\nAgent ${i}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
+  let text =
+    '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
+  for (let i = 2; i <= 9; i++)
+    text += `*******\nAgent ${i}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
   const file = path.join(bin, 'rocminfo');
   writeFileSync(file, `#!/bin/sh\n# test stand-in for rocminfo: eight MI300X\ncat <<'EOF'\n${text}EOF\n`);
   chmodSync(file, 0o755);
@@ -35,7 +53,11 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
     bin = pythonOnlyBin();
     eightGpuRocminfo(bin);
     // test/bin holds the rocprofv3 stand-in, for profile mode
-    runner = await startTestRunner({ problemsDir: fixture, profiler: 'rocprofv3', env: { ...process.env, PATH: `${bin}${path.delimiter}${testBin}` } });
+    runner = await startTestRunner({
+      problemsDir: fixture,
+      profiler: 'rocprofv3',
+      env: { ...process.env, PATH: `${bin}${path.delimiter}${testBin}` },
+    });
     leaderboards = leaderboardListSchema.parse(await (await fetch(`${runner.url}/leaderboards`)).json());
   });
   after(async () => {
@@ -48,8 +70,18 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
   });
 
   test('names, GPUs and deadlines from the competition file; descriptions from task.yml; a folder in none keeps its name', () => {
-    assert.deepEqual(leaderboards.map((l) => l.name).sort(), ['kr-allgather', 'kr-sumlist', 'kr-sumlist-v2', 'scratch_py', 'script']);
-    const rows = ['kr-sumlist', 'kr-sumlist-v2', 'kr-allgather', 'scratch_py'].map((n) => [n, board(n).gpu_types, board(n).deadline]);
+    assert.deepEqual(leaderboards.map((l) => l.name).sort(), [
+      'kr-allgather',
+      'kr-sumlist',
+      'kr-sumlist-v2',
+      'scratch_py',
+      'script',
+    ]);
+    const rows = ['kr-sumlist', 'kr-sumlist-v2', 'kr-allgather', 'scratch_py'].map((n) => [
+      n,
+      board(n).gpu_types,
+      board(n).deadline,
+    ]);
     assert.deepEqual(rows, [
       ['kr-sumlist', ['MI300'], '2099-01-31T12:30:00+00:00'],
       ['kr-sumlist-v2', ['MI300', 'MI300x8'], '2099-06-30T00:00:00+00:00'],
@@ -70,28 +102,43 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
 
   test('an entry whose directory leaves the problems folder is not served, and the runner says why', async () => {
     assert.ok(!leaderboards.some((l) => l.name === 'kr-escape'));
-    assert.ok(runner.info.warnings.some((w) => /kr-escape.*outside the problems folder/.test(w)), runner.info.warnings.join('\n'));
+    assert.ok(
+      runner.info.warnings.some((w) => /kr-escape.*outside the problems folder/.test(w)),
+      runner.info.warnings.join('\n'),
+    );
     const res = await post(`${runner.url}/kr-escape/MI300/test`, { fileName: 'a.py', content: 'x = 1\n' });
     assert.equal(res.status, 404);
   });
 
-  test('GET /gpus/{lb} is the leaderboard\'s list; a GPU it does not list is refused with upstream\'s text', async () => {
+  test("GET /gpus/{lb} is the leaderboard's list; a GPU it does not list is refused with upstream's text", async () => {
     assert.deepEqual(await (await fetch(`${runner.url}/gpus/kr-sumlist-v2`)).json(), ['MI300', 'MI300x8']);
     assert.deepEqual(await (await fetch(`${runner.url}/gpus/kr-allgather`)).json(), ['MI300x8']);
-    const res = await post(`${runner.url}/kr-allgather/MI300/test`, { fileName: 'submission.py', content: template('allgather_py') });
+    const res = await post(`${runner.url}/kr-allgather/MI300/test`, {
+      fileName: 'submission.py',
+      content: template('allgather_py'),
+    });
     assert.equal(res.status, 400);
-    assert.equal(((await res.json()) as { detail: string }).detail, "GPU type 'MI300' is not supported for leaderboard 'kr-allgather'. Supported GPUs: MI300x8");
+    assert.equal(
+      ((await res.json()) as { detail: string }).detail,
+      "GPU type 'MI300' is not supported for leaderboard 'kr-allgather'. Supported GPUs: MI300x8",
+    );
   });
 
-  test('case lines are written as upstream writes them: str() of each value, repr inside lists (True, [96, 128], \'a\')', async () => {
-    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, { fileName: 'submission.py', content: template('sumlist_py') });
+  test("case lines are written as upstream writes them: str() of each value, repr inside lists (True, [96, 128], 'a')", async () => {
+    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, {
+      fileName: 'submission.py',
+      content: template('sumlist_py'),
+    });
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.passed, true, run.stderr);
-    assert.deepEqual([0, 1, 2].map((i) => run.result[`test.${i}.spec`]), [
-      'xs: [1, 2, 3]; scale: 2; negate: True; seed: 11',
-      'xs: [96, 128]; scale: 1; negate: False; dtype: fp32; seed: 12',
-      `xs: []; scale: 3.0; negate: False; tags: ['a', "it's"]; seed: 13`,
-    ]);
+    assert.deepEqual(
+      [0, 1, 2].map((i) => run.result[`test.${i}.spec`]),
+      [
+        'xs: [1, 2, 3]; scale: 2; negate: True; seed: 11',
+        'xs: [96, 128]; scale: 1; negate: False; dtype: fp32; seed: 12',
+        `xs: []; scale: 3.0; negate: False; tags: ['a', "it's"]; seed: 13`,
+      ],
+    );
     // a single-device job sees one device; a task without multi_gpu gets no POPCORN_GPUS, one without a seed no seed
     assert.match(run.result['kr.devices']!, /^[0-7]$/);
     assert.equal(run.result['kr.gpus'], 'none');
@@ -99,13 +146,20 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
   });
 
   test('ranking_by: last: benchmark and leaderboard runs get only the last benchmark case, and the score is its mean', async () => {
-    const res = await post(`${runner.url}/submission/kr-sumlist/MI300/leaderboard`, { fileName: 'submission.py', content: template('sumlist_py') });
+    const res = await post(`${runner.url}/submission/kr-sumlist/MI300/leaderboard`, {
+      fileName: 'submission.py',
+      content: template('sumlist_py'),
+    });
     assert.equal(res.status, 202);
     const id = ((await res.json()) as { details: { id: number } }).details.id;
-    const detail = await waitFor('the leaderboard job', async () => {
-      const d = userSubmissionDetailSchema.parse(await (await fetch(`${runner.url}/user/submissions/${id}`)).json());
-      return d.done ? d : undefined;
-    }, 120_000);
+    const detail = await waitFor(
+      'the leaderboard job',
+      async () => {
+        const d = userSubmissionDetailSchema.parse(await (await fetch(`${runner.url}/user/submissions/${id}`)).json());
+        return d.done ? d : undefined;
+      },
+      120_000,
+    );
     assert.equal(detail.job?.status, 'succeeded');
     const rec = (await (await fetch(`${runner.url}/jobs/${id}`)).json()) as { result: unknown };
     const [pub, secret] = resultEventSchema.parse(rec.result).results;
@@ -122,7 +176,10 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
   });
 
   test('profile mode is not cut by ranking_by: a run per benchmark case, each with its ProfileResult', async () => {
-    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/profile`, { fileName: 'submission.py', content: template('sumlist_py') });
+    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/profile`, {
+      fileName: 'submission.py',
+      content: template('sumlist_py'),
+    });
     const runs = resultEventSchema.parse(terminal(events).data).results[0]!.runs;
     assert.deepEqual(Object.keys(runs), ['profile.0', 'profile.1']);
     assert.equal(runs['profile.0']!.run!.result['benchmark.0.spec'], 'xs: [5, 6]; scale: 2.5; negate: False; seed: 21');
@@ -135,7 +192,10 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
 
   test('a profiled run that does not succeed (the submission crashes) has no ProfileResult, as upstream', async () => {
     const crash = 'def custom_kernel(data):\n    raise RuntimeError("boom")\n';
-    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/profile`, { fileName: 'crash.py', content: crash });
+    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/profile`, {
+      fileName: 'crash.py',
+      content: crash,
+    });
     const runs = resultEventSchema.parse(terminal(events).data).results[0]!.runs;
     for (const ev of Object.values(runs)) {
       assert.equal(ev.run!.success, false);
@@ -145,7 +205,10 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
   });
 
   test('a multi-GPU task on MI300x8: POPCORN_GPUS=8 and all eight devices', async () => {
-    const events = await submitAndRead(`${runner.url}/kr-allgather/MI300x8/test`, { fileName: 'submission.py', content: template('allgather_py') });
+    const events = await submitAndRead(`${runner.url}/kr-allgather/MI300x8/test`, {
+      fileName: 'submission.py',
+      content: template('allgather_py'),
+    });
     const full = resultEventSchema.parse(terminal(events).data).results[0]!;
     const run = full.runs.test!.run!;
     assert.equal(run.passed, true, run.stderr);
@@ -157,7 +220,10 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
 
   test('the same folder under its second name is a leaderboard of its own: multi-GPU slot allowed there, no POPCORN_GPUS (not a multi-GPU task)', async () => {
     const content = template('sumlist_py').replace(/^#!POPCORN[^\n]*\n/, '');
-    const events = await submitAndRead(`${runner.url}/kr-sumlist-v2/MI300x8/test`, { fileName: 'submission.py', content });
+    const events = await submitAndRead(`${runner.url}/kr-sumlist-v2/MI300x8/test`, {
+      fileName: 'submission.py',
+      content,
+    });
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.passed, true, run.stderr);
     assert.equal(run.result['kr.devices'], '0,1,2,3,4,5,6,7');
@@ -180,10 +246,22 @@ describe('a leaderboard GPU this runner does not have', () => {
 
   test('is listed (the competition says MI300) but refused, saying how to serve it', async () => {
     assert.deepEqual(await (await fetch(`${runner.url}/gpus/kr-sumlist`)).json(), ['MI300']);
-    const res = await post(`${runner.url}/kr-sumlist/MI300/test`, { fileName: 'submission.py', content: template('sumlist_py') });
+    const res = await post(`${runner.url}/kr-sumlist/MI300/test`, {
+      fileName: 'submission.py',
+      content: template('sumlist_py'),
+    });
     assert.equal(res.status, 400);
-    assert.match(((await res.json()) as { detail: string }).detail, /runs on MI300, which this runner does not have \(it has CPU\): start the runner with --gpu-name MI300/);
-    const multi = await post(`${runner.url}/kr-allgather/MI300x8/test`, { fileName: 'submission.py', content: template('allgather_py') });
-    assert.match(((await multi.json()) as { detail: string }).detail, /a runner with 8 GPUs serves them as MI300x8 when started with --gpu-name MI300/);
+    assert.match(
+      ((await res.json()) as { detail: string }).detail,
+      /runs on MI300, which this runner does not have \(it has CPU\): start the runner with --gpu-name MI300/,
+    );
+    const multi = await post(`${runner.url}/kr-allgather/MI300x8/test`, {
+      fileName: 'submission.py',
+      content: template('allgather_py'),
+    });
+    assert.match(
+      ((await multi.json()) as { detail: string }).detail,
+      /a runner with 8 GPUs serves them as MI300x8 when started with --gpu-name MI300/,
+    );
   });
 });

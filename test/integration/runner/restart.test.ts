@@ -6,11 +6,29 @@ import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { jobRecordSchema, resultEventSchema, userSubmissionDetailSchema, type JobRecord } from '../../../src/core/protocol/api';
+import {
+  jobRecordSchema,
+  resultEventSchema,
+  userSubmissionDetailSchema,
+  type JobRecord,
+} from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
 import { StoreError } from '../../../src/runner/store';
 import { expandOutput, outputEventSchema } from '../../../src/core/protocol/api';
-import { marker, pidAlive, post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, testBin, waitFor, withMarker } from './helpers';
+import {
+  marker,
+  pidAlive,
+  post,
+  readSse,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  testBin,
+  waitFor,
+  withMarker,
+} from './helpers';
 
 const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}` };
 const sleeper = 'import os, time\nprint(f"pid {os.getpid()}", flush=True)\ntime.sleep(60)\n';
@@ -23,16 +41,26 @@ test('restart on the same data dir: finished job, result and artifact are still 
   const dataDir = tempDir();
   try {
     const first = await startTestRunner({ dataDir, profiler: 'rocprofv3', env });
-    const done = await submitAndRead(`${first.url}/script/CPU/profile`, { fileName: 'p.py', content: 'print("kept")\n', extensions: true });
+    const done = await submitAndRead(`${first.url}/script/CPU/profile`, {
+      fileName: 'p.py',
+      content: 'print("kept")\n',
+      extensions: true,
+    });
     const doneId = (done[0]!.data as { job_id: number }).job_id;
     const profile = resultEventSchema.parse(terminal(done).data).results[0]!.runs['profile.0']!.profile!;
     const zip = Buffer.from(await (await fetch(profile.download_url!)).arrayBuffer());
 
     // one job running, one queued behind it, when the runner stops
-    const running = await (await post(`${first.url}/submission/script/CPU/test`, { fileName: 'sleep.py', content: sleeper })).json() as { details: { id: number } };
-    const queued = await (await post(`${first.url}/submission/script/CPU/test`, { fileName: 'later.py', content: 'print(1)\n' })).json() as { details: { id: number } };
+    const running = (await (
+      await post(`${first.url}/submission/script/CPU/test`, { fileName: 'sleep.py', content: sleeper })
+    ).json()) as { details: { id: number } };
+    const queued = (await (
+      await post(`${first.url}/submission/script/CPU/test`, { fileName: 'later.py', content: 'print(1)\n' })
+    ).json()) as { details: { id: number } };
     const follow = readSse(await fetch(`${first.url}/jobs/${running.details.id}/events`));
-    await waitFor('the job to run', async () => ((await record(first.url, running.details.id)).state === 'running' ? true : undefined));
+    await waitFor('the job to run', async () =>
+      (await record(first.url, running.details.id)).state === 'running' ? true : undefined,
+    );
     await first.close();
     const followed = await follow;
     assert.equal(terminal(followed).event, 'error', 'a follower sees the interruption');
@@ -42,17 +70,24 @@ test('restart on the same data dir: finished job, result and artifact are still 
       const rec = await record(second.url, doneId);
       assert.equal(rec.state, 'succeeded');
       assert.deepEqual(rec.result, resultEventSchema.parse(terminal(done).data));
-      const again = Buffer.from(await (await fetch(`${second.url}/jobs/${doneId}/artifacts/${profile.artifact}`)).arrayBuffer());
+      const again = Buffer.from(
+        await (await fetch(`${second.url}/jobs/${doneId}/artifacts/${profile.artifact}`)).arrayBuffer(),
+      );
       assert.deepEqual(again, zip);
       const replay = await readSse(await fetch(`${second.url}/jobs/${doneId}/events`));
-      assert.deepEqual(replay.map((e) => e.raw), done.map((e) => e.raw));
+      assert.deepEqual(
+        replay.map((e) => e.raw),
+        done.map((e) => e.raw),
+      );
 
       for (const id of [running.details.id, queued.details.id]) {
         const r = await record(second.url, id);
         assert.equal(r.state, 'interrupted');
         assert.equal(r.error?.status_code, 503);
         assert.match(r.error!.detail, /Interrupted/);
-        const detail = userSubmissionDetailSchema.parse(await (await fetch(`${second.url}/user/submissions/${id}`)).json());
+        const detail = userSubmissionDetailSchema.parse(
+          await (await fetch(`${second.url}/user/submissions/${id}`)).json(),
+        );
         assert.equal(detail.done, true);
         assert.equal(detail.job?.status, 'failed');
         assert.equal(detail.job?.state, 'interrupted');
@@ -60,9 +95,14 @@ test('restart on the same data dir: finished job, result and artifact are still 
         assert.equal(terminal(events).event, 'error');
         assert.equal(events.filter((e) => e.event === 'error').length, 1, 'one terminal event, not two');
       }
-      const next = await (await post(`${second.url}/submission/script/CPU/test`, { fileName: 'n.py', content: 'print(2)\n' })).json() as { details: { id: number } };
+      const next = (await (
+        await post(`${second.url}/submission/script/CPU/test`, { fileName: 'n.py', content: 'print(2)\n' })
+      ).json()) as { details: { id: number } };
       assert.ok(next.details.id > queued.details.id, 'ids are never reused');
-      await assert.rejects(startTestRunner({ dataDir }), (err: unknown) => err instanceof StoreError && /already used/.test(err.message));
+      await assert.rejects(
+        startTestRunner({ dataDir }),
+        (err: unknown) => err instanceof StoreError && /already used/.test(err.message),
+      );
     } finally {
       await second.close();
     }
@@ -70,8 +110,6 @@ test('restart on the same data dir: finished job, result and artifact are still 
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
-
-
 
 /** Process group and start time (clock ticks since boot) of a process, from /proc/<pid>/stat. */
 function statOf(pid: number): { pgrp: number; startTicks: number } {
@@ -84,7 +122,8 @@ function statOf(pid: number): { pgrp: number; startTicks: number } {
 // SIGKILLed runner itself, by pdeathsig) and KERNEL_RUNNER_ISOLATION=process-group (they outlive it, and the next
 // start kills the group the record names).
 for (const mode of ['default', 'process-group'] as const) {
-  const serveEnv: NodeJS.ProcessEnv = mode === 'default' ? { ...process.env } : { ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' };
+  const serveEnv: NodeJS.ProcessEnv =
+    mode === 'default' ? { ...process.env } : { ...process.env, KERNEL_RUNNER_ISOLATION: 'process-group' };
   if (mode === 'default') delete serveEnv.KERNEL_RUNNER_ISOLATION;
   const kind = detectIsolation(serveEnv).kind;
   const outlives = kind !== 'pid-namespace';
@@ -106,24 +145,48 @@ for (const mode of ['default', 'process-group'] as const) {
       'time.sleep(60)',
       '',
     ].join('\n');
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--profiler', 'none', '--heartbeat', '0.2'], {
-      cwd: repoRoot,
-      env: serveEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const server = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'serve',
+        '--port',
+        '0',
+        '--no-token',
+        '--data-dir',
+        dataDir,
+        '--profiler',
+        'none',
+        '--heartbeat',
+        '0.2',
+      ],
+      {
+        cwd: repoRoot,
+        env: serveEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const lines = createInterface({ input: server.stdout! });
       const [first] = (await once(lines, 'line')) as [string];
       const url = /listening on (http:\/\/\S+)/.exec(first)?.[1];
       assert.ok(url, first);
-      const accepted = await (await post(`${url}/submission/script/CPU/test`, { fileName: 'family.py', content: family })).json() as { details: { id: number } };
+      const accepted = (await (
+        await post(`${url}/submission/script/CPU/test`, { fileName: 'family.py', content: family })
+      ).json()) as { details: { id: number } };
       const id = accepted.details.id;
       const events = await readSse(await fetch(`${url}/jobs/${id}/events`), (ev) => ev.event === 'output');
       assert.equal(expandOutput(outputEventSchema.parse(events[events.length - 1]!.data)).at(-1)?.text, 'started');
-      pids = await waitFor('the two marked processes', () => {
-        const found = withMarker(mark);
-        return found.length >= 2 ? found : undefined;
-      }, 10_000);
+      pids = await waitFor(
+        'the two marked processes',
+        () => {
+          const found = withMarker(mark);
+          return found.length >= 2 ? found : undefined;
+        },
+        10_000,
+      );
       assert.equal(pids.length, 2);
       // both in one process group, the job's
       const groups = new Set(pids.map((p) => statOf(p).pgrp));
@@ -132,23 +195,46 @@ for (const mode of ['default', 'process-group'] as const) {
       assert.ok(pgid > 1);
       // the record names that running process group (its leader, with its start time) before anything can go wrong
       const stored = await waitFor('the process group in job.json', () => {
-        const rec = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(id), 'job.json'), 'utf8')) as { process?: { pgid: number; start_ticks: number } | null };
+        const rec = JSON.parse(readFileSync(path.join(dataDir, 'jobs', String(id), 'job.json'), 'utf8')) as {
+          process?: { pgid: number; start_ticks: number } | null;
+        };
         return rec.process?.pgid === pgid ? rec.process : undefined;
       });
       assert.ok(stored.start_ticks > 0);
       assert.equal(stored.start_ticks, statOf(pgid).startTicks, "the stored start time is the group leader's");
-      assert.equal(pids.includes(pgid), kind === 'process-group', 'without a namespace the program leads the group itself (in one, its init does)');
+      assert.equal(
+        pids.includes(pgid),
+        kind === 'process-group',
+        'without a namespace the program leads the group itself (in one, its init does)',
+      );
       server.kill('SIGKILL');
       await once(server, 'exit');
-      if (!outlives) await waitFor('the namespace to end with the runner', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 30_000);
-      assert.equal(pids.every(pidAlive), outlives, outlives ? 'a SIGKILLed runner cannot stop its children itself' : 'the namespace ended with the runner');
+      if (!outlives)
+        await waitFor(
+          'the namespace to end with the runner',
+          () => (pids.every((p) => !pidAlive(p)) ? true : undefined),
+          30_000,
+        );
+      assert.equal(
+        pids.every(pidAlive),
+        outlives,
+        outlives ? 'a SIGKILLed runner cannot stop its children itself' : 'the namespace ended with the runner',
+      );
 
       const logged: string[] = [];
       const runner = await startTestRunner({ dataDir, env: serveEnv, log: (line) => logged.push(line) });
       try {
-        await waitFor('the orphaned group to be gone', () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 30_000);
+        await waitFor(
+          'the orphaned group to be gone',
+          () => (pids.every((p) => !pidAlive(p)) ? true : undefined),
+          30_000,
+        );
         assert.deepEqual(withMarker(mark), [], 'nothing of the job is left');
-        assert.equal(logged.some((l) => l.includes(`killed process group ${pgid}`)), outlives, `the new runner killed the group only if it outlived the old: ${logged.join('\n')}`);
+        assert.equal(
+          logged.some((l) => l.includes(`killed process group ${pgid}`)),
+          outlives,
+          `the new runner killed the group only if it outlived the old: ${logged.join('\n')}`,
+        );
         const rec = await record(runner.url, id);
         assert.equal(rec.state, 'interrupted');
         assert.match(rec.error!.detail, /stopped while this job was running/);
@@ -158,7 +244,10 @@ for (const mode of ['default', 'process-group'] as const) {
         // Strictly increasing from 1: events a client may have seen but the crash lost from disk leave a gap, and
         // the recovered error is numbered past them (never a reused id).
         assert.equal(ids[0], 1);
-        assert.ok(ids.every((v, i) => i === 0 || v > (ids[i - 1] as number)), ids.join(','));
+        assert.ok(
+          ids.every((v, i) => i === 0 || v > (ids[i - 1] as number)),
+          ids.join(','),
+        );
         assert.equal(replay.filter((e) => e.event === 'error' || e.event === 'result').length, 1);
         assert.equal(terminal(replay).event, 'error');
       } finally {

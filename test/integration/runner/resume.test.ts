@@ -18,7 +18,12 @@ describe('resume after a cut connection', () => {
   test('Last-Event-ID replays what was missed and continues live: every line once, in order', async () => {
     const count = 300;
     const controller = new AbortController();
-    const res = await post(`${runner.url}/script/CPU/test`, { fileName: 'numbered.py', content: numbered(count, 4), extensions: true, signal: controller.signal });
+    const res = await post(`${runner.url}/script/CPU/test`, {
+      fileName: 'numbered.py',
+      content: numbered(count, 4),
+      extensions: true,
+      signal: controller.signal,
+    });
     const first = await readSse(res, (_ev, all) => all.filter((e) => e.event === 'output').length >= 40);
     controller.abort();
     const jobId = (first[0]!.data as { job_id: number }).job_id;
@@ -26,7 +31,7 @@ describe('resume after a cut connection', () => {
 
     // the job goes on without a client
     await new Promise((r) => setTimeout(r, 150));
-    const mid = await (await fetch(`${runner.url}/jobs/${jobId}`)).json() as JobRecord;
+    const mid = (await (await fetch(`${runner.url}/jobs/${jobId}`)).json()) as JobRecord;
     assert.ok(mid.state === 'running' || mid.state === 'succeeded', mid.state);
 
     const resumed = await fetch(`${runner.url}/jobs/${jobId}/events`, { headers: { 'Last-Event-ID': String(lastId) } });
@@ -35,19 +40,40 @@ describe('resume after a cut connection', () => {
     assert.equal(terminal(rest).event, 'result');
     const all: SseEvent[] = [...first, ...rest];
     const ids = all.map((e) => Number(e.id));
-    assert.deepEqual(ids, ids.map((_, i) => i + 1), 'ids contiguous from 1: nothing lost, nothing doubled');
-    const lines = all.filter((e) => e.event === 'output').map((e) => outputEventSchema.parse(e.data)).flatMap((d) => expandOutput(d).map((l) => l.text));
+    assert.deepEqual(
+      ids,
+      ids.map((_, i) => i + 1),
+      'ids contiguous from 1: nothing lost, nothing doubled',
+    );
+    const lines = all
+      .filter((e) => e.event === 'output')
+      .map((e) => outputEventSchema.parse(e.data))
+      .flatMap((d) => expandOutput(d).map((l) => l.text));
     const expected = [...Array.from({ length: count }, (_, i) => `line ${i + 1}`), 'done'];
     // stdout and stderr are separate pipes: order is guaranteed within each
-    assert.deepEqual(lines.filter((l) => /[13579]$|done/.test(l)), expected.filter((l) => /[13579]$|done/.test(l)));
-    assert.deepEqual(lines.filter((l) => /[02468]$/.test(l)), expected.filter((l) => /[02468]$/.test(l)));
+    assert.deepEqual(
+      lines.filter((l) => /[13579]$|done/.test(l)),
+      expected.filter((l) => /[13579]$|done/.test(l)),
+    );
+    assert.deepEqual(
+      lines.filter((l) => /[02468]$/.test(l)),
+      expected.filter((l) => /[02468]$/.test(l)),
+    );
     assert.equal(lines.length, expected.length);
 
     // a finished job replays from its log: ?after= works like the header
     const replay = await readSse(await fetch(`${runner.url}/jobs/${jobId}/events?after=0`));
-    assert.deepEqual(replay.map((e) => e.raw), all.map((e) => e.raw));
-    const tail = await readSse(await fetch(`${runner.url}/jobs/${jobId}/events`, { headers: { 'Last-Event-ID': String(ids.length - 1) } }));
-    assert.deepEqual(tail.map((e) => e.event), ['result']);
+    assert.deepEqual(
+      replay.map((e) => e.raw),
+      all.map((e) => e.raw),
+    );
+    const tail = await readSse(
+      await fetch(`${runner.url}/jobs/${jobId}/events`, { headers: { 'Last-Event-ID': String(ids.length - 1) } }),
+    );
+    assert.deepEqual(
+      tail.map((e) => e.event),
+      ['result'],
+    );
   });
 
   test('several clients follow one job at once, each from its own point', async () => {
@@ -65,8 +91,14 @@ describe('resume after a cut connection', () => {
     assert.equal(Number(a[0]!.id), 1);
     assert.equal(Number(b[0]!.id), 4);
     assert.equal(Number(c[0]!.id), 18);
-    assert.deepEqual(a.slice(3).map((e) => e.raw), b.map((e) => e.raw));
-    assert.deepEqual(a.slice(17).map((e) => e.raw), c.map((e) => e.raw));
+    assert.deepEqual(
+      a.slice(3).map((e) => e.raw),
+      b.map((e) => e.raw),
+    );
+    assert.deepEqual(
+      a.slice(17).map((e) => e.raw),
+      c.map((e) => e.raw),
+    );
   });
 
   test('bad Last-Event-ID and unknown job answer with {detail}', async () => {
@@ -89,11 +121,13 @@ describe('resume after a cut connection', () => {
       signal: controller.signal,
     });
     await readSse(res, (ev) => ev.event === 'status');
-    const list = await (await fetch(`${runner.url}/user/submissions?limit=1`)).json() as Array<{ id: number }>;
+    const list = (await (await fetch(`${runner.url}/user/submissions?limit=1`)).json()) as Array<{ id: number }>;
     const id = list[0]!.id;
     controller.abort();
     const rec = await waitFor('cancellation', async () => {
-      const r = await (await fetch(`${runner.url}/jobs/${id}`, { headers: { [EXTENSIONS_HEADER]: '1' } })).json() as JobRecord;
+      const r = (await (
+        await fetch(`${runner.url}/jobs/${id}`, { headers: { [EXTENSIONS_HEADER]: '1' } })
+      ).json()) as JobRecord;
       return r.state === 'cancelled' ? r : undefined;
     });
     assert.equal(rec.error?.detail, 'Submission cancelled');

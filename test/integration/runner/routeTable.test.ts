@@ -26,7 +26,10 @@ test("the clients' paths come from the table, parameters encoded", () => {
   assert.equal(routes.artifact(3, 'x y.zip'), '/jobs/3/artifacts/x%20y.zip');
   assert.equal(routes.userSubmissions({ leaderboard: 'v', limit: 5 }), '/user/submissions?leaderboard=v&limit=5');
   assert.equal(routes.authInit('discord'), '/auth/init?provider=discord');
-  assert.equal(routePath('rankedSubmissions', { leaderboard: 'v', gpu: 'CPU' }, { offset: 2 }), '/submissions/v/CPU?offset=2');
+  assert.equal(
+    routePath('rankedSubmissions', { leaderboard: 'v', gpu: 'CPU' }, { offset: 2 }),
+    '/submissions/v/CPU?offset=2',
+  );
 });
 
 describe('over HTTP', () => {
@@ -41,11 +44,17 @@ describe('over HTTP', () => {
   for (const name of Object.keys(ROUTES) as RouteName[]) {
     const { method, pattern } = ROUTES[name];
     test(`${method} ${pattern} is answered by its handler`, async () => {
-      const res = await fetch(`${runner.url}${routePath(name, params as never)}`, { method, ...(method === 'POST' ? { body: new FormData() } : {}) });
+      const res = await fetch(`${runner.url}${routePath(name, params as never)}`, {
+        method,
+        ...(method === 'POST' ? { body: new FormData() } : {}),
+      });
       const text = await res.text();
       assert.notEqual(res.status, 405, text);
       // the router's own 404 says only "Not Found"; a handler's 404 names what it did not find
-      assert.ok(!(res.status === 404 && JSON.parse(text).detail === 'Not Found'), `${method} ${pattern}: the router's 404`);
+      assert.ok(
+        !(res.status === 404 && JSON.parse(text).detail === 'Not Found'),
+        `${method} ${pattern}: the router's 404`,
+      );
     });
   }
 

@@ -20,14 +20,26 @@ describe('script leaderboard', () => {
 
   test('a .py file runs with python3; its output streams live in order and lands in the result', async () => {
     const source = readFileSync(path.join(repoRoot, 'examples/scripts/numbered_lines.py'), 'utf8');
-    const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'numbered_lines.py', content: source, extensions: true });
-    const lines = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
+    const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+      fileName: 'numbered_lines.py',
+      content: source,
+      extensions: true,
+    });
+    const lines = events
+      .filter((e) => e.event === 'output')
+      .flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
     const expected: string[] = [];
     for (let n = 1; n <= 1000; n++) expected.push(`${n % 2 ? 'stdout' : 'stderr'}:${n % 2 ? 'out' : 'err'} ${n}`);
     expected.push('stdout:finished 1000');
     const got = lines.map((l) => `${l.stream}:${l.text}`);
-    assert.deepEqual(got.filter((l) => l.startsWith('stdout')), expected.filter((l) => l.startsWith('stdout')));
-    assert.deepEqual(got.filter((l) => l.startsWith('stderr')), expected.filter((l) => l.startsWith('stderr')));
+    assert.deepEqual(
+      got.filter((l) => l.startsWith('stdout')),
+      expected.filter((l) => l.startsWith('stdout')),
+    );
+    assert.deepEqual(
+      got.filter((l) => l.startsWith('stderr')),
+      expected.filter((l) => l.startsWith('stderr')),
+    );
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.passed, true);
     assert.equal(run.exit_code, 0);
@@ -36,7 +48,10 @@ describe('script leaderboard', () => {
   });
 
   test('a failing script: passed false, exit code and stderr kept', async () => {
-    const events = await submitAndRead(`${runner.url}/script/CPU/benchmark`, { fileName: 'fail.py', content: 'import sys\nprint("about to fail", file=sys.stderr)\nsys.exit(3)\n' });
+    const events = await submitAndRead(`${runner.url}/script/CPU/benchmark`, {
+      fileName: 'fail.py',
+      content: 'import sys\nprint("about to fail", file=sys.stderr)\nsys.exit(3)\n',
+    });
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.benchmark!.run!;
     assert.equal(run.passed, false);
     assert.equal(run.success, false);
@@ -66,7 +81,11 @@ describe('script leaderboard', () => {
     const out = split(run.stdout);
     assert.match(out.head, /^0000000y{92}\n0000001y{92}\n/);
     assert.match(out.tail, /\n0499999y{92}\n$/);
-    assert.equal(Buffer.byteLength(out.head) + out.omitted + Buffer.byteLength(out.tail), 50_000_000, 'kept + omitted = everything printed');
+    assert.equal(
+      Buffer.byteLength(out.head) + out.omitted + Buffer.byteLength(out.tail),
+      50_000_000,
+      'kept + omitted = everything printed',
+    );
     assert.ok(Buffer.byteLength(run.stdout) <= 16 * 1024 + 100, 'the default cap of 16 KiB holds');
     const err = split(run.stderr.replace(/\n?\[kernel-runner\][^\n]*\n$/, ''));
     assert.match(err.head, /^E+\n?$/);
@@ -75,17 +94,30 @@ describe('script leaderboard', () => {
   });
 
   test('bytes that are not UTF-8: replaced, never a broken stream or result', async () => {
-    const source = 'import sys\nsys.stdout.buffer.write(b"ok \\xff\\xfe end\\n\\xc3")\nsys.stdout.flush()\nsys.stderr.buffer.write(b"\\x00nul\\n")\n';
-    const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'bytes.py', content: source, extensions: true });
-    const out = events.filter((e) => e.event === 'output').flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
-    assert.deepEqual(out.map((o) => `${o.stream}:${o.text}`).sort(), ['stderr:\u0000nul', 'stdout:ok \ufffd\ufffd end', 'stdout:\ufffd'].sort());
+    const source =
+      'import sys\nsys.stdout.buffer.write(b"ok \\xff\\xfe end\\n\\xc3")\nsys.stdout.flush()\nsys.stderr.buffer.write(b"\\x00nul\\n")\n';
+    const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+      fileName: 'bytes.py',
+      content: source,
+      extensions: true,
+    });
+    const out = events
+      .filter((e) => e.event === 'output')
+      .flatMap((e) => expandOutput(outputEventSchema.parse(e.data)));
+    assert.deepEqual(
+      out.map((o) => `${o.stream}:${o.text}`).sort(),
+      ['stderr:\u0000nul', 'stdout:ok \ufffd\ufffd end', 'stdout:\ufffd'].sort(),
+    );
     const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;
     assert.equal(run.passed, true);
     assert.equal(run.stdout, 'ok \ufffd\ufffd end\n\ufffd');
   });
 
   test('a program killed by a signal: a clear result naming the signal', async () => {
-    for (const [sig, num, hint] of [['SIGKILL', 9, /cannot be caught/], ['SIGSEGV', 11, /segmentation fault/]] as const) {
+    for (const [sig, num, hint] of [
+      ['SIGKILL', 9, /cannot be caught/],
+      ['SIGSEGV', 11, /segmentation fault/],
+    ] as const) {
       const source = `import os, signal\nprint("before the signal", flush=True)\nos.kill(os.getpid(), signal.${sig})\nprint("never")\n`;
       const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: 'die.py', content: source });
       const result = resultEventSchema.parse(terminal(events).data);
@@ -94,15 +126,25 @@ describe('script leaderboard', () => {
       assert.equal(run.success, false);
       assert.equal(run.exit_code, 128 + num);
       assert.equal(run.stdout, 'before the signal\n');
-      assert.match(run.stderr, new RegExp(`the program was killed by signal ${sig} \\(${num}; exit code ${128 + num}\\)`));
+      assert.match(
+        run.stderr,
+        new RegExp(`the program was killed by signal ${sig} \\(${num}; exit code ${128 + num}\\)`),
+      );
       assert.match(run.stderr, hint);
       assert.match(result.reports[0]!, new RegExp(`killed by signal ${sig}`), 'the report says it too');
     }
   });
 
-  for (const [file, compiler] of [['vector_add.hip', 'hipcc'], ['kernel.cu', 'nvcc'], ['main.cpp', 'hipcc']] as const) {
+  for (const [file, compiler] of [
+    ['vector_add.hip', 'hipcc'],
+    ['kernel.cu', 'nvcc'],
+    ['main.cpp', 'hipcc'],
+  ] as const) {
     test(`${file} without ${compiler}: a clear compile error, not a crash`, async () => {
-      const events = await submitAndRead(`${runner.url}/script/CPU/test`, { fileName: file, content: 'int main() { return 0; }\n' });
+      const events = await submitAndRead(`${runner.url}/script/CPU/test`, {
+        fileName: file,
+        content: 'int main() { return 0; }\n',
+      });
       const result = resultEventSchema.parse(terminal(events).data);
       const ev = result.results[0]!.runs.test!;
       assert.equal(ev.run, null);
@@ -111,7 +153,7 @@ describe('script leaderboard', () => {
       assert.match(ev.compilation!.stderr, new RegExp(`${compiler} was not found`));
       assert.match(ev.compilation!.stderr, /--server URL/);
       assert.match(result.reports[0]!, /compilation failed/);
-      const rec = await (await fetch(`${runner.url}/user/submissions?limit=1`)).json() as Array<{ done: boolean }>;
+      const rec = (await (await fetch(`${runner.url}/user/submissions?limit=1`)).json()) as Array<{ done: boolean }>;
       assert.equal(rec[0]?.done, true);
     });
   }

@@ -23,7 +23,9 @@ function splitCsvLine(line: string): string[] {
 }
 
 export function readCsv(file: string): Row[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  const [header, ...lines] = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const names = splitCsvLine(header as string);
   return lines.map((l) => Object.fromEntries(splitCsvLine(l).map((v, i) => [names[i] as string, v])));
 }
@@ -37,7 +39,11 @@ const end = (r: Row) => Number(r.End_Timestamp);
 export function shiftTo(rows: Row[], at: number): Row[] {
   if (!rows.length) return [];
   const first = Math.min(...rows.map(start));
-  return rows.map((r) => ({ ...r, Start_Timestamp: String(start(r) - first + at), End_Timestamp: String(end(r) - first + at) }));
+  return rows.map((r) => ({
+    ...r,
+    Start_Timestamp: String(start(r) - first + at),
+    End_Timestamp: String(end(r) - first + at),
+  }));
 }
 
 function union(intervals: Array<[number, number]>): number {
@@ -59,11 +65,21 @@ function union(intervals: Array<[number, number]>): number {
 export function expectedRun(t0: number) {
   const kernelAgents = new Set(fixture('kernel_trace').map((k) => k.Agent_Id));
   const gpu = (agent: string | undefined) => (kernelAgents.has(agent) ? GPU_AGENT : (agent as string));
-  const copies = fixture('memory_copy_trace').map((c): Row => ({ ...c, Source_Agent_Id: gpu(c.Source_Agent_Id), Destination_Agent_Id: gpu(c.Destination_Agent_Id) }));
-  const toDevice = shiftTo(copies.filter((r) => r.Direction!.endsWith('HOST_TO_DEVICE')), t0);
+  const copies = fixture('memory_copy_trace').map((c): Row => ({
+    ...c,
+    Source_Agent_Id: gpu(c.Source_Agent_Id),
+    Destination_Agent_Id: gpu(c.Destination_Agent_Id),
+  }));
+  const toDevice = shiftTo(
+    copies.filter((r) => r.Direction!.endsWith('HOST_TO_DEVICE')),
+    t0,
+  );
   const kernelsAt = Math.max(...toDevice.map(end)) + GAP_NS;
   const kernels = shiftTo(fixture('kernel_trace'), kernelsAt).map((r): Row => ({ ...r, Agent_Id: GPU_AGENT }));
-  const back = shiftTo(copies.filter((r) => !r.Direction!.endsWith('HOST_TO_DEVICE')), Math.max(...kernels.map(end)) + GAP_NS);
+  const back = shiftTo(
+    copies.filter((r) => !r.Direction!.endsWith('HOST_TO_DEVICE')),
+    Math.max(...kernels.map(end)) + GAP_NS,
+  );
   const all = [...toDevice, ...kernels, ...back];
   const wallStart = Math.min(...all.map(start));
   const wallEnd = Math.max(...all.map(end));

@@ -63,45 +63,55 @@ function trickler(first: string, rest: string, stopped: () => boolean): Promise<
   });
 }
 
-test('264 unauthenticated trickling uploads and 264 slow heads: the token holder submits and gets its result', { timeout: 120_000 }, async () => {
-  let stop = false;
-  const all: Attacker[] = [];
-  const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="x.py"\r\n\r\nprint("stranger")\r\n--${BOUNDARY}--\r\n`.repeat(50);
-  const head = `${uploadHead('/script/CPU/test', body.length)}`;
-  try {
-    const uploads = await Promise.all(Array.from({ length: 264 }, () => trickler(head, body, () => stop)));
-    const slowHeads = await Promise.all(Array.from({ length: 264 }, () => trickler('', head, () => stop)));
-    all.push(...uploads, ...slowHeads);
-    // the token holder, while all of them are at it (a signal ends a starved request as a failure, not a hang)
-    const res = await post(`${runner.url}/script/CPU/test`, {
-      fileName: 'mine.py',
-      content: 'print("the token holder ran")\n',
-      headers: { Authorization: `Bearer ${TOKEN}` },
-      signal: AbortSignal.timeout(90_000),
-    });
-    assert.equal(res.status, 200);
-    const events = await readSse(res);
-    const end = terminal(events);
-    assert.equal(end.event, 'result', end.raw);
-    assert.match(end.raw, /the token holder ran/);
-    // every trickling upload was refused at its head and its connection closed: none holds a slot with its body
-    const stillOpen = uploads.filter((a) => !a.closed).length;
-    assert.equal(stillOpen, 0, `${stillOpen} refused uploads still open`);
-    for (const a of uploads) {
-      assert.match(a.received, /^HTTP\/1\.1 401 /);
-      assert.match(a.received, /\r\nconnection: close\r\n/i);
+test(
+  '264 unauthenticated trickling uploads and 264 slow heads: the token holder submits and gets its result',
+  { timeout: 120_000 },
+  async () => {
+    let stop = false;
+    const all: Attacker[] = [];
+    const body =
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="x.py"\r\n\r\nprint("stranger")\r\n--${BOUNDARY}--\r\n`.repeat(
+        50,
+      );
+    const head = `${uploadHead('/script/CPU/test', body.length)}`;
+    try {
+      const uploads = await Promise.all(Array.from({ length: 264 }, () => trickler(head, body, () => stop)));
+      const slowHeads = await Promise.all(Array.from({ length: 264 }, () => trickler('', head, () => stop)));
+      all.push(...uploads, ...slowHeads);
+      // the token holder, while all of them are at it (a signal ends a starved request as a failure, not a hang)
+      const res = await post(`${runner.url}/script/CPU/test`, {
+        fileName: 'mine.py',
+        content: 'print("the token holder ran")\n',
+        headers: { Authorization: `Bearer ${TOKEN}` },
+        signal: AbortSignal.timeout(90_000),
+      });
+      assert.equal(res.status, 200);
+      const events = await readSse(res);
+      const end = terminal(events);
+      assert.equal(end.event, 'result', end.raw);
+      assert.match(end.raw, /the token holder ran/);
+      // every trickling upload was refused at its head and its connection closed: none holds a slot with its body
+      const stillOpen = uploads.filter((a) => !a.closed).length;
+      assert.equal(stillOpen, 0, `${stillOpen} refused uploads still open`);
+      for (const a of uploads) {
+        assert.match(a.received, /^HTTP\/1\.1 401 /);
+        assert.match(a.received, /\r\nconnection: close\r\n/i);
+      }
+      // the slow heads keep no more than their share of the 256 connections: the oldest were closed for newer ones
+      const heldHeads = slowHeads.filter((a) => !a.closed).length;
+      assert.ok(heldHeads <= 192, `${heldHeads} slow heads held`);
+      assert.ok(
+        slowHeads.every((a) => a.received === '' || /^HTTP\/1\.1 408 /.test(a.received)),
+        'no slow head got anything but a timeout',
+      );
+      // nothing ran but the token holder's job
+      assert.deepEqual(readdirSync(path.join(runner.dataDir, 'jobs')).length, 1);
+    } finally {
+      stop = true;
+      for (const a of all) a.socket.destroy();
     }
-    // the slow heads keep no more than their share of the 256 connections: the oldest were closed for newer ones
-    const heldHeads = slowHeads.filter((a) => !a.closed).length;
-    assert.ok(heldHeads <= 192, `${heldHeads} slow heads held`);
-    assert.ok(slowHeads.every((a) => a.received === '' || /^HTTP\/1\.1 408 /.test(a.received)), 'no slow head got anything but a timeout');
-    // nothing ran but the token holder's job
-    assert.deepEqual(readdirSync(path.join(runner.dataDir, 'jobs')).length, 1);
-  } finally {
-    stop = true;
-    for (const a of all) a.socket.destroy();
-  }
-});
+  },
+);
 
 test('a 1 GiB body after a 401 is not read: the connection is closed at once', { timeout: 120_000 }, async () => {
   const GiB = 1024 ** 3;

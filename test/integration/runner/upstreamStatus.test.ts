@@ -8,13 +8,30 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { resultEventSchema, userSubmissionDetailSchema, type ResultEvent, type UserSubmissionDetail } from '../../../src/core/protocol/api';
+import {
+  resultEventSchema,
+  userSubmissionDetailSchema,
+  type ResultEvent,
+  type UserSubmissionDetail,
+} from '../../../src/core/protocol/api';
 import { holdTimers } from '../../support/heldClock';
-import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, untilPrinted, waitFor, type TestRunner } from './helpers';
+import {
+  post,
+  readSse,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  untilPrinted,
+  waitFor,
+  type TestRunner,
+} from './helpers';
 
 const fixture = path.join(repoRoot, 'test/fixtures/reference-kernels/problems');
 const sumlist = path.join(fixture, 'kr/sumlist_py');
-const code = (name: string) => readFileSync(name === 'submission.py' ? path.join(sumlist, name) : path.join(sumlist, 'solutions', name), 'utf8');
+const code = (name: string) =>
+  readFileSync(name === 'submission.py' ? path.join(sumlist, name) : path.join(sumlist, 'solutions', name), 'utf8');
 /** Without its `#!POPCORN leaderboard kr-sumlist` line, for the other leaderboards of the folder. */
 const template = code('submission.py').replace(/^#!POPCORN[^\n]*\n/, '');
 
@@ -26,17 +43,35 @@ const SECRET_FAILED = 'secret validation failed on MI300; submission will not ap
  * status of failed, timed_out or hacked ends it with `Submission N <status>: <error or "No error details were
  * provided">`; otherwise, once done, it prints the runs (mode, secret, runner, score, passed).
  */
-function popcornCliShows(detail: UserSubmissionDetail): { kind: 'error'; text: string } | { kind: 'runs'; runs: Array<{ mode: string; secret: boolean; passed: boolean; score: unknown }> } | { kind: 'waiting' } {
+function popcornCliShows(
+  detail: UserSubmissionDetail,
+):
+  | { kind: 'error'; text: string }
+  | { kind: 'runs'; runs: Array<{ mode: string; secret: boolean; passed: boolean; score: unknown }> }
+  | { kind: 'waiting' } {
   const status = detail.job?.status ?? (detail.done ? 'done' : 'pending');
   if (status === 'failed' || status === 'timed_out' || status === 'hacked') {
-    return { kind: 'error', text: `Submission ${detail.id} ${status}: ${detail.job?.error ?? 'No error details were provided'}` };
+    return {
+      kind: 'error',
+      text: `Submission ${detail.id} ${status}: ${detail.job?.error ?? 'No error details were provided'}`,
+    };
   }
   if (!detail.done) return { kind: 'waiting' };
-  return { kind: 'runs', runs: detail.runs.map((r) => ({ mode: r.mode, secret: r.secret, passed: r.passed, score: r.score })) };
+  return {
+    kind: 'runs',
+    runs: detail.runs.map((r) => ({ mode: r.mode, secret: r.secret, passed: r.passed, score: r.score })),
+  };
 }
 
 /** Submits in the background; `whileRunning` is awaited (with the job's id) before the wait for the job to be done. */
-async function submitBackground(runner: TestRunner, lb: string, mode: string, fileName: string, content: string, whileRunning?: (id: number) => Promise<void>): Promise<UserSubmissionDetail> {
+async function submitBackground(
+  runner: TestRunner,
+  lb: string,
+  mode: string,
+  fileName: string,
+  content: string,
+  whileRunning?: (id: number) => Promise<void>,
+): Promise<UserSubmissionDetail> {
   const res = await post(`${runner.url}/submission/${lb}/MI300/${mode}`, { fileName, content });
   assert.equal(res.status, 202, await res.clone().text());
   const id = ((await res.json()) as { details: { id: number } }).details.id;
@@ -68,29 +103,59 @@ describe('job status and runs as upstream gives them', () => {
     const detail = await submitBackground(runner, 'kr-sumlist', 'test', 'wrong.py', code('wrong.py'));
     assert.equal(detail.job?.status, 'succeeded');
     assert.equal(detail.job?.error, null);
-    assert.equal(detail.job?.state, 'failed', "our own finer state still says the tests failed");
-    assert.deepEqual(detail.runs.map((r) => [r.mode, r.secret, r.passed, r.score]), [['test', false, false, null]]);
+    assert.equal(detail.job?.state, 'failed', 'our own finer state still says the tests failed');
+    assert.deepEqual(
+      detail.runs.map((r) => [r.mode, r.secret, r.passed, r.score]),
+      [['test', false, false, null]],
+    );
     const result = detail.runs[0]!.result as Record<string, string>;
     assert.equal(result.check, 'fail');
     assert.equal(result['test-count'], '3');
     assert.equal(result['test.0.status'], 'fail');
     assert.match(result['test.0.error']!, /got -11, expected -12/);
-    assert.deepEqual(popcornCliShows(detail), { kind: 'runs', runs: [{ mode: 'test', secret: false, passed: false, score: null }] });
+    assert.deepEqual(popcornCliShows(detail), {
+      kind: 'runs',
+      runs: [{ mode: 'test', secret: false, passed: false, score: null }],
+    });
   });
 
-  test('leaderboard mode whose ranked run fails: failed, with upstream\'s text; nothing ranked', async () => {
-    const detail = await submitBackground(runner, 'kr-sumlist', 'leaderboard', 'ranked_only_wrong.py', code('ranked_only_wrong.py'));
+  test("leaderboard mode whose ranked run fails: failed, with upstream's text; nothing ranked", async () => {
+    const detail = await submitBackground(
+      runner,
+      'kr-sumlist',
+      'leaderboard',
+      'ranked_only_wrong.py',
+      code('ranked_only_wrong.py'),
+    );
     assert.equal(detail.job?.status, 'failed');
     assert.equal(detail.job?.error, RANKED_FAILED);
-    assert.deepEqual(popcornCliShows(detail), { kind: 'error', text: `Submission ${detail.id} failed: ${RANKED_FAILED}` });
+    assert.deepEqual(popcornCliShows(detail), {
+      kind: 'error',
+      text: `Submission ${detail.id} failed: ${RANKED_FAILED}`,
+    });
     const publicRuns = detail.runs.filter((r) => !r.secret).map((r) => [r.mode, r.passed, r.score]);
-    assert.deepEqual(publicRuns, [['test', true, null], ['benchmark', true, null], ['leaderboard', false, null]]);
-    const board = (await (await fetch(`${runner.url}/submissions/kr-sumlist/MI300`)).json()) as Array<{ submission_id: number }>;
-    assert.ok(!board.some((e) => e.submission_id === detail.id), 'a failed ranked validation is not on the leaderboard');
+    assert.deepEqual(publicRuns, [
+      ['test', true, null],
+      ['benchmark', true, null],
+      ['leaderboard', false, null],
+    ]);
+    const board = (await (await fetch(`${runner.url}/submissions/kr-sumlist/MI300`)).json()) as Array<{
+      submission_id: number;
+    }>;
+    assert.ok(
+      !board.some((e) => e.submission_id === detail.id),
+      'a failed ranked validation is not on the leaderboard',
+    );
   });
 
   test('leaderboard mode whose secret copy fails: failed, "secret validation failed"; the public run still has its score', async () => {
-    const detail = await submitBackground(runner, 'kr-sumlist', 'leaderboard', 'secret_only_wrong.py', code('secret_only_wrong.py'));
+    const detail = await submitBackground(
+      runner,
+      'kr-sumlist',
+      'leaderboard',
+      'secret_only_wrong.py',
+      code('secret_only_wrong.py'),
+    );
     assert.equal(detail.job?.status, 'failed');
     assert.equal(detail.job?.error, SECRET_FAILED);
     const ranked = detail.runs.find((r) => r.mode === 'leaderboard' && !r.secret)!;
@@ -98,7 +163,9 @@ describe('job status and runs as upstream gives them', () => {
     const secret = detail.runs.find((r) => r.mode === 'leaderboard' && r.secret)!;
     assert.equal(secret.passed, false);
     assert.equal(secret.score, null);
-    const board = (await (await fetch(`${runner.url}/submissions/kr-sumlist/MI300`)).json()) as Array<{ submission_id: number }>;
+    const board = (await (await fetch(`${runner.url}/submissions/kr-sumlist/MI300`)).json()) as Array<{
+      submission_id: number;
+    }>;
     assert.ok(!board.some((e) => e.submission_id === detail.id));
   });
 
@@ -106,7 +173,10 @@ describe('job status and runs as upstream gives them', () => {
     const first = await submitBackground(runner, 'kr-sumlist', 'leaderboard', 'submission.py', code('submission.py'));
     assert.equal(first.job?.status, 'succeeded');
     assert.equal(first.job?.error, null);
-    const seeds = JSON.parse(readFileSync(path.join(runner.dataDir, 'secret-seeds.json'), 'utf8')) as Record<string, number>;
+    const seeds = JSON.parse(readFileSync(path.join(runner.dataDir, 'secret-seeds.json'), 'utf8')) as Record<
+      string,
+      number
+    >;
     const seed = seeds['kr-sumlist'];
     assert.ok(Number.isInteger(seed) && seed! > 0 && seed! < 2 ** 31);
     const [pub, secret] = (await fullResult(runner, first.id)).results;
@@ -123,25 +193,47 @@ describe('job status and runs as upstream gives them', () => {
     const second = await submitBackground(runner, 'kr-sumlist', 'leaderboard', 'submission.py', code('submission.py'));
     assert.equal((await fullResult(runner, second.id)).results[1]!.runs.test!.run!.result['kr.seed'], String(seed));
     const other = await submitBackground(runner, 'kr-sumlist-v2', 'leaderboard', 'submission.py', template);
-    const otherSeed = JSON.parse(readFileSync(path.join(runner.dataDir, 'secret-seeds.json'), 'utf8'))['kr-sumlist-v2'] as number;
+    const otherSeed = JSON.parse(readFileSync(path.join(runner.dataDir, 'secret-seeds.json'), 'utf8'))[
+      'kr-sumlist-v2'
+    ] as number;
     assert.equal((await fullResult(runner, other.id)).results[1]!.runs.test!.run!.result['kr.seed'], String(otherSeed));
   });
 
   test('the compile step: `python3 submission.py` once before the run (seed 1), a CompileResult when it shows a torch extension build', async () => {
-    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, { fileName: 'fake_inline_build.py', content: code('fake_inline_build.py') });
+    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, {
+      fileName: 'fake_inline_build.py',
+      content: code('fake_inline_build.py'),
+    });
     const ev = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!;
     assert.equal(ev.run!.passed, true);
     const comp = ev.compilation!;
-    assert.deepEqual({ ...comp, stdout: undefined }, { nvcc_found: true, nvcc_version: '', success: true, command: 'python3 submission.py', stdout: undefined, stderr: '', exit_code: 0 });
+    assert.deepEqual(
+      { ...comp, stdout: undefined },
+      {
+        nvcc_found: true,
+        nvcc_version: '',
+        success: true,
+        command: 'python3 submission.py',
+        stdout: undefined,
+        stderr: '',
+        exit_code: 0,
+      },
+    );
     assert.match(comp.stdout, /-DTORCH_EXTENSION_NAME=kr_fake/);
     assert.match(comp.stdout, /compile step: POPCORN_SEED=1 POPCORN_FD=set/);
     // a submission whose step prints no such line gets no CompileResult
-    const plain = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, { fileName: 'submission.py', content: code('submission.py') });
+    const plain = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, {
+      fileName: 'submission.py',
+      content: code('submission.py'),
+    });
     assert.equal(resultEventSchema.parse(terminal(plain).data).results[0]!.runs.test!.compilation, null);
   });
 
   test('a .cpp upload to a Python leaderboard is taken as upstream takes it: its text runs as submission.py', async () => {
-    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, { fileName: 'kernel.cpp', content: code('submission.py') });
+    const events = await submitAndRead(`${runner.url}/kr-sumlist/MI300/test`, {
+      fileName: 'kernel.cpp',
+      content: code('submission.py'),
+    });
     const result = resultEventSchema.parse(terminal(events).data);
     assert.equal(result.results[0]!.runs.test!.run!.passed, true);
     const list = (await (await fetch(`${runner.url}/user/submissions?limit=1`)).json()) as Array<{ file_name: string }>;
@@ -158,7 +250,10 @@ describe('job status and runs as upstream gives them', () => {
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
       const events = await readSse(res);
-      assert.deepEqual(events.map((e) => e.event), ['status', 'error']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['status', 'error'],
+      );
       const error = events[1]!.data as { status: string; detail: string; status_code: number };
       assert.equal(error.status, 'error');
       assert.equal(error.status_code, 400);
@@ -180,12 +275,20 @@ describe('timeouts as upstream reports them', () => {
   let perRun: TestRunner;
   let problems: string;
   before(async () => {
-    hard = await startTestRunner({ problemsDir: fixture, gpuName: 'MI300', hardTimeoutSec: clock.seconds, killGraceMs: 300 });
+    hard = await startTestRunner({
+      problemsDir: fixture,
+      gpuName: 'MI300',
+      hardTimeoutSec: clock.seconds,
+      killGraceMs: 300,
+    });
     // the fixture with its own test_timeout on kr/sumlist_py (the default would be 180 s)
     problems = tempDir('kr-fixture-');
     cpSync(fixture, problems, { recursive: true });
     const task = path.join(problems, 'kr/sumlist_py/task.yml');
-    writeFileSync(task, readFileSync(task, 'utf8').replace(/^ranking_by: "last"$/m, `ranking_by: "last"\ntest_timeout: ${clock.seconds}`));
+    writeFileSync(
+      task,
+      readFileSync(task, 'utf8').replace(/^ranking_by: "last"$/m, `ranking_by: "last"\ntest_timeout: ${clock.seconds}`),
+    );
     perRun = await startTestRunner({ problemsDir: problems, gpuName: 'MI300', killGraceMs: 300 });
   });
   after(async () => {
@@ -201,27 +304,55 @@ describe('timeouts as upstream reports them', () => {
     assert.equal(clock.fire(), 1, 'the job timed out now');
   };
 
-  test("past the runner's hard timeout: timed_out, \"hard timeout reached\", with the runs so far", async () => {
-    const detail = await submitBackground(hard, 'kr-sumlist', 'test', 'hang.py', code('hang.py'), timeOutWhenHanging(hard));
+  test('past the runner\'s hard timeout: timed_out, "hard timeout reached", with the runs so far', async () => {
+    const detail = await submitBackground(
+      hard,
+      'kr-sumlist',
+      'test',
+      'hang.py',
+      code('hang.py'),
+      timeOutWhenHanging(hard),
+    );
     assert.equal(detail.job?.status, 'timed_out');
     assert.equal(detail.job?.error, 'hard timeout reached');
     assert.equal(detail.done, true);
-    assert.deepEqual(popcornCliShows(detail), { kind: 'error', text: `Submission ${detail.id} timed_out: hard timeout reached` });
-    assert.deepEqual(detail.runs.map((r) => [r.mode, r.passed]), [['test', false]]);
+    assert.deepEqual(popcornCliShows(detail), {
+      kind: 'error',
+      text: `Submission ${detail.id} timed_out: hard timeout reached`,
+    });
+    assert.deepEqual(
+      detail.runs.map((r) => [r.mode, r.passed]),
+      [['test', false]],
+    );
     // stopped in the evaluator
     const run = (await fullResult(hard, detail.id)).results[0]!.runs.test!.run!;
-    assert.match(run.stderr, new RegExp(`hard timeout reached \\(a job may run ${clock.seconds} s in all\\): sent SIGINT to the process group`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `hard timeout reached \\(a job may run ${clock.seconds} s in all\\): sent SIGINT to the process group`,
+      ),
+    );
   });
 
   test("a run stopped at the task's own test_timeout is a run (exit 114, passed: false), the job succeeded", async () => {
-    const detail = await submitBackground(perRun, 'kr-sumlist', 'test', 'hang.py', code('hang.py'), timeOutWhenHanging(perRun));
+    const detail = await submitBackground(
+      perRun,
+      'kr-sumlist',
+      'test',
+      'hang.py',
+      code('hang.py'),
+      timeOutWhenHanging(perRun),
+    );
     assert.equal(detail.job?.status, 'succeeded');
     assert.equal(detail.job?.state, 'timed_out', 'our own state says which run timed out');
     const run = (await fullResult(perRun, detail.id)).results[0]!.runs.test!.run!;
     assert.equal(run.exit_code, 114);
     assert.equal(run.passed, false);
     assert.match(run.stderr, new RegExp(`timed out after ${clock.seconds} s`));
-    assert.deepEqual(popcornCliShows(detail), { kind: 'runs', runs: [{ mode: 'test', secret: false, passed: false, score: null }] });
+    assert.deepEqual(popcornCliShows(detail), {
+      kind: 'runs',
+      runs: [{ mode: 'test', secret: false, passed: false, score: null }],
+    });
   });
 });
 
@@ -247,7 +378,11 @@ describe('registration and invites belong to GPU MODE', () => {
 
   test('POST /user/join: a clear {detail} for a caller with the token, 401 without', async () => {
     const join = (headers: Record<string, string>) =>
-      fetch(`${runner.url}/user/join`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ code: 'INVITE-1' }) });
+      fetch(`${runner.url}/user/join`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ code: 'INVITE-1' }),
+      });
     const ok = await join({ 'X-Popcorn-Cli-Id': token });
     assert.equal(ok.status, 400);
     assert.match(((await ok.json()) as { detail: string }).detail, /no invite codes: every leaderboard on it is open/);

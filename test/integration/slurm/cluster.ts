@@ -156,13 +156,20 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     ['slurmctld', 'slurmd']
       .map((d) => {
         try {
-          return `--- ${d}.log\n` + readFileSync(path.join(root, `log/${d}.log`), 'utf8').split('\n').slice(-15).join('\n');
+          return (
+            `--- ${d}.log\n` +
+            readFileSync(path.join(root, `log/${d}.log`), 'utf8')
+              .split('\n')
+              .slice(-15)
+              .join('\n')
+          );
         } catch {
           return '';
         }
       })
       .join('\n');
-  const slurm = (command: string, args: string[]) => execFileSync(command, args, { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const slurm = (command: string, args: string[]) =>
+    execFileSync(command, args, { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
   const ok = (command: string, args: string[]) => {
     try {
       slurm(command, args);
@@ -178,7 +185,8 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   const stop = async () => {
     await stopDaemon(slurmd);
     // slurmstepd (one per job step) leaves slurmd: it and the job's processes carry the cluster's SLURM_CONF
-    for (let round = 0; round < 3 && killCarrying(`SLURM_CONF=${conf}`) > 0; round++) await new Promise((r) => setTimeout(r, 100));
+    for (let round = 0; round < 3 && killCarrying(`SLURM_CONF=${conf}`) > 0; round++)
+      await new Promise((r) => setTimeout(r, 100));
     await stopDaemon(slurmctld);
     await stopDaemon(munged);
     rmSync(root, { recursive: true, force: true });
@@ -190,15 +198,39 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   try {
     munged = spawn(
       '/usr/sbin/munged',
-      ['-F', '--force', `--socket=${socket}`, `--key-file=${key}`, `--pid-file=${path.join(root, 'run/munged.pid')}`, `--log-file=${path.join(root, 'log/munged.log')}`, `--seed-file=${path.join(root, 'munge/seed')}`],
+      [
+        '-F',
+        '--force',
+        `--socket=${socket}`,
+        `--key-file=${key}`,
+        `--pid-file=${path.join(root, 'run/munged.pid')}`,
+        `--log-file=${path.join(root, 'log/munged.log')}`,
+        `--seed-file=${path.join(root, 'munge/seed')}`,
+      ],
       { stdio: 'ignore' },
     );
-    await until('munged', () => ok('/usr/bin/munge', ['-S', socket, '-n']), 10_000, () => '');
+    await until(
+      'munged',
+      () => ok('/usr/bin/munge', ['-S', socket, '-n']),
+      10_000,
+      () => '',
+    );
     await startController();
     // slurmd in its own mount namespace, with an empty tmpfs over <root>/hidden (fixed strings, no user input)
     slurmd = spawn(
       'unshare',
-      ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs none "$1" && exec /usr/sbin/slurmd -D -f "$2" -N "$3"', 'sh', path.join(root, 'hidden'), conf, node],
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount -t tmpfs none "$1" && exec /usr/sbin/slurmd -D -f "$2" -N "$3"',
+        'sh',
+        path.join(root, 'hidden'),
+        conf,
+        node,
+      ],
       { env, stdio: 'ignore' },
     );
     await until('the node to be idle', () => /idle/.test(slurm('sinfo', ['-h', '-n', node, '-o', '%T'])), 30_000, logs);

@@ -35,11 +35,19 @@ after(async () => {
 const correct = readFileSync(path.join(solutions, 'correct/map_add.py'));
 const wrong = readFileSync(path.join(solutions, 'wrong/off_by_one.py'));
 
-function request(mode: SubmissionRequest['mode'], content: Uint8Array = correct, extra: Partial<SubmissionRequest> = {}): SubmissionRequest {
+function request(
+  mode: SubmissionRequest['mode'],
+  content: Uint8Array = correct,
+  extra: Partial<SubmissionRequest> = {},
+): SubmissionRequest {
   return { filePath: 'kernels/submission.py', content, mode, leaderboard: 'vectoradd_py', ...extra };
 }
 
-async function run(target: TestRunner, req: SubmissionRequest, extra: Partial<Parameters<typeof runSubmission>[1]> = {}) {
+async function run(
+  target: TestRunner,
+  req: SubmissionRequest,
+  extra: Partial<Parameters<typeof runSubmission>[1]> = {},
+) {
   const events: SubmissionEvent[] = [];
   const connection = await connect({ baseUrl: target.url });
   const outcome = await runSubmission(req, { connection, surface: 'cli', onEvent: (e) => events.push(e), ...extra });
@@ -59,7 +67,10 @@ test('our runner is told apart by /health; test mode streams live output and lis
   assert.equal(accepted.id, outcome.id);
   // a job on a runner of ours (not an embedded one) can be picked up again after a restart
   assert.equal(accepted.resume?.kind, 'stream');
-  assert.ok(events.some((e) => e.type === 'output'), 'live output arrived as events');
+  assert.ok(
+    events.some((e) => e.type === 'output'),
+    'live output arrived as events',
+  );
   assert.equal(outcome.liveOutput, true);
   const values = outcome.result?.results[0]?.runs.test?.run?.result ?? {};
   const tests = testsOf(values);
@@ -97,14 +108,20 @@ test('profile mode: every archive saved under its own name, downloaded from the 
   assert.deepEqual(readdirSync(out).sort(), outcome.traces.map((s) => path.basename(s.path)).sort());
   for (const s of outcome.traces) assert.equal(readFileSync(s.path).subarray(0, 2).toString(), 'PK');
   assert.equal(events.filter((e) => e.type === 'trace-saved').length, outcome.traces.length);
-  assert.ok(events.some((e) => e.type === 'status' && e.run?.startsWith('profile.')), 'each profile run was announced');
+  assert.ok(
+    events.some((e) => e.type === 'status' && e.run?.startsWith('profile.')),
+    'each profile run was announced',
+  );
 });
 
 test('a runner without a profiler: refused before anything is sent, with "Profile on GPU MODE" offered', async () => {
   const { outcome } = await run(bare, request('profile'));
   assert.equal(outcome.kind, 'failed');
   assert.equal(outcome.explanation?.kind, 'no-profiler');
-  assert.deepEqual(outcome.explanation?.actions.map((a) => a.id), ['profile-on-gpumode', 'select-target']);
+  assert.deepEqual(
+    outcome.explanation?.actions.map((a) => a.id),
+    ['profile-on-gpumode', 'select-target'],
+  );
   assert.equal(outcome.id, undefined, 'no job was made');
 });
 
@@ -133,12 +150,22 @@ test('resume: a stream picked up again from its state replays the job to the sam
   const accepted = first.events.find((e) => e.type === 'accepted');
   assert.ok(accepted?.type === 'accepted' && accepted.resume);
   const events: SubmissionEvent[] = [];
-  const again = await resumeSubmission(accepted.resume, { connection: await connect({ baseUrl: runner.url }), surface: 'editor', onEvent: (e) => events.push(e) });
+  const again = await resumeSubmission(accepted.resume, {
+    connection: await connect({ baseUrl: runner.url }),
+    surface: 'editor',
+    onEvent: (e) => events.push(e),
+  });
   assert.equal(again.kind, 'result');
   assert.equal(again.id, first.outcome.id);
   assert.equal(again.passed, first.outcome.passed);
-  assert.deepEqual(again.result?.results[0]?.runs.benchmark?.run?.result, first.outcome.result?.results[0]?.runs.benchmark?.run?.result);
-  assert.ok(events.some((e) => e.type === 'output'), 'the live output was replayed');
+  assert.deepEqual(
+    again.result?.results[0]?.runs.benchmark?.run?.result,
+    first.outcome.result?.results[0]?.runs.benchmark?.run?.result,
+  );
+  assert.ok(
+    events.some((e) => e.type === 'output'),
+    'the live output was replayed',
+  );
 });
 
 test('unknown leaderboard, a dead server and a URL that is none are explained, with what to do', async () => {
@@ -152,16 +179,25 @@ test('unknown leaderboard, a dead server and a URL that is none are explained, w
     const e = explain(err, { surface: 'cli', baseUrl: dead });
     assert.equal(e.kind, 'network');
     assert.match(e.message, /Cannot reach the runner at .*connection refused.*kernel-runner serve/);
-    assert.deepEqual(e.actions.map((a) => a.id), ['select-target']);
+    assert.deepEqual(
+      e.actions.map((a) => a.id),
+      ['select-target'],
+    );
     return true;
   });
   // not a URL at all: the user's input, said so, with nothing sent (not "sent something this version cannot read")
-  for (const [bad, why] of [['not-a-url', /^not-a-url is not a runner URL: expected http\(s\):\/\/host\[:port\]\[\/path\]\.$/], ['ftp://x', /^ftp:\/\/x\/ is not a runner URL: only http and https are supported\.$/]] as const) {
+  for (const [bad, why] of [
+    ['not-a-url', /^not-a-url is not a runner URL: expected http\(s\):\/\/host\[:port\]\[\/path\]\.$/],
+    ['ftp://x', /^ftp:\/\/x\/ is not a runner URL: only http and https are supported\.$/],
+  ] as const) {
     await assert.rejects(connect({ baseUrl: bad }), (err: unknown) => {
       const e = explain(err, { surface: 'cli', baseUrl: bad });
       assert.equal(e.kind, 'usage');
       assert.match(e.message, why);
-      assert.deepEqual(e.actions.map((a) => a.id), ['select-target']);
+      assert.deepEqual(
+        e.actions.map((a) => a.id),
+        ['select-target'],
+      );
       return true;
     });
   }
@@ -175,4 +211,3 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
-

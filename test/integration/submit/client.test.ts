@@ -17,7 +17,14 @@ let work: string;
 before(async () => {
   dataDir = tempDir('kr-submit-client-');
   work = tempDir('kr-submit-client-out-');
-  runner = await startRunner({ port: 0, dataDir, problemsDir: problems, heartbeatMs: 200, killGraceMs: 1000, env: { ...process.env, PATH: profilingPath } });
+  runner = await startRunner({
+    port: 0,
+    dataDir,
+    problemsDir: problems,
+    heartbeatMs: 200,
+    killGraceMs: 1000,
+    env: { ...process.env, PATH: profilingPath },
+  });
 });
 
 after(async () => {
@@ -40,7 +47,12 @@ test('cutting the connection twice mid-stream loses and doubles nothing', async 
     let outputs = 0;
     let cuts = 0;
     const outcome = await client.submit(
-      { leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'numbered.py', content: numberedLines(count, 0.3) } },
+      {
+        leaderboard: 'script',
+        gpu: 'CPU',
+        mode: 'test',
+        file: { name: 'numbered.py', content: numberedLines(count, 0.3) },
+      },
       {
         backoff: { initialMs: 20, maxMs: 200 },
         onEvent(e) {
@@ -48,7 +60,8 @@ test('cutting the connection twice mid-stream loses and doubles nothing', async 
           if (e.event !== 'output') return;
           const before = outputs;
           outputs += expandOutput(e.data).length;
-          if ((before < 400 && outputs >= 400) || (before < 1800 && outputs >= 1800)) cuts += proxy.cutAll() > 0 ? 1 : 0;
+          if ((before < 400 && outputs >= 400) || (before < 1800 && outputs >= 1800))
+            cuts += proxy.cutAll() > 0 ? 1 : 0;
         },
         onReconnect: (r) => reconnects.push(r.lastEventId),
       },
@@ -57,12 +70,21 @@ test('cutting the connection twice mid-stream loses and doubles nothing', async 
     assert.equal(cuts, 2);
     assert.ok(reconnects.length >= 2, `reconnected ${reconnects.length} times`);
     // Every event id once, consecutive from 1: nothing lost, nothing doubled.
-    assert.deepEqual(events.map((e) => e.id), Array.from({ length: events.length }, (_v, i) => i + 1));
+    assert.deepEqual(
+      events.map((e) => e.id),
+      Array.from({ length: events.length }, (_v, i) => i + 1),
+    );
     const lines = events.flatMap((e) => (e.event === 'output' ? expandOutput(e.data) : []));
     const expectOut = Array.from({ length: count / 2 }, (_v, i) => `out ${2 * i + 1}`).concat(`finished ${count}`);
     const expectErr = Array.from({ length: count / 2 }, (_v, i) => `err ${2 * i + 2}`);
-    assert.deepEqual(lines.filter((l) => l.stream === 'stdout').map((l) => l.text), expectOut);
-    assert.deepEqual(lines.filter((l) => l.stream === 'stderr').map((l) => l.text), expectErr);
+    assert.deepEqual(
+      lines.filter((l) => l.stream === 'stdout').map((l) => l.text),
+      expectOut,
+    );
+    assert.deepEqual(
+      lines.filter((l) => l.stream === 'stderr').map((l) => l.text),
+      expectErr,
+    );
   } finally {
     await proxy.close();
   }
@@ -70,7 +92,12 @@ test('cutting the connection twice mid-stream loses and doubles nothing', async 
 
 test('background submit, polling, attaching to the events, and the submission routes', async () => {
   const client = createRunnerClient({ baseUrl: runner.url });
-  const accepted = await client.submitBackground({ leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'hello.py', content: readFileSync(path.join(scripts, 'hello.py')) } });
+  const accepted = await client.submitBackground({
+    leaderboard: 'script',
+    gpu: 'CPU',
+    mode: 'test',
+    file: { name: 'hello.py', content: readFileSync(path.join(scripts, 'hello.py')) },
+  });
   const id = accepted.details.id;
   const done = await pollSubmission(client, id, { intervalMs: 50 });
   assert.equal(done.done, true);
@@ -81,10 +108,18 @@ test('background submit, polling, attaching to the events, and the submission ro
   const replay = await client.streamJob(id, { onEvent: (e) => events.push(e) });
   assert.equal(replay.kind, 'result');
   assert.equal(events[0]?.event, 'job');
-  assert.deepEqual(events.flatMap((e) => (e.event === 'output' ? expandOutput(e.data).map((l) => l.text) : [])).filter((t) => t.startsWith('hello')), ['hello from stdout', 'hello from stderr']);
+  assert.deepEqual(
+    events
+      .flatMap((e) => (e.event === 'output' ? expandOutput(e.data).map((l) => l.text) : []))
+      .filter((t) => t.startsWith('hello')),
+    ['hello from stdout', 'hello from stderr'],
+  );
   const later: ClientEvent[] = [];
   await client.streamJob(id, { after: events.length - 1, onEvent: (e) => later.push(e) });
-  assert.deepEqual(later.map((e) => e.event), ['result']);
+  assert.deepEqual(
+    later.map((e) => e.event),
+    ['result'],
+  );
 
   assert.ok((await client.listSubmissions()).some((s) => s.id === id));
   assert.equal((await client.getJob(id)).state, 'succeeded');
@@ -101,12 +136,21 @@ test('listings: health, leaderboards, GPUs and the runner queue', async () => {
   assert.ok(names.includes('vectoradd_py') && names.includes('script'));
   assert.deepEqual(await client.listGpus('vectoradd_py'), ['CPU']);
   assert.equal((await client.runnerQueue('CPU')).gpu, 'CPU');
-  await assert.rejects(client.listGpus('no_such_board'), (err: unknown) => (err as { type?: string; status?: number }).type === 'http' && (err as { status: number }).status === 404);
+  await assert.rejects(
+    client.listGpus('no_such_board'),
+    (err: unknown) =>
+      (err as { type?: string; status?: number }).type === 'http' && (err as { status: number }).status === 404,
+  );
 });
 
 test('a profile artifact downloads to a file', async () => {
   const client = createRunnerClient({ baseUrl: runner.url });
-  const outcome = await client.submit({ leaderboard: 'vectoradd_py', gpu: 'CPU', mode: 'profile', file: { name: 'submission.py', content: readFileSync(path.join(vectoradd, 'submission.py')) } });
+  const outcome = await client.submit({
+    leaderboard: 'vectoradd_py',
+    gpu: 'CPU',
+    mode: 'profile',
+    file: { name: 'submission.py', content: readFileSync(path.join(vectoradd, 'submission.py')) },
+  });
   assert.equal(outcome.kind, 'result');
   if (outcome.kind !== 'result') return;
   const profile = outcome.result.results[0]?.runs['profile.0']?.profile;

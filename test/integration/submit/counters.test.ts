@@ -35,7 +35,11 @@ describe('submit --counters (CLI)', () => {
     dir = tempDir('kr-counters-cli-');
     file = path.join(dir, 'map_add.py');
     writeFileSync(file, readFileSync(path.join(solutions, 'correct/map_add.py')));
-    const env = { ...process.env, PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter), KR_FAKE_ROCPROF_NOISE: 'none' };
+    const env = {
+      ...process.env,
+      PATH: [bin, testBin, process.env.PATH ?? ''].join(path.delimiter),
+      KR_FAKE_ROCPROF_NOISE: 'none',
+    };
     runner = await startTestRunner({ profiler: 'auto', env });
   });
   after(async () => {
@@ -50,7 +54,17 @@ describe('submit --counters (CLI)', () => {
     const traces = path.join(dir, 'traces');
     const code = await runSubmit(
       file,
-      { server: runner.url, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300', out: traces, counters: 'roofline', kernelRegex: 'addition', case: '0', launches: '1' },
+      {
+        server: runner.url,
+        mode: 'profile',
+        leaderboard: 'vectoradd_py',
+        gpu: 'MI300',
+        out: traces,
+        counters: 'roofline',
+        kernelRegex: 'addition',
+        case: '0',
+        launches: '1',
+      },
       { stdout: out.stream, stderr: err.stream, color: false, cwd: dir },
     );
     assert.equal(code, 0, err.text());
@@ -63,7 +77,10 @@ describe('submit --counters (CLI)', () => {
       assert.ok(name, `pass_${i + 1}`);
       const rows = counterRows(zip.get(name)!.toString('utf8'));
       // --kernel-regex addition and --launches 1: the first launch of addition_kernel only, one row per counter
-      assert.deepEqual(new Set(rows.map((r) => r.kernel)), new Set(['void addition_kernel<float>(float*, float const*, float const*, int, int)']));
+      assert.deepEqual(
+        new Set(rows.map((r) => r.kernel)),
+        new Set(['void addition_kernel<float>(float*, float const*, float const*, int, int)']),
+      );
       assert.equal(rows.length, group.length);
     }
     assert.ok(zip.has('sysinfo.csv'));
@@ -80,14 +97,30 @@ describe('submit --counters (CLI)', () => {
       [{ case: 'x' }, /^--case: /],
       [{ launches: '9-3' }, /^--launches: /],
       [{ counters: 'roofline', mode: 'test' }, /^--counters: only with --mode profile/],
-      [{ pcSampling: 'sometimes' }, /^--pc-sampling: PC sampling must be off, host_trap or stochastic, not "sometimes"/],
-      [{ pcSampling: 'stochastic', pcSamplingInterval: '1000' }, /^--pc-sampling-interval: stochastic PC sampling takes a power of two from 256/],
-      [{ pcSamplingInterval: '8' }, /^--pc-sampling-interval: pc_sampling_interval and pc_sampling_unit need pc_sampling=host_trap or stochastic/],
-      [{ counters: 'roofline', pcSampling: 'host_trap', mode: 'benchmark' }, /^--counters, --pc-sampling: only with --mode profile/],
+      [
+        { pcSampling: 'sometimes' },
+        /^--pc-sampling: PC sampling must be off, host_trap or stochastic, not "sometimes"/,
+      ],
+      [
+        { pcSampling: 'stochastic', pcSamplingInterval: '1000' },
+        /^--pc-sampling-interval: stochastic PC sampling takes a power of two from 256/,
+      ],
+      [
+        { pcSamplingInterval: '8' },
+        /^--pc-sampling-interval: pc_sampling_interval and pc_sampling_unit need pc_sampling=host_trap or stochastic/,
+      ],
+      [
+        { counters: 'roofline', pcSampling: 'host_trap', mode: 'benchmark' },
+        /^--counters, --pc-sampling: only with --mode profile/,
+      ],
       [{ pcSampling: 'host_trap', server: 'gpumode' }, /^--pc-sampling is for our runners/],
     ] as const) {
       await assert.rejects(
-        runSubmit(file, { server: runner.url, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300', ...opts }, io),
+        runSubmit(
+          file,
+          { server: runner.url, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300', ...opts },
+          io,
+        ),
         (e: unknown) => e instanceof CliExit && e.exitCode === 2 && message.test(e.message),
         JSON.stringify(opts),
       );

@@ -24,7 +24,11 @@ after(() => rmSync(work, { recursive: true, force: true }));
 function evaluate(submission: string, mode: string, env: NodeJS.ProcessEnv = {}, cases = 'cases.txt') {
   copyFileSync(submission, path.join(work, 'submission.py'));
   const out = path.join(work, 'popcorn.txt');
-  const r = spawnSync('sh', ['-c', `python3 eval.py ${mode} ${cases} 3>'${out}'`], { cwd: work, encoding: 'utf8', env: { ...process.env, POPCORN_FD: '3', ...env } });
+  const r = spawnSync('sh', ['-c', `python3 eval.py ${mode} ${cases} 3>'${out}'`], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, POPCORN_FD: '3', ...env },
+  });
   const values: Record<string, string> = {};
   if (existsSync(out)) {
     for (const line of readFileSync(out, 'utf8').split('\n')) {
@@ -47,12 +51,16 @@ test('eval.py test/benchmark/leaderboard/profile on the template: key/value prot
   for (const mode of ['benchmark', 'leaderboard']) {
     const b = evaluate(template, mode);
     assert.equal(b.code, 0, b.stderr);
-    for (const k of ['runs', 'mean', 'std', 'err', 'best', 'worst']) assert.ok(Number(b.values[`benchmark.0.${k}`]) >= 0, `${mode} benchmark.0.${k}`);
+    for (const k of ['runs', 'mean', 'std', 'err', 'best', 'worst'])
+      assert.ok(Number(b.values[`benchmark.0.${k}`]) >= 0, `${mode} benchmark.0.${k}`);
     assert.ok(Number(b.values['benchmark.1.mean']) > 0);
   }
   const p = evaluate(template, 'profile');
   assert.equal(p.code, 0, p.stderr);
-  assert.match(decodePopcornBase64(p.values['benchmark.0.report'] as string), /^cProfile of custom_kernel, 20 calls, case size: 127; seed: 4242/);
+  assert.match(
+    decodePopcornBase64(p.values['benchmark.0.report'] as string),
+    /^cProfile of custom_kernel, 20 calls, case size: 127; seed: 4242/,
+  );
   assert.match(t.stdout, /2\/2 tests passed/);
 });
 
@@ -85,7 +93,7 @@ test('every correct solution passes and every wrong one fails, in both problems'
   for (const f of ['task.py', 'reference.py']) copyFileSync(path.join(vectoradd, f), path.join(work, f));
 });
 
-test('stand-in rocprofv3: requires --, writes the recorded outputs under real names, exit code is the app\'s', () => {
+test("stand-in rocprofv3: requires --, writes the recorded outputs under real names, exit code is the app's", () => {
   const missing = spawnSync(standIn, ['--kernel-trace', 'python3', '-c', 'pass'], { encoding: 'utf8' });
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /must follow '--'/);
@@ -94,7 +102,25 @@ test('stand-in rocprofv3: requires --, writes the recorded outputs under real na
   const out = path.join(work, 'prof');
   const r = spawnSync(
     standIn,
-    ['--log-level', 'fatal', '--hip-trace', '--kernel-trace', '--marker-trace', '--memory-copy-trace', '--output-format', 'pftrace', 'csv', '-d', out, '-o', 'run_%pid%', '--', 'python3', '-c', 'import sys; print("app out"); print("app err", file=sys.stderr); sys.exit(5)'],
+    [
+      '--log-level',
+      'fatal',
+      '--hip-trace',
+      '--kernel-trace',
+      '--marker-trace',
+      '--memory-copy-trace',
+      '--output-format',
+      'pftrace',
+      'csv',
+      '-d',
+      out,
+      '-o',
+      'run_%pid%',
+      '--',
+      'python3',
+      '-c',
+      'import sys; print("app out"); print("app err", file=sys.stderr); sys.exit(5)',
+    ],
     { encoding: 'utf8', env: { ...process.env, KR_FAKE_ROCPROF_NOISE: 'level' } },
   );
   assert.equal(r.status, 5);
@@ -103,8 +129,18 @@ test('stand-in rocprofv3: requires --, writes the recorded outputs under real na
   assert.match(r.stderr, /perfetto\.cc/); // Perfetto lines survive --log-level fatal, as with the real tool
   assert.doesNotMatch(r.stderr, /simple_timer\.cpp/); // glog lines do not
   // the stand-in's own record of its command line (rocprofv3_standin_argv.json) is not one of rocprofv3's outputs
-  const files = readdirSync(out).filter((f) => f !== '.rocprofv3' && f !== 'rocprofv3_standin_argv.json').map((f) => f.replace(/^run_\d+_/, 'run_PID_')).sort();
-  assert.deepEqual(files, ['run_PID_agent_info.csv', 'run_PID_hip_api_trace.csv', 'run_PID_kernel_trace.csv', 'run_PID_marker_api_trace.csv', 'run_PID_memory_copy_trace.csv', 'run_PID_results.pftrace']);
+  const files = readdirSync(out)
+    .filter((f) => f !== '.rocprofv3' && f !== 'rocprofv3_standin_argv.json')
+    .map((f) => f.replace(/^run_\d+_/, 'run_PID_'))
+    .sort();
+  assert.deepEqual(files, [
+    'run_PID_agent_info.csv',
+    'run_PID_hip_api_trace.csv',
+    'run_PID_kernel_trace.csv',
+    'run_PID_marker_api_trace.csv',
+    'run_PID_memory_copy_trace.csv',
+    'run_PID_results.pftrace',
+  ]);
   assert.ok(readdirSync(path.join(out, '.rocprofv3')).length > 0);
   const kernel = readdirSync(out).find((f) => f.endsWith('_kernel_trace.csv')) as string;
   assert.match(readFileSync(path.join(out, kernel), 'utf8'), /^"Kind","Agent_Id","Queue_Id"/);
@@ -113,12 +149,32 @@ test('stand-in rocprofv3: requires --, writes the recorded outputs under real na
 
 test('stand-in rocprofv3: on SIGINT it passes the signal on and still writes its files', async () => {
   const out = path.join(work, 'prof-int');
-  const child = spawn(standIn, ['--kernel-trace', '-f', 'csv', '-d', out, '-o', 'x', '--', 'python3', '-c', 'import time\nprint("ready", flush=True)\ntime.sleep(30)'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    standIn,
+    [
+      '--kernel-trace',
+      '-f',
+      'csv',
+      '-d',
+      out,
+      '-o',
+      'x',
+      '--',
+      'python3',
+      '-c',
+      'import time\nprint("ready", flush=True)\ntime.sleep(30)',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
-  await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()));
+  await new Promise<void>((resolve) =>
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()),
+  );
   child.kill('SIGINT');
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('close', (c, s) => r([c, s])));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+    child.on('close', (c, s) => r([c, s])),
+  );
   assert.equal(signal, 'SIGINT', `exit ${code} ${signal}`); // the app died of SIGINT, so does the tool (it replaces itself with the app)
   assert.match(stderr, /rocprofv3 caught signal 2/);
   assert.ok(existsSync(path.join(out, 'x_kernel_trace.csv')) && existsSync(path.join(out, 'x_agent_info.csv')));
@@ -129,7 +185,23 @@ test('stand-in rocprofv3: one clock per run (copies in, kernels, copies out), ag
   const before = process.hrtime.bigint(); // CLOCK_MONOTONIC, as the stand-in's clock
   const r = spawnSync(
     standIn,
-    ['--hip-trace', '--kernel-trace', '--marker-trace', '--memory-copy-trace', '--scratch-memory-trace', '-f', 'csv', '-d', out, '-o', 'run', '--', 'python3', '-c', 'pass'],
+    [
+      '--hip-trace',
+      '--kernel-trace',
+      '--marker-trace',
+      '--memory-copy-trace',
+      '--scratch-memory-trace',
+      '-f',
+      'csv',
+      '-d',
+      out,
+      '-o',
+      'run',
+      '--',
+      'python3',
+      '-c',
+      'pass',
+    ],
     { encoding: 'utf8', env: { ...process.env, KR_FAKE_ROCPROF_NOISE: 'none' } },
   );
   const afterExit = process.hrtime.bigint();
@@ -140,19 +212,37 @@ test('stand-in rocprofv3: one clock per run (copies in, kernels, copies out), ag
   assert.ok(BigInt(t0) >= before && BigInt(t0) <= afterExit, 'T0 is a CLOCK_MONOTONIC time within the run');
 
   const expected = expectedRun(t0);
-  assert.deepEqual(written('kernel_trace'), expected.kernels, 'kernels: GAP after the last copy in, on the GPU agent, recorded names and durations');
-  assert.deepEqual(copies, [...expected.toDevice, ...expected.back], 'copies in from T0, copies out GAP after the kernels, GPU end on the GPU agent');
+  assert.deepEqual(
+    written('kernel_trace'),
+    expected.kernels,
+    'kernels: GAP after the last copy in, on the GPU agent, recorded names and durations',
+  );
+  assert.deepEqual(
+    copies,
+    [...expected.toDevice, ...expected.back],
+    'copies in from T0, copies out GAP after the kernels, GPU end on the GPU agent',
+  );
   assert.ok(copies.every((c) => [c.Source_Agent_Id, c.Destination_Agent_Id].sort().join() === `Agent 0,${GPU_AGENT}`));
   const lastIn = Math.max(...expected.toDevice.map((c) => Number(c.End_Timestamp)));
   const firstKernel = Math.min(...expected.kernels.map((k) => Number(k.Start_Timestamp)));
   const lastKernel = Math.max(...expected.kernels.map((k) => Number(k.End_Timestamp)));
   const firstOut = Math.min(...expected.back.map((c) => Number(c.Start_Timestamp)));
   assert.deepEqual([firstKernel - lastIn, firstOut - lastKernel], [GAP_NS, GAP_NS]);
-  for (const [kind, name] of [['hip_api_trace', 'hip_trace'], ['marker_api_trace', 'marker_api_trace']] as const) {
+  for (const [kind, name] of [
+    ['hip_api_trace', 'hip_trace'],
+    ['marker_api_trace', 'marker_api_trace'],
+  ] as const) {
     assert.deepEqual(written(kind), shiftTo(fixture(name), t0), `${kind} starts at T0 with its recorded spacing`);
   }
   const scratch = written('scratch_memory_trace');
-  assert.deepEqual(scratch, shiftTo(fixture('scratch_memory_trace'), t0).map((row): Row => ({ ...row, Agent_Id: GPU_AGENT })));
+  assert.deepEqual(
+    scratch,
+    shiftTo(fixture('scratch_memory_trace'), t0).map((row): Row => ({ ...row, Agent_Id: GPU_AGENT })),
+  );
   const agents = readCsv(path.join(out, 'run_agent_info.csv'));
-  assert.deepEqual(agents.filter((a) => a.Agent_Type === 'GPU').map((a) => `Agent ${a.Node_Id}`)[0], GPU_AGENT, 'the kernels\' agent is a GPU of agent_info');
+  assert.deepEqual(
+    agents.filter((a) => a.Agent_Type === 'GPU').map((a) => `Agent ${a.Node_Id}`)[0],
+    GPU_AGENT,
+    "the kernels' agent is a GPU of agent_info",
+  );
 });

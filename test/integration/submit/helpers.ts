@@ -81,10 +81,29 @@ export interface ServeProcess {
 export function startServe(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const dataDir = tempDir('kr-submit-serve-');
   const auth = extraArgs.some((a) => a === '--token' || a === '--token-file') ? [] : ['--no-token'];
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--problems', problems, '--data-dir', dataDir, '--heartbeat', '0.5', '--kill-grace', '1', ...auth, ...extraArgs], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      '--port',
+      '0',
+      '--problems',
+      problems,
+      '--data-dir',
+      dataDir,
+      '--heartbeat',
+      '0.5',
+      '--kill-grace',
+      '1',
+      ...auth,
+      ...extraArgs,
+    ],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -27,7 +27,24 @@ after(async () => {
 
 test('--pc-sampling stochastic: samples in the summary and the saved zip, the interval as asked', async () => {
   const out = path.join(work, 'traces');
-  const r = await runCli(['submit', 'sampled.py', '--server', serve.url, '--mode', 'profile', '--pc-sampling', 'stochastic', '--pc-sampling-interval', '512', '--out', out, '--json'], { cwd: work });
+  const r = await runCli(
+    [
+      'submit',
+      'sampled.py',
+      '--server',
+      serve.url,
+      '--mode',
+      'profile',
+      '--pc-sampling',
+      'stochastic',
+      '--pc-sampling-interval',
+      '512',
+      '--out',
+      out,
+      '--json',
+    ],
+    { cwd: work },
+  );
   assert.equal(r.code, 0, r.stderr);
   const result = resultEventSchema.parse((JSON.parse(r.stdout) as { result: unknown }).result);
   const ev = result.results[0]!.runs['profile.0']!;
@@ -43,13 +60,32 @@ test('--pc-sampling stochastic: samples in the summary and the saved zip, the in
 });
 
 test('refusals: a bad interval (from the runner), --pc-sampling outside profile mode, on GPU MODE', async () => {
-  const bad = await runCli(['submit', 'sampled.py', '--server', serve.url, '--mode', 'profile', '--pc-sampling', 'stochastic', '--pc-sampling-interval', '1000'], { cwd: work });
+  const bad = await runCli(
+    [
+      'submit',
+      'sampled.py',
+      '--server',
+      serve.url,
+      '--mode',
+      'profile',
+      '--pc-sampling',
+      'stochastic',
+      '--pc-sampling-interval',
+      '1000',
+    ],
+    { cwd: work },
+  );
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /power of two from 256/);
-  const mode = await runCli(['submit', 'sampled.py', '--server', serve.url, '--pc-sampling', 'host_trap'], { cwd: work });
+  const mode = await runCli(['submit', 'sampled.py', '--server', serve.url, '--pc-sampling', 'host_trap'], {
+    cwd: work,
+  });
   assert.equal(mode.code, 2);
   assert.match(mode.stderr, /--pc-sampling: only with --mode profile/);
-  const gpumode = await runCli(['submit', 'sampled.py', '--server', 'gpumode', '--mode', 'profile', '--pc-sampling', 'host_trap'], { cwd: work });
+  const gpumode = await runCli(
+    ['submit', 'sampled.py', '--server', 'gpumode', '--mode', 'profile', '--pc-sampling', 'host_trap'],
+    { cwd: work },
+  );
   assert.equal(gpumode.code, 2);
   assert.match(gpumode.stderr, /--pc-sampling is for our runners/);
 });

@@ -31,19 +31,40 @@ test('submit says "queued #1" behind a running job, and no queue line when it ru
     const io = () => ({ out: capture(), err: capture() });
 
     const alone = io();
-    assert.equal(await runSubmit(file, { server: runner.url, mode: 'test' }, { stdout: alone.out.stream, stderr: alone.err.stream, color: false, cwd: dir }), 0);
+    assert.equal(
+      await runSubmit(
+        file,
+        { server: runner.url, mode: 'test' },
+        { stdout: alone.out.stream, stderr: alone.err.stream, color: false, cwd: dir },
+      ),
+      0,
+    );
     assert.doesNotMatch(alone.err.text(), /queued|starting/, alone.err.text());
 
-    const blocker = await post(`${runner.url}/script/CPU/test`, { fileName: 'blocker.py', content: 'import time\nprint("blocking", flush=True)\ntime.sleep(60)\n', extensions: true });
+    const blocker = await post(`${runner.url}/script/CPU/test`, {
+      fileName: 'blocker.py',
+      content: 'import time\nprint("blocking", flush=True)\ntime.sleep(60)\n',
+      extensions: true,
+    });
     const blockerEvents = readSse(blocker);
     const blockerId = await waitFor('the blocker to run', async () => {
-      const list = (await (await fetch(`${runner.url}/user/submissions`)).json()) as Array<{ id: number; file_name: string; done: boolean }>;
+      const list = (await (await fetch(`${runner.url}/user/submissions`)).json()) as Array<{
+        id: number;
+        file_name: string;
+        done: boolean;
+      }>;
       const id = list.find((s) => s.file_name === 'blocker.py')?.id;
       if (id === undefined) return undefined;
-      return ((await (await fetch(`${runner.url}/jobs/${id}`)).json()) as { state: string }).state === 'running' ? id : undefined;
+      return ((await (await fetch(`${runner.url}/jobs/${id}`)).json()) as { state: string }).state === 'running'
+        ? id
+        : undefined;
     });
     const behind = io();
-    const submitted = runSubmit(file, { server: runner.url, mode: 'test' }, { stdout: behind.out.stream, stderr: behind.err.stream, color: false, cwd: dir });
+    const submitted = runSubmit(
+      file,
+      { server: runner.url, mode: 'test' },
+      { stdout: behind.out.stream, stderr: behind.err.stream, color: false, cwd: dir },
+    );
     await waitFor('the queue line', () => (behind.err.text().includes('queued #') ? true : undefined));
     await fetch(`${runner.url}/jobs/${blockerId}`, { method: 'DELETE' });
     assert.equal(await submitted, 0, behind.err.text());

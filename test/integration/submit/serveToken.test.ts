@@ -29,7 +29,11 @@ function userEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
 }
 
 function serve(args: string[], env: NodeJS.ProcessEnv): Promise<Serve> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--problems', problems, '--kill-grace', '1', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--problems', problems, '--kill-grace', '1', ...args],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (t: string) => (out += t));
@@ -83,7 +87,10 @@ test('serve without flags generates a token, stores it 0600, shows it once, and 
     token = readFileSync(tokenFile, 'utf8').trim();
     assert.ok(token.length >= 40, token);
     const out = first.out();
-    assert.match(out, /auth: +token required \(stored in ~\/\.local\/state\/kernel-runner\/token; Bearer or X-Popcorn-Cli-Id\)/);
+    assert.match(
+      out,
+      /auth: +token required \(stored in ~\/\.local\/state\/kernel-runner\/token; Bearer or X-Popcorn-Cli-Id\)/,
+    );
     assert.match(out, /generated a token .* in ~\/\.local\/state\/kernel-runner\/token \(0600\): /);
     assert.equal(out.split(token).length - 1, 1, 'the token is printed exactly once');
     assert.ok(!first.err().includes(token), 'not on stderr');
@@ -92,8 +99,15 @@ test('serve without flags generates a token, stores it 0600, shows it once, and 
     assert.equal((await fetch(`${first.url}/health`)).status, 200);
     const refused = await fetch(`${first.url}/leaderboards`);
     assert.equal(refused.status, 401);
-    assert.equal((await fetch(`${first.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}` } })).status, 200);
-    assert.equal((await fetch(`${first.url}/leaderboards`, { headers: { 'X-Popcorn-Cli-Id': token } })).status, 200, 'popcorn-cli: cli_id = the token');
+    assert.equal(
+      (await fetch(`${first.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}` } })).status,
+      200,
+    );
+    assert.equal(
+      (await fetch(`${first.url}/leaderboards`, { headers: { 'X-Popcorn-Cli-Id': token } })).status,
+      200,
+      'popcorn-cli: cli_id = the token',
+    );
 
     // submit and submissions of the same user (same HOME) find it for the loopback URL
     const ok = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', first.url], { env });
@@ -104,7 +118,9 @@ test('serve without flags generates a token, stores it 0600, shows it once, and 
     // another user (another HOME) has no token: a clear 401
     const other = tempDir('kr-token-other-');
     t.after(() => rmSync(other, { recursive: true, force: true }));
-    const stranger = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', first.url], { env: userEnv(other) });
+    const stranger = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', first.url], {
+      env: userEnv(other),
+    });
     assert.equal(stranger.code, 1);
     assert.match(stranger.stderr, /refused the credentials \(401\)/);
   } finally {
@@ -116,7 +132,10 @@ test('serve without flags generates a token, stores it 0600, shows it once, and 
     assert.ok(!second.out().includes(token), 'a later start does not show the token');
     assert.doesNotMatch(second.out(), /generated a token/);
     assert.equal(readFileSync(tokenFile, 'utf8').trim(), token, 'the stored token is reused');
-    assert.equal((await fetch(`${second.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}` } })).status, 200);
+    assert.equal(
+      (await fetch(`${second.url}/leaderboards`, { headers: { Authorization: `Bearer ${token}` } })).status,
+      200,
+    );
     assert.equal((await fetch(`${second.url}/leaderboards`)).status, 401);
   } finally {
     await second.stop();
@@ -137,7 +156,9 @@ test('serve --data-dir keeps its generated token there and says clients pass --t
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.ok(!existsSync(path.join(home, '.local/state/kernel-runner/token')), 'nothing in the default state dir');
     assert.match(s.out(), new RegExp(`pass --token-file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
-    const withFile = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', s.url, '--token-file', file], { env });
+    const withFile = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', s.url, '--token-file', file], {
+      env,
+    });
     assert.equal(withFile.code, 0, withFile.stderr);
   } finally {
     await s.stop();
@@ -162,8 +183,13 @@ test('--token-file and $KERNEL_RUNNER_TOKEN supply the token without it appearin
     assert.ok(!fromFile.out().includes(secret) && !fromFile.err().includes(secret), 'never printed');
     assert.ok(!existsSync(path.join(dataDir, 'token')), 'no token generated');
     assert.equal((await fetch(`${fromFile.url}/leaderboards`)).status, 401);
-    assert.equal((await fetch(`${fromFile.url}/leaderboards`, { headers: { Authorization: `Bearer ${secret}` } })).status, 200);
-    const r = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', fromFile.url, '--token-file', file], { env: userEnv(home) });
+    assert.equal(
+      (await fetch(`${fromFile.url}/leaderboards`, { headers: { Authorization: `Bearer ${secret}` } })).status,
+      200,
+    );
+    const r = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', fromFile.url, '--token-file', file], {
+      env: userEnv(home),
+    });
     assert.equal(r.code, 0, r.stderr);
   } finally {
     await fromFile.stop();
@@ -176,7 +202,9 @@ test('--token-file and $KERNEL_RUNNER_TOKEN supply the token without it appearin
     assert.match(fromEnv.out(), /auth: +token required \(from \$KERNEL_RUNNER_TOKEN;/);
     assert.ok(!fromEnv.out().includes(envSecret));
     assert.equal((await fetch(`${fromEnv.url}/leaderboards`)).status, 401);
-    const r = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', fromEnv.url], { env: userEnv(home, { KERNEL_RUNNER_TOKEN: envSecret }) });
+    const r = await runCli(['submit', path.join(scripts, 'hello.py'), '--server', fromEnv.url], {
+      env: userEnv(home, { KERNEL_RUNNER_TOKEN: envSecret }),
+    });
     assert.equal(r.code, 0, r.stderr);
   } finally {
     await fromEnv.stop();
@@ -199,10 +227,18 @@ test('--no-token works on loopback with a warning, and refuses a non-loopback ho
   } finally {
     await open.stop();
   }
-  const wide = spawnSync(process.execPath, [cli, 'serve', '--host', '0.0.0.0', '--port', '0', '--no-token', '--data-dir', dataDir], { env: userEnv(home), encoding: 'utf8' });
+  const wide = spawnSync(
+    process.execPath,
+    [cli, 'serve', '--host', '0.0.0.0', '--port', '0', '--no-token', '--data-dir', dataDir],
+    { env: userEnv(home), encoding: 'utf8' },
+  );
   assert.equal(wide.status, 2);
   assert.match(wide.stderr, /refusing to listen on 0\.0\.0\.0 without a token \(--no-token is for loopback only\)/);
-  const both = spawnSync(process.execPath, [cli, 'serve', '--port', '0', '--no-token', '--token-file', path.join(home, 'x'), '--data-dir', dataDir], { env: userEnv(home), encoding: 'utf8' });
+  const both = spawnSync(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--no-token', '--token-file', path.join(home, 'x'), '--data-dir', dataDir],
+    { env: userEnv(home), encoding: 'utf8' },
+  );
   assert.equal(both.status, 2);
   assert.match(both.stderr, /--no-token and --token-file contradict each other/);
   const help = spawnSync(process.execPath, [cli, 'serve', '--help'], { env: userEnv(home), encoding: 'utf8' });
@@ -216,8 +252,14 @@ test("the CLI's embedded runner has a random token per start and refuses request
     assert.notEqual(a.token, b.token);
     assert.ok(a.token.length >= 40 && /^[A-Za-z0-9_-]+$/.test(a.token), 'base64url');
     assert.equal((await fetch(`${a.runner.url}/leaderboards`)).status, 401);
-    assert.equal((await fetch(`${a.runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${b.token}` } })).status, 401);
-    assert.equal((await fetch(`${a.runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${a.token}` } })).status, 200);
+    assert.equal(
+      (await fetch(`${a.runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${b.token}` } })).status,
+      401,
+    );
+    assert.equal(
+      (await fetch(`${a.runner.url}/leaderboards`, { headers: { Authorization: `Bearer ${a.token}` } })).status,
+      200,
+    );
   } finally {
     for (const e of [a, b]) {
       await e.runner.close();
@@ -253,5 +295,8 @@ test('the stored token goes only to the port its runner listens on, and only whi
   } finally {
     await runner.stop();
   }
-  assert.ok(!existsSync(path.join(home, '.local/state/kernel-runner/listening.json')), 'a stopped runner no longer claims its port');
+  assert.ok(
+    !existsSync(path.join(home, '.local/state/kernel-runner/listening.json')),
+    'a stopped runner no longer claims its port',
+  );
 });

@@ -54,7 +54,7 @@ for (const signal of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
   });
 }
 
-test('kill -9 leaves the folder; the next submit sweeps it and leaves a live process\'s folder alone', async () => {
+test("kill -9 leaves the folder; the next submit sweeps it and leaves a live process's folder alone", async () => {
   const tmp = tempDir('kill9');
   const work = tempDir('kill9-work');
   const mark = marker();
@@ -84,17 +84,21 @@ test('kill -9 leaves the folder; the next submit sweeps it and leaves a live pro
   }
 });
 
-test("another user's folder whose process is gone is never touched", { skip: process.getuid?.() !== 0 && 'making another user\'s folder needs root' }, async () => {
-  const tmp = tempDir('other');
-  const work = tempDir('other-work');
-  const theirs = `kernel-runner-submit-${deadPid()}-Their1`;
-  mkdirSync(path.join(tmp, theirs, 'jobs'), { recursive: true });
-  writeFileSync(path.join(tmp, theirs, 'jobs', 'kept'), 'x');
-  chownSync(path.join(tmp, theirs), 65534, 65534);
-  const quick = path.join(work, 'quick.py');
-  writeFileSync(quick, 'print("quick")\n');
-  const r = await runCli(['submit', quick], { cwd: work, env: { TMPDIR: tmp } });
-  assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(submitDirs(tmp), [theirs]);
-  assert.ok(existsSync(path.join(tmp, theirs, 'jobs', 'kept')));
-});
+test(
+  "another user's folder whose process is gone is never touched",
+  { skip: process.getuid?.() !== 0 && "making another user's folder needs root" },
+  async () => {
+    const tmp = tempDir('other');
+    const work = tempDir('other-work');
+    const theirs = `kernel-runner-submit-${deadPid()}-Their1`;
+    mkdirSync(path.join(tmp, theirs, 'jobs'), { recursive: true });
+    writeFileSync(path.join(tmp, theirs, 'jobs', 'kept'), 'x');
+    chownSync(path.join(tmp, theirs), 65534, 65534);
+    const quick = path.join(work, 'quick.py');
+    writeFileSync(quick, 'print("quick")\n');
+    const r = await runCli(['submit', quick], { cwd: work, env: { TMPDIR: tmp } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(submitDirs(tmp), [theirs]);
+    assert.ok(existsSync(path.join(tmp, theirs, 'jobs', 'kept')));
+  },
+);

@@ -30,7 +30,10 @@ test('submit: live output, the result and the error lines carry no terminal cont
   writeFileSync(file, hostile);
   const r = await runCli(['submit', file], { cwd: dir });
   assert.equal(r.code, 1, r.stderr);
-  for (const [name, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', r.stdout],
+    ['stderr', r.stderr],
+  ] as const) {
     assert.doesNotMatch(text, DRIVES_TERMINAL, `${name}: ${JSON.stringify(text)}`);
     assert.ok(!text.includes('\x1b'), `${name} has no ESC`);
   }
@@ -48,11 +51,17 @@ test('submit --json: the JSON on stdout is exact JSON, DEL and backspaces kept a
   assert.equal(r.code, 1, r.stderr);
   assert.doesNotMatch(r.stdout, DRIVES_TERMINAL);
   assert.doesNotMatch(r.stderr, DRIVES_TERMINAL);
-  const body = JSON.parse(r.stdout) as { ok: boolean; result: { results: Array<{ runs: { test: { run: { stdout: string } } } }> } };
+  const body = JSON.parse(r.stdout) as {
+    ok: boolean;
+    result: { results: Array<{ runs: { test: { run: { stdout: string } } } }> };
+  };
   assert.equal(body.ok, false);
   const stdout = body.result.results[0]!.runs.test.run.stdout;
   // the runner keeps the program's text without its escape sequences; the rest is data, not terminal input
   assert.ok(stdout.includes('fake\b\b\b\breal'), JSON.stringify(stdout));
   assert.ok(stdout.includes('del\x7f end'), JSON.stringify(stdout));
-  assert.ok(!stdout.includes('\x9b') && stdout.includes('spoofed line'), 'the 8-bit CSI sequences went with the 7-bit ones');
+  assert.ok(
+    !stdout.includes('\x9b') && stdout.includes('spoofed line'),
+    'the 8-bit CSI sequences went with the 7-bit ones',
+  );
 });

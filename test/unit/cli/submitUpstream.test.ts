@@ -21,12 +21,31 @@ function capture() {
 test('an upstream server gets a background submission, polled until done', async () => {
   let polls = 0;
   const server = await startFakeServer((req, res) => {
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     if (req.url === '/health') return json(200, { status: 'ok' });
     if (req.url === '/leaderboards') {
-      return json(200, [{ id: 1, name: 'vectoradd_py', description: 'add', deadline: null, gpu_types: ['MI300', 'MI250'], task: { lang: 'py', files: {}, ranking_by: 'last' } }]);
+      return json(200, [
+        {
+          id: 1,
+          name: 'vectoradd_py',
+          description: 'add',
+          deadline: null,
+          gpu_types: ['MI300', 'MI250'],
+          task: { lang: 'py', files: {}, ranking_by: 'last' },
+        },
+      ]);
     }
-    if (req.url === '/runner_queue/MI300') return json(200, { runner: 'r', gpu: 'MI300', queued_jobs: 1, running_jobs: 2, available_runners: 0, status: 'available', error: null });
+    if (req.url === '/runner_queue/MI300')
+      return json(200, {
+        runner: 'r',
+        gpu: 'MI300',
+        queued_jobs: 1,
+        running_jobs: 2,
+        available_runners: 0,
+        status: 'available',
+        error: null,
+      });
     if (req.method === 'POST' && req.url === '/submission/vectoradd_py/MI300/benchmark') {
       return json(202, { status: 'accepted', details: { id: 77, job_status_id: 5 }, runner_queue: null });
     }
@@ -40,7 +59,19 @@ test('an upstream server gets a background submission, polled until done', async
         submission_time: '2026-01-01T00:00:00Z',
         done,
         code: '',
-        runs: done ? [{ start_time: null, end_time: null, mode: 'benchmark', secret: false, runner: 'MI300', score: 0.0123, passed: true }] : [],
+        runs: done
+          ? [
+              {
+                start_time: null,
+                end_time: null,
+                mode: 'benchmark',
+                secret: false,
+                runner: 'MI300',
+                score: 0.0123,
+                passed: true,
+              },
+            ]
+          : [],
         job: { status: done ? 'succeeded' : 'running', error: null, last_heartbeat: null },
       });
     }
@@ -54,7 +85,11 @@ test('an upstream server gets a background submission, polled until done', async
     // two GPUs and none chosen: asked, nothing sent
     const first = io();
     await assert.rejects(
-      runSubmit(file, { server: server.url, mode: 'benchmark', token: 'cli-id-1234' }, { stdout: first.out.stream, stderr: first.err.stream, color: false, cwd: dir }),
+      runSubmit(
+        file,
+        { server: server.url, mode: 'benchmark', token: 'cli-id-1234' },
+        { stdout: first.out.stream, stderr: first.err.stream, color: false, cwd: dir },
+      ),
       /which GPU\? vectoradd_py runs on MI300, MI250/i,
     );
     const { out, err } = io();
@@ -62,7 +97,11 @@ test('an upstream server gets a background submission, polled until done', async
     process.env.KERNEL_RUNNER_POLL_MS = '50';
     let code: number;
     try {
-      code = await runSubmit(file, { server: server.url, mode: 'benchmark', gpu: 'MI300', token: 'cli-id-1234' }, { stdout: out.stream, stderr: err.stream, color: false, cwd: dir });
+      code = await runSubmit(
+        file,
+        { server: server.url, mode: 'benchmark', gpu: 'MI300', token: 'cli-id-1234' },
+        { stdout: out.stream, stderr: err.stream, color: false, cwd: dir },
+      );
     } finally {
       if (pollMs === undefined) delete process.env.KERNEL_RUNNER_POLL_MS;
       else process.env.KERNEL_RUNNER_POLL_MS = pollMs;

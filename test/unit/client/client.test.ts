@@ -16,7 +16,8 @@ afterEach(async () => {
 /** Events of a job: `job`, then `lines` outputs, then `result`; ids 1..lines+2. */
 function jobEvents(lines: number): string[] {
   const out = [sse(1, 'job', { job_id: 1, leaderboard: 'script', gpu: 'CPU', mode: 'test', queue_position: 0 })];
-  for (let i = 1; i <= lines; i++) out.push(sse(i + 1, 'output', { stream: i % 2 ? 'stdout' : 'stderr', text: `line ${i}`, noise: false }));
+  for (let i = 1; i <= lines; i++)
+    out.push(sse(i + 1, 'output', { stream: i % 2 ? 'stdout' : 'stderr', text: `line ${i}`, noise: false }));
   out.push(sse(lines + 2, 'result', RESULT));
   return out;
 }
@@ -77,19 +78,32 @@ test('a connection cut mid-stream resumes with Last-Event-ID: every line once, i
     { ...fast, onEvent: (e) => events.push(e), onReconnect: (r) => reconnects.push(r.lastEventId) },
   );
   assert.equal(outcome.kind, 'result');
-  assert.deepEqual(outputs(events), Array.from({ length: 60 }, (_v, i) => `line ${i + 1}`));
+  assert.deepEqual(
+    outputs(events),
+    Array.from({ length: 60 }, (_v, i) => `line ${i + 1}`),
+  );
   const ids = events.map((e) => e.id);
-  assert.deepEqual(ids, Array.from({ length: 62 }, (_v, i) => i + 1));
+  assert.deepEqual(
+    ids,
+    Array.from({ length: 62 }, (_v, i) => i + 1),
+  );
   assert.deepEqual(reconnects, [21, 39]);
   const gets = server.requests.filter((r) => r.method === 'GET');
-  assert.deepEqual(gets.map((r) => [r.url, r.headers['last-event-id']]), [['/jobs/1/events', '21'], ['/jobs/1/events', '39']]);
+  assert.deepEqual(
+    gets.map((r) => [r.url, r.headers['last-event-id']]),
+    [
+      ['/jobs/1/events', '21'],
+      ['/jobs/1/events', '39'],
+    ],
+  );
 });
 
 test('a silent connection counts as dropped after the idle timeout and is resumed', async () => {
   const all = jobEvents(2);
   server = await startFakeServer((req, res) => {
     startSse(res);
-    if (req.method === 'POST') res.write(all.slice(0, 2).join('')); // then silence, connection left open
+    if (req.method === 'POST')
+      res.write(all.slice(0, 2).join('')); // then silence, connection left open
     else res.end(all.slice(Number(req.headers['last-event-id'])).join(''));
   });
   const client = createRunnerClient({ baseUrl: server.url });
@@ -111,7 +125,8 @@ test('an upstream stream (no ids, no job event) that drops is a network error, n
   const client = createRunnerClient({ baseUrl: server.url, extensions: false, cliId: 'cli-id-123456' });
   await assert.rejects(
     client.submit({ leaderboard: 'lb', gpu: 'MI300', mode: 'profile', file: { name: 's.py', content: 'x' } }, fast),
-    (err: unknown) => err instanceof RunnerClientError && err.type === 'network' && /closed before the result/.test(err.message),
+    (err: unknown) =>
+      err instanceof RunnerClientError && err.type === 'network' && /closed before the result/.test(err.message),
   );
   assert.equal(server.requests.length, 1);
   assert.equal(server.requests[0]!.headers['x-popcorn-cli-id'], 'cli-id-123456');
@@ -121,10 +136,23 @@ test('an upstream stream (no ids, no job event) that drops is a network error, n
 test('an error event ends the stream as an error outcome', async () => {
   server = await startFakeServer((_req, res) => {
     startSse(res);
-    res.end(sse(1, 'job', { job_id: 4, leaderboard: 'lb', gpu: 'CPU', mode: 'test', queue_position: 0 }) + sse(2, 'error', { status: 'error', detail: 'boom', status_code: 500 }));
+    res.end(
+      sse(1, 'job', { job_id: 4, leaderboard: 'lb', gpu: 'CPU', mode: 'test', queue_position: 0 }) +
+        sse(2, 'error', { status: 'error', detail: 'boom', status_code: 500 }),
+    );
   });
-  const outcome = await createRunnerClient({ baseUrl: server.url }).submit({ leaderboard: 'lb', gpu: 'CPU', mode: 'test', file: { name: 's.py', content: 'x' } });
-  assert.deepEqual(outcome, { kind: 'error', jobId: 4, lastEventId: 2, error: { status: 'error', detail: 'boom', status_code: 500 } });
+  const outcome = await createRunnerClient({ baseUrl: server.url }).submit({
+    leaderboard: 'lb',
+    gpu: 'CPU',
+    mode: 'test',
+    file: { name: 's.py', content: 'x' },
+  });
+  assert.deepEqual(outcome, {
+    kind: 'error',
+    jobId: 4,
+    lastEventId: 2,
+    error: { status: 'error', detail: 'boom', status_code: 500 },
+  });
 });
 
 test('aborting the signal after the job started cancels the job on the server', async () => {
@@ -153,7 +181,10 @@ test('an HTTP error carries status and detail, names method and URL, never the t
     res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"detail":"Invalid or missing token"}');
   });
   const client = createRunnerClient({ baseUrl: server.url, token: 'super-secret-token' });
-  for (const call of [() => client.listLeaderboards(), () => client.submit({ leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'a.py', content: 'x' } })]) {
+  for (const call of [
+    () => client.listLeaderboards(),
+    () => client.submit({ leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'a.py', content: 'x' } }),
+  ]) {
     await assert.rejects(call(), (err: unknown) => {
       assert.ok(err instanceof RunnerClientError);
       assert.equal(err.type, 'http');
@@ -185,8 +216,14 @@ test('an answer that is not JSON, or has the wrong shape, is a protocol error', 
     else res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"nope":1}');
   });
   const client = createRunnerClient({ baseUrl: server.url });
-  await assert.rejects(client.health(), (err: unknown) => err instanceof RunnerClientError && err.type === 'protocol' && /not JSON/.test(err.message));
-  await assert.rejects(client.runnerQueue('CPU'), (err: unknown) => err instanceof RunnerClientError && err.type === 'protocol' && /shape/.test(err.message));
+  await assert.rejects(
+    client.health(),
+    (err: unknown) => err instanceof RunnerClientError && err.type === 'protocol' && /not JSON/.test(err.message),
+  );
+  await assert.rejects(
+    client.runnerQueue('CPU'),
+    (err: unknown) => err instanceof RunnerClientError && err.type === 'protocol' && /shape/.test(err.message),
+  );
 });
 
 test('an invalid base URL is rejected clearly', () => {
@@ -198,7 +235,11 @@ test('downloadArtifact streams to the file, never overwrites, and leaves nothing
   const payload = Buffer.alloc(300_000, 7);
   server = await startFakeServer((req, res) => {
     if (req.url === '/jobs/2/artifacts/profile.zip') {
-      res.writeHead(200, { 'Content-Type': 'application/zip', 'Content-Length': String(payload.length), 'Content-Disposition': 'attachment; filename="job-2-profile.zip"' });
+      res.writeHead(200, {
+        'Content-Type': 'application/zip',
+        'Content-Length': String(payload.length),
+        'Content-Disposition': 'attachment; filename="job-2-profile.zip"',
+      });
       res.end(payload);
     } else {
       res.writeHead(200, { 'Content-Length': '1000' });
@@ -214,8 +255,14 @@ test('downloadArtifact streams to the file, never overwrites, and leaves nothing
     assert.equal(got.bytes, payload.length);
     assert.equal(got.suggestedName, 'job-2-profile.zip');
     assert.ok(readFileSync(dest).equals(payload));
-    await assert.rejects(client.downloadArtifact({ jobId: 2, name: 'profile.zip' }, dest), (err: unknown) => (err as NodeJS.ErrnoException).code === 'EEXIST');
-    await assert.rejects(client.downloadArtifact({ url: `${server.url}/cut` }, join(dir, 'cut.zip')), (err: unknown) => err instanceof RunnerClientError);
+    await assert.rejects(
+      client.downloadArtifact({ jobId: 2, name: 'profile.zip' }, dest),
+      (err: unknown) => (err as NodeJS.ErrnoException).code === 'EEXIST',
+    );
+    await assert.rejects(
+      client.downloadArtifact({ url: `${server.url}/cut` }, join(dir, 'cut.zip')),
+      (err: unknown) => err instanceof RunnerClientError,
+    );
     assert.equal(existsSync(join(dir, 'cut.zip')), false);
     assert.deepEqual(readdirSync(dir).sort(), ['trace.zip']);
   } finally {
@@ -228,7 +275,10 @@ test('identity headers are not sent to another origin', async () => {
   server = await startFakeServer(() => undefined);
   const dir = mkdtempSync(join(tmpdir(), 'kr-dl-'));
   try {
-    await createRunnerClient({ baseUrl: server.url, token: 'tok-abcdef' }).downloadArtifact({ url: `${other.url}/file` }, join(dir, 'f'));
+    await createRunnerClient({ baseUrl: server.url, token: 'tok-abcdef' }).downloadArtifact(
+      { url: `${other.url}/file` },
+      join(dir, 'f'),
+    );
     assert.equal(other.requests[0]!.headers.authorization, undefined);
   } finally {
     await other.close();
@@ -243,12 +293,18 @@ test("our runner's artifact links are fetched from the base URL the client uses,
   const dir = mkdtempSync(join(tmpdir(), 'kr-dl-'));
   try {
     const link = `${other.url}/jobs/3/artifacts/job-3-profile.0.zip`;
-    await createRunnerClient({ baseUrl: server.url, token: 'tok-abcdef' }).downloadArtifact({ url: link }, join(dir, 'ours.zip'));
+    await createRunnerClient({ baseUrl: server.url, token: 'tok-abcdef' }).downloadArtifact(
+      { url: link },
+      join(dir, 'ours.zip'),
+    );
     assert.equal(server.requests[0]?.url, '/jobs/3/artifacts/job-3-profile.0.zip');
     assert.equal(server.requests[0]?.headers.authorization, 'Bearer tok-abcdef');
     assert.equal(other.requests.length, 0, 'nothing went to the host the link names');
     // GPU MODE's links (extensions off) are fetched where they point, with no identity
-    await createRunnerClient({ baseUrl: server.url, cliId: 'cli-abcdef', extensions: false }).downloadArtifact({ url: link }, join(dir, 'theirs.zip'));
+    await createRunnerClient({ baseUrl: server.url, cliId: 'cli-abcdef', extensions: false }).downloadArtifact(
+      { url: link },
+      join(dir, 'theirs.zip'),
+    );
     assert.equal(other.requests.length, 1);
     assert.equal(other.requests[0]?.headers['x-popcorn-cli-id'], undefined);
   } finally {
@@ -270,7 +326,11 @@ test('streamJob attaches to a running job after a given id and retries a refused
     res.end(all.slice(Number(req.headers['last-event-id'] ?? 0)).join(''));
   });
   const events: ClientEvent[] = [];
-  const outcome = await createRunnerClient({ baseUrl: server.url }).streamJob(1, { ...fast, after: 3, onEvent: (e) => events.push(e) });
+  const outcome = await createRunnerClient({ baseUrl: server.url }).streamJob(1, {
+    ...fast,
+    after: 3,
+    onEvent: (e) => events.push(e),
+  });
   assert.equal(outcome.kind, 'result');
   assert.deepEqual(outputs(events), ['line 3', 'line 4', 'line 5']);
   assert.equal(server.requests[1]!.headers['last-event-id'], '3');

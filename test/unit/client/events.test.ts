@@ -4,8 +4,16 @@ import { EventDecodeError, decodeEvent } from '../../../src/core/client/events';
 import { RunnerClientError, displayUrl, isRetryable, redact } from '../../../src/core/client/errors';
 
 test('decodes a known event with its id and typed data', () => {
-  const event = decodeEvent({ id: '12', event: 'output', data: '{"stream":"stderr","text":"hi","noise":true,"kind":"perfetto"}' });
-  assert.deepEqual(event, { id: 12, event: 'output', data: { stream: 'stderr', text: 'hi', noise: true, kind: 'perfetto' } });
+  const event = decodeEvent({
+    id: '12',
+    event: 'output',
+    data: '{"stream":"stderr","text":"hi","noise":true,"kind":"perfetto"}',
+  });
+  assert.deepEqual(event, {
+    id: 12,
+    event: 'output',
+    data: { stream: 'stderr', text: 'hi', noise: true, kind: 'perfetto' },
+  });
 });
 
 test('upstream events without an id decode with id undefined', () => {
@@ -20,16 +28,30 @@ test('unknown event names are skipped, not errors', () => {
 });
 
 test('bad JSON, a bad shape or a bad id are decode errors naming the event', () => {
-  assert.throws(() => decodeEvent({ event: 'result', data: '{not json' }), (e: unknown) => e instanceof EventDecodeError && /result/.test(e.message));
-  assert.throws(() => decodeEvent({ event: 'output', data: '{"stream":"stdout"}' }), (e: unknown) => e instanceof EventDecodeError && /text/.test(e.message));
-  assert.throws(() => decodeEvent({ id: 'x', event: 'output', data: '{"stream":"stdout","text":"","noise":false}' }), EventDecodeError);
+  assert.throws(
+    () => decodeEvent({ event: 'result', data: '{not json' }),
+    (e: unknown) => e instanceof EventDecodeError && /result/.test(e.message),
+  );
+  assert.throws(
+    () => decodeEvent({ event: 'output', data: '{"stream":"stdout"}' }),
+    (e: unknown) => e instanceof EventDecodeError && /text/.test(e.message),
+  );
+  assert.throws(
+    () => decodeEvent({ id: 'x', event: 'output', data: '{"stream":"stdout","text":"","noise":false}' }),
+    EventDecodeError,
+  );
 });
 
 test('error messages name method and URL and hide credentials', () => {
   const url = displayUrl('http://user:secretpw@127.0.0.1:8787/jobs/1?token=abcd1234&after=3');
   assert.ok(!url.includes('secretpw') && !url.includes('abcd1234'));
   assert.match(url, /after=3/);
-  const err = new RunnerClientError('http', 'Request failed with status 401', { method: 'post', url, status: 401, detail: redact('bad token abcd1234', ['abcd1234']) });
+  const err = new RunnerClientError('http', 'Request failed with status 401', {
+    method: 'post',
+    url,
+    status: 401,
+    detail: redact('bad token abcd1234', ['abcd1234']),
+  });
   assert.match(err.message, /^Request failed with status 401: POST http:\/\/127\.0\.0\.1:8787\/jobs\/1/);
   assert.ok(!err.message.includes('abcd1234'));
   assert.equal(err.type, 'http');

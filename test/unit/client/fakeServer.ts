@@ -24,7 +24,12 @@ export async function startFakeServer(handler: Handler): Promise<FakeServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded: Recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(recorded);
       Promise.resolve(handler(req, res, recorded)).catch((err: unknown) => {
         res.destroy(err instanceof Error ? err : new Error(String(err)));

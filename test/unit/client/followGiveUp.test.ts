@@ -20,14 +20,20 @@ test('reconnects are capped in total: progress on every connection does not rese
     startSse(res);
     const after = Number(req.headers['last-event-id'] ?? 0);
     // every connection brings one new event, then drops
-    const first = req.method === 'POST' ? sse(1, 'job', { job_id: 7, leaderboard: 'script', gpu: 'CPU', mode: 'test', queue_position: 0 }) : '';
+    const first =
+      req.method === 'POST'
+        ? sse(1, 'job', { job_id: 7, leaderboard: 'script', gpu: 'CPU', mode: 'test', queue_position: 0 })
+        : '';
     res.write(first + sse(after + (first ? 2 : 1), 'status', { status: 'processing', elapsed_time: 0 }));
     setTimeout(() => res.destroy(), 5);
   });
   const client = createRunnerClient({ baseUrl: server.url });
   const attempts: number[] = [];
   const err = await client
-    .submit({ leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'n.py', content: 'x' } }, { ...fast, maxReconnects: 5, onReconnect: (r) => attempts.push(r.attempt) })
+    .submit(
+      { leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'n.py', content: 'x' } },
+      { ...fast, maxReconnects: 5, onReconnect: (r) => attempts.push(r.attempt) },
+    )
     .then(
       () => assert.fail('the stream never ends: following it must give up'),
       (e: unknown) => e,
@@ -46,23 +52,39 @@ test('giving up is explained with the job and how to see it later, on both surfa
   const fake: FakeServer = await startFakeServer((_req, res) => {
     startSse(res);
     // the runner goes away for good after the first connection: the reconnects are refused
-    res.end(sse(1, 'job', { job_id: 12, leaderboard: 'script', gpu: 'CPU', mode: 'test', queue_position: 0 }), () => (gone = fake.close()));
+    res.end(
+      sse(1, 'job', { job_id: 12, leaderboard: 'script', gpu: 'CPU', mode: 'test', queue_position: 0 }),
+      () => (gone = fake.close()),
+    );
   });
   const url = fake.url;
   const client = createRunnerClient({ baseUrl: url });
   const err = await client
-    .submit({ leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'n.py', content: 'x' } }, { backoff: { initialMs: 50, maxMs: 50, jitter: 0 }, maxReconnects: 2 }).then(() => assert.fail('no result can come'), (e: unknown) => e);
+    .submit(
+      { leaderboard: 'script', gpu: 'CPU', mode: 'test', file: { name: 'n.py', content: 'x' } },
+      { backoff: { initialMs: 50, maxMs: 50, jitter: 0 }, maxReconnects: 2 },
+    )
+    .then(
+      () => assert.fail('no result can come'),
+      (e: unknown) => e,
+    );
   await gone;
   assert.ok(err instanceof FollowGaveUpError, String(err));
   assert.equal(err.reconnects, 2);
   const cli = explain(err, { surface: 'cli', baseUrl: url, service: 'kernel-runner' });
   assert.equal(cli.kind, 'network');
   assert.match(cli.message, /^Gave up following job 12 after 2 reconnects \(connection refused/);
-  assert.ok(cli.message.includes(`\`kernel-runner submissions show 12 --server ${url}\` or GET ${url}/jobs/12 shows it later`), cli.message);
+  assert.ok(
+    cli.message.includes(`\`kernel-runner submissions show 12 --server ${url}\` or GET ${url}/jobs/12 shows it later`),
+    cli.message,
+  );
   const editor = explain(err, { surface: 'editor', baseUrl: url, service: 'kernel-runner' });
   assert.match(editor.message, /Gave up following job 12 after 2 reconnects/);
   assert.ok(editor.message.includes(`GET ${url}/jobs/12`), editor.message);
-  assert.deepEqual(editor.actions.map((a) => a.id), ['select-target']);
+  assert.deepEqual(
+    editor.actions.map((a) => a.id),
+    ['select-target'],
+  );
 });
 
 test('KERNEL_RUNNER_RECONNECT_MS sets the longest wait between reconnects', () => {

@@ -21,7 +21,10 @@ function parse(body: Buffer, contentType: string): Promise<Array<{ field: string
 }
 
 test('one file field, read back byte for byte by a multipart parser', async () => {
-  const content = Buffer.concat([Buffer.from('print("hé")\r\n--form-data-boundary-x\r\n'), Buffer.from([0, 255, 13, 10, 45, 45])]);
+  const content = Buffer.concat([
+    Buffer.from('print("hé")\r\n--form-data-boundary-x\r\n'),
+    Buffer.from([0, 255, 13, 10, 45, 45]),
+  ]);
   const { body, contentType } = multipartFile('file', 'submission.py', content);
   assert.match(contentType, /^multipart\/form-data; boundary=form-data-boundary-[A-Za-z0-9_-]{25}$/);
   assert.deepEqual(await parse(body, contentType), [{ field: 'file', filename: 'submission.py', bytes: content }]);

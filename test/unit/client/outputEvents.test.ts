@@ -47,7 +47,11 @@ test('output data in other forms goes the general way, with the same result or e
     assert.equal(decodeOutputFast(data), undefined, data);
     assert.deepEqual(decodeEvent({ id: '1', event: 'output', data })?.data, general(data), data);
   }
-  for (const bad of ['{"stream":"stdin","text":"hi","noise":false}', '{"stream":"stdout","text":"hi","noise":"no"}', '{"stream":"stdout","text":"hi\tthere","noise":false}']) {
+  for (const bad of [
+    '{"stream":"stdin","text":"hi","noise":false}',
+    '{"stream":"stdout","text":"hi","noise":"no"}',
+    '{"stream":"stdout","text":"hi\tthere","noise":false}',
+  ]) {
     assert.equal(decodeOutputFast(bad), undefined, bad);
     assert.throws(() => decodeEvent({ id: '1', event: 'output', data: bad }), /output/);
   }

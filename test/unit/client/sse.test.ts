@@ -31,7 +31,12 @@ test('parses a whole stream into messages with ids, names and joined data lines'
   const messages = collect((r) => r.feed(STREAM));
   assert.deepEqual(
     messages.map((m) => [m.id, m.event]),
-    [['1', 'job'], ['2', 'output'], ['3', 'output'], ['4', 'result']],
+    [
+      ['1', 'job'],
+      ['2', 'output'],
+      ['3', 'output'],
+      ['4', 'result'],
+    ],
   );
   assert.equal(JSON.parse(messages[1]!.data).text, 'mean 12.5 µs — ok ✓ 🚀');
   assert.equal(JSON.parse(messages[2]!.data).text, 'two data lines');
@@ -43,12 +48,16 @@ test('byte chunks split at random places (inside multi-byte characters too) give
   const random = seeded(42);
   for (let round = 0; round < 200; round++) {
     const pieces: Uint8Array[] = [];
-    for (let at = 0; at < bytes.length; ) {
+    for (let at = 0; at < bytes.length;) {
       const size = 1 + Math.floor(random() * 9);
       pieces.push(bytes.subarray(at, at + size));
       at += size;
     }
-    assert.deepEqual(collect((r) => pieces.forEach((p) => r.feed(p))), whole, `round ${round}`);
+    assert.deepEqual(
+      collect((r) => pieces.forEach((p) => r.feed(p))),
+      whole,
+      `round ${round}`,
+    );
   }
 });
 
@@ -61,7 +70,10 @@ test('one byte at a time still works', () => {
 
 test('an unterminated last event is not delivered', () => {
   const messages = collect((r) => r.feed('id: 1\nevent: output\ndata: {"a":1}\n\nid: 2\nevent: output\ndata: {"half'));
-  assert.deepEqual(messages.map((m) => m.id), ['1']);
+  assert.deepEqual(
+    messages.map((m) => m.id),
+    ['1'],
+  );
 });
 
 test('reset forgets a partial event from a previous connection', () => {
@@ -70,12 +82,18 @@ test('reset forgets a partial event from a previous connection', () => {
   reader.feed('id: 5\nevent: output\ndata: {"cut":');
   reader.reset();
   reader.feed('id: 5\nevent: output\ndata: {"whole":true}\n\n');
-  assert.deepEqual(out.map((m) => m.data), ['{"whole":true}']);
+  assert.deepEqual(
+    out.map((m) => m.data),
+    ['{"whole":true}'],
+  );
 });
 
 test('an event over the size limit throws a typed error', () => {
   const reader = createSseReader({ onMessage: () => undefined, maxEventSize: 1000 });
-  assert.throws(() => reader.feed(`event: output\ndata: ${'x'.repeat(5000)}`), (err: unknown) => err instanceof SseLimitError && err.type === 'max-event-size');
+  assert.throws(
+    () => reader.feed(`event: output\ndata: ${'x'.repeat(5000)}`),
+    (err: unknown) => err instanceof SseLimitError && err.type === 'max-event-size',
+  );
 });
 
 test('reports retry hints', () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createTransport } from '../../../src/core/client/http';
 import { RunnerClientError } from '../../../src/core/client/errors';
 
-test('stream: a connection that fails leaves no listener on the caller\'s signal', async () => {
+test("stream: a connection that fails leaves no listener on the caller's signal", async () => {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,11 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { directiveMarker, parseDirectivesClient, parseDirectivesServer, upsertDirectives } from '../../../src/core/directives';
+import {
+  directiveMarker,
+  parseDirectivesClient,
+  parseDirectivesServer,
+  upsertDirectives,
+} from '../../../src/core/directives';
 
 const codes = (r: { errors: Array<{ code: string; line: number }> }) => r.errors.map((e) => [e.code, e.line]);
 
 test('server rules: directives of the first comment block, gpu and gpus, keyword case-insensitive', () => {
-  const src = '#!/usr/bin/env python3\n#!POPCORN Leaderboard amd-fp8-mm\n#!POPCORN GPUS MI300 MI250\n# notes\n\nimport torch\n';
+  const src =
+    '#!/usr/bin/env python3\n#!POPCORN Leaderboard amd-fp8-mm\n#!POPCORN GPUS MI300 MI250\n# notes\n\nimport torch\n';
   const r = parseDirectivesServer(src, 'submission.py');
   assert.equal(r.leaderboard, 'amd-fp8-mm');
   assert.deepEqual(r.gpus, ['MI300', 'MI250']);
@@ -14,7 +20,10 @@ test('server rules: directives of the first comment block, gpu and gpus, keyword
     { line: 2, keyword: 'leaderboard', values: ['amd-fp8-mm'] },
     { line: 3, keyword: 'gpus', values: ['MI300', 'MI250'] },
   ]);
-  const cpp = parseDirectivesServer('//!POPCORN leaderboard conv2d\r\n//!POPCORN gpu H100\r\n#include <cuda.h>\r\n', 'k.cu');
+  const cpp = parseDirectivesServer(
+    '//!POPCORN leaderboard conv2d\r\n//!POPCORN gpu H100\r\n#include <cuda.h>\r\n',
+    'k.cu',
+  );
   assert.deepEqual([cpp.leaderboard, cpp.gpus, cpp.errors], ['conv2d', ['H100'], []]);
 });
 
@@ -60,7 +69,9 @@ test('server rules: unknown, repeated and argument-less directives are errors wi
 
 test('server rules: a leaderboard directive must match the URL leaderboard', () => {
   const src = '# x\n#!POPCORN leaderboard grayscale\n';
-  assert.deepEqual(codes(parseDirectivesServer(src, 's.py', { expectedLeaderboard: 'vectoradd' })), [['leaderboard-mismatch', 2]]);
+  assert.deepEqual(codes(parseDirectivesServer(src, 's.py', { expectedLeaderboard: 'vectoradd' })), [
+    ['leaderboard-mismatch', 2],
+  ]);
   assert.deepEqual(parseDirectivesServer(src, 's.py', { expectedLeaderboard: 'grayscale' }).errors, []);
   assert.deepEqual(parseDirectivesServer('print(1)\n', 's.py', { expectedLeaderboard: 'grayscale' }).errors, []);
 });
@@ -91,7 +102,10 @@ test('directiveMarker follows the file type', () => {
 
 test('upsertDirectives inserts at the top, after a shebang and a coding line', () => {
   assert.equal(
-    upsertDirectives('#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\nimport torch\n', 's.py', { leaderboard: 'amd-fp8-mm', gpu: 'MI300' }),
+    upsertDirectives('#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\nimport torch\n', 's.py', {
+      leaderboard: 'amd-fp8-mm',
+      gpu: 'MI300',
+    }),
     '#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\nimport torch\n',
   );
   assert.equal(
@@ -114,7 +128,10 @@ test('upsertDirectives rewrites in place and removes repeats and stray directive
     'x = 1',
   ].join('\n');
   const out = upsertDirectives(src, 'submission.py', { leaderboard: 'new', gpu: 'MI300' });
-  assert.equal(out, ['# My kernel', '#!POPCORN gpu MI300', '#!POPCORN leaderboard new', '', 'import torch', 'x = 1'].join('\n'));
+  assert.equal(
+    out,
+    ['# My kernel', '#!POPCORN gpu MI300', '#!POPCORN leaderboard new', '', 'import torch', 'x = 1'].join('\n'),
+  );
   for (const r of [parseDirectivesServer(out, 'submission.py'), parseDirectivesClient(out)]) {
     assert.deepEqual([r.leaderboard, r.gpus, r.errors], ['new', ['MI300'], []]);
   }
@@ -122,7 +139,10 @@ test('upsertDirectives rewrites in place and removes repeats and stray directive
   const gpuOnly = upsertDirectives('#!POPCORN leaderboard keep\n# more\nprint(1)\n', 's.py', { gpu: 'B200' });
   assert.equal(gpuOnly, '#!POPCORN leaderboard keep\n#!POPCORN gpu B200\n# more\nprint(1)\n');
   // A C++ file with a `#!POPCORN` line (which would not compile) gets the `//` form.
-  assert.equal(upsertDirectives('#!POPCORN gpu X\nint main() {}\n', 'k.cpp', { gpu: 'MI300' }), '//!POPCORN gpu MI300\nint main() {}\n');
+  assert.equal(
+    upsertDirectives('#!POPCORN gpu X\nint main() {}\n', 'k.cpp', { gpu: 'MI300' }),
+    '//!POPCORN gpu MI300\nint main() {}\n',
+  );
   assert.equal(upsertDirectives('print(1)\n', 's.py', {}), 'print(1)\n');
   assert.throws(() => upsertDirectives('', 's.py', { leaderboard: 'two words' }), RangeError);
 });

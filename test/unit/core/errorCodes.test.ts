@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CODES, KernelRunnerError, errorMessage, exitCodeFor, explainCode, type ErrorCode } from '../../../src/core/errors';
+import {
+  ERROR_CODES,
+  KernelRunnerError,
+  errorMessage,
+  exitCodeFor,
+  explainCode,
+  type ErrorCode,
+} from '../../../src/core/errors';
 import { explain } from '../../../src/core/submission/explain';
 import { TraceInputError } from '../../../src/trace/errors';
 import { QueueFullError } from '../../../src/runner/jobs';
@@ -29,7 +36,10 @@ function sources(dir: string): string[] {
   return out;
 }
 
-const files = sources(path.join(repo, 'src')).map((file) => ({ file: path.relative(repo, file), text: readFileSync(file, 'utf8') }));
+const files = sources(path.join(repo, 'src')).map((file) => ({
+  file: path.relative(repo, file),
+  text: readFileSync(file, 'utf8'),
+}));
 const codes = Object.keys(ERROR_CODES) as ErrorCode[];
 
 test('every code has an explanation: a kind and one sentence', () => {
@@ -50,7 +60,8 @@ test('every code used in src/ is in the table, and the table lists none that not
     if (file === TABLE) continue;
     // a code is what a class's `code` is set to, or a value of a type-to-code map (Record<..., XErrorCode>)
     for (const m of text.matchAll(/\bcode(?::\s*\w+)?\s*=\s*'([A-Z][A-Z0-9_]+)'/g)) used.add(m[1] as string);
-    for (const m of text.matchAll(/Record<\w+, \w*ErrorCode> = \{([^}]*)\}/g)) for (const c of (m[1] as string).matchAll(literal)) used.add(c[1] as string);
+    for (const m of text.matchAll(/Record<\w+, \w*ErrorCode> = \{([^}]*)\}/g))
+      for (const c of (m[1] as string).matchAll(literal)) used.add(c[1] as string);
     for (const m of text.matchAll(/get code\(\)[^{]*\{\s*return '([A-Z][A-Z0-9_]+)'/g)) used.add(m[1] as string);
   }
   const unknown = [...used].filter((c) => !(c in ERROR_CODES));
@@ -62,22 +73,34 @@ test('every code used in src/ is in the table, and the table lists none that not
 test('every error class of src/ stands on KernelRunnerError and sets its own name', () => {
   const parents = new Map<string, { parent: string; file: string; body: string }>();
   for (const { file, text } of files) {
-    for (const m of text.matchAll(/class (\w+) extends (\w+)[^{]*\{([^]*?)\n\}/g)) parents.set(m[1] as string, { parent: m[2] as string, file, body: m[3] as string });
+    for (const m of text.matchAll(/class (\w+) extends (\w+)[^{]*\{([^]*?)\n\}/g))
+      parents.set(m[1] as string, { parent: m[2] as string, file, body: m[3] as string });
   }
-  const isError = (name: string): boolean => name === 'Error' || (parents.has(name) && isError(parents.get(name)!.parent));
-  const onBase = (name: string): boolean => name === 'KernelRunnerError' || (parents.has(name) && onBase(parents.get(name)!.parent));
+  const isError = (name: string): boolean =>
+    name === 'Error' || (parents.has(name) && isError(parents.get(name)!.parent));
+  const onBase = (name: string): boolean =>
+    name === 'KernelRunnerError' || (parents.has(name) && onBase(parents.get(name)!.parent));
   const errors = [...parents.keys()].filter((name) => name !== 'KernelRunnerError' && isError(name));
   assert.ok(errors.length >= 28, `found only ${errors.length} error classes`);
   for (const name of errors) {
     const { file, body } = parents.get(name)!;
     assert.ok(onBase(name), `${file}: ${name} does not extend KernelRunnerError`);
-    assert.match(body, new RegExp(String.raw`readonly name(: string)? = '${name}'`), `${file}: ${name} does not set its name`);
+    assert.match(
+      body,
+      new RegExp(String.raw`readonly name(: string)? = '${name}'`),
+      `${file}: ${name} does not set its name`,
+    );
   }
 });
 
 test('instances carry name, code and cause', () => {
   const cause = new Error('socket hang up');
-  const client = new RunnerClientError('network', 'Cannot reach the runner', { method: 'get', url: 'http://127.0.0.1:1/health', code: 'ECONNREFUSED', cause });
+  const client = new RunnerClientError('network', 'Cannot reach the runner', {
+    method: 'get',
+    url: 'http://127.0.0.1:1/health',
+    code: 'ECONNREFUSED',
+    cause,
+  });
   assert.equal(client.name, 'RunnerClientError');
   assert.equal(client.code, 'CLIENT_NETWORK');
   assert.equal(client.systemCode, 'ECONNREFUSED');
@@ -87,9 +110,18 @@ test('instances carry name, code and cause', () => {
   assert.equal(upstream.code, 'GPUMODE_RATE_LIMITED');
   assert.equal(upstream.cause, undefined);
   const input = new TraceInputError('nothing to read in /tmp/x', '/tmp/x');
-  assert.deepEqual([input.name, input.code, input.message], ['TraceInputError', 'TRACE_INPUT', 'nothing to read in /tmp/x']);
-  assert.deepEqual([new QueueFullError('full').name, new QueueFullError('full').code], ['QueueFullError', 'RUNNER_QUEUE_FULL']);
-  assert.deepEqual([submissionError('no-gpu', 'no MI300').code, new CliExit('bad flag', 2).exitCode], ['SUBMISSION_NO_GPU', 2]);
+  assert.deepEqual(
+    [input.name, input.code, input.message],
+    ['TraceInputError', 'TRACE_INPUT', 'nothing to read in /tmp/x'],
+  );
+  assert.deepEqual(
+    [new QueueFullError('full').name, new QueueFullError('full').code],
+    ['QueueFullError', 'RUNNER_QUEUE_FULL'],
+  );
+  assert.deepEqual(
+    [submissionError('no-gpu', 'no MI300').code, new CliExit('bad flag', 2).exitCode],
+    ['SUBMISSION_NO_GPU', 2],
+  );
 });
 
 test('explain() reads an error of ours from its code; the exit code follows from the explanation', () => {

@@ -18,14 +18,20 @@ import {
 const CLI = { align: true, missing: '-' } as const;
 
 test('durations: three significant digits by default, in the unit that suits them', () => {
-  assert.deepEqual([812, 12345.6, 4_560_000, 1_200_000_000, 0, 1.5, 99.95].map((ns) => formatNs(ns)), ['812 ns', '12.3 µs', '4.56 ms', '1.20 s', '0.00 ns', '1.50 ns', '100.0 ns']);
+  assert.deepEqual(
+    [812, 12345.6, 4_560_000, 1_200_000_000, 0, 1.5, 99.95].map((ns) => formatNs(ns)),
+    ['812 ns', '12.3 µs', '4.56 ms', '1.20 s', '0.00 ns', '1.50 ns', '100.0 ns'],
+  );
   assert.equal(formatNs(-2500), '-2.50 µs');
   for (const missing of [null, undefined, NaN, Infinity]) assert.equal(formatNs(missing), '–');
   assert.equal(formatNs(null, { missing: 'n/a' }), 'n/a');
 });
 
 test('durations: the aligned CLI form has fixed decimals per unit', () => {
-  assert.deepEqual([999, 1500, 2_580_371, 1_342_822_760, 5].map((ns) => formatNs(ns, CLI)), ['999 ns', '1.50 µs', '2.58 ms', '1.343 s', '5 ns']);
+  assert.deepEqual(
+    [999, 1500, 2_580_371, 1_342_822_760, 5].map((ns) => formatNs(ns, CLI)),
+    ['999 ns', '1.50 µs', '2.58 ms', '1.343 s', '5 ns'],
+  );
   assert.equal(formatNs(null, CLI), '-');
   assert.equal(formatNs(123_456, { decimals: 3 }), '123.456 µs');
   assert.equal(formatNs(812.4, { decimals: 3 }), '812 ns');
@@ -50,8 +56,14 @@ test('mean ± err', () => {
 });
 
 test('bytes, percentages, counts, bandwidth, dimensions', () => {
-  assert.deepEqual([0, 1023, 1024, 5 * 1024 * 1024, 300 * 1024 * 1024].map((b) => formatBytes(b)), ['0 B', '1023 B', '1.0 KiB', '5.0 MiB', '300 MiB']);
-  assert.deepEqual([512, 65536, 4_000_000_000, 300 * 1024 * 1024].map((b) => formatBytes(b, CLI)), ['512 B', '64.0 KiB', '3.7 GiB', '300.0 MiB']);
+  assert.deepEqual(
+    [0, 1023, 1024, 5 * 1024 * 1024, 300 * 1024 * 1024].map((b) => formatBytes(b)),
+    ['0 B', '1023 B', '1.0 KiB', '5.0 MiB', '300 MiB'],
+  );
+  assert.deepEqual(
+    [512, 65536, 4_000_000_000, 300 * 1024 * 1024].map((b) => formatBytes(b, CLI)),
+    ['512 B', '64.0 KiB', '3.7 GiB', '300.0 MiB'],
+  );
   assert.equal(formatBytes(null, CLI), '-');
   assert.equal(formatBytes(NaN), '–');
   assert.equal(formatPercent(42.123), '42.1%');
@@ -68,11 +80,27 @@ test('bytes, percentages, counts, bandwidth, dimensions', () => {
 });
 
 test('clocks, waits and time left', () => {
-  assert.deepEqual([0, 999, 7_000, 65_432, 754_000, 4_500_000, -5].map((ms) => formatElapsed(ms)), ['0:00', '0:00', '0:07', '1:05', '12:34', '75:00', '0:00']);
+  assert.deepEqual(
+    [0, 999, 7_000, 65_432, 754_000, 4_500_000, -5].map((ms) => formatElapsed(ms)),
+    ['0:00', '0:00', '0:07', '1:05', '12:34', '75:00', '0:00'],
+  );
   assert.equal(formatElapsed(65_432, { padMinutes: true }), '01:05');
   assert.equal(formatElapsed(4_500_000, { padMinutes: true }), '75:00');
-  assert.deepEqual([0, 2_600, 119_000, 150_000, 3_900_000, 7_200_000].map(formatWait), ['1 s', '3 s', '119 s', '3 min', '65 min', '2 h 0 min']);
-  assert.deepEqual([10_000, 12 * 60_000, 5 * 3_600_000, 3 * 86_400_000, -30 * 60_000].map(formatTimeLeft), ['1 min', '12 min', '5 h', '3 days', '30 min']);
+  assert.deepEqual([0, 2_600, 119_000, 150_000, 3_900_000, 7_200_000].map(formatWait), [
+    '1 s',
+    '3 s',
+    '119 s',
+    '3 min',
+    '65 min',
+    '2 h 0 min',
+  ]);
+  assert.deepEqual([10_000, 12 * 60_000, 5 * 3_600_000, 3 * 86_400_000, -30 * 60_000].map(formatTimeLeft), [
+    '1 min',
+    '12 min',
+    '5 h',
+    '3 days',
+    '30 min',
+  ]);
 });
 
 // The copies core/format replaced, as they were (git history): the shared functions must print what they printed.
@@ -140,8 +168,10 @@ const before = {
 /** Values across every unit boundary, with the short decimal forms JSON carries (where rounding ties live). */
 function samples(): number[] {
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const out = [0, 1, 999, 999.5, 1000, 999_999, 1e6, 1e9, 1e-9, 1e-6, 1e-3, 0.0009995, 0.04465, 1023, 1024, 102_400, -1500];
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const out = [
+    0, 1, 999, 999.5, 1000, 999_999, 1e6, 1e9, 1e-9, 1e-6, 1e-3, 0.0009995, 0.04465, 1023, 1024, 102_400, -1500,
+  ];
   for (let i = 0; i < 20_000; i++) {
     const v = 10 ** (-10 + random() * 22);
     out.push(v, Number(v.toPrecision(4)), Number(v.toPrecision(6)), Math.round(v));
@@ -165,8 +195,16 @@ test('the replaced copies print exactly what they printed', () => {
 
 test('the replaced copies of sizes and durations print exactly what they printed (values >= 0)', () => {
   for (const v of samples().filter((x) => x >= 0)) {
-    assert.equal(formatBytes(Math.round(v)), before.bytes(Math.round(v), false), `webview formatBytes(${Math.round(v)})`);
-    assert.equal(formatBytes(Math.round(v), CLI), before.bytes(Math.round(v), true), `CLI formatBytes(${Math.round(v)})`);
+    assert.equal(
+      formatBytes(Math.round(v)),
+      before.bytes(Math.round(v), false),
+      `webview formatBytes(${Math.round(v)})`,
+    );
+    assert.equal(
+      formatBytes(Math.round(v), CLI),
+      before.bytes(Math.round(v), true),
+      `CLI formatBytes(${Math.round(v)})`,
+    );
     assert.equal(formatElapsed(v), before.statusBarElapsed(v), `status bar formatElapsed(${v})`);
     assert.equal(formatElapsed(v, { padMinutes: true }), before.submitElapsed(v), `submit elapsed(${v})`);
     assert.equal(formatWait(v), before.wait(v), `formatWait(${v})`);

@@ -4,11 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { computePeak, roofAtIntensity } from '../../../src/core/protocol/roofline';
-import { formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent, roofText } from '../../../src/core/format/index';
+import {
+  formatFlopRate,
+  formatIntensity,
+  formatPeakBandwidth,
+  formatRoofPercent,
+  roofText,
+} from '../../../src/core/format/index';
 
 const PEAKS = { hbmGBps: 5000, valuFp32: 80000, mfmaFp32: 160000 };
 
-test('the compute peak of the bound rule: the lower FP32 peak; unknown when either is (as the summary\'s bound)', () => {
+test("the compute peak of the bound rule: the lower FP32 peak; unknown when either is (as the summary's bound)", () => {
   assert.equal(computePeak(PEAKS), 80000);
   assert.equal(computePeak({ ...PEAKS, valuFp32: null }), null);
   assert.equal(computePeak({ ...PEAKS, mfmaFp32: 0 }), null);
@@ -29,7 +35,10 @@ test('compute-bound at and above the ridge: a share of the FP32 peak', () => {
   assert.equal(r?.limit, 'compute', 'the ridge itself is compute-bound, as aiHbm < ridge is memory');
   assert.equal(r?.roofGflops, 80000);
   assert.equal(roofText(r!), 'compute-bound, 45% of FP32 roof');
-  assert.equal(roofText(roofAtIntensity({ aiHbm: 100, gflopsPerSecond: 3.5 }, PEAKS)!), 'compute-bound, 0.0044% of FP32 roof');
+  assert.equal(
+    roofText(roofAtIntensity({ aiHbm: 100, gflopsPerSecond: 3.5 }, PEAKS)!),
+    'compute-bound, 0.0044% of FP32 roof',
+  );
 });
 
 test('no FLOPs is memory-bound with no share; unknown peaks or values give nothing', () => {
@@ -45,18 +54,51 @@ test('no FLOPs is memory-bound with no share; unknown peaks or values give nothi
 });
 
 test('formatters: shares, FLOP rates, intensities and peak bandwidths', () => {
-  assert.deepEqual([71.2, 9.96, 4.24, 0.314, 0, 250, null, NaN].map((p) => formatRoofPercent(p)), ['71%', '10%', '4.2%', '0.31%', '0%', '250%', '–', '–']);
-  assert.deepEqual([1.307e6, 81715, 512, 3.2e-3, 0, 5e-10, null].map((g) => formatFlopRate(g)), ['1.31 PFLOP/s', '81.7 TFLOP/s', '512 GFLOP/s', '3.20 MFLOP/s', '0 FLOP/s', '0.50 FLOP/s', '–']);
-  assert.deepEqual([0.025, 1, 12.5, 601, 1.2e-5, 3e6, 0, Infinity].map((a) => formatIntensity(a)), ['0.0250 FLOP/B', '1.00 FLOP/B', '12.5 FLOP/B', '601 FLOP/B', '1.20e-5 FLOP/B', '3.00e+6 FLOP/B', '0 FLOP/B', '–']);
-  assert.deepEqual([5324.8, 81.9, 999.6, null].map((b) => formatPeakBandwidth(b)), ['5.32 TB/s', '81.9 GB/s', '1.00 TB/s', '–']);
+  assert.deepEqual(
+    [71.2, 9.96, 4.24, 0.314, 0, 250, null, NaN].map((p) => formatRoofPercent(p)),
+    ['71%', '10%', '4.2%', '0.31%', '0%', '250%', '–', '–'],
+  );
+  assert.deepEqual(
+    [1.307e6, 81715, 512, 3.2e-3, 0, 5e-10, null].map((g) => formatFlopRate(g)),
+    ['1.31 PFLOP/s', '81.7 TFLOP/s', '512 GFLOP/s', '3.20 MFLOP/s', '0 FLOP/s', '0.50 FLOP/s', '–'],
+  );
+  assert.deepEqual(
+    [0.025, 1, 12.5, 601, 1.2e-5, 3e6, 0, Infinity].map((a) => formatIntensity(a)),
+    ['0.0250 FLOP/B', '1.00 FLOP/B', '12.5 FLOP/B', '601 FLOP/B', '1.20e-5 FLOP/B', '3.00e+6 FLOP/B', '0 FLOP/B', '–'],
+  );
+  assert.deepEqual(
+    [5324.8, 81.9, 999.6, null].map((b) => formatPeakBandwidth(b)),
+    ['5.32 TB/s', '81.9 GB/s', '1.00 TB/s', '–'],
+  );
   assert.equal(formatFlopRate(null, { missing: '-' }), '-');
 });
 
 test("the summary's percentOfRoof is the lens's roof share: one computation (core/protocol/roofline.ts)", async () => {
   const { percentOfRoof } = await import('../../../src/trace/counters/roofline');
-  const full = { ...PEAKS, l2GBps: null, l1GBps: null, ldsGBps: null, valuFp64: null, mfmaFp16: null, mfmaBf16: null, mfmaFp64: null, mfmaFp8: null, mfmaI8: null };
-  for (const [ai, gflops] of [[0.02, 71], [16, 36000], [100, 3.5], [0, 0], [1, 0]] as const) {
-    assert.equal(percentOfRoof(ai, gflops, full), roofAtIntensity({ aiHbm: ai, gflopsPerSecond: gflops }, full)?.percent ?? null, `AI ${ai}, ${gflops} GFLOP/s`);
+  const full = {
+    ...PEAKS,
+    l2GBps: null,
+    l1GBps: null,
+    ldsGBps: null,
+    valuFp64: null,
+    mfmaFp16: null,
+    mfmaBf16: null,
+    mfmaFp64: null,
+    mfmaFp8: null,
+    mfmaI8: null,
+  };
+  for (const [ai, gflops] of [
+    [0.02, 71],
+    [16, 36000],
+    [100, 3.5],
+    [0, 0],
+    [1, 0],
+  ] as const) {
+    assert.equal(
+      percentOfRoof(ai, gflops, full),
+      roofAtIntensity({ aiHbm: ai, gflopsPerSecond: gflops }, full)?.percent ?? null,
+      `AI ${ai}, ${gflops} GFLOP/s`,
+    );
   }
   assert.equal(percentOfRoof(1, 10, { ...full, hbmGBps: null }), null);
 });

@@ -6,20 +6,56 @@ import { disassemblyHeat, sourceHeat } from '../../../src/core/hotspotHeat';
 import type { KernelHotspots, PcHotspots } from '../../../src/core/protocol/pcSampling';
 
 const site = { meanActiveLanes: 64, stalls: {}, types: {} };
-function kernel(name: string, samples: number, lines: Array<[string, number, number, Record<string, number>]>): KernelHotspots {
+function kernel(
+  name: string,
+  samples: number,
+  lines: Array<[string, number, number, Record<string, number>]>,
+): KernelHotspots {
   return {
-    name, shortName: name, samples, share: 1, meanActiveLanes: 64, issued: null, stalls: {}, types: {}, withoutLine: 0, unknownCode: 0,
-    lines: lines.map(([file, line, n, stalls]) => ({ ...site, file, line, samples: n, share: n / samples, stalls })), linesTotal: lines.length,
-    instructions: [], instructionsTotal: 0,
+    name,
+    shortName: name,
+    samples,
+    share: 1,
+    meanActiveLanes: 64,
+    issued: null,
+    stalls: {},
+    types: {},
+    withoutLine: 0,
+    unknownCode: 0,
+    lines: lines.map(([file, line, n, stalls]) => ({ ...site, file, line, samples: n, share: n / samples, stalls })),
+    linesTotal: lines.length,
+    instructions: [],
+    instructionsTotal: 0,
   };
 }
-const hot = (kernels: KernelHotspots[]): PcHotspots => ({ method: 'stochastic', intervalUnit: 'cycles', interval: 1024, samples: 100, kernels, sources: [], warnings: [] });
+const hot = (kernels: KernelHotspots[]): PcHotspots => ({
+  method: 'stochastic',
+  intervalUnit: 'cycles',
+  interval: 1024,
+  samples: 100,
+  kernels,
+  sources: [],
+  warnings: [],
+});
 
 test('source heat: hint with the top stall, levels scaled to the hottest line, hover with the breakdown', () => {
-  const k = kernel('k', 100, [['/remote/x/kern.hip', 12, 62, { WAITCNT: 40, ALU_DEPENDENCY: 10 }], ['/remote/x/kern.hip', 20, 6, {}], ['/remote/x/other.hip', 3, 32, {}]]);
+  const k = kernel('k', 100, [
+    ['/remote/x/kern.hip', 12, 62, { WAITCNT: 40, ALU_DEPENDENCY: 10 }],
+    ['/remote/x/kern.hip', 20, 6, {}],
+    ['/remote/x/other.hip', 3, 32, {}],
+  ]);
   const marks = sourceHeat([hot([k])], '/home/me/kern.hip');
-  assert.deepEqual(marks.map((m) => [m.line, m.hint, m.level]), [[12, '62% · waitcnt', 5], [20, '6.0%', 1]]);
-  assert.equal(marks[0]!.hover[0], '**62%** of the PC samples of k on line 12: 62 of 100, mean active lanes 64.0 of 64');
+  assert.deepEqual(
+    marks.map((m) => [m.line, m.hint, m.level]),
+    [
+      [12, '62% · waitcnt', 5],
+      [20, '6.0%', 1],
+    ],
+  );
+  assert.equal(
+    marks[0]!.hover[0],
+    '**62%** of the PC samples of k on line 12: 62 of 100, mean active lanes 64.0 of 64',
+  );
   assert.equal(marks[0]!.hover[1], 'Stalled on: waitcnt 40 \\(80%\\), alu dependency 10 \\(20%\\)');
 });
 
@@ -48,9 +84,34 @@ test('disassembly heat: a waitcnt stall on s_waitcnt names its counters; rows by
   const k: KernelHotspots = {
     ...kernel('k', 100, []),
     instructions: [
-      { ...site, codeObject: null, offset: null, text: 's_waitcnt  vmcnt(0) lgkmcnt(0)', file: 'k.hip', line: 4, samples: 12, share: 0.12, stalls: { WAITCNT: 12 } },
-      { ...site, codeObject: 0, offset: 0x18, text: 'v_add_u32_e32 v0, v0, v1', file: 'k.hip', line: 5, samples: 3, share: 0.03 },
+      {
+        ...site,
+        codeObject: null,
+        offset: null,
+        text: 's_waitcnt  vmcnt(0) lgkmcnt(0)',
+        file: 'k.hip',
+        line: 4,
+        samples: 12,
+        share: 0.12,
+        stalls: { WAITCNT: 12 },
+      },
+      {
+        ...site,
+        codeObject: 0,
+        offset: 0x18,
+        text: 'v_add_u32_e32 v0, v0, v1',
+        file: 'k.hip',
+        line: 5,
+        samples: 3,
+        share: 0.03,
+      },
     ],
   };
-  assert.deepEqual(disassemblyHeat(listing, k).map((m) => [m.line, m.hint]), [[3, '12% · waitcnt vmcnt lgkmcnt'], [6, '3.0%']]);
+  assert.deepEqual(
+    disassemblyHeat(listing, k).map((m) => [m.line, m.hint]),
+    [
+      [3, '12% · waitcnt vmcnt lgkmcnt'],
+      [6, '3.0%'],
+    ],
+  );
 });

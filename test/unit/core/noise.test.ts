@@ -18,10 +18,9 @@ function classifyAll(input: Uint8Array | string | Array<Uint8Array | string>, ma
   return lines;
 }
 
-
 function splitRandomly(bytes: Uint8Array, next: () => number, maxChunk: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
-  for (let pos = 0; pos < bytes.length; ) {
+  for (let pos = 0; pos < bytes.length;) {
     const size = 1 + Math.floor(next() * maxChunk);
     chunks.push(bytes.slice(pos, pos + size));
     pos += size;
@@ -33,7 +32,10 @@ const ESC = '\x1b';
 
 test('every line of the issue-thread stderr sample is noise', () => {
   const bytes = fixture('compiled__stderr_lines_from_issues.txt');
-  const expected = bytes.toString('utf8').split('\n').filter((l) => l !== '');
+  const expected = bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const lines = classifyAll(bytes);
   assert.equal(lines.length, expected.length);
   assert.equal(lines.length, 14);
@@ -44,7 +46,10 @@ test('every line of the issue-thread stderr sample is noise', () => {
   );
 });
 
-for (const name of ['derived__rocprofv3-2025-07-rocpd-pass_stderr_ansi.txt', 'derived__rocprofv3-2025-03-csv-pass_stderr_ansi.txt']) {
+for (const name of [
+  'derived__rocprofv3-2025-07-rocpd-pass_stderr_ansi.txt',
+  'derived__rocprofv3-2025-03-csv-pass_stderr_ansi.txt',
+]) {
   test(`${name} keeps exactly its application lines`, () => {
     const bytes = fixture(name);
     const lines = classifyAll(bytes);
@@ -56,7 +61,10 @@ for (const name of ['derived__rocprofv3-2025-07-rocpd-pass_stderr_ansi.txt', 'de
     assert.ok(program.every((l) => l.kind === 'program'));
     // The colour reset of the last glog line lands on the program's first line: kept in raw, gone from text.
     assert.equal(program[0]?.raw, `${ESC}[mvcopy testing on GCD 0`);
-    const total = bytes.toString('utf8').split('\n').filter((l) => l !== '').length;
+    const total = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
     assert.equal(lines.filter((l) => l.noise).length, total - 2);
     assert.ok(lines.filter((l) => l.noise).every((l) => l.kind === 'glog' && !l.text.includes(ESC)));
   });
@@ -70,14 +78,18 @@ test('a colour reset at the start of the next line leaves that program line inta
   assert.deepEqual(
     lines.map((l) => [l.kind, l.noise, l.text]),
     [
-      ['glog', true, 'W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: 0.1 sec'],
+      [
+        'glog',
+        true,
+        'W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: 0.1 sec',
+      ],
       ['program', false, 'result: 42 OK'],
     ],
   );
   assert.equal(lines[1]?.raw, `${ESC}[mresult: 42 ${ESC}[1mOK${ESC}[0m`);
 });
 
-test('program lines that only mention the profiler stay the program\'s', () => {
+test("program lines that only mention the profiler stay the program's", () => {
   for (const text of [
     'Loaded perfetto.cc:47304 from cache',
     'writing trace with perfetto',
@@ -108,7 +120,10 @@ test('classifyLine recognises each profiler format', () => {
     ['I20250709 16:41:02.836737 140032605917504 tmp_file.cpp:123] opening temporary file', 'glog'],
     ['E20250904 21:02:16.242980 139963295913728 output_stream.cpp:105] Opened result file: a.pftrace', 'glog'],
     ['W0710 21:33:25.713947  4242 tool.cpp:1] old glog without the year', 'glog'],
-    ['F20250710 21:33:25.713947 140172743004992 tool.cpp:99] Check failed: status == ROCPROFILER_STATUS_SUCCESS', 'fatal'],
+    [
+      'F20250710 21:33:25.713947 140172743004992 tool.cpp:99] Check failed: status == ROCPROFILER_STATUS_SUCCESS',
+      'fatal',
+    ],
     ['[rocprofv3] Warning: --kernel-trace is implied', 'rocprofv3'],
     ['[rocprofv3] Fatal error: no application specified', 'fatal'],
     ['[rocprofv3] Error: output directory is not writable', 'fatal'],
@@ -157,7 +172,9 @@ test('legacy rocprof v1 blocks: header follow-up lines are noise, the program in
     'ROCPRofiler: 1 contexts collected, output directory /tmp/rpl_data_191018_011134_9695/input0_results',
     "RPL: '/home/u/MatrixTranspose/input.csv' is generated",
   ].join('\n');
-  const program = classifyAll(log).filter((l) => !l.noise).map((l) => l.text);
+  const program = classifyAll(log)
+    .filter((l) => !l.noise)
+    .map((l) => l.text);
   assert.deepEqual(program, [
     'Device name Ellesmere [Radeon RX 470/480/570/570X/580/580X]',
     '    L2CacheHit, VFetchInsts',
@@ -193,7 +210,9 @@ test('CRLF, lone CR and a CR/LF pair split across chunks', () => {
 });
 
 test('invalid UTF-8 never throws and multi-byte characters split across chunks survive', () => {
-  const bad = classifyAll(Uint8Array.from([0x61, 0xff, 0xfe, 0x62, 0x0a, 0xc3, 0x0a, 0xed, 0xa0, 0x80, 0x0a, 0xe2, 0x82]));
+  const bad = classifyAll(
+    Uint8Array.from([0x61, 0xff, 0xfe, 0x62, 0x0a, 0xc3, 0x0a, 0xed, 0xa0, 0x80, 0x0a, 0xe2, 0x82]),
+  );
   assert.deepEqual(
     bad.map((l) => l.text),
     ['a\ufffd\ufffdb', '\ufffd', '\ufffd\ufffd\ufffd', '\ufffd'],
@@ -235,7 +254,10 @@ test('a never-ending line is delivered while it streams, not held without bound'
   const delivered = lines.reduce((n, l) => n + l.raw.length, 0);
   assert.ok(delivered >= 40 * chunk.length - max - chunk.length, `only ${delivered} bytes delivered before flush`);
   c.flush();
-  assert.equal(lines.reduce((n, l) => n + l.raw.length, 0), 40 * chunk.length);
+  assert.equal(
+    lines.reduce((n, l) => n + l.raw.length, 0),
+    40 * chunk.length,
+  );
   assert.ok(lines.every((l) => l.raw.length <= max && l.kind === 'program'));
 });
 
@@ -263,7 +285,11 @@ test('random chunk boundaries give the same lines as one-shot feeding, and raw +
   ];
   const text = parts.join('');
   const bytes = Buffer.from(text);
-  const withInvalid = Buffer.concat([bytes.subarray(0, 500), Buffer.from([0xf0, 0x9f, 0x0a, 0xc0, 0xaf]), bytes.subarray(500)]);
+  const withInvalid = Buffer.concat([
+    bytes.subarray(0, 500),
+    Buffer.from([0xf0, 0x9f, 0x0a, 0xc0, 0xaf]),
+    bytes.subarray(500),
+  ]);
   for (const max of [1024 * 1024, 1000, 17]) {
     const valid = classifyAll(bytes, max);
     assert.equal(valid.map((l) => l.raw + l.eol).join(''), text);
@@ -281,9 +307,13 @@ test('random chunk boundaries give the same lines as one-shot feeding, and raw +
 
 test('random byte soup decodes exactly as one whole TextDecoder pass, however it is chunked', () => {
   const next = rng(2024);
-  const pool = [0x0a, 0x0d, 0x1b, 0x41, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
+  const pool = [
+    0x0a, 0x0d, 0x1b, 0x41, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
+  ];
   for (let round = 0; round < 30; round++) {
-    const soup = Uint8Array.from({ length: 4000 }, () => (next() < 0.5 ? (pool[Math.floor(next() * pool.length)] as number) : Math.floor(next() * 256)));
+    const soup = Uint8Array.from({ length: 4000 }, () =>
+      next() < 0.5 ? (pool[Math.floor(next() * pool.length)] as number) : Math.floor(next() * 256),
+    );
     const whole = new TextDecoder('utf-8', { ignoreBOM: true }).decode(soup);
     const oneShot = classifyAll(soup);
     assert.equal(oneShot.map((l) => l.raw + l.eol).join(''), whole);
@@ -334,17 +364,20 @@ test('the rocprofv3 deprecation warning for direct CSV/PFTrace output is noise; 
     'Warning: The following direct output format(s) are deprecated: CSV',
   ].join('\n');
   const lines = classifyAll(`${ESC}[0;33m${log.split('\n')[0]}${ESC}[m\n${log.split('\n').slice(1).join('\n')}\n`);
-  assert.deepEqual(lines.map((l) => [l.kind, l.noise]), [
-    ['rocprofv3', true],
-    ['rocprofv3', true],
-    ['program', false],
-    ['program', false],
-    ['program', false],
-    ['program', false],
-  ]);
+  assert.deepEqual(
+    lines.map((l) => [l.kind, l.noise]),
+    [
+      ['rocprofv3', true],
+      ['rocprofv3', true],
+      ['program', false],
+      ['program', false],
+      ['program', false],
+      ['program', false],
+    ],
+  );
 });
 
-test('legacy rocprof v1 progress lines are noise in their exact forms, look-alikes stay the program\'s', () => {
+test("legacy rocprof v1 progress lines are noise in their exact forms, look-alikes stay the program's", () => {
   const noise = [
     "File '/home/u/app/results.csv' is generating",
     "File '/home/u/app/results_mcopy.csv' is generating",
@@ -390,6 +423,14 @@ test('a v1 input block whose header was lost still hides from its gpu_index line
     "File '/work/app/results.csv' is generating",
     'PASSED!',
   ].join('\n');
-  const program = classifyAll(`${log}\n`).filter((l) => !l.noise).map((l) => l.text);
-  assert.deepEqual(program, ['Finished allocating vectors on the CPU', 'vcopy testing on GCD 0', '  kernel = vector_add', '  4 metrics', 'PASSED!']);
+  const program = classifyAll(`${log}\n`)
+    .filter((l) => !l.noise)
+    .map((l) => l.text);
+  assert.deepEqual(program, [
+    'Finished allocating vectors on the CPU',
+    'vcopy testing on GCD 0',
+    '  kernel = vector_add',
+    '  4 metrics',
+    'PASSED!',
+  ]);
 });

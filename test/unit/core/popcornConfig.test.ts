@@ -26,7 +26,11 @@ test('a missing file reads as no cli_id; writing creates it with mode 0600', asy
   await writePopcornCliId('3f2b8c1e-0d7a-4e55-9a51-2d4c8b6f7e10', file);
   assert.equal(readFileSync(file, 'utf8'), 'cli_id: 3f2b8c1e-0d7a-4e55-9a51-2d4c8b6f7e10\n');
   assert.equal(statSync(file).mode & 0o777, 0o600);
-  assert.deepEqual(await readPopcornConfig(file), { path: file, exists: true, cliId: '3f2b8c1e-0d7a-4e55-9a51-2d4c8b6f7e10' });
+  assert.deepEqual(await readPopcornConfig(file), {
+    path: file,
+    exists: true,
+    cliId: '3f2b8c1e-0d7a-4e55-9a51-2d4c8b6f7e10',
+  });
 });
 
 test('writing keeps other keys, comments, order and the file mode', async (t) => {
@@ -83,10 +87,20 @@ test('malformed configs are clear errors, and are not overwritten', async (t) =>
   for (const [i, [content, message, refused]] of cases.entries()) {
     const file = path.join(dir, `bad${i}.yaml`);
     writeFileSync(file, content);
-    await assert.rejects(readPopcornConfig(file), (err: unknown) => err instanceof PopcornConfigError && message.test(err.message) && err.message.includes(file));
-    const write = await writePopcornCliId('x', file).then(() => 'written', (err: unknown) => (err instanceof PopcornConfigError ? 'refused' : String(err)));
+    await assert.rejects(
+      readPopcornConfig(file),
+      (err: unknown) => err instanceof PopcornConfigError && message.test(err.message) && err.message.includes(file),
+    );
+    const write = await writePopcornCliId('x', file).then(
+      () => 'written',
+      (err: unknown) => (err instanceof PopcornConfigError ? 'refused' : String(err)),
+    );
     assert.equal(write, refused ? 'refused' : 'written', content);
-    assert.equal(readFileSync(file, 'utf8') === content, refused, `the file is kept only when the write is refused: ${content}`);
+    assert.equal(
+      readFileSync(file, 'utf8') === content,
+      refused,
+      `the file is kept only when the write is refused: ${content}`,
+    );
   }
   await assert.rejects(writePopcornCliId('two\nlines', path.join(dir, 'c.yaml')), PopcornConfigError);
 });

@@ -28,7 +28,13 @@ function bigReport(): string {
     const name = `void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm<${i}, 256, 128, 64>>(ck::Argument)`;
     return `${name.padEnd(100)}  ${(Math.sin(i) * 500 + 510).toFixed(3).padStart(10)} µs  ${(i % 7) + 1}${i % 5 === 0 ? '  <- hot?' : ''}`;
   });
-  return ['Name'.padEnd(100) + '   Self CUDA  # of Calls', '-'.repeat(124), ...rows, 'Self CUDA time total: 20.4ms µ ✓ — ok?', ''].join('\n');
+  return [
+    'Name'.padEnd(100) + '   Self CUDA  # of Calls',
+    '-'.repeat(124),
+    ...rows,
+    'Self CUDA time total: 20.4ms µ ✓ — ok?',
+    '',
+  ].join('\n');
 }
 
 test('decodes the +* alphabet as Python encodes it', () => {
@@ -67,7 +73,10 @@ test('garbage is a ReportEncodingError naming what is wrong', () => {
   for (const bad of ['abc$def', 'ab=cd', 'abcde']) {
     assert.throws(
       () => decodePopcornBase64(bad),
-      (err: unknown) => err instanceof ReportEncodingError && err.type === 'report-encoding' && /not a \+\* base64 report/.test(err.message),
+      (err: unknown) =>
+        err instanceof ReportEncodingError &&
+        err.type === 'report-encoding' &&
+        /not a \+\* base64 report/.test(err.message),
       bad,
     );
   }

@@ -19,7 +19,16 @@ test('oldest runs go first until the rest fits the bound', () => {
 });
 
 test('the newest run is kept even when it alone is over the bound', () => {
-  assert.deepEqual(runsToRemove([{ id: 'old', storedAt: 1, bytes: 1 }, { id: 'new', storedAt: 2, bytes: 500 * MB }], 100 * MB), ['old']);
+  assert.deepEqual(
+    runsToRemove(
+      [
+        { id: 'old', storedAt: 1, bytes: 1 },
+        { id: 'new', storedAt: 2, bytes: 500 * MB },
+      ],
+      100 * MB,
+    ),
+    ['old'],
+  );
   assert.deepEqual(runsToRemove([{ id: 'only', storedAt: 1, bytes: 500 * MB }], 0), []);
   assert.deepEqual(runsToRemove([], 0), []);
 });

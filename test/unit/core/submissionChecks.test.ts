@@ -7,7 +7,10 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 const summary = (ps: ReturnType<typeof checkSubmission>) => ps.map((p) => [p.code, p.status, p.line]);
 
 test('a clean submission has no problems', () => {
-  assert.deepEqual(checkSubmission('submission.py', utf8('import torch\ndef custom_kernel(data):\n    return data\n')), []);
+  assert.deepEqual(
+    checkSubmission('submission.py', utf8('import torch\ndef custom_kernel(data):\n    return data\n')),
+    [],
+  );
   assert.deepEqual(checkSubmission('k.cu', utf8('// ünïcode is fine\n__global__ void k() {}\n')), []);
 });
 
@@ -15,14 +18,17 @@ test('empty file: 400, and nothing else', () => {
   assert.deepEqual(summary(checkSubmission('bad.txt', new Uint8Array())), [['empty', 400, undefined]]);
 });
 
-test('size limit is upstream\'s decimal 1 MB: 1,000,000 bytes pass, one more is 413', () => {
+test("size limit is upstream's decimal 1 MB: 1,000,000 bytes pass, one more is 413", () => {
   const atLimit = new Uint8Array(MAX_SUBMISSION_BYTES).fill(0x20);
   assert.equal(MAX_SUBMISSION_BYTES, 1_000_000);
   assert.deepEqual(checkSubmission('s.py', atLimit), []);
   const over = new Uint8Array(MAX_SUBMISSION_BYTES + 1).fill(0x20);
   const problems = checkSubmission('s.py', over);
   assert.deepEqual(summary(problems), [['too-large', 413, undefined]]);
-  assert.match(problems[0]?.message ?? '', /^Submission file is too large \(limit: 1MB\)\. This file has 1,000,001 bytes/);
+  assert.match(
+    problems[0]?.message ?? '',
+    /^Submission file is too large \(limit: 1MB\)\. This file has 1,000,001 bytes/,
+  );
 });
 
 test('invalid UTF-8 is 400 with the place of the first bad byte', () => {
@@ -32,12 +38,21 @@ test('invalid UTF-8 is 400 with the place of the first bad byte', () => {
     [['not-utf8', 400, 2, 11]],
   );
   // Surrogates and overlong forms are not UTF-8 either (Python's strict decoder agrees).
-  for (const bad of [[0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]) {
-    assert.deepEqual(summary(checkSubmission('s.py', Uint8Array.from([0x61, ...bad]))), [['not-utf8', 400, 1]], String(bad));
+  for (const bad of [
+    [0xed, 0xa0, 0x80],
+    [0xc0, 0xaf],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xe2, 0x82],
+  ]) {
+    assert.deepEqual(
+      summary(checkSubmission('s.py', Uint8Array.from([0x61, ...bad]))),
+      [['not-utf8', 400, 1]],
+      String(bad),
+    );
   }
 });
 
-test('the stream rule is upstream\'s case-insensitive substring test, one problem per line', () => {
+test("the stream rule is upstream's case-insensitive substring test, one problem per line", () => {
   const src = [
     'import torch',
     's = torch.cuda.Stream()  # side stream',
@@ -60,7 +75,7 @@ test('the stream rule is upstream\'s case-insensitive substring test, one proble
   assert.deepEqual(checkSubmission('s.py', utf8('strea m = 1\nst_ream = 2\n')), []);
 });
 
-test('extensions: upstream\'s four, case-sensitive; .hip only where the option allows it', () => {
+test("extensions: upstream's four, case-sensitive; .hip only where the option allows it", () => {
   for (const name of ['s.py', 'k.cu', 'k.cuh', 'k.cpp']) assert.deepEqual(checkSubmission(name, utf8('x')), [], name);
   for (const name of ['k.hip', 's.PY', 'notes.txt', 'py']) {
     const p = checkSubmission(name, utf8('x'));
@@ -71,7 +86,7 @@ test('extensions: upstream\'s four, case-sensitive; .hip only where the option a
   assert.match(checkSubmission('k.txt', utf8('x'), { extraExtensions: ['.hip'] })[0]?.message ?? '', /\.hip/);
 });
 
-test('several problems come in upstream\'s order of checking', () => {
+test("several problems come in upstream's order of checking", () => {
   const big = new Uint8Array(MAX_SUBMISSION_BYTES + 10).fill(0x61);
   big.set(utf8('stream'), 100);
   assert.deepEqual(summary(checkSubmission('a.txt', big)), [

@@ -27,7 +27,10 @@ test('terminalSafe: no control but tab and newline reaches the terminal; colours
   assert.equal(terminalSafe('fake\b\b\b\breal'), 'fakereal');
   assert.equal(terminalSafe('progress\roverwritten'), 'progressoverwritten');
   assert.equal(terminalSafe('\x9b2Jspoof'), '\\u009b2Jspoof');
-  assert.equal(terminalSafe('\x1b[31mred\x1b[0m and \x1b[1;32mgreen\x1b[m\tok\n'), '\x1b[31mred\x1b[0m and \x1b[1;32mgreen\x1b[m\tok\n');
+  assert.equal(
+    terminalSafe('\x1b[31mred\x1b[0m and \x1b[1;32mgreen\x1b[m\tok\n'),
+    '\x1b[31mred\x1b[0m and \x1b[1;32mgreen\x1b[m\tok\n',
+  );
   assert.equal(terminalSafe('plain text, ünïcödé ✓'), 'plain text, ünïcödé ✓');
   // JSON: C0 is already escaped by JSON.stringify; C1 written as \u00XX keeps it exact
   const json = JSON.stringify({ out: '\x9b2J\b' });

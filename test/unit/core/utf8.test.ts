@@ -12,8 +12,10 @@ function randomBytes(rnd: () => number, size: number): Uint8Array {
   while (out.length < size) {
     const r = rnd();
     if (r < 0.7) out.push(...(pieces[Math.floor(rnd() * pieces.length)] as number[]));
-    else if (r < 0.8) out.push(0x80 + Math.floor(rnd() * 0x40)); // lone continuation byte
-    else if (r < 0.9) out.push(0xc0 + Math.floor(rnd() * 0x40)); // lead byte, maybe left unfinished
+    else if (r < 0.8)
+      out.push(0x80 + Math.floor(rnd() * 0x40)); // lone continuation byte
+    else if (r < 0.9)
+      out.push(0xc0 + Math.floor(rnd() * 0x40)); // lead byte, maybe left unfinished
     else out.push(Math.floor(rnd() * 256));
   }
   return Uint8Array.from(out);
@@ -25,7 +27,7 @@ test('streaming decode gives the one-shot text for any split, invalid bytes incl
     const bytes = randomBytes(rnd, 1 + Math.floor(rnd() * 200));
     const decoder = createUtf8StreamDecoder();
     let text = '';
-    for (let at = 0; at < bytes.length; ) {
+    for (let at = 0; at < bytes.length;) {
       const next = Math.min(bytes.length, at + 1 + Math.floor(rnd() * (rnd() < 0.3 ? 3 : 40)));
       text += decoder.write(bytes.subarray(at, next));
       at = next;

@@ -11,7 +11,10 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const DOC = 'docs/architecture.md';
 
 const ROOTS = ['src', 'test', 'scripts', 'bench', 'examples', 'docs', 'media', 'syntaxes', '.ci'];
-const PATH = new RegExp(String.raw`(?<![\w./-])((?:${ROOTS.map((r) => r.replace('.', String.raw`\.`)).join('|')})/[\w./-]*)(?::([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*))?`, 'g');
+const PATH = new RegExp(
+  String.raw`(?<![\w./-])((?:${ROOTS.map((r) => r.replace('.', String.raw`\.`)).join('|')})/[\w./-]*)(?::([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*))?`,
+  'g',
+);
 const TOP_FILES = /`(package\.json|eslint\.config\.js|tsconfig(?:\.webview)?\.json|README\.md)`/g;
 
 interface Reference {
@@ -41,7 +44,9 @@ function broken(refs: Reference[]): string[] {
     }
     if (!r.names.length) continue;
     const source = readFileSync(abs, 'utf8');
-    for (const name of r.names) if (!new RegExp(String.raw`(?<![\w$])${name.replace('$', String.raw`\$`)}(?![\w$])`).test(source)) problems.push(`${r.path}: no ${name}`);
+    for (const name of r.names)
+      if (!new RegExp(String.raw`(?<![\w$])${name.replace('$', String.raw`\$`)}(?![\w$])`).test(source))
+        problems.push(`${r.path}: no ${name}`);
   }
   return problems;
 }

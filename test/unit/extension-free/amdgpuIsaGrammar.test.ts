@@ -43,7 +43,8 @@ describe('AMDGPU ISA grammar', { skip }, () => {
         createOnigScanner: (p: string[]) => new oniguruma.OnigScanner(p),
         createOnigString: (s: string) => new oniguruma.OnigString(s),
       }),
-      loadGrammar: async (scope) => (scope === 'source.amdgpu-isa' ? textmate.parseRawGrammar(readFileSync(file, 'utf8'), file) : null),
+      loadGrammar: async (scope) =>
+        scope === 'source.amdgpu-isa' ? textmate.parseRawGrammar(readFileSync(file, 'utf8'), file) : null,
     });
     const g = await registry.loadGrammar('source.amdgpu-isa');
     assert.ok(g);
@@ -71,7 +72,11 @@ describe('AMDGPU ISA grammar', { skip }, () => {
     const global = lines.flat().find((t) => /^global_(load|store)/.test(t.text.trim()));
     assert.equal(global?.scopes.at(-1), 'keyword.other.instruction.memory.amdgpu-isa');
     const scratch = lines.flat().find((t) => /^(scratch|buffer)_/.test(t.text.trim()));
-    assert.equal(scratch?.scopes.at(-1), 'keyword.other.instruction.memory.amdgpu-isa', 'uses_scratch touches scratch memory');
+    assert.equal(
+      scratch?.scopes.at(-1),
+      'keyword.other.instruction.memory.amdgpu-isa',
+      'uses_scratch touches scratch memory',
+    );
     assert.equal(scopeOf(lines, 's[0:1]'), 'variable.other.register.scalar.amdgpu-isa');
     assert.equal(scopeOf(lines, 'v0'), 'variable.other.register.vector.amdgpu-isa');
     assert.equal(scopeOf(lines, 'vcc'), 'variable.language.register.amdgpu-isa');
@@ -85,7 +90,9 @@ describe('AMDGPU ISA grammar', { skip }, () => {
   });
 
   it('accumulator registers', () => {
-    const lines = tokenize('\tv_accvgpr_write_b32 a31, v8\n\tv_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]\n');
+    const lines = tokenize(
+      '\tv_accvgpr_write_b32 a31, v8\n\tv_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]\n',
+    );
     assert.equal(scopeOf(lines, 'a31'), 'variable.other.register.accumulator.amdgpu-isa');
     assert.equal(scopeOf(lines, 'a[0:15]'), 'variable.other.register.accumulator.amdgpu-isa');
     assert.equal(scopeOf(lines, 'v_mfma_f32_32x32x8_f16'), 'keyword.other.instruction.matrix.amdgpu-isa');

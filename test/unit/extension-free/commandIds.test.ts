@@ -9,7 +9,11 @@ import { COMMAND_PREFIX, CONTRIBUTED_COMMANDS, INTERNAL_COMMANDS, commandId } fr
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 interface Manifest {
-  contributes: { commands: Array<{ command: string }>; menus: Record<string, Array<{ command?: string; submenu?: string }>>; viewsWelcome?: Array<{ contents: string }> };
+  contributes: {
+    commands: Array<{ command: string }>;
+    menus: Record<string, Array<{ command?: string; submenu?: string }>>;
+    viewsWelcome?: Array<{ contents: string }>;
+  };
 }
 const manifest = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as Manifest;
 const contributed = manifest.contributes.commands.map((c) => c.command);
@@ -31,10 +35,17 @@ test('commandId prefixes the name', () => {
 });
 
 test('every command the manifest refers to is contributed', () => {
-  const referred = Object.values(manifest.contributes.menus).flatMap((items) => items.flatMap((i) => (i.command ? [i.command] : [])));
-  const links = (manifest.contributes.viewsWelcome ?? []).flatMap((w) => [...w.contents.matchAll(/\(command:([^)?\s]+)/g)].map((m) => m[1] as string));
+  const referred = Object.values(manifest.contributes.menus).flatMap((items) =>
+    items.flatMap((i) => (i.command ? [i.command] : [])),
+  );
+  const links = (manifest.contributes.viewsWelcome ?? []).flatMap((w) =>
+    [...w.contents.matchAll(/\(command:([^)?\s]+)/g)].map((m) => m[1] as string),
+  );
   assert.ok(referred.length >= 10, `only ${referred.length} menu entries found`);
   assert.ok(links.length >= 1, 'no command link in the views welcome found');
   const known = new Set(contributed);
-  assert.deepEqual([...referred, ...links].filter((c) => !known.has(c)), []);
+  assert.deepEqual(
+    [...referred, ...links].filter((c) => !known.has(c)),
+    [],
+  );
 });

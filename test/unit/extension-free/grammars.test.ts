@@ -79,12 +79,16 @@ describe('grammars', { skip }, () => {
         const f = files[scope];
         return f ? textmate.parseRawGrammar(readFileSync(f, 'utf8'), f) : null;
       },
-      getInjections: (scope) => (scope === 'source.python' ? ['source.python.load-inline', 'source.hip.embedded-builtins'] : undefined),
+      getInjections: (scope) =>
+        scope === 'source.python' ? ['source.python.load-inline', 'source.hip.embedded-builtins'] : undefined,
     });
   });
 
   it('HIP: qualifiers, built-ins and launches on top of C++, also inside function bodies', async () => {
-    const lines = await tokenize('source.hip', readFileSync(join(repo, 'test/vscode/workspace/vector_add.hip'), 'utf8'));
+    const lines = await tokenize(
+      'source.hip',
+      readFileSync(join(repo, 'test/vscode/workspace/vector_add.hip'), 'utf8'),
+    );
     assert.ok(has(scopesOf(lines, '__global__'), 'storage.modifier.hip'));
     assert.ok(has(scopesOf(lines, '__launch_bounds__'), 'storage.modifier.hip'));
     assert.ok(has(scopesOf(lines, '__shared__'), 'storage.modifier.hip'), '__shared__ inside a body');
@@ -106,7 +110,10 @@ describe('grammars', { skip }, () => {
   });
 
   it('Python: load_inline sources are highlighted as HIP/C++, ordinary strings are not', async () => {
-    const lines = await tokenize('source.python', readFileSync(join(repo, 'test/vscode/workspace/load_inline_submission.py'), 'utf8'));
+    const lines = await tokenize(
+      'source.python',
+      readFileSync(join(repo, 'test/vscode/workspace/load_inline_submission.py'), 'utf8'),
+    );
     const global = scopesOf(lines, '__global__');
     assert.ok(has(global, 'meta.embedded.block.hip'), global.join(' '));
     assert.ok(has(global, 'storage.modifier.hip'));
@@ -116,10 +123,16 @@ describe('grammars', { skip }, () => {
     assert.ok(has(scopesOf(lines, 'def'), 'storage.type.function.python'));
     assert.ok(!has(scopesOf(lines, 'def'), 'meta.embedded'));
     // a string inside the load_inline(...) call is C++ too; the call's other arguments stay Python
-    const inCall = await tokenize('source.python', 'm = load_inline(name="x", cpp_sources="__global__ void k();", functions=["k"])\nprint("__global__")\n');
+    const inCall = await tokenize(
+      'source.python',
+      'm = load_inline(name="x", cpp_sources="__global__ void k();", functions=["k"])\nprint("__global__")\n',
+    );
     assert.ok(has(scopesOf(inCall, '__global__'), 'meta.embedded.line.hip'));
     const printed = inCall[1]!.find((t) => t.text.includes('__global__'));
-    assert.ok(printed && !printed.scopes.some((s) => s.includes('hip')), 'a string outside the call stays a Python string');
+    assert.ok(
+      printed && !printed.scopes.some((s) => s.includes('hip')),
+      'a string outside the call stays a Python string',
+    );
   });
 
   it('run log: headers, verdicts, benchmark numbers, noise and tracebacks', async () => {
@@ -147,7 +160,7 @@ describe('grammars', { skip }, () => {
     assert.ok(has(scopesOf(lines, 'ValueError'), 'invalid.illegal.exception'));
   });
 
-  it('Kernel Runner log: the same colours after a run\'s tag, while several runs write', async () => {
+  it("Kernel Runner log: the same colours after a run's tag, while several runs write", async () => {
     const text = [
       '[gemm.py · profile] ━━ Profile gemm.py · gemm on MI300 · profile · embedded runner',
       '[gemm.py · profile] ▸ queued #1 (waiting for a free device)',

@@ -18,7 +18,18 @@ function memento(initial: Record<string, unknown> = {}): vscode.Memento {
 }
 
 const KEY = 'kernelRunner.inFlightSubmissions';
-const older = { id: 4201, baseUrl: 'https://gpumode.example', targetLabel: 'GPU MODE', uri: 'file:///w/k.py', file: 'k.py', mode: 'test', leaderboard: 'amd-fp8-mm', gpu: 'MI300', title: 'Tests', startedAt: 1_000 };
+const older = {
+  id: 4201,
+  baseUrl: 'https://gpumode.example',
+  targetLabel: 'GPU MODE',
+  uri: 'file:///w/k.py',
+  file: 'k.py',
+  mode: 'test',
+  leaderboard: 'amd-fp8-mm',
+  gpu: 'MI300',
+  title: 'Tests',
+  startedAt: 1_000,
+};
 
 describe('submissions in flight', () => {
   it('reads an entry of an older version as a GPU MODE poll accepted when it started', () => {
@@ -41,13 +52,29 @@ describe('submissions in flight', () => {
 
   it('keeps a job on our runner apart from a submission with the same id; removes only the one whose outcome came', async () => {
     const store = new InFlightStore(memento());
-    const poll: InFlightSubmission = { ...older, mode: 'test', kind: 'poll', service: 'gpumode', baseUrl: 'http://box:8787', acceptedAt: 1_500 };
+    const poll: InFlightSubmission = {
+      ...older,
+      mode: 'test',
+      kind: 'poll',
+      service: 'gpumode',
+      baseUrl: 'http://box:8787',
+      acceptedAt: 1_500,
+    };
     const stream: InFlightSubmission = { ...poll, kind: 'stream', service: 'kernel-runner' };
     await store.add(poll);
     await store.add(stream);
     await store.add({ ...stream, acceptedAt: 2_000 });
-    assert.deepEqual(store.list().map((e) => [e.kind, e.acceptedAt]), [['poll', 1_500], ['stream', 2_000]]);
+    assert.deepEqual(
+      store.list().map((e) => [e.kind, e.acceptedAt]),
+      [
+        ['poll', 1_500],
+        ['stream', 2_000],
+      ],
+    );
     await store.remove(stream);
-    assert.deepEqual(store.list().map((e) => e.kind), ['poll']);
+    assert.deepEqual(
+      store.list().map((e) => e.kind),
+      ['poll'],
+    );
   });
 });

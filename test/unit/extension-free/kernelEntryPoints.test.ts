@@ -7,7 +7,9 @@ import { findKernelEntryPoints, maskCpp, scanPython, sourceLanguageOf } from '..
 const workspace = join(import.meta.dirname, '../../vscode/workspace');
 const read = (name: string) => readFileSync(join(workspace, name), 'utf8');
 const brief = (text: string, lang: 'python' | 'cpp') =>
-  findKernelEntryPoints(text, lang).map((e) => `${e.kind}:${e.name}@${e.line + 1}:${e.column}${e.inPythonString ? ':str' : ''}`);
+  findKernelEntryPoints(text, lang).map(
+    (e) => `${e.kind}:${e.name}@${e.line + 1}:${e.column}${e.inPythonString ? ':str' : ''}`,
+  );
 
 describe('kernel entry points', () => {
   it('finds __global__ definitions in a HIP file, not comments, macros or declarations', () => {
@@ -50,11 +52,17 @@ describe('kernel entry points', () => {
       '(int n)',
       '{ }',
     ].join('\r\n');
-    assert.deepEqual(brief(src, 'cpp'), ['global:k1@1:11', 'global:bogus_but_named@2:0', 'global:k2@4:0', 'global:k3@6:0']);
+    assert.deepEqual(brief(src, 'cpp'), [
+      'global:k1@1:11',
+      'global:bogus_but_named@2:0',
+      'global:k2@4:0',
+      'global:k3@6:0',
+    ]);
   });
 
   it('finds async defs and indented decorators in classes', () => {
-    const src = 'class K:\n    @triton.jit\n    def inner(x):\n        pass\n\nasync def custom_kernel(data):\n    return data\n';
+    const src =
+      'class K:\n    @triton.jit\n    def inner(x):\n        pass\n\nasync def custom_kernel(data):\n    return data\n';
     assert.deepEqual(brief(src, 'python'), ['triton:inner@2:4', 'custom_kernel:custom_kernel@6:0']);
   });
 
@@ -65,11 +73,14 @@ describe('kernel entry points', () => {
   });
 
   it('masks keep offsets and newlines', () => {
-    const src = 'a = "x#y" # c\nb = \'\'\'\nq\'\'\'\n';
+    const src = "a = \"x#y\" # c\nb = '''\nq'''\n";
     const { masked, strings } = scanPython(src);
     assert.equal(masked.length, src.length);
     assert.equal(masked.split('\n').length, src.split('\n').length);
-    assert.deepEqual(strings.map((s) => src.slice(s.start, s.end)), ['x#y', '\nq']);
+    assert.deepEqual(
+      strings.map((s) => src.slice(s.start, s.end)),
+      ['x#y', '\nq'],
+    );
     const cpp = 'int a = 1\'000; // c\nchar q = \'"\'; /* x\ny */ R"raw(__global__)raw";\n#define X \\\n  __global__\n';
     const m = maskCpp(cpp);
     assert.equal(m.length, cpp.length);

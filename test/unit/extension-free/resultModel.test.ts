@@ -2,7 +2,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EvalResult, FullResult, ResultEvent } from '../../../src/core/protocol/api';
 import { encodePopcornBase64 } from '../../../src/core/reportEncoding';
-import { buildResultView, buildSubmissionView, outcomeSummary, resultLines, resultOutputLines, viewOfOutcome } from '../../../src/extension/resultModel';
+import {
+  buildResultView,
+  buildSubmissionView,
+  outcomeSummary,
+  resultLines,
+  resultOutputLines,
+  viewOfOutcome,
+} from '../../../src/extension/resultModel';
 import { benchmarksOf, testsOf } from '../../../src/core/submission/resultMaps';
 import type { UserSubmissionDetail } from '../../../src/core/protocol/api';
 import type { TraceSummary } from '../../../src/core/protocol/traceSummary';
@@ -26,13 +33,29 @@ function evalResult(result: Record<string, string>, over: Partial<NonNullable<Ev
     start: '2026-01-01T00:00:00Z',
     end: '2026-01-01T00:00:02Z',
     compilation: null,
-    run: { success: true, passed: true, command: 'python3 eval.py benchmark /tmp/x', stdout: '', stderr: '', exit_code: 0, duration: 2.405536843, result, ...over },
+    run: {
+      success: true,
+      passed: true,
+      command: 'python3 eval.py benchmark /tmp/x',
+      stdout: '',
+      stderr: '',
+      exit_code: 0,
+      duration: 2.405536843,
+      result,
+      ...over,
+    },
     profile: null,
   };
 }
 
 function full(runs: Record<string, EvalResult>, over: Partial<FullResult> = {}): FullResult {
-  return { success: true, error: '', system: { gpu: 'AMD Instinct MI300X', cpu: 'AMD EPYC', platform: 'Linux', torch: '2.6.0', device_count: 1 }, runs, ...over };
+  return {
+    success: true,
+    error: '',
+    system: { gpu: 'AMD Instinct MI300X', cpu: 'AMD EPYC', platform: 'Linux', torch: '2.6.0', device_count: 1 },
+    runs,
+    ...over,
+  };
 }
 
 const event = (...results: FullResult[]): ResultEvent => ({ status: 'success', results, reports: [] });
@@ -61,15 +84,48 @@ describe('result model', () => {
       { index: 0, spec: 'size: 128; seed: 1', status: 'pass', passed: true },
       { index: 1, spec: 'size: 256; seed: 2', status: 'fail', passed: false, error: 'mismatch at index 3' },
     ]);
-    assert.deepEqual(benchmarksOf(map), [{ index: 0, spec: 'size: 1024', runs: 100, meanNs: 12345.6, stdNs: 10, errNs: 1.5, bestNs: 12000, worstNs: 13100 }]);
+    assert.deepEqual(benchmarksOf(map), [
+      {
+        index: 0,
+        spec: 'size: 1024',
+        runs: 100,
+        meanNs: 12345.6,
+        stdNs: 10,
+        errNs: 1.5,
+        bestNs: 12000,
+        worstNs: 13100,
+      },
+    ]);
   });
 
   it('falls back to the indexes present when a count is missing', () => {
-    assert.deepEqual(testsOf({ 'test.2.status': 'pass', 'test.0.status': 'fail' }).map((t) => t.index), [0, 2]);
+    assert.deepEqual(
+      testsOf({ 'test.2.status': 'pass', 'test.0.status': 'fail' }).map((t) => t.index),
+      [0, 2],
+    );
   });
 
   it('builds a passing view with system info, channel lines and a summary', () => {
-    const view = buildResultView(ctx, { kind: 'result', result: event(full({ benchmark: evalResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'n: 1', 'benchmark.0.mean': '2500', 'benchmark.0.err': '12', 'benchmark.0.best': '2400', 'benchmark.0.worst': '2700', 'benchmark.0.runs': '10' }) })) }, opts);
+    const view = buildResultView(
+      ctx,
+      {
+        kind: 'result',
+        result: event(
+          full({
+            benchmark: evalResult({
+              'benchmark-count': '1',
+              'benchmark.0.spec': 'n: 1',
+              'benchmark.0.mean': '2500',
+              'benchmark.0.err': '12',
+              'benchmark.0.best': '2400',
+              'benchmark.0.worst': '2700',
+              'benchmark.0.runs': '10',
+            }),
+          }),
+        ),
+      },
+      opts,
+    );
     assert.equal(view.outcome, 'success');
     assert.equal(view.system?.gpu, 'AMD Instinct MI300X');
     assert.equal(view.system?.device_count, '1');
@@ -81,16 +137,26 @@ describe('result model', () => {
   });
 
   it('marks failures with the exit code meaning and keeps stderr', () => {
-    const run = evalResult({ 'test-count': '1', 'test.0.status': 'fail', 'test.0.spec': 's', 'test.0.message': 'wrong' }, { passed: false, exit_code: 112, stderr: 'a\nb\nTraceback: boom' });
+    const run = evalResult(
+      { 'test-count': '1', 'test.0.status': 'fail', 'test.0.spec': 's', 'test.0.message': 'wrong' },
+      { passed: false, exit_code: 112, stderr: 'a\nb\nTraceback: boom' },
+    );
     const view = buildResultView(ctx, { kind: 'result', result: event(full({ test: run }, { success: true })) }, opts);
     assert.equal(view.outcome, 'failure');
     assert.equal(view.runs[0]?.exitMeaning, 'validation failed');
     assert.equal(view.runs[0]?.stderrTail, 'a\nb\nTraceback: boom');
-    assert.deepEqual(resultLines(view), ['▸ test: failed, tests 0/1 passed · exit 112 (validation failed) · 2.41 s', '  ✘ test 0  s  fail: wrong']);
+    assert.deepEqual(resultLines(view), [
+      '▸ test: failed, tests 0/1 passed · exit 112 (validation failed) · 2.41 s',
+      '  ✘ test 0  s  fail: wrong',
+    ]);
   });
 
   it('turns error events, cancellations and client failures into views', () => {
-    const err = buildResultView(ctx, { kind: 'error', error: { status: 'error', detail: 'Unknown leaderboard x', status_code: 404 } }, opts);
+    const err = buildResultView(
+      ctx,
+      { kind: 'error', error: { status: 'error', detail: 'Unknown leaderboard x', status_code: 404 } },
+      opts,
+    );
     assert.equal(err.outcome, 'error');
     assert.equal(err.error, 'Unknown leaderboard x');
     assert.equal(buildResultView(ctx, { kind: 'cancelled', detail: 'Cancelled: job 3' }, opts).outcome, 'cancelled');
@@ -100,11 +166,23 @@ describe('result model', () => {
   it('profiles: download link, inline size against the Perfetto limit, decoded reports, summary validation', () => {
     const inline = Buffer.alloc(3000).toString('base64');
     const run = evalResult({ 'benchmark.0.report': encodePopcornBase64('kernel table\nrow 1') });
-    const profiled: EvalResult = { ...run, profile: { profiler: 'rocPROF', trace: inline, download_url: null, summary: { not: 'a summary' } as unknown as NonNullable<NonNullable<EvalResult['profile']>['summary']> } };
-    const view = buildResultView(ctx, { kind: 'result', result: event(full({ 'profile.0': profiled })) }, {
-      perfettoMaxBytes: 1000,
-      profileExtras: (k) => (k === 'profile.0' ? { localPath: '/tmp/p.zip' } : undefined),
-    });
+    const profiled: EvalResult = {
+      ...run,
+      profile: {
+        profiler: 'rocPROF',
+        trace: inline,
+        download_url: null,
+        summary: { not: 'a summary' } as unknown as NonNullable<NonNullable<EvalResult['profile']>['summary']>,
+      },
+    };
+    const view = buildResultView(
+      ctx,
+      { kind: 'result', result: event(full({ 'profile.0': profiled })) },
+      {
+        perfettoMaxBytes: 1000,
+        profileExtras: (k) => (k === 'profile.0' ? { localPath: '/tmp/p.zip' } : undefined),
+      },
+    );
     const p = view.profiles[0];
     assert.equal(p?.key, 'profile.0');
     assert.equal(p?.perfetto, 'too-large');
@@ -113,7 +191,10 @@ describe('result model', () => {
     assert.equal(p?.summary, undefined);
     assert.match(p?.note ?? '', /cannot read/);
     assert.deepEqual(view.reports, ['profile.0 benchmark.0.report:\nkernel table\nrow 1']);
-    const linked: EvalResult = { ...run, profile: { profiler: 'rocPROF', trace: '', download_url: 'http://127.0.0.1:1/jobs/1/artifacts/a.zip' } };
+    const linked: EvalResult = {
+      ...run,
+      profile: { profiler: 'rocPROF', trace: '', download_url: 'http://127.0.0.1:1/jobs/1/artifacts/a.zip' },
+    };
     const v2 = buildResultView(ctx, { kind: 'result', result: event(full({ 'profile.0': linked })) }, opts);
     assert.equal(v2.profiles[0]?.perfetto, 'available');
     assert.equal(v2.profiles[0]?.downloadUrl, 'http://127.0.0.1:1/jobs/1/artifacts/a.zip');
@@ -135,8 +216,14 @@ describe('result output (no live output: GPU MODE)', () => {
       { text: 'out 1', noise: false },
       { text: 'out 2', noise: false },
       { text: 'test stderr:', noise: false, heading: true },
-      { text: 'W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: 0.16 sec', noise: true },
-      { text: '[320.801]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms', noise: true },
+      {
+        text: 'W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] tool initialization :: 0.16 sec',
+        noise: true,
+      },
+      {
+        text: '[320.801]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms',
+        noise: true,
+      },
       { text: 'my own warning', noise: false },
       { text: '[rocprofv3] Fatal error: something real', noise: false },
     ]);
@@ -145,7 +232,13 @@ describe('result output (no live output: GPU MODE)', () => {
 
 describe('formatting', () => {
   it('picks the unit by magnitude with three significant digits', () => {
-    assert.deepEqual([812, 12345.6, 4_560_000, 1_200_000_000, 0].map(formatNs), ['812 ns', '12.3 µs', '4.56 ms', '1.20 s', '0.00 ns']);
+    assert.deepEqual([812, 12345.6, 4_560_000, 1_200_000_000, 0].map(formatNs), [
+      '812 ns',
+      '12.3 µs',
+      '4.56 ms',
+      '1.20 s',
+      '0.00 ns',
+    ]);
     assert.equal(formatNs(null), '–');
     assert.equal(formatSeconds(2.405536843), '2.41 s');
     assert.equal(formatMeanErr(2500, 12), '2.50 µs ± 12.0 ns');
@@ -165,18 +258,37 @@ describe('GPU MODE results', () => {
   });
 
   it('a streamed leaderboard result: secret runs marked, ranked score from the public run, markdown reports, noise-free output', () => {
-    const pub = full({ test: evalResult({ check: 'pass', 'test-count': '1', 'test.0.spec': 's', 'test.0.status': 'pass' }), leaderboard: evalResult(bench(12_500, 48_000), { stderr: '[320.801]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\nreal warning\n' }) });
+    const pub = full({
+      test: evalResult({ check: 'pass', 'test-count': '1', 'test.0.spec': 's', 'test.0.status': 'pass' }),
+      leaderboard: evalResult(bench(12_500, 48_000), {
+        stderr:
+          '[320.801]       perfetto.cc:47304 Configured tracing session 1, #sources:1, duration:0 ms\nreal warning\n',
+      }),
+    });
     const secret = full({ leaderboard: evalResult(bench(12_900, 47_100)) });
-    const view = buildResultView({ ...ctx, mode: 'leaderboard' }, { kind: 'result', result: { status: 'success', results: [pub, secret], reports: ['## Done\n\n**ok**', '  '] } }, { ...opts, rankingBy: 'geom' });
-    assert.deepEqual(view.runs.map((r) => [r.key, r.secret === true]), [['test', false], ['leaderboard', false], ['leaderboard', true]]);
+    const view = buildResultView(
+      { ...ctx, mode: 'leaderboard' },
+      { kind: 'result', result: { status: 'success', results: [pub, secret], reports: ['## Done\n\n**ok**', '  '] } },
+      { ...opts, rankingBy: 'geom' },
+    );
+    assert.deepEqual(
+      view.runs.map((r) => [r.key, r.secret === true]),
+      [
+        ['test', false],
+        ['leaderboard', false],
+        ['leaderboard', true],
+      ],
+    );
     assert.equal(view.rankedScore?.text, '24.495 µs');
     assert.equal(view.rankedScore?.source, 'computed');
     assert.deepEqual(view.markdownReports, ['## Done\n\n**ok**']);
-    assert.deepEqual(view.outputs, [{ key: 'leaderboard', stream: 'stderr', text: 'real warning', hiddenNoiseLines: 1 }]);
+    assert.deepEqual(view.outputs, [
+      { key: 'leaderboard', stream: 'stderr', text: 'real warning', hiddenNoiseLines: 1 },
+    ]);
     assert.ok(resultLines(view).includes('▸ ranked score: 24.495 µs (computed from the timings, ranking: geom)'));
   });
 
-  it('a background submission: the service\'s scores, secret runs, no process facts, job states in words', () => {
+  it("a background submission: the service's scores, secret runs, no process facts, job states in words", () => {
     const detail: UserSubmissionDetail = {
       id: 4200,
       leaderboard_name: 'amd-fp8-mm',
@@ -185,8 +297,26 @@ describe('GPU MODE results', () => {
       done: true,
       code: 'x',
       runs: [
-        { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:03Z', mode: 'leaderboard', secret: false, runner: 'MI300', score: 2.4495e-5, passed: true, result: bench(12_500, 48_000) },
-        { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:03Z', mode: 'leaderboard', secret: true, runner: 'MI300', score: 2.4649e-5, passed: true, result: bench(12_900, 47_100) },
+        {
+          start_time: '2026-01-01T00:00:00Z',
+          end_time: '2026-01-01T00:00:03Z',
+          mode: 'leaderboard',
+          secret: false,
+          runner: 'MI300',
+          score: 2.4495e-5,
+          passed: true,
+          result: bench(12_500, 48_000),
+        },
+        {
+          start_time: '2026-01-01T00:00:00Z',
+          end_time: '2026-01-01T00:00:03Z',
+          mode: 'leaderboard',
+          secret: true,
+          runner: 'MI300',
+          score: 2.4649e-5,
+          passed: true,
+          result: bench(12_900, 47_100),
+        },
       ],
       job: { status: 'succeeded', error: null, last_heartbeat: null },
     };
@@ -194,14 +324,21 @@ describe('GPU MODE results', () => {
     assert.equal(view.outcome, 'success');
     assert.equal(view.submissionId, 4200);
     assert.deepEqual(view.rankedScore, { seconds: 2.4495e-5, text: '24.495 µs', source: 'run', rankingBy: 'last' });
-    assert.deepEqual(view.runs.map((r) => [r.key, r.secret === true, r.scoreS, r.noProcessInfo, r.durationS]), [
-      ['leaderboard', false, 2.4495e-5, true, 3],
-      ['leaderboard', true, 2.4649e-5, true, 3],
-    ]);
+    assert.deepEqual(
+      view.runs.map((r) => [r.key, r.secret === true, r.scoreS, r.noProcessInfo, r.durationS]),
+      [
+        ['leaderboard', false, 2.4495e-5, true, 3],
+        ['leaderboard', true, 2.4649e-5, true, 3],
+      ],
+    );
     const lines = resultLines(view);
     assert.ok(lines.includes('▸ leaderboard (secret run): passed · score 24.6 µs · 3.00 s'), lines.join('\n'));
 
-    const hacked = buildSubmissionView(ctx, { ...detail, runs: [], job: { status: 'hacked', error: 'Submission flagged', last_heartbeat: null } }, opts);
+    const hacked = buildSubmissionView(
+      ctx,
+      { ...detail, runs: [], job: { status: 'hacked', error: 'Submission flagged', last_heartbeat: null } },
+      opts,
+    );
     assert.equal(hacked.outcome, 'failure');
     assert.equal(hacked.jobStatus?.label, 'flagged as hacked');
     assert.equal(hacked.error, 'Submission flagged');
@@ -211,7 +348,14 @@ describe('GPU MODE results', () => {
 });
 
 describe('views of workflow outcomes', () => {
-  const connection = { service: 'gpumode', client: {}, baseUrl: 'http://127.0.0.1:1', label: 'GPU MODE', embedded: false, hasIdentity: true } as unknown as SubmissionOutcome['connection'];
+  const connection = {
+    service: 'gpumode',
+    client: {},
+    baseUrl: 'http://127.0.0.1:1',
+    label: 'GPU MODE',
+    embedded: false,
+    hasIdentity: true,
+  } as unknown as SubmissionOutcome['connection'];
   const base = (over: Partial<SubmissionOutcome>): SubmissionOutcome => ({
     kind: 'result',
     connection,
@@ -228,10 +372,18 @@ describe('views of workflow outcomes', () => {
     ...over,
   });
   const head = { title: 'Profile: k.py', fileName: 'k.py', hiddenNoiseLines: 2 };
-  const summary = { version: 1, kernels: [], kernelTotals: { calls: 3, distinct: 1, totalNs: 10 }, agents: [] } as unknown as TraceSummary;
+  const summary = {
+    version: 1,
+    kernels: [],
+    kernelTotals: { calls: 3, distinct: 1, totalNs: 10 },
+    agents: [],
+  } as unknown as TraceSummary;
 
-  it('a streamed profile: each saved trace is the profile\'s local zip with its summary (or why there is none); specs without timings are no benchmarks', () => {
-    const profiled = (): EvalResult => ({ ...evalResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'm: 1' }), profile: { profiler: 'rocPROF', trace: 'UEsDBA==', download_url: null } });
+  it("a streamed profile: each saved trace is the profile's local zip with its summary (or why there is none); specs without timings are no benchmarks", () => {
+    const profiled = (): EvalResult => ({
+      ...evalResult({ 'benchmark-count': '1', 'benchmark.0.spec': 'm: 1' }),
+      profile: { profiler: 'rocPROF', trace: 'UEsDBA==', download_url: null },
+    });
     const outcome = base({
       result: event(full({ 'profile.0': profiled(), 'profile.1': profiled() })),
       traces: [
@@ -241,13 +393,23 @@ describe('views of workflow outcomes', () => {
     });
     const view = viewOfOutcome(outcome, head, opts);
     assert.equal(view.outcome, 'success');
-    assert.deepEqual([view.leaderboard, view.gpu, view.mode, view.target, view.elapsedS, view.hiddenNoiseLines], ['amd-fp8-mm', 'MI355X', 'profile', 'GPU MODE', 5, 2]);
-    assert.deepEqual(view.profiles.map((p) => [p.key, p.localPath, p.traceBytes, p.perfetto, p.note]), [
-      ['profile.0', '/tmp/k-amd-fp8-mm-MI355X-1-profile.0.zip', 1234, 'too-large', undefined],
-      ['profile.1', '/tmp/k-amd-fp8-mm-MI355X-1-profile.1.zip', 99, 'available', 'No summary: no kernels'],
-    ]);
+    assert.deepEqual(
+      [view.leaderboard, view.gpu, view.mode, view.target, view.elapsedS, view.hiddenNoiseLines],
+      ['amd-fp8-mm', 'MI355X', 'profile', 'GPU MODE', 5, 2],
+    );
+    assert.deepEqual(
+      view.profiles.map((p) => [p.key, p.localPath, p.traceBytes, p.perfetto, p.note]),
+      [
+        ['profile.0', '/tmp/k-amd-fp8-mm-MI355X-1-profile.0.zip', 1234, 'too-large', undefined],
+        ['profile.1', '/tmp/k-amd-fp8-mm-MI355X-1-profile.1.zip', 99, 'available', 'No summary: no kernels'],
+      ],
+    );
     assert.equal(view.profiles[0]?.summary, summary);
-    assert.deepEqual(view.runs.map((r) => r.benchmarks.length), [0, 0], 'profile runs list their cases without timings');
+    assert.deepEqual(
+      view.runs.map((r) => r.benchmarks.length),
+      [0, 0],
+      'profile runs list their cases without timings',
+    );
   });
 
   it("the workflow's score is the one shown; a background outcome is the submission's view with its id; a resumed run keeps its first start", () => {
@@ -258,25 +420,72 @@ describe('views of workflow outcomes', () => {
       submission_time: '2026-01-01T00:00:00Z',
       done: true,
       code: 'x',
-      runs: [{ start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:03Z', mode: 'leaderboard', secret: false, runner: 'MI300', score: 2.4495e-5, passed: true, result: { 'benchmark-count': '1', 'benchmark.0.spec': 's', 'benchmark.0.mean': '24495' } }],
+      runs: [
+        {
+          start_time: '2026-01-01T00:00:00Z',
+          end_time: '2026-01-01T00:00:03Z',
+          mode: 'leaderboard',
+          secret: false,
+          runner: 'MI300',
+          score: 2.4495e-5,
+          passed: true,
+          result: { 'benchmark-count': '1', 'benchmark.0.spec': 's', 'benchmark.0.mean': '24495' },
+        },
+      ],
       job: { status: 'succeeded', error: null, last_heartbeat: null },
     };
-    const outcome = base({ mode: 'leaderboard', route: 'background', id: 77, submission: detail, result: { status: 'success', results: [], reports: [] }, score: { seconds: 2.4495e-5, source: 'run', rankingBy: 'geom', text: '24.495 µs' } });
+    const outcome = base({
+      mode: 'leaderboard',
+      route: 'background',
+      id: 77,
+      submission: detail,
+      result: { status: 'success', results: [], reports: [] },
+      score: { seconds: 2.4495e-5, source: 'run', rankingBy: 'geom', text: '24.495 µs' },
+    });
     const view = viewOfOutcome(outcome, { ...head, startedAt: Date.parse('2026-01-01T00:00:00Z') }, opts);
     assert.equal(view.submissionId, 77);
     assert.equal(view.jobStatus?.status, 'succeeded');
     assert.deepEqual(view.rankedScore, { seconds: 2.4495e-5, text: '24.495 µs', source: 'run', rankingBy: 'geom' });
     assert.equal(view.startedAt, '2026-01-01T00:00:00.000Z');
     assert.equal(view.elapsedS, 15, 'from the first start, not from the resume');
-    assert.deepEqual(view.runs[0]?.benchmarks.map((b) => b.meanNs), [24495]);
+    assert.deepEqual(
+      view.runs[0]?.benchmarks.map((b) => b.meanNs),
+      [24495],
+    );
   });
 
   it('failures and cancellations are views with the explanation in words; a failed background poll keeps the submission id', () => {
-    const failed = viewOfOutcome(base({ kind: 'failed', route: 'background', id: 9, explanation: { kind: 'network', message: 'Cannot reach GPU MODE', actions: [] } }), head, opts);
+    const failed = viewOfOutcome(
+      base({
+        kind: 'failed',
+        route: 'background',
+        id: 9,
+        explanation: { kind: 'network', message: 'Cannot reach GPU MODE', actions: [] },
+      }),
+      head,
+      opts,
+    );
     assert.deepEqual([failed.outcome, failed.error, failed.submissionId], ['error', 'Cannot reach GPU MODE', 9]);
-    const cancelled = viewOfOutcome(base({ kind: 'cancelled', explanation: { kind: 'cancelled', message: 'Cancelled: job 3 on embedded runner is cancelled.', actions: [] } }), head, opts);
-    assert.deepEqual([cancelled.outcome, cancelled.error], ['cancelled', 'Cancelled: job 3 on embedded runner is cancelled.']);
-    const error = viewOfOutcome(base({ kind: 'error', error: { status: 'error', detail: 'compile failed', status_code: 500, raw_error: 'nvcc: boom' } }), head, opts);
+    const cancelled = viewOfOutcome(
+      base({
+        kind: 'cancelled',
+        explanation: { kind: 'cancelled', message: 'Cancelled: job 3 on embedded runner is cancelled.', actions: [] },
+      }),
+      head,
+      opts,
+    );
+    assert.deepEqual(
+      [cancelled.outcome, cancelled.error],
+      ['cancelled', 'Cancelled: job 3 on embedded runner is cancelled.'],
+    );
+    const error = viewOfOutcome(
+      base({
+        kind: 'error',
+        error: { status: 'error', detail: 'compile failed', status_code: 500, raw_error: 'nvcc: boom' },
+      }),
+      head,
+      opts,
+    );
     assert.deepEqual([error.outcome, error.error], ['error', 'compile failed\nnvcc: boom']);
     assert.equal(outcomeSummary(error), 'error: k.py · profile · 5.00 s');
   });

@@ -14,12 +14,32 @@ const fixture = join(import.meta.dirname, '../../../../shared/fixtures/rocprof/b
 
 function view(over: Partial<ResultView> = {}): ResultView {
   return {
-    title: 'Profile: gemm.py', fileName: 'gemm.py', leaderboard: 'gemm', gpu: 'MI300', mode: 'profile', target: 'embedded runner',
-    startedAt: new Date(0).toISOString(), elapsedS: 1, outcome: 'success', runs: [], profiles: [], reports: [], hiddenNoiseLines: 0, ...over,
+    title: 'Profile: gemm.py',
+    fileName: 'gemm.py',
+    leaderboard: 'gemm',
+    gpu: 'MI300',
+    mode: 'profile',
+    target: 'embedded runner',
+    startedAt: new Date(0).toISOString(),
+    elapsedS: 1,
+    outcome: 'success',
+    runs: [],
+    profiles: [],
+    reports: [],
+    hiddenNoiseLines: 0,
+    ...over,
   };
 }
 
-const toStore = (file: string, v: ResultView) => ({ file, uri: `file:///w/${file}`, mode: v.mode, title: v.title, target: 'embedded runner', startedAt: 1, view: v });
+const toStore = (file: string, v: ResultView) => ({
+  file,
+  uri: `file:///w/${file}`,
+  mode: v.mode,
+  title: v.title,
+  target: 'embedded runner',
+  startedAt: 1,
+  view: v,
+});
 
 describe('run store', () => {
   let dir: string;
@@ -34,7 +54,9 @@ describe('run store', () => {
     const store = new RunStore(join(dir, 'runs'), () => maxBytes);
     let changes = 0;
     store.onDidChange(() => changes++);
-    const { run, view: stored } = await store.save(toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })));
+    const { run, view: stored } = await store.save(
+      toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })),
+    );
     assert.equal(run.traces.length, 1);
     const kept = join(store.dirOf(run.id), run.traces[0]!);
     assert.equal(statSync(kept).size, statSync(fixture).size);
@@ -44,17 +66,55 @@ describe('run store', () => {
 
     const again = new RunStore(join(dir, 'runs'), () => maxBytes);
     await again.load();
-    assert.deepEqual(again.list().map((r) => [r.id, r.file, r.mode, r.outcome]), [[run.id, 'gemm.py', 'profile', 'success']]);
+    assert.deepEqual(
+      again.list().map((r) => [r.id, r.file, r.mode, r.outcome]),
+      [[run.id, 'gemm.py', 'profile', 'success']],
+    );
     assert.equal((await again.view(run.id))?.profiles[0]?.localPath, kept);
   });
 
   it('keeps the counter totals and peaks of a roofline for the timing lens, and reads them back', async () => {
-    const gemm = rooflineKernel({ name: 'void gemm<float>(float*)', dispatches: 4, durationNs: 1e6, valu: { f32: 2e9 }, hbmBytes: 1e9, l2Bytes: 1e9, l1Bytes: 1e9, ldsBytes: 0 });
-    const onlyCounted = rooflineKernel({ name: 'copy(float*)', dispatches: 3, durationNs: 1e4, valu: { f32: 1e5 }, hbmBytes: 1e7, l2Bytes: 1e7, l1Bytes: 1e7, ldsBytes: 0 });
+    const gemm = rooflineKernel({
+      name: 'void gemm<float>(float*)',
+      dispatches: 4,
+      durationNs: 1e6,
+      valu: { f32: 2e9 },
+      hbmBytes: 1e9,
+      l2Bytes: 1e9,
+      l1Bytes: 1e9,
+      ldsBytes: 0,
+    });
+    const onlyCounted = rooflineKernel({
+      name: 'copy(float*)',
+      dispatches: 3,
+      durationNs: 1e4,
+      valu: { f32: 1e5 },
+      hbmBytes: 1e7,
+      l2Bytes: 1e7,
+      l1Bytes: 1e7,
+      ldsBytes: 0,
+    });
     const summary = rooflineOnlySummary(roofline([gemm, onlyCounted]));
-    summary.kernels = [{ name: gemm.name, shortName: 'gemm', calls: 5, totalNs: 5e6, avgNs: 1e6, minNs: 1e6, maxNs: 1e6, stddevNs: 0, percent: 100, agentIds: [], launches: [], launchesTruncated: false }];
+    summary.kernels = [
+      {
+        name: gemm.name,
+        shortName: 'gemm',
+        calls: 5,
+        totalNs: 5e6,
+        avgNs: 1e6,
+        minNs: 1e6,
+        maxNs: 1e6,
+        stddevNs: 0,
+        percent: 100,
+        agentIds: [],
+        launches: [],
+        launchesTruncated: false,
+      },
+    ];
     const store = new RunStore(join(dir, 'runs'), () => maxBytes);
-    const { run } = await store.save(toStore('gemm.hip', view({ profiles: [{ key: 'profile.0', summary, perfetto: 'none' }] })));
+    const { run } = await store.save(
+      toStore('gemm.hip', view({ profiles: [{ key: 'profile.0', summary, perfetto: 'none' }] })),
+    );
     const expected = [
       // traced: its calls from the trace, its counters from the roofline
       { name: gemm.name, calls: 5, totalNs: 5e6, counters: { dispatches: 4, ns: 4e6, flops: 8e9, hbmBytes: 4e9 } },
@@ -62,7 +122,11 @@ describe('run store', () => {
       { name: 'copy(float*)', calls: 3, totalNs: 3e4, counters: { dispatches: 3, ns: 3e4, flops: 3e5, hbmBytes: 3e7 } },
     ];
     assert.deepEqual(run.kernels, expected);
-    assert.deepEqual(run.peaks, { hbmGBps: MI300X_PEAKS.hbmGBps, valuFp32: MI300X_PEAKS.valuFp32, mfmaFp32: MI300X_PEAKS.mfmaFp32 });
+    assert.deepEqual(run.peaks, {
+      hbmGBps: MI300X_PEAKS.hbmGBps,
+      valuFp32: MI300X_PEAKS.valuFp32,
+      mfmaFp32: MI300X_PEAKS.mfmaFp32,
+    });
     const again = new RunStore(join(dir, 'runs'), () => maxBytes);
     await again.load();
     assert.deepEqual(again.list()[0]?.kernels, expected);
@@ -71,7 +135,9 @@ describe('run store', () => {
 
   it('a moved storage folder: the view points at the trace where it is now', async () => {
     const store = new RunStore(join(dir, 'runs'), () => maxBytes);
-    const { run } = await store.save(toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })));
+    const { run } = await store.save(
+      toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })),
+    );
     renameSync(join(dir, 'runs'), join(dir, 'moved'));
     const moved = new RunStore(join(dir, 'moved'), () => maxBytes);
     await moved.load();
@@ -86,11 +152,22 @@ describe('run store', () => {
     const b = await store.save(toStore('b.py', withTrace()));
     maxBytes = Math.floor(size * 2.5);
     const c = await store.save(toStore('c.py', withTrace()));
-    assert.deepEqual(store.list().map((r) => r.file), ['c.py', 'b.py']);
-    assert.deepEqual(readdirSync(join(dir, 'runs')).sort(), [b.run.id, c.run.id].sort(), `${a.run.id} removed from disk`);
+    assert.deepEqual(
+      store.list().map((r) => r.file),
+      ['c.py', 'b.py'],
+    );
+    assert.deepEqual(
+      readdirSync(join(dir, 'runs')).sort(),
+      [b.run.id, c.run.id].sort(),
+      `${a.run.id} removed from disk`,
+    );
     maxBytes = 1;
     await store.save(toStore('d.py', withTrace()));
-    assert.deepEqual(store.list().map((r) => r.file), ['d.py'], 'only the newest, though it alone is over the bound');
+    assert.deepEqual(
+      store.list().map((r) => r.file),
+      ['d.py'],
+      'only the newest, though it alone is over the bound',
+    );
   });
 
   it('delete removes the run and its folder; unknown ids are refused', async () => {
@@ -107,7 +184,22 @@ describe('run store', () => {
     mkdirSync(join(root, 'garbage'), { recursive: true });
     writeFileSync(join(root, 'garbage', 'run.json'), '{not json');
     mkdirSync(join(root, 'other-name'), { recursive: true });
-    const foreign = { run: { id: '../../escape', file: 'x', mode: 'test', title: 't', target: 't', outcome: 'success', startedAt: 0, storedAt: 0, headline: '', bytes: 0, traces: [] }, view: view() };
+    const foreign = {
+      run: {
+        id: '../../escape',
+        file: 'x',
+        mode: 'test',
+        title: 't',
+        target: 't',
+        outcome: 'success',
+        startedAt: 0,
+        storedAt: 0,
+        headline: '',
+        bytes: 0,
+        traces: [],
+      },
+      view: view(),
+    };
     writeFileSync(join(root, 'other-name', 'run.json'), JSON.stringify(foreign));
     writeFileSync(join(root, 'stray.txt'), 'x');
     const store = new RunStore(root, () => maxBytes);
@@ -118,10 +210,38 @@ describe('run store', () => {
 
   it('headlines: the score, the kernel time of a profile, the tests passed', async () => {
     const store = new RunStore(join(dir, 'runs'), () => maxBytes);
-    const scored = await store.save(toStore('a.py', view({ mode: 'leaderboard', rankedScore: { seconds: 1.2e-5, text: '12.000 µs', source: 'run', rankingBy: 'geom' } })));
+    const scored = await store.save(
+      toStore(
+        'a.py',
+        view({
+          mode: 'leaderboard',
+          rankedScore: { seconds: 1.2e-5, text: '12.000 µs', source: 'run', rankingBy: 'geom' },
+        }),
+      ),
+    );
     assert.equal(scored.run.headline, 'score 12.000 µs');
     const tested = await store.save(
-      toStore('b.py', view({ mode: 'test', runs: [{ key: 'test', success: true, passed: false, exitCode: 0, durationS: 1, command: 'x', tests: [{ index: 0, spec: 's', status: 'pass', passed: true }, { index: 1, spec: 's', status: 'fail', passed: false }], benchmarks: [] }] })),
+      toStore(
+        'b.py',
+        view({
+          mode: 'test',
+          runs: [
+            {
+              key: 'test',
+              success: true,
+              passed: false,
+              exitCode: 0,
+              durationS: 1,
+              command: 'x',
+              tests: [
+                { index: 0, spec: 's', status: 'pass', passed: true },
+                { index: 1, spec: 's', status: 'fail', passed: false },
+              ],
+              benchmarks: [],
+            },
+          ],
+        }),
+      ),
     );
     assert.equal(tested.run.headline, '1/2 tests passed');
   });

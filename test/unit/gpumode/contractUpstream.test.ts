@@ -31,14 +31,16 @@ async function server(t: import('node:test').TestContext) {
     const sid = (JSON.parse(accepted.text) as { details: { id: number } }).details.id;
     for (;;) {
       const d = (await get(`/user/submissions/${sid}`)).body as { done: boolean; job: { status: string } };
-      if (d.done && ['succeeded', 'failed', 'hacked', 'timed_out'].includes(d.job.status)) return d as unknown as Record<string, Json>;
+      if (d.done && ['succeeded', 'failed', 'hacked', 'timed_out'].includes(d.job.status))
+        return d as unknown as Record<string, Json>;
     }
   };
   return { s, id, post, get, finish };
 }
 
 test('every sample names the kernelbot file and function it comes from; no {message} 429 is among them', () => {
-  for (const a of upstreamAnswers) assert.match(a.source, /^src\/(kernelbot\/api|libkernelbot)\/[\w/]+\.py \w+/, a.name);
+  for (const a of upstreamAnswers)
+    assert.match(a.source, /^src\/(kernelbot\/api|libkernelbot)\/[\w/]+\.py \w+/, a.name);
   assert.ok(!upstreamAnswers.some((a) => JSON.stringify(a.body).startsWith('{"message"')));
 });
 
@@ -58,25 +60,49 @@ test('background route: every preparation error wrapped in a 400 as kernelbot wo
     assert.deepEqual([got.status, JSON.parse(got.text)], [want.status, want.body], name);
   }
   const direct = await post('/amd-fp8-mm/MI300/private', SOLUTION);
-  assert.deepEqual([direct.status, JSON.parse(direct.text)], [400, { detail: "Submission mode 'private' is not supported for this endpoint" }]);
+  assert.deepEqual(
+    [direct.status, JSON.parse(direct.text)],
+    [400, { detail: "Submission mode 'private' is not supported for this endpoint" }],
+  );
 });
 
 test('a crash: job succeeded, passed false, result {}; runner failed: runs []; secret failed: the public score stays; KernelGuard and a launcher exception', async (t) => {
   const { post, finish } = await server(t);
-  const runsOf = (d: Record<string, Json>) => (d.runs as Array<Record<string, Json>>).map((r) => [r.mode, r.secret, r.passed, r.score === null ? null : 'score', r.result ?? null]);
+  const runsOf = (d: Record<string, Json>) =>
+    (d.runs as Array<Record<string, Json>>).map((r) => [
+      r.mode,
+      r.secret,
+      r.passed,
+      r.score === null ? null : 'score',
+      r.result ?? null,
+    ]);
   const crash = await finish(await post('/submission/amd-fp8-mm/MI300/test', `${SOLUTION}# contract: crash\n`));
   const crashSample = sample('a crash or a timeout').body as Record<string, Json>;
-  assert.deepEqual([crash.job && (crash.job as Record<string, Json>).status, runsOf(crash)], [(crashSample.job as Record<string, Json>).status, runsOf(crashSample)]);
+  assert.deepEqual(
+    [crash.job && (crash.job as Record<string, Json>).status, runsOf(crash)],
+    [(crashSample.job as Record<string, Json>).status, runsOf(crashSample)],
+  );
   assert.doesNotMatch(JSON.stringify(crash), /exit_code/);
   const none = await finish(await post('/submission/amd-fp8-mm/MI300/test', `${SOLUTION}# contract: noresults\n`));
   assert.deepEqual([(none.job as Record<string, Json>).status, none.runs, none.runner_queue], ['succeeded', [], null]);
-  const secret = await finish(await post('/submission/amd-fp8-mm/MI300/leaderboard', `${SOLUTION}# contract: secretfail\n`));
+  const secret = await finish(
+    await post('/submission/amd-fp8-mm/MI300/leaderboard', `${SOLUTION}# contract: secretfail\n`),
+  );
   const secretSample = sample('secret validation failed').body as Record<string, Json>;
-  assert.deepEqual([secret.job && (secret.job as Record<string, Json>).error, runsOf(secret).map((r) => r.slice(0, 4))], [(secretSample.job as Record<string, Json>).error, runsOf(secretSample).map((r) => r.slice(0, 4))]);
+  assert.deepEqual(
+    [secret.job && (secret.job as Record<string, Json>).error, runsOf(secret).map((r) => r.slice(0, 4))],
+    [(secretSample.job as Record<string, Json>).error, runsOf(secretSample).map((r) => r.slice(0, 4))],
+  );
   const hacked = await finish(await post('/submission/amd-fp8-mm/MI300/benchmark', `${SOLUTION}# contract: hacked\n`));
-  assert.deepEqual(hacked.job && { ...(hacked.job as Record<string, Json>), last_heartbeat: null }, { ...((sample("KernelGuard's rejection: job").body as Record<string, Json>).job as Record<string, Json>), last_heartbeat: null });
+  assert.deepEqual(hacked.job && { ...(hacked.job as Record<string, Json>), last_heartbeat: null }, {
+    ...((sample("KernelGuard's rejection: job").body as Record<string, Json>).job as Record<string, Json>),
+    last_heartbeat: null,
+  });
   const raised = await finish(await post('/submission/amd-fp8-mm/MI300/test', `${SOLUTION}# contract: raise\n`));
-  assert.equal((raised.job as Record<string, Json>).error, 'Failed to trigger GitHub Action. Please check the configuration.');
+  assert.equal(
+    (raised.job as Record<string, Json>).error,
+    'Failed to trigger GitHub Action. Please check the configuration.',
+  );
 });
 
 test("SSE: json.dumps spacing, text/event-stream; charset=utf-8, KernelGuard's 400, the unexpected exception, Nsight-Compute on T4", async (t) => {
@@ -86,11 +112,19 @@ test("SSE: json.dumps spacing, text/event-stream; charset=utf-8, KernelGuard's 4
   assert.match(guard.text, /^event: status\ndata: \{"status": "processing", "elapsed_time": 0\.0\}\n\n/);
   const last = (text: string) => JSON.parse(/data: (.*)\n\n$/.exec(text)?.[1] ?? 'null') as Json;
   assert.deepEqual(last(guard.text), sample("KernelGuard's rejection in-stream").body);
-  assert.deepEqual(last((await post('/amd-fp8-mm/MI300/test', `${SOLUTION}# contract: raise\n`)).text), sample('an unexpected exception').body);
-  const ncu = last((await post('/vectoradd/T4/profile', '#!POPCORN leaderboard vectoradd\nx = 1\n')).text) as { results: Array<{ runs: Record<string, { profile: Record<string, Json> }> }> };
+  assert.deepEqual(
+    last((await post('/amd-fp8-mm/MI300/test', `${SOLUTION}# contract: raise\n`)).text),
+    sample('an unexpected exception').body,
+  );
+  const ncu = last((await post('/vectoradd/T4/profile', '#!POPCORN leaderboard vectoradd\nx = 1\n')).text) as {
+    results: Array<{ runs: Record<string, { profile: Record<string, Json> }> }>;
+  };
   const want = (sample('profile mode on T4').body as typeof ncu).results[0]?.runs['profile.0']?.profile;
   assert.deepEqual(Object.keys(ncu.results[0]?.runs['profile.0']?.profile ?? {}), Object.keys(want ?? {}));
-  assert.deepEqual([ncu.results[0]?.runs['profile.0']?.profile.profiler, ncu.results[0]?.runs['profile.0']?.profile.download_url], ['Nsight-Compute', null]);
+  assert.deepEqual(
+    [ncu.results[0]?.runs['profile.0']?.profile.profiler, ncu.results[0]?.runs['profile.0']?.profile.download_url],
+    ['Nsight-Compute', null],
+  );
   const roc = last((await post('/amd-fp8-mm/MI300/profile', SOLUTION)).text) as typeof ncu;
   assert.equal(roc.results[0]?.runs['profile.0']?.profile.profiler, 'rocPROF');
   assert.match(String(roc.results[0]?.runs['profile.0']?.profile.download_url), /^https:\/\/github\.com\//);
@@ -98,9 +132,15 @@ test("SSE: json.dumps spacing, text/event-stream; charset=utf-8, KernelGuard's 4
 
 test('registration: padded states, provider unchecked, the callback refusals as kernelbot words them', async (t) => {
   const { s } = await server(t);
-  const init = async (provider: string) => ((await (await fetch(`${s.url}/auth/init?provider=${provider}`)).json()) as { state: string }).state;
-  const callback = (provider: string, state: string, code: string) => completeOAuthInBrowser(`https://x/?redirect_uri=${encodeURIComponent(`${s.url}/auth/cli/${provider}`)}&state=${encodeURIComponent(state)}`, code);
-  const padded = Buffer.from(JSON.stringify({ cli_id: await init('discord'), is_reset: false })).toString('base64url') + '==';
+  const init = async (provider: string) =>
+    ((await (await fetch(`${s.url}/auth/init?provider=${provider}`)).json()) as { state: string }).state;
+  const callback = (provider: string, state: string, code: string) =>
+    completeOAuthInBrowser(
+      `https://x/?redirect_uri=${encodeURIComponent(`${s.url}/auth/cli/${provider}`)}&state=${encodeURIComponent(state)}`,
+      code,
+    );
+  const padded =
+    Buffer.from(JSON.stringify({ cli_id: await init('discord'), is_reset: false })).toString('base64url') + '==';
   // issued for discord, called back as github: accepted (create_user_from_cli takes the callback's provider)
   const ok = await callback('github', padded.length % 4 === 0 ? padded : padded.replace(/=+$/, ''), 'carol');
   assert.equal(ok.status, 200, ok.body);
@@ -120,7 +160,10 @@ test('rankings: user_id an integer; invite-only boards listed, /gpus 401 without
   assert.equal(typeof (answersOf('rankedSubmissions')[0]?.body as Array<Record<string, Json>>)[0]?.user_id, 'number');
   const boards = (await get('/leaderboards', null)).body as Array<Record<string, Json>>;
   assert.equal(boards.find((b) => b.name === 'invite-only')?.visibility, 'closed');
-  assert.deepEqual(await get('/gpus/invite-only', null), { status: 401, body: sample('a closed leaderboard asked').body });
+  assert.deepEqual(await get('/gpus/invite-only', null), {
+    status: 401,
+    body: sample('a closed leaderboard asked').body,
+  });
   const closed = await post('/submission/invite-only/MI300/test', SOLUTION.replace('amd-fp8-mm', 'invite-only'));
   assert.deepEqual([closed.status, JSON.parse(closed.text)], [403, sample('a closed (invite-only)').body]);
   s.ban('alice');

@@ -1,10 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunnerClientError } from '../../../src/core/client/errors';
-import { EXTENSION_REGISTER_HINTS, GpuModeError, explainGpuModeError, parseRetryAfter, parseRetryAfterText, retryAfterMs } from '../../../src/core/gpumode/index';
+import {
+  EXTENSION_REGISTER_HINTS,
+  GpuModeError,
+  explainGpuModeError,
+  parseRetryAfter,
+  parseRetryAfterText,
+  retryAfterMs,
+} from '../../../src/core/gpumode/index';
 
 const url = 'http://127.0.0.1:4000/user/submissions/7';
-const http = (status: number, detail?: string) => new RunnerClientError('http', `Request failed with status ${status}`, { method: 'GET', url, status, detail });
+const http = (status: number, detail?: string) =>
+  new RunnerClientError('http', `Request failed with status ${status}`, { method: 'GET', url, status, detail });
 
 function explain(err: unknown, hints?: typeof EXTENSION_REGISTER_HINTS): GpuModeError {
   const e = explainGpuModeError(err, { hints });
@@ -50,18 +58,24 @@ test('Retry-After: seconds or an HTTP date', () => {
   assert.equal(parseRetryAfter(undefined), undefined);
 });
 
-test("429 as GPU MODE sends it: no Retry-After header, the wait in its text (\"Try again in 1234s.\")", () => {
+test('429 as GPU MODE sends it: no Retry-After header, the wait in its text ("Try again in 1234s.")', () => {
   const text = 'Rate limit exceeded: 3/3 leaderboard submissions per hour. Try again in 1234s.';
   const limited = explain(http(429, text));
   assert.equal(limited.type, 'rate-limited');
   assert.equal(limited.retryAfterMs, 1_234_000);
-  assert.match(limited.message, /\(429\) \(Rate limit exceeded: 3\/3 leaderboard submissions per hour\. Try again in 1234s\.\): GET http[^ ]+\. Try again in 21 min\.$/);
+  assert.match(
+    limited.message,
+    /\(429\) \(Rate limit exceeded: 3\/3 leaderboard submissions per hour\. Try again in 1234s\.\): GET http[^ ]+\. Try again in 21 min\.$/,
+  );
   assert.equal(retryAfterMs(http(429, text)), 1_234_000, 'the poller reads the same wait');
   const header = explain(Object.assign(http(429, text), { retryAfterMs: 5000 }));
   assert.equal(header.retryAfterMs, 5000, 'a Retry-After header wins over the text');
   assert.equal(explain(http(429, 'Rate limit exceeded')).retryAfterMs, undefined);
   assert.match(explain(http(429, 'Rate limit exceeded')).message, /Wait a little before trying again\.$/);
-  assert.equal(explain(http(400, 'The bot is currently not accepting any new submissions, please try again later.')).retryAfterMs, undefined);
+  assert.equal(
+    explain(http(400, 'The bot is currently not accepting any new submissions, please try again later.')).retryAfterMs,
+    undefined,
+  );
 });
 
 test('the wait of a text: seconds as GPU MODE writes them, and other units', () => {

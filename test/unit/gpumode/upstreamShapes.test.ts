@@ -51,7 +51,15 @@ import {
   submissionPassed,
   submissionRow,
 } from '../../../src/core/gpumode/index';
-import { answersOf, refusals, upstreamAnswers, variants, type AnswerKind, type Json, type UpstreamAnswer } from '../../contract/upstreamAnswers';
+import {
+  answersOf,
+  refusals,
+  upstreamAnswers,
+  variants,
+  type AnswerKind,
+  type Json,
+  type UpstreamAnswer,
+} from '../../contract/upstreamAnswers';
 import { startFakeServer } from '../client/fakeServer';
 
 const NOW = new Date('2026-07-06T12:00:00Z');
@@ -72,7 +80,11 @@ const schemas: Record<AnswerKind, z.ZodType> = {
   errorBody: errorBodySchema,
 };
 
-const SSE_EVENT: Partial<Record<AnswerKind, string>> = { statusEvent: 'status', resultEvent: 'result', errorEvent: 'error' };
+const SSE_EVENT: Partial<Record<AnswerKind, string>> = {
+  statusEvent: 'status',
+  resultEvent: 'result',
+  errorEvent: 'error',
+};
 
 /** What the client makes of an answer body: SSE events through the event decoder, the rest through their schema. */
 function parse(answer: UpstreamAnswer, body: Json): { ok: true; data: unknown } | { ok: false; error: string } {
@@ -96,9 +108,17 @@ function readResult(result: ResultEvent): string[] {
     out.push(full.error, full.system.gpu);
     for (const [key, ev] of Object.entries(full.runs)) {
       out.push(key, ev.start, ev.end);
-      if (ev.run) out.push(ev.run.stdout, ev.run.stderr, ev.run.command, ev.run.duration.toFixed(2), ...Object.values(ev.run.result));
+      if (ev.run)
+        out.push(
+          ev.run.stdout,
+          ev.run.stderr,
+          ev.run.command,
+          ev.run.duration.toFixed(2),
+          ...Object.values(ev.run.result),
+        );
       if (ev.compilation) out.push(ev.compilation.stderr, ev.compilation.command);
-      if (ev.profile) out.push(ev.profile.profiler, ev.profile.trace ? 'trace inline' : ev.profile.download_url ?? 'no trace');
+      if (ev.profile)
+        out.push(ev.profile.profiler, ev.profile.trace ? 'trace inline' : (ev.profile.download_url ?? 'no trace'));
     }
   }
   return out;
@@ -119,7 +139,14 @@ function read(kind: AnswerKind, data: unknown): string[] {
     case 'health':
       return [serviceKindFromHealth(data as z.output<typeof healthSchema>)];
     case 'leaderboards':
-      return describeLeaderboards(data as z.output<typeof leaderboardListSchema>, NOW).flatMap((i) => [i.name, i.summary, i.deadlineText, i.gpus.join(', '), i.lang ?? '-', i.rankingBy ?? '-']);
+      return describeLeaderboards(data as z.output<typeof leaderboardListSchema>, NOW).flatMap((i) => [
+        i.name,
+        i.summary,
+        i.deadlineText,
+        i.gpus.join(', '),
+        i.lang ?? '-',
+        i.rankingBy ?? '-',
+      ]);
     case 'gpus':
       return data as string[];
     case 'runnerQueue': {
@@ -127,7 +154,9 @@ function read(kind: AnswerKind, data: unknown): string[] {
       return [formatRunnerQueue(q), formatQueueCounts(q), String(queueIsBusy(q))];
     }
     case 'rankedSubmissions':
-      return (data as z.output<typeof rankedSubmissionListSchema>).map((r) => `${r.rank ?? '-'} ${r.user_name} ${r.submission_score === null ? '-' : formatScore(r.submission_score)}`);
+      return (data as z.output<typeof rankedSubmissionListSchema>).map(
+        (r) => `${r.rank ?? '-'} ${r.user_name} ${r.submission_score === null ? '-' : formatScore(r.submission_score)}`,
+      );
     case 'backgroundAccepted': {
       const a = data as z.output<typeof backgroundAcceptedSchema>;
       return [String(a.details.id), a.runner_queue ? formatRunnerQueue(a.runner_queue) : 'no queue'];
@@ -187,24 +216,57 @@ test('what decides the shown outcome is still refused: required fields removed o
   }
   const detail = answersOf('userSubmission')[0] as UpstreamAnswer;
   const labels = [...refusals(detail)].map((v) => v.label);
-  for (const must of ['id removed', 'done nulled', 'runs removed', 'runs.0.passed removed', 'runs.0.secret nulled', 'runs.0.mode removed']) assert.ok(labels.includes(must), must);
+  for (const must of [
+    'id removed',
+    'done nulled',
+    'runs removed',
+    'runs.0.passed removed',
+    'runs.0.secret nulled',
+    'runs.0.mode removed',
+  ])
+    assert.ok(labels.includes(must), must);
   assert.ok(count > 40, `only ${count} refusals`);
 });
 
 test('variants: each informational field removed and nulled in turn, into nested objects, first array elements and map values', () => {
   const detail = answersOf('userSubmission')[0] as UpstreamAnswer;
   const labels = [...variants(detail)].map((v) => v.label);
-  for (const must of ['job removed', 'job nulled', 'job.status nulled', 'runner_queue.running_jobs removed', 'runs.0.score removed', 'runs.0.result nulled', 'code removed']) assert.ok(labels.includes(must), must);
+  for (const must of [
+    'job removed',
+    'job nulled',
+    'job.status nulled',
+    'runner_queue.running_jobs removed',
+    'runs.0.score removed',
+    'runs.0.result nulled',
+    'code removed',
+  ])
+    assert.ok(labels.includes(must), must);
   assert.ok(!labels.some((l) => l.startsWith('runs.1.')), 'only the first element of an array');
   assert.ok(!labels.some((l) => l.startsWith('runs.0.result.')), 'opaque maps are not walked into');
-  assert.ok(!labels.includes('id removed') && !labels.includes('runs.0.passed removed'), 'required fields are not in the variants');
+  assert.ok(
+    !labels.includes('id removed') && !labels.includes('runs.0.passed removed'),
+    'required fields are not in the variants',
+  );
   const result = answersOf('resultEvent')[1] as UpstreamAnswer;
   const r = [...variants(result)].map((v) => v.label);
-  for (const must of ['results.0.runs.benchmark.run.stdout nulled', 'results.0.runs.leaderboard.compilation removed', 'results.0.system.gpu nulled', 'reports removed']) assert.ok(r.includes(must), must);
-  assert.ok(!r.some((l) => /^results\.0\.runs\.(test|benchmark|leaderboard) removed$/.test(l)), 'map keys are data: never dropped');
+  for (const must of [
+    'results.0.runs.benchmark.run.stdout nulled',
+    'results.0.runs.leaderboard.compilation removed',
+    'results.0.system.gpu nulled',
+    'reports removed',
+  ])
+    assert.ok(r.includes(must), must);
+  assert.ok(
+    !r.some((l) => /^results\.0\.runs\.(test|benchmark|leaderboard) removed$/.test(l)),
+    'map keys are data: never dropped',
+  );
   const removed = [...variants(detail)].find((v) => v.label === 'job.status removed');
   assert.deepEqual((removed?.body as { job: Json }).job, { error: null, last_heartbeat: '2026-07-06T12:00:05Z' });
-  assert.equal((detail.body as { job: { status: string } }).job.status, 'succeeded', 'the sample itself is not changed');
+  assert.equal(
+    (detail.body as { job: { status: string } }).job.status,
+    'succeeded',
+    'the sample itself is not changed',
+  );
 });
 
 test('scores: numbers and numeric strings (as GPU MODE sends them) are read, anything else is no score, never NaN', () => {
@@ -230,19 +292,34 @@ test('scores: numbers and numeric strings (as GPU MODE sends them) are read, any
 });
 
 test('what the user sees of the real shapes: string scores, queue lines without unknown counts, unknown job status', () => {
-  const queue = (name: string) => runnerQueueSchema.parse(answersOf('runnerQueue').find((a) => a.name.startsWith(name))?.body);
+  const queue = (name: string) =>
+    runnerQueueSchema.parse(answersOf('runnerQueue').find((a) => a.name.startsWith(name))?.body);
   assert.equal(formatRunnerQueue(queue('GitHub launcher')), 'MI300: 3 queued');
   assert.equal(formatRunnerQueue(queue('Modal')), 'T4: 6 queued, 1 runner available');
-  assert.equal(formatRunnerQueue(queue('GitHub API')), 'MI355X: unavailable — 403 {"message": "API rate limit exceeded for installation."}');
+  assert.equal(
+    formatRunnerQueue(queue('GitHub API')),
+    'MI355X: unavailable — 403 {"message": "API rate limit exceeded for installation."}',
+  );
   assert.equal(formatRunnerQueue(queue('unknown GPU')), 'MI301: unavailable — unknown gpu');
   assert.equal(formatRunnerQueue({ status: 'available', gpu: 'MI300' }), 'MI300: available');
   assert.equal(queueIsBusy(queue('GitHub launcher')), true);
-  assert.equal(queueIsBusy({ ...queue('GitHub launcher'), queued_jobs: 0 }), false, 'unknown counts do not make it busy');
+  assert.equal(
+    queueIsBusy({ ...queue('GitHub launcher'), queued_jobs: 0 }),
+    false,
+    'unknown counts do not make it busy',
+  );
 
-  const [ranked, pending, streaming, failed, timedOut, old] = answersOf('userSubmission').map((a) => userSubmissionDetailSchema.parse(a.body));
+  const [ranked, pending, streaming, failed, timedOut, old] = answersOf('userSubmission').map((a) =>
+    userSubmissionDetailSchema.parse(a.body),
+  );
   assert.ok(ranked && pending && streaming && failed && timedOut && old);
   assert.equal(ranked.runs[2]?.score, 2.449489742783178e-5, 'the string score is a number after parsing');
-  assert.deepEqual(rankedScoreOfSubmission(ranked, 'geom'), { seconds: 2.449489742783178e-5, source: 'run', rankingBy: 'geom', text: '24.495 µs' });
+  assert.deepEqual(rankedScoreOfSubmission(ranked, 'geom'), {
+    seconds: 2.449489742783178e-5,
+    source: 'run',
+    rankingBy: 'geom',
+    text: '24.495 µs',
+  });
   assert.equal(runRow(ranked.runs[5]!).text, 'leaderboard on MI300: passed · 24.607 µs [secret]');
   assert.equal(submissionHeadline(ranked), '#4201 amd-fp8-mm · submission.py · done (succeeded)');
   assert.equal(formatRunnerQueue(ranked.runner_queue!), 'MI300: 0 queued');
@@ -257,7 +334,13 @@ test('what the user sees of the real shapes: string scores, queue lines without 
   assert.equal(submissionFinished(pending), false);
 
   assert.equal(submissionHeadline(streaming), '#4201 amd-fp8-mm · submission.py · done (status unknown)');
-  assert.deepEqual(describeJobStatus(streaming.job?.status), { status: 'unknown', terminal: false, ok: false, label: 'status unknown', explanation: '' });
+  assert.deepEqual(describeJobStatus(streaming.job?.status), {
+    status: 'unknown',
+    terminal: false,
+    ok: false,
+    label: 'status unknown',
+    explanation: '',
+  });
   assert.equal(describeSubmissionStatus(streaming).label, 'done');
   assert.equal(submissionFinished(streaming), true);
   assert.equal(submissionPassed(streaming), true);
@@ -274,25 +357,37 @@ test('what the user sees of the real shapes: string scores, queue lines without 
   assert.equal(rankedScoreOfSubmission(old)?.text, '24.495 µs');
 
   const [list] = answersOf('userSubmissions').map((a) => userSubmissionListSchema.parse(a.body));
-  assert.deepEqual(list?.map(submissionRow).map((r) => [r.id, r.gpu, r.status, r.score]), [
-    [4201, 'MI300', 'done', '24.495 µs'],
-    [4200, '-', 'done', '-'],
-  ]);
+  assert.deepEqual(
+    list?.map(submissionRow).map((r) => [r.id, r.gpu, r.status, r.score]),
+    [
+      [4201, 'MI300', 'done', '24.495 µs'],
+      [4200, '-', 'done', '-'],
+    ],
+  );
   const [accepted, oldAccepted] = answersOf('backgroundAccepted').map((a) => backgroundAcceptedSchema.parse(a.body));
   assert.equal(formatRunnerQueue(accepted!.runner_queue!), 'MI300: 2 queued');
   assert.deepEqual([oldAccepted?.details.id, oldAccepted?.runner_queue], [4201, undefined]);
   const broken = backgroundAcceptedSchema.parse({ details: { id: 7 }, runner_queue: { queued_jobs: 'lots' } });
-  assert.deepEqual([broken.details.id, broken.runner_queue], [7, null], 'a malformed queue does not lose the accepted submission');
+  assert.deepEqual(
+    [broken.details.id, broken.runner_queue],
+    [7, null],
+    'a malformed queue does not lose the accepted submission',
+  );
 
   const boards = describeLeaderboards(leaderboardListSchema.parse(answersOf('leaderboards')[0]?.body), NOW);
-  assert.deepEqual(boards.map((b) => [b.name, b.closed, b.gpus.join(','), b.rankingBy, b.lang]), [
-    ['amd-fp8-mm', false, 'MI300', 'geom', 'py'],
-    ['grayscale_cuda', true, 'A100,H100,T4', 'last', 'cu'],
-  ]);
+  assert.deepEqual(
+    boards.map((b) => [b.name, b.closed, b.gpus.join(','), b.rankingBy, b.lang]),
+    [
+      ['amd-fp8-mm', false, 'MI300', 'geom', 'py'],
+      ['grayscale_cuda', true, 'A100,H100,T4', 'last', 'cu'],
+    ],
+  );
   const bare = describeLeaderboards(leaderboardListSchema.parse([{ name: 'x' }]), NOW)[0];
   assert.deepEqual([bare?.deadlineText, bare?.gpus, bare?.lang, bare?.summary], ['no deadline', [], undefined, '']);
 
-  const [testResult, leaderboardResult, , , failedRunner] = answersOf('resultEvent').map((a) => resultEventSchema.parse(a.body));
+  const [testResult, leaderboardResult, , , failedRunner] = answersOf('resultEvent').map((a) =>
+    resultEventSchema.parse(a.body),
+  );
   assert.equal(testResult?.results[0]?.runs.test?.run?.passed, true);
   assert.equal(rankedScoreOfResult(leaderboardResult!, 'geom')?.text, '24.495 µs');
   assert.deepEqual(failedRunner?.results[0]?.runs, {});
@@ -301,27 +396,38 @@ test('what the user sees of the real shapes: string scores, queue lines without 
   assert.deepEqual([cancelled?.detail, cancelled?.status_code], ['Submission cancelled', undefined]);
 });
 
-test("429 as GPU MODE sends it (no Retry-After header, the wait in the text) is explained with that wait", async (t) => {
+test('429 as GPU MODE sends it (no Retry-After header, the wait in the text) is explained with that wait', async (t) => {
   for (const answer of answersOf('errorBody').filter((a) => a.status === 429)) {
     const server = await startFakeServer((_req, res) => {
       res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer.body));
     });
     t.after(() => server.close());
     const client = createRunnerClient({ baseUrl: server.url, cliId: 'id-1', extensions: false });
-    const err = await client.submitBackground({ leaderboard: 'amd-fp8-mm', gpu: 'MI300', mode: 'leaderboard', file: { name: 'a.py', content: 'x = 1\n' } }).catch((e: unknown) => e);
+    const err = await client
+      .submitBackground({
+        leaderboard: 'amd-fp8-mm',
+        gpu: 'MI300',
+        mode: 'leaderboard',
+        file: { name: 'a.py', content: 'x = 1\n' },
+      })
+      .catch((e: unknown) => e);
     assert.ok(err instanceof RunnerClientError && err.retryAfterMs === undefined, 'no header');
     const explained = explainGpuModeError(err);
     assert.ok(explained instanceof GpuModeError, answer.name);
     assert.equal(explained.type, 'rate-limited');
     assert.equal(explained.retryAfterMs, 1_234_000, answer.name);
-    assert.match(explained.message, /Rate limit exceeded: 3\/3 leaderboard submissions per hour\. Try again in 1234s\.\): POST http[^ ]+\. Try again in 21 min\./);
+    assert.match(
+      explained.message,
+      /Rate limit exceeded: 3\/3 leaderboard submissions per hour\. Try again in 1234s\.\): POST http[^ ]+\. Try again in 21 min\./,
+    );
   }
 });
 
 test('the client reads the real-shaped answers end to end over HTTP', async (t) => {
   const body = (kind: AnswerKind, i = 0) => JSON.stringify(answersOf(kind)[i]?.body);
   const server = await startFakeServer((req, res) => {
-    const send = (status: number, text: string | undefined) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
+    const send = (status: number, text: string | undefined) =>
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
     const url = req.url ?? '';
     if (url === '/runner_queue/MI300') return send(200, body('runnerQueue'));
     if (url.startsWith('/user/submissions/4201')) return send(200, body('userSubmission', 2));
@@ -334,11 +440,19 @@ test('the client reads the real-shaped answers end to end over HTTP', async (t) 
   t.after(() => server.close());
   const client = createRunnerClient({ baseUrl: server.url, cliId: 'id-1', extensions: false });
   assert.equal(formatRunnerQueue(await client.runnerQueue('MI300')), 'MI300: 3 queued');
-  assert.equal(submissionHeadline(await client.getSubmission(4201)), '#4201 amd-fp8-mm · submission.py · done (status unknown)');
+  assert.equal(
+    submissionHeadline(await client.getSubmission(4201)),
+    '#4201 amd-fp8-mm · submission.py · done (status unknown)',
+  );
   assert.equal(submissionRow((await client.listSubmissions())[0]!).score, '24.495 µs');
   assert.equal((await client.listLeaderboards()).length, 2);
   assert.equal((await client.rankedSubmissions('amd-fp8-mm', 'MI300'))[1]?.submission_score, 3.1e-5);
-  const accepted = await client.submitBackground({ leaderboard: 'amd-fp8-mm', gpu: 'MI300', mode: 'test', file: { name: 'a.py', content: 'x = 1\n' } });
+  const accepted = await client.submitBackground({
+    leaderboard: 'amd-fp8-mm',
+    gpu: 'MI300',
+    mode: 'test',
+    file: { name: 'a.py', content: 'x = 1\n' },
+  });
   assert.deepEqual([accepted.details.id, accepted.runner_queue], [4201, undefined]);
 });
 
@@ -350,16 +464,27 @@ test('polling ends on every variant of a finished submission; the wait of a 429 
       let calls = 0;
       const client = { getSubmission: async () => (calls++ === 0 ? pending : done) };
       const statuses: string[] = [];
-      const last = await pollSubmission(client, 4201, { intervalMs: 0, onUpdate: (u) => statuses.push(u.status.label) });
+      const last = await pollSubmission(client, 4201, {
+        intervalMs: 0,
+        onUpdate: (u) => statuses.push(u.status.label),
+      });
       assert.equal(last.id, 4201, `${answer.name} / ${v.label}`);
       assert.ok(calls >= 2 && calls <= 4, `${answer.name} / ${v.label}: ${calls} polls`);
       assertShown(statuses, `${answer.name} / ${v.label}`);
     }
   }
-  const limited = new RunnerClientError('http', 'Request failed with status 429', { method: 'GET', url: 'http://h/user/submissions/1', status: 429, detail: 'Rate limit exceeded: 3/3 test submissions per hour. Try again in 0s.' });
+  const limited = new RunnerClientError('http', 'Request failed with status 429', {
+    method: 'GET',
+    url: 'http://h/user/submissions/1',
+    status: 429,
+    detail: 'Rate limit exceeded: 3/3 test submissions per hour. Try again in 0s.',
+  });
   let call = 0;
   const ranked = userSubmissionDetailSchema.parse(answersOf('userSubmission')[0]?.body);
   const delays: number[] = [];
-  await pollSubmission({ getSubmission: async () => (call++ === 0 ? Promise.reject(limited) : ranked) }, 1, { intervalMs: 50, onRetry: (r) => delays.push(r.delayMs) });
+  await pollSubmission({ getSubmission: async () => (call++ === 0 ? Promise.reject(limited) : ranked) }, 1, {
+    intervalMs: 50,
+    onRetry: (r) => delays.push(r.delayMs),
+  });
   assert.deepEqual(delays, [0], 'the text said 0 s: not the 50 ms backoff');
 });

@@ -35,13 +35,20 @@ function valueImports(file: string, text: string): string[] {
       const clause = st.importClause;
       if (clause?.isTypeOnly) continue;
       const named = clause?.namedBindings;
-      const onlyTypes = clause && !clause.name && named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+      const onlyTypes =
+        clause &&
+        !clause.name &&
+        named &&
+        ts.isNamedImports(named) &&
+        named.elements.length > 0 &&
+        named.elements.every((e) => e.isTypeOnly);
       if (onlyTypes) continue;
       spec = st.moduleSpecifier;
     } else if (ts.isExportDeclaration(st) && st.moduleSpecifier) {
       if (st.isTypeOnly) continue;
       const named = st.exportClause;
-      if (named && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)) continue;
+      if (named && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly))
+        continue;
       spec = st.moduleSpecifier;
     }
     if (spec && ts.isStringLiteral(spec)) {

@@ -8,7 +8,11 @@ import { ESLint } from 'eslint';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const eslint = new ESLint({ cwd: repo });
-const LAYER_RULES = new Set(['@typescript-eslint/no-restricted-imports', 'no-restricted-imports', 'no-restricted-syntax']);
+const LAYER_RULES = new Set([
+  '@typescript-eslint/no-restricted-imports',
+  'no-restricted-imports',
+  'no-restricted-syntax',
+]);
 
 /** The layer-rule messages ESLint reports for `code` as the file `filePath` (repo-relative). */
 async function layerErrors(filePath: string, code: string): Promise<string[]> {
@@ -80,7 +84,12 @@ const cases: Case[] = [
   { file: 'src/runner/x.ts', code: valueImport('../core/protocol/api'), ok: true },
   { file: 'src/runner/http/x.ts', code: valueImport('../../core/client/index'), ok: true },
   { file: 'src/runner/x.ts', code: valueImport('../trace/index'), ok: true },
-  { file: 'src/runner/x.ts', code: valueImport('../cli/exit'), ok: false, says: /src\/runner imports core and trace only/ },
+  {
+    file: 'src/runner/x.ts',
+    code: valueImport('../cli/exit'),
+    ok: false,
+    says: /src\/runner imports core and trace only/,
+  },
   { file: 'src/runner/http/x.ts', code: typeImport('../../extension/runs'), ok: false },
   { file: 'src/runner/x.ts', code: dynamicImport('../cli/commands/serve'), ok: false },
   { file: 'src/runner/x.ts', code: valueImport('vscode'), ok: false },
@@ -89,13 +98,28 @@ const cases: Case[] = [
   { file: 'src/cli/commands/x.ts', code: valueImport('../../core/client/index'), ok: true },
   { file: 'src/cli/commands/x.ts', code: valueImport('../../trace/index'), ok: true },
   { file: 'src/cli/commands/x.ts', code: dynamicImport('../../runner/index'), ok: true },
-  { file: 'src/cli/commands/x.ts', code: valueImport('../../extension/runs'), ok: false, says: /src\/cli imports core, trace and runner only/ },
+  {
+    file: 'src/cli/commands/x.ts',
+    code: valueImport('../../extension/runs'),
+    ok: false,
+    says: /src\/cli imports core, trace and runner only/,
+  },
   { file: 'src/cli/render/x.ts', code: typeImport('../../webview/protocol'), ok: false },
-  { file: 'src/cli/commands/x.ts', code: valueImport('vscode'), ok: false, says: /Only src\/extension may import vscode/ },
+  {
+    file: 'src/cli/commands/x.ts',
+    code: valueImport('vscode'),
+    ok: false,
+    says: /Only src\/extension may import vscode/,
+  },
   { file: 'src/cli/commands/x.ts', code: dynamicImport('vscode'), ok: false },
   { file: 'src/cli/commands/index.ts', code: dynamicImport('./submit'), ok: true },
   { file: 'src/cli/main.ts', code: valueImport('./commands/index'), ok: true },
-  { file: 'src/cli/submit/x.ts', code: typeImport('../commands/submit'), ok: false, says: /Only src\/cli\/main.ts and the commands/ },
+  {
+    file: 'src/cli/submit/x.ts',
+    code: typeImport('../commands/submit'),
+    ok: false,
+    says: /Only src\/cli\/main.ts and the commands/,
+  },
   { file: 'src/cli/x.ts', code: valueImport('./commands/submit'), ok: false },
   { file: 'src/cli/submit/x.ts', code: valueImport('../render/submissionResult'), ok: true },
   { file: 'src/cli/submit/x.ts', code: valueImport('../../core/format/index'), ok: true },
@@ -107,17 +131,32 @@ const cases: Case[] = [
   { file: 'src/extension/x.ts', code: valueImport('../runner/index'), ok: true },
   { file: 'src/extension/x.ts', code: typeImport('../webview/protocol'), ok: true },
   { file: 'src/extension/x.ts', code: valueImport('../webview/protocol'), ok: true },
-  { file: 'src/extension/x.ts', code: valueImport('../webview/render'), ok: false, says: /nothing of the webview but its protocol/ },
+  {
+    file: 'src/extension/x.ts',
+    code: valueImport('../webview/render'),
+    ok: false,
+    says: /nothing of the webview but its protocol/,
+  },
   { file: 'src/extension/x.ts', code: typeImport('../webview/render'), ok: false },
   { file: 'src/extension/gpumode/x.ts', code: valueImport('../../webview/format'), ok: false },
   { file: 'src/extension/x.ts', code: valueImport('../webview'), ok: false },
   { file: 'src/extension/x.ts', code: valueImport('../webview/compareProtocol'), ok: true },
-  { file: 'src/extension/x.ts', code: valueImport('../webview/compare'), ok: false, says: /nothing of the webview but its protocol/ },
+  {
+    file: 'src/extension/x.ts',
+    code: valueImport('../webview/compare'),
+    ok: false,
+    says: /nothing of the webview but its protocol/,
+  },
   { file: 'src/extension/x.ts', code: valueImport('../webview/compareProtocolish'), ok: false },
   { file: 'src/extension/x.ts', code: dynamicImport('../webview/render'), ok: false },
 
   // zod only through src/core/protocol/zod.ts (configured before any schema is built); its types from anywhere
-  { file: 'src/core/protocol/api.ts', code: valueImport('zod'), ok: false, says: /Import z from src\/core\/protocol\/zod\.ts/ },
+  {
+    file: 'src/core/protocol/api.ts',
+    code: valueImport('zod'),
+    ok: false,
+    says: /Import z from src\/core\/protocol\/zod\.ts/,
+  },
   { file: 'src/core/protocol/api.ts', code: typeImport('zod'), ok: true },
   { file: 'src/core/protocol/api.ts', code: valueImport('./zod'), ok: true },
   { file: 'src/core/protocol/zod.ts', code: valueImport('zod'), ok: true },
@@ -128,7 +167,12 @@ const cases: Case[] = [
   // webview: types from elsewhere, values only from itself, packages and core/format
   { file: 'src/webview/x.ts', code: valueImport('../core/format/index'), ok: true },
   { file: 'src/webview/x.ts', code: valueImport('../core/format'), ok: true },
-  { file: 'src/webview/x.ts', code: valueImport('../core/protocol/api'), ok: false, says: /imports only types from the rest of src/ },
+  {
+    file: 'src/webview/x.ts',
+    code: valueImport('../core/protocol/api'),
+    ok: false,
+    says: /imports only types from the rest of src/,
+  },
   { file: 'src/webview/x.ts', code: typeImport('../core/protocol/api'), ok: true },
   { file: 'src/webview/x.ts', code: inlineTypeImport('../core/protocol/traceSummary'), ok: true },
   { file: 'src/webview/x.ts', code: valueImport('../core/formatting'), ok: false },
@@ -147,7 +191,15 @@ const cases: Case[] = [
 ];
 
 for (const c of cases) {
-  const kind = c.code.startsWith('import type') ? 'type import' : c.code.includes('import(') ? 'import()' : c.code.startsWith('export') ? 're-export' : c.code.includes('{ type') ? 'inline type import' : 'import';
+  const kind = c.code.startsWith('import type')
+    ? 'type import'
+    : c.code.includes('import(')
+      ? 'import()'
+      : c.code.startsWith('export')
+        ? 're-export'
+        : c.code.includes('{ type')
+          ? 'inline type import'
+          : 'import';
   const spec = /'([^']+)'/.exec(c.code)?.[1];
   test(`${c.file}: ${kind} of '${spec}' is ${c.ok ? 'allowed' : 'refused'}`, async () => {
     const errors = await layerErrors(c.file, c.code);

@@ -22,7 +22,10 @@ before(() => {
     "import { appendFileSync } from 'node:fs';\n" +
       'export async function load(url, context, next) {\n  appendFileSync(process.env.KR_LOADED_LOG, `${url}\\n`);\n  return next(url, context);\n}\n',
   );
-  writeFileSync(path.join(scratch, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+  writeFileSync(
+    path.join(scratch, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+  );
 });
 
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -31,12 +34,16 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 function loadedBy(args: string[]): string[] {
   const log = path.join(scratch, `${args[0]}-${Date.now()}.log`);
   writeFileSync(log, '');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(path.join(scratch, 'register.mjs')).href, 'src/cli/main.ts', ...args], {
-    cwd: repo,
-    env: { ...process.env, KR_LOADED_LOG: log, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--import', pathToFileURL(path.join(scratch, 'register.mjs')).href, 'src/cli/main.ts', ...args],
+    {
+      cwd: repo,
+      env: { ...process.env, KR_LOADED_LOG: log, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   assert.notEqual(r.status, null, `the CLI did not finish: ${r.stderr}`);
   const seen = new Set<string>();
   for (const url of readFileSync(log, 'utf8').split('\n')) {
@@ -50,16 +57,26 @@ function loadedBy(args: string[]): string[] {
 
 test('`kernel-runner submit` loads neither the runner, the trace readers, sql.js, markdown-it nor the other commands at start', () => {
   const loaded = loadedBy(['submit', path.join(scratch, 'missing.py'), '--server', 'http://127.0.0.1:9']);
-  assert.ok(loaded.includes('src/cli/commands/submit.ts'), `the submit command itself was loaded: ${loaded.join(', ')}`);
-  const forbidden = loaded.filter((m) =>
-    /^src\/(runner|trace|webview|extension)\//.test(m) ||
-    /^src\/cli\/commands\/(serve|summarize|compare|filter|register|submissions)\.ts$/.test(m) ||
-    /^node_modules\/(sql\.js|markdown-it|execa|archiver|yauzl|busboy)$/.test(m));
+  assert.ok(
+    loaded.includes('src/cli/commands/submit.ts'),
+    `the submit command itself was loaded: ${loaded.join(', ')}`,
+  );
+  const forbidden = loaded.filter(
+    (m) =>
+      /^src\/(runner|trace|webview|extension)\//.test(m) ||
+      /^src\/cli\/commands\/(serve|summarize|compare|filter|register|submissions)\.ts$/.test(m) ||
+      /^node_modules\/(sql\.js|markdown-it|execa|archiver|yauzl|busboy)$/.test(m),
+  );
   assert.deepEqual(forbidden, [], `loaded at the start of submit: ${forbidden.join(', ')}`);
 });
 
 test('`kernel-runner --help` still lists every command', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], {
+    cwd: repo,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, r.stderr);
-  for (const name of ['filter', 'summarize', 'compare', 'serve', 'submit', 'register', 'submissions']) assert.match(r.stdout, new RegExp(`^  ${name} `, 'm'));
+  for (const name of ['filter', 'summarize', 'compare', 'serve', 'submit', 'register', 'submissions'])
+    assert.match(r.stdout, new RegExp(`^  ${name} `, 'm'));
 });

@@ -12,7 +12,14 @@ const READ = 1 << 20;
 /** Frames 1..n whose sizes walk every offset mod 7 around the read boundaries; ids and bytes as written. */
 function logText(n: number): { text: string; frames: string[] } {
   const frames: string[] = [];
-  for (let id = 1; id <= n; id++) frames.push(formatFrame(id, 'output', JSON.stringify({ stream: 'stdout', text: `${id} é ${'x'.repeat((id * 7919) % 3001)}`, noise: false })));
+  for (let id = 1; id <= n; id++)
+    frames.push(
+      formatFrame(
+        id,
+        'output',
+        JSON.stringify({ stream: 'stdout', text: `${id} é ${'x'.repeat((id * 7919) % 3001)}`, noise: false }),
+      ),
+    );
   return { text: frames.join(''), frames };
 }
 

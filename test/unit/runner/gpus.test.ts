@@ -22,7 +22,11 @@ Agent 2
 test('no GPU tool on PATH: a CPU inventory (the override names it)', async () => {
   const empty = mkdtempSync(path.join(tmpdir(), 'kr-gpus-'));
   try {
-    assert.deepEqual(await detectGpus(undefined, empty), { runtime: 'CPU', slots: [{ gpu: 'CPU', devices: [], product: 'CPU' }], names: ['CPU'] });
+    assert.deepEqual(await detectGpus(undefined, empty), {
+      runtime: 'CPU',
+      slots: [{ gpu: 'CPU', devices: [], product: 'CPU' }],
+      names: ['CPU'],
+    });
     assert.deepEqual((await detectGpus('MI300', empty)).names, ['MI300']);
   } finally {
     rmSync(empty, { recursive: true, force: true });
@@ -43,21 +47,34 @@ test('rocminfo on PATH is asked, and its GPU agents become slots', { skip: proce
   }
 });
 
-test('several devices of one GPU: a slot each, and one slot holding them all, named as GPU MODE names it (MI300x8)', { skip: process.platform === 'win32' }, async () => {
-  const bin = mkdtempSync(path.join(tmpdir(), 'kr-gpus-'));
-  try {
-    const gpuAgent = (n: number) => `*******\nAgent ${n}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
-    const text = ROCMINFO.split('Agent 2')[0]!.replace(/\*+\n$/, '') + [2, 3, 4].map(gpuAgent).join('');
-    const rocminfo = path.join(bin, 'rocminfo');
-    writeFileSync(rocminfo, `#!/bin/sh\ncat <<'EOF'\n${text}EOF\n`);
-    chmodSync(rocminfo, 0o755);
-    const inventory = await detectGpus(undefined, bin);
-    assert.deepEqual(inventory.names, ['MI300', 'MI300x3']);
-    assert.deepEqual(inventory.slots.map((s) => [s.gpu, s.devices]), [['MI300', [0]], ['MI300', [1]], ['MI300', [2]], ['MI300x3', [0, 1, 2]]]);
-    assert.ok(isMultiDevice(inventory.slots[3]!) && !isMultiDevice(inventory.slots[0]!));
-    // --gpu-name renames the devices; the slot of all of them follows
-    assert.deepEqual((await detectGpus('MI355X', bin)).names, ['MI355X', 'MI355Xx3']);
-  } finally {
-    rmSync(bin, { recursive: true, force: true });
-  }
-});
+test(
+  'several devices of one GPU: a slot each, and one slot holding them all, named as GPU MODE names it (MI300x8)',
+  { skip: process.platform === 'win32' },
+  async () => {
+    const bin = mkdtempSync(path.join(tmpdir(), 'kr-gpus-'));
+    try {
+      const gpuAgent = (n: number) =>
+        `*******\nAgent ${n}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
+      const text = ROCMINFO.split('Agent 2')[0]!.replace(/\*+\n$/, '') + [2, 3, 4].map(gpuAgent).join('');
+      const rocminfo = path.join(bin, 'rocminfo');
+      writeFileSync(rocminfo, `#!/bin/sh\ncat <<'EOF'\n${text}EOF\n`);
+      chmodSync(rocminfo, 0o755);
+      const inventory = await detectGpus(undefined, bin);
+      assert.deepEqual(inventory.names, ['MI300', 'MI300x3']);
+      assert.deepEqual(
+        inventory.slots.map((s) => [s.gpu, s.devices]),
+        [
+          ['MI300', [0]],
+          ['MI300', [1]],
+          ['MI300', [2]],
+          ['MI300x3', [0, 1, 2]],
+        ],
+      );
+      assert.ok(isMultiDevice(inventory.slots[3]!) && !isMultiDevice(inventory.slots[0]!));
+      // --gpu-name renames the devices; the slot of all of them follows
+      assert.deepEqual((await detectGpus('MI355X', bin)).names, ['MI355X', 'MI355Xx3']);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  },
+);

@@ -10,9 +10,18 @@ test('the default memory per process is 3/4 of the machine, in whole MiB', () =>
 });
 
 test('the start line says what is bounded, and plainly what is not', () => {
-  assert.equal(describeLimits({ memory: 256 * 1024 ** 2, processes: 64, processesCounted: 'job' }), 'memory 256 MiB per process, 64 processes and threads per job');
-  assert.match(describeLimits({ memory: 0, processes: 64, processesCounted: 'user' }), /^memory NOT bounded, 64 processes and threads of the job user, its jobs together$/);
-  assert.match(describeLimits({ memory: 1024 ** 3, processes: 64, processesCounted: 'exempt' }), /processes NOT bounded \(the job runs as uid 0/);
+  assert.equal(
+    describeLimits({ memory: 256 * 1024 ** 2, processes: 64, processesCounted: 'job' }),
+    'memory 256 MiB per process, 64 processes and threads per job',
+  );
+  assert.match(
+    describeLimits({ memory: 0, processes: 64, processesCounted: 'user' }),
+    /^memory NOT bounded, 64 processes and threads of the job user, its jobs together$/,
+  );
+  assert.match(
+    describeLimits({ memory: 1024 ** 3, processes: 64, processesCounted: 'exempt' }),
+    /processes NOT bounded \(the job runs as uid 0/,
+  );
   assert.match(describeLimits({ memory: 1024 ** 3, processes: 0, processesCounted: 'job' }), /processes NOT bounded$/);
 });
 
@@ -27,7 +36,9 @@ test('prlimit: the memory limit always, processes beyond what the user runs, non
 
 test("a failed run's stderr: MemoryError and a refused fork get a note naming the flag; other failures none", () => {
   const limits = { memory: 256 * 1024 ** 2, processes: 64 };
-  assert.deepEqual(limitNotes('Traceback ...\nMemoryError\n', limits), ["[kernel-runner] the program ran out of memory: a job's process may allocate 256 MiB (serve --max-job-memory)"]);
+  assert.deepEqual(limitNotes('Traceback ...\nMemoryError\n', limits), [
+    "[kernel-runner] the program ran out of memory: a job's process may allocate 256 MiB (serve --max-job-memory)",
+  ]);
   assert.deepEqual(limitNotes("terminate called after throwing an instance of 'std::bad_alloc'", limits).length, 1);
   assert.deepEqual(limitNotes('BlockingIOError: [Errno 11] Resource temporarily unavailable', limits), [
     '[kernel-runner] the program could not start a process or thread: a job may run 64 (serve --max-job-processes)',

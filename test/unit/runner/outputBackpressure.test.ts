@@ -99,7 +99,10 @@ while at < len(data):
     assert.equal(out.exitCode, 0, out.stderr);
     assert.ok(asked >= 1);
     assert.equal(text.length, lines, 'every line arrived');
-    assert.ok(text.every((t, i) => Number(t) === i), 'once each, in order');
+    assert.ok(
+      text.every((t, i) => Number(t) === i),
+      'once each, in order',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -18,7 +18,9 @@ function line(text: string, kind: LineKind = 'program'): ClassifiedLine {
 }
 
 function expected(stream: OutputStream, l: ClassifiedLine): OutputLine {
-  return l.kind === 'program' ? { stream, text: l.text, noise: l.noise } : { stream, text: l.text, noise: l.noise, kind: l.kind };
+  return l.kind === 'program'
+    ? { stream, text: l.text, noise: l.noise }
+    : { stream, text: l.text, noise: l.noise, kind: l.kind };
 }
 
 /** Decoded as our client decodes a frame's data. */
@@ -34,7 +36,8 @@ test('random lines on two streams with every class come back in order, each with
   const batcher = createOutputBatcher({ emit: (json) => events.push(json), flushMs: 1_000_000, batchChars: 300 });
   const sent: OutputLine[] = [];
   for (let i = 0; i < 5000; i++) {
-    const stream: OutputStream = rnd() < 0.2 ? 'stderr' : rnd() < 0.5 && sent.at(-1)?.stream === 'stderr' ? 'stderr' : 'stdout';
+    const stream: OutputStream =
+      rnd() < 0.2 ? 'stderr' : rnd() < 0.5 && sent.at(-1)?.stream === 'stderr' ? 'stderr' : 'stdout';
     const kind = rnd() < 0.6 ? 'program' : (KINDS[Math.floor(rnd() * KINDS.length)] as LineKind);
     const chars = ['a', ' ', '"', '\\', '\t', 'é', '✓', '\u0001', '}', ',', '[', 'id: 3'];
     const text = Array.from({ length: Math.floor(rnd() * 30) }, () => chars[Math.floor(rnd() * chars.length)]).join('');
@@ -56,13 +59,23 @@ test('a batch ends when the stream changes, at the size limit, and before the jo
   batcher.push('stdout', line('one'));
   batcher.push('stdout', line('two'));
   batcher.push('stderr', line('three', 'glog'));
-  assert.deepEqual(events.map((j) => expandOutput(decode(j)).map((l) => l.text)), [['one', 'two']]);
+  assert.deepEqual(
+    events.map((j) => expandOutput(decode(j)).map((l) => l.text)),
+    [['one', 'two']],
+  );
   batcher.flush();
-  assert.deepEqual(JSON.parse(events[1]!), { stream: 'stderr', text: 'three', noise: true, kind: 'glog' }, 'one line: the single-line form');
+  assert.deepEqual(
+    JSON.parse(events[1]!),
+    { stream: 'stderr', text: 'three', noise: true, kind: 'glog' },
+    'one line: the single-line form',
+  );
   for (let i = 0; i < 10; i++) batcher.push('stdout', line(`line ${i}`));
   batcher.flush();
   const sizes = events.slice(2).map((j) => expandOutput(decode(j)).length);
-  assert.deepEqual(sizes.reduce((a, b) => a + b, 0), 10);
+  assert.deepEqual(
+    sizes.reduce((a, b) => a + b, 0),
+    10,
+  );
   assert.ok(sizes.length >= 3, `split at 20 characters: ${sizes.join(',')}`);
   batcher.flush();
   assert.equal(events.length, 2 + sizes.length, 'nothing pending: a flush emits nothing');
@@ -75,7 +88,11 @@ test('a batch is emitted a few milliseconds after its first line when nothing el
   batcher.push('stdout', line(''));
   assert.equal(events.length, 0);
   await sleep(40);
-  assert.deepEqual(expandOutput(decode(events[0]!)).map((l) => l.text), ['alone', ''], 'an empty line is a line');
+  assert.deepEqual(
+    expandOutput(decode(events[0]!)).map((l) => l.text),
+    ['alone', ''],
+    'an empty line is a line',
+  );
 });
 
 test('a malformed batch from a server is an error naming output, not lines made up', () => {
@@ -90,8 +107,20 @@ test('a malformed batch from a server is an error naming output, not lines made 
 });
 
 test('a mark past the end of a batch is ignored; the batch keeps the lines it has', () => {
-  const lines = expandOutput({ stream: 'stderr', text: 'a\nb', noise: false, lines: 2, marks: [[1, 'glog', true], [7, 'glog', true]] });
-  assert.deepEqual(lines, [{ stream: 'stderr', text: 'a', noise: false }, { stream: 'stderr', text: 'b', noise: true, kind: 'glog' }]);
+  const lines = expandOutput({
+    stream: 'stderr',
+    text: 'a\nb',
+    noise: false,
+    lines: 2,
+    marks: [
+      [1, 'glog', true],
+      [7, 'glog', true],
+    ],
+  });
+  assert.deepEqual(lines, [
+    { stream: 'stderr', text: 'a', noise: false },
+    { stream: 'stderr', text: 'b', noise: true, kind: 'glog' },
+  ]);
 });
 
 test('an output budget takes bytes up to its limit, then refuses everything', () => {

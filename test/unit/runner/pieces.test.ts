@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createHeadTail } from '../../../src/runner/headTail';
 import { amdGpuName, nvidiaGpuName, parseRocminfo, parseRocmSmi } from '../../../src/runner/gpus';
-import { formatFrame, openEventLog, parseFrame, readEventLog, readEvents, repairLog, type FrameBatch } from '../../../src/runner/eventLog';
+import {
+  formatFrame,
+  openEventLog,
+  parseFrame,
+  readEventLog,
+  readEvents,
+  repairLog,
+  type FrameBatch,
+} from '../../../src/runner/eventLog';
 import { nvccArgs } from '../../../src/runner/evaluate';
 import { timingPassOnly } from '../../../src/runner/artifacts';
 import { scoreFromResultValues as computeScore } from '../../../src/core/scoring';
@@ -62,7 +70,12 @@ Agent 3
   Device Type:             GPU
 `;
   assert.deepEqual(parseRocminfo(rocminfo), ['AMD Instinct MI300X', 'AMD Instinct MI300X']);
-  assert.deepEqual(parseRocmSmi('GPU[0]\t\t: Card Series: \t\tAMD Instinct MI250X\nGPU[0]\t\t: Card SKU: \t\tD65209\nGPU[1]\t\t: Card Series: \t\tAMD Instinct MI250X\n'), ['AMD Instinct MI250X', 'AMD Instinct MI250X']);
+  assert.deepEqual(
+    parseRocmSmi(
+      'GPU[0]\t\t: Card Series: \t\tAMD Instinct MI250X\nGPU[0]\t\t: Card SKU: \t\tD65209\nGPU[1]\t\t: Card Series: \t\tAMD Instinct MI250X\n',
+    ),
+    ['AMD Instinct MI250X', 'AMD Instinct MI250X'],
+  );
   assert.equal(amdGpuName('AMD Instinct MI300X'), 'MI300');
   assert.equal(amdGpuName('AMD Instinct MI250X'), 'MI250');
   assert.equal(amdGpuName('AMD Instinct MI355X'), 'MI355X');
@@ -77,7 +90,8 @@ test('event log: SSE frames appended in batches, replayed after an id, a torn la
     const file = path.join(dir, 'events.sse');
     const batches: FrameBatch[] = [];
     const log = openEventLog(file, 0, (b) => batches.push(b));
-    for (let i = 0; i < 2500; i++) log.append('output', JSON.stringify({ stream: 'stdout', text: `l${i} "q" \n\n id: 9`, noise: false }));
+    for (let i = 0; i < 2500; i++)
+      log.append('output', JSON.stringify({ stream: 'stdout', text: `l${i} "q" \n\n id: 9`, noise: false }));
     assert.equal(log.append('result', '{"status":"success","results":[],"reports":[]}', true), 2501);
     await log.close();
     assert.equal(batches[batches.length - 1]!.terminal, true);
@@ -86,17 +100,27 @@ test('event log: SSE frames appended in batches, replayed after an id, a torn la
     assert.equal(Buffer.concat(batches.map((b) => b.bytes)).toString(), readFileSync(file, 'utf8'));
     const after = [];
     for await (const ev of readEvents(file, 2490)) after.push(ev);
-    assert.deepEqual(after.map((e) => e.id), [2491, 2492, 2493, 2494, 2495, 2496, 2497, 2498, 2499, 2500, 2501]);
+    assert.deepEqual(
+      after.map((e) => e.id),
+      [2491, 2492, 2493, 2494, 2495, 2496, 2497, 2498, 2499, 2500, 2501],
+    );
     assert.equal(JSON.parse(after[0]!.json).text, 'l2490 "q" \n\n id: 9');
     const window = [];
     for await (const chunk of readEventLog(file, 10, 12)) window.push(chunk);
     assert.equal(window.length, 1);
     assert.equal(window[0]!.last, 12);
-    assert.match(window[0]!.bytes.toString('utf8'), /^id: 11\nevent: output\ndata: .*\n\nid: 12\nevent: output\ndata: .*\n\n$/);
+    assert.match(
+      window[0]!.bytes.toString('utf8'),
+      /^id: 11\nevent: output\ndata: .*\n\nid: 12\nevent: output\ndata: .*\n\n$/,
+    );
     appendFileSync(file, 'id: 2502\nevent: output\ndata: {"str');
     assert.equal(repairLog(file), 2501);
     assert.ok(readFileSync(file, 'utf8').endsWith('"reports":[]}\n\n'));
-    assert.deepEqual(parseFrame(formatFrame(7, 'status', '{"a":1}').slice(0, -2)), { id: 7, event: 'status', json: '{"a":1}' });
+    assert.deepEqual(parseFrame(formatFrame(7, 'status', '{"a":1}').slice(0, -2)), {
+      id: 7,
+      event: 'status',
+      json: '{"a":1}',
+    });
     const reopened = openEventLog(file, repairLog(file));
     assert.equal(reopened.append('error', '{}', true), 2502);
     await reopened.close();
@@ -119,7 +143,10 @@ test('score from the ranked run: last, mean, geometric mean, in seconds', () => 
 });
 
 test('POPCORN_FD lines and cases files', () => {
-  assert.deepEqual(parsePopcornOutput('check: pass\ntest.0.spec: size: 1; seed: 2\nbad line\n\n'), { check: 'pass', 'test.0.spec': 'size: 1; seed: 2' });
+  assert.deepEqual(parsePopcornOutput('check: pass\ntest.0.spec: size: 1; seed: 2\nbad line\n\n'), {
+    check: 'pass',
+    'test.0.spec': 'size: 1; seed: 2',
+  });
   assert.equal(casesFileText([{ size: 1, seed: 2 }, { n: 'x' }]), 'size: 1; seed: 2\nn: x\n');
   assert.equal(quoteCommand('python3', ['eval.py', 'a b', "it's"]), `python3 eval.py 'a b' 'it'\\''s'`);
 });
@@ -129,18 +156,41 @@ test('problems: task.yml read as reference-kernels writes it; bad ones skipped w
   try {
     mkdirSync(path.join(dir, 'good'));
     writeFileSync(path.join(dir, 'eval.py'), '');
-    writeFileSync(path.join(dir, 'good/task.yml'), 'files:\n  - {"name": "submission.py", "source": "@SUBMISSION@"}\n  - {"name": "eval.py", "source": "../eval.py"}\nlang: "py"\nconfig:\n  main: "eval.py"\ntests:\n  - {"size": 1}\nbenchmarks: []\ntest_timeout: 5\n');
+    writeFileSync(
+      path.join(dir, 'good/task.yml'),
+      'files:\n  - {"name": "submission.py", "source": "@SUBMISSION@"}\n  - {"name": "eval.py", "source": "../eval.py"}\nlang: "py"\nconfig:\n  main: "eval.py"\ntests:\n  - {"size": 1}\nbenchmarks: []\ntest_timeout: 5\n',
+    );
     const p = loadProblem(path.join(dir, 'good/task.yml'));
     assert.equal(p.name, 'good');
     assert.deepEqual(p.timeouts, { test: 5, benchmark: 180, ranked: 180 });
     assert.equal(p.files[1]!.source, path.join(dir, 'eval.py'));
     for (const [name, yml, reason] of [
       ['nosub', 'files:\n  - {"name": "eval.py", "source": "../eval.py"}\n', /no @SUBMISSION@/],
-      ['missing', 'files:\n  - {"name": "submission.py", "source": "@SUBMISSION@"}\n  - {"name": "x.py", "source": "x.py"}\n', /x\.py does not exist/],
-      ['rust', 'lang: rs\nfiles:\n  - {"name": "submission.rs", "source": "@SUBMISSION@"}\n', /lang 'rs' is not run by kernel-runner serve \(it runs lang: py, and lang: cu built with nvcc\)/],
-      ['cunosrc', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\n', /lang: cu needs config\.sources/],
-      ['cubadsrc', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\nconfig:\n  sources: [eval.cu]\n', /config\.sources lists eval\.cu, which is not in files/],
-      ['cudefine', 'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\nconfig:\n  sources: [submission.cu]\n  defines: {"A-B": 1}\n', /A-B is not a valid macro name/],
+      [
+        'missing',
+        'files:\n  - {"name": "submission.py", "source": "@SUBMISSION@"}\n  - {"name": "x.py", "source": "x.py"}\n',
+        /x\.py does not exist/,
+      ],
+      [
+        'rust',
+        'lang: rs\nfiles:\n  - {"name": "submission.rs", "source": "@SUBMISSION@"}\n',
+        /lang 'rs' is not run by kernel-runner serve \(it runs lang: py, and lang: cu built with nvcc\)/,
+      ],
+      [
+        'cunosrc',
+        'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\n',
+        /lang: cu needs config\.sources/,
+      ],
+      [
+        'cubadsrc',
+        'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\nconfig:\n  sources: [eval.cu]\n',
+        /config\.sources lists eval\.cu, which is not in files/,
+      ],
+      [
+        'cudefine',
+        'lang: cu\nfiles:\n  - {"name": "submission.cu", "source": "@SUBMISSION@"}\nconfig:\n  sources: [submission.cu]\n  defines: {"A-B": 1}\n',
+        /A-B is not a valid macro name/,
+      ],
       ['escape', 'files:\n  - {"name": "../evil.py", "source": "@SUBMISSION@"}\n', /inside the run folder/],
       ['yaml', 'files: [\n', /task\.yml/],
     ] as const) {
@@ -161,8 +211,23 @@ test('problems: task.yml read as reference-kernels writes it; bad ones skipped w
     );
     const cu = loadProblem(path.join(dir, 'cu/task.yml'));
     assert.equal(cu.lang, 'cu');
-    assert.deepEqual(cu.cuda, { sources: ['eval.cu', 'submission.cu'], includeDirs: ['/opt/tk/include'], defines: { N: '4', FAST: null }, flags: ['-lineinfo'] });
-    assert.deepEqual(nvccArgs(cu.cuda!, 'H100').slice(-9), ['-lineinfo', '-I/opt/tk/include', '-DN=4', '-DFAST', 'eval.cu', 'submission.cu', '-gencode=arch=compute_90a,code=sm_90a', '-o', 'eval.out']);
+    assert.deepEqual(cu.cuda, {
+      sources: ['eval.cu', 'submission.cu'],
+      includeDirs: ['/opt/tk/include'],
+      defines: { N: '4', FAST: null },
+      flags: ['-lineinfo'],
+    });
+    assert.deepEqual(nvccArgs(cu.cuda!, 'H100').slice(-9), [
+      '-lineinfo',
+      '-I/opt/tk/include',
+      '-DN=4',
+      '-DFAST',
+      'eval.cu',
+      'submission.cu',
+      '-gencode=arch=compute_90a,code=sm_90a',
+      '-o',
+      'eval.out',
+    ]);
     assert.equal(nvccArgs(cu.cuda!, 'CPU').at(-3), '-arch=native');
     assert.match(loadProblems(path.join(dir, 'none')).warnings[0]!, /does not exist/);
   } finally {
@@ -179,19 +244,45 @@ test('upload names and artifact names stay inside their folders', () => {
     assert.equal(isSafeArtifactName(bad), false, bad);
     assert.equal(containedPath('/data/jobs/1/artifacts', bad), null, bad);
   }
-  assert.equal(containedPath('/data/jobs/1/artifacts', 'job-1-profile.0.zip'), '/data/jobs/1/artifacts/job-1-profile.0.zip');
+  assert.equal(
+    containedPath('/data/jobs/1/artifacts', 'job-1-profile.0.zip'),
+    '/data/jobs/1/artifacts/job-1-profile.0.zip',
+  );
 });
 
 test('plain clients: status events thinned to the heartbeat, upstream fields only, extras dropped', () => {
   const frame = createPlainFramer(1000);
-  const status = (t: number) => ({ id: 1, event: 'status' as const, json: JSON.stringify({ status: 'processing', elapsed_time: t, state: 'running', queue_position: 0 }) });
+  const status = (t: number) => ({
+    id: 1,
+    event: 'status' as const,
+    json: JSON.stringify({ status: 'processing', elapsed_time: t, state: 'running', queue_position: 0 }),
+  });
   assert.equal(frame(status(0)), 'event: status\ndata: {"status":"processing","elapsed_time":0}\n\n');
   assert.equal(frame(status(0.1)), null);
   assert.notEqual(frame(status(1)), null);
   assert.equal(frame({ id: 2, event: 'output', json: '{}' }), null);
   assert.equal(frame({ id: 3, event: 'job', json: '{}' }), null);
-  const result = plainFrame({ id: 4, event: 'result', json: JSON.stringify({ status: 'success', results: [{ runs: { 'profile.0': { profile: { profiler: 'rocPROF', trace: 'UEs=', download_url: 'u', summary: {}, artifact: 'a.zip' } } } }], reports: [] }) });
-  assert.equal(result, 'event: result\ndata: {"status":"success","results":[{"runs":{"profile.0":{"profile":{"profiler":"rocPROF","trace":"UEs=","download_url":"u"}}}}],"reports":[]}\n\n');
+  const result = plainFrame({
+    id: 4,
+    event: 'result',
+    json: JSON.stringify({
+      status: 'success',
+      results: [
+        {
+          runs: {
+            'profile.0': {
+              profile: { profiler: 'rocPROF', trace: 'UEs=', download_url: 'u', summary: {}, artifact: 'a.zip' },
+            },
+          },
+        },
+      ],
+      reports: [],
+    }),
+  });
+  assert.equal(
+    result,
+    'event: result\ndata: {"status":"success","results":[{"runs":{"profile.0":{"profile":{"profiler":"rocPROF","trace":"UEs=","download_url":"u"}}}}],"reports":[]}\n\n',
+  );
 });
 
 test('router: parameters decoded, 404 and 405 with Allow', () => {
@@ -200,20 +291,49 @@ test('router: parameters decoded, 404 and 405 with Allow', () => {
   r.add('GET', '/jobs/:id', h).add('DELETE', '/jobs/:id', h).add('POST', '/:lb/:gpu/:mode', h);
   assert.deepEqual(r.match('GET', '/jobs/12').params, { id: '12' });
   assert.deepEqual(r.match('POST', '/a%20b/MI300/test').params, { lb: 'a b', gpu: 'MI300', mode: 'test' });
-  assert.throws(() => r.match('PUT', '/jobs/1'), (e: unknown) => e instanceof HttpError && e.status === 405 && e.headers.Allow === 'GET, DELETE');
-  assert.throws(() => r.match('GET', '/x/y/z/w'), (e: unknown) => e instanceof HttpError && e.status === 404);
-  assert.throws(() => r.match('GET', '/jobs/%E0%A4%A'), (e: unknown) => e instanceof HttpError && e.status === 400);
+  assert.throws(
+    () => r.match('PUT', '/jobs/1'),
+    (e: unknown) => e instanceof HttpError && e.status === 405 && e.headers.Allow === 'GET, DELETE',
+  );
+  assert.throws(
+    () => r.match('GET', '/x/y/z/w'),
+    (e: unknown) => e instanceof HttpError && e.status === 404,
+  );
+  assert.throws(
+    () => r.match('GET', '/jobs/%E0%A4%A'),
+    (e: unknown) => e instanceof HttpError && e.status === 400,
+  );
 });
 
 test('profiler command lines: kernelbot flags for rocprofv3, legacy rocprof without --', () => {
-  const v3 = wrapCommand({ kind: 'rocprofv3', path: '/opt/rocm/bin/rocprofv3' }, '/out', { command: 'python3', args: ['eval.py', 'profile', 'c'] }, { rocpd: true });
-  assert.equal(quoteCommand(v3.command, v3.args), '/opt/rocm/bin/rocprofv3 --log-level fatal --hip-trace --kernel-trace --rccl-trace --marker-trace --memory-copy-trace --scratch-memory-trace --output-format pftrace csv rocpd -d /out -o %pid% -- python3 eval.py profile c');
-  const v1 = wrapCommand({ kind: 'rocprof', path: '/opt/rocm/bin/rocprof' }, '/out', { command: 'python3', args: ['x.py'] });
+  const v3 = wrapCommand(
+    { kind: 'rocprofv3', path: '/opt/rocm/bin/rocprofv3' },
+    '/out',
+    { command: 'python3', args: ['eval.py', 'profile', 'c'] },
+    { rocpd: true },
+  );
+  assert.equal(
+    quoteCommand(v3.command, v3.args),
+    '/opt/rocm/bin/rocprofv3 --log-level fatal --hip-trace --kernel-trace --rccl-trace --marker-trace --memory-copy-trace --scratch-memory-trace --output-format pftrace csv rocpd -d /out -o %pid% -- python3 eval.py profile c',
+  );
+  const v1 = wrapCommand({ kind: 'rocprof', path: '/opt/rocm/bin/rocprof' }, '/out', {
+    command: 'python3',
+    args: ['x.py'],
+  });
   assert.deepEqual(v1.args, ['--hip-trace', '--stats', '-d', '/out', '-o', '/out/results.csv', 'python3', 'x.py']);
 });
 
-test('combined.pftrace of a counter run: the first pass\'s traces only (each pass traces the whole program again)', () => {
-  const files = ['pass_2/node/12_results.pftrace', 'pass_10/node/19_results.pftrace', 'pass_1/node/11_results.pftrace', 'pass_1/node/13_results.pftrace'];
+test("combined.pftrace of a counter run: the first pass's traces only (each pass traces the whole program again)", () => {
+  const files = [
+    'pass_2/node/12_results.pftrace',
+    'pass_10/node/19_results.pftrace',
+    'pass_1/node/11_results.pftrace',
+    'pass_1/node/13_results.pftrace',
+  ];
   assert.deepEqual(timingPassOnly(files), ['pass_1/node/11_results.pftrace', 'pass_1/node/13_results.pftrace']);
-  assert.deepEqual(timingPassOnly(['node/11_results.pftrace', 'node/12_results.pftrace']), ['node/11_results.pftrace', 'node/12_results.pftrace'], 'no passes: every trace');
+  assert.deepEqual(
+    timingPassOnly(['node/11_results.pftrace', 'node/12_results.pftrace']),
+    ['node/11_results.pftrace', 'node/12_results.pftrace'],
+    'no passes: every trace',
+  );
 });

@@ -5,22 +5,35 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseSinfo, parseSqueueJobs, parseSqueueStates, slurmError, slurmTimeLimit } from '../../../src/runner/executors/slurmCli';
+import {
+  parseSinfo,
+  parseSqueueJobs,
+  parseSqueueStates,
+  slurmError,
+  slurmTimeLimit,
+} from '../../../src/runner/executors/slurmCli';
 import { slurmInventory, SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
 import { readPopcornFile } from '../../../src/runner/executors/output';
 
 test('sinfo: idle and mixed nodes can take a job, idle* (not responding), down and allocated cannot; GRES collected', () => {
-  const r = parseSinfo('idle|2|gpu:mi300x:8\nmixed|1|gpu:mi300x:8\nidle*|1|gpu:mi300x:8\ndown|3|(null)\nallocated|4|gpu:mi300x:8(S:0-1)\n');
+  const r = parseSinfo(
+    'idle|2|gpu:mi300x:8\nmixed|1|gpu:mi300x:8\nidle*|1|gpu:mi300x:8\ndown|3|(null)\nallocated|4|gpu:mi300x:8(S:0-1)\n',
+  );
   assert.deepEqual(r, { idle: 3, nodes: 11, gres: ['gpu:mi300x:8', 'gpu:mi300x:8(S:0-1)'] });
   assert.deepEqual(parseSinfo(''), { idle: 0, nodes: 0, gres: [] });
 });
 
 test('squeue: pending and configuring are queued, running and completing run; other states are not counted', () => {
-  assert.deepEqual(parseSqueueStates('PENDING\nRUNNING\nCONFIGURING\nCOMPLETING\nPENDING\nCOMPLETED\n'), { queued: 3, running: 2 });
+  assert.deepEqual(parseSqueueStates('PENDING\nRUNNING\nCONFIGURING\nCOMPLETING\nPENDING\nCOMPLETED\n'), {
+    queued: 3,
+    running: 2,
+  });
 });
 
 test('squeue jobs: fields split on |, lines without a numeric id dropped (array tasks 12_3 too)', () => {
-  const jobs = parseSqueueJobs('12|kernel-runner-ab-3|RUNNING|None|n1|2:05\n12_3|x|PENDING|Priority||1:00\n\nnot a line\n13|kernel-runner-ab-4|NODE_FAIL|NodeDown|n2|2:05\n');
+  const jobs = parseSqueueJobs(
+    '12|kernel-runner-ab-3|RUNNING|None|n1|2:05\n12_3|x|PENDING|Priority||1:00\n\nnot a line\n13|kernel-runner-ab-4|NODE_FAIL|NodeDown|n2|2:05\n',
+  );
   assert.deepEqual(jobs, [
     { id: 12, name: 'kernel-runner-ab-3', state: 'RUNNING', reason: 'None', nodes: 'n1', timeLimit: '2:05' },
     { id: 13, name: 'kernel-runner-ab-4', state: 'NODE_FAIL', reason: 'NodeDown', nodes: 'n2', timeLimit: '2:05' },
@@ -35,8 +48,17 @@ test('the Slurm time limit is the timeout plus the grace period plus a minute, a
 });
 
 test('an error names Slurm and the command as typed; a missing command says to install the client commands', () => {
-  assert.equal(slurmError('sinfo', ['-h', '-o', '%T|%D'], { exitCode: 1, stderr: 'slurm_load_partitions: Unable to contact slurm controller (connect failure)\n' }), "Slurm: `sinfo -h -o '%T|%D'` failed (exit 1): slurm_load_partitions: Unable to contact slurm controller (connect failure)");
-  assert.match(slurmError('srun', ['--job-name=x'], { code: 'ENOENT' }), /^Slurm: `srun --job-name=x` failed: srun is not installed or not on PATH/);
+  assert.equal(
+    slurmError('sinfo', ['-h', '-o', '%T|%D'], {
+      exitCode: 1,
+      stderr: 'slurm_load_partitions: Unable to contact slurm controller (connect failure)\n',
+    }),
+    "Slurm: `sinfo -h -o '%T|%D'` failed (exit 1): slurm_load_partitions: Unable to contact slurm controller (connect failure)",
+  );
+  assert.match(
+    slurmError('srun', ['--job-name=x'], { code: 'ENOENT' }),
+    /^Slurm: `srun --job-name=x` failed: srun is not installed or not on PATH/,
+  );
   assert.match(slurmError('squeue', [], { timedOut: true }), /did not answer within 30 s \(is slurmctld reachable\?\)/);
 });
 
@@ -49,7 +71,11 @@ test('GPU name: --gpu-name wins, then the GRES type, then a partition named afte
   assert.equal(slurmInventory({ partition: 'mi300', nodeGres: ['gpu:8'] }).names[0], 'MI300');
   assert.equal(slurmInventory({ partition: 'batch', nodeGres: [] }).names[0], 'CPU');
   const inv = slurmInventory({ partition: 'mi300', nodeGres: [] });
-  assert.equal(inv.slots.length, SLURM_SLOTS, 'Slurm is the queue: no multi-device slot is added, no device index given');
+  assert.equal(
+    inv.slots.length,
+    SLURM_SLOTS,
+    'Slurm is the queue: no multi-device slot is added, no device index given',
+  );
   assert.ok(inv.slots.every((s) => s.devices.length === 0));
 });
 
@@ -57,7 +83,10 @@ test('the POPCORN_FD file is read up to its cap in whole lines; the rest is coun
   const file = path.join(tmpdir(), `kr-popcorn-${process.pid}`);
   try {
     writeFileSync(file, 'check: pass\nduration: 1.5\nlong: xxxxxxxxxx\n');
-    assert.deepEqual(await readPopcornFile(file), { popcorn: 'check: pass\nduration: 1.5\nlong: xxxxxxxxxx\n', popcornOmitted: 0 });
+    assert.deepEqual(await readPopcornFile(file), {
+      popcorn: 'check: pass\nduration: 1.5\nlong: xxxxxxxxxx\n',
+      popcornOmitted: 0,
+    });
     assert.deepEqual(await readPopcornFile(file, 30), { popcorn: 'check: pass\nduration: 1.5\n', popcornOmitted: 17 });
     assert.deepEqual(await readPopcornFile(`${file}-missing`), { popcorn: '', popcornOmitted: 0 });
   } finally {

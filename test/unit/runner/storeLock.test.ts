@@ -21,19 +21,25 @@ test('a lock held by a live process refuses the data dir and names the pid', (t)
   assert.throws(() => openStore(dir), new RegExp(`in use by another kernel-runner \\(pid ${holder.pid}\\)`));
 });
 
-test('a lock left by a zombie (killed, not yet reaped) does not hold the data dir', { skip: process.platform !== 'linux' }, async (t) => {
-  const dir = tempDataDir(t);
-  // sh backgrounds a short sleep, then becomes `sleep 30`, which never reaps it: the short sleep stays a zombie.
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  t.after(() => parent.kill('SIGKILL'));
-  const zombie = await new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
-  for (let i = 0; i < 100; i++) {
-    const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
-    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  writeFileSync(path.join(dir, 'runner.lock'), `${zombie}\n`);
-  const store = openStore(dir);
-  t.after(() => store.close());
-  assert.equal(readFileSync(path.join(dir, 'runner.lock'), 'utf8'), `${process.pid}\n`);
-});
+test(
+  'a lock left by a zombie (killed, not yet reaped) does not hold the data dir',
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    const dir = tempDataDir(t);
+    // sh backgrounds a short sleep, then becomes `sleep 30`, which never reaps it: the short sleep stays a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    t.after(() => parent.kill('SIGKILL'));
+    const zombie = await new Promise<number>((resolve) =>
+      parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
+    for (let i = 0; i < 100; i++) {
+      const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    writeFileSync(path.join(dir, 'runner.lock'), `${zombie}\n`);
+    const store = openStore(dir);
+    t.after(() => store.close());
+    assert.equal(readFileSync(path.join(dir, 'runner.lock'), 'utf8'), `${process.pid}\n`);
+  },
+);

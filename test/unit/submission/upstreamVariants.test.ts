@@ -13,7 +13,9 @@ import { renderErrorEvent, renderResult } from '../../../src/cli/render/submissi
 import { resultLines, viewOfOutcome } from '../../../src/extension/resultModel';
 import { startFakeServer } from '../client/fakeServer';
 
-const SOLUTION = Buffer.from('#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n');
+const SOLUTION = Buffer.from(
+  '#!POPCORN leaderboard amd-fp8-mm\n#!POPCORN gpu MI300\n\ndef custom_kernel(data):\n    return data\n',
+);
 const BAD_WORDS = /\bnull\b|\bundefined\b|\bNaN\b/;
 
 type Answers = Partial<Record<AnswerKind, Json>>;
@@ -33,14 +35,16 @@ function defaults(): Answers {
   };
 }
 
-const idOf = (body: Json): number | undefined => (body && typeof body === 'object' && !Array.isArray(body) && typeof body.id === 'number' ? body.id : undefined);
+const idOf = (body: Json): number | undefined =>
+  body && typeof body === 'object' && !Array.isArray(body) && typeof body.id === 'number' ? body.id : undefined;
 
 /** One scripted GPU MODE: `answers` as they come; a not-yet-finished submission is answered once, then the finished one. */
 async function serve(answers: Answers) {
   const base = defaults();
   const all = { ...base, ...answers };
   let polls = 0;
-  const json = (res: ServerResponse, status: number, body: Json) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body ?? null));
+  const json = (res: ServerResponse, status: number, body: Json) =>
+    res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body ?? null));
   return startFakeServer((req, res) => {
     const url = (req.url ?? '').split('?')[0] as string;
     if (url === '/health') return json(res, 200, all.health as Json);
@@ -78,7 +82,11 @@ function shown(outcome: SubmissionOutcome): string[] {
   if (outcome.error) out.push(renderErrorEvent(outcome.error));
   if (outcome.score) out.push(outcome.score.text);
   if (outcome.jobStatus) out.push(outcome.jobStatus.label, outcome.jobStatus.explanation);
-  const view = viewOfOutcome(outcome, { title: 't', fileName: 'submission.py', hiddenNoiseLines: 0 }, { perfettoMaxBytes: 1 << 30 });
+  const view = viewOfOutcome(
+    outcome,
+    { title: 't', fileName: 'submission.py', hiddenNoiseLines: 0 },
+    { perfettoMaxBytes: 1 << 30 },
+  );
   out.push(...resultLines(view));
   return out;
 }
@@ -86,11 +94,20 @@ function shown(outcome: SubmissionOutcome): string[] {
 async function runWith(answers: Answers, mode: 'leaderboard' | 'profile') {
   const server = await serve(answers);
   try {
-    const connection = await connect({ baseUrl: server.url, cliId: 'cli-id-for-variants', popcornConfigPath: '/nonexistent/.popcorn.yaml' });
+    const connection = await connect({
+      baseUrl: server.url,
+      cliId: 'cli-id-for-variants',
+      popcornConfigPath: '/nonexistent/.popcorn.yaml',
+    });
     const events: string[] = [];
     const outcome = await runSubmission(
       { filePath: 'submission.py', content: SOLUTION, mode },
-      { connection, surface: 'cli', pollIntervalMs: 1, onEvent: (e) => ('text' in e ? events.push(e.text) : undefined) },
+      {
+        connection,
+        surface: 'cli',
+        pollIntervalMs: 1,
+        onEvent: (e) => ('text' in e ? events.push(e.text) : undefined),
+      },
     );
     return { outcome, events };
   } finally {

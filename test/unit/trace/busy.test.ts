@@ -23,7 +23,9 @@ function traceLike(n: number, next: () => number, jitter: number): Array<[number
 
 /** Brute-force busy ns of the union inside [a, b). */
 function coveredIn(intervals: Array<[number, number]>, a: number, b: number): number {
-  return unionLength(intervals.map(([s, e]) => [Math.max(s, a), Math.min(e, b)] as [number, number]).filter(([s, e]) => e > s));
+  return unionLength(
+    intervals.map(([s, e]) => [Math.max(s, a), Math.min(e, b)] as [number, number]).filter(([s, e]) => e > s),
+  );
 }
 
 test('busy time is the union of intervals, not their sum, whatever the arrival order', () => {
@@ -86,7 +88,9 @@ test('timeline coverage: exact from islands, close from the histogram', () => {
   const t1 = Math.max(...intervals.map((i) => i[1]));
   const buckets = 40;
   const width = (t1 - t0) / buckets;
-  const expected = Array.from({ length: buckets }, (_, i) => coveredIn(intervals, t0 + i * width, i === buckets - 1 ? t1 : t0 + (i + 1) * width));
+  const expected = Array.from({ length: buckets }, (_, i) =>
+    coveredIn(intervals, t0 + i * width, i === buckets - 1 ? t1 : t0 + (i + 1) * width),
+  );
 
   const exact = new BusyTracker();
   for (const [s, e] of intervals) exact.add(s, e);
@@ -102,25 +106,42 @@ test('timeline coverage: exact from islands, close from the histogram', () => {
     // resampling error is at most a histogram bin at each bucket edge
     assert.ok(Math.abs(v - (expected[i] as number)) <= 0.05 * width, `bucket ${i}: ${v} vs ${expected[i]}`);
   });
-  assert.ok(Math.abs(approx.reduce((a, b) => a + b, 0) - unionLength(intervals)) < 1e-3, 'no busy time lost or invented');
+  assert.ok(
+    Math.abs(approx.reduce((a, b) => a + b, 0) - unionLength(intervals)) < 1e-3,
+    'no busy time lost or invented',
+  );
 });
 
 /** Everything a tracker shows: busy, flags, islands held and the timeline. */
 function state(b: BusyTracker, t0: number, t1: number): unknown {
-  return { busy: b.busyNs, exact: b.exact, timelineExact: b.timelineExact, islands: b.islandCount, coverage: Array.from(b.coverage(t0, t1, 64)) };
+  return {
+    busy: b.busyNs,
+    exact: b.exact,
+    timelineExact: b.timelineExact,
+    islands: b.islandCount,
+    coverage: Array.from(b.coverage(t0, t1, 64)),
+  };
 }
 
 test('intervals merged into runs (BusyRuns) leave a tracker exactly as the intervals one by one, retirement included', () => {
   const next = seededRandom(21);
   for (let run = 0; run < 60; run++) {
     // several agents interleaved, bursts, bounded disorder, zero-length and nested intervals; a small window
-    const intervals = traceLike(4000, next, [0, 3, 30, 300][run % 4] as number).map(([s, e]) => [s, next() < 0.05 ? s : e, Math.floor(next() * 2)] as const);
+    const intervals = traceLike(4000, next, [0, 3, 30, 300][run % 4] as number).map(
+      ([s, e]) => [s, next() < 0.05 ? s : e, Math.floor(next() * 2)] as const,
+    );
     const maxIslands = [8, 64, 1024][run % 3] as number;
     const t0 = Math.min(...intervals.map((i) => i[0]));
     const t1 = Math.max(...intervals.map((i) => i[1]));
-    const one = [new BusyTracker({ maxIslands, histogramBins: 64 }), new BusyTracker({ maxIslands, histogramBins: 64 })];
+    const one = [
+      new BusyTracker({ maxIslands, histogramBins: 64 }),
+      new BusyTracker({ maxIslands, histogramBins: 64 }),
+    ];
     for (const [s, e, a] of intervals) one[a]!.add(s, e);
-    const merged = [new BusyTracker({ maxIslands, histogramBins: 64 }), new BusyTracker({ maxIslands, histogramBins: 64 })];
+    const merged = [
+      new BusyTracker({ maxIslands, histogramBins: 64 }),
+      new BusyTracker({ maxIslands, histogramBins: 64 }),
+    ];
     // runs cut into batches of random sizes, as a reader's batches cut them
     let at = 0;
     let runs = 0;

@@ -62,7 +62,10 @@ test('two runs: exact, short-name, vanished and new kernels; ratios; busy change
     assert.deepEqual(added?.b, { calls: 1, totalNs: 70, avgNs: 70 });
 
     // biggest absolute change first
-    assert.deepEqual(c.kernels.map((k) => k.name), [A4, C, D, B]);
+    assert.deepEqual(
+      c.kernels.map((k) => k.name),
+      [A4, C, D, B],
+    );
     assert.deepEqual([c.kernelTime.a, c.kernelTime.b, c.kernelTime.deltaNs], [640, 560, -80]);
     // A's dispatches never overlap (busy = kernel time); in B the slower inner_kernel dispatches overlap each other
     // and a gemm: busy is their union, 430 ns of 560 ns kernel time
@@ -72,7 +75,13 @@ test('two runs: exact, short-name, vanished and new kernels; ratios; busy change
     assert.ok(c.ranges, 'both sides have ranges');
     const r0 = c.ranges.find((r) => r.name.startsWith('benchmark 0'));
     assert.deepEqual([r0?.a?.kernelNs, r0?.b?.kernelNs, r0?.deltaKernelNs], [300, 220, -80]);
-    assert.deepEqual(r0?.kernels.map((k) => [k.name, k.match]), [[A4, 'short-name'], [D, 'b-only']]);
+    assert.deepEqual(
+      r0?.kernels.map((k) => [k.name, k.match]),
+      [
+        [A4, 'short-name'],
+        [D, 'b-only'],
+      ],
+    );
     const worker = c.ranges.find((r) => r.name === 'worker');
     assert.deepEqual([worker?.a?.kernelCalls, worker?.b?.kernelCalls, worker?.kernelRatio], [1, 0, 0]);
     assert.deepEqual(c.rangeAttribution, { a: 'correlation', b: 'correlation' });

@@ -14,9 +14,25 @@ const own = (name: string): string => path.join(repoRoot, 'test/fixtures/rooflin
 function kernel(name: string, aiHbm: number, gflops: number, bound: 'memory' | 'compute'): RooflineKernel {
   const n = null;
   return {
-    name, dispatches: 2, durationNs: 100, flops: 1, valuFlops: 1, mfmaFlops: 0, hbmBytes: 1, l2Bytes: 1, l1Bytes: 1, ldsBytes: 0,
-    aiHbm, aiL2: 0, aiL1: 0, aiLds: 0, gflopsPerSecond: gflops, bound, percentOfRoof: 50,
-    valuByType: { f16: n, f32: n, f64: n }, mfmaByType: { f6f4: n, f8: n, f16: n, bf16: n, f32: n, f64: n, i8: n },
+    name,
+    dispatches: 2,
+    durationNs: 100,
+    flops: 1,
+    valuFlops: 1,
+    mfmaFlops: 0,
+    hbmBytes: 1,
+    l2Bytes: 1,
+    l1Bytes: 1,
+    ldsBytes: 0,
+    aiHbm,
+    aiL2: 0,
+    aiL1: 0,
+    aiLds: 0,
+    gflopsPerSecond: gflops,
+    bound,
+    percentOfRoof: 50,
+    valuByType: { f16: n, f32: n, f64: n },
+    mfmaByType: { f6f4: n, f8: n, f16: n, bf16: n, f32: n, f64: n, i8: n },
   };
 }
 
@@ -26,7 +42,10 @@ test('roofline points pair by full name, then by base name; one-sided kernels ke
   const d = compareRooflines(a, b);
   const gemm = d.find((x) => x.name === 'gemm<float, 2>(float*)');
   assert.equal(gemm?.aName, 'gemm<float, 1>(float*)');
-  assert.deepEqual([gemm?.a?.aiHbm, gemm?.a?.bound, gemm?.b?.aiHbm, gemm?.b?.bound, gemm?.b?.gflopsPerSecond], [2, 'memory', 30, 'compute', 900]);
+  assert.deepEqual(
+    [gemm?.a?.aiHbm, gemm?.a?.bound, gemm?.b?.aiHbm, gemm?.b?.bound, gemm?.b?.gflopsPerSecond],
+    [2, 'memory', 30, 'compute', 900],
+  );
   assert.equal(d.find((x) => x.name === 'old(int)')?.b, null);
   assert.equal(d.find((x) => x.name === 'new(int)')?.a, null);
 });

@@ -8,11 +8,24 @@ import path from 'node:path';
 import { summarizePath } from '../../../src/trace/index';
 import { seededRandom, tempDir } from './helpers';
 
-const HEADER = 'Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,Workgroup_Size,' +
+const HEADER =
+  'Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,Workgroup_Size,' +
   'LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Counter_Name,Counter_Value,Start_Timestamp,End_Timestamp';
-const COUNTERS = ['SQ_INSTS_VALU_ADD_F32', 'SQ_INSTS_VALU_FMA_F32', 'SQ_INSTS_VALU_MFMA_MOPS_F16', 'TCC_EA0_RDREQ_sum', 'TCC_BUBBLE_sum',
-  'TCC_EA0_RDREQ_32B_sum', 'TCC_EA0_WRREQ_sum', 'TCC_EA0_WRREQ_64B_sum', 'TCP_TOTAL_CACHE_ACCESSES_sum', 'TCP_TCC_READ_REQ_sum', 'GRBM_GUI_ACTIVE'];
-const SYSINFO = 'gpu_arch,cu_per_gpu,max_sclk,max_mclk,total_l2_chan,num_hbm_channels,num_xcd,max_waves_per_cu\ngfx942,304,2100,1300,128,128,8,32\n';
+const COUNTERS = [
+  'SQ_INSTS_VALU_ADD_F32',
+  'SQ_INSTS_VALU_FMA_F32',
+  'SQ_INSTS_VALU_MFMA_MOPS_F16',
+  'TCC_EA0_RDREQ_sum',
+  'TCC_BUBBLE_sum',
+  'TCC_EA0_RDREQ_32B_sum',
+  'TCC_EA0_WRREQ_sum',
+  'TCC_EA0_WRREQ_64B_sum',
+  'TCP_TOTAL_CACHE_ACCESSES_sum',
+  'TCP_TCC_READ_REQ_sum',
+  'GRBM_GUI_ACTIVE',
+];
+const SYSINFO =
+  'gpu_arch,cu_per_gpu,max_sclk,max_mclk,total_l2_chan,num_hbm_channels,num_xcd,max_waves_per_cu\ngfx942,304,2100,1300,128,128,8,32\n';
 
 test('counter rows taken over from the row before summarise as rows scanned whole (bad rows, split dispatches, passes)', async () => {
   const next = seededRandom(2020);
@@ -29,7 +42,14 @@ test('counter rows taken over from the row before summarise as rows scanned whol
     for (const [j, c] of COUNTERS.entries()) {
       if (next() < 0.05) continue;
       const value = next() < 0.04 ? 'abc' : String(Math.floor(next() * 100000));
-      rows.push([`${d}`, `${d},2,1,4242,4242,1048576,${k + 1},${kernels[k]},256,0,0,16,4,32`, c, value, `${start}`, `${j > 6 ? passEnd : end}`]);
+      rows.push([
+        `${d}`,
+        `${d},2,1,4242,4242,1048576,${k + 1},${kernels[k]},256,0,0,16,4,32`,
+        c,
+        value,
+        `${start}`,
+        `${j > 6 ? passEnd : end}`,
+      ]);
     }
   }
   // a dispatch's rows split by another's
@@ -45,7 +65,12 @@ test('counter rows taken over from the row before summarise as rows scanned whol
   };
   const repeating = await summarizePath(write('same', () => false));
   const differing = await summarizePath(write('differ', (i) => i % 2 === 1));
-  const numbers = (s: typeof repeating): unknown => ({ kernels: s.kernels, roofline: s.roofline, speedOfLight: s.speedOfLight, warnings: s.warnings });
+  const numbers = (s: typeof repeating): unknown => ({
+    kernels: s.kernels,
+    roofline: s.roofline,
+    speedOfLight: s.speedOfLight,
+    warnings: s.warnings,
+  });
   assert.deepEqual(numbers(repeating), numbers(differing));
   assert.ok((repeating.roofline?.kernels.length ?? 0) >= 3, 'the roofline has the kernels');
   assert.ok(repeating.kernels.reduce((n, k) => n + k.calls, 0) === 60, 'every dispatch counted once');

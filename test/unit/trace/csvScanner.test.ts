@@ -130,45 +130,72 @@ test('a UTF-8 byte order mark is dropped, even when split across chunks', () => 
   const buf = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"Name","Calls"\n"x",1\n')]);
   for (let cut = 0; cut <= 4; cut++) {
     const got = scanChunks([buf.subarray(0, cut), buf.subarray(cut)]);
-    assert.deepEqual(got.rows, [['Name', 'Calls'], ['x', '1']]);
+    assert.deepEqual(got.rows, [
+      ['Name', 'Calls'],
+      ['x', '1'],
+    ]);
   }
 });
 
 test('fieldNumber reads scientific notation and decimals as stats files write them', () => {
   const got: number[] = [];
-  const scanner = createCsvScanner({ onRow: (row) => got.push(fieldNumber(row, 0), fieldNumber(row, 1), fieldNumber(row, 2)) });
+  const scanner = createCsvScanner({
+    onRow: (row) => got.push(fieldNumber(row, 0), fieldNumber(row, 1), fieldNumber(row, 2)),
+  });
   scanner.feed(Buffer.from('5.384e-04,0.00000000e+00,"12"\n'));
   scanner.end();
   assert.deepEqual(got, [5.384e-4, 0, 12]);
 });
 
 test('malformed input is an error with a line number, never a hang or a silent loss', () => {
-  assert.throws(() => scanChunks([Buffer.from('a,b\n"unterminated,1\n')]), (err: unknown) => {
-    assert.ok(err instanceof CsvFormatError);
-    assert.equal(err.type, 'csv-format');
-    assert.equal(err.line, 2);
-    return true;
-  });
+  assert.throws(
+    () => scanChunks([Buffer.from('a,b\n"unterminated,1\n')]),
+    (err: unknown) => {
+      assert.ok(err instanceof CsvFormatError);
+      assert.equal(err.type, 'csv-format');
+      assert.equal(err.line, 2);
+      return true;
+    },
+  );
   assert.throws(() => scanChunks([Buffer.from('"ab"c,1\n')]), /after a closing quote \(line 1\)/);
-  assert.throws(() => scanChunks([Buffer.from('"a very long unterminated field ...........')], { maxRowBytes: 16 }), /longer than 16 bytes/);
+  assert.throws(
+    () => scanChunks([Buffer.from('"a very long unterminated field ...........')], { maxRowBytes: 16 }),
+    /longer than 16 bytes/,
+  );
   assert.throws(() => scanChunks([Buffer.from('1,2,3,4\n')], { maxFields: 3 }), /more than 3 fields/);
 });
 
 test('reset starts over: header, line numbers and BOM handling', () => {
   const rows: string[][] = [];
-  const scanner = createCsvScanner({ onRow: (row) => rows.push(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))) });
+  const scanner = createCsvScanner({
+    onRow: (row) => rows.push(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i))),
+  });
   scanner.feed(Buffer.from('a,b\n"half'));
   scanner.reset();
   scanner.feed(Buffer.from('c,d\n'));
   scanner.end();
-  assert.deepEqual(rows, [['a', 'b'], ['c', 'd']]);
+  assert.deepEqual(rows, [
+    ['a', 'b'],
+    ['c', 'd'],
+  ]);
 });
 
 /** Scans `buf` with a guess for field `field` made by `pick` (called with the row's values so far). */
-function scanGuessing(buf: Buffer, field: number, pick: (values: Float64Array) => string | undefined, chunks?: Uint8Array[]): Scanned & { guessed: boolean[] } {
+function scanGuessing(
+  buf: Buffer,
+  field: number,
+  pick: (values: Float64Array) => string | undefined,
+  chunks?: Uint8Array[],
+): Scanned & { guessed: boolean[] } {
   const out: Scanned & { guessed: boolean[] } = { rows: [], values: [], quoted: [], lines: [], guessed: [] };
   const scanner = createCsvScanner({
-    guess: { field, bytes: (values) => { const g = pick(values); return g === undefined ? undefined : Buffer.from(g); } },
+    guess: {
+      field,
+      bytes: (values) => {
+        const g = pick(values);
+        return g === undefined ? undefined : Buffer.from(g);
+      },
+    },
     onRow: (row: CsvRow) => {
       out.rows.push(Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)));
       out.values.push(Array.from(row.values.subarray(0, row.fieldCount)));
@@ -187,13 +214,26 @@ test('a field guess: right guesses are taken, wrong ones (prefix, longer, same l
   const next = seededRandom(42);
   for (let doc = 0; doc < 300; doc++) {
     const lines = ['"Kernel_Id","Kernel_Name","Start"'];
-    for (let r = 0; r < 1 + Math.floor(next() * 8); r++) lines.push(`${Math.floor(next() * names.length)},"${names[Math.floor(next() * names.length)]}",${r}`);
+    for (let r = 0; r < 1 + Math.floor(next() * 8); r++)
+      lines.push(`${Math.floor(next() * names.length)},"${names[Math.floor(next() * names.length)]}",${r}`);
     const text = lines.join(next() < 0.5 ? '\n' : '\r\n') + (next() < 0.5 ? '\n' : '');
     const buf = Buffer.from(text);
     const expected = scanChunks([buf]);
     // the guesser knows the texts (those without `"` or a line feed), picks one at random or none
-    const guessable = ['gemm<1, 2>(float*, int)', 'gemm<1, 2>(float*', 'gemm<1, 2>(float*, int)x', 'gemm<1, 3>(float*, int)', 'short', 'shorter', 'say ', '', 'x', 'x,'];
-    const pick = (): string | undefined => (next() < 0.15 ? undefined : guessable[Math.floor(next() * guessable.length)]);
+    const guessable = [
+      'gemm<1, 2>(float*, int)',
+      'gemm<1, 2>(float*',
+      'gemm<1, 2>(float*, int)x',
+      'gemm<1, 3>(float*, int)',
+      'short',
+      'shorter',
+      'say ',
+      '',
+      'x',
+      'x,',
+    ];
+    const pick = (): string | undefined =>
+      next() < 0.15 ? undefined : guessable[Math.floor(next() * guessable.length)];
     const got = scanGuessing(buf, 1, pick);
     assert.deepEqual(got.rows, expected.rows, JSON.stringify(text));
     assert.deepEqual(got.values, expected.values);
@@ -202,28 +242,45 @@ test('a field guess: right guesses are taken, wrong ones (prefix, longer, same l
     const chunked = scanGuessing(buf, 1, pick, randomChunks(buf, next));
     assert.deepEqual(chunked.rows, expected.rows, `${JSON.stringify(text)} (chunked)`);
     assert.deepEqual(chunked.lines, expected.lines);
-    const heldGuesses = [...got.guessed.entries(), ...chunked.guessed.entries()].filter(([, g]) => g).map(([i]) => expected.rows[i]![1]!);
-    assert.deepEqual(heldGuesses.filter((field) => /["\n]/.test(field)), [], 'a guess holds only for a field without quotes or line feeds');
+    const heldGuesses = [...got.guessed.entries(), ...chunked.guessed.entries()]
+      .filter(([, g]) => g)
+      .map(([i]) => expected.rows[i]![1]!);
+    assert.deepEqual(
+      heldGuesses.filter((field) => /["\n]/.test(field)),
+      [],
+      'a guess holds only for a field without quotes or line feeds',
+    );
   }
   // a guess equal to the field holds (the row says so) and one that is not, does not
   const header = '"Kernel_Id","Kernel_Name","Start"\n';
-  const exact = scanGuessing(Buffer.from(`${header}1,"short",5\n2,"shorter",6\n3,"say ""x""",7\n`), 1, (v) => (v[0] === 1 ? 'short' : v[0] === 2 ? 'short' : 'say '));
+  const exact = scanGuessing(Buffer.from(`${header}1,"short",5\n2,"shorter",6\n3,"say ""x""",7\n`), 1, (v) =>
+    v[0] === 1 ? 'short' : v[0] === 2 ? 'short' : 'say ',
+  );
   assert.deepEqual(exact.guessed, [false, true, false, false]);
-  assert.deepEqual(exact.rows.slice(1).map((r) => r[1]), ['short', 'shorter', 'say "x"']);
+  assert.deepEqual(
+    exact.rows.slice(1).map((r) => r[1]),
+    ['short', 'shorter', 'say "x"'],
+  );
 });
 
 test('scanRows over a buffer the caller refills: same rows, lines and offsets as feed, for any read size', () => {
   const buf = Buffer.from(tricky.repeat(20));
   const expected: Array<[string[], number, number]> = [];
-  const whole = createCsvScanner({ onRow: (row) => expected.push([Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)), row.line, row.offset]) });
+  const whole = createCsvScanner({
+    onRow: (row) =>
+      expected.push([Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)), row.line, row.offset]),
+  });
   whole.feed(buf);
   whole.end();
   for (const readSize of [1, 2, 3, 7, 16, 100, 4096]) {
     const got: Array<[string[], number, number]> = [];
-    const scanner = createCsvScanner({ onRow: (row) => got.push([Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)), row.line, row.offset]) });
+    const scanner = createCsvScanner({
+      onRow: (row) =>
+        got.push([Array.from({ length: row.fieldCount }, (_, i) => fieldText(row, i)), row.line, row.offset]),
+    });
     let own = Buffer.alloc(readSize);
     let kept = 0;
-    for (let pos = 0; ; ) {
+    for (let pos = 0; ;) {
       if (kept === own.length) own = Buffer.concat([own, Buffer.alloc(own.length)]);
       const n = buf.copy(own, kept, pos, Math.min(buf.length, pos + own.length - kept));
       if (n === 0) {
@@ -240,7 +297,10 @@ test('scanRows over a buffer the caller refills: same rows, lines and offsets as
 });
 
 /** Every field of every row as the scanner gives it (texts, numbers, flags, line, offset). */
-function snapshot(chunks: Uint8Array[], repeat?: { head: number; tail: number }): { rows: unknown[]; repeated: number } {
+function snapshot(
+  chunks: Uint8Array[],
+  repeat?: { head: number; tail: number },
+): { rows: unknown[]; repeated: number } {
   const rows: unknown[] = [];
   let repeated = 0;
   const scanner = createCsvScanner({
@@ -248,9 +308,14 @@ function snapshot(chunks: Uint8Array[], repeat?: { head: number; tail: number })
     onRow: (row) => {
       const n = row.fieldCount;
       rows.push([
-        Array.from({ length: n }, (_, i) => fieldText(row, i)), Array.from({ length: n }, (_, i) => fieldNumber(row, i)),
-        Array.from(row.quoted.subarray(0, n)), Array.from(row.escaped.subarray(0, n)), Array.from(row.values.subarray(0, n)),
-        Array.from({ length: n }, (_, i) => (row.wide[i] ? [row.high[i], row.low[i]] : 0)), row.line, row.offset,
+        Array.from({ length: n }, (_, i) => fieldText(row, i)),
+        Array.from({ length: n }, (_, i) => fieldNumber(row, i)),
+        Array.from(row.quoted.subarray(0, n)),
+        Array.from(row.escaped.subarray(0, n)),
+        Array.from(row.values.subarray(0, n)),
+        Array.from({ length: n }, (_, i) => (row.wide[i] ? [row.high[i], row.low[i]] : 0)),
+        row.line,
+        row.offset,
       ]);
       if (row.repeated) repeated++;
     },
@@ -263,8 +328,26 @@ function snapshot(chunks: Uint8Array[], repeat?: { head: number; tail: number })
 test('repeated fields: rows whose first or last fields repeat the row before scan exactly as without (random documents and splits)', () => {
   const next = seededRandom(20);
   const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)] as T;
-  const heads = ['1,1,"gemm<1, 2>(float*, int)"', '1,1,kernel_3', '2,2,"say ""hi"""', '2,2,"multi\nline"', '-3,12000000000000000001,x', '1,1,kernel_', '1,1,kernel_33', '', '1,1'];
-  const tails = ['12000000000000000000,12000000000000001000', '12000000000000000000,12000000000000001001', '5,"a,b"', '5,"a\nb"', '5,', '-1,2', '5'];
+  const heads = [
+    '1,1,"gemm<1, 2>(float*, int)"',
+    '1,1,kernel_3',
+    '2,2,"say ""hi"""',
+    '2,2,"multi\nline"',
+    '-3,12000000000000000001,x',
+    '1,1,kernel_',
+    '1,1,kernel_33',
+    '',
+    '1,1',
+  ];
+  const tails = [
+    '12000000000000000000,12000000000000001000',
+    '12000000000000000000,12000000000000001001',
+    '5,"a,b"',
+    '5,"a\nb"',
+    '5,',
+    '-1,2',
+    '5',
+  ];
   const ends = ['\n', '\r\n', '\r'];
   let repeatedRows = 0;
   for (let doc = 0; doc < 300; doc++) {
@@ -276,15 +359,26 @@ test('repeated fields: rows whose first or last fields repeat the row before sca
       if (next() < 0.3) head = pick(heads);
       if (next() < 0.3) tail = pick(tails);
       if (next() < 0.2) end = pick(ends);
-      parts.push(`${head},${pick(['SQ_WAVES', '"TCC,HIT"', '', '7'])},${pick(['0', '17', '1.5', '"9"'])},${tail}${end}`);
+      parts.push(
+        `${head},${pick(['SQ_WAVES', '"TCC,HIT"', '', '7'])},${pick(['0', '17', '1.5', '"9"'])},${tail}${end}`,
+      );
     }
     const text = parts.join('').replace(/[\r\n]+$/, next() < 0.5 ? '' : '\n');
     const buf = Buffer.from(text);
     const expected = snapshot([buf]).rows;
-    for (const repeat of [{ head: 3, tail: 5 }, { head: 2, tail: 4 }, { head: 0, tail: 5 }, { head: 3, tail: -1 }]) {
+    for (const repeat of [
+      { head: 3, tail: 5 },
+      { head: 2, tail: 4 },
+      { head: 0, tail: 5 },
+      { head: 3, tail: -1 },
+    ]) {
       const whole = snapshot([buf], repeat);
       assert.deepEqual(whole.rows, expected, `${JSON.stringify(text)} ${JSON.stringify(repeat)}`);
-      assert.deepEqual(snapshot(randomChunks(buf, next), repeat).rows, expected, `${JSON.stringify(text)} ${JSON.stringify(repeat)} (chunked)`);
+      assert.deepEqual(
+        snapshot(randomChunks(buf, next), repeat).rows,
+        expected,
+        `${JSON.stringify(text)} ${JSON.stringify(repeat)} (chunked)`,
+      );
       repeatedRows += whole.repeated;
     }
   }

@@ -28,7 +28,13 @@ const moreOf = (list: unknown[]): DigestMore | undefined => list.filter(isMore)[
 /** A run of `kernels` distinct kernels (long template names), `perKernel` dispatches each, spread over `cases` ranges. */
 function bigRun(dir: string, kernels: number, perKernel: number, cases: number, slow = 1, spread = true): void {
   const ranges: Array<[string, number, number, number]> = [];
-  for (let c = 0; c < cases; c++) ranges.push([`benchmark ${c}: size: ${1024 << (c % 8)}; seed: ${c}`, 100, 1_000_000 * c + 1000, 1_000_000 * c + 900_000]);
+  for (let c = 0; c < cases; c++)
+    ranges.push([
+      `benchmark ${c}: size: ${1024 << (c % 8)}; seed: ${c}`,
+      100,
+      1_000_000 * c + 1000,
+      1_000_000 * c + 900_000,
+    ]);
   const launches: Launch[] = [];
   let corr = 10;
   let gpu = 1_000_000_000;
@@ -49,17 +55,27 @@ function numbersEqualSummary(d: ProfileDigest, s: TraceSummary): void {
   ks.forEach((k, i) => {
     const row = s.kernels[i]!;
     assert.equal(k.id, `k${i + 1}`);
-    assert.deepEqual([k.shortName, k.calls, k.totalNs, k.avgNs, k.minNs, k.maxNs, k.stddevNs, k.percent], [row.shortName, row.calls, row.totalNs, row.avgNs, row.minNs, row.maxNs, row.stddevNs, row.percent]);
+    assert.deepEqual(
+      [k.shortName, k.calls, k.totalNs, k.avgNs, k.minNs, k.maxNs, k.stddevNs, k.percent],
+      [row.shortName, row.calls, row.totalNs, row.avgNs, row.minNs, row.maxNs, row.stddevNs, row.percent],
+    );
     assert.deepEqual(k.launch?.grid, row.launches[0]?.grid);
     assert.deepEqual(k.launch?.workgroup, row.launches[0]?.workgroup);
     assert.equal(k.launch?.calls, row.launches[0]?.calls);
-    if (k.resources?.from === 'trace') assert.deepEqual([k.resources.vgpr, k.resources.sgpr, k.resources.ldsBytes, k.resources.scratchBytes], [row.launches[0]?.vgpr, row.launches[0]?.sgpr, row.launches[0]?.ldsBytes, row.launches[0]?.scratchBytes]);
+    if (k.resources?.from === 'trace')
+      assert.deepEqual(
+        [k.resources.vgpr, k.resources.sgpr, k.resources.ldsBytes, k.resources.scratchBytes],
+        [row.launches[0]?.vgpr, row.launches[0]?.sgpr, row.launches[0]?.ldsBytes, row.launches[0]?.scratchBytes],
+      );
   });
   const ranges = s.markers.filter((m) => m.kernels.length > 0 || m.totalNs > 0);
   kept(d.cases).forEach((c, i) => {
     const m = ranges[i]!;
     assert.deepEqual([c.name, c.calls, c.rangeNs], [m.name, m.calls, m.totalNs]);
-    assert.equal(c.kernelNs, m.kernels.reduce((n, k) => n + k.totalNs, 0));
+    assert.equal(
+      c.kernelNs,
+      m.kernels.reduce((n, k) => n + k.totalNs, 0),
+    );
     kept(c.kernels).forEach((ck, j) => {
       assert.deepEqual([ck.calls, ck.totalNs], [m.kernels[j]!.calls, m.kernels[j]!.totalNs]);
       if (ck.kernel) assert.equal(s.kernels[Number(ck.kernel.slice(1)) - 1]!.name, m.kernels[j]!.name);
@@ -69,13 +85,28 @@ function numbersEqualSummary(d: ProfileDigest, s: TraceSummary): void {
   assert.equal(d.run.wallNs, s.wall?.spanNs ?? null);
   for (const g of d.run.gpus) {
     const a = s.agents.find((x) => x.id === g.agentId)!;
-    assert.deepEqual([g.kernelCalls, g.kernelNs, g.copyNs, g.busyNs, g.busyPercent], [a.kernelCalls, a.kernelNs, a.copyNs, a.busyNs, a.busyPercent]);
+    assert.deepEqual(
+      [g.kernelCalls, g.kernelNs, g.copyNs, g.busyNs, g.busyPercent],
+      [a.kernelCalls, a.kernelNs, a.copyNs, a.busyNs, a.busyPercent],
+    );
   }
-  kept(d.run.api.top).forEach((r, i) => assert.deepEqual(r, { name: s.api[i]!.name, domain: s.api[i]!.domain, calls: s.api[i]!.calls, totalNs: s.api[i]!.totalNs, avgNs: s.api[i]!.avgNs, percent: s.api[i]!.percent }));
-  assert.deepEqual([d.run.api.calls, d.run.api.totalNs, d.run.api.distinct], [s.apiTotals.calls, s.apiTotals.totalNs, s.apiTotals.distinct]);
+  kept(d.run.api.top).forEach((r, i) =>
+    assert.deepEqual(r, {
+      name: s.api[i]!.name,
+      domain: s.api[i]!.domain,
+      calls: s.api[i]!.calls,
+      totalNs: s.api[i]!.totalNs,
+      avgNs: s.api[i]!.avgNs,
+      percent: s.api[i]!.percent,
+    }),
+  );
+  assert.deepEqual(
+    [d.run.api.calls, d.run.api.totalNs, d.run.api.distinct],
+    [s.apiTotals.calls, s.apiTotals.totalNs, s.apiTotals.distinct],
+  );
 }
 
-test('a run with rocTX ranges: schema-valid, every number the summary\'s, cases with their kernels\' shares', async () => {
+test("a run with rocTX ranges: schema-valid, every number the summary's, cases with their kernels' shares", async () => {
   const dir = tempDir('digest-ranges');
   try {
     writeRun(dir);
@@ -88,7 +119,10 @@ test('a run with rocTX ranges: schema-valid, every number the summary\'s, cases 
     const shares = kept(b0.kernels).map((k) => k.sharePercent);
     assert.ok(Math.abs(shares.reduce((a, b) => a + b, 0) - 100) < 0.05, String(shares));
     // 8 launches, 2 outside any range: the coverage warning says so
-    assert.ok(kept(d.warnings).some((w) => w.kind === 'coverage' && /dispatches ran outside any rocTX range/.test(w.text)), JSON.stringify(d.warnings));
+    assert.ok(
+      kept(d.warnings).some((w) => w.kind === 'coverage' && /dispatches ran outside any rocTX range/.test(w.text)),
+      JSON.stringify(d.warnings),
+    );
     // occupancy estimated from the registers the trace recorded, on the agent's arch when known: here none is known
     assert.equal(d.roofline, null);
     assert.equal(d.hotspots, null);
@@ -115,11 +149,17 @@ test('a big run: within 16 KB and within 4 KB, lists end in "+N more (share x%)"
       assert.ok(more, 'the kernel list is cut');
       assert.equal(kept(d.kernels).length + more.more, s.kernelTotals.distinct);
       const keptNs = kept<DigestKernel>(d.kernels).reduce((n, k) => n + k.totalNs, 0);
-      assert.equal(more.sharePercent, Math.round((10000 * (s.kernelTotals.totalNs - keptNs)) / s.kernelTotals.totalNs) / 100);
+      assert.equal(
+        more.sharePercent,
+        Math.round((10000 * (s.kernelTotals.totalNs - keptNs)) / s.kernelTotals.totalNs) / 100,
+      );
       assert.equal(more.text, `+${more.more} more (share ${more.sharePercent}%)`);
       assert.ok(moreOf(d.cases), 'the case list is cut');
       for (const k of kept<DigestKernel>(d.kernels)) {
-        assert.ok(s.kernels.some((r) => r.shortName === k.shortName), `${k.shortName} is not a whole short name`);
+        assert.ok(
+          s.kernels.some((r) => r.shortName === k.shortName),
+          `${k.shortName} is not a whole short name`,
+        );
         if (k.name !== null) assert.ok(s.kernels.some((r) => r.name === k.name));
       }
       assert.ok(d.budget.entriesLeftOut > 0);
@@ -133,25 +173,69 @@ test('a big run: within 16 KB and within 4 KB, lists end in "+N more (share x%)"
   }
 });
 
-test('code objects of the archive: their registers, spills and occupancy replace the trace\'s', async () => {
+test("code objects of the archive: their registers, spills and occupancy replace the trace's", async () => {
   const dir = tempDir('digest-co');
   try {
     writeRun(dir);
     const s = await summarizePath(dir);
     // a code object as src/trace/codeObjects reads one (unit test: the reader itself is tested on real ELF files)
     const info: CodeObjectInfo = {
-      file: '_code_object0.o', bundleEntry: null, target: 'amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-', processor: 'gfx942', codeObjectVersion: 5, metadataVersion: [1, 2], occupancyNote: null,
-      kernels: [{
-        name: '_Z13worker_kernelPi', symbol: '_Z13worker_kernelPi.kd', vgprCount: 128, sgprCount: 40, agprCount: 0, ldsBytes: 16384, scratchBytes: 64, wavefrontSize: 64,
-        maxFlatWorkgroupSize: 256, reqdWorkgroupSize: null, kernargBytes: 8, vgprSpillCount: 3, sgprSpillCount: 0, usesDynamicStack: false, language: 'OpenCL C',
-        occupancy: { wavesPerSimd: 4, maxWavesPerSimd: 8, limitedBy: ['vgpr'], byVgpr: 4, bySgpr: 8, byLds: 8, workgroupSize: 256, workgroupSizeFrom: 'max_flat_workgroup_size' },
-      }],
+      file: '_code_object0.o',
+      bundleEntry: null,
+      target: 'amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-',
+      processor: 'gfx942',
+      codeObjectVersion: 5,
+      metadataVersion: [1, 2],
+      occupancyNote: null,
+      kernels: [
+        {
+          name: '_Z13worker_kernelPi',
+          symbol: '_Z13worker_kernelPi.kd',
+          vgprCount: 128,
+          sgprCount: 40,
+          agprCount: 0,
+          ldsBytes: 16384,
+          scratchBytes: 64,
+          wavefrontSize: 64,
+          maxFlatWorkgroupSize: 256,
+          reqdWorkgroupSize: null,
+          kernargBytes: 8,
+          vgprSpillCount: 3,
+          sgprSpillCount: 0,
+          usesDynamicStack: false,
+          language: 'OpenCL C',
+          occupancy: {
+            wavesPerSimd: 4,
+            maxWavesPerSimd: 8,
+            limitedBy: ['vgpr'],
+            byVgpr: 4,
+            bySgpr: 8,
+            byLds: 8,
+            workgroupSize: 256,
+            workgroupSizeFrom: 'max_flat_workgroup_size',
+          },
+        },
+      ],
     };
     const d = buildDigest(s, { trace, codeObjects: [info] });
     assertValid(d);
     const worker = kept<DigestKernel>(d.kernels).find((k) => k.shortName === 'worker_kernel')!;
-    assert.deepEqual(worker.resources, { vgpr: 128, accumVgpr: 0, sgpr: 40, ldsBytes: 16384, scratchBytes: 64, vgprSpills: 3, sgprSpills: 0, from: 'code-object' });
-    assert.deepEqual(worker.occupancy, { wavesPerSimd: 4, maxWavesPerSimd: 8, limitedBy: ['vgpr'], from: 'code-object' });
+    assert.deepEqual(worker.resources, {
+      vgpr: 128,
+      accumVgpr: 0,
+      sgpr: 40,
+      ldsBytes: 16384,
+      scratchBytes: 64,
+      vgprSpills: 3,
+      sgprSpills: 0,
+      from: 'code-object',
+    });
+    assert.deepEqual(worker.occupancy, {
+      wavesPerSimd: 4,
+      maxWavesPerSimd: 8,
+      limitedBy: ['vgpr'],
+      from: 'code-object',
+    });
     const gemm = kept<DigestKernel>(d.kernels).find((k) => k.shortName.startsWith('gemm'))!;
     assert.equal(gemm.resources?.from, 'trace');
   } finally {
@@ -185,7 +269,11 @@ test('--baseline: a kernel twice as slow with enough dispatches is "slower" with
       bigRun(spreadA, 4, 40, 2);
       const ss = await summarizePath(spreadA);
       const spreadDigest = buildDigest(ss, { trace, baseline: { summary: ss, trace: { file: 'a', sha256: null } } });
-      for (const c of kept(spreadDigest.cases)) assert.deepEqual([c.change?.verdict, c.change?.text, c.change?.ratio], ['not-enough-runs', 'not enough runs to tell', 1]);
+      for (const c of kept(spreadDigest.cases))
+        assert.deepEqual(
+          [c.change?.verdict, c.change?.text, c.change?.ratio],
+          ['not-enough-runs', 'not enough runs to tell', 1],
+        );
     } finally {
       rmSync(spreadA, { recursive: true, force: true });
     }
@@ -195,7 +283,7 @@ test('--baseline: a kernel twice as slow with enough dispatches is "slower" with
   }
 });
 
-test('digestPath: the trace fingerprint is the file\'s sha256; a folder has none', async () => {
+test("digestPath: the trace fingerprint is the file's sha256; a folder has none", async () => {
   const dir = tempDir('digest-path');
   try {
     writeRun(dir);

@@ -55,7 +55,10 @@ test('exact moments: any batching and order give the same stats, and the varianc
     const sb = b.get(id)!.toStats();
     assert.deepEqual(sa, sb, `kernel ${id}: same stats whatever the batches`);
     assert.equal(sa.count, ds.length);
-    assert.equal(sa.sum, ds.reduce((x, d) => x + d, 0));
+    assert.equal(
+      sa.sum,
+      ds.reduce((x, d) => x + d, 0),
+    );
     assert.equal(sa.min, Math.min(...ds));
     assert.equal(sa.max, Math.max(...ds));
     const stddev = statsOut(sa).stddevNs as number;

@@ -14,7 +14,11 @@ const tempDir = tempDirsRemovedAfter('kr-trace-exact-');
 const computeFixtures = path.resolve(path.dirname(fixture('x')), '../rocprof-compute');
 
 function quoteAll(text: string): string {
-  return parseCsvReference(text).map((r) => r.map((v) => `"${v.replaceAll('"', '""')}"`).join(',')).join('\n') + '\n';
+  return (
+    parseCsvReference(text)
+      .map((r) => r.map((v) => `"${v.replaceAll('"', '""')}"`).join(','))
+      .join('\n') + '\n'
+  );
 }
 
 /**
@@ -27,14 +31,26 @@ function shifted(text: string, shift: bigint): string {
   const end = header.indexOf('End_Timestamp');
   const cell = (v: string): string => (/^-?\d+(\.\d+)?$/.test(v) ? v : `"${v.replaceAll('"', '""')}"`);
   const moved = (v: string, i: number, row: number): string =>
-    i === start ? String(BigInt(v) + shift) : i === end ? String(BigInt(v) + shift + BigInt((row * 7) % 13) + 1n) : cell(v);
-  return [header.map((h) => `"${h}"`).join(','), ...rows.map((r, row) => r.map((v, i) => moved(v, i, row)).join(','))].join('\n') + '\n';
+    i === start
+      ? String(BigInt(v) + shift)
+      : i === end
+        ? String(BigInt(v) + shift + BigInt((row * 7) % 13) + 1n)
+        : cell(v);
+  return (
+    [header.map((h) => `"${h}"`).join(','), ...rows.map((r, row) => r.map((v, i) => moved(v, i, row)).join(','))].join(
+      '\n',
+    ) + '\n'
+  );
 }
 
 /** Per kernel name: calls and total ns, from the file's text with BigInt. */
 function groundTruth(text: string): Map<string, { calls: number; totalNs: bigint }> {
   const [header, ...rows] = parseCsvReference(text) as [string[], ...string[][]];
-  const [n, s, e] = ['Kernel_Name', 'Start_Timestamp', 'End_Timestamp'].map((c) => header.indexOf(c)) as [number, number, number];
+  const [n, s, e] = ['Kernel_Name', 'Start_Timestamp', 'End_Timestamp'].map((c) => header.indexOf(c)) as [
+    number,
+    number,
+    number,
+  ];
   const out = new Map<string, { calls: number; totalNs: bigint }>();
   for (const r of rows) {
     const k = out.get(r[n] as string) ?? { calls: 0, totalNs: 0n };
@@ -62,7 +78,17 @@ function repeated(text: string, times: number, step: bigint): string {
   for (let t = 0; t < times; t++) {
     for (const line of rows) {
       const r = parseCsvReference(line)[0] as string[];
-      out.push(r.map((v, i) => (cols.includes(i) ? String(BigInt(v) + BigInt(t) * step) : /^-?\d+$/.test(v) ? v : `"${v.replaceAll('"', '""')}"`)).join(','));
+      out.push(
+        r
+          .map((v, i) =>
+            cols.includes(i)
+              ? String(BigInt(v) + BigInt(t) * step)
+              : /^-?\d+$/.test(v)
+                ? v
+                : `"${v.replaceAll('"', '""')}"`,
+          )
+          .join(','),
+      );
     }
   }
   return out.join('\n') + '\n';
@@ -93,10 +119,16 @@ test('every field quoted, numbers included: kernel, copy, HIP and HSA API, marke
 
   // stats alone (kernel and HIP API), quoted
   const stats = tempDir('stats');
-  writeFileSync(path.join(stats, '2_hip_api_stats.csv'), quoteAll(readFileSync(fixture('rocm-systems__sdkdocs__hip_api_stats.csv'), 'utf8')));
+  writeFileSync(
+    path.join(stats, '2_hip_api_stats.csv'),
+    quoteAll(readFileSync(fixture('rocm-systems__sdkdocs__hip_api_stats.csv'), 'utf8')),
+  );
   const s = await summarizePath(stats);
   const truth = parseCsvReference(readFileSync(fixture('rocm-systems__sdkdocs__hip_api_stats.csv'), 'utf8')).slice(1);
-  assert.deepEqual(s.api.map((x) => [x.name, x.calls, x.totalNs]).sort(), truth.map((r) => [r[0], Number(r[1]), Number(r[2])]).sort());
+  assert.deepEqual(
+    s.api.map((x) => [x.name, x.calls, x.totalNs]).sort(),
+    truth.map((r) => [r[0], Number(r[1]), Number(r[2])]).sort(),
+  );
 });
 
 test('a quoted counter_collection (ROCm 7, timestamps) reads as the unquoted one', async () => {
@@ -128,16 +160,26 @@ test('timestamps past 2^53: durations, busy time and wall span exact, single-thr
   assert.deepEqual(b.kernels, a.kernels);
   assert.equal(b.wall?.spanNs, a.wall?.spanNs);
   assert.deepEqual(b.agents, a.agents);
-  assert.equal(b.wall?.startNs, Number(BigInt(a.wall?.startNs as number) + shift), 'the wall start as written (to a double)');
+  assert.equal(
+    b.wall?.startNs,
+    Number(BigInt(a.wall?.startNs as number) + shift),
+    'the wall start as written (to a double)',
+  );
 
   // a larger file through the worker threads: the same as one thread, and as the BigInt sums
-  for (const [tag, quote] of [['plain', false], ['quoted', true]] as const) {
+  for (const [tag, quote] of [
+    ['plain', false],
+    ['quoted', true],
+  ] as const) {
     const big = path.join(dir, `${tag}_big_kernel_trace.csv`);
     const text = repeated(shifted(KERNEL_TRACE, shift), 400, 1_000_003n);
     writeFileSync(big, quote ? quoteAll(text) : text);
     const one = await summarizePath(big, { parallel: { threads: 0 } });
     const runs: number[] = [];
-    const many = await summarizePath(big, { parallel: { threads: 2, minBytes: 0, partBytes: 20000 }, onParallelRun: (r) => runs.push(r.workers) });
+    const many = await summarizePath(big, {
+      parallel: { threads: 2, minBytes: 0, partBytes: 20000 },
+      onParallelRun: (r) => runs.push(r.workers),
+    });
     assert.deepEqual(runs, [2], 'read by two worker threads');
     assertKernels(one, groundTruth(text), `${tag}: one thread`);
     assert.deepEqual(many, one, `${tag}: workers`);
@@ -152,7 +194,9 @@ test("rocprof-compute's pmc_perf.csv (counter_collection layout, ~1.34e16 ns, 12
   const s = await summarizePath(dir);
   // ground truth: per dispatch its distinct (start, end) pairs; the pass of median duration (lower middle)
   const [header, ...rows] = parseCsvReference(readFileSync(src, 'utf8')) as [string[], ...string[][]];
-  const [cd, cn, cs, ce] = ['Dispatch_ID', 'Kernel_Name', 'Start_Timestamp', 'End_Timestamp'].map((c) => header.indexOf(c)) as [number, number, number, number];
+  const [cd, cn, cs, ce] = ['Dispatch_ID', 'Kernel_Name', 'Start_Timestamp', 'End_Timestamp'].map((c) =>
+    header.indexOf(c),
+  ) as [number, number, number, number];
   const passes = new Map<string, { name: string; timings: Map<string, bigint> }>();
   for (const r of rows) {
     const d = passes.get(r[cd] as string) ?? { name: r[cn] as string, timings: new Map() };
@@ -165,26 +209,52 @@ test("rocprof-compute's pmc_perf.csv (counter_collection layout, ~1.34e16 ns, 12
     total += ds[(ds.length - 1) >> 1] as bigint;
   }
   assert.equal(passes.size, 3);
-  assert.ok([...passes.values()].every((d) => d.timings.size === 12), 'twelve passes per dispatch');
-  assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, BigInt(k.totalNs)]), [['vecCopy(double*, double*, double*, int, int)', 3, total]]);
-  assert.ok(s.sources.some((x) => x.path === 'pmc_perf.csv' && x.kind === 'counter_collection'), JSON.stringify(s.sources));
-  const w = s.warnings.find((x) => x.startsWith('pmc_perf.csv: 3 dispatch(es) have one timing per counter pass (up to 12'));
+  assert.ok(
+    [...passes.values()].every((d) => d.timings.size === 12),
+    'twelve passes per dispatch',
+  );
+  assert.deepEqual(
+    s.kernels.map((k) => [k.name, k.calls, BigInt(k.totalNs)]),
+    [['vecCopy(double*, double*, double*, int, int)', 3, total]],
+  );
+  assert.ok(
+    s.sources.some((x) => x.path === 'pmc_perf.csv' && x.kind === 'counter_collection'),
+    JSON.stringify(s.sources),
+  );
+  const w = s.warnings.find((x) =>
+    x.startsWith('pmc_perf.csv: 3 dispatch(es) have one timing per counter pass (up to 12'),
+  );
   assert.ok(w, s.warnings.join('\n'));
   // dispatch 1's passes: 6690 to 9574 ns, 43.1% apart (the widest)
-  assert.match(w, /median-duration pass is used; the longest pass is up to 43\.1% longer than the shortest .*dispatch 1: 6690 to 9574 ns/);
+  assert.match(
+    w,
+    /median-duration pass is used; the longest pass is up to 43\.1% longer than the shortest .*dispatch 1: 6690 to 9574 ns/,
+  );
 });
 
 test('a file with rows none of which can be read is an error naming the first row, not a summary of nothing', async () => {
   const dir = tempDir('none');
   const file = path.join(dir, '5_kernel_trace.csv');
   // End before Start on every row
-  writeFileSync(file, '"Kind","Agent_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n"KERNEL_DISPATCH","Agent 4","k",200,100\n"KERNEL_DISPATCH","Agent 4","k",400,300\n');
+  writeFileSync(
+    file,
+    '"Kind","Agent_Id","Kernel_Name","Start_Timestamp","End_Timestamp"\n"KERNEL_DISPATCH","Agent 4","k",200,100\n"KERNEL_DISPATCH","Agent 4","k",400,300\n',
+  );
   await assert.rejects(summarizePath(dir), (e: unknown) => {
     assert.ok(e instanceof TraceInputError);
-    assert.equal(e.message, `5_kernel_trace.csv: none of its 2 row(s) could be read (no valid fields or timestamps in the columns its header names); the first, on line 2: "KERNEL_DISPATCH","Agent 4","k",200,100`);
+    assert.equal(
+      e.message,
+      `5_kernel_trace.csv: none of its 2 row(s) could be read (no valid fields or timestamps in the columns its header names); the first, on line 2: "KERNEL_DISPATCH","Agent 4","k",200,100`,
+    );
     return true;
   });
   const copies = path.join(tempDir('none-copy'), '6_memory_copy_trace.csv');
-  writeFileSync(copies, '"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Start_Timestamp","End_Timestamp"\n"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE","Agent 0","Agent 4",x,y\n');
-  await assert.rejects(summarizePath(copies), /6_memory_copy_trace\.csv: none of its 1 row\(s\) could be read .* line 2: "MEMORY_COPY"/);
+  writeFileSync(
+    copies,
+    '"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Start_Timestamp","End_Timestamp"\n"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE","Agent 0","Agent 4",x,y\n',
+  );
+  await assert.rejects(
+    summarizePath(copies),
+    /6_memory_copy_trace\.csv: none of its 1 row\(s\) could be read .* line 2: "MEMORY_COPY"/,
+  );
 });

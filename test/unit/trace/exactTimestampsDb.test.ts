@@ -22,7 +22,8 @@ const SHIFT = 12_000_000_000_000_001n;
 
 /** The name of a rocpd table (they carry the run's uuid as a suffix; the views without it cannot be written). */
 function table(db: Database.Database, base: string): string {
-  const row = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ?").get(`${base}_%`) as { name: string } | undefined;
+  const row = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ?").get(`${base}_%`) as
+    { name: string } | undefined;
   assert.ok(row, `table ${base}_<uuid>`);
   return row.name;
 }
@@ -35,7 +36,14 @@ function copyOfDb(tag: string): string {
 
 /** Every figure that must not depend on where the clock stands. */
 function clockFree(s: TraceSummary): unknown {
-  return { kernels: s.kernels, api: s.api, agents: s.agents, span: s.wall?.spanNs, checks: s.checks.map((c) => [c.compared, c.mismatches]), copies: s.memoryCopies };
+  return {
+    kernels: s.kernels,
+    api: s.api,
+    agents: s.agents,
+    span: s.wall?.spanNs,
+    checks: s.checks.map((c) => [c.compared, c.mismatches]),
+    copies: s.memoryCopies,
+  };
 }
 
 test('rocpd: timestamps past 2^53 give the same durations, busy time and wall span, the wall start as exact digits', async () => {
@@ -55,7 +63,11 @@ test('rocpd: timestamps past 2^53 give the same durations, busy time and wall sp
   const a = traceSummarySchema.parse(await summarizePath(DB));
   const b = traceSummarySchema.parse(await summarizePath(file));
   assert.deepEqual(clockFree(b), clockFree(a));
-  assert.deepEqual(b.checks.map((c) => c.mismatches), [[], []], 'top_kernels and busy views agree');
+  assert.deepEqual(
+    b.checks.map((c) => c.mismatches),
+    [[], []],
+    'top_kernels and busy views agree',
+  );
   assert.equal(BigInt(b.wall?.spanNs as number), viewWall.w);
   assert.equal(a.wall?.startNsExact, undefined, 'below 2^53 the number is exact: no digits');
   assert.equal(b.wall?.startNsExact, String(first + SHIFT));
@@ -64,13 +76,17 @@ test('rocpd: timestamps past 2^53 give the same durations, busy time and wall sp
   // the timeline's buckets start at another double: fractions (rounded to 1e-6) may differ in their last digit
   const fractions = (x: TraceSummary): number[] => x.timeline?.agents.flatMap((g) => g.busyFraction) ?? [];
   assert.equal(fractions(b).length, fractions(a).length);
-  fractions(b).forEach((f, i) => assert.ok(Math.abs(f - (fractions(a)[i] as number)) <= 2e-6, `bucket ${i}: ${f} vs ${fractions(a)[i]}`));
+  fractions(b).forEach((f, i) =>
+    assert.ok(Math.abs(f - (fractions(a)[i] as number)) <= 2e-6, `bucket ${i}: ${f} vs ${fractions(a)[i]}`),
+  );
 });
 
 test('rocpd: roctxProfilerPause / Resume regions are profiler control with the kernels that started while paused', async () => {
   const file = copyOfDb('rocpd-pause');
   const db = new Database(file);
-  const starts = (db.prepare('SELECT start FROM kernels ORDER BY start').safeIntegers().all() as Array<{ start: bigint }>).map((r) => r.start);
+  const starts = (
+    db.prepare('SELECT start FROM kernels ORDER BY start').safeIntegers().all() as Array<{ start: bigint }>
+  ).map((r) => r.start);
   assert.equal(starts.length, 151);
   const strings = table(db, 'rocpd_string');
   const events = table(db, 'rocpd_event');
@@ -79,12 +95,19 @@ test('rocpd: roctxProfilerPause / Resume regions are profiler control with the k
     db.prepare(`INSERT OR IGNORE INTO ${strings} (string) VALUES (?)`).run(text);
     return (db.prepare(`SELECT id FROM ${strings} WHERE string = ?`).safeIntegers().get(text) as { id: bigint }).id;
   };
-  const owner = db.prepare(`SELECT nid, pid, tid FROM ${regions} LIMIT 1`).safeIntegers().get() as { nid: bigint; pid: bigint; tid: bigint };
+  const owner = db.prepare(`SELECT nid, pid, tid FROM ${regions} LIMIT 1`).safeIntegers().get() as {
+    nid: bigint;
+    pid: bigint;
+    tid: bigint;
+  };
   const category = stringId('MARKER_CONTROL_API');
   const call = (name: string, at: bigint): void => {
-    const event = db.prepare(`INSERT INTO ${events} (category_id, stack_id, parent_stack_id, correlation_id) VALUES (?, 0, 0, 0)`).run(category).lastInsertRowid;
-    db.prepare(`INSERT INTO ${regions} (nid, pid, tid, start, "end", name_id, event_id) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(owner.nid, owner.pid, owner.tid, at, at + 300n, stringId(name), event);
+    const event = db
+      .prepare(`INSERT INTO ${events} (category_id, stack_id, parent_stack_id, correlation_id) VALUES (?, 0, 0, 0)`)
+      .run(category).lastInsertRowid;
+    db.prepare(
+      `INSERT INTO ${regions} (nid, pid, tid, start, "end", name_id, event_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(owner.nid, owner.pid, owner.tid, at, at + 300n, stringId(name), event);
   };
   // paused from just before the 10th dispatch to just before the 20th, and again before the 150th, never resumed
   const pause1 = (starts[9] as bigint) - 1n;
@@ -94,18 +117,32 @@ test('rocpd: roctxProfilerPause / Resume regions are profiler control with the k
   call('roctxProfilerResume', resume1);
   call('roctxProfilerPause', pause2);
   const inWindow = (from: bigint, to: bigint | null): Array<{ name: string; calls: number; totalNs: number }> =>
-    (db.prepare(`SELECT name, COUNT(*) AS calls, SUM("end" - start) AS totalNs FROM kernels WHERE start >= ? AND (? IS NULL OR start < ?) GROUP BY name ORDER BY totalNs DESC`)
-      .all(from, to, to) as Array<{ name: string; calls: number; totalNs: number }>).map((r) => ({ ...r }));
+    (
+      db
+        .prepare(
+          `SELECT name, COUNT(*) AS calls, SUM("end" - start) AS totalNs FROM kernels WHERE start >= ? AND (? IS NULL OR start < ?) GROUP BY name ORDER BY totalNs DESC`,
+        )
+        .all(from, to, to) as Array<{ name: string; calls: number; totalNs: number }>
+    ).map((r) => ({ ...r }));
   const expected = [
     { startNs: Number(pause1), endNs: Number(resume1), kernels: inWindow(pause1, resume1) },
     { startNs: Number(pause2), endNs: null, kernels: inWindow(pause2, null) },
   ];
   db.close();
-  assert.deepEqual(expected.map((w) => w.kernels.reduce((n, k) => n + k.calls, 0)), [10, 2]);
+  assert.deepEqual(
+    expected.map((w) => w.kernels.reduce((n, k) => n + k.calls, 0)),
+    [10, 2],
+  );
 
   const s = traceSummarySchema.parse(await summarizePath(file));
-  assert.deepEqual(s.profilerControl?.calls, [{ name: 'roctxProfilerPause', calls: 2 }, { name: 'roctxProfilerResume', calls: 1 }]);
-  const windows = s.profilerControl?.pausedWindows.map((w) => ({ ...w, kernels: [...w.kernels].sort((x, y) => y.totalNs - x.totalNs) }));
+  assert.deepEqual(s.profilerControl?.calls, [
+    { name: 'roctxProfilerPause', calls: 2 },
+    { name: 'roctxProfilerResume', calls: 1 },
+  ]);
+  const windows = s.profilerControl?.pausedWindows.map((w) => ({
+    ...w,
+    kernels: [...w.kernels].sort((x, y) => y.totalNs - x.totalNs),
+  }));
   assert.deepEqual(windows, expected);
   assert.ok(!s.markers.some((m) => m.name.startsWith('roctxProfiler')), 'not ranges');
   assert.ok(!s.api.some((x) => x.name.startsWith('roctxProfiler')), 'not API calls');
@@ -132,13 +169,22 @@ function v1Folder(tag: string, shift: bigint, asNumbers: boolean): string {
 
 test('v1 results.json: BeginNs/EndNs past 2^53, as strings or as JSON numbers, read exactly', async () => {
   const a = await summarizePath(v1Folder('v1-low', 0n, false));
-  const doc = JSON.parse(readFileSync(fixture('HIP_Programming__results.json'), 'utf8')) as { traceEvents: Array<{ ph?: string; pid?: string; args?: { BeginNs?: string } }> };
-  const firstGpu = doc.traceEvents.filter((e) => e.ph === 'X' && (e.pid === '1' || e.pid === '10')).map((e) => BigInt(e.args?.BeginNs as string)).reduce((m, v) => (v < m ? v : m));
+  const doc = JSON.parse(readFileSync(fixture('HIP_Programming__results.json'), 'utf8')) as {
+    traceEvents: Array<{ ph?: string; pid?: string; args?: { BeginNs?: string } }>;
+  };
+  const firstGpu = doc.traceEvents
+    .filter((e) => e.ph === 'X' && (e.pid === '1' || e.pid === '10'))
+    .map((e) => BigInt(e.args?.BeginNs as string))
+    .reduce((m, v) => (v < m ? v : m));
   assert.equal(a.wall?.startNs, Number(firstGpu));
   for (const asNumbers of [false, true]) {
     const b = traceSummarySchema.parse(await summarizePath(v1Folder(`v1-wide-${asNumbers}`, SHIFT, asNumbers)));
     assert.deepEqual(clockFree(b), clockFree(a), asNumbers ? 'numbers' : 'strings');
-    assert.deepEqual(b.checks.map((c) => c.mismatches), [[], [], []], 'the stats files of the same run agree');
+    assert.deepEqual(
+      b.checks.map((c) => c.mismatches),
+      [[], [], []],
+      'the stats files of the same run agree',
+    );
     assert.equal(b.wall?.startNsExact, String(firstGpu + SHIFT));
   }
 });

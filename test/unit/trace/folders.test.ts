@@ -37,19 +37,30 @@ test('per-process <pid>_ sets in one folder add up; each source knows its pid', 
   for (const [name, r] of ref.kernels) {
     const k = s.kernels.find((x) => x.name === name);
     assert.deepEqual([k?.calls, k?.totalNs, k?.minNs, k?.maxNs], [2 * r.calls, 2 * r.total, r.min, r.max], name);
-    assert.equal(k?.launches.reduce((t, l) => t + l.calls, 0), 2 * r.calls, 'launch counts add up too');
+    assert.equal(
+      k?.launches.reduce((t, l) => t + l.calls, 0),
+      2 * r.calls,
+      'launch counts add up too',
+    );
   }
-  assert.deepEqual(s.sources.map((x) => [x.path, x.pid, x.host]), [
-    ['4101_kernel_trace.csv', 4101, null],
-    ['4102_kernel_trace.csv', 4102, null],
-    ['4102_memory_copy_trace.csv', 4102, null],
-  ]);
-  assert.deepEqual(s.processes.map((p) => p.pid), [4101, 4102]);
+  assert.deepEqual(
+    s.sources.map((x) => [x.path, x.pid, x.host]),
+    [
+      ['4101_kernel_trace.csv', 4101, null],
+      ['4102_kernel_trace.csv', 4102, null],
+      ['4102_memory_copy_trace.csv', 4102, null],
+    ],
+  );
+  assert.deepEqual(
+    s.processes.map((p) => p.pid),
+    [4101, 4102],
+  );
   // the same GPU in both processes: identical dispatches overlap completely, so the union is one copy's worth
   const agent = s.agents.find((a) => a.id === 'Agent 4');
   assert.equal(agent?.kernelCalls, 18);
   assert.equal(agent?.kernelNs, s.kernelTotals.totalNs);
-  const copies = parseCsvReference(readFileSync(fixture('rocm-systems__sdkdocs__memory_copy_trace.csv'), 'utf8')).slice(1)
+  const copies = parseCsvReference(readFileSync(fixture('rocm-systems__sdkdocs__memory_copy_trace.csv'), 'utf8'))
+    .slice(1)
     .map((r) => [Number(r[6]), Number(r[7])] as [number, number]);
   assert.equal(agent?.busyNs, unionLength([...ref.intervals, ...ref.intervals, ...copies]));
   assert.ok((agent?.busyNs as number) < (agent?.kernelNs as number) + (agent?.copyNs as number));
@@ -62,12 +73,18 @@ test('<hostname>/ subfolders: agents of different hosts stay apart', async () =>
   copyFileSync(KERNELS_70, path.join(dir, 'node-a', '11_kernel_trace.csv'));
   copyFileSync(KERNELS_63, path.join(dir, 'node-b', '22_kernel_trace.csv'));
   const s = await summarizePath(dir);
-  assert.deepEqual(s.sources.map((x) => [x.path, x.variant, x.pid, x.host]), [
-    ['node-a/11_kernel_trace.csv', 'rocm-7.0', 11, 'node-a'],
-    ['node-b/22_kernel_trace.csv', 'rocm-6.3', 22, 'node-b'],
-  ]);
+  assert.deepEqual(
+    s.sources.map((x) => [x.path, x.variant, x.pid, x.host]),
+    [
+      ['node-a/11_kernel_trace.csv', 'rocm-7.0', 11, 'node-a'],
+      ['node-b/22_kernel_trace.csv', 'rocm-6.3', 22, 'node-b'],
+    ],
+  );
   assert.deepEqual(s.agents.map((a) => a.id).sort(), ['node-a/Agent 4', 'node-b/Agent 1']);
-  assert.deepEqual(s.processes, [{ pid: 11, host: 'node-a', command: null }, { pid: 22, host: 'node-b', command: null }]);
+  assert.deepEqual(s.processes, [
+    { pid: 11, host: 'node-a', command: null },
+    { pid: 22, host: 'node-b', command: null },
+  ]);
   const a = referenceKernels(KERNELS_70);
   const b = referenceKernels(KERNELS_63);
   const addition = s.kernels.find((k) => k.shortName === 'addition_kernel<float>');
@@ -81,7 +98,10 @@ test('<hostname>/ subfolders: agents of different hosts stay apart', async () =>
   mkdirSync(path.join(one, 'gpu-host-7'));
   copyFileSync(KERNELS_70, path.join(one, 'gpu-host-7', '31_kernel_trace.csv'));
   const s1 = await summarizePath(one);
-  assert.deepEqual(s1.agents.map((x) => x.id), ['Agent 4']);
+  assert.deepEqual(
+    s1.agents.map((x) => x.id),
+    ['Agent 4'],
+  );
   assert.equal(s1.sources[0]?.host, 'gpu-host-7');
 });
 
@@ -122,7 +142,10 @@ test('a GPU MODE profile zip (CSVs, combined.pftrace, code objects) reads like i
 test('a zip holding the rocpd database', async () => {
   const zip = await zipOf([{ name: 'out/28_results.db', file: fixture('batched_gemm__28_results.db') }]);
   const s = await summarizePath(zip);
-  assert.deepEqual(s.sources.map((x) => [x.path, x.format, x.pid, x.host]), [['out/28_results.db', 'rocpd', 28, '37ca13315e70']]);
+  assert.deepEqual(
+    s.sources.map((x) => [x.path, x.format, x.pid, x.host]),
+    [['out/28_results.db', 'rocpd', 28, '37ca13315e70']],
+  );
   assert.equal(s.processes.length, 1, 'the database names the process and its host');
   assert.equal(s.kernelTotals.calls, 151);
   assert.ok(s.checks.every((c) => c.mismatches.length === 0));
@@ -134,7 +157,10 @@ test('a rocpd database wins over CSVs of the same run; the CSVs are listed as sk
   copyFileSync(KERNELS_70, path.join(dir, '28_kernel_trace.csv'));
   copyFileSync(KERNELS_63, path.join(dir, '29_kernel_trace.csv'));
   const s = await summarizePath(dir);
-  assert.deepEqual(s.sources.map((x) => x.path), ['28_results.db', '29_kernel_trace.csv']);
+  assert.deepEqual(
+    s.sources.map((x) => x.path),
+    ['28_results.db', '29_kernel_trace.csv'],
+  );
   assert.match(s.skipped.find((x) => x.path === '28_kernel_trace.csv')?.reason ?? '', /same run as 28_results\.db/);
   assert.equal(s.kernelTotals.calls, 151 + 7);
 });
@@ -143,7 +169,10 @@ test('missing paths and folders of junk are TraceInputErrors that say what was l
   await assert.rejects(summarizePath('/no/such/profile'), (err: unknown) => {
     assert.ok(err instanceof TraceInputError);
     assert.equal(err.type, 'trace-input');
-    assert.match(err.message, /^\/no\/such\/profile: no such file or directory \(expected rocprofv3 CSVs \(\*_kernel_trace\.csv/);
+    assert.match(
+      err.message,
+      /^\/no\/such\/profile: no such file or directory \(expected rocprofv3 CSVs \(\*_kernel_trace\.csv/,
+    );
     assert.ok(!err.message.includes('\n'));
     return true;
   });
@@ -154,7 +183,10 @@ test('missing paths and folders of junk are TraceInputErrors that say what was l
   writeFileSync(path.join(junk, 'other.json'), '{"hello": 1}');
   await assert.rejects(summarizePath(junk), (err: unknown) => {
     assert.ok(err instanceof TraceInputError);
-    assert.match(err.message, /no rocprof output found \(looked for .*\*_results\.db.*results\.json.*\); skipped 4 file\(s\): data\.csv \(CSV with unrecognised columns \(a, b\)\)/);
+    assert.match(
+      err.message,
+      /no rocprof output found \(looked for .*\*_results\.db.*results\.json.*\); skipped 4 file\(s\): data\.csv \(CSV with unrecognised columns \(a, b\)\)/,
+    );
     assert.ok(!err.message.includes('\n'));
     return true;
   });
@@ -167,14 +199,26 @@ test('missing paths and folders of junk are TraceInputErrors that say what was l
   // a CSV whose quote never closes is skipped with the reason, not a crash
   const bad = path.join(tempDir('badcsv'), 'z_kernel_trace.csv');
   writeFileSync(bad, '"Kernel_Name","Start_Timestamp","End_Timestamp"\n"never closed,1,2\n');
-  await assert.rejects(summarizePath(bad), /z_kernel_trace\.csv \(malformed CSV: unterminated quoted field \(line 2\)\)/);
+  await assert.rejects(
+    summarizePath(bad),
+    /z_kernel_trace\.csv \(malformed CSV: unterminated quoted field \(line 2\)\)/,
+  );
 });
 
 test('a CSV that breaks half-way keeps the rows before the break, with a warning', async () => {
   const file = path.join(tempDir('half'), 'h_kernel_trace.csv');
   writeFileSync(file, '"Kernel_Name","Start_Timestamp","End_Timestamp"\n"a",10,20\n"a",30,45\n"b"x,1,2\n"a",50,60\n');
   const s = await summarizePath(file);
-  assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs]), [['a', 2, 25]]);
-  assert.deepEqual(s.sources.map((x) => [x.path, x.rows]), [['h_kernel_trace.csv', 2]]);
-  assert.match(s.warnings.join('\n'), /h_kernel_trace\.csv: malformed CSV: unexpected character after a closing quote \(line 4\); the 2 row\(s\) before it were read/);
+  assert.deepEqual(
+    s.kernels.map((k) => [k.name, k.calls, k.totalNs]),
+    [['a', 2, 25]],
+  );
+  assert.deepEqual(
+    s.sources.map((x) => [x.path, x.rows]),
+    [['h_kernel_trace.csv', 2]],
+  );
+  assert.match(
+    s.warnings.join('\n'),
+    /h_kernel_trace\.csv: malformed CSV: unexpected character after a closing quote \(line 4\); the 2 row\(s\) before it were read/,
+  );
 });

@@ -72,7 +72,12 @@ export interface RefKernel {
 }
 
 /** Per-kernel aggregates of a kernel_trace CSV, by the reference parser and plain arithmetic. */
-export function referenceKernels(file: string, nameCol = 'Kernel_Name', startCol = 'Start_Timestamp', endCol = 'End_Timestamp') {
+export function referenceKernels(
+  file: string,
+  nameCol = 'Kernel_Name',
+  startCol = 'Start_Timestamp',
+  endCol = 'End_Timestamp',
+) {
   const [header, ...rows] = parseCsvReference(readFileSync(file, 'utf8'));
   const h = header as string[];
   const iName = h.indexOf(nameCol);
@@ -119,7 +124,6 @@ export function unionLength(intervals: Array<[number, number]>): number {
   if (ce > cs) total += ce - cs;
   return total;
 }
-
 
 /** Writes rows the way rocprofv3 does: strings and the header quoted, numbers bare. */
 export function toRocprofCsv(header: string[], rows: string[][], eol = '\n'): string {

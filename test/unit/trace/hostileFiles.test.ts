@@ -59,7 +59,10 @@ test('a zip whose 140 entries point at one member is refused before any entry is
   writeFileSync(real, overlappingZip(names, deflateRawSync(csv), csv.length));
   await assert.rejects(summarizePath(real), (err: Error) => {
     assert.ok(err instanceof TraceInputError, String(err));
-    assert.match(err.message, /real\.zip: refused: entries run\d+\/1_kernel_trace\.csv and run\d+\/1_kernel_trace\.csv share their bytes in the archive/);
+    assert.match(
+      err.message,
+      /real\.zip: refused: entries run\d+\/1_kernel_trace\.csv and run\d+\/1_kernel_trace\.csv share their bytes in the archive/,
+    );
     return true;
   });
   // the same layout with data that cannot inflate: had any entry been opened, the error would be zlib's

@@ -18,11 +18,20 @@ test('a generated 6,000-dispatch trace: exact per-kernel numbers and busy union 
     const k = s.kernels.find((x) => x.name === name);
     assert.deepEqual([k?.calls, k?.totalNs, k?.minNs, k?.maxNs], [r.calls, r.total, r.min, r.max], name.slice(0, 80));
   }
-  assert.ok(s.kernels.some((k) => k.name.includes('"tag"')), 'the name with doubled quotes decoded');
+  assert.ok(
+    s.kernels.some((k) => k.name.includes('"tag"')),
+    'the name with doubled quotes decoded',
+  );
   const agent = s.agents[0];
   assert.equal(agent?.busyNs, unionLength(ref.intervals));
   assert.equal(agent?.busyExact, true);
   assert.equal(s.timeline?.exact, false, 'islands were retired into the histogram');
-  const integrated = (s.timeline?.agents[0]?.busyFraction ?? []).reduce((t, f) => t + f * (s.timeline?.bucketNs as number), 0);
-  assert.ok(Math.abs(integrated - (agent?.busyNs as number)) / (agent?.busyNs as number) < 1e-4, `${integrated} vs ${agent?.busyNs}`);
+  const integrated = (s.timeline?.agents[0]?.busyFraction ?? []).reduce(
+    (t, f) => t + f * (s.timeline?.bucketNs as number),
+    0,
+  );
+  assert.ok(
+    Math.abs(integrated - (agent?.busyNs as number)) / (agent?.busyNs as number) < 1e-4,
+    `${integrated} vs ${agent?.busyNs}`,
+  );
 });

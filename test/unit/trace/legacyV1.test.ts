@@ -7,7 +7,15 @@ import { summarizePath } from '../../../src/trace/index';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { fixture, parseCsvReference, tempDir } from './helpers';
 
-const FILES = ['results.json', 'results.stats.csv', 'results.copy_stats.csv', 'results.hip_stats.csv', 'results.sysinfo.txt', 'output_vec_add_gpu.csv', 'input.txt'];
+const FILES = [
+  'results.json',
+  'results.stats.csv',
+  'results.copy_stats.csv',
+  'results.hip_stats.csv',
+  'results.sysinfo.txt',
+  'output_vec_add_gpu.csv',
+  'input.txt',
+];
 
 function v1Folder(): string {
   const dir = tempDir('v1');
@@ -22,10 +30,16 @@ function stats(name: string): Array<{ name: string; calls: number; total: number
 
 test('totals from results.json equal the stats files of the same run (kernels, copies, HIP API)', async () => {
   const s = traceSummarySchema.parse(await summarizePath(v1Folder()));
-  assert.deepEqual(s.sources.map((x) => [x.path, x.format, x.variant]), [['results.json', 'rocprof-v1-json', 'v1']]);
+  assert.deepEqual(
+    s.sources.map((x) => [x.path, x.format, x.variant]),
+    [['results.json', 'rocprof-v1-json', 'v1']],
+  );
 
   const kernelStats = stats('results.stats.csv');
-  assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs]), kernelStats.map((r) => [r.name, r.calls, r.total]));
+  assert.deepEqual(
+    s.kernels.map((k) => [k.name, k.calls, k.totalNs]),
+    kernelStats.map((r) => [r.name, r.calls, r.total]),
+  );
   assert.equal(s.kernels[0]?.shortName, 'vector_add');
   s.kernels.forEach((k, i) => assert.ok(Math.abs(k.percent - (kernelStats[i]?.pct as number)) < 1e-9));
 
@@ -52,16 +66,26 @@ test('totals from results.json equal the stats files of the same run (kernels, c
 test('agent, busy union and skipped files of the legacy set', async () => {
   const s = await summarizePath(v1Folder());
   // dev-id 4 is HSA agent index 4 = rocminfo's Agent5 (four CPU agents first): gfx942 with 228 CUs
-  assert.deepEqual(s.agents.map((a) => [a.id, a.type, a.name, a.productName, a.cuCount]), [['Agent 4', 'GPU', 'gfx942', 'AMDInstinctMI300A', 228]]);
-  const doc = JSON.parse(readFileSync(fixture('HIP_Programming__results.json'), 'utf8')) as { traceEvents: Array<{ ph?: string; pid?: string; args?: { BeginNs?: string; EndNs?: string } }> };
-  const gpuWork = doc.traceEvents.filter((e) => e.ph === 'X' && (e.pid === '1' || e.pid === '10')).map((e) => [Number(e.args?.BeginNs), Number(e.args?.EndNs)]);
+  assert.deepEqual(
+    s.agents.map((a) => [a.id, a.type, a.name, a.productName, a.cuCount]),
+    [['Agent 4', 'GPU', 'gfx942', 'AMDInstinctMI300A', 228]],
+  );
+  const doc = JSON.parse(readFileSync(fixture('HIP_Programming__results.json'), 'utf8')) as {
+    traceEvents: Array<{ ph?: string; pid?: string; args?: { BeginNs?: string; EndNs?: string } }>;
+  };
+  const gpuWork = doc.traceEvents
+    .filter((e) => e.ph === 'X' && (e.pid === '1' || e.pid === '10'))
+    .map((e) => [Number(e.args?.BeginNs), Number(e.args?.EndNs)]);
   assert.equal(gpuWork.length, 4);
   const start = Math.min(...gpuWork.map((w) => w[0] as number));
   const end = Math.max(...gpuWork.map((w) => w[1] as number));
   assert.deepEqual(s.wall, { startNs: start, endNs: end, spanNs: end - start });
   const agent = s.agents[0];
   // the kernel ran between the copies here: nothing overlaps, so union = sum
-  assert.equal(agent?.busyNs, gpuWork.reduce((t, w) => t + (w[1] as number) - (w[0] as number), 0));
+  assert.equal(
+    agent?.busyNs,
+    gpuWork.reduce((t, w) => t + (w[1] as number) - (w[0] as number), 0),
+  );
   assert.deepEqual(s.processes, [{ pid: 19147, host: null, command: null }]);
   const reasons = new Map(s.skipped.map((x) => [x.path, x.reason]));
   assert.match(reasons.get('output_vec_add_gpu.csv') ?? '', /without start\/end timestamps/);
@@ -74,9 +98,21 @@ test('legacy stats files alone are the data (count and total, no min/max)', asyn
   copyFileSync(fixture('HIP_Programming__results.stats.csv'), path.join(dir, 'results.stats.csv'));
   copyFileSync(fixture('HIP_Programming__results.copy_stats.csv'), path.join(dir, 'results.copy_stats.csv'));
   const s = await summarizePath(dir);
-  assert.deepEqual(s.sources.map((x) => [x.format, x.kind]).sort(), [['rocprof-v1-stats', 'copy_stats'], ['rocprof-v1-stats', 'kernel_stats']]);
-  assert.deepEqual(s.kernels.map((k) => [k.name, k.calls, k.totalNs, k.minNs, k.maxNs, k.stddevNs]), [['vector_add(float*, float*, float*, int)', 1, 3431611, null, null, null]]);
-  assert.deepEqual(s.memoryCopies.map((c) => [c.direction, c.calls, c.totalNs]), [['DEVICE_TO_HOST', 1, 885689740], ['HOST_TO_DEVICE', 2, 180717650]]);
+  assert.deepEqual(s.sources.map((x) => [x.format, x.kind]).sort(), [
+    ['rocprof-v1-stats', 'copy_stats'],
+    ['rocprof-v1-stats', 'kernel_stats'],
+  ]);
+  assert.deepEqual(
+    s.kernels.map((k) => [k.name, k.calls, k.totalNs, k.minNs, k.maxNs, k.stddevNs]),
+    [['vector_add(float*, float*, float*, int)', 1, 3431611, null, null, null]],
+  );
+  assert.deepEqual(
+    s.memoryCopies.map((c) => [c.direction, c.calls, c.totalNs]),
+    [
+      ['DEVICE_TO_HOST', 1, 885689740],
+      ['HOST_TO_DEVICE', 2, 180717650],
+    ],
+  );
   assert.equal(s.wall, null, 'stats have no timestamps');
   assert.equal(s.timeline, null);
 });

@@ -14,7 +14,8 @@ import { tempDirsRemovedAfter } from '../../support/tempDirs';
 
 const tempDir = tempDirsRemovedAfter('kr-trace-');
 
-const HEADER = '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","Workgroup_Size_X","Grid_Size_X"';
+const HEADER =
+  '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","Workgroup_Size_X","Grid_Size_X"';
 
 const NAMES = [
   'void gemm<128, 64>(float const*, float*, int)',
@@ -55,17 +56,25 @@ function generate(file: string, o: GenOptions): string {
     const agent = next() < 0.8 ? 'Agent 4' : 'Agent 5';
     const lds = next() < 0.1 ? '' : next() < 0.1 ? '16384.0' : String([0, 4096, 65536][Math.floor(next() * 3)]);
     const quotedName = i === o.malformedAt ? `"${name}"x` : `"${name}"`;
-    lines.push(`"KERNEL_DISPATCH","${agent}",${1 + Math.floor(next() * 4)},${kernelId},${quotedName},${i + 1},${start},${end},${lds},${[8, 32, 128][Math.floor(next() * 3)]},256,${[256, 1024, 65536][Math.floor(next() * 3)]}`);
+    lines.push(
+      `"KERNEL_DISPATCH","${agent}",${1 + Math.floor(next() * 4)},${kernelId},${quotedName},${i + 1},${start},${end},${lds},${[8, 32, 128][Math.floor(next() * 3)]},256,${[256, 1024, 65536][Math.floor(next() * 3)]}`,
+    );
   }
   const text = (o.bom ? '\ufeff' : '') + lines.join(eol) + (o.trailingEol === false ? '' : eol);
   writeFileSync(file, text);
   return text;
 }
 
-async function both(file: string, parallel: { partBytes: number; threads?: number }): Promise<{ one: TraceSummary; many: TraceSummary; runs: ParallelRun[] }> {
+async function both(
+  file: string,
+  parallel: { partBytes: number; threads?: number },
+): Promise<{ one: TraceSummary; many: TraceSummary; runs: ParallelRun[] }> {
   const one = await summarizePath(file, { parallel: { threads: 0 } });
   const runs: ParallelRun[] = [];
-  const many = await summarizePath(file, { parallel: { threads: parallel.threads ?? 2, minBytes: 0, partBytes: parallel.partBytes }, onParallelRun: (r) => runs.push(r) });
+  const many = await summarizePath(file, {
+    parallel: { threads: parallel.threads ?? 2, minBytes: 0, partBytes: parallel.partBytes },
+    onParallelRun: (r) => runs.push(r),
+  });
   return { one, many, runs };
 }
 
@@ -96,8 +105,14 @@ test('rows spanning part boundaries: identical summary for LF, CRLF, BOM and no 
     if (!one) throw new Error('no run');
     assert.equal(one.kernelTotals.calls, 397, `${tag}: the three bad rows are not dispatches`);
     assert.match(one.warnings.join('\n'), /3 row\(s\) without valid fields or timestamps were skipped/);
-    assert.ok(one.kernels.some((k) => k.name === 'two\nlines, and a comma'), 'the name with a newline decoded');
-    assert.ok(one.kernels.some((k) => k.name === 'say "hi", then, go'), 'doubled quotes decoded');
+    assert.ok(
+      one.kernels.some((k) => k.name === 'two\nlines, and a comma'),
+      'the name with a newline decoded',
+    );
+    assert.ok(
+      one.kernels.some((k) => k.name === 'say "hi", then, go'),
+      'doubled quotes decoded',
+    );
   }
 });
 
@@ -138,9 +153,15 @@ test('a malformed row in a later part: same rows kept, same warning with the sam
   const { one, many, runs } = await both(file, { partBytes: 2000 });
   assert.deepEqual(many, one);
   assert.ok((runs[0] as ParallelRun).parts > 5);
-  const line = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('"x,')) + 1;
+  const line =
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('"x,')) + 1;
   assert.ok(line > 1);
-  assert.match(one.warnings.join('\n'), new RegExp(`unexpected character after a closing quote \\(line ${line}\\); the 211 row\\(s\\) before it were read`));
+  assert.match(
+    one.warnings.join('\n'),
+    new RegExp(`unexpected character after a closing quote \\(line ${line}\\); the 211 row\\(s\\) before it were read`),
+  );
   assert.equal(one.sources[0]?.rows, 211);
 });
 
@@ -178,8 +199,14 @@ test('launch configurations per kernel: counted like a naive reference when fiel
   const next = seededRandom(77);
   // [columns present, row values]: one layout with every launch column, one without Scratch/Accum (older files)
   const layouts = [
-    ['"Kind","Agent_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"', 11],
-    ['"Kind","Agent_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","SGPR_Count","Workgroup_Size_X","Grid_Size_X"', 5],
+    [
+      '"Kind","Agent_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"',
+      11,
+    ],
+    [
+      '"Kind","Agent_Id","Kernel_Id","Kernel_Name","Start_Timestamp","End_Timestamp","LDS_Block_Size","VGPR_Count","SGPR_Count","Workgroup_Size_X","Grid_Size_X"',
+      5,
+    ],
   ] as const;
   for (const [header, width] of layouts) {
     const expected = new Map<string, Map<string, number>>();
@@ -188,7 +215,10 @@ test('launch configurations per kernel: counted like a naive reference when fiel
     for (let i = 0; i < 3000; i++) {
       const k = Math.floor(next() * 3);
       // mostly the kernel's usual config, sometimes another; a decimal, an empty field or a quoted number now and then
-      const base = next() < 0.8 ? [k * 100, 16, 32 + k, 0, 48, 256, 1, 1, 4096 * (k + 1), 1, 1] : [Math.floor(next() * 3) * 64, 0, 64, 4, 96, 128, 2, 1, 1024, 8, 1];
+      const base =
+        next() < 0.8
+          ? [k * 100, 16, 32 + k, 0, 48, 256, 1, 1, 4096 * (k + 1), 1, 1]
+          : [Math.floor(next() * 3) * 64, 0, 64, 4, 96, 128, 2, 1, 1024, 8, 1];
       const fields = base.slice(0, width).map(String);
       const r = next();
       if (r < 0.03) fields[0] = `${fields[0]}.0`;
@@ -210,8 +240,15 @@ test('launch configurations per kernel: counted like a naive reference when fiel
         const k = s.kernels.find((x) => x.name === name);
         assert.ok(k, name);
         const calls = k.launches.map((l) => l.calls).sort((a, b) => b - a);
-        assert.deepEqual(calls, [...configs.values()].sort((a, b) => b - a), `${name}, ${width} launch columns, threads ${parallel.threads}`);
-        assert.equal(calls.reduce((a, b) => a + b, 0), k.calls);
+        assert.deepEqual(
+          calls,
+          [...configs.values()].sort((a, b) => b - a),
+          `${name}, ${width} launch columns, threads ${parallel.threads}`,
+        );
+        assert.equal(
+          calls.reduce((a, b) => a + b, 0),
+          k.calls,
+        );
       }
     }
   }
@@ -226,13 +263,21 @@ test('kernels per rocTX range from the dispatches kept while reading (workers or
     let at = 900 + Math.floor(next() * 3700);
     if (at === 2500) at = 2501; // not on the instant mark
     const gpu0 = 10_000 + i * 20;
-    return { corr: 1000 + i, tid, at, kernel: [A, B, C][Math.floor(next() * 3)] as string, gpu: [gpu0, gpu0 + 5 + Math.floor(next() * 15)] as [number, number] };
+    return {
+      corr: 1000 + i,
+      tid,
+      at,
+      kernel: [A, B, C][Math.floor(next() * 3)] as string,
+      gpu: [gpu0, gpu0 + 5 + Math.floor(next() * 15)] as [number, number],
+    };
   });
   writeRun(dir, { launches });
   // the innermost range open on the launching thread when the launch was made (the later-started one)
   const expected = new Map<string, Map<string, { calls: number; totalNs: number }>>();
   for (const l of launches) {
-    const open = RANGES.filter(([, tid, s, e]) => tid === l.tid && s <= l.at && l.at <= e && e > s).sort((x, y) => y[2] - x[2]);
+    const open = RANGES.filter(([, tid, s, e]) => tid === l.tid && s <= l.at && l.at <= e && e > s).sort(
+      (x, y) => y[2] - x[2],
+    );
     const range = open[0]?.[0];
     if (!range) continue;
     if (!expected.has(range)) expected.set(range, new Map());
@@ -243,7 +288,10 @@ test('kernels per rocTX range from the dispatches kept while reading (workers or
   }
   const one = await summarizePath(dir, { parallel: { threads: 0 } });
   const runs: ParallelRun[] = [];
-  const many = await summarizePath(dir, { parallel: { threads: 2, minBytes: 0, partBytes: 20_000 }, onParallelRun: (r) => runs.push(r) });
+  const many = await summarizePath(dir, {
+    parallel: { threads: 2, minBytes: 0, partBytes: 20_000 },
+    onParallelRun: (r) => runs.push(r),
+  });
   assert.ok((runs[0]?.parts ?? 0) > 5 && runs[0]?.workers === 2, 'the kernel trace was read by workers');
   assert.deepEqual(many, one);
   for (const [range, kernels] of expected) {

@@ -41,7 +41,8 @@ function referenceCounts(file: string, nameOf: (dispatch: string) => string = (d
     a.samples++;
     a.lanes += popcount(r[col('Exec_Mask')] as string);
     if (col('Wave_Issued_Instruction') >= 0) {
-      if (r[col('Wave_Issued_Instruction')] === '0') bump(a.stalls, (r[col('Stall_Reason')] as string).replace(REASON, ''));
+      if (r[col('Wave_Issued_Instruction')] === '0')
+        bump(a.stalls, (r[col('Stall_Reason')] as string).replace(REASON, ''));
       else bump(a.types, (r[col('Instruction_Type')] as string).replace(TYPE, ''));
     }
   };
@@ -54,7 +55,8 @@ function referenceCounts(file: string, nameOf: (dispatch: string) => string = (d
   return { rows: rows.length, kernels, lines, insts };
 }
 
-const obj = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+const obj = (m: Map<string, number>): Record<string, number> =>
+  Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 
 function assertMatches(hot: PcHotspots, ref: ReturnType<typeof referenceCounts>, withLines: boolean): void {
   assert.equal(hot.samples, ref.rows);
@@ -97,7 +99,10 @@ function assertMatches(hot: PcHotspots, ref: ReturnType<typeof referenceCounts>,
       assert.equal(i.offset, null);
     }
     // hottest first
-    for (let j = 1; j < k.instructions.length; j++) assert.ok((k.instructions[j - 1] as { samples: number }).samples >= (k.instructions[j] as { samples: number }).samples);
+    for (let j = 1; j < k.instructions.length; j++)
+      assert.ok(
+        (k.instructions[j - 1] as { samples: number }).samples >= (k.instructions[j] as { samples: number }).samples,
+      );
   }
   pcHotspotsSchema.parse(hot);
 }
@@ -131,22 +136,31 @@ test('stochastic samples: stall reasons of the not-issued, types of the issued, 
   // 18446744073709551615 is 64 lanes, not the 0 or 53 a double would give
   assert.ok(hot.kernels.every((k) => k.meanActiveLanes === 64));
   const issued = hot.kernels.reduce((n, k) => n + (k.issued ?? 0), 0);
-  const refIssued = parseCsvReference(readFileSync(file, 'utf8')).slice(1).filter((r) => r[6] === '1').length;
+  const refIssued = parseCsvReference(readFileSync(file, 'utf8'))
+    .slice(1)
+    .filter((r) => r[6] === '1').length;
   assert.equal(issued, refIssued);
 });
 
-test('dispatches become kernels through the same run\'s kernel trace', async () => {
+test("dispatches become kernels through the same run's kernel trace", async () => {
   const dir = tempDir('pcs-names');
   copyFileSync(PCS('pc_sampling_stochastic_debug.csv'), path.join(dir, '4242_pc_sampling_stochastic.csv'));
   const rows = parseCsvReference(readFileSync(PCS('pc_sampling_stochastic_debug.csv'), 'utf8')).slice(1);
   const dispatches = [...new Set(rows.map((r) => r[2] as string))];
   // even dispatches run "vec_add", odd ones "vec_mul" (a kernel trace written for this test)
-  const nameOf = (d: string): string => (Number(d) % 2 === 0 ? 'void vec_add<float>(float*, float const*, int)' : 'vec_mul');
-  const trace = ['"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","Dispatch_Id"'];
-  for (const d of dispatches) trace.push(`"KERNEL_DISPATCH",1,1,7,"${nameOf(d)}",${d},${1000 * Number(d)},${1000 * Number(d) + 500},${d}`);
+  const nameOf = (d: string): string =>
+    Number(d) % 2 === 0 ? 'void vec_add<float>(float*, float const*, int)' : 'vec_mul';
+  const trace = [
+    '"Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","Dispatch_Id"',
+  ];
+  for (const d of dispatches)
+    trace.push(`"KERNEL_DISPATCH",1,1,7,"${nameOf(d)}",${d},${1000 * Number(d)},${1000 * Number(d) + 500},${d}`);
   writeFileSync(path.join(dir, '4242_kernel_trace.csv'), `${trace.join('\n')}\n`);
   const hot = await hotspotsPath(dir);
-  assert.deepEqual(hot.kernels.map((k) => k.name).sort(), ['vec_mul', 'void vec_add<float>(float*, float const*, int)']);
+  assert.deepEqual(hot.kernels.map((k) => k.name).sort(), [
+    'vec_mul',
+    'void vec_add<float>(float*, float const*, int)',
+  ]);
   assertMatches(hot, referenceCounts(PCS('pc_sampling_stochastic_debug.csv'), nameOf), true);
 
   // summarize carries them too, with the samples as a source, and the kernel trace read as ever
@@ -161,7 +175,15 @@ test('dispatches become kernels through the same run\'s kernel trace', async () 
 function jsonOutput(): { text: string; expected: { samples: number; unknown: number } } {
   const instructions = ['s_waitcnt vmcnt(0)', 'v_add_f32_e32 v2, v2, v3', 'v_rcp_f64 v[0:1], v[2:3]'];
   const comments = ['/src/vec.hip:31', '/src/vec.hip:32', '/src/vec.hip:40'];
-  const sample = (dispatch: number, inst: number, offset: number, mask: string, issued: number, reason: string, type: string) =>
+  const sample = (
+    dispatch: number,
+    inst: number,
+    offset: number,
+    mask: string,
+    issued: number,
+    reason: string,
+    type: string,
+  ) =>
     `{"record": {"hw_id": {"chiplet": 0, "wave_id": 0}, "pc": {"code_object_id": ${inst < 0 ? 0 : 2}, "code_object_offset": ${offset}},
       "exec_mask": ${mask}, "timestamp": 390705261924637, "dispatch_id": ${dispatch}, "corr_id": {"internal": ${dispatch}, "external": 0},
       "wave_in_grp": 0, "wave_issued": ${issued}, "inst_type": "${TYPE}${type}", "wave_cnt": 6,
@@ -192,7 +214,9 @@ test('the JSON output: code object offsets, the instruction and comment tables, 
   const hot = await hotspotsPath(dir);
   pcHotspotsSchema.parse(hot);
   assert.equal(hot.samples, expected.samples);
-  assert.deepEqual(hot.sources, [{ path: '4242_results.json', format: 'rocprofv3-json', method: 'stochastic', samples: 5 }]);
+  assert.deepEqual(hot.sources, [
+    { path: '4242_results.json', format: 'rocprofv3-json', method: 'stochastic', samples: 5 },
+  ]);
   assert.equal(hot.kernels.length, 1);
   const k = hot.kernels[0] as KernelHotspots;
   assert.equal(k.name, 'vec_add');
@@ -204,10 +228,24 @@ test('the JSON output: code object offsets, the instruction and comment tables, 
   assert.equal(k.meanActiveLanes, (64 + 64 + 32 + 32 + 1) / 5);
   const waitcnt = k.instructions.find((i) => i.offset === 13880);
   assert.deepEqual(
-    waitcnt && { codeObject: waitcnt.codeObject, text: waitcnt.text, file: waitcnt.file, line: waitcnt.line, samples: waitcnt.samples, share: waitcnt.share },
+    waitcnt && {
+      codeObject: waitcnt.codeObject,
+      text: waitcnt.text,
+      file: waitcnt.file,
+      line: waitcnt.line,
+      samples: waitcnt.samples,
+      share: waitcnt.share,
+    },
     { codeObject: 2, text: 's_waitcnt vmcnt(0)', file: '/src/vec.hip', line: 31, samples: 2, share: 0.4 },
   );
-  assert.deepEqual(k.lines.map((l) => [l.line, l.samples]), [[31, 2], [32, 1], [40, 1]]);
+  assert.deepEqual(
+    k.lines.map((l) => [l.line, l.samples]),
+    [
+      [31, 2],
+      [32, 1],
+      [40, 1],
+    ],
+  );
   const unknown = k.instructions.find((i) => i.text === '');
   assert.equal(unknown?.offset, null);
   assert.equal(unknown?.samples, 1);
@@ -219,7 +257,8 @@ test('the JSON output: code object offsets, the instruction and comment tables, 
   assert.ok(both.warnings.some((w) => w.includes('4242_pc_sampling_stochastic.csv: not read')));
 });
 
-const HEADER = '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id","Wave_Issued_Instruction","Instruction_Type","Stall_Reason","Wave_Count"';
+const HEADER =
+  '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id","Wave_Issued_Instruction","Instruction_Type","Stall_Reason","Wave_Count"';
 const row = (mask: string, dispatch: string, inst: string, comment: string, issued: string, reason: string): string =>
   `1,${mask},${dispatch},"${inst}","${comment}",${dispatch},${issued},"${TYPE}VALU","${REASON}${reason}",4`;
 
@@ -248,7 +287,10 @@ test('hostile CSV: malformed masks, unknown reasons, quotes, bad rows are counte
   assert.ok(k.instructions.some((i) => i.text === 'say "hi", ok'));
   const w = hot.warnings.join('\n');
   assert.match(w, /2 row\(s\) without a dispatch id or with missing fields were skipped \(the first on line 6\)/);
-  assert.match(w, /2 sample\(s\) with an Exec_Mask that is not a 64-bit number \(the first on line 3: "18446744073709551616"\)/);
+  assert.match(
+    w,
+    /2 sample\(s\) with an Exec_Mask that is not a 64-bit number \(the first on line 3: "18446744073709551616"\)/,
+  );
   assert.match(w, /1 sample\(s\) with stall reasons rocprofiler-sdk does not define: MADE_UP_REASON \(1\)/);
   assert.match(w, /1 sample\(s\) with a Wave_Issued_Instruction other than 0 or 1/);
 });
@@ -259,7 +301,10 @@ test('hostile CSV: an unterminated quote keeps the rows before it, with a warnin
   writeFileSync(file, `${HEADER}\n${row('1', '3', 's_nop 0', 'k.hip:1', '0', 'WAITCNT')}\n1,1,3,"s_nop 0,k.hip:2,3\n`);
   const hot = await hotspotsPath(file);
   assert.equal(hot.samples, 1);
-  assert.match(hot.warnings.join('\n'), /malformed CSV: unterminated quoted field .*the 1 row\(s\) before it were read/);
+  assert.match(
+    hot.warnings.join('\n'),
+    /malformed CSV: unterminated quoted field .*the 1 row\(s\) before it were read/,
+  );
 });
 
 test('hostile CSV: more distinct lines than the cap are folded, with a warning, and every sample still counted', async () => {
@@ -282,6 +327,12 @@ test('hostile CSV: more distinct lines than the cap are folded, with a warning, 
 test('no samples, a missing path: a clear TraceInputError', async () => {
   const dir = tempDir('pcs-none');
   writeFileSync(path.join(dir, 'notes.csv'), 'a,b\n1,2\n');
-  await assert.rejects(hotspotsPath(dir), (e: unknown) => e instanceof TraceInputError && /no PC samples found/.test(e.message));
-  await assert.rejects(hotspotsPath(path.join(dir, 'nope')), (e: unknown) => e instanceof TraceInputError && /no such file/.test(e.message));
+  await assert.rejects(
+    hotspotsPath(dir),
+    (e: unknown) => e instanceof TraceInputError && /no PC samples found/.test(e.message),
+  );
+  await assert.rejects(
+    hotspotsPath(path.join(dir, 'nope')),
+    (e: unknown) => e instanceof TraceInputError && /no such file/.test(e.message),
+  );
 });

@@ -4,14 +4,21 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-const KERNEL_HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
+const KERNEL_HEADER =
+  '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
 const API_HEADER = '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"';
 export const PID = 4242;
 export const A = 'void gemm<float, 2>(float const*, float*, int)';
 export const B = 'worker_kernel(int*)';
 export const C = 'inner_kernel(float*, float const*)';
 
-export interface Launch { corr: number; tid: number; at: number; kernel: string; gpu: [number, number] }
+export interface Launch {
+  corr: number;
+  tid: number;
+  at: number;
+  kernel: string;
+  gpu: [number, number];
+}
 
 // Main thread 100: `benchmark 0` [1000, 2000], `benchmark 1` [3000, 4000] holding `inner` [3200, 3500], an
 // instant mark at 2500. Thread 200: `worker` [1100, 1400]. Thread 300 has no range. Kernels mostly run on the
@@ -40,10 +47,14 @@ function q(s: string): string {
 
 export function writeRun(dir: string, opts: { hip?: boolean; launches?: Launch[]; ranges?: typeof RANGES } = {}): void {
   const launches = opts.launches ?? LAUNCHES;
-  const kernels = launches.map((l, i) =>
-    `"KERNEL_DISPATCH","Agent 4",1,1,${l.tid},${i + 1},${7 + i},${q(l.kernel)},${l.corr},${l.gpu[0]},${l.gpu[1]},0,0,8,0,16,64,1,1,1024,1,1`);
+  const kernels = launches.map(
+    (l, i) =>
+      `"KERNEL_DISPATCH","Agent 4",1,1,${l.tid},${i + 1},${7 + i},${q(l.kernel)},${l.corr},${l.gpu[0]},${l.gpu[1]},0,0,8,0,16,64,1,1,1024,1,1`,
+  );
   writeFileSync(path.join(dir, `${PID}_kernel_trace.csv`), [KERNEL_HEADER, ...kernels].join('\n') + '\n');
-  const markers = (opts.ranges ?? RANGES).map(([name, tid, s, e], i) => `"MARKER_CORE_API",${q(name)},${PID},${tid},${100 + i},${s},${e}`);
+  const markers = (opts.ranges ?? RANGES).map(
+    ([name, tid, s, e], i) => `"MARKER_CORE_API",${q(name)},${PID},${tid},${100 + i},${s},${e}`,
+  );
   writeFileSync(path.join(dir, `${PID}_marker_api_trace.csv`), [API_HEADER, ...markers].join('\n') + '\n');
   if (opts.hip !== false) {
     const calls = [
@@ -54,4 +65,3 @@ export function writeRun(dir: string, opts: { hip?: boolean; launches?: Launch[]
     writeFileSync(path.join(dir, `${PID}_hip_api_trace.csv`), [API_HEADER, ...calls].join('\n') + '\n');
   }
 }
-

@@ -11,7 +11,9 @@ import { fixture, tempDir } from './helpers';
 import { A, B, C, LAUNCHES, PID, RANGES, writeRun } from './rangeRuns';
 
 function rangeKernels(s: TraceSummary): Record<string, Array<[string, number, number]>> {
-  return Object.fromEntries(s.markers.map((m) => [m.name, m.kernels.map((k) => [k.name, k.calls, k.totalNs] as [string, number, number])]));
+  return Object.fromEntries(
+    s.markers.map((m) => [m.name, m.kernels.map((k) => [k.name, k.calls, k.totalNs] as [string, number, number])]),
+  );
 }
 
 test('by correlation id: kernels that ran after their range closed stay in it; threads and nesting kept apart', async () => {
@@ -23,14 +25,24 @@ test('by correlation id: kernels that ran after their range closed stay in it; t
       'benchmark 0: n: 1024; seed: 1': [[A, 2, 300]],
       worker: [[B, 1, 30]],
       checkpoint: [],
-      'benchmark 1: n: 2048; seed: 2': [[A, 1, 100], [C, 1, 40]],
+      'benchmark 1: n: 2048; seed: 2': [
+        [A, 1, 100],
+        [C, 1, 40],
+      ],
       inner: [[C, 1, 40]],
     });
     for (const m of s.markers) assert.equal(m.kernelAttribution, m.kernels.length ? 'correlation' : null, m.name);
     assert.deepEqual(s.rangeAttribution, { by: 'correlation', dispatches: 8, inRanges: 6 });
     assert.ok(!s.warnings.some((w) => w.includes('rocTX')), 'no fallback warning');
     // the kernel table itself is unchanged by the attribution
-    assert.deepEqual(s.kernels.map((k) => [k.name, k.calls]), [[A, 4], [C, 2], [B, 2]]);
+    assert.deepEqual(
+      s.kernels.map((k) => [k.name, k.calls]),
+      [
+        [A, 4],
+        [C, 2],
+        [B, 2],
+      ],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -58,13 +70,20 @@ test('without an API trace: by GPU time on the launching thread, flagged, and ke
 test('a range not tied to a thread (thread id 0, roctxRangeStart) counts on every thread; the later-started range is inner', async () => {
   const dir = tempDir('ranges-any');
   try {
-    const ranges: typeof RANGES = [['whole run', 0, 500, 9000], ['benchmark 0: n: 1', 100, 1000, 2000]];
+    const ranges: typeof RANGES = [
+      ['whole run', 0, 500, 9000],
+      ['benchmark 0: n: 1', 100, 1000, 2000],
+    ];
     writeRun(dir, { ranges });
     const s = await summarizePath(dir);
     const k = rangeKernels(s);
     assert.deepEqual(k['benchmark 0: n: 1'], [[A, 2, 300]]);
     // every other launch (threads 200 and 300 included) was made while `whole run` was open
-    assert.deepEqual(k['whole run'], [[A, 2, 200], [C, 2, 80], [B, 2, 60]]);
+    assert.deepEqual(k['whole run'], [
+      [A, 2, 200],
+      [C, 2, 80],
+      [B, 2, 60],
+    ]);
     assert.deepEqual(s.rangeAttribution, { by: 'correlation', dispatches: 8, inRanges: 8 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -92,29 +111,52 @@ test('rocpd: the real database with two marker ranges added; dispatches follow s
     const sql = new Database(db);
     const suffix = '00003fdc_92cb_72cb_9169_c7e541b1fcdf';
     // launch calls in time order; the first range holds the first 60, the second the rest
-    const launches = sql.prepare('SELECT start, "end" FROM regions WHERE stack_id IN (SELECT stack_id FROM kernels) ORDER BY start').all() as Array<{ start: number; end: number }>;
+    const launches = sql
+      .prepare('SELECT start, "end" FROM regions WHERE stack_id IN (SELECT stack_id FROM kernels) ORDER BY start')
+      .all() as Array<{ start: number; end: number }>;
     assert.equal(launches.length, 151);
     const cut = (launches[60] as { start: number }).start;
     const first = (launches[0] as { start: number }).start - 1;
     const last = (launches[150] as { end: number }).end + 1;
     const str = (s: string): number => {
-      const known = sql.prepare(`SELECT id FROM rocpd_string_${suffix} WHERE string = ?`).get(s) as { id: number } | undefined;
-      return known ? known.id : Number(sql.prepare(`INSERT INTO rocpd_string_${suffix} (string) VALUES (?)`).run(s).lastInsertRowid);
+      const known = sql.prepare(`SELECT id FROM rocpd_string_${suffix} WHERE string = ?`).get(s) as
+        { id: number } | undefined;
+      return known
+        ? known.id
+        : Number(sql.prepare(`INSERT INTO rocpd_string_${suffix} (string) VALUES (?)`).run(s).lastInsertRowid);
     };
     const category = str('MARKER_CORE_API');
-    const region = sql.prepare(`SELECT nid, pid, tid FROM rocpd_region_${suffix} LIMIT 1`).get() as { nid: number; pid: number; tid: number };
+    const region = sql.prepare(`SELECT nid, pid, tid FROM rocpd_region_${suffix} LIMIT 1`).get() as {
+      nid: number;
+      pid: number;
+      tid: number;
+    };
     const addRange = (name: string, start: number, end: number): void => {
-      const ev = Number(sql.prepare(`INSERT INTO rocpd_event_${suffix} (category_id, stack_id, parent_stack_id, correlation_id) VALUES (?, ?, 0, 0)`).run(category, 900000 + start % 1000).lastInsertRowid);
-      sql.prepare(`INSERT INTO rocpd_region_${suffix} (nid, pid, tid, start, "end", name_id, event_id) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      const ev = Number(
+        sql
+          .prepare(
+            `INSERT INTO rocpd_event_${suffix} (category_id, stack_id, parent_stack_id, correlation_id) VALUES (?, ?, 0, 0)`,
+          )
+          .run(category, 900000 + (start % 1000)).lastInsertRowid,
+      );
+      sql
+        .prepare(
+          `INSERT INTO rocpd_region_${suffix} (nid, pid, tid, start, "end", name_id, event_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
         .run(region.nid, region.pid, region.tid, start, end, str(name), ev);
     };
     addRange('benchmark 0: m: 256', first, cut - 1);
     addRange('benchmark 1: m: 512', cut - 1, last);
     // expected from SQL: the kernels whose launch region started inside each range
     const expected = (from: number, to: number) =>
-      (sql.prepare(`SELECT k.name AS name, COUNT(*) AS calls, SUM(k."end" - k.start) AS total FROM kernels k JOIN regions r ON r.stack_id = k.stack_id
-                    WHERE r.category NOT LIKE 'MARKER%' AND r.start >= ? AND r.start <= ? GROUP BY k.name ORDER BY total DESC`).all(from, to) as Array<{ name: string; calls: number; total: number }>)
-        .map((r) => [r.name, r.calls, r.total]);
+      (
+        sql
+          .prepare(
+            `SELECT k.name AS name, COUNT(*) AS calls, SUM(k."end" - k.start) AS total FROM kernels k JOIN regions r ON r.stack_id = k.stack_id
+                    WHERE r.category NOT LIKE 'MARKER%' AND r.start >= ? AND r.start <= ? GROUP BY k.name ORDER BY total DESC`,
+          )
+          .all(from, to) as Array<{ name: string; calls: number; total: number }>
+      ).map((r) => [r.name, r.calls, r.total]);
     const want0 = expected(first, cut - 2);
     const want1 = expected(cut, last);
     sql.close();
@@ -123,8 +165,14 @@ test('rocpd: the real database with two marker ranges added; dispatches follow s
     const k = rangeKernels(s);
     assert.deepEqual(k['benchmark 0: m: 256'], want0);
     assert.deepEqual(k['benchmark 1: m: 512'], want1);
-    assert.equal(want0.reduce((n, r) => n + (r[1] as number), 0), 60);
-    assert.equal(want1.reduce((n, r) => n + (r[1] as number), 0), 91);
+    assert.equal(
+      want0.reduce((n, r) => n + (r[1] as number), 0),
+      60,
+    );
+    assert.equal(
+      want1.reduce((n, r) => n + (r[1] as number), 0),
+      91,
+    );
     assert.deepEqual(s.rangeAttribution, { by: 'correlation', dispatches: 151, inRanges: 151 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -136,7 +184,10 @@ test('sparse correlation ids (far apart, as after merging processes) give the sa
   try {
     writeRun(dir, { launches: LAUNCHES.map((l) => ({ ...l, corr: l.corr * 1_000_000_007 })) });
     const s = await summarizePath(dir);
-    assert.deepEqual(rangeKernels(s)['benchmark 1: n: 2048; seed: 2'], [[A, 1, 100], [C, 1, 40]]);
+    assert.deepEqual(rangeKernels(s)['benchmark 1: n: 2048; seed: 2'], [
+      [A, 1, 100],
+      [C, 1, 40],
+    ]);
     assert.deepEqual(rangeKernels(s).inner, [[C, 1, 40]]);
     assert.deepEqual(s.rangeAttribution, { by: 'correlation', dispatches: 8, inRanges: 6 });
   } finally {

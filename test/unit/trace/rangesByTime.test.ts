@@ -19,25 +19,41 @@ const API_HEADER = '"Domain","Function","Process_Id","Thread_Id","Correlation_Id
 test('no API trace, dispatches on the HIP runtime thread: put in the range open in the process when they started, the rule said', async () => {
   const dir = tempDir('other-thread');
   // every dispatch recorded on thread 4243 (no range is ever pushed there); kernels that start inside a range
-  const launches = LAUNCHES.map((l, i) => ({ ...l, tid: 4243, gpu: (i < 3 ? [1500 + i * 10, 1505 + i * 10] : i === 3 ? [3300, 3340] : l.gpu) as [number, number] }));
+  const launches = LAUNCHES.map((l, i) => ({
+    ...l,
+    tid: 4243,
+    gpu: (i < 3 ? [1500 + i * 10, 1505 + i * 10] : i === 3 ? [3300, 3340] : l.gpu) as [number, number],
+  }));
   writeRun(dir, { hip: false, launches });
   const s = await summarizePath(dir);
   const k = Object.fromEntries(s.markers.map((m) => [m.name, m.kernels.map((x) => [x.name, x.calls, x.totalNs])]));
   // 1500-1525: inside `benchmark 0` [1000, 2000] (worker [1100, 1400] has closed); 3300: `inner` [3200, 3500]
-  assert.deepEqual(k['benchmark 0: n: 1024; seed: 1'], [[B, 2, 10], [A, 1, 5]]);
+  assert.deepEqual(k['benchmark 0: n: 1024; seed: 1'], [
+    [B, 2, 10],
+    [A, 1, 5],
+  ]);
   assert.deepEqual(k.inner, [[A, 1, 40]]);
   assert.deepEqual(k.worker, []);
   assert.deepEqual(s.rangeAttribution, { by: 'gpu-overlap', dispatches: 8, inRanges: 4, otherThread: 4 });
   const w = s.warnings.find((x) => x.startsWith('rocTX ranges: no API trace to correlate'));
   assert.ok(w, s.warnings.join('\n'));
-  assert.match(w, /by GPU time within the process .* 4 of 8 dispatches; 0 in a range of the dispatch's own Thread_Id, 4 with none open there in a range of another thread/);
-  assert.match(renderTraceTables(s), /4 of 8 dispatches were launched inside a range, put there by GPU time within the process, 4 of them in a range of another thread/);
+  assert.match(
+    w,
+    /by GPU time within the process .* 4 of 8 dispatches; 0 in a range of the dispatch's own Thread_Id, 4 with none open there in a range of another thread/,
+  );
+  assert.match(
+    renderTraceTables(s),
+    /4 of 8 dispatches were launched inside a range, put there by GPU time within the process, 4 of them in a range of another thread/,
+  );
 });
 
-test('a dispatch whose own thread has a range open stays in it, even when another thread\'s range started later', async () => {
+test("a dispatch whose own thread has a range open stays in it, even when another thread's range started later", async () => {
   const dir = tempDir('own-thread');
   // thread 100's `benchmark 0` [1000, 2000] and thread 200's `worker` [1100, 1400] both open at 1200
-  const launches = [{ corr: 1, tid: 100, at: 1000, kernel: A, gpu: [1200, 1210] as [number, number] }, { corr: 2, tid: 300, at: 1000, kernel: C, gpu: [1200, 1220] as [number, number] }];
+  const launches = [
+    { corr: 1, tid: 100, at: 1000, kernel: A, gpu: [1200, 1210] as [number, number] },
+    { corr: 2, tid: 300, at: 1000, kernel: C, gpu: [1200, 1220] as [number, number] },
+  ];
   writeRun(dir, { hip: false, launches });
   const s = await summarizePath(dir);
   const k = Object.fromEntries(s.markers.map((m) => [m.name, m.kernels.map((x) => [x.name, x.calls])]));
@@ -52,8 +68,17 @@ test('counter-only run (ROCm 7 counter_collection with timestamps) and a marker 
   const counters = readFileSync(fixture('rocm-systems__sdkdocs__counter_collection.csv'), 'utf8');
   writeFileSync(path.join(dir, '15606_counter_collection.csv'), counters);
   // a range over the first two dispatches' starts, one over the last; on the process's main thread
-  const rows = (parseCsvReference(counters).slice(1) as string[][]).map((r) => ({ name: r[8] as string, start: BigInt(r[17] as string), end: BigInt(r[18] as string) }));
-  const [d1, d2, , d4] = rows as [typeof rows[number], typeof rows[number], typeof rows[number], typeof rows[number]];
+  const rows = (parseCsvReference(counters).slice(1) as string[][]).map((r) => ({
+    name: r[8] as string,
+    start: BigInt(r[17] as string),
+    end: BigInt(r[18] as string),
+  }));
+  const [d1, d2, , d4] = rows as [
+    (typeof rows)[number],
+    (typeof rows)[number],
+    (typeof rows)[number],
+    (typeof rows)[number],
+  ];
   const markers = [
     `"MARKER_CORE_RANGE_API","first two",15606,15606,1,${d1.start - 1000n},${d2.start + 10n}`,
     `"MARKER_CORE_RANGE_API","last",15606,15606,2,${d4.start - 5n},${d4.end + 5n}`,
@@ -61,7 +86,10 @@ test('counter-only run (ROCm 7 counter_collection with timestamps) and a marker 
   writeFileSync(path.join(dir, '15606_marker_api_trace.csv'), [API_HEADER, ...markers].join('\n') + '\n');
   const s = await summarizePath(dir);
   const k = Object.fromEntries(s.markers.map((m) => [m.name, m.kernels.map((x) => [x.name, x.calls, x.totalNs])]));
-  assert.deepEqual(k['first two'], [d1, d2].map((d) => [d.name, 1, Number(d.end - d.start)]).sort((a, b) => (b[2] as number) - (a[2] as number)));
+  assert.deepEqual(
+    k['first two'],
+    [d1, d2].map((d) => [d.name, 1, Number(d.end - d.start)]).sort((a, b) => (b[2] as number) - (a[2] as number)),
+  );
   assert.deepEqual(k.last, [[d4.name, 1, Number(d4.end - d4.start)]]);
   assert.deepEqual(s.rangeAttribution, { by: 'gpu-overlap', dispatches: 4, inRanges: 3, otherThread: 0 });
   assert.equal(s.markers.find((m) => m.name === 'last')?.kernelAttribution, 'gpu-overlap');
@@ -81,7 +109,10 @@ test('roctxProfilerPause / Resume: listed as profiler control, not ranges, with 
   const s = await summarizePath(dir);
   assert.ok(!s.markers.some((m) => m.name.startsWith('roctxProfiler')), 'not ranges');
   assert.deepEqual(s.profilerControl, {
-    calls: [{ name: 'roctxProfilerPause', calls: 2 }, { name: 'roctxProfilerResume', calls: 1 }],
+    calls: [
+      { name: 'roctxProfilerPause', calls: 2 },
+      { name: 'roctxProfilerResume', calls: 1 },
+    ],
     pausedWindows: [
       { startNs: 1350, endNs: 3250, kernels: [{ name: A, calls: 1, totalNs: 200 }] },
       { startNs: 5350, endNs: null, kernels: [{ name: A, calls: 1, totalNs: 100 }] },
@@ -99,5 +130,8 @@ test('roctxProfilerPause / Resume: listed as profiler control, not ranges, with 
   writeFileSync(path.join(bare, `${PID}_marker_api_trace.csv`), [API_HEADER, ...control].join('\n') + '\n');
   const t = await summarizePath(bare);
   assert.deepEqual(t.markers, []);
-  assert.deepEqual(t.profilerControl?.pausedWindows.map((w) => w.kernels.map((x) => x.calls)), [[1], [1]]);
+  assert.deepEqual(
+    t.profilerControl?.pausedWindows.map((w) => w.kernels.map((x) => x.calls)),
+    [[1], [1]],
+  );
 });

@@ -13,24 +13,51 @@ import { fixture, tempDir } from './helpers';
 test('rocpd counters: per kernel means of the summed instances, duration from the dispatch, arch from the agents', async () => {
   const SQL = await initSqlJs();
   const db = new SQL.Database(readFileSync(fixture('batched_gemm__28_results.db')));
-  const suffix = String(db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_pmc_event_%'")[0]?.values[0]?.[0]).slice('rocpd_pmc_event'.length);
-  const dispatches = (db.exec('SELECT event_id, dispatch_id, guid, nid, pid, agent_id FROM rocpd_kernel_dispatch')[0]?.values ?? []) as Array<[number, number, string, number, number, number]>;
+  const suffix = String(
+    db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_pmc_event_%'")[0]?.values[0]?.[0],
+  ).slice('rocpd_pmc_event'.length);
+  const dispatches = (db.exec('SELECT event_id, dispatch_id, guid, nid, pid, agent_id FROM rocpd_kernel_dispatch')[0]
+    ?.values ?? []) as Array<[number, number, string, number, number, number]>;
   const [, , guid, nid, pid, agent] = dispatches[0] as [number, number, string, number, number, number];
   const counters = ['TCP_TOTAL_CACHE_ACCESSES_sum', 'TCC_EA0_RDREQ_sum', 'SQ_INSTS_VALU_ADD_F32'];
   counters.forEach((name, i) => {
-    db.run(`INSERT INTO rocpd_info_pmc${suffix} (id, guid, nid, pid, agent_id, target_arch, name, symbol, value_type, is_constant, is_derived) VALUES (?, ?, ?, ?, ?, 'GPU', ?, ?, 'ABS', 0, 0)`,
-      [i + 1, guid, nid, pid, agent, name, name]);
+    db.run(
+      `INSERT INTO rocpd_info_pmc${suffix} (id, guid, nid, pid, agent_id, target_arch, name, symbol, value_type, is_constant, is_derived) VALUES (?, ?, ?, ?, ?, 'GPU', ?, ?, 'ABS', 0, 0)`,
+      [i + 1, guid, nid, pid, agent, name, name],
+    );
   });
   for (const [eventId, dispatchId] of dispatches) {
     // two instances of one counter: summed
-    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 1, ?)`, [guid, eventId, dispatchId * 10]);
-    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 1, ?)`, [guid, eventId, 5]);
-    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 2, ?)`, [guid, eventId, 3]);
-    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 3, ?)`, [guid, eventId, 1]);
+    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 1, ?)`, [
+      guid,
+      eventId,
+      dispatchId * 10,
+    ]);
+    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 1, ?)`, [
+      guid,
+      eventId,
+      5,
+    ]);
+    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 2, ?)`, [
+      guid,
+      eventId,
+      3,
+    ]);
+    db.run(`INSERT INTO rocpd_pmc_event${suffix} (guid, event_id, pmc_id, value) VALUES (?, ?, 3, ?)`, [
+      guid,
+      eventId,
+      1,
+    ]);
   }
   const expected = new Map<string, { n: number; l1: number; dur: number }>();
-  for (const [name, dispatchId, dur] of (db.exec(`SELECT S.display_name, K.dispatch_id, K."end" - K.start FROM rocpd_kernel_dispatch K
-      JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id AND S.guid = K.guid`)[0]?.values ?? []) as Array<[string, number, number]>) {
+  for (const [
+    name,
+    dispatchId,
+    dur,
+  ] of (db.exec(`SELECT S.display_name, K.dispatch_id, K."end" - K.start FROM rocpd_kernel_dispatch K
+      JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id AND S.guid = K.guid`)[0]?.values ?? []) as Array<
+    [string, number, number]
+  >) {
     const e = expected.get(name) ?? { n: 0, l1: 0, dur: 0 };
     e.n++;
     e.l1 += (dispatchId * 10 + 5) * 64;

@@ -11,10 +11,14 @@ test('short names drop return types, arguments, clone suffixes and nested templa
     ['divide_kernel.kd', 'divide_kernel'],
     ['_Z10vector_addPfS_S_i', 'vector_add'],
     ['_ZN7ck_tile6kentryILi1ENS_17BatchedGemmKernelEEEvv', 'ck_tile::kentry'],
-    ['void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)',
-      'native::vectorized_elementwise_kernel<4, FillFunctor<…>, Array<…>>'],
-    ['void ck_tile::kentry<1, ck_tile::BatchedGemmKernel<ck_tile::X<1, 2>, void>, ck_tile::BatchedGemmKernel<ck_tile::X<1, 2>, void>::BatchedGemmKernelArgs>(ck_tile::Args)',
-      'ck_tile::kentry<1, BatchedGemmKernel<…>, BatchedGemmKernelArgs>'],
+    [
+      'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)',
+      'native::vectorized_elementwise_kernel<4, FillFunctor<…>, Array<…>>',
+    ],
+    [
+      'void ck_tile::kentry<1, ck_tile::BatchedGemmKernel<ck_tile::X<1, 2>, void>, ck_tile::BatchedGemmKernel<ck_tile::X<1, 2>, void>::BatchedGemmKernelArgs>(ck_tile::Args)',
+      'ck_tile::kentry<1, BatchedGemmKernel<…>, BatchedGemmKernelArgs>',
+    ],
     ['void foo<(ck::Mode)1, 8>(int)', 'foo<1, 8>'],
     ['void (anonymous namespace)::scan<int>(int*)', '(anonymous namespace)::scan<int>'],
     ['unsigned int ns::inner::plain_kernel', 'inner::plain_kernel'],

@@ -2,14 +2,31 @@
 // (two runs of the same code are "no change" >= 95% of the time; a 5% change with 100 runs a case is found >= 95%).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareCaseTimings, judgeChange, judgeDispatches, judgeTotals, studentTCdf, studentTQuantile, welch, type SampleMoments } from '../../../src/trace/significance';
+import {
+  compareCaseTimings,
+  judgeChange,
+  judgeDispatches,
+  judgeTotals,
+  studentTCdf,
+  studentTQuantile,
+  welch,
+  type SampleMoments,
+} from '../../../src/trace/significance';
 import { seededRandom } from '../../support/random';
 
-const close = (actual: number, expected: number, tol: number) => assert.ok(Math.abs(actual - expected) <= tol, `${actual} is not within ${tol} of ${expected}`);
+const close = (actual: number, expected: number, tol: number) =>
+  assert.ok(Math.abs(actual - expected) <= tol, `${actual} is not within ${tol} of ${expected}`);
 
 test("Student's t: CDF and quantiles match the published table (two-sided 95% and 99% critical values)", () => {
   // df: [t(0.975), t(0.995)] from any t table
-  const table: Array<[number, number, number]> = [[1, 12.706, 63.657], [2, 4.303, 9.925], [5, 2.571, 4.032], [10, 2.228, 3.169], [30, 2.042, 2.75], [120, 1.98, 2.617]];
+  const table: Array<[number, number, number]> = [
+    [1, 12.706, 63.657],
+    [2, 4.303, 9.925],
+    [5, 2.571, 4.032],
+    [10, 2.228, 3.169],
+    [30, 2.042, 2.75],
+    [120, 1.98, 2.617],
+  ];
   for (const [df, t975, t995] of table) {
     close(studentTQuantile(0.975, df), t975, 0.002);
     close(studentTQuantile(0.995, df), t995, 0.002);
@@ -75,10 +92,22 @@ test('the verdict carries the interval of the relative change, and too few runs 
   assert.equal(one.interval, null);
   assert.equal(one.ratio, 2);
   // per-dispatch spread: too few dispatches is not a verdict
-  assert.equal(judgeDispatches({ avgNs: 10, stddevNs: 1, calls: 3 }, { avgNs: 20, stddevNs: 1, calls: 3 }).verdict, 'not-enough-runs');
-  assert.equal(judgeDispatches({ avgNs: 10, stddevNs: 1, calls: 50 }, { avgNs: 20, stddevNs: 1, calls: 50 }).verdict, 'slower');
-  assert.equal(judgeDispatches({ avgNs: 10, stddevNs: null, calls: 50 }, { avgNs: 20, stddevNs: 1, calls: 50 }).verdict, 'not-enough-runs');
-  assert.equal(judgeTotals([{ calls: 50, avgNs: 10, stddevNs: 1 }], [{ calls: 50, avgNs: 8, stddevNs: 1 }]).verdict, 'faster');
+  assert.equal(
+    judgeDispatches({ avgNs: 10, stddevNs: 1, calls: 3 }, { avgNs: 20, stddevNs: 1, calls: 3 }).verdict,
+    'not-enough-runs',
+  );
+  assert.equal(
+    judgeDispatches({ avgNs: 10, stddevNs: 1, calls: 50 }, { avgNs: 20, stddevNs: 1, calls: 50 }).verdict,
+    'slower',
+  );
+  assert.equal(
+    judgeDispatches({ avgNs: 10, stddevNs: null, calls: 50 }, { avgNs: 20, stddevNs: 1, calls: 50 }).verdict,
+    'not-enough-runs',
+  );
+  assert.equal(
+    judgeTotals([{ calls: 50, avgNs: 10, stddevNs: 1 }], [{ calls: 50, avgNs: 8, stddevNs: 1 }]).verdict,
+    'faster',
+  );
 });
 
 test('per-dispatch spread on seeded noise: 200 dispatches of the same kernel are "no change" >= 95% of the time', () => {
@@ -87,15 +116,34 @@ test('per-dispatch spread on seeded noise: 200 dispatches of the same kernel are
   for (let i = 0; i < 1000; i++) {
     const a = runs(rand, 200, 10_000, 0.1);
     const b = runs(rand, 200, 10_000, 0.1);
-    if (judgeDispatches({ avgNs: a.mean, stddevNs: a.std, calls: a.n }, { avgNs: b.mean, stddevNs: b.std, calls: b.n }).verdict === 'no-change') same++;
+    if (
+      judgeDispatches({ avgNs: a.mean, stddevNs: a.std, calls: a.n }, { avgNs: b.mean, stddevNs: b.std, calls: b.n })
+        .verdict === 'no-change'
+    )
+      same++;
   }
   assert.ok(same >= 950, `${same} of 1000`);
 });
 
 test('evaluator cases pair by spec (any order), a case missing its timings is not judged', () => {
-  const a = [{ spec: 'n: 1', runs: 100, meanNs: 1000, stdNs: 10 }, { spec: 'n: 2', runs: 100, meanNs: 2000, stdNs: 10 }];
-  const b = [{ spec: 'n: 2', runs: 100, meanNs: 1500, stdNs: 10 }, { spec: 'n: 1', runs: 100, meanNs: 1000.5, stdNs: 10 }];
+  const a = [
+    { spec: 'n: 1', runs: 100, meanNs: 1000, stdNs: 10 },
+    { spec: 'n: 2', runs: 100, meanNs: 2000, stdNs: 10 },
+  ];
+  const b = [
+    { spec: 'n: 2', runs: 100, meanNs: 1500, stdNs: 10 },
+    { spec: 'n: 1', runs: 100, meanNs: 1000.5, stdNs: 10 },
+  ];
   const r = compareCaseTimings(a, b);
-  assert.deepEqual(r.map((c) => [c.spec, c.change.verdict, c.change.method]), [['n: 1', 'no-change', 'welch'], ['n: 2', 'faster', 'welch']]);
-  assert.equal(compareCaseTimings([{ spec: 'x', meanNs: 5 }], [{ spec: 'x', runs: 10, meanNs: 5, stdNs: 1 }])[0]?.change.verdict, 'not-enough-runs');
+  assert.deepEqual(
+    r.map((c) => [c.spec, c.change.verdict, c.change.method]),
+    [
+      ['n: 1', 'no-change', 'welch'],
+      ['n: 2', 'faster', 'welch'],
+    ],
+  );
+  assert.equal(
+    compareCaseTimings([{ spec: 'x', meanNs: 5 }], [{ spec: 'x', runs: 10, meanNs: 5, stdNs: 1 }])[0]?.change.verdict,
+    'not-enough-runs',
+  );
 });

@@ -28,7 +28,20 @@ async function answer(workerData: unknown, task: PartTask): Promise<PartResult> 
 
 /** What a result says, without its transferable arrays' identity. */
 function gist(r: PartResult): unknown {
-  return { start: r.start, stop: r.stop, lines: r.lines, error: r.error, failure: r.failure, batches: r.batches.map((b) => ({ rows: b.rows, count: b.count, newNames: b.newNames, newAgents: b.newAgents, moments: [...b.moments] })) };
+  return {
+    start: r.start,
+    stop: r.stop,
+    lines: r.lines,
+    error: r.error,
+    failure: r.failure,
+    batches: r.batches.map((b) => ({
+      rows: b.rows,
+      count: b.count,
+      newNames: b.newNames,
+      newAgents: b.newAgents,
+      moments: [...b.moments],
+    })),
+  };
 }
 
 test('the early scan is the answer for its part, and dropped (with its names) for another part', async () => {

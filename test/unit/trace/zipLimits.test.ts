@@ -61,7 +61,10 @@ test('a small zip that claims gigabytes is refused before anything is inflated',
   const before = process.memoryUsage().rss;
   await assert.rejects(summarizePath(file), (err: Error) => {
     assert.ok(err instanceof TraceInputError);
-    assert.match(err.message, /profile\.zip: refused: entry 4242_results\.db would unpack \d+ bytes to 4026531840 \(\d+:1, over the 200:1 that rocprof output reaches\): not a profile, possibly a zip bomb$/);
+    assert.match(
+      err.message,
+      /profile\.zip: refused: entry 4242_results\.db would unpack \d+ bytes to 4026531840 \(\d+:1, over the 200:1 that rocprof output reaches\): not a profile, possibly a zip bomb$/,
+    );
     return true;
   });
   assert.ok(process.memoryUsage().rss - before < 256 * 1024 * 1024, 'nothing near the claimed size was allocated');
@@ -83,7 +86,14 @@ test('a real deflate bomb (64 MiB of zeros in ~64 KiB) is refused by its ratio, 
   const chunk = Buffer.alloc(1024 * 1024);
   let left = 64;
   const file = await writeZip(tempDir('bomb2'), 9, (archive) => {
-    archive.append(new Readable({ read() { this.push(left-- > 0 ? chunk : null); } }), { name: '7_kernel_trace.csv' });
+    archive.append(
+      new Readable({
+        read() {
+          this.push(left-- > 0 ? chunk : null);
+        },
+      }),
+      { name: '7_kernel_trace.csv' },
+    );
   });
   const before = process.memoryUsage().rss;
   await assert.rejects(summarizePath(file), /7_kernel_trace\.csv would unpack \d+ bytes to 67108864 \(\d+:1/);
@@ -95,7 +105,10 @@ test('the total uncompressed size of a zip is limited, with a message that says 
     archive.file(fixture('rocm-systems__sdkdocs__kernel_trace.csv'), { name: '1_kernel_trace.csv' });
     archive.file(fixture('rocm-systems__sdkdocs__memory_copy_trace.csv'), { name: '1_memory_copy_trace.csv' });
   });
-  await assert.rejects(summarizePath(file, { zip: { maxTotalBytes: 2000 } }), /profile\.zip: refused: the entries unpack to more than 2000 bytes \(\d+ bytes with entry 1_\w+\.csv\); unpack it yourself and summarise the folder$/);
+  await assert.rejects(
+    summarizePath(file, { zip: { maxTotalBytes: 2000 } }),
+    /profile\.zip: refused: the entries unpack to more than 2000 bytes \(\d+ bytes with entry 1_\w+\.csv\); unpack it yourself and summarise the folder$/,
+  );
   const s = await summarizePath(file);
   assert.equal(s.kernelTotals.calls, 9, 'within the default limits it is read');
 });

@@ -25,13 +25,16 @@ describe('activation', () => {
     assert.ok(typeof api.activationMs === 'number' && api.activationMs >= 0);
     const metrics = { activateMs: api.activationMs, loadAndActivateMs: wasActive ? null : Math.round(wallMs) };
     console.log(`[kernel-runner] activation: ${JSON.stringify(metrics)}`);
-    if (process.env.KR_TEST_OUTPUT) writeFileSync(join(process.env.KR_TEST_OUTPUT, 'extension-metrics.json'), JSON.stringify(metrics) + '\n');
+    if (process.env.KR_TEST_OUTPUT)
+      writeFileSync(join(process.env.KR_TEST_OUTPUT, 'extension-metrics.json'), JSON.stringify(metrics) + '\n');
   });
 
   it('never activates on "*" and declares every setting with a description', () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
       activationEvents: string[];
-      contributes: { configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> } };
+      contributes: {
+        configuration: { properties: Record<string, { description?: string; markdownDescription?: string }> };
+      };
     };
     assert.ok(!manifest.activationEvents.includes('*'));
     for (const [key, prop] of Object.entries(manifest.contributes.configuration.properties)) {

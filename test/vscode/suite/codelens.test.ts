@@ -15,12 +15,23 @@ async function lensesOf(path: string): Promise<{ doc: vscode.TextDocument; lense
   const raw = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100);
   const lenses = raw
     .filter((l) => l.command?.command.startsWith('kernelRunner.'))
-    .map((l) => ({ line: l.range.start.line + 1, title: l.command?.title ?? '', command: l.command?.command ?? '', tooltip: l.command?.tooltip ?? '' }));
+    .map((l) => ({
+      line: l.range.start.line + 1,
+      title: l.command?.title ?? '',
+      command: l.command?.command ?? '',
+      tooltip: l.command?.tooltip ?? '',
+    }));
   return { doc, lenses };
 }
 
 const titlesByLine = (lenses: LensInfo[]) =>
-  [...new Set(lenses.map((l) => l.line))].map((line) => `${line}: ${lenses.filter((l) => l.line === line).map((l) => l.title).join(' | ')}`);
+  [...new Set(lenses.map((l) => l.line))].map(
+    (line) =>
+      `${line}: ${lenses
+        .filter((l) => l.line === line)
+        .map((l) => l.title)
+        .join(' | ')}`,
+  );
 
 describe('CodeLens on real sample files', () => {
   before(async () => {
@@ -39,7 +50,11 @@ describe('CodeLens on real sample files', () => {
 
   it('finds @triton.jit functions and custom_kernel in Python', async () => {
     const { lenses } = await lensesOf(join(workspaceDir, 'triton_softmax.py'));
-    assert.deepEqual(titlesByLine(lenses), ['9: ▶ Run | ⚡ Profile on MI300', '19: ▶ Run | ⚡ Profile on MI300', '30: ▶ Run | ⚡ Profile on MI300']);
+    assert.deepEqual(titlesByLine(lenses), [
+      '9: ▶ Run | ⚡ Profile on MI300',
+      '19: ▶ Run | ⚡ Profile on MI300',
+      '30: ▶ Run | ⚡ Profile on MI300',
+    ]);
   });
 
   it('finds __global__ kernels inside load_inline source strings', async () => {
@@ -51,7 +66,11 @@ describe('CodeLens on real sample files', () => {
     const hip = await lensesOf(join(repoRoot, 'examples/kernels/vector_add.hip'));
     assert.ok(hip.lenses.length >= 2, 'examples/kernels/vector_add.hip has a kernel');
     const submission = await lensesOf(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
-    const line = submission.doc.getText().split('\n').findIndex((l) => l.startsWith('def custom_kernel(')) + 1;
+    const line =
+      submission.doc
+        .getText()
+        .split('\n')
+        .findIndex((l) => l.startsWith('def custom_kernel(')) + 1;
     assert.deepEqual([...new Set(submission.lenses.map((l) => l.line))], [line]);
   });
 

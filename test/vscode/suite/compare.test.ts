@@ -25,10 +25,14 @@ function derivedRun(text: string): string {
     let r = row.replace('addition_kernel<float>', 'addition_kernel<double>');
     if (r.includes('divide_kernel')) {
       // the fields after the name: Correlation_Id, Start_Timestamp, End_Timestamp
-      r = r.replace(/(divide_kernel\([^"]*\)",\d+,)(\d+),(\d+),/, (_m, head: string, s: string, e: string) => `${head}${s},${Number(s) + 2 * (Number(e) - Number(s))},`);
+      r = r.replace(
+        /(divide_kernel\([^"]*\)",\d+,)(\d+),(\d+),/,
+        (_m, head: string, s: string, e: string) => `${head}${s},${Number(s) + 2 * (Number(e) - Number(s))},`,
+      );
     }
     out.push(r);
-    if (row.includes('multiply_kernel')) out.push(row.replace(/"[^"]*multiply_kernel[^"]*"/, '"fused_epilogue(float*)"'));
+    if (row.includes('multiply_kernel'))
+      out.push(row.replace(/"[^"]*multiply_kernel[^"]*"/, '"fused_epilogue(float*)"'));
   }
   return out.join('\n') + '\n';
 }
@@ -53,7 +57,11 @@ describe('compare panel', function () {
 
   async function compareFromExplorer(a: string, b: string): Promise<ComparePanel> {
     // the explorer hands over the clicked resource and the whole selection, in list order: B first here
-    const panel = await vscode.commands.executeCommand<ComparePanel | undefined>('kernelRunner.compareTraces', vscode.Uri.file(b), [vscode.Uri.file(b), vscode.Uri.file(a)]);
+    const panel = await vscode.commands.executeCommand<ComparePanel | undefined>(
+      'kernelRunner.compareTraces',
+      vscode.Uri.file(b),
+      [vscode.Uri.file(b), vscode.Uri.file(a)],
+    );
     assert.ok(panel, 'a compare panel opened');
     panels.push(panel);
     await waitFor('the compare webview to draw', () => panel.rendered);
@@ -67,30 +75,58 @@ describe('compare panel', function () {
     writeFileSync(b, derivedRun(readFileSync(KERNEL_CSV, 'utf8')));
     old(a);
     const panel = await compareFromExplorer(a, b);
-    assert.deepEqual(panel.received.slice(0, 2), ['ready', 'rendered'], 'the script ran under the CSP and spoke the protocol');
+    assert.deepEqual(
+      panel.received.slice(0, 2),
+      ['ready', 'rendered'],
+      'the script ran under the CSP and spoke the protocol',
+    );
     assert.equal(panel.current.a.path, a, 'the older selection is the baseline');
     assert.equal(panel.panel.title, 'Compare: before_kernel_trace.csv → after_kernel_trace.csv');
 
-    const expected = compareSummaries(await summarizePath(a), await summarizePath(b), { a: 'before_kernel_trace.csv', b: 'after_kernel_trace.csv' });
+    const expected = compareSummaries(await summarizePath(a), await summarizePath(b), {
+      a: 'before_kernel_trace.csv',
+      b: 'after_kernel_trace.csv',
+    });
     assert.deepEqual(panel.current.comparison.kernels, expected.kernels);
     const shown = panel.rendered;
     assert.ok(shown);
-    assert.deepEqual(shown.kernels.map((k) => k.title.split('\n').pop()?.replace(/^B: /, '')), expected.kernels.map((k) => k.name), 'one row per kernel, biggest change first');
+    assert.deepEqual(
+      shown.kernels.map((k) => k.title.split('\n').pop()?.replace(/^B: /, '')),
+      expected.kernels.map((k) => k.name),
+      'one row per kernel, biggest change first',
+    );
     const mark = (name: string) => shown.kernels.find((k) => k.title.endsWith(name))?.mark;
-    assert.equal(mark('void addition_kernel<double>(float*, float const*, float const*, int, int)'), 'paired by base name');
+    assert.equal(
+      mark('void addition_kernel<double>(float*, float const*, float const*, int, int)'),
+      'paired by base name',
+    );
     assert.equal(mark('subtract_kernel(float*, float const*, float const*, int, int)'), 'vanished');
     assert.equal(mark('fused_epilogue(float*)'), 'new');
     assert.equal(mark('multiply_kernel(float*, float const*, float const*, int, int)'), '');
     const pairedRow = shown.kernels.find((k) => k.title.includes('addition_kernel<double>'));
-    assert.match(pairedRow?.title ?? '', /^A: void addition_kernel<float>.*\nB: void addition_kernel<double>/, 'a row paired by base name names both full names');
+    assert.match(
+      pairedRow?.title ?? '',
+      /^A: void addition_kernel<float>.*\nB: void addition_kernel<double>/,
+      'a row paired by base name names both full names',
+    );
 
     const divide = expected.kernels.find((k) => k.name.startsWith('divide_kernel'));
     assert.equal(divide?.ratio, 2);
-    assert.ok(shown.bars.some((l) => l.startsWith('divide_kernel: +') && l.includes('2.00× (+100%)')), `bars: ${shown.bars.join(' | ')}`);
-    assert.ok(shown.bars.some((l) => l.startsWith('fused_epilogue: +') && l.endsWith('(new in B)')), `bars: ${shown.bars.join(' | ')}`);
+    assert.ok(
+      shown.bars.some((l) => l.startsWith('divide_kernel: +') && l.includes('2.00× (+100%)')),
+      `bars: ${shown.bars.join(' | ')}`,
+    );
+    assert.ok(
+      shown.bars.some((l) => l.startsWith('fused_epilogue: +') && l.endsWith('(new in B)')),
+      `bars: ${shown.bars.join(' | ')}`,
+    );
     assert.equal(shown.bars.length, expected.kernels.filter((k) => k.deltaTotalNs !== 0).length);
     assert.match(shown.headline[0] ?? '', /^\S+ µs → \S+ µs/, `kernel time headline: ${shown.headline[0]}`);
-    assert.match(shown.headline[3] ?? '', /^3 paired.*1 new · 1 vanished · 1 paired by base name/, `kernels headline: ${shown.headline[3]}`);
+    assert.match(
+      shown.headline[3] ?? '',
+      /^3 paired.*1 new · 1 vanished · 1 paired by base name/,
+      `kernels headline: ${shown.headline[3]}`,
+    );
     assert.deepEqual(shown.ranges, [], 'no rocTX ranges in these traces: no per-case sections');
   });
 
@@ -123,7 +159,10 @@ describe('compare panel', function () {
     const withKernels = ranges.filter((r) => (r.a?.kernelCalls ?? 0) + (r.b?.kernelCalls ?? 0) > 0).map((r) => r.name);
     assert.deepEqual(panel.rendered?.ranges, withKernels);
     assert.ok(withKernels.includes('benchmark 0: n: 1024; seed: 1'));
-    assert.ok(panel.rendered?.kernels.every((k) => k.mark === ''), 'same kernels on both sides');
+    assert.ok(
+      panel.rendered?.kernels.every((k) => k.mark === ''),
+      'same kernels on both sides',
+    );
   });
 
   it('hostile kernel and range names come back as the literal text, and unknown messages do nothing', async () => {
@@ -131,8 +170,12 @@ describe('compare panel', function () {
     const db = join(tmp, 'hostile-b');
     mkdirSync(da);
     mkdirSync(db);
-    const rename = (ls: Launch[], names: string[]) => ls.map((l, i) => ({ ...l, kernel: names[i % names.length] as string }));
-    const hostileRanges = RANGES.map(([name, ...rest], i) => [i === 0 ? `${name} <img src=x onerror=alert(1)>` : name, ...rest] as (typeof RANGES)[number]);
+    const rename = (ls: Launch[], names: string[]) =>
+      ls.map((l, i) => ({ ...l, kernel: names[i % names.length] as string }));
+    const hostileRanges = RANGES.map(
+      ([name, ...rest], i) =>
+        [i === 0 ? `${name} <img src=x onerror=alert(1)>` : name, ...rest] as (typeof RANGES)[number],
+    );
     writeRun(da, { launches: rename(LAUNCHES, HOSTILE_NAMES.slice(0, 3)), ranges: hostileRanges });
     writeRun(db, { launches: rename(LAUNCHES, HOSTILE_NAMES.slice(1)), ranges: hostileRanges });
     old(da);
@@ -140,11 +183,25 @@ describe('compare panel', function () {
     const shown = panel.rendered;
     assert.ok(shown);
     const expected = panel.current.comparison.kernels;
-    assert.deepEqual(shown.kernels.map((k) => k.text), expected.map((k) => k.shortName || k.name), 'short names shown as text, markup and all');
-    for (const name of HOSTILE_NAMES) assert.ok(shown.kernels.some((k) => k.title.includes(name)), `full name kept literally: ${name.slice(0, 50)}`);
-    assert.ok(shown.kernels.some((k) => k.text.startsWith('<script>')), 'a name with a script tag is shown, not run');
+    assert.deepEqual(
+      shown.kernels.map((k) => k.text),
+      expected.map((k) => k.shortName || k.name),
+      'short names shown as text, markup and all',
+    );
+    for (const name of HOSTILE_NAMES)
+      assert.ok(
+        shown.kernels.some((k) => k.title.includes(name)),
+        `full name kept literally: ${name.slice(0, 50)}`,
+      );
+    assert.ok(
+      shown.kernels.some((k) => k.text.startsWith('<script>')),
+      'a name with a script tag is shown, not run',
+    );
     assert.ok(shown.ranges.includes('benchmark 0: n: 1024; seed: 1 <img src=x onerror=alert(1)>'));
-    assert.ok(shown.bars.some((l) => l.includes('"><img src=x onerror=')), 'bar labels keep the markup as text');
+    assert.ok(
+      shown.bars.some((l) => l.includes('"><img src=x onerror=')),
+      'bar labels keep the markup as text',
+    );
     const before = panel.received.length;
     await panel.handleMessage({ method: 'eval', params: { code: 'process.exit(1)' } });
     await panel.handleMessage({ method: 'revealSide', params: { side: '../../etc/passwd' } });
@@ -161,12 +218,17 @@ describe('compare panel', function () {
     const panel = await compareFromExplorer(a, b);
     const expected = (await summarizePath(b)).roofline;
     assert.ok(expected && expected.kernels.length === 2);
-    assert.deepEqual(panel.current.rooflines?.b, expected, 'the host hands both sides\' rooflines to the page');
+    assert.deepEqual(panel.current.rooflines?.b, expected, "the host hands both sides' rooflines to the page");
     const arrows = panel.rendered?.rooflineArrows ?? [];
     assert.equal(arrows.length, expected.kernels.length, `an arrow per kernel: ${arrows.join(' | ')}`);
     for (const k of expected.kernels) {
       const short = panel.current.comparison.roofline?.find((d) => d.name === k.name)?.shortName ?? k.name;
-      assert.ok(arrows.some((l) => l.startsWith(`${short}: A AI `) && l.includes(' → B AI ') && l.endsWith('GFLOP/s B / A 1.00× (±0%)')), `${short}: ${arrows.join(' | ')}`);
+      assert.ok(
+        arrows.some(
+          (l) => l.startsWith(`${short}: A AI `) && l.includes(' → B AI ') && l.endsWith('GFLOP/s B / A 1.00× (±0%)'),
+        ),
+        `${short}: ${arrows.join(' | ')}`,
+      );
     }
   });
 });

@@ -28,11 +28,15 @@ export interface Contract {
 
 /** Starts the contract server; `options` are its ContractServerOptions (e.g. `{ deployment: 'old' }`), as JSON. */
 export async function startContract(options: Record<string, unknown> = {}): Promise<Contract> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/vscode/contractProcess.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', KR_CONTRACT_OPTIONS: JSON.stringify(options) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(repoRoot, 'test/vscode/contractProcess.ts')],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', KR_CONTRACT_OPTIONS: JSON.stringify(options) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const waiting = new Map<number, (msg: Record<string, unknown>) => void>();
@@ -70,8 +74,10 @@ export async function startContract(options: Record<string, unknown> = {}): Prom
     failNext: async (rule) => {
       await ask({ cmd: 'failNext', rule });
     },
-    requests: async () => (await ask({ cmd: 'requests' })).requests as Array<{ method: string; path: string; cliId?: string }>,
-    oauth: async (url, code) => (await ask({ cmd: 'oauth', url, ...(code ? { code } : {}) })) as unknown as { status: number; body: string },
+    requests: async () =>
+      (await ask({ cmd: 'requests' })).requests as Array<{ method: string; path: string; cliId?: string }>,
+    oauth: async (url, code) =>
+      (await ask({ cmd: 'oauth', url, ...(code ? { code } : {}) })) as unknown as { status: number; body: string },
     close: async () => {
       child.stdin?.end();
       const exited = new Promise((r) => child.once('exit', r));

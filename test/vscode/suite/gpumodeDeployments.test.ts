@@ -13,12 +13,21 @@ import type { KernelRunnerApi } from '../../../src/extension/api';
 import { activateExtension, setting, waitFor, workspaceDir } from './helpers';
 import { startContract, type Contract } from './contract';
 
-
 /** geomean(12.5 µs, 48 µs): the contract server's public means, ranked by amd-fp8-mm's `geom`. */
 const EXPECTED_SCORE = '24.495 µs';
 
 const source = (extra = '') =>
-  ['#!POPCORN leaderboard amd-fp8-mm', '#!POPCORN gpu MI300', 'import torch', extra, '', 'def custom_kernel(data):', '    a, b = data', '    return a + b', ''].join('\n');
+  [
+    '#!POPCORN leaderboard amd-fp8-mm',
+    '#!POPCORN gpu MI300',
+    'import torch',
+    extra,
+    '',
+    'def custom_kernel(data):',
+    '    a, b = data',
+    '    return a + b',
+    '',
+  ].join('\n');
 
 function writeFile(name: string, text: string): vscode.Uri {
   const path = join(workspaceDir, name);
@@ -38,7 +47,9 @@ for (const deployment of ['current', 'old'] as const) {
 
     /** GET /user/submissions/{id} as the service answers it (what the extension had to read). */
     const raw = async (id: number) =>
-      (await (await fetch(`${contract.url}/user/submissions/${id}`, { headers: { 'X-Popcorn-Cli-Id': contract.aliceId } })).json()) as Record<string, unknown> & {
+      (await (
+        await fetch(`${contract.url}/user/submissions/${id}`, { headers: { 'X-Popcorn-Cli-Id': contract.aliceId } })
+      ).json()) as Record<string, unknown> & {
         runs: Array<{ mode: string; secret: boolean; score: unknown; result?: unknown }>;
       };
 
@@ -76,7 +87,12 @@ for (const deployment of ['current', 'old'] as const) {
       await vscode.commands.executeCommand('kernelRunner.runTests', writeFile(file('test'), source()));
       const lines = api.lastRunLines();
       const text = lines.join('\n');
-      assert.match(lines[0] ?? '', new RegExp(`^━━ Tests ${file('test')} · amd-fp8-mm on MI300 · test · GPU MODE \\(http://127\\.0\\.0\\.1:\\d+\\)$`));
+      assert.match(
+        lines[0] ?? '',
+        new RegExp(
+          `^━━ Tests ${file('test')} · amd-fp8-mm on MI300 · test · GPU MODE \\(http://127\\.0\\.0\\.1:\\d+\\)$`,
+        ),
+      );
       // An old deployment has no GET /runner_queue (404): nothing about the queue is said, and no failure either.
       // GPU MODE's GitHub launcher (every AMD GPU) counts only the queued jobs: nothing else is shown, no "null".
       assert.doesNotMatch(text, /runner queue/);
@@ -91,14 +107,24 @@ for (const deployment of ['current', 'old'] as const) {
       assert.equal(view?.outcome, 'success', text);
       const id = view?.submissionId as number;
       // An old deployment has no job to ask: the status is unknown until the submission is `done`.
-      const statusLines = old ? [`^▸ submission ${id}: status unknown · `, `^▸ submission ${id}: done$`] : [`^▸ submission ${id}: running · `];
+      const statusLines = old
+        ? [`^▸ submission ${id}: status unknown · `, `^▸ submission ${id}: done$`]
+        : [`^▸ submission ${id}: running · `];
       for (const line of statusLines) assert.match(text, new RegExp(line, 'm'));
       assert.equal(view?.jobStatus?.status, old ? 'done' : 'succeeded');
       const detail = await raw(id);
       assert.equal('job' in detail, !old);
       assert.equal('runner_queue' in detail, !old);
       // an old deployment keeps no run results to show, only the run's verdict
-      assert.deepEqual(view?.runs[0]?.tests.map((t) => [t.spec, t.passed]), old ? [] : [['seed: 1001; size: 128', true], ['seed: 5236; size: 1024', true]]);
+      assert.deepEqual(
+        view?.runs[0]?.tests.map((t) => [t.spec, t.passed]),
+        old
+          ? []
+          : [
+              ['seed: 1001; size: 128', true],
+              ['seed: 5236; size: 1024', true],
+            ],
+      );
       assert.match(text, old ? /^▸ test: passed · /m : /^ {2}✔ test 1 {2}seed: 5236; size: 1024 {2}pass$/m);
       assert.deepEqual(api.inFlight(), []);
       await waitFor('the results panel', () => api.panels().find((p) => p.ready && p.view.submissionId === id));
@@ -109,12 +135,23 @@ for (const deployment of ['current', 'old'] as const) {
       const view = api.lastRun()?.view;
       const text = api.lastRunLines().join('\n');
       assert.equal(view?.outcome, 'success', text);
-      assert.deepEqual(view?.runs.map((r) => r.key), ['benchmark']);
-      assert.deepEqual(view?.runs[0]?.benchmarks.map((b) => [b.meanNs, b.runs]), old ? [] : [[12_500, 100], [48_000, 100]]);
+      assert.deepEqual(
+        view?.runs.map((r) => r.key),
+        ['benchmark'],
+      );
+      assert.deepEqual(
+        view?.runs[0]?.benchmarks.map((b) => [b.meanNs, b.runs]),
+        old
+          ? []
+          : [
+              [12_500, 100],
+              [48_000, 100],
+            ],
+      );
       assert.equal(/^ {2}◷ benchmark 0 {2}seed: 8135; size: 4096 {2}mean 12\.5 µs/m.test(text), !old, text);
     });
 
-    it('Submit (leaderboard): the ranked score read from the service\'s string score, the secret run apart', async () => {
+    it("Submit (leaderboard): the ranked score read from the service's string score, the secret run apart", async () => {
       api.setPickResponder((req) => (req.title === 'Submit to Leaderboard: mode' ? 'leaderboard' : undefined));
       try {
         await vscode.commands.executeCommand('kernelRunner.submit', writeFile(file('lb'), source()));
@@ -127,14 +164,20 @@ for (const deployment of ['current', 'old'] as const) {
       assert.equal(view?.outcome, 'success', text);
       const detail = await raw(view?.submissionId as number);
       const ranked = detail.runs.find((r) => r.mode === 'leaderboard' && !r.secret);
-      assert.equal(typeof ranked?.score, 'string', `the service sends scores as strings: ${JSON.stringify(ranked?.score)}`);
+      assert.equal(
+        typeof ranked?.score,
+        'string',
+        `the service sends scores as strings: ${JSON.stringify(ranked?.score)}`,
+      );
       assert.ok(lines.includes(`▸ ranked score: ${EXPECTED_SCORE}`), text);
       assert.equal(view?.rankedScore?.text, EXPECTED_SCORE);
       assert.equal(view?.rankedScore?.source, 'run');
       assert.match(text, /^▸ leaderboard: passed · score 24\.5 µs · /m);
       assert.match(text, /^▸ leaderboard \(secret run\): passed · score 24\.6 µs · /m);
       assert.ok(view?.runs.some((r) => r.secret));
-      const panel = await waitFor('the results panel', () => api.panels().find((p) => p.ready && p.view.submissionId === view?.submissionId));
+      const panel = await waitFor('the results panel', () =>
+        api.panels().find((p) => p.ready && p.view.submissionId === view?.submissionId),
+      );
       assert.equal(panel.view.rankedScore?.text, EXPECTED_SCORE);
     });
 
@@ -144,31 +187,49 @@ for (const deployment of ['current', 'old'] as const) {
       const view = api.lastRun()?.view;
       assert.equal(view?.outcome, 'success', text);
       assert.match(text, /^▸ \[\d\d:\d\d\] processing$/m);
-      assert.deepEqual(view?.profiles.map((p) => p.key), ['profile.0', 'profile.1']);
+      assert.deepEqual(
+        view?.profiles.map((p) => p.key),
+        ['profile.0', 'profile.1'],
+      );
       for (const p of view?.profiles ?? []) {
         assert.ok(p.localPath && existsSync(p.localPath), `saved: ${p.localPath}`);
         assert.ok((p.summary?.kernels.length ?? 0) > 0, 'summarised with the trace toolkit');
         assert.match(text, new RegExp(`^▸ ${p.key.replace('.', '\\.')}: trace saved to `, 'm'));
       }
-      assert.ok(view?.reports.some((r) => r.startsWith('profile.0 benchmark.0.report:\nKernel report for case 0')), JSON.stringify(view?.reports));
+      assert.ok(
+        view?.reports.some((r) => r.startsWith('profile.0 benchmark.0.report:\nKernel report for case 0')),
+        JSON.stringify(view?.reports),
+      );
       assert.deepEqual(api.inFlight(), [], 'a streamed submission is not kept for a reload');
     });
 
     // only an old deployment's status comes from `done` alone
-    (old ? it : it.skip)('a background submission is picked up again after a reload (its status from `done` alone)', async () => {
-      const uri = writeFile(file('slow'), source('# contract: slow=15'));
-      const running = vscode.commands.executeCommand('kernelRunner.runTests', uri);
-      const entry = await waitFor('the submission to be in flight', () => api.inFlight().find((e) => e.file === file('slow')));
-      assert.deepEqual([entry.kind, entry.service, entry.mode, entry.leaderboard], ['poll', 'gpumode', 'test', 'amd-fp8-mm']);
-      assert.ok(entry.acceptedAt >= entry.startedAt);
-      await waitFor('a poll', () => api.lastRunLines().some((l) => l.startsWith(`▸ submission ${entry.id}: `)));
-      await api.reactivate();
-      await running;
-      await waitFor('the resumed submission to finish', () => (api.lastRun()?.jobId === entry.id && api.lastRun()?.view ? true : undefined), 60_000);
-      const lines = api.lastRunLines();
-      assert.match(lines[0] ?? '', new RegExp(`· submission ${entry.id}, resumed$`));
-      assert.equal(api.lastRun()?.view?.outcome, 'success', lines.join('\n'));
-      await waitFor('the entry to be forgotten', () => api.inFlight().length === 0);
-    });
+    (old ? it : it.skip)(
+      'a background submission is picked up again after a reload (its status from `done` alone)',
+      async () => {
+        const uri = writeFile(file('slow'), source('# contract: slow=15'));
+        const running = vscode.commands.executeCommand('kernelRunner.runTests', uri);
+        const entry = await waitFor('the submission to be in flight', () =>
+          api.inFlight().find((e) => e.file === file('slow')),
+        );
+        assert.deepEqual(
+          [entry.kind, entry.service, entry.mode, entry.leaderboard],
+          ['poll', 'gpumode', 'test', 'amd-fp8-mm'],
+        );
+        assert.ok(entry.acceptedAt >= entry.startedAt);
+        await waitFor('a poll', () => api.lastRunLines().some((l) => l.startsWith(`▸ submission ${entry.id}: `)));
+        await api.reactivate();
+        await running;
+        await waitFor(
+          'the resumed submission to finish',
+          () => (api.lastRun()?.jobId === entry.id && api.lastRun()?.view ? true : undefined),
+          60_000,
+        );
+        const lines = api.lastRunLines();
+        assert.match(lines[0] ?? '', new RegExp(`· submission ${entry.id}, resumed$`));
+        assert.equal(api.lastRun()?.view?.outcome, 'success', lines.join('\n'));
+        await waitFor('the entry to be forgotten', () => api.inFlight().length === 0);
+      },
+    );
   });
 }

@@ -7,7 +7,8 @@ import type { KernelRunnerApi } from '../../../src/extension/api';
 export const EXTENSION_ID = 'kernel-runner.kernel-runner';
 
 export const repoRoot = process.env.KR_REPO_ROOT ?? join(__dirname, '../../../..');
-export const workspaceDir = process.env.KR_TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? repoRoot;
+export const workspaceDir =
+  process.env.KR_TEST_WORKSPACE ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? repoRoot;
 
 export async function activateExtension(): Promise<KernelRunnerApi> {
   const ext = vscode.extensions.getExtension<KernelRunnerApi>(EXTENSION_ID);
@@ -15,7 +16,11 @@ export async function activateExtension(): Promise<KernelRunnerApi> {
   return ext.activate();
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -15,7 +15,10 @@ export function run(): Promise<void> {
   const grep = process.env.KR_TEST_GREP;
   const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec', ...(grep ? { grep } : {}) });
   const dir = __dirname;
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.test.js')).sort()) mocha.addFile(join(dir, f));
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.test.js'))
+    .sort())
+    mocha.addFile(join(dir, f));
 
   const records: TestRecord[] = [];
   return new Promise((resolve, reject) => {
@@ -33,7 +36,12 @@ export function run(): Promise<void> {
     });
     runner.on('pass', (t) => records.push({ fullTitle: t.fullTitle(), state: 'passed', durationMs: t.duration }));
     runner.on('fail', (t, err: Error) =>
-      records.push({ fullTitle: t.fullTitle(), state: 'failed', durationMs: t.duration, error: err.stack ?? String(err) }),
+      records.push({
+        fullTitle: t.fullTitle(),
+        state: 'failed',
+        durationMs: t.duration,
+        error: err.stack ?? String(err),
+      }),
     );
     runner.on('pending', (t) => records.push({ fullTitle: t.fullTitle(), state: 'pending' }));
   });

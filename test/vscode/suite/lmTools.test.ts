@@ -13,7 +13,12 @@ import type { KernelRunnerApi } from '../../../src/extension/api';
 import { activateExtension, markedAlive, repoRoot, setting, waitFor, workspaceDir } from './helpers';
 
 const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
-const OURS = ['kernelRunner_submit', 'kernelRunner_profileDigest', 'kernelRunner_compare', 'kernelRunner_listLeaderboards'];
+const OURS = [
+  'kernelRunner_submit',
+  'kernelRunner_profileDigest',
+  'kernelRunner_compare',
+  'kernelRunner_listLeaderboards',
+];
 
 async function invoke(name: string, input: object): Promise<Record<string, unknown>> {
   const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
@@ -48,10 +53,18 @@ describe('language model tools', function () {
   });
 
   it('the submit tool asks for confirmation, naming the file, the mode and the target; read-only tools do not', async () => {
-    const prepared = api.prepareSubmit({ file: submission.fsPath, mode: 'profile', leaderboard: 'vectoradd_py', gpu: 'MI300' });
+    const prepared = api.prepareSubmit({
+      file: submission.fsPath,
+      mode: 'profile',
+      leaderboard: 'vectoradd_py',
+      gpu: 'MI300',
+    });
     // (the file is outside the test workspace's folder: named by its full path)
     assert.equal(prepared?.confirmationMessages?.title, `Submit ${submission.fsPath} (profile) with Kernel Runner?`);
-    assert.equal(prepared?.confirmationMessages?.message, `Profile: ${submission.fsPath} will be sent to embedded runner (leaderboard vectoradd_py, GPU MI300).`);
+    assert.equal(
+      prepared?.confirmationMessages?.message,
+      `Profile: ${submission.fsPath} will be sent to embedded runner (leaderboard vectoradd_py, GPU MI300).`,
+    );
     api.preApproveTools(true);
     try {
       assert.equal(api.prepareSubmit({ mode: 'test' })?.confirmationMessages, undefined, 'pre-approved in tests only');
@@ -74,7 +87,10 @@ describe('language model tools', function () {
       assert.equal(api.lastRun()?.mode, 'test');
       const stored = api.storedRuns().find((r) => r.id === answer.run_id);
       assert.equal(stored?.headline, '3/3 tests passed');
-      assert.ok(!JSON.stringify(answer).includes((await api.embeddedRunnerToken()) ?? '\u0000'), 'no token in the answer');
+      assert.ok(
+        !JSON.stringify(answer).includes((await api.embeddedRunnerToken()) ?? '\u0000'),
+        'no token in the answer',
+      );
     } finally {
       api.preApproveTools(false);
     }
@@ -85,15 +101,30 @@ describe('language model tools', function () {
     try {
       const answer = await invoke('kernelRunner_submit', { file: submission.fsPath, mode: 'profile' });
       assert.equal(answer.passed, true, JSON.stringify(answer));
-      const digests = answer.digests as Array<{ digest: { schemaVersion: number; cases: unknown[] } | null; digest_path: string | null; trace: string }>;
+      const digests = answer.digests as Array<{
+        digest: { schemaVersion: number; cases: unknown[] } | null;
+        digest_path: string | null;
+        trace: string;
+      }>;
       // one per profiled run of the evaluator, each saved
       assert.ok(digests.length >= 1);
-      for (const x of digests) assert.ok(x.digest?.schemaVersion === 1 && x.digest_path && existsSync(x.digest_path), JSON.stringify(x).slice(0, 300));
+      for (const x of digests)
+        assert.ok(
+          x.digest?.schemaVersion === 1 && x.digest_path && existsSync(x.digest_path),
+          JSON.stringify(x).slice(0, 300),
+        );
       const d = digests[0]!;
       assert.ok(d.digest_path && existsSync(d.digest_path));
-      assert.deepEqual(JSON.parse(readFileSync(d.digest_path, 'utf8')), d.digest, 'the saved digest is the one answered');
+      assert.deepEqual(
+        JSON.parse(readFileSync(d.digest_path, 'utf8')),
+        d.digest,
+        'the saved digest is the one answered',
+      );
       assert.ok(d.trace.startsWith(api.runStoreFolder()), 'beside the trace kept in the run store');
-      assert.ok(Buffer.byteLength(JSON.stringify(answer)) < 16_384 * digests.length + 8_192, 'digests within their budget, not the trace');
+      assert.ok(
+        Buffer.byteLength(JSON.stringify(answer)) < 16_384 * digests.length + 8_192,
+        'digests within their budget, not the trace',
+      );
 
       const read = await invoke('kernelRunner_profileDigest', { run_id: answer.run_id });
       assert.deepEqual(read, d.digest);
@@ -101,7 +132,10 @@ describe('language model tools', function () {
       const again = await invoke('kernelRunner_submit', { file: submission.fsPath, mode: 'profile' });
       const compared = await invoke('kernelRunner_compare', { baseline: answer.run_id, candidate: again.run_id });
       assert.equal(compared.schemaVersion, 1);
-      assert.ok(compared.baseline && typeof compared.baseline === 'object', 'the candidate digest with its baseline section');
+      assert.ok(
+        compared.baseline && typeof compared.baseline === 'object',
+        'the candidate digest with its baseline section',
+      );
     } finally {
       api.preApproveTools(false);
     }
@@ -112,12 +146,21 @@ describe('language model tools', function () {
     const cts = new vscode.CancellationTokenSource();
     try {
       const slow = join(workspaceDir, 'slow_script.py');
-      const call = vscode.lm.invokeTool('kernelRunner_submit', { input: { file: slow, mode: 'test' }, toolInvocationToken: undefined }, cts.token);
+      const call = vscode.lm.invokeTool(
+        'kernelRunner_submit',
+        { input: { file: slow, mode: 'test' }, toolInvocationToken: undefined },
+        cts.token,
+      );
       const settled = call.then(
         () => 'resolved',
         (err: unknown) => `rejected: ${String(err)}`,
       );
-      const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
+      const mark = await waitFor('the slow script to start', () =>
+        api
+          .lastRunLines()
+          .map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1])
+          .find(Boolean),
+      );
       assert.ok(markedAlive(mark));
       cts.cancel();
       await settled;
@@ -131,7 +174,7 @@ describe('language model tools', function () {
     }
   });
 
-  it('the leaderboards tool lists the embedded runner\'s leaderboards', async () => {
+  it("the leaderboards tool lists the embedded runner's leaderboards", async () => {
     const answer = await invoke('kernelRunner_listLeaderboards', {});
     assert.equal(answer.service, 'embedded runner');
     assert.ok((answer.leaderboards as Array<{ name: string }>).some((b) => b.name === 'vectoradd_py'));
@@ -167,17 +210,24 @@ describe('language model tools', function () {
         if (msg.id !== undefined) replies.get(msg.id)?.(msg);
       });
       const request = (id: number, method: string, params: object) =>
-        new Promise<{ result?: { tools?: Array<{ name: string }>; serverInfo?: { name: string } } }>((resolve, reject) => {
-          replies.set(id, resolve as (v: unknown) => void);
-          child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
-          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-        });
-      const init = await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'kernel-runner-test', version: '0' } });
+        new Promise<{ result?: { tools?: Array<{ name: string }>; serverInfo?: { name: string } } }>(
+          (resolve, reject) => {
+            replies.set(id, resolve as (v: unknown) => void);
+            child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
+            child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+          },
+        );
+      const init = await request(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'kernel-runner-test', version: '0' },
+      });
       assert.ok(init.result?.serverInfo?.name, JSON.stringify(init));
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
       const list = await request(2, 'tools/list', {});
       const names = (list.result?.tools ?? []).map((t) => t.name);
-      for (const name of ['submit', 'get_run', 'list_leaderboards', 'profile_digest', 'compare']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+      for (const name of ['submit', 'get_run', 'list_leaderboards', 'profile_digest', 'compare'])
+        assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
     } finally {
       child.kill();
     }

@@ -27,11 +27,19 @@ describe('Profile where the GPUs are', function () {
 
   /** The run after the one that failed: started by the button, finished, with its view. */
   const nextView = (what: string, test: (v: ResultView) => boolean) =>
-    waitFor(what, () => {
-      const v = api.lastRun()?.view;
-      return !api.isRunning() && v && test(v) ? v : undefined;
-    }, 120_000);
-  const errorsSince = (n: number) => api.messages().slice(n).filter((m) => m.level === 'error');
+    waitFor(
+      what,
+      () => {
+        const v = api.lastRun()?.view;
+        return !api.isRunning() && v && test(v) ? v : undefined;
+      },
+      120_000,
+    );
+  const errorsSince = (n: number) =>
+    api
+      .messages()
+      .slice(n)
+      .filter((m) => m.level === 'error');
 
   before(async () => {
     api = await activateExtension();
@@ -53,7 +61,8 @@ describe('Profile where the GPUs are', function () {
     api.interceptExternal(false);
     api.setPollInterval(undefined);
     api.setPopcornConfigPath(undefined);
-    for (const k of ['embedded.path', 'embedded.gpuName', 'embedded.profiler', 'openResults']) await setting(k, undefined);
+    for (const k of ['embedded.path', 'embedded.gpuName', 'embedded.profiler', 'openResults'])
+      await setting(k, undefined);
     if (popcornBefore === undefined) delete process.env.POPCORN_API_URL;
     else process.env.POPCORN_API_URL = popcornBefore;
     api.closePanels();
@@ -73,14 +82,23 @@ describe('Profile where the GPUs are', function () {
     api.setMessageResponder((m) => (m.actions.includes('Profile on MI355X') ? 'Profile on MI355X' : undefined));
     await vscode.commands.executeCommand('kernelRunner.profile', submission);
     const [offer] = errorsSince(seen);
-    assert.match(offer?.text ?? '', /Leaderboard "vectoradd_py" on embedded runner has no MI300 GPU; it offers MI355X\. rocprofv3 runs on any AMD Instinct GPU: profile on MI355X instead\?/);
+    assert.match(
+      offer?.text ?? '',
+      /Leaderboard "vectoradd_py" on embedded runner has no MI300 GPU; it offers MI355X\. rocprofv3 runs on any AMD Instinct GPU: profile on MI355X instead\?/,
+    );
     assert.deepEqual(offer?.actions, ['Profile on MI355X', 'Show Output']);
 
     const view = await nextView('the profile on MI355X', (v) => v.gpu === 'MI355X');
     const lines = api.lastRunLines();
     assert.equal(view.outcome, 'success', lines.join('\n'));
-    assert.match(lines[0] ?? '', /^━━ Profile submission\.py · vectoradd_py on MI355X · profile · embedded runner \(http:\/\/127\.0\.0\.1:\d+\)$/);
-    assert.ok(view.profiles[0]?.summary && view.profiles[0].summary.kernels.length > 0, 'profiled with the stand-in rocprofv3');
+    assert.match(
+      lines[0] ?? '',
+      /^━━ Profile submission\.py · vectoradd_py on MI355X · profile · embedded runner \(http:\/\/127\.0\.0\.1:\d+\)$/,
+    );
+    assert.ok(
+      view.profiles[0]?.summary && view.profiles[0].summary.kernels.length > 0,
+      'profiled with the stand-in rocprofv3',
+    );
     assert.equal(errorsSince(seen).length, 1, 'the button ran the profile on MI355X, not another failing run first');
     await setting('embedded.gpuName', undefined);
   });
@@ -93,7 +111,8 @@ describe('Profile where the GPUs are', function () {
     writeFileSync(uri.fsPath, 'import torch\n\ndef custom_kernel(data):\n    a, b = data\n    return a + b\n');
     // The embedded runner's leaderboards, then GPU MODE's (the remembered vectoradd_py is not one of them).
     api.setPickResponder((req) => {
-      if (req.title === 'Leaderboard for pw_kernel.py') return req.items.some((i) => i.label === 'vectoradd_py') ? 'vectoradd_py' : 'amd-fp8-mm';
+      if (req.title === 'Leaderboard for pw_kernel.py')
+        return req.items.some((i) => i.label === 'vectoradd_py') ? 'vectoradd_py' : 'amd-fp8-mm';
       if (req.title === 'Register with GPU MODE') return 'Discord';
       return undefined;
     });
@@ -102,25 +121,53 @@ describe('Profile where the GPUs are', function () {
     const opened = api.openedUrls().length;
     const requests = (await contract.requests()).length;
     await vscode.commands.executeCommand('kernelRunner.profile', uri);
-    assert.match(api.lastRunLines().join('\n'), /^✘ The embedded runner has no profiler: rocprofv3 is not on its PATH\./m);
+    assert.match(
+      api.lastRunLines().join('\n'),
+      /^✘ The embedded runner has no profiler: rocprofv3 is not on its PATH\./m,
+    );
     assert.deepEqual(errorsSince(seen)[0]?.actions, ['Profile on GPU MODE', 'Select Target…', 'Show Output']);
 
     // No cli_id: registration first, as "Register with GPU MODE" does it; the browser finishes the OAuth page.
-    const page = await waitFor('the OAuth page', () => api.openedUrls().slice(opened).find((u) => u.startsWith('https://discord.com/')));
+    const page = await waitFor('the OAuth page', () =>
+      api
+        .openedUrls()
+        .slice(opened)
+        .find((u) => u.startsWith('https://discord.com/')),
+    );
     assert.equal((await contract.oauth(page, 'pw-person')).status, 200);
     const view = await nextView('the profile on GPU MODE', (v) => v.target === 'GPU MODE');
     const lines = api.lastRunLines();
     assert.equal(view.outcome, 'success', lines.join('\n'));
-    assert.match(lines[0] ?? '', new RegExp(`^━━ Profile pw_kernel\\.py · amd-fp8-mm on MI300 · profile · GPU MODE \\(${contract.url.replace(/\./g, '\\.')}\\)$`));
-    assert.deepEqual(view.profiles.map((p) => p.key), ['profile.0', 'profile.1']);
-    for (const p of view.profiles) assert.ok(p.localPath && existsSync(p.localPath) && (p.summary?.kernels.length ?? 0) > 0, `saved and summarised: ${p.localPath}`);
+    assert.match(
+      lines[0] ?? '',
+      new RegExp(
+        `^━━ Profile pw_kernel\\.py · amd-fp8-mm on MI300 · profile · GPU MODE \\(${contract.url.replace(/\./g, '\\.')}\\)$`,
+      ),
+    );
+    assert.deepEqual(
+      view.profiles.map((p) => p.key),
+      ['profile.0', 'profile.1'],
+    );
+    for (const p of view.profiles)
+      assert.ok(
+        p.localPath && existsSync(p.localPath) && (p.summary?.kernels.length ?? 0) > 0,
+        `saved and summarised: ${p.localPath}`,
+      );
     const cliId = /^cli_id: (\S+)$/m.exec(readFileSync(popcorn, 'utf8'))?.[1];
     assert.ok(cliId, 'the new cli_id is in the popcorn config');
     assert.match(readFileSync(popcorn, 'utf8'), /^other: kept$/m);
     const posted = (await contract.requests()).slice(requests).filter((r) => r.method === 'POST');
-    assert.deepEqual(posted.map((r) => [r.path, r.cliId]), [['/amd-fp8-mm/MI300/profile', cliId]], 'one profile, on the streaming route, with the new identity');
+    assert.deepEqual(
+      posted.map((r) => [r.path, r.cliId]),
+      [['/amd-fp8-mm/MI300/profile', cliId]],
+      'one profile, on the streaming route, with the new identity',
+    );
     const server = cfg().inspect<string>('server');
-    assert.deepEqual([server?.workspaceValue, server?.globalValue], [undefined, undefined], 'kernelRunner.server untouched');
+    assert.deepEqual(
+      [server?.workspaceValue, server?.globalValue],
+      [undefined, undefined],
+      'kernelRunner.server untouched',
+    );
     assert.match(api.statusText(), /embedded runner/);
 
     // With the cli_id now saved, the button goes straight to GPU MODE.
@@ -138,11 +185,24 @@ describe('Profile where the GPUs are', function () {
     writeFileSync(popcorn, `cli_id: ${contract.aliceId}\n`);
     await setting('server', contract.url);
     await waitFor('the status bar to name GPU MODE', () => /GPU MODE/.test(api.statusText()));
-    const text = ['#!POPCORN leaderboard amd-mxfp4-mm', 'import torch', '', 'def custom_kernel(data):', '    a, b = data', '    return a + b', ''].join('\n');
+    const text = [
+      '#!POPCORN leaderboard amd-mxfp4-mm',
+      'import torch',
+      '',
+      'def custom_kernel(data):',
+      '    a, b = data',
+      '    return a + b',
+      '',
+    ].join('\n');
     const uri = vscode.Uri.file(join(workspaceDir, 'pw_mxfp4.py'));
     writeFileSync(uri.fsPath, text);
-    const offerText = /^Kernel Runner: pw_mxfp4\.py: Leaderboard "amd-mxfp4-mm" on GPU MODE has no MI300 GPU; it offers MI355X\. rocprofv3 runs on any AMD Instinct GPU: profile on MI355X instead\?$/;
-    const posts = async (from: number) => (await contract.requests()).slice(from).filter((r) => r.method === 'POST').map((r) => [r.path, r.cliId]);
+    const offerText =
+      /^Kernel Runner: pw_mxfp4\.py: Leaderboard "amd-mxfp4-mm" on GPU MODE has no MI300 GPU; it offers MI355X\. rocprofv3 runs on any AMD Instinct GPU: profile on MI355X instead\?$/;
+    const posts = async (from: number) =>
+      (await contract.requests())
+        .slice(from)
+        .filter((r) => r.method === 'POST')
+        .map((r) => [r.path, r.cliId]);
     const start = (await contract.requests()).length;
     try {
       // 1. Profile on MI300, the offer read and left unanswered: nothing has been submitted (no MI300 attempt either).
@@ -166,20 +226,38 @@ describe('Profile where the GPUs are', function () {
       assert.equal(view.outcome, 'success', out);
       assert.equal(view.target, 'GPU MODE');
       assert.equal(view.leaderboard, 'amd-mxfp4-mm');
-      assert.match(lines[0] ?? '', new RegExp(`^━━ Profile pw_mxfp4\\.py · amd-mxfp4-mm on MI355X · profile · GPU MODE \\(${contract.url.replace(/\./g, '\\.')}\\)$`));
-      assert.match(out, /^▸ \[\d\d:\d\d\] processing$/m, 'the streaming route\'s heartbeats');
-      assert.deepEqual(await posts(start), [['/amd-mxfp4-mm/MI355X/profile', contract.aliceId]], 'exactly one POST, the streaming profile route on MI355X');
-      assert.deepEqual(view.profiles.map((p) => p.key), ['profile.0', 'profile.1']);
+      assert.match(
+        lines[0] ?? '',
+        new RegExp(
+          `^━━ Profile pw_mxfp4\\.py · amd-mxfp4-mm on MI355X · profile · GPU MODE \\(${contract.url.replace(/\./g, '\\.')}\\)$`,
+        ),
+      );
+      assert.match(out, /^▸ \[\d\d:\d\d\] processing$/m, "the streaming route's heartbeats");
+      assert.deepEqual(
+        await posts(start),
+        [['/amd-mxfp4-mm/MI355X/profile', contract.aliceId]],
+        'exactly one POST, the streaming profile route on MI355X',
+      );
+      assert.deepEqual(
+        view.profiles.map((p) => p.key),
+        ['profile.0', 'profile.1'],
+      );
       for (const p of view.profiles) {
         assert.ok(p.localPath && existsSync(p.localPath), `saved: ${p.localPath}`);
         assert.ok((p.summary?.kernels.length ?? 0) > 0, `summarised: ${p.key}`);
         assert.match(out, new RegExp(`^▸ ${p.key.replace('.', '\\.')}: trace saved to `, 'm'));
       }
       assert.equal(errorsSince(seen).length, 1, 'only the offer: the button ran the profile on MI355X');
-      const panel = await waitFor('the results panel of the MI355X profile', () => api.panels().find((p) => p.ready && p.view.gpu === 'MI355X'));
+      const panel = await waitFor('the results panel of the MI355X profile', () =>
+        api.panels().find((p) => p.ready && p.view.gpu === 'MI355X'),
+      );
       // the panel opens on the run's own traces at once; the Runs view keeps copies (the recorded view points there)
-      assert.deepEqual(panel.view.profiles.map((p) => [p.key, p.summary?.kernels.length]), view.profiles.map((p) => [p.key, p.summary?.kernels.length]));
-      for (const p of panel.view.profiles) assert.ok(p.localPath && existsSync(p.localPath), `the panel's trace: ${p.localPath}`);
+      assert.deepEqual(
+        panel.view.profiles.map((p) => [p.key, p.summary?.kernels.length]),
+        view.profiles.map((p) => [p.key, p.summary?.kernels.length]),
+      );
+      for (const p of panel.view.profiles)
+        assert.ok(p.localPath && existsSync(p.localPath), `the panel's trace: ${p.localPath}`);
       assert.equal(readFileSync(uri.fsPath, 'utf8'), text, 'no gpu directive written into the file');
 
       // 3. A later Profile: the choice for the file did not become MI355X (only its leaderboard is remembered, a
@@ -193,7 +271,11 @@ describe('Profile where the GPUs are', function () {
       assert.deepEqual(offer?.actions, ['Profile on MI355X', 'Show Output']);
       assert.deepEqual(await posts(before), []);
       const profileGpu = cfg().inspect<string>('profileGpu');
-      assert.deepEqual([profileGpu?.workspaceValue, profileGpu?.globalValue], [undefined, undefined], 'kernelRunner.profileGpu untouched');
+      assert.deepEqual(
+        [profileGpu?.workspaceValue, profileGpu?.globalValue],
+        [undefined, undefined],
+        'kernelRunner.profileGpu untouched',
+      );
     } finally {
       await setting('server', undefined);
       await waitFor('the status bar to name the embedded runner', () => /embedded runner/.test(api.statusText()));

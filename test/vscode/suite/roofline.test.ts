@@ -17,8 +17,14 @@ function gpuInfoBin(): string {
   const bin = mkdtempSync(join(tmpdir(), 'kr-gpuinfo-'));
   chmodSync(bin, 0o755); // the runner's jobs may run as another user
   const fixtures = join(repoRoot, 'test/fixtures/gpu-info');
-  writeFileSync(join(bin, 'rocminfo'), `#!/bin/sh\n# test stand-in for rocminfo\nexec cat '${join(fixtures, 'rocminfo-mi300x.txt')}'\n`);
-  writeFileSync(join(bin, 'amd-smi'), `#!/bin/sh\n# test stand-in for amd-smi: static --json only\n[ "$1 $2" = "static --json" ] || exit 2\nexec cat '${join(fixtures, 'amd-smi-static-mi300x.json')}'\n`);
+  writeFileSync(
+    join(bin, 'rocminfo'),
+    `#!/bin/sh\n# test stand-in for rocminfo\nexec cat '${join(fixtures, 'rocminfo-mi300x.txt')}'\n`,
+  );
+  writeFileSync(
+    join(bin, 'amd-smi'),
+    `#!/bin/sh\n# test stand-in for amd-smi: static --json only\n[ "$1 $2" = "static --json" ] || exit 2\nexec cat '${join(fixtures, 'amd-smi-static-mi300x.json')}'\n`,
+  );
   chmodSync(join(bin, 'rocminfo'), 0o755);
   chmodSync(join(bin, 'amd-smi'), 0o755);
   return bin;
@@ -26,7 +32,9 @@ function gpuInfoBin(): string {
 
 async function timingLenses(uri: vscode.Uri): Promise<Array<{ line: number; title: string }>> {
   const raw = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100);
-  return raw.filter((l) => l.command?.title.startsWith('⏱')).map((l) => ({ line: l.range.start.line + 1, title: l.command?.title ?? '' }));
+  return raw
+    .filter((l) => l.command?.title.startsWith('⏱'))
+    .map((l) => ({ line: l.range.start.line + 1, title: l.command?.title ?? '' }));
 }
 
 describe('roofline: Profile with kernelRunner.profile.counters = roofline on the embedded runner', function () {
@@ -44,12 +52,13 @@ describe('roofline: Profile with kernelRunner.profile.counters = roofline on the
   });
 
   after(async () => {
-    for (const k of ['embedded.path', 'embedded.gpuName', 'profile.counters', 'openResults']) await setting(k, undefined);
+    for (const k of ['embedded.path', 'embedded.gpuName', 'profile.counters', 'openResults'])
+      await setting(k, undefined);
     api.closePanels();
     rmSync(bin, { recursive: true, force: true });
   });
 
-  it('the panel\'s summary has the roofline (peaks from the runner\'s sysinfo.csv, timings of one pass) and the timing lens the bound', async () => {
+  it("the panel's summary has the roofline (peaks from the runner's sysinfo.csv, timings of one pass) and the timing lens the bound", async () => {
     await vscode.commands.executeCommand('kernelRunner.profile', timed);
     const run = api.lastRun();
     assert.equal(run?.view?.outcome, 'success', api.lastRunLines().join('\n'));
@@ -64,18 +73,41 @@ describe('roofline: Profile with kernelRunner.profile.counters = roofline on the
     assert.deepEqual(calls('subtract_kernel'), [2]);
     const roofline = summary.roofline;
     assert.ok(roofline, 'the summary has the roofline');
-    assert.deepEqual(Object.entries(roofline.peaks).filter(([, v]) => v === null).map(([k]) => k), [], `every peak known; sources ${JSON.stringify(summary.sources.filter((x) => x.pid === null))}, skipped ${JSON.stringify(summary.skipped.filter((x) => !x.path.startsWith('pass_')))}, missing ${JSON.stringify(roofline.missing)}`);
+    assert.deepEqual(
+      Object.entries(roofline.peaks)
+        .filter(([, v]) => v === null)
+        .map(([k]) => k),
+      [],
+      `every peak known; sources ${JSON.stringify(summary.sources.filter((x) => x.pid === null))}, skipped ${JSON.stringify(summary.skipped.filter((x) => !x.path.startsWith('pass_')))}, missing ${JSON.stringify(roofline.missing)}`,
+    );
     assert.ok(roofline.kernels.length > 0);
-    assert.deepEqual(roofline.kernels.filter((k) => k.bound === null).map((k) => k.name), [], 'every kernel has its bound');
+    assert.deepEqual(
+      roofline.kernels.filter((k) => k.bound === null).map((k) => k.name),
+      [],
+      'every kernel has its bound',
+    );
 
     const doc = await vscode.workspace.openTextDocument(timed);
-    const lineOf = (text: string) => doc.getText().split('\n').findIndex((l) => l.includes(text)) + 1;
+    const lineOf = (text: string) =>
+      doc
+        .getText()
+        .split('\n')
+        .findIndex((l) => l.includes(text)) + 1;
     const lenses = await waitFor('the timing lenses with the bound', async () => {
       const l = await timingLenses(timed);
       return l.length === 2 && l.every((x) => x.title.includes('-bound')) ? l : undefined;
     });
-    assert.deepEqual(lenses.map((l) => l.line), [lineOf('__global__ void addition_kernel'), lineOf('void subtract_kernel')]);
-    assert.match(lenses[0]?.title ?? '', /^⏱ \d[\d.]* (ns|µs|ms) avg · 3 calls · (memory-bound, \d[\d.]*% of HBM roof|compute-bound, \d[\d.]*% of FP32 roof)$/);
-    assert.match(lenses[1]?.title ?? '', /^⏱ \d[\d.]* (ns|µs|ms) avg · 2 calls · (memory|compute)-bound, \d[\d.]*% of (HBM|FP32) roof$/);
+    assert.deepEqual(
+      lenses.map((l) => l.line),
+      [lineOf('__global__ void addition_kernel'), lineOf('void subtract_kernel')],
+    );
+    assert.match(
+      lenses[0]?.title ?? '',
+      /^⏱ \d[\d.]* (ns|µs|ms) avg · 3 calls · (memory-bound, \d[\d.]*% of HBM roof|compute-bound, \d[\d.]*% of FP32 roof)$/,
+    );
+    assert.match(
+      lenses[1]?.title ?? '',
+      /^⏱ \d[\d.]* (ns|µs|ms) avg · 2 calls · (memory|compute)-bound, \d[\d.]*% of (HBM|FP32) roof$/,
+    );
   });
 });

@@ -15,7 +15,6 @@ import { activateExtension, markedAlive, setting, repoRoot, waitFor, workspaceDi
 const submission = vscode.Uri.file(join(repoRoot, 'examples/problems/vectoradd_py/submission.py'));
 const NOISE = /perfetto\.cc:|simple_timer\.cpp|^[WEIF]\d{8} |\[rocprofv3\]/;
 
-
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -26,7 +25,6 @@ function freePort(): Promise<number> {
     });
   });
 }
-
 
 describe('runs', function () {
   this.timeout(120_000);
@@ -41,7 +39,15 @@ describe('runs', function () {
   });
 
   after(async () => {
-    for (const k of ['embedded.path', 'embedded.gpuName', 'embedded.profiler', 'openResults', 'server', 'showProfilerNoise']) await setting(k, undefined);
+    for (const k of [
+      'embedded.path',
+      'embedded.gpuName',
+      'embedded.profiler',
+      'openResults',
+      'server',
+      'showProfilerNoise',
+    ])
+      await setting(k, undefined);
     api.closePanels();
   });
 
@@ -51,8 +57,11 @@ describe('runs', function () {
     await vscode.commands.executeCommand('kernelRunner.runTests', submission);
     const lines = api.lastRunLines();
     const text = lines.join('\n');
-    assert.match(lines[0] ?? '', /^━━ Tests submission\.py · vectoradd_py on MI300 · test · embedded runner \(http:\/\/127\.0\.0\.1:\d+\)$/);
-    assert.match(text, /^eval\.py: test on 3 case\(s\)/m, 'the evaluator\'s stdout, live');
+    assert.match(
+      lines[0] ?? '',
+      /^━━ Tests submission\.py · vectoradd_py on MI300 · test · embedded runner \(http:\/\/127\.0\.0\.1:\d+\)$/,
+    );
+    assert.match(text, /^eval\.py: test on 3 case\(s\)/m, "the evaluator's stdout, live");
     assert.match(text, /^eval\.py: seed default$/m, 'its stderr too');
     assert.match(text, /^3\/3 tests passed$/m);
     assert.match(text, /^ {2}✔ test 0 {2}size: \d+; seed: \d+ {2}pass(: .*)?$/m);
@@ -91,7 +100,7 @@ describe('runs', function () {
     }
   });
 
-  it('Profile on MI300 (stand-in rocprofv3 on the runner\'s PATH) opens the webview with the trace summary', async () => {
+  it("Profile on MI300 (stand-in rocprofv3 on the runner's PATH) opens the webview with the trace summary", async () => {
     await vscode.commands.executeCommand('kernelRunner.profile', submission);
     const run = api.lastRun();
     const lines = api.lastRunLines();
@@ -107,7 +116,9 @@ describe('runs', function () {
     try {
       const zip = join(dir, 'trace.zip');
       api.setDownloadDestination(zip);
-      const panel = await waitFor('the profile panel', () => api.panels().find((p) => p.ready && p.view.profiles.length));
+      const panel = await waitFor('the profile panel', () =>
+        api.panels().find((p) => p.ready && p.view.profiles.length),
+      );
       await api.simulateWebviewMessage({ method: 'downloadTrace', params: { profileKey: profile.key } });
       assert.ok(statSync(zip).size > 0);
       const expected = await summarizePath(zip);
@@ -118,7 +129,9 @@ describe('runs', function () {
       );
       assert.equal(shown.kernelTotals.calls, expected.kernelTotals.calls);
       assert.ok(shown.kernels.length > 0);
-      assert.ok(lines.some((l) => l.startsWith('▸ profile.0: ') && l.includes(`${expected.kernelTotals.calls} dispatches`)));
+      assert.ok(
+        lines.some((l) => l.startsWith('▸ profile.0: ') && l.includes(`${expected.kernelTotals.calls} dispatches`)),
+      );
     } finally {
       api.setDownloadDestination(undefined);
       rmSync(dir, { recursive: true, force: true });
@@ -131,16 +144,34 @@ describe('runs', function () {
       await setting('embedded.profiler', 'none');
       try {
         await vscode.commands.executeCommand('kernelRunner.profile', submission);
-        assert.match(api.lastRunLines().join('\n'), /✘ The embedded runner has no profiler: rocprofv3 is not on its PATH\./);
-        assert.deepEqual(api.messages().filter((m) => m.level === 'error').pop()?.actions, ['Profile on GPU MODE', 'Select Target…', 'Show Output']);
+        assert.match(
+          api.lastRunLines().join('\n'),
+          /✘ The embedded runner has no profiler: rocprofv3 is not on its PATH\./,
+        );
+        assert.deepEqual(
+          api
+            .messages()
+            .filter((m) => m.level === 'error')
+            .pop()?.actions,
+          ['Profile on GPU MODE', 'Select Target…', 'Show Output'],
+        );
       } finally {
         await setting('embedded.profiler', undefined);
       }
       await setting('embedded.gpuName', 'CPU');
       try {
         await vscode.commands.executeCommand('kernelRunner.profile', submission);
-        assert.match(api.lastRunLines().join('\n'), /✘ Leaderboard "vectoradd_py" on embedded runner has no MI300 GPU \(it offers: CPU\), and no other AMD Instinct GPU to profile on\./);
-        assert.deepEqual(api.messages().filter((m) => m.level === 'error').pop()?.actions, ['Select Target…', 'Show Output']);
+        assert.match(
+          api.lastRunLines().join('\n'),
+          /✘ Leaderboard "vectoradd_py" on embedded runner has no MI300 GPU \(it offers: CPU\), and no other AMD Instinct GPU to profile on\./,
+        );
+        assert.deepEqual(
+          api
+            .messages()
+            .filter((m) => m.level === 'error')
+            .pop()?.actions,
+          ['Select Target…', 'Show Output'],
+        );
       } finally {
         await setting('embedded.gpuName', 'MI300');
       }
@@ -152,7 +183,12 @@ describe('runs', function () {
   it('Cancel kills the job on the runner', async () => {
     const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
     const running = vscode.commands.executeCommand('kernelRunner.run', slow);
-    const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
+    const mark = await waitFor('the slow script to start', () =>
+      api
+        .lastRunLines()
+        .map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1])
+        .find(Boolean),
+    );
     assert.ok(markedAlive(mark));
     assert.ok(api.isRunning());
     assert.match(api.statusText(), /slow_script\.py · test · running/);
@@ -160,12 +196,17 @@ describe('runs', function () {
     await running;
     const run = api.lastRun();
     assert.equal(run?.view?.outcome, 'cancelled');
-    assert.match(api.lastRunLines().join('\n'), new RegExp(`▸ Cancelled: job ${run?.jobId} on embedded runner is cancelled\\.`));
+    assert.match(
+      api.lastRunLines().join('\n'),
+      new RegExp(`▸ Cancelled: job ${run?.jobId} on embedded runner is cancelled\\.`),
+    );
     // the embedded runner has a token of its own: a request without it is refused
     assert.equal((await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`)).status, 401);
     const embeddedToken = await api.embeddedRunnerToken();
     assert.ok(embeddedToken && embeddedToken.length >= 40, 'the embedded runner has a random token');
-    const job = (await (await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`, { headers: { Authorization: `Bearer ${embeddedToken}` } })).json()) as { state: string };
+    const job = (await (
+      await fetch(`${run?.baseUrl}/jobs/${run?.jobId}`, { headers: { Authorization: `Bearer ${embeddedToken}` } })
+    ).json()) as { state: string };
     assert.equal(job.state, 'cancelled');
     await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
     assert.ok(!api.lastRunLines().some((l) => l.includes('finished without being cancelled')));
@@ -176,25 +217,41 @@ describe('runs', function () {
     const dataDir = mkdtempSync(join(tmpdir(), 'kr-serve-'));
     const cli = join(repoRoot, 'dist/cli.cjs');
     assert.ok(existsSync(cli), 'dist/cli.cjs is built');
-    const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', '0', '--token', 'T0ken-for-test', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [cli, 'serve', '--port', '0', '--token', 'T0ken-for-test', '--data-dir', dataDir, '--gpu-name', 'MI300'],
+      {
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      const url = await waitFor(
+        'serve to listen',
+        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+        20_000,
+      );
       await setting('server', url);
 
       // Without the token: a clear 401 message.
       await vscode.commands.executeCommand('kernelRunner.runTests', submission);
-      assert.match(api.lastRunLines().join('\n'), /✘ The runner at http:\/\/127\.0\.0\.1:\d+ refused the credentials \(401\): set one with "Kernel Runner: Set Token"/);
+      assert.match(
+        api.lastRunLines().join('\n'),
+        /✘ The runner at http:\/\/127\.0\.0\.1:\d+ refused the credentials \(401\): set one with "Kernel Runner: Set Token"/,
+      );
 
       await api.storeToken(url, 'T0ken-for-test');
       await vscode.commands.executeCommand('kernelRunner.runTests', submission);
       const text = api.lastRunLines().join('\n');
-      assert.match(text, new RegExp(`· test · ${url.replace(/^http:\/\//, '').replace(/\./g, '\\.')} \\(${url.replace(/\./g, '\\.')}\\)`));
+      assert.match(
+        text,
+        new RegExp(
+          `· test · ${url.replace(/^http:\/\//, '').replace(/\./g, '\\.')} \\(${url.replace(/\./g, '\\.')}\\)`,
+        ),
+      );
       assert.match(text, /^3\/3 tests passed$/m);
       assert.equal(api.lastRun()?.view?.outcome, 'success');
       assert.equal(api.lastRun()?.baseUrl, url);
@@ -207,15 +264,26 @@ describe('runs', function () {
 
   it('Run against a loopback `kernel-runner serve` started without flags: its stored token is found (no SecretStorage token)', async () => {
     // serve's default data dir for this user (the extension host's HOME): the token is generated and stored there
-    const stateDir = join(process.env.XDG_STATE_HOME?.startsWith('/') ? process.env.XDG_STATE_HOME : join(homedir(), '.local', 'state'), 'kernel-runner');
+    const stateDir = join(
+      process.env.XDG_STATE_HOME?.startsWith('/') ? process.env.XDG_STATE_HOME : join(homedir(), '.local', 'state'),
+      'kernel-runner',
+    );
     assert.ok(!existsSync(join(stateDir, 'token')), `no token of an earlier run in ${stateDir}`);
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
     delete env.KERNEL_RUNNER_TOKEN;
-    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--gpu-name', 'MI300'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--gpu-name', 'MI300'],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      const url = await waitFor(
+        'serve to listen',
+        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+        20_000,
+      );
       await waitFor('the token line', () => /generated a token/.test(out) || undefined, 10_000);
       assert.equal((await fetch(`${url}/leaderboards`)).status, 401, 'the runner requires its token');
       await setting('server', url);
@@ -237,20 +305,48 @@ describe('runs', function () {
 
   it('a job on a self-hosted runner is followed again after a window reload; Cancel then still kills it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kr-serve-resume-'));
-    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'dist/cli.cjs'),
+        'serve',
+        '--port',
+        '0',
+        '--no-token',
+        '--data-dir',
+        dataDir,
+        '--gpu-name',
+        'MI300',
+      ],
+      {
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      const url = await waitFor(
+        'serve to listen',
+        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+        20_000,
+      );
       await setting('server', url);
       const slow = vscode.Uri.file(join(workspaceDir, 'slow_script.py'));
       const running = vscode.commands.executeCommand('kernelRunner.run', slow);
-      const mark = await waitFor('the slow script to start', () => api.lastRunLines().map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1]).find(Boolean));
-      const entry = await waitFor('the job to be kept for a reload', () => api.inFlight().find((e) => e.file === 'slow_script.py'));
-      assert.deepEqual([entry.kind, entry.service, entry.baseUrl, entry.leaderboard], ['stream', 'kernel-runner', url, 'script']);
+      const mark = await waitFor('the slow script to start', () =>
+        api
+          .lastRunLines()
+          .map((l) => /^slow_script started mark=(\S+)$/.exec(l)?.[1])
+          .find(Boolean),
+      );
+      const entry = await waitFor('the job to be kept for a reload', () =>
+        api.inFlight().find((e) => e.file === 'slow_script.py'),
+      );
+      assert.deepEqual(
+        [entry.kind, entry.service, entry.baseUrl, entry.leaderboard],
+        ['stream', 'kernel-runner', url, 'script'],
+      );
       await waitFor('a few ticks', () => api.lastRunLines().includes('tick 2'));
 
       await api.reactivate();
@@ -261,13 +357,21 @@ describe('runs', function () {
         const last = Math.max(...lines.map((l) => Number(/^tick (\d+)$/.exec(l)?.[1] ?? -1)));
         return lines[0]?.endsWith(`· job ${entry.id}, resumed`) && last >= 6 ? lines : undefined;
       });
-      assert.match(resumed[0] ?? '', new RegExp(`^━━ Run slow_script\\.py · script on MI300 · test · 127\\.0\\.0\\.1:\\d+ \\(${url.replace(/\./g, '\\.')}\\) · job ${entry.id}, resumed$`));
+      assert.match(
+        resumed[0] ?? '',
+        new RegExp(
+          `^━━ Run slow_script\\.py · script on MI300 · test · 127\\.0\\.0\\.1:\\d+ \\(${url.replace(/\./g, '\\.')}\\) · job ${entry.id}, resumed$`,
+        ),
+      );
       assert.ok(resumed.includes(`slow_script started mark=${mark}`), 'the output from the start, replayed');
       assert.ok(api.isRunning());
       assert.match(api.statusText(), /slow_script\.py · test · running/);
 
       await vscode.commands.executeCommand('kernelRunner.cancel');
-      assert.match(api.lastRunLines().join('\n'), new RegExp(`^▸ Cancelled: job ${entry.id} on 127\\.0\\.0\\.1:\\d+ is cancelled\\.$`, 'm'));
+      assert.match(
+        api.lastRunLines().join('\n'),
+        new RegExp(`^▸ Cancelled: job ${entry.id} on 127\\.0\\.0\\.1:\\d+ is cancelled\\.$`, 'm'),
+      );
       assert.equal(api.lastRun()?.view?.outcome, 'cancelled');
       const job = (await (await fetch(`${url}/jobs/${entry.id}`)).json()) as { state: string };
       assert.equal(job.state, 'cancelled');
@@ -285,10 +389,24 @@ describe('runs', function () {
     // extension talks to GPU MODE's service (recognised here through POPCORN_API_URL, as popcorn-cli does). Since
     // long SSE connections drop, test/benchmark/leaderboard go to the background route and are polled.
     const dataDir = mkdtempSync(join(tmpdir(), 'kr-upstream-'));
-    const child = spawn(process.execPath, [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--gpu-name', 'MI300'], {
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'dist/cli.cjs'),
+        'serve',
+        '--port',
+        '0',
+        '--no-token',
+        '--data-dir',
+        dataDir,
+        '--gpu-name',
+        'MI300',
+      ],
+      {
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const popcornBefore = process.env.POPCORN_API_URL;
     const popcorn = join(dataDir, 'popcorn.yaml');
     writeFileSync(popcorn, 'cli_id: any-id-our-runner-ignores\n');
@@ -297,7 +415,11 @@ describe('runs', function () {
     try {
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-      const url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 20_000);
+      const url = await waitFor(
+        'serve to listen',
+        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1],
+        20_000,
+      );
       process.env.POPCORN_API_URL = url;
       await setting('server', url);
       await waitFor('the status bar to name GPU MODE', () => /GPU MODE/.test(api.statusText()));
@@ -333,7 +455,12 @@ describe('runs', function () {
     try {
       await vscode.commands.executeCommand('kernelRunner.runTests', submission);
       const text = api.lastRunLines().join('\n');
-      assert.match(text, new RegExp(`✘ Cannot reach the runner at http://127\\.0\\.0\\.1:${port}: connection refused \\(nothing is listening there\\)\\. Is \`kernel-runner serve\` running\\?`));
+      assert.match(
+        text,
+        new RegExp(
+          `✘ Cannot reach the runner at http://127\\.0\\.0\\.1:${port}: connection refused \\(nothing is listening there\\)\\. Is \`kernel-runner serve\` running\\?`,
+        ),
+      );
       assert.ok(!api.isRunning());
     } finally {
       await setting('server', undefined);

@@ -27,7 +27,10 @@ describe('results webview', function () {
     const expected = await summarizePath(db);
     const shown = ready.view.profiles[0]?.summary;
     assert.ok(shown);
-    assert.deepEqual(shown.kernels.map((k) => [k.name, k.calls, k.totalNs]), expected.kernels.map((k) => [k.name, k.calls, k.totalNs]));
+    assert.deepEqual(
+      shown.kernels.map((k) => [k.name, k.calls, k.totalNs]),
+      expected.kernels.map((k) => [k.name, k.calls, k.totalNs]),
+    );
     assert.equal(ready.view.outcome, 'trace');
   });
 
@@ -45,13 +48,27 @@ describe('results webview', function () {
     // Messages with unknown methods or bad params are ignored, not executed.
     api.interceptExternal(true);
     try {
-      const before = { perfetto: api.lastPerfettoUrl(), opened: api.openedUrls(), messages: api.messages(), panels: api.panels().length, view: structuredClone(p.view) };
+      const before = {
+        perfetto: api.lastPerfettoUrl(),
+        opened: api.openedUrls(),
+        messages: api.messages(),
+        panels: api.panels().length,
+        view: structuredClone(p.view),
+      };
       await api.simulateWebviewMessage({ method: 'openPerfetto', params: { profileKey: '<nope>' } });
       await api.simulateWebviewMessage({ method: 'eval', params: { code: 'process.exit(1)' } });
       await api.simulateWebviewMessage('ready');
       const after = api.panels();
-      assert.deepEqual(after.at(-1)?.received.slice(-3), ['openPerfetto', 'eval', '?'], 'each message reached the panel');
-      assert.equal(api.lastPerfettoUrl(), before.perfetto, 'no Perfetto opened for a profile key the panel does not have');
+      assert.deepEqual(
+        after.at(-1)?.received.slice(-3),
+        ['openPerfetto', 'eval', '?'],
+        'each message reached the panel',
+      );
+      assert.equal(
+        api.lastPerfettoUrl(),
+        before.perfetto,
+        'no Perfetto opened for a profile key the panel does not have',
+      );
       assert.deepEqual(api.openedUrls(), before.opened, 'nothing opened outside');
       assert.deepEqual(api.messages(), before.messages, 'no notification either');
       assert.equal(after.length, before.panels, 'no panel opened or closed');

@@ -16,9 +16,15 @@ window.addEventListener('message', (e) => {
 </script></body></html>`;
 
 export const tests = {
-  async 'Profile on MI300 shows the top kernels; Open in Perfetto UI delivers the trace'({ page, workbenchUrl, outputDir }) {
+  async 'Profile on MI300 shows the top kernels; Open in Perfetto UI delivers the trace'({
+    page,
+    workbenchUrl,
+    outputDir,
+  }) {
     const context = page.context();
-    await context.route('https://ui.perfetto.dev/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: FAKE_PERFETTO }));
+    await context.route('https://ui.perfetto.dev/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: FAKE_PERFETTO }),
+    );
     // asExternalUri maps loopback ports to code-server's `/proxy/<port>/` route; this harness runs the bare VS Code
     // server without code-server's proxy layer, so the browser does that hop itself.
     await context.route(/\/proxy\/\d+\/perfetto\//, async (route) => {
@@ -36,19 +42,34 @@ export const tests = {
     const first = frame.locator('table.kernels tbody tr').first();
     const shortName = await first.locator('.kernel-name').innerText();
     const fullName = await first.locator('.kernel-name').getAttribute('title');
-    assert(shortName.length > 0 && fullName && fullName.includes(shortName), `short "${shortName}" inside full "${fullName}"`);
+    assert(
+      shortName.length > 0 && fullName && fullName.includes(shortName),
+      `short "${shortName}" inside full "${fullName}"`,
+    );
     const cells = await first.locator('td').allInnerTexts();
     assert(/^\d[\d,]*$/.test(cells[1] ?? ''), `calls cell: ${cells[1]}`);
     assert(/(ns|µs|ms|s)$/.test(cells[2] ?? ''), `total cell: ${cells[2]}`);
     assert(/%$/.test(cells[6] ?? ''), `percent cell: ${cells[6]}`);
     const busy = await frame.locator('.cards .card-label').first().innerText();
     assert(/GPU busy/.test(busy), `busy card: ${busy}`);
-    assert((await frame.locator('section.profile').first().locator('figure.timeline svg.timeline-chart').count()) === 1, 'timeline chart');
+    assert(
+      (await frame.locator('section.profile').first().locator('figure.timeline svg.timeline-chart').count()) === 1,
+      'timeline chart',
+    );
     const links = await frame.locator('.links button').allInnerTexts();
-    assert(links.includes('Download full trace') && links.includes('Open in Perfetto UI'), `links: ${links.join(', ')}`);
+    assert(
+      links.includes('Download full trace') && links.includes('Open in Perfetto UI'),
+      `links: ${links.join(', ')}`,
+    );
     const layout = await horizontalLayout(frame);
-    assert(layout.pageOverflowPx <= 1, `page scrolls sideways by ${layout.pageOverflowPx}px: ${JSON.stringify(layout)}`);
-    assert(layout.tables > 0 && layout.tablesInScroller === layout.tables, `every table in a focusable scroller: ${JSON.stringify(layout)}`);
+    assert(
+      layout.pageOverflowPx <= 1,
+      `page scrolls sideways by ${layout.pageOverflowPx}px: ${JSON.stringify(layout)}`,
+    );
+    assert(
+      layout.tables > 0 && layout.tablesInScroller === layout.tables,
+      `every table in a focusable scroller: ${JSON.stringify(layout)}`,
+    );
     await first.scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'profile-results');
 
@@ -64,7 +85,10 @@ export const tests = {
     const relay = await relayPromise;
     await relay.waitForLoadState();
     // Directly on loopback, or through the VS Code server's port proxy (what asExternalUri gives in the browser).
-    assert(/^http:\/\/127\.0\.0\.1:\d+(\/proxy\/\d+)?\/perfetto\/[\w-]+\/$/.test(relay.url()), `relay url ${relay.url()}`);
+    assert(
+      /^http:\/\/127\.0\.0\.1:\d+(\/proxy\/\d+)?\/perfetto\/[\w-]+\/$/.test(relay.url()),
+      `relay url ${relay.url()}`,
+    );
     await relay.locator('#status').filter({ hasText: 'Trace loaded' }).waitFor({ timeout: 15_000 });
     const perfettoPromise = context.waitForEvent('page', { timeout: 15_000 });
     perfettoPromise.catch(() => {});
@@ -72,7 +96,10 @@ export const tests = {
     const perfetto = await perfettoPromise;
     await perfetto.waitForFunction(() => document.title.startsWith('received '), null, { timeout: 20_000 });
     const title = await perfetto.title();
-    assert(/^received [1-9]\d* bytes \S+\.pftrace from http:\/\/127\.0\.0\.1:\d+$/.test(title), `perfetto got: ${title}`);
+    assert(
+      /^received [1-9]\d* bytes \S+\.pftrace from http:\/\/127\.0\.0\.1:\d+$/.test(title),
+      `perfetto got: ${title}`,
+    );
     await relay.locator('#status').filter({ hasText: 'Sent to Perfetto UI' }).waitFor({ timeout: 10_000 });
     await relay.screenshot({ path: `${outputDir}/ui-perfetto-relay.png` });
   },

@@ -15,7 +15,9 @@ export const tests = {
     // Headless Chromium keeps notifications in the notification center (the bell shows a dot) rather than as
     // toasts: open it, as a person would from the bell, and press the progress notification's Cancel.
     await runCommand(page, 'Notifications: Show Notifications');
-    const item = page.locator('.notifications-center .notification-list-item', { hasText: 'Kernel Runner: Run slow_script.py' }).first();
+    const item = page
+      .locator('.notifications-center .notification-list-item', { hasText: 'Kernel Runner: Run slow_script.py' })
+      .first();
     await item.waitFor({ timeout: 15_000 });
     // The notification keeps the status bar's clock (m:ss), not the runner's 15-second heartbeat ("running · 0 s").
     const note = (await item.innerText()).replace(/\u00a0/g, ' ');

@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import { assert, openFile, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
 
 const source = (extra = '') =>
-  ['#!POPCORN leaderboard amd-fp8-mm', '#!POPCORN gpu MI300', 'import torch', extra, '', 'def custom_kernel(data):', '    a, b = data', '    return a + b', ''].join('\n');
+  [
+    '#!POPCORN leaderboard amd-fp8-mm',
+    '#!POPCORN gpu MI300',
+    'import torch',
+    extra,
+    '',
+    'def custom_kernel(data):',
+    '    a, b = data',
+    '    return a + b',
+    '',
+  ].join('\n');
 
 /** The frame of a results webview whose heading names `file`. */
 async function resultFrame(page, file, timeoutMs) {
@@ -27,14 +37,24 @@ async function resultFrame(page, file, timeoutMs) {
 }
 
 export const tests = {
-  async 'Submit to Leaderboard on GPU MODE shows the ranked score and the secret run; a reload picks a running submission up again'({ page, workbenchUrl, outputDir, workspace, home, contract }) {
+  async 'Submit to Leaderboard on GPU MODE shows the ranked score and the secret run; a reload picks a running submission up again'({
+    page,
+    workbenchUrl,
+    outputDir,
+    workspace,
+    home,
+    contract,
+  }) {
     assert(contract, 'the harness started the contract server');
     writeFileSync(join(home, '.popcorn.yaml'), `cli_id: ${contract.aliceId}\n`);
     writeFileSync(join(workspace, 'gm_ui.py'), source());
     writeFileSync(join(workspace, 'gm_ui_slow.py'), source('# contract: slow=3'));
     const settingsDir = join(workspace, '.vscode');
     mkdirSync(settingsDir, { recursive: true });
-    writeFileSync(join(settingsDir, 'settings.json'), JSON.stringify({ 'kernelRunner.server': contract.url, 'kernelRunner.openResults': 'always' }, null, 2));
+    writeFileSync(
+      join(settingsDir, 'settings.json'),
+      JSON.stringify({ 'kernelRunner.server': contract.url, 'kernelRunner.openResults': 'always' }, null, 2),
+    );
     try {
       await openWorkbench(page, workbenchUrl());
       await openFile(page, 'gm_ui.py');
@@ -64,7 +84,10 @@ export const tests = {
       await polled.waitFor({ timeout: 30_000 });
       const status = await polled.innerText();
       // Queued with what GPU MODE's queue says (only the counts it knows), or running.
-      assert(/gm_ui_slow\.py · test · (queued( \((submitted|MI300: [^)]+)\))?|running) · \d+:\d\d/.test(status), `status bar: ${status}`);
+      assert(
+        /gm_ui_slow\.py · test · (queued( \((submitted|MI300: [^)]+)\))?|running) · \d+:\d\d/.test(status),
+        `status bar: ${status}`,
+      );
       await shot(page, outputDir, 'gpumode-before-reload');
       await runCommand(page, 'Developer: Reload Window');
       await page.waitForTimeout(2000);
@@ -88,14 +111,23 @@ export const tests = {
       await row.waitFor({ timeout: 30_000 });
       const rowText = await row.innerText();
       assert(/#\d+ · amd-fp8-mm · .* · done · 24\.495 µs/.test(rowText.replace(/\n/g, ' ')), `tree row: ${rowText}`);
-      assert(await pane.locator('.monaco-list-row', { hasText: 'gm_ui_slow.py' }).count(), 'the resumed submission is listed');
+      assert(
+        await pane.locator('.monaco-list-row', { hasText: 'gm_ui_slow.py' }).count(),
+        'the resumed submission is listed',
+      );
       await shot(page, outputDir, 'gpumode-my-submissions');
     } finally {
       rmSync(settingsDir, { recursive: true, force: true });
     }
   },
 
-  async 'Register with GPU MODE (Discord) from the palette: the browser finishes OAuth and the cli_id lands in ~/.popcorn.yaml'({ page, workbenchUrl, outputDir, home, contract }) {
+  async 'Register with GPU MODE (Discord) from the palette: the browser finishes OAuth and the cli_id lands in ~/.popcorn.yaml'({
+    page,
+    workbenchUrl,
+    outputDir,
+    home,
+    contract,
+  }) {
     const popcorn = join(home, '.popcorn.yaml');
     writeFileSync(popcorn, '# shared with popcorn-cli\nother: kept\n');
     // discord.com is not reachable here: the browser gets a stand-in provider page that does what Discord does
@@ -125,7 +157,8 @@ export const tests = {
         else if (await open.isVisible().catch(() => false)) seen = 'confirm';
         else await page.waitForTimeout(250);
       }
-      if (!seen && attempt >= 3) throw new Error('Register with GPU MODE (Discord) showed nothing within 20 s, three times');
+      if (!seen && attempt >= 3)
+        throw new Error('Register with GPU MODE (Discord) showed nothing within 20 s, three times');
     }
     if (seen === 'confirm') {
       await shot(page, outputDir, 'gpumode-register-confirm');
@@ -135,9 +168,17 @@ export const tests = {
     while (!callbacks.length && Date.now() < deadline) await page.waitForTimeout(250);
     assert(callbacks[0] === 200, `OAuth callback answered ${callbacks[0]}`);
     await runCommand(page, 'Notifications: Show Notifications');
-    await page.locator('.notifications-center .notification-list-item', { hasText: 'registered with GPU MODE through Discord' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.notifications-center .notification-list-item', { hasText: 'registered with GPU MODE through Discord' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     const saved = readFileSync(popcorn, 'utf8');
-    assert(/^cli_id: [0-9a-f-]{36}$/m.test(saved) && saved.includes('other: kept') && saved.startsWith('# shared with popcorn-cli'), `popcorn config: ${saved}`);
+    assert(
+      /^cli_id: [0-9a-f-]{36}$/m.test(saved) &&
+        saved.includes('other: kept') &&
+        saved.startsWith('# shared with popcorn-cli'),
+      `popcorn config: ${saved}`,
+    );
     const id = /^cli_id: (\S+)$/m.exec(saved)[1];
     const check = await fetch(`${contract.url}/user/submissions`, { headers: { 'X-Popcorn-Cli-Id': id } });
     assert(check.status === 200, `the service knows the new id: ${check.status}`);

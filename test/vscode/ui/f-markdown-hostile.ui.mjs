@@ -53,10 +53,16 @@ export const tests = {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    await page.setContent('<!DOCTYPE html><html><head><meta charset="utf-8"><title>webview</title></head><body><div id="notices"></div><div id="root"></div></body></html>');
+    await page.setContent(
+      '<!DOCTYPE html><html><head><meta charset="utf-8"><title>webview</title></head><body><div id="notices"></div><div id="root"></div></body></html>',
+    );
     await page.evaluate(() => {
       window.__posted = [];
-      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), getState: () => undefined, setState: () => {} });
+      window.acquireVsCodeApi = () => ({
+        postMessage: (m) => window.__posted.push(m),
+        getState: () => undefined,
+        setState: () => {},
+      });
     });
     await page.addStyleTag({ path: join(root, 'media/results.css') });
     await page.addScriptTag({ path: join(root, 'dist/webview.js') });
@@ -71,7 +77,9 @@ export const tests = {
         posted: window.__posted.map((m) => m.method),
         h1: box.querySelector('h1')?.textContent,
         dangerous: box.querySelectorAll('script, img, svg, iframe, object, embed, style, link').length,
-        handlers: [...box.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on') || a.name === 'style')).length,
+        handlers: [...box.querySelectorAll('*')].filter((e) =>
+          [...e.attributes].some((a) => a.name.startsWith('on') || a.name === 'style'),
+        ).length,
         links: [...box.querySelectorAll('a')].map((a) => a.getAttribute('href')),
         cells: [...box.querySelectorAll('td')].map((td) => td.textContent),
         code: box.querySelector('pre code')?.textContent,
@@ -85,9 +93,15 @@ export const tests = {
     assert(seen.h1 === 'Report <script>window.__pwned = 1</script>', `heading: ${seen.h1}`);
     assert(seen.dangerous === 0 && seen.handlers === 0, JSON.stringify(seen));
     // javascript: and data: links are dropped; the raw <a> is text, in which linkify finds a plain https URL.
-    assert(JSON.stringify(seen.links) === '["https://gpumode.com/docs","https://evil.example"]', `links: ${JSON.stringify(seen.links)}`);
+    assert(
+      JSON.stringify(seen.links) === '["https://gpumode.com/docs","https://evil.example"]',
+      `links: ${JSON.stringify(seen.links)}`,
+    );
     assert(JSON.stringify(seen.cells) === '["<b>gemm</b>","1.5 µs"]', `table: ${JSON.stringify(seen.cells)}`);
-    assert(seen.code === 'print("<script>")\n' && seen.codeClass === 'language-python', `code: ${seen.code} ${seen.codeClass}`);
+    assert(
+      seen.code === 'print("<script>")\n' && seen.codeClass === 'language-python',
+      `code: ${seen.code} ${seen.codeClass}`,
+    );
     assert(seen.text.includes('<img src=x onerror="window.__pwned = 2">'), 'raw HTML shows as text');
     assert(seen.text.includes('chart'), 'an image becomes its alt text');
     await shot(page, outputDir, 'markdown-hostile');

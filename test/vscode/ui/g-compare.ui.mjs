@@ -6,7 +6,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { assert, horizontalLayout, openWorkbench, runCommand, shot, typeDialogPath, webviewFrame } from './workbench.mjs';
+import {
+  assert,
+  horizontalLayout,
+  openWorkbench,
+  runCommand,
+  shot,
+  typeDialogPath,
+  webviewFrame,
+} from './workbench.mjs';
 
 const GEMM_A = 'void gemm_kernel<float, 128>(float const*, float const*, float*, int, int, int)';
 const GEMM_B = 'void gemm_kernel<float, 256>(float const*, float const*, float*, int, int, int)';
@@ -36,8 +44,18 @@ function run(perCase) {
   return { ranges, launches };
 }
 
-const before = run((i) => [[GEMM_A, 40 * 2 ** i, 3], [SOFTMAX, 8 + i, 2], [NORM, 5, 2], [COPY, 3, 1]]);
-const after = run((i) => [[GEMM_B, 26 * 2 ** i, 3], [SOFTMAX, 8.6 + i, 2], [FUSED, 2.5, 2], [COPY, 3, 1]]);
+const before = run((i) => [
+  [GEMM_A, 40 * 2 ** i, 3],
+  [SOFTMAX, 8 + i, 2],
+  [NORM, 5, 2],
+  [COPY, 3, 1],
+]);
+const after = run((i) => [
+  [GEMM_B, 26 * 2 ** i, 3],
+  [SOFTMAX, 8.6 + i, 2],
+  [FUSED, 2.5, 2],
+  [COPY, 3, 1],
+]);
 
 /** The shared test helper that writes a run in rocprofv3's CSV layout (TypeScript), bundled for this script. */
 async function loadWriteRun(root) {
@@ -45,7 +63,14 @@ async function loadWriteRun(root) {
   try {
     const esbuild = await import('esbuild');
     const out = join(dir, 'rangeRuns.mjs');
-    await esbuild.build({ entryPoints: [join(root, 'test/unit/trace/rangeRuns.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+    await esbuild.build({
+      entryPoints: [join(root, 'test/unit/trace/rangeRuns.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: out,
+      logLevel: 'warning',
+    });
     return (await import(pathToFileURL(out).href)).writeRun;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -57,7 +82,10 @@ export const tests = {
     const writeRun = await loadWriteRun(root);
     const a = join(workspace, 'profile-before');
     const b = join(workspace, 'profile-after');
-    for (const [dir, r] of [[a, before], [b, after]]) {
+    for (const [dir, r] of [
+      [a, before],
+      [b, after],
+    ]) {
       mkdirSync(dir, { recursive: true });
       writeRun(dir, r);
     }
@@ -78,7 +106,7 @@ export const tests = {
     const item = page.locator('.monaco-menu .action-item', { hasText: 'Compare Two Profiles…' }).first();
     // Right after start the extension's menu contributions may not be registered yet: open the menu again until
     // they are.
-    for (const deadline = Date.now() + 45_000; ; ) {
+    for (const deadline = Date.now() + 45_000; ;) {
       await row('profile-before').click({ button: 'right' });
       try {
         await item.waitFor({ timeout: 3000 });
@@ -103,18 +131,38 @@ export const tests = {
     // the panel gets the width of the secondary side bar (chat) too
     if (await page.locator('.part.auxiliarybar').isVisible()) {
       await runCommand(page, 'View: Toggle Secondary Side Bar Visibility');
-      await page.locator('.part.auxiliarybar').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+      await page
+        .locator('.part.auxiliarybar')
+        .waitFor({ state: 'hidden', timeout: 10_000 })
+        .catch(() => {});
     }
     const sides = await frame.locator('.side-label').allInnerTexts();
-    assert(JSON.stringify(sides) === JSON.stringify(['profile-before', 'profile-after']), `A is the older run: ${JSON.stringify(sides)}`);
-    const marks = await frame.locator('table.compare-kernels tbody tr').evaluateAll((rows) =>
-      rows.map((r) => [r.querySelector('.kernel-name')?.textContent, r.querySelector('.mark')?.textContent ?? '']));
+    assert(
+      JSON.stringify(sides) === JSON.stringify(['profile-before', 'profile-after']),
+      `A is the older run: ${JSON.stringify(sides)}`,
+    );
+    const marks = await frame
+      .locator('table.compare-kernels tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((r) => [r.querySelector('.kernel-name')?.textContent, r.querySelector('.mark')?.textContent ?? '']),
+      );
     const markOf = (short) => marks.find(([n]) => n === short)?.[1];
-    assert(markOf('gemm_kernel<float, 256>') === 'paired by base name', `gemm paired by base name: ${JSON.stringify(marks)}`);
-    assert(markOf('layernorm_fwd') === 'vanished' && markOf('add_bias_relu') === 'new', `marks: ${JSON.stringify(marks)}`);
+    assert(
+      markOf('gemm_kernel<float, 256>') === 'paired by base name',
+      `gemm paired by base name: ${JSON.stringify(marks)}`,
+    );
+    assert(
+      markOf('layernorm_fwd') === 'vanished' && markOf('add_bias_relu') === 'new',
+      `marks: ${JSON.stringify(marks)}`,
+    );
     assert(markOf('softmax_kernel') === '', `softmax paired exactly: ${JSON.stringify(marks)}`);
-    const bars = await frame.locator('svg.delta-chart g.bar-row').evaluateAll((gs) => gs.map((g) => [g.getAttribute('aria-label'), g.querySelector('title')?.textContent ?? '']));
-    assert(bars.length >= 4 && bars.every(([label, title]) => label && title.startsWith(label)), `every bar has its label and title: ${JSON.stringify(bars)}`);
+    const bars = await frame
+      .locator('svg.delta-chart g.bar-row')
+      .evaluateAll((gs) => gs.map((g) => [g.getAttribute('aria-label'), g.querySelector('title')?.textContent ?? '']));
+    assert(
+      bars.length >= 4 && bars.every(([label, title]) => label && title.startsWith(label)),
+      `every bar has its label and title: ${JSON.stringify(bars)}`,
+    );
     assert(/^gemm_kernel<float, 256>: −/.test(bars[0][0]), `the biggest change first (gemm, less time): ${bars[0][0]}`);
     const cases = await frame.locator('details.range-case').count();
     assert(cases === 3, `a section per benchmark case: ${cases}`);
@@ -133,7 +181,10 @@ export const tests = {
     const saved = existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : undefined;
     const hadFolder = existsSync(join(workspace, '.vscode'));
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
-    writeFileSync(settingsFile, JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), 'workbench.colorTheme': 'Default Dark Modern' }, null, 2));
+    writeFileSync(
+      settingsFile,
+      JSON.stringify({ ...(saved ? JSON.parse(saved) : {}), 'workbench.colorTheme': 'Default Dark Modern' }, null, 2),
+    );
     try {
       await page.locator('.monaco-workbench.vs-dark').waitFor({ timeout: 15_000 });
       await frame.locator('section.chart-section').scrollIntoViewIfNeeded();
@@ -171,7 +222,8 @@ async function answerOpenDialog(page, title, path) {
       .waitForFunction(
         ([t, v]) => {
           const w = document.querySelector('.quick-input-widget');
-          const shown = w && w.style.display !== 'none' && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t);
+          const shown =
+            w && w.style.display !== 'none' && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t);
           return !shown || (w.querySelector('input')?.value ?? '') !== v;
         },
         [title, before],
@@ -186,10 +238,16 @@ const HOSTILE = [
   '<script>document.title="pwned-script";alert("script")</script>',
   '"><img src=x onerror="alert(\'img\')">',
   '<svg onload=alert("svg")>',
-  "'); alert(\"quote\"); //",
+  '\'); alert("quote"); //',
 ];
 
-tests['hostile kernel names in a comparison from the palette are shown literally and run nothing'] = async ({ page, workbenchUrl, outputDir, workspace, root }) => {
+tests['hostile kernel names in a comparison from the palette are shown literally and run nothing'] = async ({
+  page,
+  workbenchUrl,
+  outputDir,
+  workspace,
+  root,
+}) => {
   const writeRun = await loadWriteRun(root);
   const a = join(workspace, 'hostile-before');
   const b = join(workspace, 'hostile-after');
@@ -209,20 +267,39 @@ tests['hostile kernel names in a comparison from the palette are shown literally
     await answerOpenDialog(page, 'Compare: A, the baseline', a);
     await answerOpenDialog(page, 'Compare hostile-before with B', b);
     const frame = await webviewFrame(page, 'svg.delta-chart g.bar-row');
-    const shown = await frame.locator('table.compare-kernels .kernel-name').evaluateAll((els) => els.map((e) => e.getAttribute('title')));
-    for (const n of HOSTILE) assert(shown.some((t) => t === n), `full name kept literally: ${n}`);
+    const shown = await frame
+      .locator('table.compare-kernels .kernel-name')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('title')));
+    for (const n of HOSTILE)
+      assert(
+        shown.some((t) => t === n),
+        `full name kept literally: ${n}`,
+      );
     const bars = await frame.locator('svg.delta-chart g.bar-row title').allTextContents();
     // a bar per kernel whose time changed (the img one took the same time in both), its title ending in the full name
-    assert(bars.length === 3 && bars.every((t) => HOSTILE.includes(t.split('\n').pop())), `bar titles keep the names as text: ${JSON.stringify(bars)}`);
+    assert(
+      bars.length === 3 && bars.every((t) => HOSTILE.includes(t.split('\n').pop())),
+      `bar titles keep the names as text: ${JSON.stringify(bars)}`,
+    );
     const counts = await frame.evaluate(() => ({
-      injectedScripts: [...document.querySelectorAll('script')].filter((e) => /alert|pwned/.test(e.textContent + (e.getAttribute('src') ?? ''))).length,
+      injectedScripts: [...document.querySelectorAll('script')].filter((e) =>
+        /alert|pwned/.test(e.textContent + (e.getAttribute('src') ?? '')),
+      ).length,
       imgs: document.querySelectorAll('img').length,
       svgs: document.querySelectorAll('svg:not(.delta-chart)').length,
-      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((x) => x.name.startsWith('on'))).length,
+      handlers: [...document.querySelectorAll('*')].filter((e) =>
+        [...e.attributes].some((x) => x.name.startsWith('on')),
+      ).length,
       title: document.title,
     }));
-    assert(counts.injectedScripts === 0 && counts.imgs === 0 && counts.svgs === 0 && counts.handlers === 0, `no injected elements: ${JSON.stringify(counts)}`);
-    assert(!counts.title.includes('pwned') && dialogs.length === 0, `nothing ran: ${counts.title} ${dialogs.join(', ')}`);
+    assert(
+      counts.injectedScripts === 0 && counts.imgs === 0 && counts.svgs === 0 && counts.handlers === 0,
+      `no injected elements: ${JSON.stringify(counts)}`,
+    );
+    assert(
+      !counts.title.includes('pwned') && dialogs.length === 0,
+      `nothing ran: ${counts.title} ${dialogs.join(', ')}`,
+    );
     await shot(page, outputDir, 'compare-hostile');
   } finally {
     rmSync(a, { recursive: true, force: true });

@@ -12,15 +12,20 @@ import { join } from 'node:path';
 import { ZipArchive } from 'archiver';
 import { assert, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
 
-const HEADER = '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
-const trace = (i, name, ns) => `"KERNEL_DISPATCH","Agent 4",1,1,1,${i},${i},"${name}",${i},${1_000_000 + i * 100_000},${1_000_000 + i * 100_000 + ns},0,0,8,0,16,256,1,1,65536,1,1`;
-const PC_HEADER = '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id","Wave_Issued_Instruction","Instruction_Type","Stall_Reason","Wave_Count"';
+const HEADER =
+  '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
+const trace = (i, name, ns) =>
+  `"KERNEL_DISPATCH","Agent 4",1,1,1,${i},${i},"${name}",${i},${1_000_000 + i * 100_000},${1_000_000 + i * 100_000 + ns},0,0,8,0,16,256,1,1,65536,1,1`;
+const PC_HEADER =
+  '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id","Wave_Issued_Instruction","Instruction_Type","Stall_Reason","Wave_Count"';
 const TYPE = 'ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_';
 const REASON = 'ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_';
 
 /** objdump -l's instructions of one kernel: text and DWARF `file:line`. */
 function instructions(object, kernel) {
-  const r = spawnSync('llvm-objdump-19', ['-d', '-l', '--mcpu=gfx942', `--disassemble-symbols=${kernel}`, object], { encoding: 'utf8' });
+  const r = spawnSync('llvm-objdump-19', ['-d', '-l', '--mcpu=gfx942', `--disassemble-symbols=${kernel}`, object], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`llvm-objdump-19: ${r.stderr}`);
   const out = [];
   let where = null;
@@ -44,8 +49,27 @@ const PLAN = [
 
 async function profileZip(dir, source) {
   const object = join(dir, 'hot-gfx942.co');
-  const cc = spawnSync('clang-19', ['-x', 'hip', '-nogpulib', '-nogpuinc', '--cuda-device-only', '-O2', '-g', '-c', source, '--offload-arch=gfx942', '--no-gpu-bundle-output', '-o', object], { encoding: 'utf8' });
-  if (cc.error || cc.status !== 0) return { missing: `clang-19 could not build the code object (${cc.error?.message ?? cc.stderr})` };
+  const cc = spawnSync(
+    'clang-19',
+    [
+      '-x',
+      'hip',
+      '-nogpulib',
+      '-nogpuinc',
+      '--cuda-device-only',
+      '-O2',
+      '-g',
+      '-c',
+      source,
+      '--offload-arch=gfx942',
+      '--no-gpu-bundle-output',
+      '-o',
+      object,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (cc.error || cc.status !== 0)
+    return { missing: `clang-19 could not build the code object (${cc.error?.message ?? cc.stderr})` };
   const rows = [PC_HEADER];
   const expectedLines = new Map();
   let ts = 1;
@@ -54,7 +78,9 @@ async function profileZip(dir, source) {
     if (!inst) throw new Error(`no ${text} with a line in ${kernel}`);
     const [kind, name] = what.split(':');
     for (let n = 0; n < count; n++) {
-      rows.push(`${ts++},18446744073709551615,${dispatch},"${text}","${inst.file}:${inst.line}",${dispatch},${kind === 'issued' ? 1 : 0},"${TYPE}${kind === 'issued' ? name : 'NO_INST'}","${REASON}${kind === 'stall' ? name : 'NONE'}",4`);
+      rows.push(
+        `${ts++},18446744073709551615,${dispatch},"${text}","${inst.file}:${inst.line}",${dispatch},${kind === 'issued' ? 1 : 0},"${TYPE}${kind === 'issued' ? name : 'NO_INST'}","${REASON}${kind === 'stall' ? name : 'NONE'}",4`,
+      );
     }
     expectedLines.set(`${dispatch}:${inst.line}`, (expectedLines.get(`${dispatch}:${inst.line}`) ?? 0) + count);
   }
@@ -62,7 +88,12 @@ async function profileZip(dir, source) {
   const archive = new ZipArchive({ zlib: { level: 1 } });
   const out = createWriteStream(zip);
   archive.pipe(out);
-  archive.append(Buffer.from(`${[HEADER, trace(1, 'scale(float*, float)', 40_000), trace(2, 'void reduce_shared<1024>(int const*, int*)', 20_000)].join('\n')}\n`), { name: '42_kernel_trace.csv' });
+  archive.append(
+    Buffer.from(
+      `${[HEADER, trace(1, 'scale(float*, float)', 40_000), trace(2, 'void reduce_shared<1024>(int const*, int*)', 20_000)].join('\n')}\n`,
+    ),
+    { name: '42_kernel_trace.csv' },
+  );
   archive.append(Buffer.from(`${rows.join('\n')}\n`), { name: '42_pc_sampling_stochastic.csv' });
   archive.append(readFileSync(object), { name: '_code_object0.o' });
   await archive.finalize();
@@ -73,10 +104,17 @@ async function profileZip(dir, source) {
 /** The end-of-line hints drawn in the active editor, by 1-based line number (decorations' ::after content). */
 async function hints(page, editor) {
   return editor.evaluate((root) => {
-    const numberAt = new Map([...root.querySelectorAll('.margin-view-overlays > div')].map((d) => [d.style.top, Number(d.querySelector('.line-numbers')?.textContent)]));
+    const numberAt = new Map(
+      [...root.querySelectorAll('.margin-view-overlays > div')].map((d) => [
+        d.style.top,
+        Number(d.querySelector('.line-numbers')?.textContent),
+      ]),
+    );
     const out = {};
     for (const line of root.querySelectorAll('.view-lines > .view-line')) {
-      const texts = [...line.querySelectorAll('span')].map((s) => getComputedStyle(s, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal');
+      const texts = [...line.querySelectorAll('span')]
+        .map((s) => getComputedStyle(s, '::after').content)
+        .filter((c) => c && c !== 'none' && c !== 'normal');
       if (texts.length) out[numberAt.get(line.style.top)] = texts.map((t) => JSON.parse(t).trim()).join(' ');
     }
     return out;
@@ -84,7 +122,14 @@ async function hints(page, editor) {
 }
 
 export const tests = {
-  async 'PC-sampling heat on the kernel source lines and its disassembly'({ page, workbenchUrl, outputDir, workspace, root, say }) {
+  async 'PC-sampling heat on the kernel source lines and its disassembly'({
+    page,
+    workbenchUrl,
+    outputDir,
+    workspace,
+    root,
+    say,
+  }) {
     const dir = join(workspace, 'hot-trace');
     mkdirSync(dir, { recursive: true });
     const source = join(workspace, 'hot_kernels.hip');
@@ -111,19 +156,30 @@ export const tests = {
     // scale: 45 samples, line 6 has 40 (30 waiting on vmcnt), line 7 has 5; reduce_shared: 35, line 13 has 20
     // (waitcnt), line 14 has 15 (barrier wait)
     const share = (n, of) => `${Math.round((n / of) * 100)}%`;
-    const [l6, l7, l13, l14] = [['1:6', 45], ['1:7', 45], ['2:13', 35], ['2:14', 35]].map(([k, of]) => {
+    const [l6, l7, l13, l14] = [
+      ['1:6', 45],
+      ['1:7', 45],
+      ['2:13', 35],
+      ['2:14', 35],
+    ].map(([k, of]) => {
       assert(built.expectedLines.has(k), `the plan sampled ${k}: ${JSON.stringify([...built.expectedLines])}`);
       return share(built.expectedLines.get(k), of);
     });
     const expected = { 6: `${l6} · waitcnt`, 7: l7, 13: `${l13} · waitcnt`, 14: `${l14} · barrier wait` };
-    assert(JSON.stringify(seen) === JSON.stringify(expected), `source hints ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
+    assert(
+      JSON.stringify(seen) === JSON.stringify(expected),
+      `source hints ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`,
+    );
     await shot(page, outputDir, 'hotspots-source');
 
     // an edit below the last hot line keeps the marks; one above them (the lines moved) takes them off
     await editor.locator('.view-line', { hasText: 'template __global__ void reduce_shared<1024>' }).click();
     await page.keyboard.press('End');
     await page.keyboard.type(' // below');
-    assert(JSON.stringify(await hints(page, editor)) === JSON.stringify(expected), 'the marks stay after an edit below them');
+    assert(
+      JSON.stringify(await hints(page, editor)) === JSON.stringify(expected),
+      'the marks stay after an edit below them',
+    );
     await page.keyboard.press('Control+Home');
     await page.keyboard.type('// a new first line');
     await page.keyboard.press('Enter');
@@ -147,12 +203,22 @@ export const tests = {
       if (Object.keys(isaHints).length < 3) await page.waitForTimeout(250);
     }
     const values = Object.values(isaHints).sort();
-    assert(JSON.stringify(values) === JSON.stringify([share(10, 45), share(5, 45), `${share(30, 45)} · waitcnt vmcnt`].sort()), `disassembly hints ${JSON.stringify(isaHints)}`);
+    assert(
+      JSON.stringify(values) ===
+        JSON.stringify([share(10, 45), share(5, 45), `${share(30, 45)} · waitcnt vmcnt`].sort()),
+      `disassembly hints ${JSON.stringify(isaHints)}`,
+    );
     await shot(page, outputDir, 'hotspots-disassembly');
 
     // dropping the run (closing its results panel) takes the heat off the disassembly
-    await page.locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' }).locator('.codicon-close, .action-label').last().click({ force: true });
-    await page.locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page
+      .locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' })
+      .locator('.codicon-close, .action-label')
+      .last()
+      .click({ force: true });
+    await page
+      .locator('.tabs-container .tab', { hasText: 'hotspots-profile.zip' })
+      .waitFor({ state: 'detached', timeout: 30_000 });
     let after = isaHints;
     for (let i = 0; i < 80 && Object.keys(after).length > 0; i++) {
       after = await hints(page, isa);

@@ -54,16 +54,25 @@ export async function runCommand(page, title) {
 
 /** Until the quick input's progress bar stops (VS Code's file dialog is busy while it lists a folder or checks a path). */
 async function dialogSettled(page) {
-  await page.locator('.quick-input-widget .quick-input-progress.active').waitFor({ state: 'detached', timeout: 60_000 }).catch(async () => {
-    await page.waitForFunction(() => !document.querySelector('.quick-input-widget .quick-input-progress.active'), undefined, { timeout: 60_000 });
-  });
+  await page
+    .locator('.quick-input-widget .quick-input-progress.active')
+    .waitFor({ state: 'detached', timeout: 60_000 })
+    .catch(async () => {
+      await page.waitForFunction(
+        () => !document.querySelector('.quick-input-widget .quick-input-progress.active'),
+        undefined,
+        { timeout: 60_000 },
+      );
+    });
 }
 
 async function dialogState(page) {
   return page.evaluate(() => ({
     value: document.querySelector('.quick-input-widget input')?.value ?? '(no input)',
     message: document.querySelector('.quick-input-widget .quick-input-message')?.textContent ?? '',
-    rows: [...document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')].slice(0, 5).map((r) => r.textContent),
+    rows: [...document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row')]
+      .slice(0, 5)
+      .map((r) => r.textContent),
   }));
 }
 
@@ -74,11 +83,18 @@ export async function typeDialogPath(page, file) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   // The dialog fills in its own starting folder a moment after it opens: typing before that gets mixed into it.
-  await page.waitForFunction(() => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '', undefined, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => (document.querySelector('.quick-input-widget input')?.value ?? '') !== '',
+    undefined,
+    { timeout: 10_000 },
+  );
   const name = basename(file);
   for (let attempt = 0; attempt < 5; attempt++) {
     await input.fill(file);
-    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: name })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await dialogSettled(page);
     if ((await input.inputValue()).endsWith(file)) return;
   }
@@ -98,7 +114,10 @@ export async function acceptDialogPath(page, file) {
   for (let attempt = 0; attempt < 5; attempt++) {
     await typeDialogPath(page, file);
     await page.keyboard.press('Enter');
-    const closed = await widget.waitFor({ state: 'hidden', timeout: 10_000 }).then(() => true, () => false);
+    const closed = await widget.waitFor({ state: 'hidden', timeout: 10_000 }).then(
+      () => true,
+      () => false,
+    );
     if (closed) return;
   }
   throw new Error(`the file dialog did not take ${file}: ${JSON.stringify(await dialogState(page))}`);
@@ -117,7 +136,9 @@ export async function webviewFrame(page, selector, timeoutMs = 60_000) {
     }
     await page.waitForTimeout(250);
   }
-  throw new Error(`no webview frame with ${selector} within ${timeoutMs} ms; extension messages: ${extensionMessages.join(' | ') || 'none'}`);
+  throw new Error(
+    `no webview frame with ${selector} within ${timeoutMs} ms; extension messages: ${extensionMessages.join(' | ') || 'none'}`,
+  );
 }
 
 /** How a results page lays out sideways: the page itself must never be wider than the panel (wide tables scroll
@@ -129,7 +150,10 @@ export async function horizontalLayout(frame) {
     return {
       pageOverflowPx: doc.scrollWidth - doc.clientWidth,
       tables: boxes.length,
-      tablesInScroller: boxes.filter((b) => b && b.classList.contains('table-scroll') && getComputedStyle(b).overflowX === 'auto' && b.tabIndex === 0).length,
+      tablesInScroller: boxes.filter(
+        (b) =>
+          b && b.classList.contains('table-scroll') && getComputedStyle(b).overflowX === 'auto' && b.tabIndex === 0,
+      ).length,
     };
   });
 }

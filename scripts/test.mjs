@@ -34,6 +34,7 @@ const bin = (name) => join(root, 'node_modules/.bin', name);
 
 if (!only) {
   run('lint', bin('eslint'), ['.']);
+  run('format', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
   // dead code: unused files, exports, types and dependencies (knip.json names the build's entry points)
   run('dead code', bin('knip'), ['--no-progress']);
   run('typecheck', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']);

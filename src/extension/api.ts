@@ -73,9 +73,7 @@ export interface KernelRunnerApi {
   picks(): PickRequest[];
   openedUrls(): string[];
   register(request: RegisterRequest): Promise<RegistrationOutcome | undefined>;
-  diagnostics(
-    uri: vscode.Uri,
-  ): Array<{
+  diagnostics(uri: vscode.Uri): Array<{
     message: string;
     severity: 'error' | 'warning' | 'info';
     line: number;

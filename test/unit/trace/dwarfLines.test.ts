@@ -147,17 +147,15 @@ test(
       // with offsets (rocprofv3's JSON form), each sampled offset's row and no other
       const byOffset: KernelHotspots = {
         ...kernel,
-        instructions: code
-          .slice(0, 3)
-          .map((i, n) => ({
-            ...kernel.instructions[0]!,
-            codeObject: 0,
-            offset: i.offset,
-            text: i.text,
-            line: i.line,
-            samples: n + 1,
-            share: (n + 1) / kernel.samples,
-          })),
+        instructions: code.slice(0, 3).map((i, n) => ({
+          ...kernel.instructions[0]!,
+          codeObject: 0,
+          offset: i.offset,
+          text: i.text,
+          line: i.line,
+          samples: n + 1,
+          share: (n + 1) / kernel.samples,
+        })),
       };
       assert.deepEqual(
         disassemblyHeat(listing, byOffset).map((m) => [m.line, m.samples]),

@@ -2,6 +2,7 @@
 // (a tint level), and the words shown beside them ("31% · waitcnt") and on hover (the stall breakdown). The
 // extension only turns these marks into decorations. Shares are of the kernel's samples (src/core/protocol/pcSampling.ts).
 import { stallLabel } from './format/pcSampling';
+import { inlineCalls, inlineLine } from './inlineHipLines';
 import type { HotInstruction, HotLine, KernelHotspots, PcHotspots } from './protocol/pcSampling';
 
 /** Tint levels: 1 (coolest) .. HEAT_LEVELS (the hottest mark of the editor). */
@@ -96,17 +97,29 @@ function sameSourceFile(sampleFile: string, editorPath: string): boolean {
 
 /**
  * The hot source lines of one file over every kernel of the hot spots: per line the kernel with the most samples
- * there gives the share and hint; the hover names every kernel that sampled it.
+ * there gives the share and hint; the hover names every kernel that sampled it. A Python file's text (`editorText`)
+ * also takes the samples of the source torch's `load_inline` generated from its strings, on the strings' lines
+ * (core/inlineHipLines.ts), from kernels its strings still define.
  */
-export function sourceHeat(all: readonly PcHotspots[], editorPath: string): HeatMark[] {
+export function sourceHeat(all: readonly PcHotspots[], editorPath: string, editorText?: string): HeatMark[] {
+  const calls = editorText !== undefined && /\.py$/i.test(editorPath) ? inlineCalls(editorText) : [];
+  const lineOf = (kernel: KernelHotspots, site: HotLine): number | null => {
+    if (sameSourceFile(site.file, editorPath)) return site.line;
+    if (calls.length === 0) return null;
+    const at = inlineLine(calls, site.file, site.line);
+    // a kernel no string defines any more (renamed, removed): its lines would land on someone else's code
+    if (!at || !kernelDefinedIn(kernel, at.kernels)) return null;
+    return at.line;
+  };
   const byLine = new Map<number, { best: { kernel: KernelHotspots; site: HotLine }; hover: string[] }>();
   for (const hot of all) {
     for (const kernel of hot.kernels) {
       for (const site of kernel.lines) {
-        if (!sameSourceFile(site.file, editorPath)) continue;
-        const hover = hoverOf(kernel, site, `on line ${site.line}`);
-        const at = byLine.get(site.line);
-        if (!at) byLine.set(site.line, { best: { kernel, site }, hover });
+        const line = lineOf(kernel, site);
+        if (line === null) continue;
+        const hover = hoverOf(kernel, site, `on line ${line}`);
+        const at = byLine.get(line);
+        if (!at) byLine.set(line, { best: { kernel, site }, hover });
         else {
           if (site.samples > at.best.site.samples) at.best = { kernel, site };
           at.hover.push('', ...hover);
@@ -123,6 +136,16 @@ export function sourceHeat(all: readonly PcHotspots[], editorPath: string): Heat
       hover,
     })),
   );
+}
+
+/**
+ * Whether a sampled kernel is one of these `__global__` functions: its short name (`ns::kern<…>` gives `kern`), or
+ * a name we cannot read (no kernel trace: `dispatch 3`) taken on trust.
+ */
+function kernelDefinedIn(kernel: KernelHotspots, globals: readonly string[]): boolean {
+  if (/^dispatch \d+$/.test(kernel.name)) return true;
+  const base = kernel.shortName.replace(/<.*$/s, '').split('::').at(-1) ?? '';
+  return globals.includes(base);
 }
 
 /**

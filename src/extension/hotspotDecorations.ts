@@ -2,7 +2,8 @@
 // disassembly (kernel-runner-isa documents) get a tint scaled by share, an end-of-line hint ("31% · waitcnt") and
 // a hover with the stall breakdown. The hot spots are those of the profiles in the open results panels: closing
 // the panel (dropping the run) clears them. A source file edited at or above its last hot line loses its marks
-// until the next profile (the line numbers no longer say where the samples were). What is marked, and how, is
+// until the next profile (the line numbers no longer say where the samples were). Inline HIP in a Python file's
+// load_inline strings gets the heat on the strings' lines. What is marked, and how, is
 // decided in src/core/hotspotHeat.ts; this file only draws it.
 import * as vscode from 'vscode';
 import { HEAT_LEVELS, sourceHeat, type HeatMark } from '../core/hotspotHeat';
@@ -84,7 +85,8 @@ export class HotspotDecorations implements vscode.Disposable {
         marks = await this.isa.heatMarks(doc, this.hotspots);
         row0 = true;
       } else if (doc.uri.scheme === 'file' && !this.stale.has(key)) {
-        marks = sourceHeat(this.hotspots, doc.uri.fsPath);
+        // a Python file's text: its load_inline strings take the samples of the source torch generated from them
+        marks = sourceHeat(this.hotspots, doc.uri.fsPath, doc.languageId === 'python' ? doc.getText() : undefined);
       }
     }
     marks = marks.filter((m) => (row0 ? m.line : m.line - 1) < doc.lineCount);

@@ -86,7 +86,8 @@ export class HotspotDecorations implements vscode.Disposable {
         row0 = true;
       } else if (doc.uri.scheme === 'file' && !this.stale.has(key)) {
         // a Python file's text: its load_inline strings take the samples of the source torch generated from them
-        marks = sourceHeat(this.hotspots, doc.uri.fsPath, doc.languageId === 'python' ? doc.getText() : undefined);
+        const python = doc.languageId === 'python' || /\.py$/i.test(doc.uri.fsPath);
+        marks = sourceHeat(this.hotspots, doc.uri.fsPath, python ? doc.getText() : undefined);
       }
     }
     marks = marks.filter((m) => (row0 ? m.line : m.line - 1) < doc.lineCount);

@@ -2,11 +2,13 @@
 // generated is the .py line holding the same code. The generated files are laid out here as torch writes them
 // (cpp_extension.py load_inline: three includes joined with the strings by "\n" into cuda.cu; hipify_python.py:
 // hip.hip = a breadcrumb line + that, when the includes are rewritten), then each of their lines is checked.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { inlineCalls, inlineLine, type InlineCall } from '../../../src/core/inlineHipLines';
 import { sourceHeat } from '../../../src/core/hotspotHeat';
 import type { KernelHotspots, PcHotspots } from '../../../src/core/protocol/pcSampling';
+import { buildInlineHip } from '../../support/inlineHipBuild';
 
 /** The generated file's lines, and how many of them torch and hipify put above the strings. */
 function generated(
@@ -301,4 +303,29 @@ test('a string edited after the run: a kernel it no longer defines and lines pas
   assert.deepEqual(sourceHeat([late], '/home/me/submission.py', cut), [], 'past the shortened string: nothing');
   const notInline = SUBMISSION.replace('cuda_sources=cuda_src', 'cuda_sources=open("k.hip").read()');
   assert.deepEqual(sourceHeat([SAMPLED], '/home/me/submission.py', notInline), []);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// A real build: the submission run against the stand-in torch, hip.hip compiled by clang-19 with line tables
+
+test('DWARF lines of the hip.hip torch generated from a submission land on the .py lines holding that code', (t) => {
+  const built = buildInlineHip();
+  if (typeof built === 'string') {
+    if (process.env.CI === 'true') throw new Error(built);
+    t.skip(`*** SKIPPED: ${built} ***`);
+    return;
+  }
+  after(() => rmSync(built.dir, { recursive: true, force: true }));
+  const calls = inlineCalls(built.pyText);
+  const pyLines = built.pyText.split('\n');
+  const lines = new Set(built.instructions.map((i) => i.line!));
+  assert.ok(lines.size >= 3, `the kernel's instructions come from several lines: ${[...lines].join(', ')}`);
+  for (const i of built.instructions) assert.equal(i.file, built.hip, 'DWARF names the generated file');
+  for (const line of lines) {
+    const code = built.hipLines[line - 1]!.trim();
+    const mapped = inlineLine(calls, built.hip, line);
+    assert.ok(mapped, `hip.hip:${line} (${code}) maps`);
+    assert.equal(pyLines[mapped.line - 1]!.trim(), code, `hip.hip:${line} is .py line ${mapped.line}`);
+    assert.deepEqual(mapped.kernels, ['scale_kernel']);
+  }
 });

@@ -535,7 +535,12 @@ async function pythonCompileStep(
     command: ctx.settings.python,
     args: [submissionFile],
     cwd: dir,
-    env: childEnv(ctx, { POPCORN_SEED: '1' }),
+    // with PC sampling, the build load_inline caches here is the one the profiled run loads (torch rebuilds for
+    // changed sources or flags, not for a changed environment): it gets the line tables now
+    env: childEnv(ctx, {
+      POPCORN_SEED: '1',
+      ...(ctx.mode === 'profile' && pcSamplingOf(ctx.profile) ? lineInfoEnv(ctx.settings.env) : {}),
+    } as Record<string, string>),
     timeoutMs: PY_COMPILE_TIMEOUT_SEC * 1000,
     graceMs: ctx.settings.graceMs,
     signal: ctx.signal,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { EXTENSIONS_HEADER, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
-import { readSse, startTestRunner, terminal, testBin, type TestRunner } from './helpers';
+import { readSse, repoRoot, startTestRunner, terminal, testBin, type TestRunner } from './helpers';
 
 const env = {
   ...process.env,
@@ -111,5 +111,74 @@ describe('PC sampling in profile mode (stand-in rocprofv3)', () => {
       run.stderr,
       /\[kernel-runner\] PC sampling \(stochastic, every 1048576 cycles\) gave no samples: this GPU, its driver or firmware may not support/,
     );
+  });
+});
+
+// A Python submission whose HIP kernel torch's load_inline builds, run against the stand-in torch
+// (test/fixtures/fake-torch: it keeps torch's build cache, a build per change of sources or flags, none per change
+// of the environment, and says which HIPCC_COMPILE_FLAGS_APPEND the build it loaded had). The compile step's
+// `python3 submission.py` makes the build that the profiled run then loads: with PC sampling it must have line
+// tables, or the samples carry no source lines.
+const INLINE_SUBMISSION = `#!POPCORN leaderboard vectoradd_py
+import os
+
+# the build cache in the job's folder (torch's default, ~/.cache, is the runner user's home here)
+os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(os.getcwd(), "torch_extensions")
+from torch.utils.cpp_extension import load_inline
+
+CUDA_SRC = r"""
+__global__ void add_kernel(const float* a, const float* b, float* c, int n) {
+    int i = threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+module = load_inline(name="kr_inline_add", cpp_sources="", cuda_sources=CUDA_SRC, verbose=True)
+print(f"kr-inline: loaded a build made with HIPCC_COMPILE_FLAGS_APPEND={module.build_flags!r}")
+
+
+def custom_kernel(data):
+    a, b = data
+    return [x + y for x, y in zip(a, b)]
+`;
+
+describe('PC sampling of inline HIP built by load_inline (stand-in rocprofv3 and torch)', () => {
+  let runner: TestRunner;
+  before(async () => {
+    runner = await startTestRunner({
+      profiler: 'auto',
+      env: { ...env, PYTHONPATH: path.join(repoRoot, 'test/fixtures/fake-torch') },
+    });
+  });
+  after(async () => {
+    await runner.dispose();
+  });
+
+  async function submit(mode: string, fields: Record<string, string>) {
+    const fd = new FormData();
+    fd.append('file', new Blob([new TextEncoder().encode(INLINE_SUBMISSION)]), 'inline_add.py');
+    for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+    const res = await fetch(`${runner.url}/vectoradd_py/CPU/${mode}`, {
+      method: 'POST',
+      body: fd,
+      headers: { [EXTENSIONS_HEADER]: '1' },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const result = resultEventSchema.parse(terminal(await readSse(res)).data);
+    return result.results[0]!.runs[mode === 'profile' ? 'profile.0' : mode]!;
+  }
+
+  test('the compile step builds with line tables, so the profiled run loads a build with them', async () => {
+    const ev = await submit('profile', { pc_sampling: 'stochastic' });
+    assert.equal(ev.run!.passed, true, ev.run!.stderr);
+    assert.match(ev.compilation!.stdout, /-DTORCH_EXTENSION_NAME=kr_inline_add .*\(appended: '-gline-tables-only'\)/);
+    assert.match(ev.run!.stdout, /No modifications detected for re-loaded extension module kr_inline_add/);
+    assert.match(ev.run!.stdout, /kr-inline: loaded a build made with HIPCC_COMPILE_FLAGS_APPEND='-gline-tables-only'/);
+  });
+
+  test('without PC sampling nothing is appended to the build', async () => {
+    const ev = await submit('profile', {});
+    assert.equal(ev.run!.passed, true, ev.run!.stderr);
+    assert.match(ev.compilation!.stdout, /-DTORCH_EXTENSION_NAME=kr_inline_add .*\(appended: ''\)/);
+    assert.match(ev.run!.stdout, /kr-inline: loaded a build made with HIPCC_COMPILE_FLAGS_APPEND=''/);
   });
 });

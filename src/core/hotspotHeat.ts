@@ -2,7 +2,7 @@
 // (a tint level), and the words shown beside them ("31% · waitcnt") and on hover (the stall breakdown). The
 // extension only turns these marks into decorations. Shares are of the kernel's samples (src/core/protocol/pcSampling.ts).
 import { stallLabel } from './format/pcSampling';
-import { inlineCalls, inlineLine } from './inlineHipLines';
+import { inlineCalls, inlineLine, isInlineGenerated, type InlineCall } from './inlineHipLines';
 import type { HotInstruction, HotLine, KernelHotspots, PcHotspots } from './protocol/pcSampling';
 
 /** Tint levels: 1 (coolest) .. HEAT_LEVELS (the hottest mark of the editor). */
@@ -102,10 +102,12 @@ function sameSourceFile(sampleFile: string, editorPath: string): boolean {
  * (core/inlineHipLines.ts), from kernels its strings still define.
  */
 export function sourceHeat(all: readonly PcHotspots[], editorPath: string, editorText?: string): HeatMark[] {
-  const calls = editorText !== undefined && /\.py$/i.test(editorPath) ? inlineCalls(editorText) : [];
+  const python = editorText !== undefined && /\.py$/i.test(editorPath);
+  let calls: InlineCall[] | undefined; // read once, when a sample names a generated file
   const lineOf = (kernel: KernelHotspots, site: HotLine): number | null => {
     if (sameSourceFile(site.file, editorPath)) return site.line;
-    if (calls.length === 0) return null;
+    if (!python || !isInlineGenerated(site.file)) return null;
+    calls ??= inlineCalls(editorText);
     const at = inlineLine(calls, site.file, site.line);
     // a kernel no string defines any more (renamed, removed): its lines would land on someone else's code
     if (!at || !kernelDefinedIn(kernel, at.kernels)) return null;

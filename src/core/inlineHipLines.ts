@@ -244,6 +244,11 @@ function pathParts(file: string): string[] {
   return file.split(/[\\/]/).filter((p) => p.length > 0);
 }
 
+/** Whether a sample's file is one torch's load_inline generates from `cuda_sources` (`cuda.cu`, `hip.hip`). */
+export function isInlineGenerated(sampleFile: string): boolean {
+  return /(^|[\\/])(cuda\.cu|hip\.hip)$/.test(sampleFile);
+}
+
 export interface InlineLine {
   /** 1-based line of the .py file. */
   line: number;
@@ -257,9 +262,9 @@ export interface InlineLine {
  * on torch's own include lines or past the strings is no line of the file.
  */
 export function inlineLine(calls: readonly InlineCall[], sampleFile: string, sampleLine: number): InlineLine | null {
+  if (!isInlineGenerated(sampleFile)) return null;
   const parts = pathParts(sampleFile);
-  const file = parts.at(-1) ?? '';
-  if (file !== 'cuda.cu' && file !== 'hip.hip') return null;
+  const file = parts.at(-1) as 'cuda.cu' | 'hip.hip';
   const readable = calls.filter((c) => c.sources.length > 0);
   const folder = parts.at(-2);
   const named = readable.filter((c) => c.name !== null && c.name === folder);

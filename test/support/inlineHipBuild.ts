@@ -46,6 +46,7 @@ export function buildInlineHip(): InlineHipBuild | string {
   try {
     run('python3', [py], {
       PYTHONPATH: path.join(repoRoot, 'test/fixtures/fake-torch'),
+      PYTHONDONTWRITEBYTECODE: '1', // no __pycache__ in the repo's fixtures
       TORCH_EXTENSIONS_DIR: path.join(dir, 'torch_extensions'),
     });
   } catch (err) {

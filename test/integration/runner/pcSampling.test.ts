@@ -146,7 +146,7 @@ describe('PC sampling of inline HIP built by load_inline (stand-in rocprofv3 and
   before(async () => {
     runner = await startTestRunner({
       profiler: 'auto',
-      env: { ...env, PYTHONPATH: path.join(repoRoot, 'test/fixtures/fake-torch') },
+      env: { ...env, PYTHONPATH: path.join(repoRoot, 'test/fixtures/fake-torch'), PYTHONDONTWRITEBYTECODE: '1' },
     });
   });
   after(async () => {

@@ -252,7 +252,7 @@ export function isInlineGenerated(sampleFile: string): boolean {
 export interface InlineLine {
   /** 1-based line of the .py file. */
   line: number;
-  /** The `__global__` functions of the string the line is in. */
+  /** The `__global__` functions of the call's strings (a device function of one string may be a kernel's of another). */
   kernels: string[];
 }
 
@@ -273,7 +273,7 @@ export function inlineLine(calls: readonly InlineCall[], sampleFile: string, sam
   let at = sampleLine - linesAbove(file, call);
   if (at < 1) return null;
   for (const s of call.sources) {
-    if (at <= s.pyLines.length) return { line: s.pyLines[at - 1]!, kernels: s.kernels };
+    if (at <= s.pyLines.length) return { line: s.pyLines[at - 1]!, kernels: call.sources.flatMap((x) => x.kernels) };
     at -= s.pyLines.length;
   }
   return null;

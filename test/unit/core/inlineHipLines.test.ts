@@ -329,3 +329,39 @@ test('DWARF lines of the hip.hip torch generated from a submission land on the .
     assert.deepEqual(mapped.kernels, ['scale_kernel']);
   }
 });
+
+test("a device function in one string inlined into another string's kernel: its lines get that kernel's heat", () => {
+  const py = [
+    'from torch.utils.cpp_extension import load_inline',
+    'HELPERS = """',
+    '__device__ float twice(float v) {',
+    '    return v * 2.0f;',
+    '}',
+    '"""',
+    'KERNEL = """',
+    '__global__ void double_it(float* x) { x[0] = twice(x[0]); }',
+    '"""',
+    'load_inline(name="h", cpp_sources="", cuda_sources=[HELPERS, KERNEL])',
+  ].join('\n');
+  // hip.hip: 4 lines above, HELPERS' value lines 5-9 (.py 2-6), KERNEL's 10-12 (.py 7-9)
+  assert.deepEqual(inlineLine(inlineCalls(py), 'h/hip.hip', 7), { line: 4, kernels: ['double_it'] });
+  const marks = sourceHeat(
+    [
+      hot([
+        kernel('double_it(float*)', 10, [
+          ['/c/h/hip.hip', 7, 6],
+          ['/c/h/hip.hip', 11, 4],
+        ]),
+      ]),
+    ],
+    'k.py',
+    py,
+  );
+  assert.deepEqual(
+    marks.map((m) => [m.line, m.samples]),
+    [
+      [4, 6],
+      [8, 4],
+    ],
+  );
+});

@@ -45,6 +45,8 @@
 //                          background job `hacked` with KernelGuardRejected's text; streaming an `error` (400)
 //   `contract: timed_out`  the background job reaches the manager's hard timeout (`timed_out`)
 //   `contract: slow=N`     N extra polls in `running` (background) / N extra heartbeats (streaming)
+//   `contract: hold`       background: stays `running` until the test calls `release()` (waits on an event, not on
+//                          a number of polls: a UI check can poll quickly and still reload the window mid-run)
 //
 // Upstream's refusals in their order (submission.prepare_submission): the service stopped (`stop()`), a banned
 // account (`ban()`), the extension, directives, a closed (invite-only) leaderboard without an invite, the rate
@@ -137,6 +139,8 @@ interface Submission {
   done: boolean;
   /** The final status and error while polls still see `running` after `done` (options.doneBeforeStatus). */
   final?: { status: string | null; error: string | null; polls: number };
+  /** `contract: hold`: polls see `running` until `release()`. */
+  held?: boolean;
 }
 
 export interface FailureRule {
@@ -209,6 +213,8 @@ export interface ContractServer {
   ban(account: string): void;
   /** A claimed invite code: the account may use a closed leaderboard. */
   invite(account: string, leaderboard: string): void;
+  /** Lets every `contract: hold` submission go on past `running`; the ids released. */
+  release(): number[];
   close(): Promise<void>;
 }
 
@@ -372,6 +378,7 @@ interface Markers {
   timedOut: boolean;
   hacked: boolean;
   slow: number;
+  hold: boolean;
 }
 
 function markers(code: string): Markers {
@@ -385,6 +392,7 @@ function markers(code: string): Markers {
     timedOut: /contract: timed_out\b/.test(code),
     hacked: /contract: hacked\b/.test(code),
     slow: Number(/contract: slow=(\d+)/.exec(code)?.[1] ?? 0),
+    hold: /contract: hold\b/.test(code),
   };
 }
 
@@ -931,6 +939,10 @@ export async function startContractServer(options: ContractServerOptions = {}): 
       return;
     }
     if (sub.done) return;
+    if (sub.held && sub.status === 'running') {
+      sub.lastHeartbeat = new Date();
+      return;
+    }
     const next = sub.steps.shift();
     if (!next) return;
     sub.status = next;
@@ -1252,6 +1264,7 @@ export async function startContractServer(options: ContractServerOptions = {}): 
         const mk = markers(sub.code);
         const end = mk.raise ? 'failed' : mk.timedOut ? 'timed_out' : kernelGuardRejects(sub) ? 'hacked' : 'succeeded';
         sub.steps = ['pending', 'running', ...Array<string>(mk.slow).fill('running'), end];
+        sub.held = mk.hold;
         const body: { [key: string]: Json } = { details: { id: sub.id, job_status_id: sub.jobStatusId } };
         if (!old) body.runner_queue = queueJson(sub.gpu);
         body.status = 'accepted';
@@ -1298,6 +1311,13 @@ export async function startContractServer(options: ContractServerOptions = {}): 
     },
     ban: (name) => banned.add(name),
     invite: (name, lb) => invited.add(`${name} ${lb}`),
+    release: () =>
+      [...submissions.values()]
+        .filter((sub) => sub.held)
+        .map((sub) => {
+          sub.held = false;
+          return sub.id;
+        }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -7,6 +7,7 @@
 //   requests                      -> {requests}
 //   oauth {url, code?}            -> what the browser does after the provider page: {status, body}
 //   submission {sid}              -> {submission}
+//   release                       -> {released}: the ids of the `contract: hold` submissions let go on
 import { createInterface } from 'node:readline';
 import {
   completeOAuthInBrowser,
@@ -47,6 +48,8 @@ for await (const line of createInterface({ input: process.stdin })) {
       out({ id: msg.id, requests: server.requests });
     } else if (msg.cmd === 'oauth' && msg.url) {
       out({ id: msg.id, ...(await completeOAuthInBrowser(msg.url, msg.code)) });
+    } else if (msg.cmd === 'release') {
+      out({ id: msg.id, released: server.release() });
     } else if (msg.cmd === 'submission' && msg.sid !== undefined) {
       out({ id: msg.id, submission: server.submission(msg.sid) ?? null });
     } else {

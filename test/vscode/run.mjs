@@ -158,6 +158,9 @@ const serverEnv = {
   KR_TEST_OUTPUT: outputDir,
   KR_TEST_GREP: option('--grep') ?? '',
   KR_TEST_WORKSPACE: dirs.workspace,
+  // GPU MODE's background submissions are polled every 250 ms instead of popcorn-cli's 5 s (the variable a person
+  // can set too; the mocha suites set their own interval through the test API).
+  KERNEL_RUNNER_POLL_MS: '250',
   ...(contract ? { POPCORN_API_URL: contract.url } : {}),
 };
 delete serverEnv.ELECTRON_RUN_AS_NODE;
@@ -368,7 +371,8 @@ say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs
 console.log(`vscode: ${passed} passed, ${failed} failed`);
 process.exit(exitCode || (failed ? 1 : 0));
 
-/** test/vscode/contractProcess.ts under tsx: resolves with its URL and a registered cli_id once it listens. */
+/** test/vscode/contractProcess.ts under tsx: resolves with its URL, a registered cli_id and `release()` (lets the
+ * `contract: hold` submissions finish) once it listens. */
 function startContract() {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/vscode/contractProcess.ts')], {
@@ -378,15 +382,35 @@ function startContract() {
     });
     let err = '';
     let buf = '';
+    const answers = new Map();
+    let nextId = 1;
+    const ask = (cmd) =>
+      new Promise((done, fail) => {
+        const id = nextId++;
+        answers.set(id, (msg) => (msg.error ? fail(new Error(msg.error)) : done(msg)));
+        child.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
+      });
     child.stderr.on('data', (d) => {
       err += d;
     });
     child.stdout.on('data', (d) => {
       buf += d;
-      const line = buf.split('\n').find((l) => l.includes('"ready"'));
-      if (line) {
-        const { url, aliceId } = JSON.parse(line);
-        resolve({ url, aliceId, child });
+      const lines = buf.split('\n');
+      buf = lines.pop();
+      for (const line of lines) {
+        if (!line.trim()) continue;
+        const msg = JSON.parse(line);
+        if (msg.ready) {
+          resolve({
+            url: msg.url,
+            aliceId: msg.aliceId,
+            child,
+            release: async () => (await ask({ cmd: 'release' })).released,
+          });
+        } else if (answers.has(msg.id)) {
+          answers.get(msg.id)(msg);
+          answers.delete(msg.id);
+        }
       }
     });
     child.once('exit', (code) => reject(new Error(`the GPU MODE contract server exited (${code}): ${err}`)));

@@ -17,6 +17,7 @@ import type { RunOutput } from '../runs/output';
 import type { Targets } from '../targets';
 import { hooks, notify, openExternal, pickOne } from '../ui';
 import { errorMessage } from '../../core/errors';
+import { pollIntervalFromEnv } from '../../core/submission/policy';
 
 const PROVIDER_LABEL: Record<OAuthProvider, string> = { discord: 'Discord', github: 'GitHub' };
 
@@ -38,9 +39,9 @@ export class GpuModeRegistration {
   /** How long the wait for the OAuth page lasts. */
   waitMs = 10 * 60_000;
 
-  /** How often the wait asks the service whether the OAuth page was finished. */
+  /** How often the wait asks the service whether the OAuth page was finished (KERNEL_RUNNER_POLL_MS may shorten it). */
   get pollMs(): number {
-    return hooks.pollIntervalMs ?? 2000;
+    return hooks.pollIntervalMs ?? Math.min(2000, pollIntervalFromEnv());
   }
 
   constructor(

@@ -245,6 +245,25 @@ test('doneBeforeStatus: polls see done with the job still running; the poller wa
   assert.equal(queue.queued_jobs, 0);
 });
 
+test('contract: hold: the job stays running, poll after poll, until release(); then it ends as any other', async (t) => {
+  const { s, get, submit } = await server(t);
+  const held = backgroundAcceptedSchema.parse(JSON.parse((await submit('test', `${SOLUTION}# contract: hold\n`)).text))
+    .details.id;
+  const other = backgroundAcceptedSchema.parse(JSON.parse((await submit('test')).text)).details.id;
+  const statusOf = async (id: number) =>
+    userSubmissionDetailSchema.parse((await get(`/user/submissions/${id}`)).body).job?.status;
+  const seen: Array<string | null | undefined> = [];
+  for (let i = 0; i < 6; i++) seen.push(await statusOf(held));
+  assert.deepEqual(seen, ['pending', 'running', 'running', 'running', 'running', 'running']);
+  assert.deepEqual(
+    [await statusOf(other), await statusOf(other), await statusOf(other)],
+    ['pending', 'running', 'succeeded'],
+  );
+  assert.deepEqual(s.release(), [held], 'only the held one');
+  assert.deepEqual(s.release(), [], 'released once');
+  assert.equal(await statusOf(held), 'succeeded');
+});
+
 test("upstream's own checks, in its order and words", async (t) => {
   const { s, submit } = await server(t);
   const detail = async (r: { text: string }) => (JSON.parse(r.text) as { detail: Json }).detail;

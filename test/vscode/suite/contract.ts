@@ -23,6 +23,8 @@ export interface Contract {
   requests(): Promise<Array<{ method: string; path: string; cliId?: string }>>;
   /** What the browser does after the provider's page: GET the redirect URI with a code and the state. */
   oauth(authorizeUrl: string, code?: string): Promise<{ status: number; body: string }>;
+  /** Lets the `contract: hold` submissions go on past `running`: the ids released. */
+  release(): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startContract(options: Record<string, unknown> = {}): Prom
       (await ask({ cmd: 'requests' })).requests as Array<{ method: string; path: string; cliId?: string }>,
     oauth: async (url, code) =>
       (await ask({ cmd: 'oauth', url, ...(code ? { code } : {}) })) as unknown as { status: number; body: string },
+    release: async () => (await ask({ cmd: 'release' })).released as number[],
     close: async () => {
       child.stdin?.end();
       const exited = new Promise((r) => child.once('exit', r));

@@ -472,7 +472,8 @@ describe('GPU MODE target (contract server)', function () {
 
   it('a submission in flight is picked up again after the extension is re-activated (a window reload)', async () => {
     useCliId(contract.aliceId);
-    const uri = writeFile('gm_slow.py', submissionSource('# contract: slow=25'));
+    // held `running` by the service until released below, after the reload has picked it up
+    const uri = writeFile('gm_slow.py', submissionSource('# contract: hold'));
     const running = vscode.commands.executeCommand('kernelRunner.runTests', uri);
     const entry = await waitFor('the submission to be in flight', () =>
       api.inFlight().find((e) => e.file === 'gm_slow.py'),
@@ -486,6 +487,10 @@ describe('GPU MODE target (contract server)', function () {
     const again = await api.reactivate();
     assert.equal(again, api, 'the exports stay one object');
     await running; // the old activation's run ended without a result
+    await waitFor('the new activation to pick it up', () =>
+      api.lastRunLines().some((l) => l.startsWith(`▸ picking up submission ${entry.id} again`)),
+    );
+    assert.deepEqual(await contract.release(), [entry.id]);
     await waitFor(
       'the resumed submission to finish',
       () => (api.lastRun()?.jobId === entry.id && api.lastRun()?.view ? true : undefined),

@@ -207,7 +207,8 @@ for (const deployment of ['current', 'old'] as const) {
     (old ? it : it.skip)(
       'a background submission is picked up again after a reload (its status from `done` alone)',
       async () => {
-        const uri = writeFile(file('slow'), source('# contract: slow=15'));
+        // held `running` by the service until released below, after the reload has picked it up
+        const uri = writeFile(file('slow'), source('# contract: hold'));
         const running = vscode.commands.executeCommand('kernelRunner.runTests', uri);
         const entry = await waitFor('the submission to be in flight', () =>
           api.inFlight().find((e) => e.file === file('slow')),
@@ -220,6 +221,10 @@ for (const deployment of ['current', 'old'] as const) {
         await waitFor('a poll', () => api.lastRunLines().some((l) => l.startsWith(`▸ submission ${entry.id}: `)));
         await api.reactivate();
         await running;
+        await waitFor('the new activation to pick it up', () =>
+          api.lastRunLines().some((l) => l.startsWith(`▸ picking up submission ${entry.id} again`)),
+        );
+        assert.deepEqual(await contract.release(), [entry.id]);
         await waitFor(
           'the resumed submission to finish',
           () => (api.lastRun()?.jobId === entry.id && api.lastRun()?.view ? true : undefined),

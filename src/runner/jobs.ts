@@ -379,7 +379,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     try {
       const deleted = await store.applyRetention(opts.retention, (id) => liveJobs.has(id));
       for (const id of deleted) lightRecords.delete(id);
-      if (deleted.length) opts.log(`retention: deleted ${deleted.length} old job(s)`);
+      if (deleted.length) opts.log(`retention: deleted ${deleted.length} old job(s): ${deleted.join(', ')}`);
     } catch (err) {
       opts.log(`retention sweep failed: ${errorMessage(err)}`);
     }

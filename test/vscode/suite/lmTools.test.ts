@@ -6,7 +6,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
@@ -232,4 +233,159 @@ describe('language model tools', function () {
       child.kill();
     }
   });
+  it('VS Code starts the MCP server with the stored runner token in its environment only: not in its arguments, settings, files or output', async () => {
+    const secret = 'kr-mcp-definition-token-41c7e09b';
+    const dataDir = mkdtempSync(join(tmpdir(), 'kr-mcp-serve-'));
+    const tokenFile = join(dataDir, 'given-token');
+    writeFileSync(tokenFile, `${secret}\n`, { mode: 0o600 });
+    const serve = spawn(
+      process.execPath,
+      [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--token-file', tokenFile, '--data-dir', dataDir],
+      { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let served = '';
+    serve.stdout.on('data', (d: Buffer) => (served += d.toString()));
+    serve.stderr.on('data', (d: Buffer) => (served += d.toString()));
+    // VS Code's MCP support is off while the harness disables AI features: on for this test
+    const chat = () => vscode.workspace.getConfiguration('chat');
+    let url = '';
+    const started = () => mcpServerProcesses(url);
+    try {
+      url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(served)?.[1]);
+      await setting('server', url);
+      await api.storeToken(url, secret);
+      await setting('mcpServer.enable', true);
+      api = await api.reactivate();
+
+      // what the provider lists holds no token; resolving it (what VS Code does to start it) adds it to the env only
+      const definitions = await api.mcpDefinitions();
+      assert.equal(definitions.length, 1);
+      const { provided, resolved } = definitions[0]!;
+      assert.deepEqual(provided.args.slice(1), ['mcp', '--server', url]);
+      assert.ok(!JSON.stringify(provided).includes(secret), 'the listed definition holds no token');
+      assert.deepEqual(resolved.args, provided.args, 'the command line is the same');
+      assert.equal(resolved.env.KERNEL_RUNNER_TOKEN, secret);
+
+      // VS Code starts it (through the provider's resolve) and lists its tools
+      await chat().update('disableAIFeatures', false, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', {
+        autoTrustChanges: true,
+        waitForLiveTools: true,
+      });
+      const mcpTools = vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('mcp_kernel-runner_'));
+      assert.deepEqual(mcpTools.sort(), [
+        'mcp_kernel-runner_compare',
+        'mcp_kernel-runner_get_run',
+        'mcp_kernel-runner_isa',
+        'mcp_kernel-runner_list_leaderboards',
+        'mcp_kernel-runner_profile_digest',
+        'mcp_kernel-runner_submit',
+      ]);
+      const running = started();
+      assert.equal(running.length, 1, 'VS Code started one server for the definition');
+      assert.ok(!running[0]!.cmdline.join(' ').includes(secret), 'not on its command line');
+      assert.ok(running[0]!.environ.includes(`KERNEL_RUNNER_TOKEN=${secret}`), 'in its environment');
+
+      // that command line and environment authenticate; without the environment the runner refuses
+      const withToken = await callOnce(resolved, 'list_leaderboards');
+      assert.equal(withToken.isError, false, withToken.text);
+      assert.match(withToken.text, /vectoradd_py/);
+      assert.ok(!withToken.text.includes(secret));
+      const withoutToken = await callOnce(provided, 'list_leaderboards');
+      assert.equal(withoutToken.isError, true, withoutToken.text);
+      assert.match(withoutToken.text, /401|token/i);
+
+      // nowhere else: the settings VS Code holds, our output channel, any file of the test's VS Code (user data and
+      // settings, server data and logs, extensions, the workspace's .vscode)
+      assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('kernelRunner')).includes(secret));
+      assert.ok(!api.channelLines().some((l) => l.includes(secret)));
+      const vscodeHome = join(process.env.HOME ?? '/nonexistent', '..');
+      assert.match(vscodeHome, /kr-vscode-/, "the harness's throwaway VS Code folder");
+      assert.deepEqual(filesContaining(vscodeHome, secret), []);
+      assert.ok(
+        filesContaining(vscodeHome, url).some((f) => f.endsWith(join('.vscode', 'settings.json'))),
+        'the search reads the settings: the URL is there',
+      );
+    } finally {
+      await chat().update('disableAIFeatures', undefined, vscode.ConfigurationTarget.Global);
+      await setting('server', undefined);
+      await setting('mcpServer.enable', undefined);
+      api = await api.reactivate();
+      // the provider gone, VS Code stops its server
+      if (url) await waitFor('the MCP server to stop', () => started().length === 0);
+      serve.kill();
+    }
+  });
 });
+
+/** Processes running `cli.cjs mcp --server url` (VS Code's start of our definition), with their environment. */
+function mcpServerProcesses(url: string): Array<{ cmdline: string[]; environ: string[] }> {
+  const found: Array<{ cmdline: string[]; environ: string[] }> = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (!(cmdline.some((c) => c.endsWith('cli.cjs')) && cmdline.includes('mcp') && cmdline.includes(url))) continue;
+      found.push({ cmdline, environ: readFileSync(`/proc/${name}/environ`, 'utf8').split('\0') });
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** Every file under `dir` whose bytes contain `text`. */
+function filesContaining(dir: string, text: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const f = join(dir, e.name);
+    if (e.isDirectory()) filesContaining(f, text, out);
+    else if (e.isFile()) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(f);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed while we looked
+        throw err;
+      }
+      if (bytes.includes(text)) out.push(f);
+    }
+  }
+  return out;
+}
+
+/** Starts a definition's command line with its env, initializes, calls one tool, and stops it. */
+async function callOnce(
+  d: { command: string; args: string[]; env: Record<string, string | number | null> },
+  tool: string,
+): Promise<{ isError: boolean; text: string }> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  delete env.KERNEL_RUNNER_TOKEN;
+  for (const [k, v] of Object.entries(d.env)) if (v !== null) env[k] = String(v);
+  const child = spawn(d.command, d.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  try {
+    const replies = new Map<number, (v: unknown) => void>();
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line) as { id?: number };
+      if (msg.id !== undefined) replies.get(msg.id)?.(msg);
+    });
+    const request = <T>(id: number, method: string, params: object) =>
+      new Promise<T>((resolve, reject) => {
+        replies.set(id, resolve as (v: unknown) => void);
+        child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    await request(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'kernel-runner-test', version: '0' },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const r = await request<{ result: { isError?: boolean; content: Array<{ text: string }> } }>(2, 'tools/call', {
+      name: tool,
+      arguments: {},
+    });
+    return { isError: r.result.isError === true, text: r.result.content.map((c) => c.text).join('') };
+  } finally {
+    child.kill();
+  }
+}

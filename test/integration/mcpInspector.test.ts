@@ -1,7 +1,8 @@
 // `kernel-runner mcp` driven by a client we did not write: the official MCP Inspector's CLI mode
 // (`mcp-inspector --cli <command> --method tools/list | tools/call --tool-name X --tool-arg k=v`, the dev dependency
 // @modelcontextprotocol/inspector), each call a real Inspector process that starts our built CLI as its stdio server.
-// Its stdout is the JSON answer it prints; both its streams are checked for the token.
+// It prints the answer as JSON on stdout and exits 0, or 5 when the tool answered isError; both its streams are
+// checked for the token.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,11 +12,14 @@ import path from 'node:path';
 import { cli, ensureBuilt, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
 import { mcpSession } from './mcpSession';
 
-// The `inspector` package's own bin (its `--cli` starts its cli/build/index.js with the `node` on PATH).
+// The `inspector` package's own bin, the launcher that `npx @modelcontextprotocol/inspector --cli` runs.
+const inspectorPackage = createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json');
 const inspectorBin = path.join(
-  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
-  'cli/build/cli.js',
+  path.dirname(inspectorPackage),
+  (JSON.parse(readFileSync(inspectorPackage, 'utf8')) as { bin: Record<string, string> }).bin['mcp-inspector']!,
 );
+/** The Inspector's exit code when the tool answered isError (its answer is still printed). */
+const TOOL_IS_ERROR_EXIT = 5;
 
 interface InspectorRun {
   code: number | null;
@@ -25,12 +29,13 @@ interface InspectorRun {
   json: any;
 }
 
-/** `mcp-inspector --cli ...args`, in `cwd`, with `env` added to the environment it passes on to the server. */
-function inspector(args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<InspectorRun> {
+/** `mcp-inspector --cli ...args`, in `cwd`. */
+function inspector(args: string[], cwd: string): Promise<InspectorRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [inspectorBin, '--cli', ...args], {
       cwd,
-      env: { ...process.env, NO_COLOR: '1', ...env },
+      // its secret store (OAuth tokens; none here) in memory: no OS keychain on a test machine
+      env: { ...process.env, NO_COLOR: '1', MCP_INSPECTOR_SECRET_STORE: 'memory' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -52,9 +57,10 @@ function inspector(args: string[], cwd: string, env: Record<string, string | und
 
 /** The text of a tools/call answer, and that text as JSON when it is. */
 function answer(run: InspectorRun): { isError: boolean; text: string; body: unknown } {
-  assert.equal(run.code, 0, `the Inspector exited ${run.code}: ${run.stderr}`);
   const content = (run.json?.content ?? []) as Array<{ type: string; text: string }>;
   assert.ok(content.length > 0, `an answer with content: ${run.stdout}${run.stderr}`);
+  const isError = run.json.isError === true;
+  assert.equal(run.code, isError ? TOOL_IS_ERROR_EXIT : 0, `the Inspector exited ${run.code}: ${run.stderr}`);
   const text = content.map((c) => c.text).join('');
   let body: unknown;
   try {
@@ -62,7 +68,7 @@ function answer(run: InspectorRun): { isError: boolean; text: string; body: unkn
   } catch {
     body = null; // an error's text
   }
-  return { isError: run.json.isError === true, text, body };
+  return { isError, text, body };
 }
 
 const embedded = [process.execPath, cli, 'mcp'];
@@ -184,13 +190,17 @@ test('bad arguments from the Inspector are a clear tool error, and nothing was r
   assert.match(missing.text, /cannot read \S*no-such-kernel\.py: ENOENT/);
   assert.doesNotMatch(missing.text, /run_id/, 'no run was made');
 
+  // a tool we do not have: the Inspector finds it missing from our tools/list and says so, nothing is called
   const unknown = await inspector([...embedded, '--method', 'tools/call', '--tool-name', 'format_disk'], work);
-  const u = answer(unknown);
-  assert.equal(u.isError, true, u.text);
-  assert.match(u.text, /Tool format_disk not found/);
+  assert.equal(unknown.code, TOOL_IS_ERROR_EXIT, unknown.stderr);
+  assert.equal(unknown.stdout, '');
+  assert.deepEqual(JSON.parse(unknown.stderr.trim().split('\n').at(-1)!).error, {
+    code: 'tool_not_found',
+    message: "Tool 'format_disk' not found on server.",
+  });
 });
 
-test('the token the server gets in its environment authenticates it and never appears in what the Inspector prints', async () => {
+test("the token the Inspector passes in the server's environment authenticates it and never appears in what it prints", async () => {
   const secret = 'kr-inspector-token-8d3f1a6c2b';
   let serve: ServeProcess | undefined;
   try {
@@ -204,14 +214,15 @@ test('the token the server gets in its environment authenticates it and never ap
       }),
     );
     assert.ok(!readFileSync(config, 'utf8').includes(secret));
+    // the Inspector gives a stdio server only the variables it is told (-e), as an editor's MCP client does
     const viaConfig = ['--config', config, '--server', 'kernel-runner', '--method', 'tools/call', '--tool-name'];
     const runs: InspectorRun[] = [];
-    const call = async (env: Record<string, string | undefined>, ...rest: string[]) => {
-      const run = await inspector([...viaConfig, ...rest], work, env);
+    const call = async (env: string[], ...rest: string[]) => {
+      const run = await inspector([...env, ...viaConfig, ...rest], work);
       runs.push(run);
       return answer(run);
     };
-    const withToken = { KERNEL_RUNNER_TOKEN: secret };
+    const withToken = ['-e', `KERNEL_RUNNER_TOKEN=${secret}`];
 
     const boards = await call(withToken, 'list_leaderboards');
     assert.equal(boards.isError, false, boards.text);
@@ -225,7 +236,7 @@ test('the token the server gets in its environment authenticates it and never ap
     assert.match(echoed.text, /\[redacted\]/, 'the program printed the token: it was redacted');
 
     // the control: without the variable the same server is refused, so the variable is what authenticated it
-    const without = await call({ KERNEL_RUNNER_TOKEN: undefined }, 'list_leaderboards');
+    const without = await call([], 'list_leaderboards');
     assert.equal(without.isError, true, without.text);
     assert.match(without.text, /401|token/i);
 

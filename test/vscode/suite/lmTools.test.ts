@@ -3,6 +3,8 @@
 // stand-in rocprofv3 of test/bin for the profile), their runs in the Runs view like a Run from the palette. The
 // submit tool's confirmation is asserted from its prepareInvocation: outside a chat, invokeTool shows it as a modal
 // dialog that a test in the extension host cannot answer, so the invoking tests pre-approve the tools (test API).
+// The MCP server definition: VS Code itself starts it against a `serve` with a token, which the server gets only in
+// its environment (its process's /proc environ), and the test looks for the token in every file of the test's VS Code.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn } from 'node:child_process';
@@ -202,37 +204,18 @@ describe('language model tools', function () {
     // what VS Code starts: initialize, then tools/list (newline-delimited JSON-RPC on stdio)
     const { command, args, env } = api.mcpCommandLine();
     assert.deepEqual(args.slice(1), ['mcp']);
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const server = await startMcp({ command, args, env });
     try {
-      const lines = createInterface({ input: child.stdout });
-      const replies = new Map<number, (v: unknown) => void>();
-      lines.on('line', (line) => {
-        const msg = JSON.parse(line) as { id?: number };
-        if (msg.id !== undefined) replies.get(msg.id)?.(msg);
-      });
-      const request = (id: number, method: string, params: object) =>
-        new Promise<{ result?: { tools?: Array<{ name: string }>; serverInfo?: { name: string } } }>(
-          (resolve, reject) => {
-            replies.set(id, resolve as (v: unknown) => void);
-            child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
-            child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-          },
-        );
-      const init = await request(1, 'initialize', {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'kernel-runner-test', version: '0' },
-      });
-      assert.ok(init.result?.serverInfo?.name, JSON.stringify(init));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-      const list = await request(2, 'tools/list', {});
-      const names = (list.result?.tools ?? []).map((t) => t.name);
+      assert.ok(server.serverName, 'initialized');
+      const list = await server.request<{ tools: Array<{ name: string }> }>('tools/list', {});
+      const names = list.tools.map((t) => t.name);
       for (const name of ['submit', 'get_run', 'list_leaderboards', 'profile_digest', 'compare'])
         assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
     } finally {
-      child.kill();
+      server.kill();
     }
   });
+
   it('VS Code starts the MCP server with the stored runner token in its environment only: not in its arguments, settings, files or output', async () => {
     const secret = 'kr-mcp-definition-token-41c7e09b';
     const dataDir = mkdtempSync(join(tmpdir(), 'kr-mcp-serve-'));
@@ -266,7 +249,8 @@ describe('language model tools', function () {
       assert.deepEqual(resolved.args, provided.args, 'the command line is the same');
       assert.equal(resolved.env.KERNEL_RUNNER_TOKEN, secret);
 
-      // VS Code starts it (through the provider's resolve) and lists its tools
+      // VS Code starts it (through the provider's resolve) and lists its tools: the MCP view's Start Server command
+      // (workbench's own, not API: '*' starts every server it knows, here only ours)
       await chat().update('disableAIFeatures', false, vscode.ConfigurationTarget.Global);
       await vscode.commands.executeCommand('workbench.mcp.startServer', '*', {
         autoTrustChanges: true,
@@ -353,39 +337,59 @@ function filesContaining(dir: string, text: string, out: string[] = []): string[
   return out;
 }
 
-/** Starts a definition's command line with its env, initializes, calls one tool, and stops it. */
-async function callOnce(
-  d: { command: string; args: string[]; env: Record<string, string | number | null> },
-  tool: string,
-): Promise<{ isError: boolean; text: string }> {
+/**
+ * What VS Code starts for a definition: its command line with its env (and none of ours), spoken to in
+ * newline-delimited JSON-RPC on stdio, initialized.
+ */
+async function startMcp(d: { command: string; args: string[]; env: Record<string, string | number | null> }): Promise<{
+  serverName: string | undefined;
+  request<T>(method: string, params: object): Promise<T>;
+  kill(): void;
+}> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   delete env.KERNEL_RUNNER_TOKEN;
   for (const [k, v] of Object.entries(d.env)) if (v !== null) env[k] = String(v);
   const child = spawn(d.command, d.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  try {
-    const replies = new Map<number, (v: unknown) => void>();
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const msg = JSON.parse(line) as { id?: number };
-      if (msg.id !== undefined) replies.get(msg.id)?.(msg);
+  const replies = new Map<number, (v: { result: unknown }) => void>();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const msg = JSON.parse(line) as { id?: number; result: unknown };
+    if (msg.id !== undefined) replies.get(msg.id)?.(msg);
+  });
+  let nextId = 1;
+  const request = <T>(method: string, params: object) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      replies.set(id, (msg) => resolve(msg.result as T));
+      child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
-    const request = <T>(id: number, method: string, params: object) =>
-      new Promise<T>((resolve, reject) => {
-        replies.set(id, resolve as (v: unknown) => void);
-        child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
-        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-      });
-    await request(1, 'initialize', {
+  try {
+    const init = await request<{ serverInfo?: { name: string } }>('initialize', {
       protocolVersion: '2025-06-18',
       capabilities: {},
       clientInfo: { name: 'kernel-runner-test', version: '0' },
     });
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-    const r = await request<{ result: { isError?: boolean; content: Array<{ text: string }> } }>(2, 'tools/call', {
+    return { serverName: init.serverInfo?.name, request, kill: () => child.kill() };
+  } catch (err) {
+    child.kill();
+    throw err;
+  }
+}
+
+/** Starts a definition as VS Code would, calls one tool without arguments, and stops it. */
+async function callOnce(
+  d: { command: string; args: string[]; env: Record<string, string | number | null> },
+  tool: string,
+): Promise<{ isError: boolean; text: string }> {
+  const server = await startMcp(d);
+  try {
+    const r = await server.request<{ isError?: boolean; content: Array<{ text: string }> }>('tools/call', {
       name: tool,
       arguments: {},
     });
-    return { isError: r.result.isError === true, text: r.result.content.map((c) => c.text).join('') };
+    return { isError: r.isError === true, text: r.content.map((c) => c.text).join('') };
   } finally {
-    child.kill();
+    server.kill();
   }
 }

@@ -248,6 +248,14 @@ describe('language model tools', function () {
       assert.ok(!JSON.stringify(provided).includes(secret), 'the listed definition holds no token');
       assert.deepEqual(resolved.args, provided.args, 'the command line is the same');
       assert.equal(resolved.env.KERNEL_RUNNER_TOKEN, secret);
+      // our token never goes to GPU MODE (the server sends popcorn-cli's cli_id there), even one stored for its URL
+      const gpumode = 'https://gpumode.example.invalid';
+      await setting('server', gpumode);
+      await api.storeToken(gpumode, secret);
+      const [toGpuMode] = await api.mcpDefinitions();
+      assert.deepEqual(toGpuMode!.provided.args.slice(1), ['mcp', '--server', gpumode]);
+      assert.deepEqual(toGpuMode!.resolved, toGpuMode!.provided);
+      await setting('server', url);
 
       // VS Code starts it (through the provider's resolve) and lists its tools: the MCP view's Start Server command
       // (workbench's own, not API: '*' starts every server it knows, here only ours)

@@ -23,6 +23,9 @@ import type { Targets } from './targets';
 import type { TraceFiles } from './traceFiles';
 import type { TraceOpener } from './traces';
 import type { makeTools, SubmitInput } from './agent/tools';
+import type { mcpDefinitionView } from './agent/mcpServer';
+
+type McpDefinitionView = ReturnType<typeof mcpDefinitionView>;
 
 interface PanelInfo {
   title: string;
@@ -110,6 +113,8 @@ export interface KernelRunnerApi {
   mcpServerRegistered(): boolean;
   /** The command line the MCP server definition gives VS Code. */
   mcpCommandLine(): { command: string; args: string[]; env: Record<string, string> };
+  /** The definitions the MCP provider lists, each with what it resolves to when VS Code starts it. */
+  mcpDefinitions(): Promise<Array<{ provided: McpDefinitionView; resolved: McpDefinitionView }>>;
   /** Simulates a window reload: deactivate, then activate again in this extension host; returns the new API. */
   reactivate(): Promise<KernelRunnerApi>;
 }
@@ -131,7 +136,11 @@ export function createTestApi(parts: {
   runsView: RunsView;
   heat: HotspotDecorations;
   tools: ReturnType<typeof makeTools>;
-  mcp: { registered: boolean; commandLine: () => { command: string; args: string[]; env: Record<string, string> } };
+  mcp: {
+    registered: boolean;
+    commandLine: () => { command: string; args: string[]; env: Record<string, string> };
+    definitions: () => Promise<Array<{ provided: McpDefinitionView; resolved: McpDefinitionView }>>;
+  };
   reactivate: () => Promise<KernelRunnerApi>;
 }): KernelRunnerApi {
   const { output, targets, panels, runs, traces, traceFiles, registration, submissions, diagnostics, store, runsView } =
@@ -268,6 +277,7 @@ export function createTestApi(parts: {
     prepareSubmit: (input) => parts.tools.submit.prepareInvocation({ input }),
     mcpServerRegistered: () => parts.mcp.registered,
     mcpCommandLine: () => parts.mcp.commandLine(),
+    mcpDefinitions: () => parts.mcp.definitions(),
     reactivate: parts.reactivate,
   };
 }

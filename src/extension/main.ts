@@ -30,7 +30,7 @@ import { KernelTimingLensProvider } from './timingLens';
 import { keptTraceActions } from './traceFiles';
 import { join } from 'node:path';
 import { makeTools, registerTools } from './agent/tools';
-import { mcpCommandLine, registerMcpServer } from './agent/mcpServer';
+import { mcpCommandLine, mcpDefinitionView, registerMcpServer } from './agent/mcpServer';
 
 let current: Ctx | undefined;
 let currentApi: KernelRunnerApi | undefined;
@@ -108,6 +108,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
         context.extensionPath,
         String((context.extension.packageJSON as { version?: unknown }).version ?? ''),
         () => ctx.config.server,
+        (server) => targets.storedToken(server),
       )
     : undefined;
   if (mcp) ctx.push(mcp);
@@ -124,6 +125,7 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
       if (e.affectsConfiguration('kernelRunner.codeLens')) timingLenses.refresh();
       if (Config.affectsTarget(e)) {
         status.setTarget(targets.describe());
+        mcp?.serverChanged();
         await ctx.resetTarget();
         diagnostics.refreshAll();
         submissions.refresh();
@@ -153,7 +155,19 @@ export function activate(context: vscode.ExtensionContext): KernelRunnerApi | un
     runsView,
     heat,
     tools,
-    mcp: { registered: !!mcp, commandLine: () => mcpCommandLine(context.extensionPath, ctx.config.server) },
+    mcp: {
+      registered: !!mcp,
+      commandLine: () => mcpCommandLine(context.extensionPath, ctx.config.server),
+      definitions: async () => {
+        if (!mcp) return [];
+        return Promise.all(
+          mcp.provided().map(async (provided) => ({
+            provided: mcpDefinitionView(provided),
+            resolved: mcpDefinitionView(await mcp.resolve(provided)),
+          })),
+        );
+      },
+    },
     statusText: () => status.text,
     activationMs,
     reactivate: async () => {

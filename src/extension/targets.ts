@@ -155,11 +155,16 @@ export class Targets implements vscode.Disposable {
    * gets only the cli_id: core's connect never sends our token there).
    */
   async identity(baseUrl: string): Promise<{ token?: string; cliId?: string; localToken?: boolean }> {
-    const token = await this.ctx.extCtx.secrets.get(SECRET_PREFIX + baseUrl.replace(/\/+$/, ''));
+    const token = await this.storedToken(baseUrl);
     if (token) return { token };
     const local = isGpuModeUrl(baseUrl) ? undefined : findLocalRunnerToken(baseUrl);
     const cliId = await readPopcornCliId(this.popcornConfigPath);
     return { ...(local ? { token: local.token, localToken: true } : {}), ...(cliId ? { cliId } : {}) };
+  }
+
+  /** The token stored in SecretStorage for a server (Kernel Runner: Set Token), if any. */
+  storedToken(baseUrl: string): Promise<string | undefined> {
+    return Promise.resolve(this.ctx.extCtx.secrets.get(SECRET_PREFIX + baseUrl.replace(/\/+$/, '')));
   }
 
   async selectTarget(): Promise<void> {

@@ -3,10 +3,13 @@
 // stand-in rocprofv3 of test/bin for the profile), their runs in the Runs view like a Run from the palette. The
 // submit tool's confirmation is asserted from its prepareInvocation: outside a chat, invokeTool shows it as a modal
 // dialog that a test in the extension host cannot answer, so the invoking tests pre-approve the tools (test API).
+// The MCP server definition: VS Code itself starts it against a `serve` with a token, which the server gets only in
+// its environment (its process's /proc environ), and the test looks for the token in every file of the test's VS Code.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type { KernelRunnerApi } from '../../../src/extension/api';
@@ -201,35 +204,200 @@ describe('language model tools', function () {
     // what VS Code starts: initialize, then tools/list (newline-delimited JSON-RPC on stdio)
     const { command, args, env } = api.mcpCommandLine();
     assert.deepEqual(args.slice(1), ['mcp']);
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const server = await startMcp({ command, args, env });
     try {
-      const lines = createInterface({ input: child.stdout });
-      const replies = new Map<number, (v: unknown) => void>();
-      lines.on('line', (line) => {
-        const msg = JSON.parse(line) as { id?: number };
-        if (msg.id !== undefined) replies.get(msg.id)?.(msg);
-      });
-      const request = (id: number, method: string, params: object) =>
-        new Promise<{ result?: { tools?: Array<{ name: string }>; serverInfo?: { name: string } } }>(
-          (resolve, reject) => {
-            replies.set(id, resolve as (v: unknown) => void);
-            child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
-            child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-          },
-        );
-      const init = await request(1, 'initialize', {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'kernel-runner-test', version: '0' },
-      });
-      assert.ok(init.result?.serverInfo?.name, JSON.stringify(init));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-      const list = await request(2, 'tools/list', {});
-      const names = (list.result?.tools ?? []).map((t) => t.name);
+      assert.ok(server.serverName, 'initialized');
+      const list = await server.request<{ tools: Array<{ name: string }> }>('tools/list', {});
+      const names = list.tools.map((t) => t.name);
       for (const name of ['submit', 'get_run', 'list_leaderboards', 'profile_digest', 'compare'])
         assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
     } finally {
-      child.kill();
+      server.kill();
+    }
+  });
+
+  it('VS Code starts the MCP server with the stored runner token in its environment only: not in its arguments, settings, files or output', async () => {
+    const secret = 'kr-mcp-definition-token-41c7e09b';
+    const dataDir = mkdtempSync(join(tmpdir(), 'kr-mcp-serve-'));
+    const tokenFile = join(dataDir, 'given-token');
+    writeFileSync(tokenFile, `${secret}\n`, { mode: 0o600 });
+    const serve = spawn(
+      process.execPath,
+      [join(repoRoot, 'dist/cli.cjs'), 'serve', '--port', '0', '--token-file', tokenFile, '--data-dir', dataDir],
+      { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let served = '';
+    serve.stdout.on('data', (d: Buffer) => (served += d.toString()));
+    serve.stderr.on('data', (d: Buffer) => (served += d.toString()));
+    // VS Code's MCP support is off while the harness disables AI features: on for this test
+    const chat = () => vscode.workspace.getConfiguration('chat');
+    let url = '';
+    const started = () => mcpServerProcesses(url);
+    try {
+      url = await waitFor('serve to listen', () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(served)?.[1]);
+      await setting('server', url);
+      await api.storeToken(url, secret);
+      await setting('mcpServer.enable', true);
+      api = await api.reactivate();
+
+      // what the provider lists holds no token; resolving it (what VS Code does to start it) adds it to the env only
+      const definitions = await api.mcpDefinitions();
+      assert.equal(definitions.length, 1);
+      const { provided, resolved } = definitions[0]!;
+      assert.deepEqual(provided.args.slice(1), ['mcp', '--server', url]);
+      assert.ok(!JSON.stringify(provided).includes(secret), 'the listed definition holds no token');
+      assert.deepEqual(resolved.args, provided.args, 'the command line is the same');
+      assert.equal(resolved.env.KERNEL_RUNNER_TOKEN, secret);
+      // our token never goes to GPU MODE (the server sends popcorn-cli's cli_id there), even one stored for its URL
+      const gpumode = 'https://gpumode.example.invalid';
+      await setting('server', gpumode);
+      await api.storeToken(gpumode, secret);
+      const [toGpuMode] = await api.mcpDefinitions();
+      assert.deepEqual(toGpuMode!.provided.args.slice(1), ['mcp', '--server', gpumode]);
+      assert.deepEqual(toGpuMode!.resolved, toGpuMode!.provided);
+      await setting('server', url);
+
+      // VS Code starts it (through the provider's resolve) and lists its tools: the MCP view's Start Server command
+      // (workbench's own, not API: '*' starts every server it knows, here only ours)
+      await chat().update('disableAIFeatures', false, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('workbench.mcp.startServer', '*', {
+        autoTrustChanges: true,
+        waitForLiveTools: true,
+      });
+      const mcpTools = vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('mcp_kernel-runner_'));
+      assert.deepEqual(mcpTools.sort(), [
+        'mcp_kernel-runner_compare',
+        'mcp_kernel-runner_get_run',
+        'mcp_kernel-runner_isa',
+        'mcp_kernel-runner_list_leaderboards',
+        'mcp_kernel-runner_profile_digest',
+        'mcp_kernel-runner_submit',
+      ]);
+      const running = started();
+      assert.equal(running.length, 1, 'VS Code started one server for the definition');
+      assert.ok(!running[0]!.cmdline.join(' ').includes(secret), 'not on its command line');
+      assert.ok(running[0]!.environ.includes(`KERNEL_RUNNER_TOKEN=${secret}`), 'in its environment');
+
+      // that command line and environment authenticate; without the environment the runner refuses
+      const withToken = await callOnce(resolved, 'list_leaderboards');
+      assert.equal(withToken.isError, false, withToken.text);
+      assert.match(withToken.text, /vectoradd_py/);
+      assert.ok(!withToken.text.includes(secret));
+      const withoutToken = await callOnce(provided, 'list_leaderboards');
+      assert.equal(withoutToken.isError, true, withoutToken.text);
+      assert.match(withoutToken.text, /401|token/i);
+
+      // nowhere else: the settings VS Code holds, our output channel, any file of the test's VS Code (user data and
+      // settings, server data and logs, extensions, the workspace's .vscode)
+      assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('kernelRunner')).includes(secret));
+      assert.ok(!api.channelLines().some((l) => l.includes(secret)));
+      const vscodeHome = join(process.env.HOME ?? '/nonexistent', '..');
+      assert.match(vscodeHome, /kr-vscode-/, "the harness's throwaway VS Code folder");
+      assert.deepEqual(filesContaining(vscodeHome, secret), []);
+      assert.ok(
+        filesContaining(vscodeHome, url).some((f) => f.endsWith(join('.vscode', 'settings.json'))),
+        'the search reads the settings: the URL is there',
+      );
+    } finally {
+      await chat().update('disableAIFeatures', undefined, vscode.ConfigurationTarget.Global);
+      await setting('server', undefined);
+      await setting('mcpServer.enable', undefined);
+      api = await api.reactivate();
+      // the provider gone, VS Code stops its server
+      if (url) await waitFor('the MCP server to stop', () => started().length === 0);
+      serve.kill();
     }
   });
 });
+
+/** Processes running `cli.cjs mcp --server url` (VS Code's start of our definition), with their environment. */
+function mcpServerProcesses(url: string): Array<{ cmdline: string[]; environ: string[] }> {
+  const found: Array<{ cmdline: string[]; environ: string[] }> = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (!(cmdline.some((c) => c.endsWith('cli.cjs')) && cmdline.includes('mcp') && cmdline.includes(url))) continue;
+      found.push({ cmdline, environ: readFileSync(`/proc/${name}/environ`, 'utf8').split('\0') });
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** Every file under `dir` whose bytes contain `text`. */
+function filesContaining(dir: string, text: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const f = join(dir, e.name);
+    if (e.isDirectory()) filesContaining(f, text, out);
+    else if (e.isFile()) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(f);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed while we looked
+        throw err;
+      }
+      if (bytes.includes(text)) out.push(f);
+    }
+  }
+  return out;
+}
+
+/**
+ * What VS Code starts for a definition: its command line with its env (and none of ours), spoken to in
+ * newline-delimited JSON-RPC on stdio, initialized.
+ */
+async function startMcp(d: { command: string; args: string[]; env: Record<string, string | number | null> }): Promise<{
+  serverName: string | undefined;
+  request<T>(method: string, params: object): Promise<T>;
+  kill(): void;
+}> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  delete env.KERNEL_RUNNER_TOKEN;
+  for (const [k, v] of Object.entries(d.env)) if (v !== null) env[k] = String(v);
+  const child = spawn(d.command, d.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const replies = new Map<number, (v: { result: unknown }) => void>();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const msg = JSON.parse(line) as { id?: number; result: unknown };
+    if (msg.id !== undefined) replies.get(msg.id)?.(msg);
+  });
+  let nextId = 1;
+  const request = <T>(method: string, params: object) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      replies.set(id, (msg) => resolve(msg.result as T));
+      child.once('exit', (code) => reject(new Error(`the MCP server exited (${code})`)));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  try {
+    const init = await request<{ serverInfo?: { name: string } }>('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'kernel-runner-test', version: '0' },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    return { serverName: init.serverInfo?.name, request, kill: () => child.kill() };
+  } catch (err) {
+    child.kill();
+    throw err;
+  }
+}
+
+/** Starts a definition as VS Code would, calls one tool without arguments, and stops it. */
+async function callOnce(
+  d: { command: string; args: string[]; env: Record<string, string | number | null> },
+  tool: string,
+): Promise<{ isError: boolean; text: string }> {
+  const server = await startMcp(d);
+  try {
+    const r = await server.request<{ isError?: boolean; content: Array<{ text: string }> }>('tools/call', {
+      name: tool,
+      arguments: {},
+    });
+    return { isError: r.isError === true, text: r.content.map((c) => c.text).join('') };
+  } finally {
+    server.kill();
+  }
+}

@@ -81,7 +81,8 @@ function holdsLargeKernelTrace(p: string): boolean {
     if (!st.isDirectory()) return false;
     return readdirSync(p).some(
       (name) =>
-        /(?:kernel_trace|counter_collection)\.csv$/i.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
+        /(?:kernel_trace|counter_collection)\.csv$/i.test(name) &&
+        (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
     );
   } catch {
     return false;

@@ -151,6 +151,7 @@ export class CounterTableBuilder {
   merge(part: CounterTablePart): void {
     const n = part.kernelOf.length;
     const at = new Int32Array(n);
+    const before = this.names.length;
     for (let i = 0; i < n; i++) {
       const key = part.keys[i] as number;
       const name = part.kernels[part.kernelOf[i] as number] as string;
@@ -167,21 +168,21 @@ export class CounterTableBuilder {
         for (let j = from; j < to; j++) addSample(t, part.sampleValues[j] as number, part.sampleCounts[j] as number);
       }
     }
-    const base = n > 0 ? (at[0] as number) : 0;
-    let appended = true;
-    for (let i = 0; i < n && appended; i++) appended = at[i] === base + i;
+    // the part's last dispatches are mostly new here, one after the other: their values are copied as they are
+    // (NaN where none, as put leaves it); the others (a dispatch cut by the part's start) are put one by one
+    let run = n;
+    while (run > 0 && (at[run - 1] as number) >= before && (run === n || at[run] === (at[run - 1] as number) + 1))
+      run--;
     for (const c of part.columns) {
       const col = this.column(c.counter);
-      if (appended && base >= col.length) {
-        // new dispatches after every value of the column: the part's values (NaN where none) go as they are
-        if (c.length === 0) continue;
-        CounterTableBuilder.put(col, base + c.length - 1, c.data[c.length - 1] as number);
-        col.data.set(c.data.subarray(0, c.length - 1), base);
-        continue;
-      }
-      for (let i = 0; i < c.length; i++) {
-        const v = c.data[i] as number;
+      const data = c.data;
+      for (let i = 0; i < c.length && i < run; i++) {
+        const v = data[i] as number;
         if (v === v) CounterTableBuilder.put(col, at[i] as number, v); // NaN: no value (a value is never NaN)
+      }
+      if (c.length > run) {
+        CounterTableBuilder.put(col, at[c.length - 1] as number, data[c.length - 1] as number);
+        col.data.set(data.subarray(run, c.length - 1), at[run] as number);
       }
     }
     this.last = -1;

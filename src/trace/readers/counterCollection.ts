@@ -53,10 +53,12 @@ export async function readCounterCollection(
     merge = new CounterMerge(ctx, problems, spec, sink?.table ?? null, sink?.repeatPass ?? false);
     return { spec, merge };
   };
-  let rows = 0;
+  let rows: number;
   try {
     const head =
-      source.diskPath && readsInParallel(source.size, parallel) ? await readCsvHead(source.diskPath, source.size) : null;
+      source.diskPath && readsInParallel(source.size, parallel)
+        ? await readCsvHead(source.diskPath, source.size)
+        : null;
     if (source.diskPath && head) {
       const { spec, merge } = start(new Columns(head.names));
       const file = { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine };

@@ -461,7 +461,8 @@ export class CounterMerge {
       const to = p.timingAt[d + 1] as number;
       if (this.seen.has(dispatch)) {
         const known = keepTimings ? this.timedDispatches.get(dispatch) : undefined;
-        if (known) for (let t = from; t < to; t++) known.timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
+        if (known)
+          for (let t = from; t < to; t++) known.timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
         continue;
       }
       this.seen.add(dispatch);
@@ -483,7 +484,8 @@ export class CounterMerge {
         continue;
       }
       const k = tables.kernel(name);
-      for (let j = 0; j < width; j++) this.launch[(spec.launch[j] as [number, number])[0]] = p.launches[d * width + j] as number;
+      for (let j = 0; j < width; j++)
+        this.launch[(spec.launch[j] as [number, number])[0]] = p.launches[d * width + j] as number;
       addLaunch(k, this.launch);
       const agent = this.agentOf(p.agents[p.agentOf[d] as number]);
       if (agent) k.agentIds.add(agent.id);

@@ -1,11 +1,13 @@
-// Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one kernel_trace file it is sent,
-// with one collector for all of them (ids stay valid across its parts), and sends the batches back; their row
-// arrays come back once applied, for later batches. A worker the CLI's launcher started before the CLI knew it
+// Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one large CSV it is sent
+// (parallelParts.ts). A kernel_trace file's parts go through one collector for all of them (ids stay valid across
+// its parts), and their batches go back; their row arrays come back once applied, for later batches. A counter
+// collection's part (`kind: 'counters'`) goes back as its collected rows (readers/counterParts.ts). A worker the CLI's launcher started before the CLI knew it
 // needed one (traceWorkerPool.ts) is told the part it will most likely be sent first, and scans it meanwhile: when
 // that is the part it is sent, the answer is ready; when not, the scan and its collector are dropped.
 import { parentPort, workerData } from 'node:worker_threads';
 import { KernelRowCollector, batchBuffers, type RunArrays } from './kernelRows';
 import { sameTask, scanPart, speculativeTask, type PartResult, type PartTask } from './kernelTraceParts';
+import { counterPartBuffers, scanCounterPart, type CounterTask } from './readers/counterParts';
 
 export interface SpeculationData {
   speculate?: { path: string; index: number; threads: number };
@@ -37,7 +39,7 @@ let early: Promise<{ task: PartTask; result: PartResult } | null> | null = guess
   : null;
 let queue: Promise<void> = Promise.resolve();
 
-port?.on('message', (message: PartTask | { recycle: RunArrays }) => {
+port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays }) => {
   if ('recycle' in message) {
     collector?.recycle(message.recycle);
     return;
@@ -47,6 +49,12 @@ port?.on('message', (message: PartTask | { recycle: RunArrays }) => {
   early = null;
   queue = queue.then(async () => {
     const done = pending ? await pending : null;
+    if ('kind' in task) {
+      if (done) collector = null; // its ids were never sent
+      const part = scanCounterPart(task);
+      port?.postMessage(part, counterPartBuffers(part));
+      return;
+    }
     if (done && sameTask(done.task, task) && done.result.failure === null) {
       send({ ...done.result, early: true });
       return;

@@ -81,7 +81,7 @@ export function addRangeKernel(m: MarkerAgg, kernel: string, calls: number, tota
 }
 
 /** One counter of one kernel over its dispatches. */
-interface CounterAgg {
+export interface CounterAgg {
   samples: number;
   sum: number;
   min: number;

@@ -35,7 +35,7 @@ type WithPool = typeof globalThis & { [POOL]?: Pool };
 
 /**
  * Starts the default number of workers of `script` when one of `paths` is (or is a folder holding) a
- * `*kernel_trace.csv` the parallel read will take (default minimum size). They do not keep the process alive. Given
+ * `*kernel_trace.csv` or `*counter_collection.csv` the parallel read will take (default minimum size). They do not keep the process alive. Given
  * a file, worker i starts on part i of it (kernelTraceWorker.ts), the part it will most likely be sent first.
  */
 export function prestartTraceWorkers(script: string, paths: readonly string[]): void {
@@ -81,7 +81,8 @@ function holdsLargeKernelTrace(p: string): boolean {
     if (!st.isDirectory()) return false;
     return readdirSync(p).some(
       (name) =>
-        /kernel_trace\.csv$/i.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
+        /(?:kernel_trace|counter_collection)\.csv$/i.test(name) &&
+        (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
     );
   } catch {
     return false;

@@ -17,9 +17,22 @@ export interface CounterTable {
 }
 
 /** Durations of one dispatch's rows: distinct values with their row counts (a few passes each). */
-interface DurationSamples {
+export interface DurationSamples {
   values: number[];
   counts: number[];
+}
+
+/** A CounterTableBuilder's long-layout dispatches as data (see part()): typed arrays, cheap to pass between threads. */
+export interface CounterTablePart {
+  kernels: string[];
+  /** Kernel name of each dispatch, as an index in `kernels`. */
+  kernelOf: Int32Array;
+  keys: Float64Array;
+  /** Duration samples of dispatch i: [sampleAt[i], sampleAt[i + 1]) of sampleValues / sampleCounts. */
+  sampleAt: Int32Array;
+  sampleValues: Float64Array;
+  sampleCounts: Float64Array;
+  columns: Array<{ counter: string; data: Float64Array; length: number }>;
 }
 
 /** One counter's values by dispatch, grown as dispatches come (off the JS heap: the collector does not copy them). */
@@ -72,39 +85,109 @@ export class CounterTableBuilder {
   private lastName = '';
 
   private dispatchOfSlow(key: number, name: string, durationNs: number): number {
-    let i = this.byNumber.get(key);
-    if (i === undefined) {
-      i = this.newLongDispatch(key, name, durationNs);
-      this.byNumber.set(key, i);
-      return i;
-    }
-    if (this.names[i] !== name) {
-      // the same Dispatch_Id under another kernel name: a dispatch of its own
-      const k = `${key}\u0000${name}`;
-      const j = this.byKey.get(k);
-      if (j === undefined) {
-        const n = this.newLongDispatch(key, name, durationNs);
-        this.byKey.set(k, n);
-        return n;
-      }
-      i = j;
-    }
-    const s = this.samples[i] as DurationSamples;
-    const at = Number.isNaN(durationNs) ? s.values.findIndex((v) => Number.isNaN(v)) : s.values.indexOf(durationNs);
-    if (at >= 0) (s.counts[at] as number)++;
-    else {
-      s.values.push(durationNs);
-      s.counts.push(1);
-    }
-    return i;
+    const found = this.find(key, name);
+    if (found < 0) return this.newLongDispatch(key, name, { values: [durationNs], counts: [1] });
+    addSample(this.samples[found] as DurationSamples, durationNs, 1);
+    return found;
   }
 
-  private newLongDispatch(key: number, name: string, durationNs: number): number {
+  /** The long-layout dispatch of (key, name), or -1. */
+  private find(key: number, name: string): number {
+    const i = this.byNumber.get(key);
+    if (i === undefined || this.names[i] === name) return i ?? -1;
+    // the same Dispatch_Id under another kernel name: a dispatch of its own
+    return this.byKey.get(`${key}\u0000${name}`) ?? -1;
+  }
+
+  private newLongDispatch(key: number, name: string, samples: DurationSamples): number {
     const i = this.names.length;
     this.names.push(name);
     this.keys.push(key);
-    this.samples.push({ values: [durationNs], counts: [1] });
+    this.samples.push(samples);
+    if (!this.byNumber.has(key)) this.byNumber.set(key, i);
+    else this.byKey.set(`${key}\u0000${name}`, i);
     return i;
+  }
+
+  /** The long-layout dispatches and columns as data (a worker thread's part of a file), for merge(). */
+  part(): CounterTablePart {
+    const kernels: string[] = [];
+    const kernelIds = new Map<string, number>();
+    const n = this.names.length;
+    const kernelOf = new Int32Array(n);
+    const sampleAt = new Int32Array(n + 1);
+    let samples = 0;
+    for (let i = 0; i < n; i++) {
+      const name = this.names[i] as string;
+      let k = kernelIds.get(name);
+      if (k === undefined) kernelIds.set(name, (k = kernels.push(name) - 1));
+      kernelOf[i] = k;
+      sampleAt[i] = samples;
+      samples += (this.samples[i] as DurationSamples).values.length;
+    }
+    sampleAt[n] = samples;
+    const sampleValues = new Float64Array(samples);
+    const sampleCounts = new Float64Array(samples);
+    for (let i = 0; i < n; i++) {
+      const s = this.samples[i] as DurationSamples;
+      sampleValues.set(s.values, sampleAt[i]);
+      sampleCounts.set(s.counts, sampleAt[i]);
+    }
+    return {
+      kernels,
+      kernelOf,
+      keys: Float64Array.from(this.keys),
+      sampleAt,
+      sampleValues,
+      sampleCounts,
+      columns: [...this.columns].map(([counter, c]) => ({ counter, data: c.data, length: c.length })),
+    };
+  }
+
+  /**
+   * Adds a part's dispatches and values as if its rows had come here after the rows before (each row's
+   * dispatchOf and put, in order): a dispatch already here gets its duration samples, a value replaces this one.
+   */
+  merge(part: CounterTablePart): void {
+    const n = part.kernelOf.length;
+    const at = new Int32Array(n);
+    const before = this.names.length;
+    for (let i = 0; i < n; i++) {
+      const key = part.keys[i] as number;
+      const name = part.kernels[part.kernelOf[i] as number] as string;
+      const from = part.sampleAt[i] as number;
+      const to = part.sampleAt[i + 1] as number;
+      const found = this.find(key, name);
+      if (found < 0) {
+        const values = Array.from(part.sampleValues.subarray(from, to));
+        const counts = Array.from(part.sampleCounts.subarray(from, to));
+        at[i] = this.newLongDispatch(key, name, { values, counts });
+      } else {
+        at[i] = found;
+        const t = this.samples[found] as DurationSamples;
+        for (let j = from; j < to; j++) addSample(t, part.sampleValues[j] as number, part.sampleCounts[j] as number);
+      }
+    }
+    // the part's last dispatches are mostly new here, one after the other: their values are copied as they are
+    // (NaN where none, as put leaves it); the others (a dispatch cut by the part's start) are put one by one
+    let run = n;
+    while (run > 0 && (at[run - 1] as number) >= before && (run === n || at[run] === (at[run - 1] as number) + 1))
+      run--;
+    for (const c of part.columns) {
+      const col = this.column(c.counter);
+      const data = c.data;
+      for (let i = 0; i < c.length && i < run; i++) {
+        const v = data[i] as number;
+        if (v === v) CounterTableBuilder.put(col, at[i] as number, v); // NaN: no value (a value is never NaN)
+      }
+      if (c.length > run) {
+        CounterTableBuilder.put(col, at[c.length - 1] as number, data[c.length - 1] as number);
+        col.data.set(data.subarray(run, c.length - 1), at[run] as number);
+      }
+    }
+    this.last = -1;
+    this.lastKey = NaN;
+    this.lastName = '';
   }
 
   /** Sets counter `counter` of dispatch `i` (a later value of the same counter replaces it, as a dict would). */
@@ -148,6 +231,15 @@ export class CounterTableBuilder {
       columns.set(name, out);
     }
     return { names: this.names, durations, columns, keys: Float64Array.from(this.keys) };
+  }
+}
+
+function addSample(s: DurationSamples, durationNs: number, count: number): void {
+  const at = Number.isNaN(durationNs) ? s.values.findIndex((v) => Number.isNaN(v)) : s.values.indexOf(durationNs);
+  if (at >= 0) (s.counts[at] as number) += count;
+  else {
+    s.values.push(durationNs);
+    s.counts.push(count);
   }
 }
 

@@ -1,0 +1,555 @@
+// A counter collection's rows (one per dispatch and counter) collected into what can be merged in file order: a
+// collector takes the rows of one part of the file (a worker thread's, or the whole file on the calling thread),
+// and CounterMerge applies the parts one after the other to the summary's tables, as the rows would have been
+// one by one. What a row does that depends on the rows before it in other parts (whether its dispatch is new to
+// the file, and so a dispatch of its kernel or a bad row) is left to the merge: a part lists the dispatches it
+// saw first with what their first row said. The per-kernel sums are exact (exactSum.ts), so any grouping of the
+// rows into parts gives the same summary to the last bit.
+import type { AgentState } from '../accumulator';
+import type { Columns } from '../csvFile';
+import {
+  createCsvScanner,
+  fieldNumber,
+  rowExcerpt,
+  type CsvRow,
+  type CsvScanner,
+  type RepeatedFields,
+} from '../csvScanner';
+import { ExactSum } from '../exactSum';
+import { scanSpan, type PartOutcome, type PartSpan } from '../fileParts';
+import {
+  BytesInterner,
+  LAUNCH_WIDTH,
+  addLaunch,
+  type CounterAgg,
+  type KernelAgg,
+  type KernelCounterAgg,
+} from '../tables';
+import { timestampAt } from '../traceClock';
+import { CounterTableBuilder, type CounterColumn, type CounterTablePart } from '../counters/counterTable';
+import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
+import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
+import type { CsvReadContext, RowProblems } from './rocprofv3Csv';
+
+/** Where a counter collection's fields are and what its reader keeps (sent to worker threads: plain data). */
+export interface CounterSpec {
+  dispatch: number;
+  name: number;
+  counter: number;
+  value: number;
+  start: number;
+  end: number;
+  agent: number;
+  /** [launch slot (tables.ts LAUNCH_FIELDS), column] of the launch values a file of this layout has. */
+  launch: Array<[number, number]>;
+  /** The file has start/end timestamps (ROCm >= 7). */
+  timed: boolean;
+  /** What the scanner may take over from the row before (see RepeatedFields); null: nothing. */
+  repeat: RepeatedFields | null;
+  /** The summary's epoch (traceClock.ts). */
+  epoch: number;
+  /** A kernel trace of the same run was read: then only the counters are taken from here. */
+  kernelsTraced: boolean;
+  /** Counters kept per dispatch for the roofline; null: no per-dispatch table. */
+  wanted: string[] | null;
+}
+
+export function counterSpec(c: Columns, epoch: number, kernelsTraced: boolean, wanted: string[] | null): CounterSpec {
+  const dispatch = c.find('Dispatch_Id', 'Correlation_Id');
+  const name = c.find('Kernel_Name');
+  const counter = c.find('Counter_Name');
+  const value = c.find('Counter_Value');
+  const start = c.find('Start_Timestamp');
+  const end = c.find('End_Timestamp');
+  // The fields before the counter's own (Counter_Name, Counter_Value, the timestamps) are the dispatch's: a row
+  // whose scanner says they repeat the row before's bytes is another counter of the dispatch of that row.
+  const firstPerCounter = Math.min(...[counter, value, start, end].filter((i) => i >= 0));
+  const repeatable = counter >= 0 && dispatch >= 0 && name >= 0 && dispatch < firstPerCounter && name < firstPerCounter;
+  // and the timestamps after the counter's name and value are the dispatch's too
+  const tail = start > value && start > counter && end > value && end > counter ? Math.min(start, end) : -1;
+  return {
+    dispatch,
+    name,
+    counter,
+    value,
+    start,
+    end,
+    agent: c.find('Agent_Id'),
+    // launch values this file has (grid and workgroup sizes here are products, not x/y/z: left out)
+    launch: [
+      [6, c.find('VGPR_Count', 'Arch_VGPR_Count')],
+      [7, c.find('Accum_VGPR_Count')],
+      [8, c.find('SGPR_Count')],
+      [9, c.find('LDS_Block_Size', 'Group_Segment_Size')],
+      [10, c.find('Scratch_Size', 'Private_Segment_Size')],
+    ],
+    timed: start >= 0 && end >= 0,
+    repeat: repeatable ? { head: firstPerCounter, tail } : null,
+    epoch,
+    kernelsTraced,
+    wanted,
+  };
+}
+
+/** One kernel's one counter over a part's rows. */
+export interface CounterPairSum {
+  kernel: number;
+  counter: number;
+  samples: number;
+  /** An ExactSum (a plain object once it has crossed threads). */
+  sum: { sum: number; partials: number[] | null };
+  min: number;
+  max: number;
+}
+
+/** What a part's rows left to merge (see the top of the file). Dispatches are in the order the part first saw them. */
+export interface CounterRows {
+  /** Data rows handed to the collector. */
+  rows: number;
+  kernels: string[];
+  counters: string[];
+  pairs: CounterPairSum[];
+  ids: Float64Array;
+  kernelOf: Int32Array;
+  /** Line of the dispatch's first row here (from the part's first line, 1). */
+  lineOf: Float64Array;
+  /** Start and end of that row (NaN when untimed). */
+  firstStart: Float64Array;
+  firstEnd: Float64Array;
+  /** Timed files without a kernel trace: the spec's launch values of that row (spec.launch.length each). */
+  launches: Float64Array;
+  /** Its Agent_Id as an index in `agents`, -1: none. */
+  agentOf: Int32Array;
+  agents: string[];
+  /** Distinct valid (end >= start) timings of the dispatch's rows here: timingAt[d] .. timingAt[d + 1]. */
+  timingAt: Int32Array;
+  timingStart: Float64Array;
+  timingEnd: Float64Array;
+  /** The first rows with End < Start, as written: a bad row if the dispatch is new to the file. */
+  firstText: Array<[number, string]>;
+  /** Rows that could not be used whatever came before. */
+  badRows: number;
+  firstBadLine: number;
+  firstBadText: string;
+  table: CounterTablePart | null;
+}
+
+export interface CounterTask extends PartSpan {
+  kind: 'counters';
+  spec: CounterSpec;
+}
+
+export type CounterPart = PartOutcome & CounterRows;
+
+/** The rows of one part (or of a whole file): the same code on every thread. */
+export class CounterPartCollector {
+  rows = 0;
+  private readonly kernels = new BytesInterner();
+  private readonly counterNames = new BytesInterner();
+  /** Per kernel id, per counter id: the pair's sums. */
+  private readonly pairOf: Array<Array<CounterPairSum | undefined>> = [];
+  private readonly pairs: CounterPairSum[] = [];
+  /** Raw bytes of each counter id, and the id that followed each id (index id + 1; -1 for the first row). */
+  private readonly counterRaw: DataView[] = [];
+  private readonly nextCounter: number[] = [];
+  /** A view of the scanner's buffer, for comparing counter names 4 bytes at a time. */
+  private viewOf: Buffer | null = null;
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private lastCounterId = -1;
+  private lastName = Buffer.alloc(0);
+  private lastNameId = -1;
+  /** Per counter id: its column in the table, null when the table does not keep it. */
+  private readonly sinkColumns: Array<CounterColumn | null> = [];
+  private readonly table: CounterTableBuilder | null;
+  private readonly wanted: ReadonlySet<string>;
+  private readonly dispatchAt = new Map<number, number>();
+  private readonly timings: Array<PassTimings | null> = [];
+  private readonly agentIds = new Map<string, number>();
+  private readonly out: Growing = {
+    ids: [],
+    kernelOf: [],
+    lineOf: [],
+    firstStart: [],
+    firstEnd: [],
+    launches: [],
+    agentOf: [],
+    agents: [],
+    firstText: [],
+    badRows: 0,
+    firstBadLine: 0,
+    firstBadText: '',
+  };
+  /** The row before was read whole (not a bad row): its dispatch, name id and timings are those of a repeat. */
+  private lastOk = false;
+  private lastDispatch = NaN;
+  private lastD = -1;
+
+  constructor(private readonly spec: CounterSpec) {
+    this.table = spec.wanted ? new CounterTableBuilder() : null;
+    this.wanted = new Set(spec.wanted ?? []);
+  }
+
+  add(row: CsvRow): void {
+    this.rows++;
+    const spec = this.spec;
+    const repeat = this.lastOk && row.repeated;
+    this.lastOk = false;
+    const cName = spec.name;
+    const cCounter = spec.counter;
+    const dispatch = repeat ? this.lastDispatch : fieldNumber(row, spec.dispatch);
+    const value = fieldNumber(row, spec.value);
+    if (
+      cName < 0 ||
+      cName >= row.fieldCount ||
+      cCounter < 0 ||
+      cCounter >= row.fieldCount ||
+      Number.isNaN(value) ||
+      Number.isNaN(dispatch)
+    ) {
+      this.badRow(row);
+      return;
+    }
+    // a dispatch's rows follow one another: the same name bytes as the row before need no lookup
+    let id: number;
+    if (repeat) id = this.lastNameId;
+    else {
+      const nStart = row.starts[cName] as number;
+      const nEnd = row.ends[cName] as number;
+      if (this.lastNameId >= 0 && sameBytes(row.buf, nStart, nEnd, this.lastName)) id = this.lastNameId;
+      else {
+        id = this.kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
+        this.lastNameId = id;
+        this.lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+      }
+    }
+    // counters come in the same order for every dispatch: the one that followed the last counter last time first
+    const cStartAt = row.starts[cCounter] as number;
+    const cEndAt = row.ends[cCounter] as number;
+    const guess = this.nextCounter[this.lastCounterId + 1] ?? -1;
+    if (row.buf !== this.viewOf) {
+      this.viewOf = row.buf;
+      this.view = new DataView(row.buf.buffer, row.buf.byteOffset, row.buf.length);
+    }
+    let counterId: number;
+    if (guess >= 0 && sameView(this.view, cStartAt, cEndAt, this.counterRaw[guess] as DataView)) counterId = guess;
+    else {
+      counterId = this.counterNames.idFor(row.buf, cStartAt, cEndAt, row.escaped[cCounter] as number);
+      if (this.counterRaw[counterId] === undefined) {
+        const raw = Buffer.from(row.buf.subarray(cStartAt, cEndAt));
+        this.counterRaw[counterId] = new DataView(raw.buffer, raw.byteOffset, raw.length);
+      }
+      this.nextCounter[this.lastCounterId + 1] = row.escaped[cCounter] ? -1 : counterId;
+    }
+    this.lastCounterId = counterId;
+    // timestamps once a row: relative to the summary's epoch they are exact (see traceClock.ts)
+    const timed = spec.timed;
+    const start = timed ? timestampAt(row, spec.start, spec.epoch) : NaN;
+    const end = timed ? timestampAt(row, spec.end, spec.epoch) : NaN;
+    const table = this.table;
+    if (table) {
+      const i = table.dispatchOf(dispatch, this.kernels.texts[id] as string, end - start);
+      let col = this.sinkColumns[counterId];
+      if (col === undefined) {
+        const counter = this.counterNames.texts[counterId] as string;
+        col = this.sinkColumns[counterId] = this.wanted.has(counter) ? table.column(counter) : null;
+      }
+      if (col !== null) CounterTableBuilder.put(col, i, value);
+    }
+    const byCounter = (this.pairOf[id] ??= []);
+    let pair = byCounter[counterId];
+    if (!pair) {
+      pair = { kernel: id, counter: counterId, samples: 0, sum: new ExactSum(), min: Infinity, max: -Infinity };
+      byCounter[counterId] = pair;
+      this.pairs.push(pair);
+    }
+    pair.samples++;
+    (pair.sum as ExactSum).add(value);
+    if (value < pair.min) pair.min = value;
+    if (value > pair.max) pair.max = value;
+
+    const keepTimings = timed && !spec.kernelsTraced;
+    const d = repeat ? this.lastD : (this.dispatchAt.get(dispatch) ?? -1);
+    this.lastDispatch = dispatch;
+    this.lastOk = spec.repeat !== null;
+    if (d >= 0) {
+      // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
+      this.lastD = d;
+      if (keepTimings && end >= start) this.timings[d]?.add(start, end);
+      return;
+    }
+    const out = this.out;
+    const n = out.ids.length;
+    this.dispatchAt.set(dispatch, n);
+    this.lastD = n;
+    out.ids.push(dispatch);
+    out.kernelOf.push(id);
+    out.lineOf.push(row.line);
+    out.firstStart.push(start);
+    out.firstEnd.push(end);
+    if (!keepTimings) {
+      this.timings.push(null);
+      return;
+    }
+    for (const [, col] of spec.launch) out.launches.push(col >= 0 ? fieldNumber(row, col) : NaN);
+    let agent = -1;
+    const cAgent = spec.agent;
+    if (cAgent >= 0 && cAgent < row.fieldCount) {
+      const raw = row.buf.toString('utf8', row.starts[cAgent] as number, row.ends[cAgent] as number);
+      agent = this.agentIds.get(raw) ?? -1;
+      if (agent < 0) {
+        agent = out.agents.push(raw) - 1;
+        this.agentIds.set(raw, agent);
+      }
+    }
+    out.agentOf.push(agent);
+    const t = new PassTimings();
+    if (end >= start) t.add(start, end);
+    else out.firstText.push([n, rowExcerpt(row)]);
+    this.timings.push(t);
+  }
+
+  private badRow(row: CsvRow): void {
+    if (this.out.badRows++ === 0) {
+      this.out.firstBadLine = row.line;
+      this.out.firstBadText = rowExcerpt(row);
+    }
+  }
+
+  /** What the rows left (the collector is done with). */
+  take(): CounterRows {
+    const out = this.out;
+    const timingAt: number[] = [];
+    const timingStart: number[] = [];
+    const timingEnd: number[] = [];
+    for (const t of this.timings) {
+      timingAt.push(timingStart.length);
+      if (t) {
+        timingStart.push(...t.starts);
+        timingEnd.push(...t.ends);
+      }
+    }
+    timingAt.push(timingStart.length);
+    return {
+      rows: this.rows,
+      kernels: this.kernels.texts.slice(),
+      counters: this.counterNames.texts.slice(),
+      pairs: this.pairs,
+      ids: Float64Array.from(out.ids),
+      kernelOf: Int32Array.from(out.kernelOf),
+      lineOf: Float64Array.from(out.lineOf),
+      firstStart: Float64Array.from(out.firstStart),
+      firstEnd: Float64Array.from(out.firstEnd),
+      launches: Float64Array.from(out.launches),
+      agentOf: Int32Array.from(out.agentOf),
+      agents: out.agents,
+      timingAt: Int32Array.from(timingAt),
+      timingStart: Float64Array.from(timingStart),
+      timingEnd: Float64Array.from(timingEnd),
+      firstText: out.firstText,
+      badRows: out.badRows,
+      firstBadLine: out.firstBadLine,
+      firstBadText: out.firstBadText,
+      table: this.table?.part() ?? null,
+    };
+  }
+}
+
+/** CounterRows' per-dispatch arrays while they grow (timings: PassTimings until take()). */
+interface Growing {
+  ids: number[];
+  kernelOf: number[];
+  lineOf: number[];
+  firstStart: number[];
+  firstEnd: number[];
+  launches: number[];
+  agentOf: number[];
+  agents: string[];
+  firstText: Array<[number, string]>;
+  badRows: number;
+  firstBadLine: number;
+  firstBadText: string;
+}
+
+/** One scanner per thread for counter parts (made once: V8 keeps its optimised code), rows to the current collector. */
+let scanner: CsvScanner | null = null;
+let current: CounterPartCollector | null = null;
+
+/** Scans one part of a counter collection (in a worker thread, or on the calling thread when none can). */
+export function scanCounterPart(task: CounterTask): CounterPart {
+  const collector = new CounterPartCollector(task.spec);
+  current = collector;
+  scanner ??= createCsvScanner({ fileStart: false, onRow: (row) => (current as CounterPartCollector).add(row) });
+  scanner.setRepeat(task.spec.repeat ?? undefined);
+  const outcome = scanSpan(task, scanner);
+  current = null;
+  return { ...outcome, ...collector.take() };
+}
+
+/** The buffers a part's answer can hand over instead of copying. */
+export function counterPartBuffers(part: CounterPart): ArrayBuffer[] {
+  const arrays = [
+    part.ids,
+    part.kernelOf,
+    part.lineOf,
+    part.firstStart,
+    part.firstEnd,
+    part.launches,
+    part.agentOf,
+    part.timingAt,
+    part.timingStart,
+    part.timingEnd,
+  ];
+  const t = part.table;
+  if (t) arrays.push(t.kernelOf, t.keys, t.sampleAt, t.sampleValues, t.sampleCounts, ...t.columns.map((c) => c.data));
+  return arrays.map((a) => a.buffer as ArrayBuffer);
+}
+
+/** A timed dispatch without a kernel trace: what its first row gave, and each pass's timing. */
+interface TimedDispatch {
+  k: KernelAgg;
+  agent: AgentState | null;
+  timings: PassTimings;
+}
+
+/** The parts of one file applied in file order to the summary's tables (on the calling thread). */
+export class CounterMerge {
+  readonly seen = new Set<number>();
+  private readonly timedDispatches = new Map<number, TimedDispatch>();
+  private readonly untimedCalls = new Map<string, number>();
+  private readonly sums = new Map<CounterAgg, ExactSum>();
+  private readonly agentCache = new Map<string, AgentState | null>();
+  private readonly launch = new Float64Array(LAUNCH_WIDTH).fill(NaN);
+
+  constructor(
+    private readonly ctx: CsvReadContext,
+    private readonly problems: RowProblems,
+    private readonly spec: CounterSpec,
+    private readonly table: CounterTableBuilder | null,
+    /** Another pass of the same program (pass_<n>/): its dispatches were counted in the timing pass. */
+    private readonly repeatPass: boolean,
+  ) {}
+
+  /** Applies the next part; `lineBase`: the line number of its first line. */
+  apply(p: CounterRows, lineBase: number): void {
+    const { tables } = this.ctx;
+    const spec = this.spec;
+    const aggs = p.kernels.map((name) => tables.kernelCounters(name));
+    for (const pair of p.pairs) {
+      const agg = aggs[pair.kernel] as KernelCounterAgg;
+      const counter = p.counters[pair.counter] as string;
+      let known = agg.counters.get(counter);
+      if (!known) agg.counters.set(counter, (known = { samples: 0, sum: 0, min: Infinity, max: -Infinity }));
+      let sum = this.sums.get(known);
+      if (!sum) this.sums.set(known, (sum = new ExactSum(known.sum)));
+      sum.addSum(pair.sum);
+      known.samples += pair.samples;
+      if (pair.min < known.min) known.min = pair.min;
+      if (pair.max > known.max) known.max = pair.max;
+    }
+    if (this.table && p.table) this.table.merge(p.table);
+
+    // the part's own bad rows, and the first rows below that are bad rows because their dispatch is new here
+    let bad = p.badRows;
+    let firstBadLine = p.badRows > 0 ? lineBase + p.firstBadLine - 1 : Infinity;
+    let firstBadText = p.firstBadText;
+    const texts = new Map(p.firstText);
+    const keepTimings = spec.timed && !spec.kernelsTraced;
+    const width = spec.launch.length;
+    for (let d = 0; d < p.ids.length; d++) {
+      const dispatch = p.ids[d] as number;
+      const from = p.timingAt[d] as number;
+      const to = p.timingAt[d + 1] as number;
+      if (this.seen.has(dispatch)) {
+        const known = keepTimings ? this.timedDispatches.get(dispatch) : undefined;
+        if (known)
+          for (let t = from; t < to; t++) known.timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
+        continue;
+      }
+      this.seen.add(dispatch);
+      const kernel = p.kernelOf[d] as number;
+      if (!this.repeatPass) (aggs[kernel] as KernelCounterAgg).dispatches++;
+      if (spec.kernelsTraced) continue;
+      const name = p.kernels[kernel] as string;
+      if (!spec.timed) {
+        this.untimedCalls.set(name, (this.untimedCalls.get(name) ?? 0) + 1);
+        continue;
+      }
+      if (!((p.firstEnd[d] as number) >= (p.firstStart[d] as number))) {
+        const line = lineBase + (p.lineOf[d] as number) - 1;
+        bad++;
+        if (line < firstBadLine) {
+          firstBadLine = line;
+          firstBadText = texts.get(d) ?? '';
+        }
+        continue;
+      }
+      const k = tables.kernel(name);
+      for (let j = 0; j < width; j++)
+        this.launch[(spec.launch[j] as [number, number])[0]] = p.launches[d * width + j] as number;
+      addLaunch(k, this.launch);
+      const agent = this.agentOf(p.agents[p.agentOf[d] as number]);
+      if (agent) k.agentIds.add(agent.id);
+      const timings = new PassTimings();
+      for (let t = from; t < to; t++) timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
+      this.timedDispatches.set(dispatch, { k, agent, timings });
+    }
+    if (bad > 0) {
+      const problems = this.problems;
+      if (problems.badRows === 0) {
+        problems.firstBadLine = firstBadLine;
+        problems.firstBadText = firstBadText;
+      }
+      problems.badRows += bad;
+    }
+  }
+
+  private agentOf(raw: string | undefined): AgentState | null {
+    if (raw === undefined) return null;
+    let agent = this.agentCache.get(raw);
+    if (agent === undefined) {
+      agent = this.ctx.agents.resolve(raw);
+      this.agentCache.set(raw, agent);
+    }
+    return agent;
+  }
+
+  /** The per-kernel sums, rounded once (also after a part that broke). */
+  finishSums(): void {
+    for (const [known, sum] of this.sums) known.sum = sum.value();
+    this.sums.clear();
+  }
+
+  /** The dispatches' durations and busy time, once every part is applied. */
+  finish(path: string): void {
+    const { acc, tables } = this.ctx;
+    const spread = new PassSpread();
+    for (const [id, d] of this.timedDispatches) {
+      const t = pickPassTiming(d.timings.starts, d.timings.ends);
+      spread.add(id, d.timings);
+      addDuration(d.k.stats, t.end - t.start);
+      acc.addGpuWork(d.agent, t.start, t.end, 'kernel');
+    }
+    const passes = spread.warning(path);
+    if (passes) acc.warnings.push(passes);
+    for (const [name, calls] of this.untimedCalls)
+      mergeStats(tables.kernel(name).stats, statsFromTotals(calls, 0, null, null, null));
+  }
+}
+
+/** The bytes `view[start..end)` equal `raw`, 4 at a time (a native compare costs more to call on short names). */
+function sameView(view: DataView, start: number, end: number, raw: DataView): boolean {
+  const n = end - start;
+  if (n !== raw.byteLength) return false;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (view.getInt32(start + i, true) !== raw.getInt32(i, true)) return false;
+  for (; i < n; i++) if (view.getUint8(start + i) !== raw.getUint8(i)) return false;
+  return true;
+}
+
+/** Field bytes `buf[start..end)` equal `raw` (a JS loop: names are short, a native compare costs more to call). */
+function sameBytes(buf: Buffer, start: number, end: number, raw: Buffer): boolean {
+  const n = end - start;
+  if (n !== raw.length) return false;
+  for (let i = 0; i < n; i++) if (buf[start + i] !== raw[i]) return false;
+  return true;
+}

@@ -38,7 +38,7 @@ test('the size budget deletes jobs in the order they ended, never the one that e
   // ids 1-4 end in the order 4, 2, 1, 3; job 5 is still running
   const ends: Record<number, string | null> = { 1: recent(3), 2: recent(2), 3: recent(4), 4: recent(1), 5: null };
   for (const [id, end] of Object.entries(ends)) {
-    await store.createJob(record(Number(id), end), 'print(1)\n');
+    await store.createJob(record(Number(id), end), Buffer.from('print(1)\n'));
     writeFileSync(path.join(store.artifactsDir(Number(id)), 'out.bin'), Buffer.alloc(100_000));
   }
   const live = (id: number) => id === 5;

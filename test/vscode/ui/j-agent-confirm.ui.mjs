@@ -128,7 +128,8 @@ export const tests = {
       const caption = await frame.locator('table.tests caption').innerText();
       assert(caption === 'Tests: 3 of 3 passed', `caption: ${caption}`);
       // one job went to the runner in this window, this one: the Skip sent none
-      const output = page.locator('.output-view .view-line', { hasText: /job \d+: submission\.py → / });
+      // (the editor writes spaces as no-break spaces)
+      const output = page.locator('.panel .view-line', { hasText: /job.\d+:.submission\.py.→/ });
       await output.first().waitFor({ timeout: 30_000 });
       const jobs = (await output.allInnerTexts()).map((l) => l.replace(/\u00a0/g, ' '));
       assert(

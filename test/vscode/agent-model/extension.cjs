@@ -1,13 +1,10 @@
 // Test only, never shipped: test/vscode/ui/j-agent-confirm.ui.mjs installs it for its own window (the workbench
-// payload takes one extensionDevelopmentPath, Kernel Runner's).
-// code-server's VS Code has no model, and its agent mode is Copilot Chat's, which stays disabled until a GitHub
-// sign-in completes the chat setup. So this extension brings both halves of an agent, through the public API:
-// - a language model with scripted answers (vscode.lm.registerLanguageModelChatProvider): offered Kernel Runner's
-//   submit tool, it calls it (mode from the prompt, "mode=profile"; default test); once the tool's result is in the
-//   conversation it reports the answer's summary and run id, or that the tool did not run;
-// - a chat participant, @krtest, that runs that model in the loop agent mode runs: the tools offered are
-//   vscode.lm.tools, each tool call goes to vscode.lm.invokeTool with the chat request's toolInvocationToken, so the
-//   chat shows the tool's own confirmation (prepareInvocation) inline, and its result goes back to the model.
+// payload keeps one extensionDevelopmentPath, Kernel Runner's). code-server's VS Code has no language model; this is
+// one, with scripted answers, registered through VS Code's language model chat provider API, so that agent mode
+// (Copilot Chat's agent, built into VS Code) has a model to run: offered Kernel Runner's submit tool, it calls it
+// (mode from the prompt, "mode=profile"; default test); once the tool's result is in the conversation it reports the
+// answer's summary and run id, or that the tool did not run. Agent mode does the rest: it offers the tools, shows
+// the tool's confirmation (prepareInvocation) in the chat, invokes it and sends its result back.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- VS Code loads an extension's main with require
 const vscode = require('vscode');
 
@@ -65,48 +62,12 @@ const provider = {
   },
 };
 
-/** @krtest: the model and the tools in a loop, as agent mode runs them. */
-async function agent(request, _context, stream, token) {
-  const [lm] = await vscode.lm.selectChatModels({ vendor: VENDOR, id: model.id });
-  if (!lm) throw new Error('the scripted model is not registered');
-  const tools = vscode.lm.tools
-    .filter((t) => t.name.startsWith('kernelRunner_'))
-    .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  const messages = [vscode.LanguageModelChatMessage.User(request.prompt)];
-  for (let turn = 0; turn < 4; turn++) {
-    const response = await lm.sendRequest(messages, { tools }, token);
-    const calls = [];
-    for await (const part of response.stream) {
-      if (part instanceof vscode.LanguageModelTextPart) stream.markdown(part.value);
-      else if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
-    }
-    if (!calls.length) return {};
-    messages.push(vscode.LanguageModelChatMessage.Assistant(calls));
-    for (const call of calls) {
-      let content;
-      try {
-        const result = await vscode.lm.invokeTool(
-          call.name,
-          { input: call.input, toolInvocationToken: request.toolInvocationToken },
-          token,
-        );
-        content = result.content;
-      } catch (err) {
-        content = [new vscode.LanguageModelTextPart(`${err?.name ?? 'Error'}: ${err?.message ?? err}`)];
-      }
-      messages.push(
-        vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call.callId, content)]),
-      );
-    }
-  }
-  return {};
-}
-
 function activate(context) {
   context.subscriptions.push(
     changed,
     vscode.lm.registerLanguageModelChatProvider(VENDOR, provider),
-    vscode.chat.createChatParticipant('kernelRunnerTest.agent', agent),
+    // listed in the palette once agent mode takes requests without the setup (see package.json's when)
+    vscode.commands.registerCommand('kernelRunnerTest.agentReady', () => undefined),
   );
   // the workbench lists a vendor's models when asked or told: tell it, now that the provider is registered
   changed.fire();

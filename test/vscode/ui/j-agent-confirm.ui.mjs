@@ -1,16 +1,16 @@
-// An agent in the chat asks to submit the open file: Kernel Runner's confirmation (the submit tool's
-// prepareInvocation) shows in the chat as a person sees it, names file, mode and target; Skip submits nothing,
+// Agent mode in the chat asks to submit the open file: Kernel Runner's confirmation (the submit tool's
+// prepareInvocation) shows in the chat as a person sees it and names file, mode and target; Skip submits nothing,
 // Allow runs the tests on the embedded runner and the agent gets the run's answer.
 //
-// code-server's VS Code has no language model, and its agent mode is Copilot Chat's, which VS Code keeps disabled
-// until a GitHub sign-in completes the chat setup (sending in agent mode opens "Sign in to use GitHub Copilot"). So
-// the window gets a test-only extension (test/vscode/agent-model: a scripted model registered with
-// vscode.lm.registerLanguageModelChatProvider, and a chat participant @krtest running it with vscode.lm.tools as agent
-// mode does, each tool call through vscode.lm.invokeTool with the chat request's toolInvocationToken). The
-// confirmation, its buttons and the tool call are VS Code's own chat UI.
+// code-server's VS Code has no language model, and VS Code keeps its built-in agent mode (Copilot Chat) disabled
+// until a GitHub sign-in completes the chat setup. So, as a person without a GitHub account would: the window has a
+// model of its own (test/vscode/agent-model, test-only: scripted answers, registered with
+// vscode.lm.registerLanguageModelChatProvider, its vendor configured as a provider group as "Manage Models..." adds
+// one), Copilot Chat is enabled from the palette, and the request goes out in Agent mode with that model picked.
+// Everything between the model's tool call and Kernel Runner is VS Code's own agent mode and chat UI.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, openFile, openWorkbench, shot, webviewFrame } from './workbench.mjs';
+import { assert, openFile, openWorkbench, runCommand, shot, webviewFrame } from './workbench.mjs';
 
 const TEST_EXTENSION = 'kernel-runner-test.kernel-runner-test-agent-model';
 
@@ -36,19 +36,23 @@ function prepare({ userData, extensionsDir, root }) {
       },
     ]),
   );
+  // the scripted model's vendor as a configured provider group, as "Manage Models..." adds one
+  const groupsFile = join(userData, 'User/chatLanguageModels.json');
+  writeFileSync(groupsFile, JSON.stringify([{ name: 'Kernel Runner Test', vendor: 'kernel-runner-test' }]));
   return () => {
+    writeFileSync(groupsFile, '[]');
     writeFileSync(settingsFile, settings);
     writeFileSync(manifestFile, manifest ?? '[]');
   };
 }
 
-/** Types a request to @krtest into the chat input (replacing what is there) and sends it. */
+/** Types a request into the chat input (replacing what is there) and sends it. */
 async function ask(page, prompt) {
   const input = page.locator('.interactive-input-part .native-edit-context').first();
   await input.waitFor({ timeout: 30_000 });
   await input.focus();
   await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(`@krtest ${prompt}`);
+  await page.keyboard.insertText(prompt);
   await page.keyboard.press('Enter');
 }
 
@@ -93,6 +97,10 @@ export const tests = {
       await openWorkbench(page, workbenchUrl());
       await openFile(page, 'submission.py');
       const before = await runRows(page);
+      // VS Code ships Copilot Chat (agent mode) built in but disables it until the chat setup (a GitHub sign-in)
+      // completes; a person without an account enables it in the Extensions view
+      await runCommand(page, 'Extensions: Enable All Extensions');
+      await runCommand(page, 'Kernel Runner Test: Agent Mode Ready');
       await page.keyboard.press('Control+Alt+I');
       // the request goes out with the model the picker shows: wait until it shows the scripted one
       await page
@@ -126,6 +134,7 @@ export const tests = {
         /Kernel Runner answered: 3\/3 tests passed \(run_id \S+, \S*submission\.py, test\)/.test(answered),
         `after Allow: ${answered}`,
       );
+      assert(answered.includes('Kernel Runner Scripted Agent'), `the answer names its model: ${answered}`);
       await shot(page, outputDir, 'agent-allowed');
       // the run as Run Tests from the palette makes it: its results panel, and on top of the Runs view
       const frame = await webviewFrame(page, 'table.tests');

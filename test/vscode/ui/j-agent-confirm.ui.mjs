@@ -98,7 +98,9 @@ export const tests = {
       await openFile(page, 'submission.py');
       const before = await runRows(page);
       // VS Code ships Copilot Chat (agent mode) built in but disables it until the chat setup (a GitHub sign-in)
-      // completes; a person without an account enables it in the Extensions view
+      // completes: enable it. Agent mode then takes requests without the setup once the extension is enabled and a
+      // provider group of models is configured (until then a request opens "Sign in to use GitHub Copilot"); the
+      // test extension's palette command is listed from that moment (its `when`).
       await runCommand(page, 'Extensions: Enable All Extensions');
       await runCommand(page, 'Kernel Runner Test: Agent Mode Ready');
       await page.keyboard.press('Control+Alt+I');

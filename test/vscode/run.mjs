@@ -342,7 +342,6 @@ try {
           await fn({
             page,
             workbenchUrl,
-            remote,
             outputDir,
             root,
             workspace: dirs.workspace,

@@ -342,7 +342,18 @@ try {
         const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
         const page = await context.newPage();
         try {
-          await fn({ page, workbenchUrl, outputDir, root, workspace: dirs.workspace, home: dirs.home, contract, say });
+          await fn({
+            page,
+            workbenchUrl,
+            outputDir,
+            root,
+            workspace: dirs.workspace,
+            home: dirs.home,
+            userData: dirs.userData,
+            extensionsDir: dirs.extensions,
+            contract,
+            say,
+          });
           passed++;
           console.log(`  ok   ${title} (${Date.now() - t0} ms)`);
         } catch (err) {

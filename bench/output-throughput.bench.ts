@@ -79,6 +79,7 @@ async function main(): Promise<void> {
   const peerDir = peer ? mkdtempSync(path.join(tmpdir(), 'kr-bench-peer-')) : null;
   const peerServe = peer && peerDir ? await startServe(peerDir, peer) : null;
   const peerCliRuns: number[] = [];
+  const peerCliCpu: number[] = [];
   const peerServeCpu: number[] = [];
   const client = createRunnerClient({ baseUrl: runner.url });
   const loadBefore = machineLoad();
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
         peerServeCpu.push(processCpuSeconds(pid) - before);
         if (b.code !== 0) throw new Error(`the peer's submit failed (exit ${b.code})`);
         peerCliRuns.push(b.seconds);
+        if (b.cpuSeconds !== null) peerCliCpu.push(b.cpuSeconds);
       }
 
       const c = { lines: 0, noise: 0, bytes: 0 };
@@ -166,7 +168,7 @@ async function main(): Promise<void> {
       const pk = median(peerCliRuns);
       console.log(`  A/B against BENCH_PEER (${peer}), same rounds, a serve process each:`);
       console.log(
-        `    CLI end to end   ours ${rate(k)} (serve ${cpu(median(serveCpu))}), peer ${rate(pk)} (serve ${cpu(median(peerServeCpu))}); ours/peer time ${(k / pk).toFixed(2)}x`,
+        `    CLI end to end   ours ${rate(k)} (CLI ${cliCpu.length ? cpu(median(cliCpu)) : '? CPU s'}, serve ${cpu(median(serveCpu))}), peer ${rate(pk)} (CLI ${peerCliCpu.length ? cpu(median(peerCliCpu)) : '? CPU s'}, serve ${cpu(median(peerServeCpu))}); ours/peer time ${(k / pk).toFixed(2)}x`,
       );
       console.log(
         `    flood ${FLOOD_MB} MB    ours ${rate(floodSeconds, FLOOD_MB)} peak RSS ${rss.toFixed(0)} MB, peer ${rate(peerFloodSeconds, FLOOD_MB)} peak RSS ${peakRssMb(peerServe.child.pid as number).toFixed(0)} MB`,

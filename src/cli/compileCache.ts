@@ -39,15 +39,28 @@ function hash(text: string): string {
   return (h >>> 0).toString(36).padStart(7, '0');
 }
 
+/**
+ * Which code cache a command line uses: its command, and for `submit` whether it starts the embedded runner (no
+ * --server): a cache holds the functions its first run compiled, so one written by `submit --server` left the
+ * embedded run compiling the runner every time (and one written by an embedded run made `--server` load the
+ * runner's code it never runs).
+ */
+export function cacheVariant(argv: readonly string[] = process.argv): string {
+  const command = argv[2] ?? '';
+  if (!/^[a-z][a-z-]{0,31}$/.test(command)) return 'default';
+  if (command !== 'submit') return command;
+  return argv.slice(3).some((a) => a === '--server' || a.startsWith('--server=')) ? command : 'submit-embedded';
+}
+
 /** Compiles the bundle with the code cache; returns the function that runs it, or null to load it the plain way. */
 function compileWithCodeCache(bundle: string, dir: string): (() => void) | null {
   const requireHere = createRequire(bundle);
   const stat = statSync(bundle);
-  // One cache per command (each warms the functions it runs; the CLI loads only the command it runs) and per build
+  // One cache per command (cacheVariant: each warms the functions it runs; the CLI loads only the command it runs) and per build
   // of the bundle: V8 checks little more than the source's length against a cache, so which build it belongs to
   // must be part of the key. Where the bundle lives is a key of its own: a new build replaces the caches of its
   // older builds, never those of another install or checkout (two of them would otherwise evict each other's).
-  const command = /^[a-z][a-z-]{0,31}$/.test(process.argv[2] ?? '') ? (process.argv[2] as string) : 'default';
+  const command = cacheVariant();
   // `<command>.<where: 7 chars><build: 7 chars>.cache`
   const prefix = `${command}.${hash(bundle)}`;
   const key = hash(`${bundle}\0${stat.size}\0${stat.mtimeMs}\0${process.version}\0${process.arch}`);

@@ -2,12 +2,18 @@
 // results, trace kernel names and server messages are other people's text, and a terminal obeys what it is sent.
 // `filter` is left out: it passes a program's own lines through as they are (its --keep-ansi, CR progress lines).
 import { StringDecoder } from 'node:string_decoder';
-import { terminalSafe } from '../core/noise/index';
+import { terminalSafe, utf8IsTerminalSafe } from '../core/noise/index';
 
 type Write = NodeJS.WriteStream['write'];
 
+/**
+ * From this size on, a chunk is encoded here and its bytes checked (utf8IsTerminalSafe): the stream would encode it
+ * anyway, and the bytes are checked faster than the string is scanned.
+ */
+const BYTE_CHECK_FROM = 4096;
+
 export function guardTerminalOutput(stream: NodeJS.WriteStream): void {
-  const write = stream.write.bind(stream) as (chunk: string, cb?: (err?: Error | null) => void) => boolean;
+  const write = stream.write.bind(stream) as (chunk: string | Uint8Array, cb?: (err?: Error | null) => void) => boolean;
   // a Buffer may end inside a UTF-8 sequence: the decoder keeps that part for the next write
   const decoder = new StringDecoder('utf8');
   stream.write = ((
@@ -22,6 +28,10 @@ export function guardTerminalOutput(stream: NodeJS.WriteStream): void {
           ? Buffer.from(chunk, encoding).toString('utf8')
           : chunk
         : decoder.write(Buffer.from(chunk));
+    if (text.length >= BYTE_CHECK_FROM) {
+      const bytes = Buffer.from(text, 'utf8');
+      if (utf8IsTerminalSafe(bytes)) return write(bytes, done);
+    }
     return write(terminalSafe(text), done);
   }) as Write;
 }

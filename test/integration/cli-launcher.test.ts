@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileCacheDir } from '../../src/cli/compileCache';
+import { cacheVariant, compileCacheDir } from '../../src/cli/compileCache';
 import { ensureBuilt } from './submit/helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -93,4 +93,15 @@ test('cache folder per platform: XDG_CACHE_HOME or ~/.cache, Library/Caches, LOC
     compileCacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32'),
     path.join('C:\\Users\\u\\AppData\\Local', 'kernel-runner', 'Cache', 'compile'),
   );
+});
+
+test('a cache per command, and submit with its embedded runner apart from submit --server', () => {
+  const argv = (...args: string[]) => ['node', 'cli.cjs', ...args];
+  assert.equal(cacheVariant(argv('submit', 'k.py')), 'submit-embedded');
+  assert.equal(cacheVariant(argv('submit', 'k.py', '--mode', 'profile')), 'submit-embedded');
+  assert.equal(cacheVariant(argv('submit', 'k.py', '--server', 'http://127.0.0.1:8787')), 'submit');
+  assert.equal(cacheVariant(argv('submit', '--server=gpumode', 'k.py')), 'submit');
+  assert.equal(cacheVariant(argv('summarize', 'a.zip')), 'summarize');
+  assert.equal(cacheVariant(argv('--help')), 'default');
+  assert.equal(cacheVariant(argv()), 'default');
 });

@@ -246,6 +246,7 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
         surface: 'cli',
         signal: controller.signal,
         pollIntervalMs: pollIntervalFromEnv(),
+        outputBatches: true,
         traces: {
           outDir: path.resolve(io.cwd, opts.out ?? DEFAULT_OUT),
           downloads: true,

@@ -4,13 +4,15 @@
 /* eslint-disable no-control-regex */
 const ANSI =
   /(?:\x1b\[|\x9b)[0-?]*[ -/]*(?:[@-~]|$)|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)|\x1b[@-Z\\-_]|\x1b/g;
-const ESCAPES_7BIT = /\x1b\[[0-?]*[ -/]*(?:[@-~]|$)|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)|\x1b[@-Z\\-_]|\x1b/g;
+/**
+ * What terminalSafe changes, found in one pass: a control character (every C0 but tab and newline, DEL, C1) and,
+ * when it is ESC, the 7-bit escape sequence it starts (CSI, OSC, the two-byte escapes; else ESC alone). The scan
+ * looks for the controls' class only: the sequences are tried where an ESC was found.
+ */
+const UNSAFE =
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f](?:(?<=\x1b)(?:\[[0-?]*[ -/]*(?:[@-~]|$)|\][^\x07\x1b]*(?:\x07|\x1b\\|$)|[@-Z\\-_]))?/g;
 /** SGR (colours, bold): the one escape sequence a terminal takes without moving, erasing or answering. */
 const SGR = /^\x1b\[[0-9;:]*m$/;
-const C0_BUT_TAB_NEWLINE = /[\x00-\x08\x0b-\x1a\x1c-\x1f]/g;
-const DEL_AND_C1 = /[\x7f-\x9f]/g;
-// what is not a control, negated: V8 scans a string ~20% faster for it than for the controls' own class
-const ANY_CONTROL = /[^\t\n\x20-\x7e\xa0-\uffff]/;
 /* eslint-enable no-control-regex */
 
 /** Removes ANSI escape sequences (colours, cursor moves, hyperlinks) from one line of text. */
@@ -25,9 +27,48 @@ export function stripAnsi(s: string): string {
  * which is also what they are in JSON, so JSON output stays exact.
  */
 export function terminalSafe(s: string): string {
-  if (!ANY_CONTROL.test(s)) return s;
-  return s
-    .replace(ESCAPES_7BIT, (seq) => (SGR.test(seq) ? seq : ''))
-    .replace(C0_BUT_TAB_NEWLINE, '')
-    .replace(DEL_AND_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // no match: the same string back, nothing allocated
+  return s.replace(UNSAFE, safeReplacement);
+}
+
+function safeReplacement(found: string): string {
+  if (found.length > 1) return SGR.test(found) ? found : '';
+  const code = found.charCodeAt(0);
+  return code < 0x20 ? '' : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** Byte by byte, what utf8IsTerminalSafe's word test flagged: a control but tab and newline, DEL, C1 (C2 80..9F). */
+function bytesSafe(b: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = b[i] as number;
+    if (c < 0x20 ? c !== 0x09 && c !== 0x0a : c === 0x7f || (c === 0xc2 && (b[i + 1] ?? 0) < 0xa0)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether UTF-8 text holds nothing terminalSafe would change (no control but tab and newline, no DEL, no C1), read
+ * four bytes at a time: a word with no byte below 0x20 but newlines, 0x7f or 0x80 and above is passed at once, the
+ * others byte by byte. ~2x faster than terminalSafe's scan of the string, for output already encoded to be written.
+ */
+export function utf8IsTerminalSafe(b: Uint8Array): boolean {
+  const n = b.length;
+  const head = (4 - (b.byteOffset & 3)) & 3;
+  if (n < head + 4) return bytesSafe(b, 0, n);
+  if (!bytesSafe(b, 0, head)) return false;
+  const words = (n - head) >>> 2;
+  // Int32: the arithmetic stays in 32-bit integers (a Uint32 above 2^31 is a double)
+  const w = new Int32Array(b.buffer, b.byteOffset + head, words);
+  for (let k = 0; k < words; k++) {
+    const x = w[k] as number;
+    const low = x & 0x7f7f7f7f;
+    const nl = x ^ 0x0a0a0a0a;
+    // bit 7 of each byte: below 0x20 and not a newline | 0x7f | 0x80 and above (each byte exact, no carries across)
+    const below20 = ~((low + 0x60606060) | x) & (((nl & 0x7f7f7f7f) + 0x7f7f7f7f) | nl);
+    if ((below20 | (low + 0x01010101) | x) & 0x80808080) {
+      const i = head + 4 * k;
+      if (!bytesSafe(b, i, i + 4)) return false;
+    }
+  }
+  return bytesSafe(b, head + 4 * words, n);
 }

@@ -51,8 +51,11 @@ export type SubmissionEvent =
       run?: string;
       heartbeatAgeMs?: number;
     }
-  /** A line of the program's live output (our runner), classified by the noise filter. */
-  | { type: 'output'; stream: 'stdout' | 'stderr'; text: string; noise: boolean }
+  /**
+   * A line of the program's live output (our runner), classified by the noise filter; with the workflow's
+   * `outputBatches`, `lines` consecutive lines of one class joined by "\n".
+   */
+  | { type: 'output'; stream: 'stdout' | 'stderr'; text: string; noise: boolean; lines?: number }
   /** A dropped connection being resumed, or a failed poll being retried. */
   | { type: 'retry'; text: string; delayMs: number }
   | { type: 'trace-saved'; trace: SavedTrace };

@@ -22,7 +22,14 @@ import {
 } from '../gpumode/results';
 import { rateLimitError } from '../gpumode/errors';
 import { saveProfileTraces } from '../gpumode/traces';
-import { expandOutput, queueLabel, routes, type ResultEvent, type UserSubmissionDetail } from '../protocol/api';
+import {
+  expandOutput,
+  queueLabel,
+  routes,
+  type OutputEvent,
+  type ResultEvent,
+  type UserSubmissionDetail,
+} from '../protocol/api';
 import type { ProfileDigest } from '../protocol/profileDigest';
 import type { TraceSummary } from '../protocol/traceSummary';
 import type { ResumeState, Route, SubmissionEvent, SubmissionOutcome } from './events';
@@ -76,6 +83,12 @@ export interface WorkflowOptions {
   /** Default POLL_INTERVAL_MS. */
   pollIntervalMs?: number;
   now?: () => number;
+  /**
+   * Output events may hold several consecutive lines of one stream and one noise class (`text` joined by "\n",
+   * `lines` of them), as our runner batches them: a front-end that writes text (the CLI) is spared an event, a
+   * split and a join per line. Default false: one event per line.
+   */
+  outputBatches?: boolean;
 }
 
 export interface RunSubmissionOptions extends WorkflowOptions {
@@ -287,16 +300,56 @@ class Attempt {
           this.liveOutput = true;
           this.status('running', 'running');
         }
-        for (const line of expandOutput(ev.data)) {
-          if (line.noise) this.noiseLines += 1;
-          this.emit({ type: 'output', stream: line.stream, text: line.text, noise: line.noise });
-        }
+        if (this.options.outputBatches) this.emitOutputBatches(ev.data);
+        else
+          for (const line of expandOutput(ev.data)) {
+            if (line.noise) this.noiseLines += 1;
+            this.emit({ type: 'output', stream: line.stream, text: line.text, noise: line.noise });
+          }
         break;
       case 'result':
       case 'error':
         this.status('finishing', 'finishing');
         break;
     }
+  }
+
+  /**
+   * An output event as runs of lines of one noise class: the whole event when no line differs from it, else each
+   * run a slice of its text (the lines expandOutput gives, without an object per line).
+   */
+  private emitOutputBatches(data: OutputEvent): void {
+    const { stream, text } = data;
+    const marks = data.marks;
+    if (data.lines === undefined || data.lines === 1 || !marks?.length) {
+      const lines = data.lines ?? 1;
+      if (data.noise) this.noiseLines += lines;
+      this.emit({ type: 'output', stream, text, noise: data.noise, lines });
+      return;
+    }
+    const marked = new Map<number, boolean>();
+    for (const [index, , noise] of marks) marked.set(index, noise);
+    const run = (from: number, to: number, noise: boolean, lines: number) => {
+      if (noise) this.noiseLines += lines;
+      this.emit({ type: 'output', stream, text: text.slice(from, to), noise, lines });
+    };
+    let runStart = 0;
+    let runLines = 0;
+    let runNoise = marked.get(0) ?? data.noise;
+    for (let line = 0, at = 0; ; line++) {
+      const noise = marked.get(line) ?? data.noise;
+      if (noise !== runNoise) {
+        run(runStart, at - 1, runNoise, runLines);
+        runStart = at;
+        runLines = 0;
+        runNoise = noise;
+      }
+      runLines += 1;
+      const end = text.indexOf('\n', at);
+      if (end === -1) break;
+      at = end + 1;
+    }
+    run(runStart, text.length, runNoise, runLines);
   }
 
   /** Profile options go to our runner, in profile mode only; GPU MODE's service does not take them. */

@@ -211,3 +211,52 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+test('outputBatches: the same lines of each stream with the same noise classes, in fewer events', async () => {
+  // stderr: runs of the program's lines between rocprof's glog lines, written at once so that the runner batches
+  // them together (lines of another class inside a batch are its marks); stdout: the program's lines only
+  const program = [
+    'import sys',
+    'err = []',
+    'for i in range(400):',
+    '    if i % 7 < 3:',
+    '        err.append(f"W20250710 21:33:25.713947 140172743004992 simple_timer.cpp:55] [rocprofv3] step {i}\\n")',
+    '    else:',
+    '        err.append(f"note {i}: the program\'s own stderr\\n")',
+    'sys.stderr.write("".join(err)); sys.stderr.flush()',
+    'sys.stdout.write("".join(f"out {i}\\n" for i in range(300))); sys.stdout.flush()',
+  ].join('\n');
+  const req: SubmissionRequest = {
+    filePath: 'mixed.py',
+    content: Buffer.from(program),
+    mode: 'test',
+    leaderboard: 'script',
+  };
+  const perLine = await run(bare, req);
+  const batched = await run(bare, req, { outputBatches: true });
+  assert.equal(perLine.outcome.kind, 'result');
+  assert.equal(batched.outcome.kind, 'result');
+  type Output = Extract<SubmissionEvent, { type: 'output' }>;
+  const outputs = (events: SubmissionEvent[]) => events.filter((e): e is Output => e.type === 'output');
+  const linesOf = (events: SubmissionEvent[], stream: string) =>
+    outputs(events)
+      .filter((e) => e.stream === stream)
+      .flatMap((e) => {
+        const texts = e.text.split('\n');
+        assert.equal(texts.length, e.lines ?? 1, 'an event holds as many lines as it says');
+        return texts.map((text) => `${e.noise ? 'noise' : 'program'}: ${text}`);
+      });
+  for (const stream of ['stdout', 'stderr']) {
+    const expected = linesOf(perLine.events, stream);
+    assert.equal(expected.length, stream === 'stdout' ? 300 : 400);
+    assert.deepEqual(linesOf(batched.events, stream), expected);
+  }
+  assert.equal(outputs(perLine.events).length, 700);
+  assert.ok(outputs(batched.events).length < 700 / 3, `${outputs(batched.events).length} batched events`);
+  // a batch of stderr was split by class: runs of noise and of the program's lines, several lines each
+  const stderrRuns = outputs(batched.events).filter((e) => e.stream === 'stderr' && (e.lines ?? 1) > 1);
+  assert.ok(stderrRuns.some((e) => e.noise) && stderrRuns.some((e) => !e.noise));
+  // i % 7 < 3 for 172 of the 400 stderr lines
+  assert.equal(perLine.outcome.noiseLines, 172);
+  assert.equal(batched.outcome.noiseLines, perLine.outcome.noiseLines);
+});

@@ -150,6 +150,23 @@ function scannerFor(collector: KernelRowCollector): CsvScanner {
 export function scanPart(task: PartTask, collector: KernelRowCollector): PartResult {
   const batches: KernelBatch[] = [];
   collector.onBatch = (b) => batches.push(b);
+  const scan = scanFileRange(task, scannerFor(collector), () => collector.flush());
+  return { index: task.index, ...scan, batches };
+}
+
+/** Where a scan of a part's rows started and stopped (see PartResult). */
+export type RangeScan = Pick<PartResult, 'start' | 'stop' | 'lines' | 'error' | 'failure'>;
+
+/**
+ * The rows that start in [task.start, task.end) of the file through `scanner` (reset here; its onRow takes them),
+ * then `done` (unless nothing was scanned); I/O failures and format errors are returned, not thrown. Also used by
+ * the parallel read of PC samples (pcSampling/pcSampleParts.ts).
+ */
+export function scanFileRange(
+  task: Pick<PartTask, 'path' | 'fileSize' | 'start' | 'end' | 'exactStart'>,
+  scanner: CsvScanner,
+  done: () => void,
+): RangeScan {
   const buf = (readBuffer ??= Buffer.allocUnsafeSlow(READ_BYTES));
   let fd = -1;
   let start = task.start;
@@ -161,8 +178,7 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
     fd = openSync(task.path, 'r');
     if (!task.exactStart) start = guessRowStart(fd, task.start, task.fileSize, buf);
     const limit = task.end - start;
-    if (limit <= 0) return { index: task.index, start, stop: start, lines: 0, batches, error, failure };
-    const scanner = scannerFor(collector);
+    if (limit <= 0) return { start, stop: start, lines: 0, error, failure };
     scanner.reset(limit);
     try {
       const rows = new FileRows(fd, start, scanner, buf);
@@ -184,11 +200,11 @@ export function scanPart(task: PartTask, collector: KernelRowCollector): PartRes
         throw err;
       }
     }
-    collector.flush();
+    done();
   } catch (err) {
     failure = (err as Error).message;
   } finally {
     if (fd >= 0) closeSync(fd);
   }
-  return { index: task.index, start, stop, lines, batches, error, failure };
+  return { start, stop, lines, error, failure };
 }

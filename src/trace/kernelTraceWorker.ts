@@ -1,4 +1,5 @@
-// Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one kernel_trace file it is sent,
+// Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one kernel_trace file it is sent (or
+// of one PC-sample CSV: pcSampling/pcSampleParts.ts),
 // with one collector for all of them (ids stay valid across its parts), and sends the batches back; their row
 // arrays come back once applied, for later batches. A worker the CLI's launcher started before the CLI knew it
 // needed one (traceWorkerPool.ts) is told the part it will most likely be sent first, and scans it meanwhile: when
@@ -6,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { KernelRowCollector, batchBuffers, type RunArrays } from './kernelRows';
 import { sameTask, scanPart, speculativeTask, type PartResult, type PartTask } from './kernelTraceParts';
+import { isPcWorkerMessage, scanPcMessage, type PcWorkerMessage } from './pcSampling/pcSampleParts';
 
 export interface SpeculationData {
   speculate?: { path: string; index: number; threads: number };
@@ -37,9 +39,17 @@ let early: Promise<{ task: PartTask; result: PartResult } | null> | null = guess
   : null;
 let queue: Promise<void> = Promise.resolve();
 
-port?.on('message', (message: PartTask | { recycle: RunArrays }) => {
+port?.on('message', (message: PartTask | { recycle: RunArrays } | PcWorkerMessage) => {
   if ('recycle' in message) {
     collector?.recycle(message.recycle);
+    return;
+  }
+  if (isPcWorkerMessage(message)) {
+    // a part of a PC-sample CSV (pcSampling/pcSampleParts.ts)
+    queue = queue.then(() => {
+      const answer = scanPcMessage(message);
+      if (answer) port?.postMessage(answer.result, answer.transfer);
+    });
     return;
   }
   const task = message;

@@ -1,0 +1,225 @@
+// A large PC-sample CSV on disk read by the trace worker threads (kernelTraceWorker.ts runs scanPcMessage): the
+// file is cut into parts as a kernel trace is (kernelTraceParts.ts: partPlan, scanFileRange, the guessed first row
+// of each part checked against where the previous part stopped, the part scanned again from there when they
+// differ), each part is tallied (sampleTally.ts) and this thread applies the parts' batches in file order, so the
+// result is the one-thread read's. Without a worker (none could be started, one failed) the parts are scanned here.
+import { Worker } from 'node:worker_threads';
+import { CsvFormatError, createCsvScanner, type CsvScanner } from '../csvScanner';
+import { partPlan, scanFileRange, type RangeScan } from '../kernelTraceParts';
+import { WORKER_LIMITS } from '../traceWorkerPool';
+import {
+  SampleTally,
+  dispatchKernelMap,
+  sampleBatchBuffers,
+  type DispatchKernels,
+  type PcColumns,
+  type PcCsvProblems,
+  type SampleBatch,
+} from './sampleTally';
+
+export interface PcPartInit {
+  columns: PcColumns;
+  kernels: DispatchKernels;
+}
+
+export interface PcPartTask {
+  index: number;
+  path: string;
+  fileSize: number;
+  start: number;
+  end: number;
+  exactStart: boolean;
+}
+
+export interface PcPartResult extends RangeScan {
+  index: number;
+  batches: SampleBatch[];
+  /** Line numbers count from the part's first line (1). */
+  problems: PcCsvProblems;
+}
+
+/** A message of the PC-sample read to a trace worker: the file's columns and kernels first, then parts. */
+export type PcWorkerMessage = { pcInit: PcPartInit } | { pcPart: PcPartTask };
+
+interface ThreadState {
+  columns: PcColumns;
+  kernels: Map<number, number>;
+}
+
+let state: ThreadState | null = null;
+let tally: SampleTally | null = null;
+/** One scanner per thread, reset for each part (a new one per part would run unoptimised again: kernelTraceParts.ts). */
+let scanner: CsvScanner | null = null;
+
+/** Scans one part with the columns and kernels of `init`. */
+export function scanPcPart(init: ThreadState, task: PcPartTask): PcPartResult {
+  const batches: SampleBatch[] = [];
+  const t = new SampleTally(init.columns, init.kernels, (b) => batches.push(b));
+  tally = t;
+  scanner ??= createCsvScanner({ fileStart: false, onRow: (row) => (tally as SampleTally).add(row) });
+  const scan = scanFileRange(task, scanner, () => t.flush()); // also after a malformed row: the rows before it count
+  return { index: task.index, ...scan, batches, problems: t.problems };
+}
+
+/** A worker's answer to a message (null: none), with the buffers to transfer. */
+export function scanPcMessage(message: PcWorkerMessage): { result: PcPartResult; transfer: ArrayBuffer[] } | null {
+  if ('pcInit' in message) {
+    state = { columns: message.pcInit.columns, kernels: dispatchKernelMap(message.pcInit.kernels) };
+    return null;
+  }
+  if (!state) throw new Error('a PC-sample part came before its file');
+  const result = scanPcPart(state, message.pcPart);
+  return { result, transfer: result.batches.flatMap(sampleBatchBuffers) };
+}
+
+export function isPcWorkerMessage(message: object): message is PcWorkerMessage {
+  return 'pcInit' in message || 'pcPart' in message;
+}
+
+export interface PcFileSpan {
+  path: string;
+  size: number;
+  /** Offset and line number of the first data row. */
+  dataStart: number;
+  dataLine: number;
+}
+
+export interface PcParallelOptions {
+  threads: number;
+  partBytes?: number;
+  worker: { script: string; evaluated: boolean } | null;
+}
+
+/** How a parallel read went (tests). */
+export interface PcParallelRun {
+  parts: number;
+  workers: number;
+  rescans: number;
+  partsHere: number;
+}
+
+/** Parts sent to a worker ahead of its answers. */
+const PER_WORKER = 2;
+
+interface Pending {
+  task: PcPartTask;
+  resolve: (r: PcPartResult) => void;
+  promise: Promise<PcPartResult>;
+}
+
+/**
+ * Reads the data rows of `file` in parts; every batch is applied in file order and `problems` the parts' counts
+ * (lines made absolute). Returns the rows read. Throws a CsvFormatError at a malformed row (after applying the
+ * rows before it) and an Error when a part could not be read.
+ */
+export async function readPcCsvParallel(
+  file: PcFileSpan,
+  init: PcPartInit,
+  /** The applier of one scan's batches (ids count from each scan's start). */
+  newScan: () => (b: SampleBatch) => void,
+  problems: PcCsvProblems,
+  options: PcParallelOptions,
+  onRun?: (run: PcParallelRun) => void,
+): Promise<number> {
+  const { partBytes, count } = partPlan(file.size - file.dataStart, options.threads, options.partBytes);
+  const boundary = (k: number): number => (k >= count ? file.size : file.dataStart + k * partBytes);
+  const pending: Pending[] = Array.from({ length: count }, (_, k) => {
+    let resolve!: (r: PcPartResult) => void;
+    const promise = new Promise<PcPartResult>((res) => (resolve = res));
+    const task = { index: k, path: file.path, fileSize: file.size, start: boundary(k), end: boundary(k + 1) };
+    return { task: { ...task, exactStart: k === 0 }, resolve, promise };
+  });
+  const queue = [...pending];
+  const run: PcParallelRun = { parts: count, workers: 0, rescans: 0, partsHere: 0 };
+  const local: ThreadState = { columns: init.columns, kernels: dispatchKernelMap(init.kernels) };
+  const scanHere = (p: Pending): void => {
+    run.partsHere++;
+    p.resolve(scanPcPart(local, p.task));
+  };
+
+  interface Lane {
+    worker: Worker;
+    inFlight: Pending[];
+  }
+  const lanes: Lane[] = [];
+  let hereScheduled = false;
+  const pump = (): void => {
+    for (const lane of lanes) {
+      while (lane.inFlight.length < PER_WORKER && queue.length > 0) {
+        const p = queue.shift() as Pending;
+        lane.inFlight.push(p);
+        lane.worker.postMessage({ pcPart: p.task } satisfies PcWorkerMessage);
+      }
+    }
+    if (lanes.length === 0 && queue.length > 0 && !hereScheduled) {
+      // no worker: one part per turn of the event loop
+      hereScheduled = true;
+      setImmediate(() => {
+        hereScheduled = false;
+        const p = queue.shift();
+        if (p) scanHere(p);
+        pump();
+      });
+    }
+  };
+  for (let i = 0; options.worker && i < Math.min(options.threads, count); i++) {
+    let worker: Worker;
+    try {
+      worker = new Worker(options.worker.script, { eval: options.worker.evaluated, resourceLimits: WORKER_LIMITS });
+    } catch {
+      break;
+    }
+    const lane: Lane = { worker, inFlight: [] };
+    const drop = (): void => {
+      const at = lanes.indexOf(lane);
+      if (at < 0) return;
+      lanes.splice(at, 1);
+      queue.unshift(...lane.inFlight.splice(0)); // another lane (or this thread) scans them
+      void worker.terminate();
+      pump();
+    };
+    worker.on('message', (result: PcPartResult) => {
+      lane.inFlight.shift()?.resolve(result);
+      pump();
+    });
+    worker.on('error', drop);
+    worker.on('exit', drop);
+    worker.postMessage({ pcInit: init } satisfies PcWorkerMessage);
+    lanes.push(lane);
+  }
+  run.workers = lanes.length;
+
+  let rows = 0;
+  try {
+    pump();
+    let expected = file.dataStart;
+    let lineBase = file.dataLine;
+    for (let k = 0; k < count; k++) {
+      let result = await (pending[k] as Pending).promise;
+      if (result.start !== expected) {
+        // the guess was inside a quoted field: this part again from where the previous one stopped
+        run.rescans++;
+        result = scanPcPart(local, { ...(pending[k] as Pending).task, start: expected, exactStart: true });
+      }
+      const apply = newScan();
+      for (const b of result.batches) apply(b);
+      const p = result.problems;
+      rows += p.rowsRead;
+      problems.rowsRead = rows;
+      problems.badRows += p.badRows;
+      problems.badMasks += p.badMasks;
+      problems.badIssued += p.badIssued;
+      if (p.firstBadLine !== undefined) problems.firstBadLine ??= lineBase + p.firstBadLine - 1;
+      if (p.firstBadMask) problems.firstBadMask ??= { ...p.firstBadMask, line: lineBase + p.firstBadMask.line - 1 };
+      if (result.failure !== null) throw new Error(result.failure);
+      if (result.error) throw new CsvFormatError(result.error.reason, lineBase + result.error.line - 1);
+      expected = result.stop;
+      lineBase += result.lines;
+    }
+  } finally {
+    queue.length = 0;
+    await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
+    onRun?.(run);
+  }
+  return rows;
+}

@@ -71,6 +71,16 @@ const MAX_DISPATCH_CACHE = 1 << 20;
 const FOLDED_LINES_FILE = '(other lines)';
 const FOLDED_INSTRUCTIONS = '(other instructions)';
 
+/** A kernel, line and instruction that samples are counted under (HotspotAggregator.slot). */
+export interface SampleSlot {
+  readonly k: KernelAgg;
+  readonly line: LineAgg;
+  readonly inst: InstAgg;
+  readonly unknownCode: boolean;
+  /** Past the cap on sites: its samples count as folded ones. */
+  readonly instFolded: boolean;
+}
+
 class Agg {
   samples = 0;
   laneSum = 0;
@@ -302,15 +312,22 @@ export class HotspotAggregator {
   }
 
   /**
-   * `n` samples of one kernel, line and instruction with the same issue state and names (ids from typeId /
-   * reasonId), `lanes` active lanes over `laneSamples` of them (the others had no readable mask): what `n` calls
-   * of `add` would count (sampleTally.ts hands a CSV's samples over so).
+   * Where samples of one kernel, line and instruction are counted (made as `add` would at the first of them),
+   * for `addMany`: a reader that tallied its samples (sampleTally.ts) looks each up once.
+   */
+  slot(kernelName: string, lineKey: string, lineKeyIsBytes: boolean, instText: string): SampleSlot {
+    const k = this.kernelNamed(kernelName);
+    const line = this.lineOf(k, lineKey, lineKeyIsBytes);
+    const inst = this.instOf(k, line, -1, -1, instText, 0);
+    return { k, line, inst, unknownCode: lineKey === UNKNOWN_CODE, instFolded: inst === k.foldedInst };
+  }
+
+  /**
+   * `n` samples of a slot with the same issue state and names (ids from typeId / reasonId), `lanes` active lanes
+   * over `laneSamples` of them (the others had no readable mask): what `n` calls of `add` would count.
    */
   addMany(
-    kernelName: string,
-    lineKey: string,
-    lineKeyIsBytes: boolean,
-    instText: string,
+    slot: SampleSlot,
     issued: number,
     typeId: number,
     reasonId: number,
@@ -318,20 +335,26 @@ export class HotspotAggregator {
     lanes: number,
     laneSamples: number,
   ): void {
-    this.count(
-      this.kernelNamed(kernelName),
-      lineKey,
-      lineKeyIsBytes,
-      -1,
-      -1,
-      instText,
-      issued,
-      typeId,
-      reasonId,
-      n,
-      lanes,
-      laneSamples,
-    );
+    const { k, line, inst } = slot;
+    this.total += n;
+    count(k, n, lanes, laneSamples, issued, typeId, reasonId);
+    this.countNames(k, issued, typeId, reasonId, n);
+    if (slot.unknownCode) k.unknownCode += n;
+    if (line.file === null) k.withoutLine += n;
+    count(line, n, lanes, laneSamples, issued, typeId, reasonId);
+    if (slot.instFolded) this.foldedSiteSamples += n;
+    count(inst, n, lanes, laneSamples, issued, typeId, reasonId);
+  }
+
+  private countNames(k: KernelAgg, issued: number, typeId: number, reasonId: number, n: number): void {
+    if (issued >= 0) {
+      k.stochastic += n;
+      if (issued === 1) {
+        k.issued += n;
+        if (typeId >= 0 && !this.typeNames.known[typeId]) (this.typeNames.unknownSamples[typeId] as number) += n;
+      } else if (reasonId >= 0 && !this.stallNames.known[reasonId])
+        (this.stallNames.unknownSamples[reasonId] as number) += n;
+    }
   }
 
   private count(
@@ -350,14 +373,7 @@ export class HotspotAggregator {
   ): void {
     this.total += n;
     count(k, n, lanes, laneSamples, issued, typeId, reasonId);
-    if (issued >= 0) {
-      k.stochastic += n;
-      if (issued === 1) {
-        k.issued += n;
-        if (typeId >= 0 && !this.typeNames.known[typeId]) (this.typeNames.unknownSamples[typeId] as number) += n;
-      } else if (reasonId >= 0 && !this.stallNames.known[reasonId])
-        (this.stallNames.unknownSamples[reasonId] as number) += n;
-    }
+    this.countNames(k, issued, typeId, reasonId, n);
     if (lineKey === UNKNOWN_CODE) k.unknownCode += n;
     const line = this.lineOf(k, lineKey, lineKeyIsBytes);
     if (line.file === null) k.withoutLine += n;

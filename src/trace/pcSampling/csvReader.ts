@@ -4,7 +4,7 @@
 // scanner; text fields are keyed by their bytes (latin1 strings, decoded as UTF-8 once per distinct key).
 import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import type { FileSource } from '../sources';
-import type { HotspotAggregator } from './aggregate';
+import type { HotspotAggregator, SampleSlot } from './aggregate';
 import { readPcCsvParallel, type PcParallelOptions, type PcParallelRun } from './pcSampleParts';
 import {
   SampleTally,
@@ -52,13 +52,9 @@ class BatchApplier {
       this.reasonIds.push(reason === null ? -1 : agg.reasonId(reason));
     }
     for (let t = 0; t < b.samples.length; t++) {
-      const site = b.site[t] as number;
       const names = b.names[t] as number;
       agg.addMany(
-        this.kernels[b.kernel[t] as number] as string,
-        this.lineKeys[site] as string,
-        true,
-        this.insts[site] as string,
+        this.slotOf(b.kernel[t] as number, b.site[t] as number),
         this.issued[names] as number,
         this.typeIds[names] as number,
         this.reasonIds[names] as number,
@@ -67,6 +63,27 @@ class BatchApplier {
         b.laneSamples[t] as number,
       );
     }
+  }
+
+  /** Slots by site, for the kernel of the site's first tally (a site is nearly always one kernel's). */
+  private readonly slots: Array<{ kernel: number; slot: SampleSlot } | undefined> = [];
+  private readonly otherSlots = new Map<string, SampleSlot>();
+  private slotOf(kernel: number, site: number): SampleSlot {
+    const s = this.slots[site];
+    if (s !== undefined && s.kernel === kernel) return s.slot;
+    const key = `${kernel}:${site}`;
+    let slot = s === undefined ? undefined : this.otherSlots.get(key);
+    if (slot === undefined) {
+      slot = this.agg.slot(
+        this.kernels[kernel] as string,
+        this.lineKeys[site] as string,
+        true,
+        this.insts[site] as string,
+      );
+      if (s === undefined) this.slots[site] = { kernel, slot };
+      else this.otherSlots.set(key, slot);
+    }
+    return slot;
   }
 }
 

@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from '../csvScanner';
 import { partPlan, scanFileRange, type RangeScan } from '../kernelTraceParts';
-import { WORKER_LIMITS } from '../traceWorkerPool';
+import { WORKER_LIMITS, takeTraceWorker } from '../traceWorkerPool';
 import {
   SampleTally,
   dispatchKernelMap,
@@ -96,6 +96,8 @@ export interface PcParallelRun {
   workers: number;
   rescans: number;
   partsHere: number;
+  /** Workers that the CLI's launcher had started. */
+  prestarted: number;
 }
 
 /** Parts sent to a worker ahead of its answers. */
@@ -130,7 +132,7 @@ export async function readPcCsvParallel(
     return { task: { ...task, exactStart: k === 0 }, resolve, promise };
   });
   const queue = [...pending];
-  const run: PcParallelRun = { parts: count, workers: 0, rescans: 0, partsHere: 0 };
+  const run: PcParallelRun = { parts: count, workers: 0, rescans: 0, partsHere: 0, prestarted: 0 };
   const local: ThreadState = { columns: init.columns, kernels: dispatchKernelMap(init.kernels) };
   const scanHere = (p: Pending): void => {
     run.partsHere++;
@@ -165,7 +167,11 @@ export async function readPcCsvParallel(
   for (let i = 0; options.worker && i < Math.min(options.threads, count); i++) {
     let worker: Worker;
     try {
-      worker = new Worker(options.worker.script, { eval: options.worker.evaluated, resourceLimits: WORKER_LIMITS });
+      // one the CLI's launcher started (traceWorkerPool.ts), else a new one
+      const started = options.worker.evaluated ? null : takeTraceWorker(options.worker.script);
+      if (started) run.prestarted++;
+      worker =
+        started ?? new Worker(options.worker.script, { eval: options.worker.evaluated, resourceLimits: WORKER_LIMITS });
     } catch {
       break;
     }

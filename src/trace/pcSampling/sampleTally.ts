@@ -131,7 +131,7 @@ export function sampleBatchBuffers(b: SampleBatch): ArrayBuffer[] {
 const BATCH_TALLIES = 1 << 15;
 
 class Site {
-  /** Tallies by names id for `kernel`, valid in batch `gen`. */
+  /** Tallies by counted names (see Names) for `kernel`, valid in batch `gen`. */
   gen = -1;
   kernel = -1;
   tallies: number[] = [];
@@ -145,6 +145,11 @@ class Site {
 interface Names {
   id: number;
   issued: number;
+  /**
+   * What counting a sample reads of its names: the type of an issued one, the stall reason of another (the rest
+   * only has its names registered, once per names entry). Samples are tallied by this, not by `id`.
+   */
+  counted: number;
 }
 
 /** Field `i` as a latin1 string of its bytes, `""` unescaped: a cheap exact key for its text. */
@@ -194,7 +199,7 @@ export class SampleTally {
     this.sites = new ByteInterner<Site>(() => this.makeSite());
     this.nameSpans = new ByteInterner<Names>(() => this.makeNames(), 4096);
     this.newBatch();
-    this.noNames = { id: this.nameCount++, issued: -1 };
+    this.noNames = { id: this.nameCount++, issued: -1, counted: this.countedOf(-1, null, null) };
     this.pushNames(-1, null, null);
   }
 
@@ -252,13 +257,22 @@ export class SampleTally {
     const c = this.c;
     const v = row.values[c.issued] as number;
     const issued = v === 0 || v === 1 ? v : -1;
-    const names = { id: this.nameCount++, issued };
-    this.pushNames(
-      issued,
-      c.type >= 0 ? keyText(rawKey(row, c.type)) : null,
-      c.reason >= 0 ? keyText(rawKey(row, c.reason)) : null,
-    );
-    return names;
+    const type = c.type >= 0 ? keyText(rawKey(row, c.type)) : null;
+    const reason = c.reason >= 0 ? keyText(rawKey(row, c.reason)) : null;
+    this.pushNames(issued, type, reason);
+    return { id: this.nameCount++, issued, counted: this.countedOf(issued, type, reason) };
+  }
+
+  private readonly countedIds = new Map<string, number>();
+  private countedOf(issued: number, type: string | null, reason: string | null): number {
+    const key =
+      issued === 1 ? (type === null ? '1' : `1:${type}`) : issued === 0 ? (reason === null ? '0' : `0:${reason}`) : '-';
+    let id = this.countedIds.get(key);
+    if (id === undefined) {
+      id = this.countedIds.size;
+      this.countedIds.set(key, id);
+    }
+    return id;
   }
 
   private pushNames(issued: number, type: string | null, reason: string | null): void {
@@ -343,7 +357,7 @@ export class SampleTally {
       tallies = this.otherKernels.get(key) ?? [];
       this.otherKernels.set(key, tallies);
     }
-    let t = tallies[names.id];
+    let t = tallies[names.counted];
     if (t === undefined) {
       if (this.tallies === BATCH_TALLIES) {
         this.flush(); // a new batch, where every memo starts empty
@@ -353,7 +367,7 @@ export class SampleTally {
       }
       const b = this.batch;
       t = this.tallies++;
-      tallies[names.id] = t;
+      tallies[names.counted] = t;
       b.kernel[t] = k;
       b.site[t] = site.id;
       b.names[t] = names.id;

@@ -459,16 +459,21 @@ export class HotspotAggregator {
         `more than ${MAX_SITES} distinct sampled lines and instructions: those past the first ${MAX_SITES} are counted together as "${FOLDED_LINES_FILE}" / "${FOLDED_INSTRUCTIONS}" per kernel; a real run has far fewer (a corrupt or generated file?)`,
       );
     }
-    for (const [what, names] of [
-      ['stall reasons', this.stallNames],
-      ['instruction types', this.typeNames],
+    for (const [what, names, tallies] of [
+      ['stall reasons', this.stallNames, (k: KernelAgg) => k.stalls],
+      ['instruction types', this.typeNames, (k: KernelAgg) => k.types],
     ] as const) {
       const unknown = names.unknownWarning(what);
       if (unknown) warnings.push(unknown);
-      if (names.folded > 0)
+      if (names.folded > 0) {
+        // the samples counted under the folded name (names.folded counts the names asked for past the cap)
+        const id = names.ids.get(FOLDED_TALLY) as number;
+        let samples = 0;
+        for (const k of this.kernels.values()) samples += tallies(k)?.[id] ?? 0;
         warnings.push(
-          `more than ${MAX_TALLY_NAMES} distinct ${what}: ${names.folded} sample(s) past them are counted as "${FOLDED_TALLY}"`,
+          `more than ${MAX_TALLY_NAMES} distinct ${what}: ${samples} sample(s) past them are counted as "${FOLDED_TALLY}"`,
         );
+      }
     }
     const method = this.methods.size > 1 ? 'mixed' : (([...this.methods][0] ?? 'host_trap') as PcSamplingMethod);
     return {

@@ -101,7 +101,7 @@ export async function readPcSamplingCsv(
   let columns: PcColumns | null = null;
   let rows: number;
   const head =
-    parallel && parallel.worker && source.diskPath && source.size >= parallel.minBytes
+    parallel && source.diskPath && source.size >= parallel.minBytes
       ? await readCsvHead(source.diskPath, source.size)
       : null;
   if (parallel && source.diskPath && head && head.dataStart < source.size) {

@@ -47,7 +47,14 @@ export interface HotspotsOptions {
    * KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0: this thread only), from `minBytes` (default
    * KERNEL_RUNNER_TRACE_MIN_BYTES, else 48 MiB), in parts of `partBytes` (default as for a kernel trace).
    */
-  parallel?: { threads?: number; minBytes?: number; partBytes?: number; onRun?: (run: PcParallelRun) => void };
+  parallel?: {
+    threads?: number;
+    minBytes?: number;
+    partBytes?: number;
+    /** The worker to start (default: parallelKernelTrace.ts's workerEntry(); null: the parts are scanned here). */
+    worker?: { script: string; evaluated: boolean } | null;
+    onRun?: (run: PcParallelRun) => void;
+  };
 }
 
 function parallelOptions(o: HotspotsOptions['parallel']): PcCsvParallel | null {
@@ -57,7 +64,7 @@ function parallelOptions(o: HotspotsOptions['parallel']): PcCsvParallel | null {
     threads,
     minBytes: o?.minBytes ?? defaultMinBytes(),
     partBytes: o?.partBytes,
-    worker: workerEntry(),
+    worker: o?.worker === undefined ? workerEntry() : o.worker,
     onRun: o?.onRun,
   };
 }

@@ -44,9 +44,10 @@ export function prestartTraceWorkers(
   /** What the workers will read (`hotspots`: PC samples, read in parts by pcSampling/pcSampleParts.ts). */
   what: 'kernel trace' | 'pc samples' = 'kernel trace',
 ): void {
-  const threads = defaultThreads();
+  // the PC-sample read scans on the calling thread too (pcSampling/pcSampleParts.ts)
+  const threads = what === 'kernel trace' ? defaultThreads() : defaultThreads() - 1;
   const names = what === 'kernel trace' ? /kernel_trace\.csv$/i : /_pc_sampling_(host_trap|stochastic)\.csv$/i;
-  const large = threads === 0 ? undefined : paths.find((p) => holdsLargeCsv(p, names));
+  const large = threads <= 0 ? undefined : paths.find((p) => holdsLargeCsv(p, names));
   if (large === undefined) return;
   const isFile = statSync(large, { throwIfNoEntry: false })?.isFile() === true;
   const file = isFile && what === 'kernel trace' ? path.resolve(large) : null;

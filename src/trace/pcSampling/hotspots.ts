@@ -43,8 +43,8 @@ export interface HotspotsOptions {
   intervalUnit?: PcSamplingUnit | null;
   zip?: Partial<ZipLimits>;
   /**
-   * A large CSV on disk is read by worker threads (pcSampleParts.ts): `threads` (default
-   * KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0: this thread only), from `minBytes` (default
+   * A large CSV on disk is read in parts (pcSampleParts.ts) by `threads` threads: this one and threads - 1 workers
+   * (default KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0: in one pass), from `minBytes` (default
    * KERNEL_RUNNER_TRACE_MIN_BYTES, else 48 MiB), in parts of `partBytes` (default as for a kernel trace).
    */
   parallel?: {

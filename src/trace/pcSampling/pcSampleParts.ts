@@ -36,6 +36,8 @@ export interface PcPartResult extends RangeScan {
   batches: SampleBatch[];
   /** Line numbers count from the part's first line (1). */
   problems: PcCsvProblems;
+  /** Time the scan took (KERNEL_RUNNER_TRACE_DEBUG). */
+  ms: number;
 }
 
 /** A message of the PC-sample read to a trace worker: the file's columns and kernels first, then parts. */
@@ -57,8 +59,9 @@ export function scanPcPart(init: ThreadState, task: PcPartTask): PcPartResult {
   const t = new SampleTally(init.columns, init.kernels, (b) => batches.push(b));
   tally = t;
   scanner ??= createCsvScanner({ fileStart: false, onRow: (row) => (tally as SampleTally).add(row) });
+  const t0 = performance.now();
   const scan = scanFileRange(task, scanner, () => t.flush()); // also after a malformed row: the rows before it count
-  return { index: task.index, ...scan, batches, problems: t.problems };
+  return { index: task.index, ...scan, batches, problems: t.problems, ms: performance.now() - t0 };
 }
 
 /** A worker's answer to a message (null: none), with the buffers to transfer. */
@@ -123,7 +126,11 @@ export async function readPcCsvParallel(
   options: PcParallelOptions,
   onRun?: (run: PcParallelRun) => void,
 ): Promise<number> {
-  const { partBytes, count } = partPlan(file.size - file.dataStart, options.threads, options.partBytes);
+  const span = file.size - file.dataStart;
+  // two parts per thread (at least 4 MiB): each part's tallies are applied here, and a part holds about as many
+  // as a whole file (a few per distinct site), so fewer parts are less work for this thread
+  const defaultBytes = Math.max(4 << 20, Math.ceil(span / (Math.max(1, options.threads) * 2)));
+  const { partBytes, count } = partPlan(span, options.threads, options.partBytes ?? defaultBytes);
   const boundary = (k: number): number => (k >= count ? file.size : file.dataStart + k * partBytes);
   const pending: Pending[] = Array.from({ length: count }, (_, k) => {
     let resolve!: (r: PcPartResult) => void;
@@ -153,8 +160,9 @@ export async function readPcCsvParallel(
         lane.worker.postMessage({ pcPart: p.task } satisfies PcWorkerMessage);
       }
     }
-    if (lanes.length === 0 && queue.length > 0 && !hereScheduled) {
-      // no worker: one part per turn of the event loop
+    if (queue.length > 0 && !hereScheduled) {
+      // this thread takes a part too (it has the scanner's code warm from the kernel trace): one per turn of the
+      // event loop, so that the workers' answers are taken between them
       hereScheduled = true;
       setImmediate(() => {
         hereScheduled = false;
@@ -164,7 +172,8 @@ export async function readPcCsvParallel(
       });
     }
   };
-  for (let i = 0; options.worker && i < Math.min(options.threads, count); i++) {
+  // `threads` scan: this one and threads - 1 workers
+  for (let i = 0; options.worker && i < Math.min(options.threads - 1, count - 1); i++) {
     let worker: Worker;
     try {
       // one the CLI's launcher started (traceWorkerPool.ts), else a new one
@@ -196,19 +205,27 @@ export async function readPcCsvParallel(
   run.workers = lanes.length;
 
   let rows = 0;
+  let applyMs = 0;
+  let waitMs = 0;
+  const scanMs: string[] = [];
   try {
     pump();
     let expected = file.dataStart;
     let lineBase = file.dataLine;
     for (let k = 0; k < count; k++) {
+      const waiting = performance.now();
       let result = await (pending[k] as Pending).promise;
+      waitMs += performance.now() - waiting;
+      scanMs.push(result.ms.toFixed(0));
       if (result.start !== expected) {
         // the guess was inside a quoted field: this part again from where the previous one stopped
         run.rescans++;
         result = scanPcPart(local, { ...(pending[k] as Pending).task, start: expected, exactStart: true });
       }
+      const applying = performance.now();
       const apply = newScan();
       for (const b of result.batches) apply(b);
+      applyMs += performance.now() - applying;
       const p = result.problems;
       rows += p.rowsRead;
       problems.rowsRead = rows;
@@ -226,6 +243,11 @@ export async function readPcCsvParallel(
     queue.length = 0;
     await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
     onRun?.(run);
+    if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
+      process.stderr.write(
+        `kernel-runner: ${file.path}: ${run.parts} part(s) (scanned in ${scanMs.join(', ')} ms), ${run.workers} worker thread(s) (${run.prestarted} started by the launcher), ${run.partsHere} part(s) scanned on the main thread, ${run.rescans} rescanned; ${applyMs.toFixed(0)} ms applying, ${waitMs.toFixed(0)} ms waiting there\n`,
+      );
+    }
   }
   return rows;
 }

@@ -130,6 +130,8 @@ export function sampleBatchBuffers(b: SampleBatch): ArrayBuffer[] {
 /** Tallies kept before a batch is handed over (memory stays bounded whatever the file holds). */
 const BATCH_TALLIES = 1 << 15;
 
+const SMALL_DISPATCHES = 1 << 14;
+
 class Site {
   /** Tallies by counted names (see Names) for `kernel`, valid in batch `gen`. */
   gen = -1;
@@ -170,6 +172,8 @@ export class SampleTally {
   private siteCount = 0;
   private nameCount = 0;
   private readonly kernelByDispatch = new Map<number, number>();
+  /** Kernel id + 1 by dispatch id below SMALL_DISPATCHES (0: not seen yet). */
+  private readonly smallKernels = new Int32Array(SMALL_DISPATCHES);
   private readonly kernelByCode = new Map<number, number>();
   private kernelCount = 0;
   private lastDispatch = NaN;
@@ -283,16 +287,19 @@ export class SampleTally {
 
   private kernelOf(dispatch: number): number {
     if (dispatch === this.lastDispatch) return this.lastKernel;
-    let k = this.kernelByDispatch.get(dispatch);
-    if (k === undefined) {
+    // small dispatch ids (rocprofv3 counts them from 1) through an array, the rest through the map
+    const small = dispatch < SMALL_DISPATCHES;
+    let k = small ? (this.smallKernels[dispatch] as number) - 1 : (this.kernelByDispatch.get(dispatch) ?? -1);
+    if (k < 0) {
       const code = this.dispatchKernel.get(dispatch) ?? -1 - dispatch;
-      k = this.kernelByCode.get(code);
-      if (k === undefined) {
+      const known = this.kernelByCode.get(code);
+      if (known === undefined) {
         k = this.kernelCount++;
         this.kernelByCode.set(code, k);
         this.batch.kernels.push(code);
-      }
-      this.kernelByDispatch.set(dispatch, k);
+      } else k = known;
+      if (small) this.smallKernels[dispatch] = k + 1;
+      else this.kernelByDispatch.set(dispatch, k);
     }
     this.lastDispatch = dispatch;
     this.lastKernel = k;

@@ -109,11 +109,11 @@ test('PC samples read in parts by worker threads: the same hot spots as one pass
   for (const [tag, layout, partBytes] of layouts) {
     const dir = tempDir(`pcs-par-${tag}`);
     generate(dir, { rows: 3000, seed: tag.length, ...layout });
-    const { one, many, run } = await both(dir, { threads: 2, partBytes });
+    const { one, many, run } = await both(dir, { threads: 3, partBytes });
     assert.deepEqual(many, one, tag);
     assert.ok(run.parts > 20, `${tag}: ${run.parts} parts`);
     assert.equal(run.workers, 2, 'read by worker threads');
-    assert.equal(run.partsHere, 0, 'no part scanned on the main thread');
+    assert.ok(run.partsHere < run.parts, 'the workers scanned parts');
     assert.ok(run.rescans > 0, `${tag}: boundaries guessed inside quoted newlines were rescanned`);
     // what the file holds, read the same both ways
     assert.equal(one.samples + Number(/(\d+) row\(s\) without a dispatch id/.exec(one.warnings.join('\n'))?.[1]), 3000);
@@ -136,7 +136,7 @@ test('PC samples read in parts by worker threads: the same hot spots as one pass
 test('PC samples in parts without a worker (none could start): scanned on this thread, the same hot spots', async () => {
   const dir = tempDir('pcs-par-here');
   generate(dir, { rows: 1500, seed: 3 });
-  const { one, many, run } = await both(dir, { threads: 2, partBytes: 2000, worker: null });
+  const { one, many, run } = await both(dir, { threads: 3, partBytes: 2000, worker: null });
   assert.deepEqual(many, one);
   assert.equal(run.workers, 0);
   assert.equal(run.partsHere, run.parts);
@@ -145,7 +145,7 @@ test('PC samples in parts without a worker (none could start): scanned on this t
 test('hostile: a malformed row in a later part keeps the rows before it, with the same warning as one pass', async () => {
   const dir = tempDir('pcs-par-malformed');
   generate(dir, { rows: 2000, seed: 9, malformedAt: 1500 });
-  const { one, many, run } = await both(dir, { threads: 2, partBytes: 4000 });
+  const { one, many, run } = await both(dir, { threads: 3, partBytes: 4000 });
   assert.deepEqual(many, one);
   assert.ok(run.parts > 10);
   const w = many.warnings.join('\n');
@@ -159,7 +159,7 @@ test('hostile: a malformed row in a later part keeps the rows before it, with th
 test('hostile: more distinct stall reasons than the cap are counted as one, in parts as in one pass', async () => {
   const dir = tempDir('pcs-par-reasons');
   generate(dir, { rows: 4000, seed: 4, reasons: MAX_TALLY_NAMES * 2 });
-  const { one, many } = await both(dir, { threads: 2, partBytes: 5000 });
+  const { one, many } = await both(dir, { threads: 3, partBytes: 5000 });
   assert.deepEqual(many, one);
   const other = many.kernels.reduce((n, k) => n + (k.stalls['(other)'] ?? 0), 0);
   assert.ok(other > 0);

@@ -155,7 +155,9 @@ export async function readPcCsvParallel(
   const pump = (): void => {
     for (const lane of lanes) {
       while (lane.inFlight.length < PER_WORKER && queue.length > 0) {
-        const p = queue.shift() as Pending;
+        // workers take parts from the end: this thread's code is warm (it read the kernel trace), the workers'
+        // is not, so this thread scans the parts needed first
+        const p = queue.pop() as Pending;
         lane.inFlight.push(p);
         lane.worker.postMessage({ pcPart: p.task } satisfies PcWorkerMessage);
       }
@@ -189,7 +191,7 @@ export async function readPcCsvParallel(
       const at = lanes.indexOf(lane);
       if (at < 0) return;
       lanes.splice(at, 1);
-      queue.unshift(...lane.inFlight.splice(0)); // another lane (or this thread) scans them
+      queue.push(...lane.inFlight.splice(0)); // another lane (or this thread) scans them
       void worker.terminate();
       pump();
     };

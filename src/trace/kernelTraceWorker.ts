@@ -1,13 +1,15 @@
 // Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one large CSV it is sent
 // (parallelParts.ts). A kernel_trace file's parts go through one collector for all of them (ids stay valid across
 // its parts), and their batches go back; their row arrays come back once applied, for later batches. A counter
-// collection's part (`kind: 'counters'`) goes back as its collected rows (readers/counterParts.ts). A worker the CLI's launcher started before the CLI knew it
+// collection's part (`kind: 'counters'`) goes back as its collected rows (readers/counterParts.ts), a PC-sample
+// CSV's part as its tallies (pcSampling/pcSampleParts.ts). A worker the CLI's launcher started before the CLI knew it
 // needed one (traceWorkerPool.ts) is told the part it will most likely be sent first, and scans it meanwhile: when
 // that is the part it is sent, the answer is ready; when not, the scan and its collector are dropped.
 import { parentPort, workerData } from 'node:worker_threads';
 import { KernelRowCollector, batchBuffers, type RunArrays } from './kernelRows';
 import { sameTask, scanPart, speculativeTask, type PartResult, type PartTask } from './kernelTraceParts';
 import { counterPartBuffers, scanCounterPart, type CounterTask } from './readers/counterParts';
+import { isPcWorkerMessage, scanPcMessage, type PcWorkerMessage } from './pcSampling/pcSampleParts';
 
 export interface SpeculationData {
   speculate?: { path: string; index: number; threads: number };
@@ -39,9 +41,16 @@ let early: Promise<{ task: PartTask; result: PartResult } | null> | null = guess
   : null;
 let queue: Promise<void> = Promise.resolve();
 
-port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays }) => {
+port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays } | PcWorkerMessage) => {
   if ('recycle' in message) {
     collector?.recycle(message.recycle);
+    return;
+  }
+  if (isPcWorkerMessage(message)) {
+    queue = queue.then(() => {
+      const answer = scanPcMessage(message);
+      if (answer) port?.postMessage(answer.result, answer.transfer);
+    });
     return;
   }
   const task = message;

@@ -35,14 +35,25 @@ type WithPool = typeof globalThis & { [POOL]?: Pool };
 
 /**
  * Starts the default number of workers of `script` when one of `paths` is (or is a folder holding) a
- * `*kernel_trace.csv` or `*counter_collection.csv` the parallel read will take (default minimum size). They do not keep the process alive. Given
+ * `*kernel_trace.csv`, `*counter_collection.csv` (or PC-sample CSV) the parallel read will take (default minimum size). They do not keep the process alive. Given
  * a file, worker i starts on part i of it (kernelTraceWorker.ts), the part it will most likely be sent first.
  */
-export function prestartTraceWorkers(script: string, paths: readonly string[]): void {
-  const threads = defaultThreads();
-  const large = threads === 0 ? undefined : paths.find(holdsLargeKernelTrace);
+export function prestartTraceWorkers(
+  script: string,
+  paths: readonly string[],
+  /** What the workers will read (`hotspots`: PC samples, read in parts by pcSampling/pcSampleParts.ts). */
+  what: 'kernel trace' | 'pc samples' = 'kernel trace',
+): void {
+  // the PC-sample read scans on the calling thread too (pcSampling/pcSampleParts.ts)
+  const threads = what === 'kernel trace' ? defaultThreads() : defaultThreads() - 1;
+  const names =
+    what === 'kernel trace'
+      ? /(?:kernel_trace|counter_collection)\.csv$/i
+      : /_pc_sampling_(host_trap|stochastic)\.csv$/i;
+  const large = threads <= 0 ? undefined : paths.find((p) => holdsLargeCsv(p, names));
   if (large === undefined) return;
-  const file = statSync(large, { throwIfNoEntry: false })?.isFile() ? path.resolve(large) : null;
+  const isFile = statSync(large, { throwIfNoEntry: false })?.isFile() === true;
+  const file = isFile && what === 'kernel trace' ? path.resolve(large) : null;
   const workers: Worker[] = [];
   for (let i = 0; i < threads; i++) {
     let worker: Worker;
@@ -73,16 +84,14 @@ export function takeTraceWorker(script: string): Worker | null {
   return worker;
 }
 
-function holdsLargeKernelTrace(p: string): boolean {
+function holdsLargeCsv(p: string, names: RegExp): boolean {
   const min = defaultMinBytes();
   try {
     const st = statSync(p);
     if (st.isFile()) return st.size >= min && /\.csv$/i.test(p);
     if (!st.isDirectory()) return false;
     return readdirSync(p).some(
-      (name) =>
-        /(?:kernel_trace|counter_collection)\.csv$/i.test(name) &&
-        (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
+      (name) => names.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
     );
   } catch {
     return false;

@@ -71,6 +71,16 @@ const MAX_DISPATCH_CACHE = 1 << 20;
 const FOLDED_LINES_FILE = '(other lines)';
 const FOLDED_INSTRUCTIONS = '(other instructions)';
 
+/** A kernel, line and instruction that samples are counted under (HotspotAggregator.slot). */
+export interface SampleSlot {
+  readonly k: KernelAgg;
+  readonly line: LineAgg;
+  readonly inst: InstAgg;
+  readonly unknownCode: boolean;
+  /** Past the cap on sites: its samples count as folded ones. */
+  readonly instFolded: boolean;
+}
+
 class Agg {
   samples = 0;
   laneSum = 0;
@@ -134,7 +144,8 @@ class NameTable {
     const name = shortName(written, this.prefix);
     const id = this.ids.get(name);
     if (id !== undefined) return id;
-    if (this.names.length >= MAX_TALLY_NAMES) {
+    // the folded name itself is kept past the cap (else asking for it would ask for it again, without end)
+    if (this.names.length >= MAX_TALLY_NAMES && name !== FOLDED_TALLY) {
       this.folded++;
       return this.id(FOLDED_TALLY);
     }
@@ -152,18 +163,25 @@ class NameTable {
   }
 }
 
-function count(agg: Agg, s: SampleInput): void {
-  agg.samples++;
-  if (s.lanes >= 0) {
-    agg.laneSum += s.lanes;
-    agg.laneSamples++;
-  }
-  if (s.issued === 1 && s.typeId >= 0) {
+/** `n` samples with the same issue state and names, `lanes` active lanes over `laneSamples` of them. */
+function count(
+  agg: Agg,
+  n: number,
+  lanes: number,
+  laneSamples: number,
+  issued: number,
+  typeId: number,
+  reasonId: number,
+): void {
+  agg.samples += n;
+  agg.laneSum += lanes;
+  agg.laneSamples += laneSamples;
+  if (issued === 1 && typeId >= 0) {
     const t = (agg.types ??= []);
-    t[s.typeId] = (t[s.typeId] ?? 0) + 1;
-  } else if (s.issued === 0 && s.reasonId >= 0) {
+    t[typeId] = (t[typeId] ?? 0) + n;
+  } else if (issued === 0 && reasonId >= 0) {
     const t = (agg.stalls ??= []);
-    t[s.reasonId] = (t[s.reasonId] ?? 0) + 1;
+    t[reasonId] = (t[reasonId] ?? 0) + n;
   }
 }
 
@@ -207,8 +225,24 @@ export class HotspotAggregator {
   private kernelOf(dispatchId: number): KernelAgg {
     let k = this.byDispatch.get(dispatchId);
     if (k) return k;
-    const name = this.dispatchNames?.get(dispatchId) ?? `dispatch ${Number.isFinite(dispatchId) ? dispatchId : '?'}`;
-    k = this.kernels.get(name);
+    k = this.kernelNamed(this.kernelName(dispatchId));
+    if (this.byDispatch.size >= MAX_DISPATCH_CACHE) this.byDispatch.clear();
+    this.byDispatch.set(dispatchId, k);
+    return k;
+  }
+
+  /** The kernel a dispatch's samples are counted under. */
+  kernelName(dispatchId: number): string {
+    return this.dispatchNames?.get(dispatchId) ?? `dispatch ${Number.isFinite(dispatchId) ? dispatchId : '?'}`;
+  }
+
+  /** The dispatch -> kernel name map in use (null: kernels are named by dispatch). */
+  get dispatchNameMap(): ReadonlyMap<number, string> | null {
+    return this.dispatchNames;
+  }
+
+  private kernelNamed(name: string): KernelAgg {
+    let k = this.kernels.get(name);
     if (!k) {
       if (this.kernels.size >= MAX_DISTINCT_NAMES) {
         this.foldedKernelNames++;
@@ -222,8 +256,6 @@ export class HotspotAggregator {
         this.kernels.set(name, k);
       }
     }
-    if (this.byDispatch.size >= MAX_DISPATCH_CACHE) this.byDispatch.clear();
-    this.byDispatch.set(dispatchId, k);
     return k;
   }
 
@@ -238,39 +270,115 @@ export class HotspotAggregator {
     return line;
   }
 
-  private instOf(k: KernelAgg, line: LineAgg, s: SampleInput): InstAgg {
-    const byPc = s.codeObject >= 0 && s.offset >= 0;
+  private instOf(
+    k: KernelAgg,
+    line: LineAgg,
+    codeObject: number,
+    offset: number,
+    text: string,
+    samples: number,
+  ): InstAgg {
+    const byPc = codeObject >= 0 && offset >= 0;
     const map = byPc ? k.byPc : (line.insts ??= new Map());
-    const key = byPc ? `${s.codeObject}:${s.offset}` : s.instText;
+    const key = byPc ? `${codeObject}:${offset}` : text;
     let inst = map.get(key);
     if (inst) return inst;
     if (this.sites >= MAX_SITES) {
-      this.foldedSiteSamples++;
+      this.foldedSiteSamples += samples;
       return (k.foldedInst ??= new InstAgg(FOLDED_INSTRUCTIONS, -1, -1, k.foldedLine ?? new LineAgg(null, null)));
     }
     this.sites++;
-    inst = new InstAgg(s.instText, byPc ? s.codeObject : -1, byPc ? s.offset : -1, line);
+    inst = new InstAgg(text, byPc ? codeObject : -1, byPc ? offset : -1, line);
     map.set(key, inst);
     return inst;
   }
 
   add(s: SampleInput): void {
-    this.total++;
-    const k = this.kernelOf(s.dispatchId);
-    count(k, s);
-    if (s.issued >= 0) {
-      k.stochastic++;
-      if (s.issued === 1) {
-        k.issued++;
-        if (s.typeId >= 0 && !this.typeNames.known[s.typeId]) (this.typeNames.unknownSamples[s.typeId] as number)++;
-      } else if (s.reasonId >= 0 && !this.stallNames.known[s.reasonId])
-        (this.stallNames.unknownSamples[s.reasonId] as number)++;
+    const known = s.lanes >= 0 ? 1 : 0;
+    this.count(
+      this.kernelOf(s.dispatchId),
+      s.lineKey,
+      s.lineKeyIsBytes,
+      s.codeObject,
+      s.offset,
+      s.instText,
+      s.issued,
+      s.typeId,
+      s.reasonId,
+      1,
+      known * s.lanes,
+      known,
+    );
+  }
+
+  /**
+   * Where samples of one kernel, line and instruction are counted (made as `add` would at the first of them),
+   * for `addMany`: a reader that tallied its samples (sampleTally.ts) looks each up once.
+   */
+  slot(kernelName: string, lineKey: string, lineKeyIsBytes: boolean, instText: string): SampleSlot {
+    const k = this.kernelNamed(kernelName);
+    const line = this.lineOf(k, lineKey, lineKeyIsBytes);
+    const inst = this.instOf(k, line, -1, -1, instText, 0);
+    return { k, line, inst, unknownCode: lineKey === UNKNOWN_CODE, instFolded: inst === k.foldedInst };
+  }
+
+  /**
+   * `n` samples of a slot with the same issue state and names (ids from typeId / reasonId), `lanes` active lanes
+   * over `laneSamples` of them (the others had no readable mask): what `n` calls of `add` would count.
+   */
+  addMany(
+    slot: SampleSlot,
+    issued: number,
+    typeId: number,
+    reasonId: number,
+    n: number,
+    lanes: number,
+    laneSamples: number,
+  ): void {
+    const { k, line, inst } = slot;
+    this.total += n;
+    count(k, n, lanes, laneSamples, issued, typeId, reasonId);
+    this.countNames(k, issued, typeId, reasonId, n);
+    if (slot.unknownCode) k.unknownCode += n;
+    if (line.file === null) k.withoutLine += n;
+    count(line, n, lanes, laneSamples, issued, typeId, reasonId);
+    if (slot.instFolded) this.foldedSiteSamples += n;
+    count(inst, n, lanes, laneSamples, issued, typeId, reasonId);
+  }
+
+  private countNames(k: KernelAgg, issued: number, typeId: number, reasonId: number, n: number): void {
+    if (issued >= 0) {
+      k.stochastic += n;
+      if (issued === 1) {
+        k.issued += n;
+        if (typeId >= 0 && !this.typeNames.known[typeId]) (this.typeNames.unknownSamples[typeId] as number) += n;
+      } else if (reasonId >= 0 && !this.stallNames.known[reasonId])
+        (this.stallNames.unknownSamples[reasonId] as number) += n;
     }
-    if (s.lineKey === UNKNOWN_CODE) k.unknownCode++;
-    const line = this.lineOf(k, s.lineKey, s.lineKeyIsBytes);
-    if (line.file === null) k.withoutLine++;
-    count(line, s);
-    count(this.instOf(k, line, s), s);
+  }
+
+  private count(
+    k: KernelAgg,
+    lineKey: string,
+    lineKeyIsBytes: boolean,
+    codeObject: number,
+    offset: number,
+    instText: string,
+    issued: number,
+    typeId: number,
+    reasonId: number,
+    n: number,
+    lanes: number,
+    laneSamples: number,
+  ): void {
+    this.total += n;
+    count(k, n, lanes, laneSamples, issued, typeId, reasonId);
+    this.countNames(k, issued, typeId, reasonId, n);
+    if (lineKey === UNKNOWN_CODE) k.unknownCode += n;
+    const line = this.lineOf(k, lineKey, lineKeyIsBytes);
+    if (line.file === null) k.withoutLine += n;
+    count(line, n, lanes, laneSamples, issued, typeId, reasonId);
+    count(this.instOf(k, line, codeObject, offset, instText, n), n, lanes, laneSamples, issued, typeId, reasonId);
   }
 
   build(options: BuildHotspotsOptions = {}): PcHotspots {
@@ -351,16 +459,21 @@ export class HotspotAggregator {
         `more than ${MAX_SITES} distinct sampled lines and instructions: those past the first ${MAX_SITES} are counted together as "${FOLDED_LINES_FILE}" / "${FOLDED_INSTRUCTIONS}" per kernel; a real run has far fewer (a corrupt or generated file?)`,
       );
     }
-    for (const [what, names] of [
-      ['stall reasons', this.stallNames],
-      ['instruction types', this.typeNames],
+    for (const [what, names, tallies] of [
+      ['stall reasons', this.stallNames, (k: KernelAgg) => k.stalls],
+      ['instruction types', this.typeNames, (k: KernelAgg) => k.types],
     ] as const) {
       const unknown = names.unknownWarning(what);
       if (unknown) warnings.push(unknown);
-      if (names.folded > 0)
+      if (names.folded > 0) {
+        // the samples counted under the folded name (names.folded counts the names asked for past the cap)
+        const id = names.ids.get(FOLDED_TALLY) as number;
+        let samples = 0;
+        for (const k of this.kernels.values()) samples += tallies(k)?.[id] ?? 0;
         warnings.push(
-          `more than ${MAX_TALLY_NAMES} distinct ${what}: ${names.folded} sample(s) past them are counted as "${FOLDED_TALLY}"`,
+          `more than ${MAX_TALLY_NAMES} distinct ${what}: ${samples} sample(s) past them are counted as "${FOLDED_TALLY}"`,
         );
+      }
     }
     const method = this.methods.size > 1 ? 'mixed' : (([...this.methods][0] ?? 'host_trap') as PcSamplingMethod);
     return {

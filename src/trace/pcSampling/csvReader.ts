@@ -2,165 +2,150 @@
 // Sample_Timestamp, Exec_Mask, Dispatch_Id, Instruction, Instruction_Comment, Correlation_Id, and for stochastic
 // Wave_Issued_Instruction, Instruction_Type, Stall_Reason, Wave_Count. Read by header name through the byte
 // scanner; text fields are keyed by their bytes (latin1 strings, decoded as UTF-8 once per distinct key).
-import type { PcSamplingMethod } from '../../core/protocol/pcSampling';
-import { Columns, streamCsv } from '../csvFile';
-import type { CsvRow } from '../csvScanner';
+import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import type { FileSource } from '../sources';
-import { UNKNOWN_CODE, emptySample, type HotspotAggregator } from './aggregate';
-import { lanesOfMask, lanesOfSafeInteger, maskFromWide, parseExecMask } from './execMask';
-import { ByteInterner } from './byteInterner';
-import { keyText } from './latin1Keys';
-import { isUnrecognisedCode } from './sourceLine';
+import type { HotspotAggregator, SampleSlot } from './aggregate';
+import { readPcCsvParallel, type PcParallelOptions, type PcParallelRun } from './pcSampleParts';
+import {
+  SampleTally,
+  dispatchKernelMap,
+  dispatchKernelsOf,
+  pcColumnsOf,
+  type PcCsvProblems,
+  type PcColumns,
+  type SampleBatch,
+} from './sampleTally';
 
-/** The PC-sampling method of a CSV by its columns; null when it is not a PC-sample file. */
-export function pcSamplingMethodOf(c: Columns): PcSamplingMethod | null {
-  if (!(c.has('Exec_Mask') && c.has('Dispatch_Id') && c.has('Instruction') && c.has('Instruction_Comment')))
-    return null;
-  return c.has('Stall_Reason') || c.has('Wave_Issued_Instruction') ? 'stochastic' : 'host_trap';
+export { newPcCsvProblems, pcSamplingMethodOf, type PcCsvProblems } from './sampleTally';
+
+/** A large file on disk is read by worker threads (pcSampleParts.ts) with these; null: on this thread. */
+export interface PcCsvParallel extends PcParallelOptions {
+  /** Smaller files are read on this thread. */
+  minBytes: number;
+  onRun?: (run: PcParallelRun) => void;
 }
 
-export interface PcCsvProblems {
-  rowsRead: number;
-  /** Rows without a dispatch id or with too few fields: not counted. */
-  badRows: number;
-  firstBadLine?: number;
-  /** Samples whose Exec_Mask is not a 64-bit number: counted, without active lanes. */
-  badMasks: number;
-  firstBadMask?: { line: number; text: string };
-  /** Stochastic samples whose Wave_Issued_Instruction is neither 0 nor 1: counted, with no stall or type. */
-  badIssued: number;
+/** Applies a scan's batches to the aggregator, resolving the scan's ids to texts and name ids as they come. */
+class BatchApplier {
+  private readonly kernels: string[] = [];
+  private readonly insts: string[] = [];
+  private readonly lineKeys: string[] = [];
+  private readonly issued: number[] = [];
+  private readonly typeIds: number[] = [];
+  private readonly reasonIds: number[] = [];
+  constructor(
+    private readonly agg: HotspotAggregator,
+    private readonly kernelNames: readonly string[],
+  ) {}
+
+  apply(b: SampleBatch): void {
+    const agg = this.agg;
+    for (const code of b.kernels)
+      this.kernels.push(code >= 0 ? (this.kernelNames[code] as string) : `dispatch ${-1 - code}`);
+    for (const inst of b.insts) this.insts.push(inst);
+    for (const key of b.lineKeys) this.lineKeys.push(key);
+    for (let i = 0; i < b.issued.length; i++) {
+      const type = b.types[i] as string | null;
+      const reason = b.reasons[i] as string | null;
+      this.issued.push(b.issued[i] as number);
+      this.typeIds.push(type === null ? -1 : agg.typeId(type));
+      this.reasonIds.push(reason === null ? -1 : agg.reasonId(reason));
+    }
+    for (let t = 0; t < b.samples.length; t++) {
+      const names = b.names[t] as number;
+      agg.addMany(
+        this.slotOf(b.kernel[t] as number, b.site[t] as number),
+        this.issued[names] as number,
+        this.typeIds[names] as number,
+        this.reasonIds[names] as number,
+        b.samples[t] as number,
+        b.lanes[t] as number,
+        b.laneSamples[t] as number,
+      );
+    }
+  }
+
+  /** Slots by site, for the kernel of the site's first tally (a site is nearly always one kernel's). */
+  private readonly slots: Array<{ kernel: number; slot: SampleSlot } | undefined> = [];
+  private readonly otherSlots = new Map<string, SampleSlot>();
+  private slotOf(kernel: number, site: number): SampleSlot {
+    const s = this.slots[site];
+    if (s !== undefined && s.kernel === kernel) return s.slot;
+    const key = `${kernel}:${site}`;
+    let slot = s === undefined ? undefined : this.otherSlots.get(key);
+    if (slot === undefined) {
+      slot = this.agg.slot(
+        this.kernels[kernel] as string,
+        this.lineKeys[site] as string,
+        true,
+        this.insts[site] as string,
+      );
+      if (s === undefined) this.slots[site] = { kernel, slot };
+      else this.otherSlots.set(key, slot);
+    }
+    return slot;
+  }
 }
 
-export function newPcCsvProblems(): PcCsvProblems {
-  return { rowsRead: 0, badRows: 0, badMasks: 0, badIssued: 0 };
-}
-
-/** Field `i` as a latin1 string of its bytes, `""` unescaped: a cheap exact key for its text. */
-function rawKey(row: CsvRow, i: number): string {
-  const s = row.buf.toString('latin1', row.starts[i], row.ends[i]);
-  return row.escaped[i] ? s.replaceAll('""', '"') : s;
-}
-
-interface Site {
-  inst: string;
-  lineKey: string;
-}
-
-interface Names {
-  issued: number;
-  typeId: number;
-  reasonId: number;
-}
-
-/** Streams one PC-sample CSV into `agg`; returns the rows read. Throws on a header without the needed columns. */
+/**
+ * Streams one PC-sample CSV into `agg`; returns the rows read. Throws on a header without the needed columns; at
+ * a malformed row, throws after counting the rows before it (`problems.rowsRead`).
+ */
 export async function readPcSamplingCsv(
   source: FileSource,
   agg: HotspotAggregator,
   problems: PcCsvProblems,
+  parallel: PcCsvParallel | null = null,
 ): Promise<number> {
-  const sample = emptySample();
-  sample.lineKeyIsBytes = true;
-  let row: CsvRow = undefined as unknown as CsvRow;
-  let iInst = -1;
-  let iComment = -1;
-  let iIssued = -1;
-  let iType = -1;
-  let iReason = -1;
-  /** The instruction (its text) and line key (the comment's bytes; the aggregator decodes each distinct one). */
-  const makeSite = (): Site => {
-    const inst = keyText(rawKey(row, iInst));
-    const comment = rawKey(row, iComment);
-    // unmapped code: one key, whatever address the comment names
-    return { inst, lineKey: inst === '' && isUnrecognisedCode(comment) ? UNKNOWN_CODE : comment };
-  };
-  const makeNames = (): Names => {
-    const v = row.values[iIssued] as number;
-    return {
-      issued: v === 0 || v === 1 ? v : -1,
-      typeId: iType >= 0 ? agg.typeId(keyText(rawKey(row, iType))) : -1,
-      reasonId: iReason >= 0 ? agg.reasonId(keyText(rawKey(row, iReason))) : -1,
-    };
-  };
-  // Instruction and Instruction_Comment are side by side in rocprofv3's files, and so are Wave_Issued_Instruction,
-  // Instruction_Type and Stall_Reason: one lookup of each span's bytes gives all its fields
-  const sites = new ByteInterner<Site>(makeSite);
-  const names = new ByteInterner<Names>(makeNames, 4096);
-  let lastHigh = -1;
-  let lastLow = -1;
-  let lastWideLanes = -1;
-  let method: PcSamplingMethod = 'host_trap';
-  const rows = await streamCsv(
-    source,
-    (c) => {
-      const m = pcSamplingMethodOf(c);
-      if (m === null)
-        throw new Error(
-          `not a PC-sample CSV: it needs Exec_Mask, Dispatch_Id, Instruction and Instruction_Comment columns (has ${c.names.slice(0, 6).join(', ')})`,
-        );
-      method = m;
-      const iMask = c.find('Exec_Mask');
-      const iDispatch = c.find('Dispatch_Id');
-      iInst = c.find('Instruction');
-      iComment = c.find('Instruction_Comment');
-      iIssued = c.find('Wave_Issued_Instruction');
-      iType = c.find('Instruction_Type');
-      iReason = c.find('Stall_Reason');
-      const siteSpan = iComment === iInst + 1;
-      const namesSpan = iIssued >= 0 && iType === iIssued + 1 && iReason === iType + 1;
-      const needed = Math.max(iMask, iDispatch, iInst, iComment, iIssued, iType, iReason) + 1;
-      return (r: CsvRow) => {
-        row = r;
-        const dispatch = row.values[iDispatch] as number;
-        if (row.fieldCount < needed || !(dispatch >= 0)) {
-          problems.badRows++;
-          problems.firstBadLine ??= row.line;
-          return;
-        }
-        sample.dispatchId = dispatch;
-        let lanes: number;
-        const v = row.values[iMask] as number;
-        if (v >= 0) lanes = lanesOfSafeInteger(v);
-        else if (row.wide[iMask]) {
-          // most samples repeat the full mask: one BigInt per distinct run of masks, not per sample
-          const high = row.high[iMask] as number;
-          const low = row.low[iMask] as number;
-          if (high !== lastHigh || low !== lastLow) {
-            const mask = maskFromWide(high, low);
-            lastWideLanes = mask === null ? -1 : lanesOfMask(mask);
-            lastHigh = high;
-            lastLow = low;
-          }
-          lanes = lastWideLanes;
-        } else {
-          const mask = Number.isNaN(v) ? parseExecMask(rawKey(row, iMask)) : null;
-          lanes = mask === null ? -1 : lanesOfMask(mask);
-        }
-        if (lanes < 0) {
-          problems.badMasks++;
-          problems.firstBadMask ??= { line: row.line, text: keyText(rawKey(row, iMask)).slice(0, 40) };
-        }
-        sample.lanes = lanes;
-        const site =
-          siteSpan && !row.escaped[iInst] && !row.escaped[iComment]
-            ? sites.get(row.buf, row.starts[iInst] as number, row.ends[iComment] as number)
-            : makeSite();
-        sample.lineKey = site.lineKey;
-        sample.instText = site.inst;
-        if (iIssued >= 0) {
-          const n =
-            namesSpan && !row.escaped[iType] && !row.escaped[iReason]
-              ? names.get(row.buf, row.starts[iIssued] as number, row.ends[iReason] as number)
-              : makeNames();
-          if (n.issued < 0) problems.badIssued++;
-          sample.issued = n.issued;
-          sample.typeId = n.typeId;
-          sample.reasonId = n.reasonId;
-        }
-        agg.add(sample);
-      };
-    },
-    problems,
-  );
+  const kernels = dispatchKernelsOf(agg.dispatchNameMap);
+  let columns: PcColumns | null = null;
+  let rows: number;
+  const head =
+    parallel && source.diskPath && source.size >= parallel.minBytes
+      ? await readCsvHead(source.diskPath, source.size)
+      : null;
+  if (parallel && source.diskPath && head && head.dataStart < source.size) {
+    columns = pcColumnsOf(new Columns(head.names));
+    rows = await readPcCsvParallel(
+      { path: source.diskPath, size: source.size, dataStart: head.dataStart, dataLine: head.dataLine },
+      { columns, kernels },
+      () => {
+        const applier = new BatchApplier(agg, kernels.names);
+        return (b) => applier.apply(b);
+      },
+      problems,
+      parallel,
+      parallel.onRun,
+    );
+  } else {
+    let tally: SampleTally | null = null;
+    const kernelMap = dispatchKernelMap(kernels);
+    const applier = new BatchApplier(agg, kernels.names);
+    try {
+      rows = await streamCsv(
+        source,
+        (c: Columns) => {
+          columns = pcColumnsOf(c);
+          const t = new SampleTally(columns, kernelMap, (b) => applier.apply(b));
+          tally = t;
+          return (r) => t.add(r);
+        },
+        problems,
+      );
+    } finally {
+      const t = tally as SampleTally | null;
+      if (t) {
+        t.flush();
+        const p = t.problems;
+        problems.badRows = p.badRows;
+        problems.firstBadLine = p.firstBadLine;
+        problems.badMasks = p.badMasks;
+        problems.firstBadMask = p.firstBadMask;
+        problems.badIssued = p.badIssued;
+      }
+    }
+  }
+  const method = (columns as PcColumns | null)?.method ?? 'host_trap';
   agg.methods.add(method);
   agg.sources.push({ path: source.path, format: 'rocprofv3-csv', method, samples: rows - problems.badRows });
   return rows;

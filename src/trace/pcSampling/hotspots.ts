@@ -21,7 +21,15 @@ import {
   type ZipLimits,
 } from '../sources';
 import { HotspotAggregator } from './aggregate';
-import { newPcCsvProblems, pcCsvWarnings, pcSamplingMethodOf, readPcSamplingCsv } from './csvReader';
+import {
+  newPcCsvProblems,
+  pcCsvWarnings,
+  pcSamplingMethodOf,
+  readPcSamplingCsv,
+  type PcCsvParallel,
+} from './csvReader';
+import type { PcParallelRun } from './pcSampleParts';
+import { defaultMinBytes, defaultThreads, workerEntry } from '../parallelKernelTrace';
 import { MAX_DISPATCHES, readDispatchNames } from './dispatchNames';
 import { isRocprofv3Json, MAX_PC_JSON_BYTES, readPcSamplingJson } from './jsonReader';
 
@@ -34,6 +42,31 @@ export interface HotspotsOptions {
   interval?: number | null;
   intervalUnit?: PcSamplingUnit | null;
   zip?: Partial<ZipLimits>;
+  /**
+   * A large CSV on disk is read in parts (pcSampleParts.ts) by `threads` threads: this one and threads - 1 workers
+   * (default KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0: in one pass), from `minBytes` (default
+   * KERNEL_RUNNER_TRACE_MIN_BYTES, else 48 MiB), in parts of `partBytes` (default as for a kernel trace).
+   */
+  parallel?: {
+    threads?: number;
+    minBytes?: number;
+    partBytes?: number;
+    /** The worker to start (default: parallelKernelTrace.ts's workerEntry(); null: the parts are scanned here). */
+    worker?: { script: string; evaluated: boolean } | null;
+    onRun?: (run: PcParallelRun) => void;
+  };
+}
+
+function parallelOptions(o: HotspotsOptions['parallel']): PcCsvParallel | null {
+  const threads = o?.threads ?? defaultThreads();
+  if (threads <= 0) return null;
+  return {
+    threads,
+    minBytes: o?.minBytes ?? defaultMinBytes(),
+    partBytes: o?.partBytes,
+    worker: o?.worker === undefined ? workerEntry() : o.worker,
+    onRun: o?.onRun,
+  };
 }
 
 type Role = { kind: 'pc_csv' } | { kind: 'pc_json' } | { kind: 'kernel_trace' } | null;
@@ -77,6 +110,7 @@ export async function hotspotsOfFiles(
     else run.kernels.push(file);
   }
   const agg = new HotspotAggregator();
+  const parallel = parallelOptions(options.parallel);
   let found = false;
   for (const run of runs.values()) {
     if (run.csv.length === 0 && run.json.length === 0) continue;
@@ -121,7 +155,7 @@ export async function hotspotsOfFiles(
     for (const file of run.csv) {
       const problems = newPcCsvProblems();
       try {
-        await readPcSamplingCsv(file, agg, problems);
+        await readPcSamplingCsv(file, agg, problems, parallel);
         found = true;
       } catch (err) {
         const why = err instanceof CsvFormatError ? `malformed CSV: ${err.message}` : (err as Error).message;

@@ -231,6 +231,8 @@ describe('language model tools', function () {
     serve.stderr.on('data', (d: Buffer) => (served += d.toString()));
     // VS Code's MCP support is off while the harness disables AI features: on for this test
     const chat = () => vscode.workspace.getConfiguration('chat');
+    // the harness's user settings turn AI features off for every other suite and UI check: put back what was there
+    const aiOff = chat().inspect<boolean>('disableAIFeatures')?.globalValue;
     let url = '';
     const started = () => mcpServerProcesses(url);
     try {
@@ -264,7 +266,10 @@ describe('language model tools', function () {
         autoTrustChanges: true,
         waitForLiveTools: true,
       });
-      const mcpTools = vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('mcp_kernel-runner_'));
+      // on a busy machine the server may still be starting when the command returns: wait for its tools
+      const ourTools = () => vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('mcp_kernel-runner_'));
+      await waitFor("the MCP server's tools", () => (ourTools().length >= 6 ? true : undefined), 120_000);
+      const mcpTools = ourTools();
       assert.deepEqual(mcpTools.sort(), [
         'mcp_kernel-runner_compare',
         'mcp_kernel-runner_get_run',
@@ -299,7 +304,7 @@ describe('language model tools', function () {
         'the search reads the settings: the URL is there',
       );
     } finally {
-      await chat().update('disableAIFeatures', undefined, vscode.ConfigurationTarget.Global);
+      await chat().update('disableAIFeatures', aiOff, vscode.ConfigurationTarget.Global);
       await setting('server', undefined);
       await setting('mcpServer.enable', undefined);
       api = await api.reactivate();

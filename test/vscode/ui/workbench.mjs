@@ -91,10 +91,19 @@ export async function typeDialogPath(page, file) {
   const name = basename(file);
   for (let attempt = 0; attempt < 5; attempt++) {
     await input.fill(file);
-    await page
-      .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: name })
-      .first()
-      .waitFor({ timeout: 60_000 });
+    // either the folder's listing shows the file (the path was taken), or the dialog rewrote the box under the fill
+    // (e.g. `<start folder>/<file>`): then fill again
+    const listed = await page.waitForFunction(
+      ([want, base]) => {
+        const value = document.querySelector('.quick-input-widget input')?.value ?? '';
+        if (value !== want) return 'rewritten';
+        const rows = document.querySelectorAll('.quick-input-widget .quick-input-list .monaco-list-row');
+        return [...rows].some((r) => (r.textContent ?? '').includes(base)) ? 'listed' : false;
+      },
+      [file, name],
+      { timeout: 60_000 },
+    );
+    if ((await listed.jsonValue()) !== 'listed') continue;
     await dialogSettled(page);
     if ((await input.inputValue()).endsWith(file)) return;
   }

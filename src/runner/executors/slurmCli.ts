@@ -123,7 +123,7 @@ export const ENDED_BY_SLURM = new Set([
   'OUT_OF_MEMORY',
 ]);
 
-export function isFinalState(state: string): boolean {
+function isFinalState(state: string): boolean {
   return state !== '' && !UNSETTLED_STATES.has(state);
 }
 

@@ -450,6 +450,12 @@ function relayJobEvents(
       // in between) it follows the live batches from the next id.
       live.log.flush();
       if (live.log.lastId > lastSent) continue;
+      // a job that ended while still listed as live (its record being saved): its terminal event was appended when it
+      // ended, so the client has it (it asked from it or past it); no batch comes any more
+      if (live.finished) {
+        finish();
+        return;
+      }
       jobs.subscribe(live, sub);
       return;
     }

@@ -16,7 +16,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { execa } from 'execa';
 import type { ClassifiedLine } from '../../core/noise';
 import { quoteCommand, signalNameOf } from '../executor';
@@ -27,29 +26,18 @@ import {
   parseSinfo,
   parseSqueueJobs,
   parseSqueueStates,
+  settledJob,
   slurmCommand,
   slurmError,
   slurmTimeLimit,
   SQUEUE_JOB_FORMAT,
+  ENDED_BY_SLURM,
   type SlurmJobLine,
 } from './slurmCli';
 import { jobEnvironment } from '../jobEnv';
 import { SLURM_SHIM } from './slurmShim';
 import { KernelRunnerError } from '../../core/errors';
 import { SRUN_KILL_MARGIN_MS } from '../limits';
-
-/** Job states Slurm passes through on its way to a final one. */
-const UNSETTLED_STATES = new Set([
-  'COMPLETING',
-  'CONFIGURING',
-  'RUNNING',
-  'PENDING',
-  'SUSPENDED',
-  'STAGE_OUT',
-  'SIGNALING',
-  'RESIZING',
-  'REQUEUED',
-]);
 
 export interface SlurmSettings {
   partition?: string;
@@ -198,18 +186,20 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
 
   /**
    * Slurm's word on how a job of this name ended (the newest one), or null when slurmctld does not answer. srun can
-   * return while Slurm still cleans the job up (COMPLETING): its final state is waited for, a few seconds at most.
+   * return while Slurm has not yet recorded the job's end (COMPLETING, or RUNNING for a moment after a node failure):
+   * its final state is waited for, asking less often as time goes, until `deadline` (the run's own timeout) or an
+   * abort of the run.
    */
-  const endedHow = async (name: string): Promise<string | null> => {
-    let job: SlurmJobLine | undefined;
-    for (let attempt = 0; ; attempt++) {
-      const q = await slurmCommand('squeue', ['-h', '--states=all', `--name=${name}`, '-o', SQUEUE_JOB_FORMAT], env);
-      if (!q.ok) return null;
-      job = parseSqueueJobs(q.stdout).sort((a, b) => b.id - a.id)[0];
-      if (!job) return null;
-      if (!UNSETTLED_STATES.has(job.state) || attempt >= 20) break;
-      await delay(250);
-    }
+  const endedHow = async (
+    name: string,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ how: string; state: string } | null> => {
+    const job = await settledJob(
+      () => slurmCommand('squeue', ['-h', '--states=all', `--name=${name}`, '-o', SQUEUE_JOB_FORMAT], env),
+      { deadline, signal },
+    );
+    if (!job) return null;
     let how = `Slurm job ${job.id}${job.nodes ? ` on ${job.nodes}` : ''} ended ${job.state}`;
     if (job.reason && job.reason !== 'None') how += ` (${job.reason})`;
     if (job.state === 'TIMEOUT' || job.reason === 'TimeLimit')
@@ -219,7 +209,7 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
       const [state, reason] = n.stdout.trim().split('\n')[0]?.split('|') ?? [];
       if (n.ok && state && reason && reason !== 'none') how += `: node ${job.nodes} is ${state}, reason: ${reason}`;
     }
-    return how;
+    return { how, state: job.state };
   };
 
   // What a previous start of this runner left in Slurm is cancelled (its jobs are reported interrupted); when
@@ -363,6 +353,8 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     const ranOnNode = existsSync(startedPath);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 
+    // Slurm's final word on the job is waited for as long as the run's own timeout, from srun's end
+    const settleDeadline = () => performance.now() + req.timeoutMs;
     let exitCode: number | null = result.exitCode ?? null;
     let signal: string | null = null;
     let spawnError: string | null = null;
@@ -373,6 +365,12 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
     } else if (status) {
       exitCode = status.exit ?? null;
       signal = typeof status.signal === 'number' ? (signalNameOf(status.signal) ?? `SIG${status.signal}`) : null;
+      // a program killed by a signal may have been killed by Slurm (a node set down, its time limit, a cancel from
+      // outside: SIGTERM to every process of the step): then the run says so, in Slurm's words
+      if (signal && !timedOut && !cancelled) {
+        const ended = await endedHow(name, settleDeadline(), req.signal);
+        if (ended && ENDED_BY_SLURM.has(ended.state)) failure = ended.how;
+      }
     } else if (result.failed && result.exitCode === undefined && !result.isTerminated) {
       spawnError = slurmError(srun, srunArgs.slice(0, srunArgs.indexOf(opts.python)), result);
     } else if (!ranOnNode && !timedOut && !cancelled) {
@@ -381,7 +379,7 @@ export async function createSlurmExecutor(opts: SlurmExecutorOptions): Promise<S
       spawnError = `Slurm: \`${quoteCommand('srun', srunArgs.slice(0, srunArgs.indexOf(opts.python)))}\` failed: ${said}`;
     } else if (!timedOut && !cancelled) {
       failure =
-        (await endedHow(name)) ??
+        (await endedHow(name, settleDeadline(), req.signal))?.how ??
         `Slurm: the job ended without an exit status and slurmctld did not say why (srun exit ${result.exitCode ?? '?'})`;
       if (slurmLines.length) failure += `; ${slurmLines.join(' / ')}`;
     }

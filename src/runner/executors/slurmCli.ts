@@ -95,6 +95,76 @@ export function parseSqueueJobs(text: string): SlurmJobLine[] {
   return jobs;
 }
 
+/** Job states Slurm passes through on its way to a final one. */
+const UNSETTLED_STATES = new Set([
+  'COMPLETING',
+  'CONFIGURING',
+  'RUNNING',
+  'PENDING',
+  'SUSPENDED',
+  'STAGE_OUT',
+  'SIGNALING',
+  'RESIZING',
+  'REQUEUED',
+  'REQUEUE_FED',
+  'REQUEUE_HOLD',
+  'RESV_DEL_HOLD',
+  'STOPPED',
+]);
+
+/** Final states in which Slurm, not the program, ended the job. */
+export const ENDED_BY_SLURM = new Set([
+  'NODE_FAIL',
+  'TIMEOUT',
+  'CANCELLED',
+  'PREEMPTED',
+  'BOOT_FAIL',
+  'DEADLINE',
+  'OUT_OF_MEMORY',
+]);
+
+function isFinalState(state: string): boolean {
+  return state !== '' && !UNSETTLED_STATES.has(state);
+}
+
+export interface SettleOptions {
+  /** Stop asking at this time (`now()`'s clock) and take the last answer, settled or not. */
+  deadline: number;
+  /** Stops the wait early (a cancel, the job's hard timeout). */
+  signal?: AbortSignal;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** First pause between questions; each is twice the last, up to maxDelayMs. */
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/**
+ * The newest job of a name as squeue lists it, asked again (pausing longer each time) until its state is final: srun
+ * can return before slurmctld has recorded how the job ended (NODE_FAIL, TIMEOUT: COMPLETING for a while, longer on a
+ * busy machine), and a squeue that fails (slurmctld too busy to answer within MessageTimeout) is asked again too. Past
+ * the deadline (or on abort): the last job seen, final or not; null when Slurm never answered or does not know the job.
+ */
+export async function settledJob(ask: () => Promise<SlurmCall>, opts: SettleOptions): Promise<SlurmJobLine | null> {
+  const now = opts.now ?? (() => performance.now());
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let pause = opts.firstDelayMs ?? 100;
+  let last: SlurmJobLine | null = null;
+  for (;;) {
+    const q = await ask();
+    if (q.ok) {
+      const job = parseSqueueJobs(q.stdout).sort((a, b) => b.id - a.id)[0];
+      if (!job) return last;
+      last = job;
+      if (isFinalState(job.state)) return job;
+    }
+    const left = opts.deadline - now();
+    if (left <= 0 || opts.signal?.aborted) return last;
+    await sleep(Math.min(pause, left));
+    pause = Math.min(pause * 2, opts.maxDelayMs ?? 2000);
+  }
+}
+
 /** Slurm's `--time` for a run: its timeout and kill grace, plus a margin, as hours:minutes:seconds. */
 export function slurmTimeLimit(timeoutMs: number, graceMs: number, marginSec = 60): string {
   const total = Math.ceil((timeoutMs + graceMs) / 1000) + marginSec;

@@ -4,8 +4,10 @@
 //     cannot see the runner's data dir fails here, visibly;
 //   - opens POPCORN (a file in the data dir; `-` for none) as file descriptor 3, where the program writes its
 //     POPCORN_FD results (srun relays stdout and stderr only);
-//   - ignores SIGINT itself (Slurm's `scancel --signal=INT` reaches every process of the step, the program and the
-//     profiler get it directly) and starts the program with default signal dispositions;
+//   - ignores SIGINT and SIGTERM itself (Slurm's `scancel --signal=INT`, and the SIGTERM of a cancel, a node set
+//     down or its time limit, reach every process of the step: the program and the profiler get them directly) and
+//     starts the program with default signal dispositions: how the program ended is always written, never lost to
+//     the order in which Slurm signals the step's processes (SIGKILL follows after Slurm's KillWait in any case);
 //   - writes STATUS (exit code or signal, seconds) when the program ends: the exit status reaches the runner even
 //     when srun lost its connection to slurmctld.
 export const SLURM_SHIM = `
@@ -18,6 +20,7 @@ def write(path, obj):
         json.dump(obj, f)
     os.replace(tmp, path)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
 write(started_path, {"node": socket.gethostname(), "job": os.environ.get("SLURM_JOB_ID", "")})
 if popcorn_path != "-":
     fd = os.open(popcorn_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

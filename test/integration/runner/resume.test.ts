@@ -3,10 +3,22 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EXTENSIONS_HEADER, expandOutput, outputEventSchema, type JobRecord } from '../../../src/core/protocol/api';
-import { post, readSse, startTestRunner, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { post, readSse, startTestRunner, tempDir, terminal, waitFor, type SseEvent, type TestRunner } from './helpers';
 
-const numbered = (count: number, delayMs: number) =>
-  `import sys, time\nfor n in range(1, ${count + 1}):\n    (sys.stdout if n % 2 else sys.stderr).write(f"line {n}\\n")\n    time.sleep(${delayMs / 1000})\nprint("done")\n`;
+/** Lines 1..count, odd ones on stdout, even ones on stderr; with `hold`, it waits after line `after` for `flag`. */
+const numbered = (count: number, delayMs: number, hold?: { after: number; flag: string }) =>
+  `import os, sys, time\nfor n in range(1, ${count + 1}):\n    (sys.stdout if n % 2 else sys.stderr).write(f"line {n}\\n")\n` +
+  (hold
+    ? `    if n == ${hold.after}:\n        sys.stdout.flush(); sys.stderr.flush()\n        while not os.path.exists(${JSON.stringify(hold.flag)}):\n            time.sleep(0.05)\n`
+    : '') +
+  `    time.sleep(${delayMs / 1000})\nprint("done")\n`;
+
+const outputLines = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event === 'output')
+    .reduce((n, e) => n + expandOutput(outputEventSchema.parse(e.data)).length, 0);
 
 describe('resume after a cut connection', () => {
   let runner: TestRunner;
@@ -15,17 +27,24 @@ describe('resume after a cut connection', () => {
   });
   after(() => runner.dispose());
 
-  test('Last-Event-ID replays what was missed and continues live: every line once, in order', async () => {
+  test('Last-Event-ID replays what was missed and continues live: every line once, in order', async (t) => {
     const count = 300;
+    // the job stops after line 40 until the client has been cut off (the release flag, outside the data dir, which a
+    // job cannot see, open to the job's user): on a busy machine it could otherwise end before the cut
+    const flagDir = tempDir('kr-flag-');
+    t.after(() => rmSync(flagDir, { recursive: true, force: true }));
+    chmodSync(flagDir, 0o755);
+    const flag = path.join(flagDir, 'release');
     const controller = new AbortController();
     const res = await post(`${runner.url}/script/CPU/test`, {
       fileName: 'numbered.py',
-      content: numbered(count, 4),
+      content: numbered(count, 4, { after: 40, flag }),
       extensions: true,
       signal: controller.signal,
     });
-    const first = await readSse(res, (_ev, all) => all.filter((e) => e.event === 'output').length >= 40);
+    const first = await readSse(res, (_ev, all) => outputLines(all) >= 40);
     controller.abort();
+    writeFileSync(flag, '');
     const jobId = (first[0]!.data as { job_id: number }).job_id;
     const lastId = Number(first[first.length - 1]!.id);
 
@@ -100,6 +119,29 @@ describe('resume after a cut connection', () => {
       c.map((e) => e.raw),
     );
   });
+
+  test(
+    'a client that resumes from the end event right as the job ends gets the end of the stream, not a wait',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      // the job is still listed as live while its record is saved: a resume from its last id then came in after the
+      // last batch and waited for one that never came (until the client's own timeout)
+      for (let i = 0; i < 3; i++) {
+        const all = await readSse(
+          await post(`${runner.url}/script/CPU/test`, { fileName: 'q.py', content: 'print("x")\n', extensions: true }),
+        );
+        assert.equal(terminal(all).event, 'result');
+        const id = (all[0]!.data as { job_id: number }).job_id;
+        const resumed = await fetch(`${runner.url}/jobs/${id}/events`, {
+          headers: { 'Last-Event-ID': String(all.at(-1)!.id) },
+        });
+        assert.equal(resumed.status, 200);
+        assert.deepEqual(await readSse(resumed), [], 'nothing after the end: the stream ends');
+      }
+    },
+  );
 
   test('bad Last-Event-ID and unknown job answer with {detail}', async () => {
     const bad = await fetch(`${runner.url}/jobs/1/events`, { headers: { 'Last-Event-ID': 'abc' } });

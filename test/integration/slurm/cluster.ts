@@ -169,7 +169,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       })
       .join('\n');
   const slurm = (command: string, args: string[]) =>
-    execFileSync(command, args, { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(command, args, { env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
   const ok = (command: string, args: string[]) => {
     try {
       slurm(command, args);
@@ -193,7 +193,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   };
   const startController = async () => {
     slurmctld = spawn('/usr/sbin/slurmctld', ['-D', '-f', conf], { env, stdio: 'ignore' });
-    await until('slurmctld', () => ok('scontrol', ['ping']), 20_000, logs);
+    await until('slurmctld', () => ok('scontrol', ['ping']), 120_000, logs);
   };
   try {
     munged = spawn(
@@ -212,7 +212,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     await until(
       'munged',
       () => ok('/usr/bin/munge', ['-S', socket, '-n']),
-      10_000,
+      60_000,
       () => '',
     );
     await startController();
@@ -233,7 +233,12 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       ],
       { env, stdio: 'ignore' },
     );
-    await until('the node to be idle', () => /idle/.test(slurm('sinfo', ['-h', '-n', node, '-o', '%T'])), 30_000, logs);
+    await until(
+      'the node to be idle',
+      () => /idle/.test(slurm('sinfo', ['-h', '-n', node, '-o', '%T'])),
+      120_000,
+      logs,
+    );
   } catch (err) {
     await stop();
     throw err;

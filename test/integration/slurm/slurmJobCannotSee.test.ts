@@ -79,9 +79,7 @@ print("READ", seen, "HOLDING", holding)
       const serve = spawn(
         process.execPath,
         [
-          '--import',
-          'tsx',
-          'src/cli/main.ts',
+          path.join(repoRoot, 'dist/cli.cjs'),
           'serve',
           '--port',
           '0',

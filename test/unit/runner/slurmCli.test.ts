@@ -1,5 +1,5 @@
 // The Slurm executor's pure parts: parsers of sinfo/squeue `-o` output, the --time limit, the GPU name a Slurm
-// runner serves, and the POPCORN_FD file read back with its cap.
+// runner serves, the wait for a job's final state, and the POPCORN_FD file read back with its cap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,10 @@ import {
   parseSinfo,
   parseSqueueJobs,
   parseSqueueStates,
+  settledJob,
   slurmError,
   slurmTimeLimit,
+  type SlurmCall,
 } from '../../../src/runner/executors/slurmCli';
 import { slurmInventory, SLURM_SLOTS } from '../../../src/runner/executors/slurmInventory';
 import { readPopcornFile } from '../../../src/runner/executors/output';
@@ -92,4 +94,87 @@ test('the POPCORN_FD file is read up to its cap in whole lines; the rest is coun
   } finally {
     rmSync(file, { force: true });
   }
+});
+
+/** squeue answers in turn (a string: its stdout; null: a failed squeue), on a clock that only the pauses move. */
+function scriptedSqueue(answers: (string | null)[]) {
+  let clock = 0;
+  const asked: number[] = [];
+  const pauses: number[] = [];
+  return {
+    asked,
+    pauses,
+    now: () => clock,
+    sleep: async (ms: number) => {
+      pauses.push(ms);
+      clock += ms;
+    },
+    ask: async (): Promise<SlurmCall> => {
+      asked.push(clock);
+      const a = answers.length > 1 ? answers.shift()! : answers[0]!;
+      return a === null
+        ? { ok: false, stdout: '', error: 'Slurm: `squeue` failed (exit 1): Socket timed out on send/recv operation' }
+        : { ok: true, stdout: a, error: '' };
+    },
+  };
+}
+
+const line = (id: number, state: string, reason = 'None') => `${id}|kernel-runner-ab-3|${state}|${reason}|n1|2:05\n`;
+
+test("a job's final state is waited for through failed squeues and unsettled states, pausing longer each time", async () => {
+  const q = scriptedSqueue([
+    null,
+    line(12, 'RUNNING'),
+    null,
+    line(12, 'COMPLETING'),
+    line(12, 'NODE_FAIL', 'NodeDown'),
+  ]);
+  const job = await settledJob(q.ask, { deadline: 60_000, now: q.now, sleep: q.sleep, firstDelayMs: 100 });
+  assert.equal(job?.state, 'NODE_FAIL');
+  assert.equal(job?.reason, 'NodeDown');
+  assert.deepEqual(q.pauses, [100, 200, 400, 800], 'back-off: each pause twice the last');
+  assert.equal(q.asked.length, 5);
+});
+
+test("the wait for a job's final state goes on past 5 s, up to the deadline, with pauses capped", async () => {
+  const q = scriptedSqueue([...Array<string>(30).fill(line(7, 'COMPLETING')), line(7, 'TIMEOUT', 'TimeLimit')]);
+  const job = await settledJob(q.ask, { deadline: 600_000, now: q.now, sleep: q.sleep, maxDelayMs: 2000 });
+  assert.equal(job?.state, 'TIMEOUT');
+  assert.ok(q.now() > 20_000, `waited ${q.now()} ms of the clock`);
+  assert.equal(Math.max(...q.pauses), 2000);
+  assert.equal(q.asked.length, 31);
+});
+
+test('the newest job of the name is the one waited for; an older settled one does not end the wait', async () => {
+  const q = scriptedSqueue([
+    line(3, 'COMPLETED') + line(9, 'COMPLETING'),
+    line(3, 'COMPLETED') + line(9, 'CANCELLED', 'None'),
+  ]);
+  const job = await settledJob(q.ask, { deadline: 10_000, now: q.now, sleep: q.sleep });
+  assert.deepEqual([job?.id, job?.state], [9, 'CANCELLED']);
+});
+
+test('at the deadline the last job seen is the answer, settled or not; never answered or unknown: null', async () => {
+  const stuck = scriptedSqueue([line(4, 'COMPLETING')]);
+  const job = await settledJob(stuck.ask, { deadline: 10_000, now: stuck.now, sleep: stuck.sleep });
+  assert.equal(job?.state, 'COMPLETING');
+  assert.equal(stuck.now(), 10_000, 'the last pause ends at the deadline, not past it');
+  const down = scriptedSqueue([null]);
+  assert.equal(await settledJob(down.ask, { deadline: 10_000, now: down.now, sleep: down.sleep }), null);
+  assert.ok(down.asked.length > 3, 'a failed squeue is asked again');
+  const unknown = scriptedSqueue(['']);
+  assert.equal(await settledJob(unknown.ask, { deadline: 10_000, now: unknown.now, sleep: unknown.sleep }), null);
+  assert.equal(unknown.asked.length, 1, 'a job squeue does not list is not waited for');
+});
+
+test("an aborted run stops the wait for the job's final state", async () => {
+  const stop = new AbortController();
+  const q = scriptedSqueue([line(5, 'RUNNING')]);
+  const sleep = async (ms: number) => {
+    await q.sleep(ms);
+    if (q.pauses.length === 2) stop.abort();
+  };
+  const job = await settledJob(q.ask, { deadline: 600_000, now: q.now, sleep, signal: stop.signal });
+  assert.equal(job?.state, 'RUNNING');
+  assert.equal(q.asked.length, 3);
 });

@@ -268,7 +268,13 @@ describe('language model tools', function () {
       });
       // on a busy machine the server may still be starting when the command returns: wait for its tools
       const ourTools = () => vscode.lm.tools.map((t) => t.name).filter((n) => n.startsWith('mcp_kernel-runner_'));
-      await waitFor("the MCP server's tools", () => (ourTools().length >= 6 ? true : undefined), 120_000);
+      await waitFor("the MCP server's tools", () => (ourTools().length >= 6 ? true : undefined), 60_000).catch(
+        (err: Error) => {
+          const tools = vscode.lm.tools.map((t) => t.name).join(', ');
+          const procs = JSON.stringify(started().map((p) => p.cmdline));
+          throw new Error(`${err.message}; tools: ${tools}; MCP server processes: ${procs}`);
+        },
+      );
       const mcpTools = ourTools();
       assert.deepEqual(mcpTools.sort(), [
         'mcp_kernel-runner_compare',

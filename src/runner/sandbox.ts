@@ -62,8 +62,8 @@ function readLines(file: string): string[] {
   }
 }
 
-function passwdEntry(nameOrUid: string): PasswdEntry | null {
-  for (const line of readLines('/etc/passwd')) {
+function passwdEntry(passwd: readonly string[], nameOrUid: string): PasswdEntry | null {
+  for (const line of passwd) {
     const [name, , uid, gid] = line.split(':');
     if (!name || uid === undefined || gid === undefined) continue;
     if (name === nameOrUid || uid === nameOrUid) return { name, uid: Number(uid), gid: Number(gid) };
@@ -89,18 +89,20 @@ function groupsOf(user: string | null, gid: number): number[] {
  */
 function resolveJobUser(choice: string): JobUser {
   const wanted = choice.trim() || 'auto';
+  const passwd = readLines('/etc/passwd');
   let entry: PasswdEntry | null;
   let label: string;
   if (wanted === 'auto') {
-    entry = passwdEntry(DEFAULT_JOB_USER) ?? passwdEntry('nobody') ?? { name: 'nobody', uid: 65534, gid: 65534 };
+    entry = passwdEntry(passwd, DEFAULT_JOB_USER) ??
+      passwdEntry(passwd, 'nobody') ?? { name: 'nobody', uid: 65534, gid: 65534 };
     label = entry.name;
   } else if (/^\d+(:\d+)?$/.test(wanted)) {
     const [uid, gid] = wanted.split(':').map(Number) as [number, number | undefined];
-    const known = passwdEntry(String(uid));
+    const known = passwdEntry(passwd, String(uid));
     entry = { name: known?.name ?? '', uid, gid: gid ?? known?.gid ?? uid };
     label = known?.name ?? `uid ${uid}`;
   } else {
-    entry = passwdEntry(wanted);
+    entry = passwdEntry(passwd, wanted);
     if (!entry)
       throw new Error(
         `job user "${wanted}" is not an account of this machine (/etc/passwd); create it or pass --job-user UID[:GID]`,

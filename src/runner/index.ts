@@ -325,8 +325,15 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       throw err;
     }
   } else {
-    inventory = await detectGpus(opts.gpuName, env.PATH);
+    // first: the namespace made ahead for the first job (standbyNamespace.ts) gets ready while the runner starts
     executor = createLocalExecutor({ isolation, oneSubmission: opts.oneSubmission ?? false });
+    try {
+      inventory = await detectGpus(opts.gpuName, env.PATH);
+    } catch (err) {
+      store.close();
+      await executor.close();
+      throw err;
+    }
   }
   const settings: RunSettings = {
     python,

@@ -317,13 +317,12 @@ export function openStore(dataDir: string): JobStore {
       const deleted: number[] = [];
       const now = Date.now();
       const finishedAt = (j: StoredJob) => Date.parse(j.finished_at ?? j.created_at);
-      // the size budget takes the jobs that ended first first, and never the one that ended last: its client may
-      // still be reading it (several jobs end in any order, so the highest id is not always the newest)
+      // the size budget takes the jobs that ended first first (several jobs end in any order: the highest id is not
+      // always the newest)
       const jobs = store
         .loadJobs()
         .filter((j) => j.finished_at !== null && !keep(j.id))
         .sort((a, b) => finishedAt(a) - finishedAt(b) || a.id - b.id);
-      const endedLast = jobs.at(-1)?.id;
       const maxAgeMs = policy.maxAgeDays * 86_400_000;
       const remaining: Array<{ id: number; size: number }> = [];
       for (const j of jobs) {
@@ -340,7 +339,6 @@ export function openStore(dataDir: string): JobStore {
       }
       for (const j of remaining) {
         if (total <= policy.maxTotalBytes) break;
-        if (j.id === endedLast) continue;
         await store.deleteJob(j.id);
         deleted.push(j.id);
         total -= j.size;

@@ -57,6 +57,8 @@ export interface HeldClock {
   readonly seconds: number;
   /** Fires every held timer of this length that is still set (not cleared); returns how many fired. */
   fire(): number;
+  /** How many timers of this length are held and still set (a timer set a moment after the event a test waits for). */
+  pending(): number;
   /** Lets timers of this length run as usual again (those already held stay held: fire them first). */
   release(): void;
 }
@@ -75,6 +77,9 @@ export function holdTimers(seconds = HELD_TIMEOUT_SEC): HeldClock {
       timers.clear();
       for (const t of due) t.fire();
       return due.length;
+    },
+    pending() {
+      return [...timers].filter((t) => !t.cleared).length;
     },
     release() {
       held.delete(ms);

@@ -379,6 +379,8 @@ describe(
           }),
         );
         await untilPrinted(short.url, await jobIdOf(short.url, 'graceful.py'), 'working');
+        // the run's timeout is set once the runner sees the job start on the node, which may come after the line
+        await waitFor("the run's timeout to be set", () => (clock.pending() > 0 ? true : undefined));
         assert.equal(clock.fire(), 1, 'the run timed out now');
         const events = await reading;
         const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs.test!.run!;

@@ -92,7 +92,7 @@ interface ActiveRun {
 }
 
 /** A run that did not start, and why (a sentence naming what stopped it). */
-export interface NotRun {
+interface NotRun {
   notRun: string;
 }
 

@@ -58,6 +58,8 @@ async function chooseLeaderboardAndGpu(opts: {
   requiredGpu?: string;
   /** Remember the choice for the file (not for a one-off run on another target). Default true. */
   remember?: boolean;
+  /** No picker can be answered (a language model tool's run): what would be picked is an error naming the choice. */
+  noQuestions?: boolean;
   signal?: AbortSignal;
 }): Promise<Choice | undefined> {
   const { client, uri, source, store, targetLabel, requiredGpu } = opts;
@@ -74,6 +76,11 @@ async function chooseLeaderboardAndGpu(opts: {
 
   if (!leaderboard) {
     const fileName = uri.path.split('/').pop() ?? '';
+    if (opts.noQuestions)
+      throw submissionError(
+        'usage',
+        `${fileName} names no leaderboard (no "#!POPCORN leaderboard" line, none remembered for it): a leaderboard must be picked; name one.`,
+      );
     const pick = await pickLeaderboard(client, {
       fileName,
       source,
@@ -144,6 +151,11 @@ async function chooseLeaderboardAndGpu(opts: {
     if (!gpu) {
       if (gpus.length === 0)
         throw submissionError('no-gpu', `Leaderboard "${leaderboard}" on ${targetLabel} offers no GPU.`);
+      if (opts.noQuestions)
+        throw submissionError(
+          'usage',
+          `Leaderboard "${leaderboard}" on ${targetLabel} offers several GPUs (${gpus.join(', ')}) and the file names none: a GPU must be picked; name one.`,
+        );
       gpu = await pickGpu(client, leaderboard, gpus, opts.signal);
       if (!gpu) return undefined;
       picked = true;
@@ -313,6 +325,7 @@ export function documentChooser(opts: {
   store: ChoiceStore;
   requiredGpu?: string;
   remember?: boolean;
+  noQuestions?: boolean;
 }): Chooser {
   return async (ctx) => {
     const choice = await chooseLeaderboardAndGpu({
@@ -323,6 +336,7 @@ export function documentChooser(opts: {
       targetLabel: ctx.connection.label,
       ...(opts.requiredGpu ? { requiredGpu: opts.requiredGpu } : {}),
       ...(opts.remember === false ? { remember: false } : {}),
+      ...(opts.noQuestions ? { noQuestions: true } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     return choice && { leaderboard: choice.leaderboard, gpu: choice.gpu, ...(choice.picked ? { picked: true } : {}) };

@@ -332,12 +332,13 @@ try {
           .filter((f) => f.endsWith('.ui.mjs'))
           .sort()
       : [];
-    const grep = option('--grep');
+    // a regular expression, as mocha's --grep for the suites ("e-gpumode|j-agent" selects both)
+    const grep = option('--grep') ? new RegExp(option('--grep')) : undefined;
     for (const f of files) {
       const mod = await import(join(uiDir, f));
       for (const [name, fn] of Object.entries(mod.tests ?? {})) {
         const title = `${f.replace(/\.ui\.mjs$/, '')}: ${name}`;
-        if (grep && !title.includes(grep)) continue;
+        if (grep && !grep.test(title)) continue;
         const t0 = Date.now();
         const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
         const page = await context.newPage();

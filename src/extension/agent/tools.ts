@@ -181,11 +181,9 @@ class SubmitTool implements vscode.LanguageModelTool<SubmitInput> {
         ...(gpu ? { gpu } : {}),
         ...(leaderboard ? { leaderboard } : {}),
         signal: abort.signal,
+        noQuestions: true,
       });
-      if (!run)
-        throw new Error(
-          `${vscode.workspace.asRelativePath(uri)} did not run (the same file is running in this mode, or a choice was dismissed)`,
-        );
+      if ('notRun' in run) throw new Error(`${vscode.workspace.asRelativePath(uri)} did not run: ${run.notRun}`);
       return text(describeRun(run, this.parts.store));
     } finally {
       sub.dispose();

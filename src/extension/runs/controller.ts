@@ -53,6 +53,8 @@ export interface RunRequest {
   leaderboard?: string;
   /** Cancels the run as Cancel does (a language model tool's cancellation). */
   signal?: AbortSignal;
+  /** The caller cannot answer a question (a language model tool): what would ask ends the run, saying why. */
+  noQuestions?: boolean;
 }
 
 export interface EditorRun {
@@ -85,6 +87,13 @@ interface ActiveRun {
   where?: TargetChoice;
   record: Partial<EditorRun> & { file: string };
   done: Promise<void>;
+  /** Why it ended before it was sent (for a caller that cannot read notifications: a language model tool). */
+  notRun?: string;
+}
+
+/** A run that did not start, and why (a sentence naming what stopped it). */
+interface NotRun {
+  notRun: string;
 }
 
 /** What a RunController works with, made once by the extension's activation (main.ts). */
@@ -165,14 +174,14 @@ export class RunController implements vscode.Disposable {
     await this.runFileFor(uri, req);
   }
 
-  /** As runFile; resolves with the run's record (its outcome, view, digests) once it ended; undefined: it did not start. */
-  async runFileFor(uri: vscode.Uri | undefined, req: RunRequest): Promise<EditorRun | undefined> {
+  /** As runFile; resolves with the run's record (its outcome, view, digests) once it ended, or why it did not start. */
+  async runFileFor(uri: vscode.Uri | undefined, req: RunRequest): Promise<EditorRun | NotRun> {
     const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
     if (!doc) {
       void notify.warning(
         "Kernel Runner: open a kernel file (.py, .hip, .cu, .cpp) first, or use the command from the file's context menu.",
       );
-      return undefined;
+      return { notRun: 'no kernel file is open' };
     }
     const file = basename(doc.uri.fsPath || doc.uri.path);
     // Other files, modes and targets run alongside; the same file in the same mode twice is most likely a double click.
@@ -183,6 +192,9 @@ export class RunController implements vscode.Disposable {
         (r.where ?? 'configured') === (req.where ?? 'configured'),
     );
     if (same) {
+      const notRun = `${file} is already running (${req.mode}) in this window: a second run of the same file in the same mode is not started`;
+      // a caller that cannot answer the question (a language model tool) is told, and nothing is asked
+      if (req.noQuestions) return { notRun };
       const pick = await notify.warning(
         `Kernel Runner is already running ${file} (${req.mode}).`,
         'Cancel It',
@@ -190,7 +202,7 @@ export class RunController implements vscode.Disposable {
       );
       if (pick === 'Cancel It') await this.cancelRun(same);
       else if (pick === 'Show Output') this.output.show();
-      return undefined;
+      return { notRun };
     }
     let started: ActiveRun | undefined;
     await this.activate({ file, mode: req.mode }, doc.uri.toString(), req.where, (run) => {
@@ -199,7 +211,8 @@ export class RunController implements vscode.Disposable {
       return this.execute(doc, req, run, file);
     });
     const record = started?.record;
-    return record && 'target' in record ? (record as EditorRun) : undefined;
+    if (record && 'target' in record) return record as EditorRun;
+    return { notRun: started?.notRun ?? `${file} did not start` };
   }
 
   /** Makes `work` an active run until it ends: then its status bar entry is cleared and `idle()` waiters wake. */
@@ -281,10 +294,10 @@ export class RunController implements vscode.Disposable {
     presenter: RunPresenter,
     host: FailureActionHost,
     aborted: boolean,
-  ): void {
+  ): string {
     if (aborted) {
       presenter.close();
-      return;
+      return 'it was cancelled before it was sent';
     }
     const baseUrl = where === 'gpumode' ? this.targets.gpuModeUrl() : this.ctx.config.server || undefined;
     const gpumode = where === 'gpumode' || this.targets.kind === 'gpumode';
@@ -294,6 +307,7 @@ export class RunController implements vscode.Disposable {
       ...(baseUrl ? { baseUrl } : { embedded: true }),
     });
     presenter.failBeforeConnecting(explanation, baseUrl, host);
+    return `no connection to ${baseUrl ?? 'the embedded runner'}: ${explanation.message}`;
   }
 
   private async execute(doc: vscode.TextDocument, req: RunRequest, run: ActiveRun, file: string): Promise<void> {
@@ -305,7 +319,7 @@ export class RunController implements vscode.Disposable {
     try {
       connection = await this.targets.connect(where, run.abort.signal);
     } catch (err) {
-      this.connectFailed(err, where, presenter, host, run.abort.signal.aborted);
+      run.notRun = this.connectFailed(err, where, presenter, host, run.abort.signal.aborted);
       return;
     }
     // counters, kernel selection and PC sampling: settings (or a quick pick), for runners of ours
@@ -314,6 +328,7 @@ export class RunController implements vscode.Disposable {
       const options = await profileOptionsForRun(this.ctx.config);
       if (options === null) {
         presenter.close();
+        run.notRun = 'the profile options (kernelRunner.profile.* settings or their pick) were dismissed or invalid';
         return;
       }
       profile = options;
@@ -351,6 +366,7 @@ export class RunController implements vscode.Disposable {
               ...(req.mode === 'profile' ? { requiredGpu: req.gpu ?? this.ctx.config.profileGpu } : {}),
               // A one-off run on GPU MODE does not change what the file runs on at its usual target.
               ...(where === 'gpumode' ? { remember: false } : {}),
+              ...(req.noQuestions ? { noQuestions: true } : {}),
             }),
         // The Problems panel's blocking problems are what stops a run.
         check: async (target) =>

@@ -71,6 +71,8 @@ export class RunsView implements vscode.TreeDataProvider<RunNode>, vscode.Dispos
   async getChildren(element?: RunNode): Promise<RunNode[]> {
     if (element) return [];
     await this.store.load();
+    // "No runs in this workspace yet" (package.json's viewsWelcome) only once the runs are read: not while loading
+    void vscode.commands.executeCommand('setContext', 'kernelRunner.runsLoaded', true);
     const active = this.jobs.list().map(({ id, job }) => ({ activeId: id, job }));
     return [...active.reverse(), ...this.store.list()];
   }

@@ -83,6 +83,9 @@ async function runRows(page) {
   if (!(await icon.getAttribute('class'))?.includes('checked')) await icon.locator('a').first().click();
   const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) }).first();
   await pane.waitFor({ timeout: 30_000 });
+  // the view read its runs: rows, or its welcome (shown once the runs are read: earlier checks leave runs behind,
+  // and an empty view while the extension still activates is not "no runs")
+  await pane.locator('.monaco-list-row, .welcome-view-content', { hasText: /\S/ }).first().waitFor({ timeout: 30_000 });
   const rows = await pane.locator('.monaco-list-row').allInnerTexts();
   return rows.map((r) => r.replace(/\u00a0/g, ' ').replace(/ · (just now|\d+ \w+ ago)$/, ''));
 }

@@ -21,7 +21,7 @@
 import { findKernelEntryPoints, scanPython } from './kernelEntryPoints';
 
 /** One Python string literal handed to `load_inline` as (part of) its `cuda_sources`. */
-export interface InlineSourceString {
+interface InlineSourceString {
   /** 1-based .py line of each line of the string's value (index 0: the line the value starts on). */
   pyLines: number[];
   /** The `__global__` functions defined in it. */

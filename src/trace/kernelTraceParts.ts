@@ -6,8 +6,6 @@ import { createCsvScanner, type CsvScanner } from './csvScanner';
 import { partPlan, scanSpan, type PartOutcome, type PartSpan } from './fileParts';
 import { kernelColumns, type KernelBatch, type KernelColumns, type KernelRowCollector } from './kernelRows';
 
-export { partPlan };
-
 export interface PartTask extends PartSpan {
   columns: KernelColumns;
 }

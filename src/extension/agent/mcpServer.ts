@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { isGpuModeUrl } from '../../core/gpumode/target';
 
 const MCP_PROVIDER_ID = 'kernelRunner.mcp';
-export const MCP_SERVER_LABEL = 'Kernel Runner';
+const MCP_SERVER_LABEL = 'Kernel Runner';
 const TOKEN_ENV = 'KERNEL_RUNNER_TOKEN';
 
 /** The parts of a stdio definition we read and write (VS Code 1.101's McpStdioServerDefinition). */
@@ -64,7 +64,7 @@ function serverOf(args: readonly string[]): string | undefined {
  * the embedded runner (it makes its own), for GPU MODE (the server reads popcorn-cli's cli_id as the editor does;
  * our token never goes there) or when none is stored (the server then finds a loopback runner's own, as `submit`).
  */
-export async function resolveMcpDefinition(
+async function resolveMcpDefinition(
   definition: StdioDefinition,
   storedToken: (server: string) => Promise<string | undefined>,
   make: (

@@ -22,7 +22,7 @@ export interface PcPartInit {
   kernels: DispatchKernels;
 }
 
-export type PcPartTask = PartSpan;
+type PcPartTask = PartSpan;
 
 export interface PcPartResult extends PartOutcome {
   batches: SampleBatch[];
@@ -46,7 +46,7 @@ let tally: SampleTally | null = null;
 let scanner: CsvScanner | null = null;
 
 /** Scans one part with the columns and kernels of `init`. */
-export function scanPcPart(init: ThreadState, task: PcPartTask): PcPartResult {
+function scanPcPart(init: ThreadState, task: PcPartTask): PcPartResult {
   const batches: SampleBatch[] = [];
   const t = new SampleTally(init.columns, init.kernels, (b) => batches.push(b));
   tally = t;

@@ -101,7 +101,7 @@ export interface RowProblems {
   firstBadText?: string;
 }
 
-export function noteBadRow(problems: RowProblems, row: CsvRow): void {
+function noteBadRow(problems: RowProblems, row: CsvRow): void {
   if (problems.badRows++ === 0) {
     problems.firstBadLine = row.line;
     problems.firstBadText = rowExcerpt(row);

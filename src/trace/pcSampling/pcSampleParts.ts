@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { CsvFormatError, createCsvScanner, type CsvScanner } from '../csvScanner';
 import { partPlan, scanSpan, type PartOutcome, type PartSpan } from '../fileParts';
+import type { FileSpan } from '../parallelParts';
 import { WORKER_LIMITS, takeTraceWorker } from '../traceWorkerPool';
 import {
   SampleTally,
@@ -73,14 +74,6 @@ export function isPcWorkerMessage(message: object): message is PcWorkerMessage {
   return 'pcInit' in message || 'pcPart' in message;
 }
 
-export interface PcFileSpan {
-  path: string;
-  size: number;
-  /** Offset and line number of the first data row. */
-  dataStart: number;
-  dataLine: number;
-}
-
 export interface PcParallelOptions {
   threads: number;
   partBytes?: number;
@@ -112,7 +105,7 @@ interface Pending {
  * rows before it) and an Error when a part could not be read.
  */
 export async function readPcCsvParallel(
-  file: PcFileSpan,
+  file: FileSpan,
   init: PcPartInit,
   /** The applier of one scan's batches (ids count from each scan's start). */
   newScan: () => (b: SampleBatch) => void,

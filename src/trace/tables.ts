@@ -359,6 +359,18 @@ export class BytesInterner {
     return id;
   }
 
+  /** Forgets every name, keeping its storage (arrays reused keep the element kinds optimised code expects). */
+  clear(): void {
+    this.slots.fill(0);
+    this.hashes.length = 0;
+    this.raws.length = 0;
+    this.byText.clear();
+    this.texts.length = 0;
+    this.ids.length = 0;
+    this.lastRaw = Buffer.alloc(0);
+    this.foldId = -1;
+  }
+
   private grow(): void {
     const slots = new Int32Array(this.slots.length * 2);
     const mask = slots.length - 1;

@@ -84,6 +84,19 @@ export class CounterTableBuilder {
   private lastKey = NaN;
   private lastName = '';
 
+  /** Empty again, keeping its arrays and maps (see BytesInterner.clear); part()'s columns are not touched. */
+  clear(): void {
+    this.names.length = 0;
+    this.keys.length = 0;
+    this.samples.length = 0;
+    this.columns.clear();
+    this.byKey.clear();
+    this.byNumber.clear();
+    this.last = -1;
+    this.lastKey = NaN;
+    this.lastName = '';
+  }
+
   private dispatchOfSlow(key: number, name: string, durationNs: number): number {
     const found = this.find(key, name);
     if (found < 0) return this.newLongDispatch(key, name, { values: [durationNs], counts: [1] });

@@ -189,6 +189,46 @@ export class CounterPartCollector {
     this.wanted = new Set(spec.wanted ?? []);
   }
 
+  /**
+   * Ready for the next part of the same file, as new. The arrays are emptied, not replaced: a new collector's
+   * empty arrays would make V8 drop the optimised row code again at each part (its first object or double in an
+   * empty array changes the array's element kind), recompiling it about once a part.
+   */
+  clear(): void {
+    this.rows = 0;
+    this.kernels.clear();
+    this.counterNames.clear();
+    this.pairOf.length = 0;
+    this.pairs.length = 0;
+    this.counterRaw.length = 0;
+    this.nextCounter.length = 0;
+    this.viewOf = null;
+    this.lastCounterId = -1;
+    this.lastName = Buffer.alloc(0);
+    this.lastNameId = -1;
+    this.sinkColumns.length = 0;
+    this.table?.clear();
+    this.dispatchAt.clear();
+    this.timings.length = 0;
+    this.agentIds.clear();
+    const out = this.out;
+    out.ids.length = 0;
+    out.kernelOf.length = 0;
+    out.lineOf.length = 0;
+    out.firstStart.length = 0;
+    out.firstEnd.length = 0;
+    out.launches.length = 0;
+    out.agentOf.length = 0;
+    out.agents.length = 0;
+    out.firstText.length = 0;
+    out.badRows = 0;
+    out.firstBadLine = 0;
+    out.firstBadText = '';
+    this.lastOk = false;
+    this.lastDispatch = NaN;
+    this.lastD = -1;
+  }
+
   add(row: CsvRow): void {
     this.rows++;
     const spec = this.spec;
@@ -333,7 +373,7 @@ export class CounterPartCollector {
       rows: this.rows,
       kernels: this.kernels.texts.slice(),
       counters: this.counterNames.texts.slice(),
-      pairs: this.pairs,
+      pairs: this.pairs.slice(),
       ids: Float64Array.from(out.ids),
       kernelOf: Int32Array.from(out.kernelOf),
       lineOf: Float64Array.from(out.lineOf),
@@ -341,11 +381,11 @@ export class CounterPartCollector {
       firstEnd: Float64Array.from(out.firstEnd),
       launches: Float64Array.from(out.launches),
       agentOf: Int32Array.from(out.agentOf),
-      agents: out.agents,
+      agents: out.agents.slice(),
       timingAt: Int32Array.from(timingAt),
       timingStart: Float64Array.from(timingStart),
       timingEnd: Float64Array.from(timingEnd),
-      firstText: out.firstText,
+      firstText: out.firstText.slice(),
       badRows: out.badRows,
       firstBadLine: out.firstBadLine,
       firstBadText: out.firstBadText,
@@ -373,10 +413,20 @@ interface Growing {
 /** One scanner per thread for counter parts (made once: V8 keeps its optimised code), rows to the current collector. */
 let scanner: CsvScanner | null = null;
 let current: CounterPartCollector | null = null;
+/** The collector of this thread's last part, cleared for the next part of a file of the same spec. */
+let reusable: { spec: string; collector: CounterPartCollector } | null = null;
 
 /** Scans one part of a counter collection (in a worker thread, or on the calling thread when none can). */
 export function scanCounterPart(task: CounterTask): CounterPart {
-  const collector = new CounterPartCollector(task.spec);
+  const spec = JSON.stringify(task.spec);
+  let collector: CounterPartCollector;
+  if (reusable?.spec === spec) {
+    collector = reusable.collector;
+    collector.clear();
+  } else {
+    collector = new CounterPartCollector(task.spec);
+    reusable = { spec, collector };
+  }
   current = collector;
   scanner ??= createCsvScanner({ fileStart: false, onRow: (row) => (current as CounterPartCollector).add(row) });
   scanner.setRepeat(task.spec.repeat ?? undefined);

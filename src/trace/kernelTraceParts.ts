@@ -27,10 +27,8 @@ export function speculativeTask(file: string, index: number, threads: number): P
   if (!head) return null;
   const names = new Columns(head.names);
   if (names.has('Counter_Name')) return null; // a counter collection: its parts are another kind of task
-  const startText = head.first[names.find('Start_Timestamp', 'BeginNs')] ?? '';
-  if (!/^\d{1,24}$/.test(startText)) return null;
-  const high = startText.length > 9 ? Number(startText.slice(0, -9)) : 0;
-  const epochSeconds = high * 1e9 + Number(startText.slice(-9)) >= 2 ** 52 ? high : 0;
+  const epochSeconds = firstRowEpoch(head.first[names.find('Start_Timestamp', 'BeginNs')] ?? '');
+  if (epochSeconds === null) return null;
   const columns = kernelColumns(names, false, epochSeconds);
   if (columns.name < 0 || columns.start < 0 || columns.end < 0) return null;
   const { partBytes, count } = partPlan(size - head.dataStart, threads);
@@ -47,11 +45,18 @@ export function speculativeTask(file: string, index: number, threads: number): P
   };
 }
 
+/** The summary's epoch (traceClock.ts) when the first row's start time is this text; null: not a time. */
+export function firstRowEpoch(startText: string): number | null {
+  if (!/^\d{1,24}$/.test(startText)) return null;
+  const high = startText.length > 9 ? Number(startText.slice(0, -9)) : 0;
+  return high * 1e9 + Number(startText.slice(-9)) >= 2 ** 52 ? high : 0;
+}
+
 /**
  * The header and first row of a CSV whose first two lines hold no line feed inside quotes (else null: no guess), by
  * a string split rather than the scanner: a second scanner in a worker would cost its scanner's optimised code.
  */
-function simpleHead(file: string): { names: string[]; first: string[]; dataStart: number } | null {
+export function simpleHead(file: string): { names: string[]; first: string[]; dataStart: number } | null {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.alloc(1 << 16);

@@ -8,12 +8,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { KernelRowCollector, batchBuffers, type RunArrays } from './kernelRows';
 import { sameTask, scanPart, speculativeTask, type PartResult, type PartTask } from './kernelTraceParts';
-import { counterPartBuffers, scanCounterPart, type CounterTask } from './readers/counterParts';
+import { counterPartBuffers, scanCounterPart, type CounterPart, type CounterTask } from './readers/counterParts';
+import { sameCounterTask, speculativeCounterTasks } from './readers/counterSpeculation';
 import { isPcWorkerMessage, scanPcMessage, type PcWorkerMessage } from './pcSampling/pcSampleParts';
 
 export interface SpeculationData {
-  speculate?: { path: string; index: number; threads: number };
+  /** `counters`: a counter_collection.csv (else a kernel_trace file). */
+  speculate?: { path: string; index: number; threads: number; counters?: boolean };
 }
+
+/** Counter parts scanned early, in the order the read will most likely ask for them. */
+const COUNTER_PARTS_AHEAD = 2;
 
 let collector: KernelRowCollector | null = null;
 const port = parentPort;
@@ -28,17 +33,50 @@ function scan(task: PartTask): void {
 }
 
 const guess = (workerData as SpeculationData | null)?.speculate;
+/** Counter parts scanned early, answered when their task comes (dropped at the first task that differs). */
+let earlyCounters: Array<{ task: CounterTask; part: CounterPart }> = [];
+let stopGuessing = false;
+if (guess?.counters) {
+  // one part a turn of the event loop, so that a task that comes meanwhile stops the guessing
+  let tasks: CounterTask[] = [];
+  try {
+    tasks = speculativeCounterTasks(guess.path, guess.index, guess.threads, COUNTER_PARTS_AHEAD);
+  } catch {
+    // no guess: the read sends the tasks
+  }
+  const next = (): void => {
+    const task = tasks.shift();
+    if (!task || stopGuessing) return;
+    earlyCounters.push({ task, part: scanCounterPart(task) });
+    setImmediate(next);
+  };
+  setImmediate(next);
+}
+
+function answerCounters(task: CounterTask): void {
+  stopGuessing = true;
+  const known = earlyCounters.shift();
+  if (known && sameCounterTask(known.task, task) && known.part.failure === null) {
+    port?.postMessage({ ...known.part, early: true }, counterPartBuffers(known.part));
+    return;
+  }
+  earlyCounters = [];
+  const part = scanCounterPart(task);
+  port?.postMessage(part, counterPartBuffers(part));
+}
+
 /** The early scan, until the first task comes (each task waits for the one before it: answers go in order). */
-let early: Promise<{ task: PartTask; result: PartResult } | null> | null = guess
-  ? Promise.resolve()
-      .then(() => {
-        const task = speculativeTask(guess.path, guess.index, guess.threads);
-        if (!task) return null;
-        collector = new KernelRowCollector(task.columns, () => {});
-        return { task, result: scanPart(task, collector) };
-      })
-      .catch(() => null)
-  : null;
+let early: Promise<{ task: PartTask; result: PartResult } | null> | null =
+  guess && !guess.counters
+    ? Promise.resolve()
+        .then(() => {
+          const task = speculativeTask(guess.path, guess.index, guess.threads);
+          if (!task) return null;
+          collector = new KernelRowCollector(task.columns, () => {});
+          return { task, result: scanPart(task, collector) };
+        })
+        .catch(() => null)
+    : null;
 let queue: Promise<void> = Promise.resolve();
 
 port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays } | PcWorkerMessage) => {
@@ -60,8 +98,7 @@ port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays } | 
     const done = pending ? await pending : null;
     if ('kind' in task) {
       if (done) collector = null; // its ids were never sent
-      const part = scanCounterPart(task);
-      port?.postMessage(part, counterPartBuffers(part));
+      answerCounters(task);
       return;
     }
     if (done && sameTask(done.task, task) && done.result.failure === null) {

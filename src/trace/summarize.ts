@@ -54,7 +54,8 @@ import type { PcHotspots } from '../core/protocol/pcSampling';
 const SUMMARY_HOTSPOTS_TOP = 10;
 import { addDuration } from './durationStats';
 import { CounterTableBuilder } from './counters/counterTable';
-import { countersUsed, deriveRoofline } from './counters/derive';
+import { countersUsed } from './counters/countersUsed';
+import { deriveRoofline } from './counters/derive';
 import { readPmcPerfWide } from './counters/pmcPerfWide';
 import { readOutputFormat, readRooflineCsv, readSysinfo } from './counters/workloadFiles';
 

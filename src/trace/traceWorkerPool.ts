@@ -35,8 +35,9 @@ type WithPool = typeof globalThis & { [POOL]?: Pool };
 
 /**
  * Starts the default number of workers of `script` when one of `paths` is (or is a folder holding) a
- * `*kernel_trace.csv`, `*counter_collection.csv` (or PC-sample CSV) the parallel read will take (default minimum size). They do not keep the process alive. Given
- * a file, worker i starts on part i of it (kernelTraceWorker.ts), the part it will most likely be sent first.
+ * `*kernel_trace.csv`, `*counter_collection.csv` (or PC-sample CSV) the parallel read will take (default minimum
+ * size). They do not keep the process alive. Given a kernel trace file, or a counter collection without a kernel
+ * trace beside it, worker i starts on the parts of it it will most likely be sent first (kernelTraceWorker.ts).
  */
 export function prestartTraceWorkers(
   script: string,
@@ -50,15 +51,25 @@ export function prestartTraceWorkers(
     what === 'kernel trace'
       ? /(?:kernel_trace|counter_collection)\.csv$/i
       : /_pc_sampling_(host_trap|stochastic)\.csv$/i;
-  const large = threads <= 0 ? undefined : paths.find((p) => holdsLargeCsv(p, names));
-  if (large === undefined) return;
-  const isFile = statSync(large, { throwIfNoEntry: false })?.isFile() === true;
-  const file = isFile && what === 'kernel trace' ? path.resolve(large) : null;
+  const large = threads <= 0 ? undefined : paths.map((p) => largeCsvIn(p, names)).find((f) => f !== null);
+  if (!large) return;
+  // what the workers start on before they are asked (kernelTraceWorker.ts): a kernel trace given as a file, or a
+  // counter collection with no kernel trace beside it
+  const speculate =
+    what !== 'kernel trace'
+      ? undefined
+      : large.counters
+        ? large.alone
+          ? { path: large.file, counters: true }
+          : undefined
+        : large.given
+          ? { path: large.file }
+          : undefined;
   const workers: Worker[] = [];
   for (let i = 0; i < threads; i++) {
     let worker: Worker;
     try {
-      const workerData = file ? { speculate: { path: file, index: i, threads } } : undefined;
+      const workerData = speculate ? { speculate: { ...speculate, index: i, threads } } : undefined;
       worker = new Worker(script, { resourceLimits: WORKER_LIMITS, workerData });
     } catch {
       break;
@@ -84,16 +95,31 @@ export function takeTraceWorker(script: string): Worker | null {
   return worker;
 }
 
-function holdsLargeCsv(p: string, names: RegExp): boolean {
+/**
+ * The large CSV of `names` that `p` is or holds (absolute): `given` when `p` is the file itself, `counters` when it
+ * is a counter collection, `alone` when no kernel trace is beside it. Null when there is none.
+ */
+function largeCsvIn(
+  p: string,
+  names: RegExp,
+): { file: string; given: boolean; counters: boolean; alone: boolean } | null {
   const min = defaultMinBytes();
+  const found = (file: string, given: boolean, siblings: string[]) => ({
+    file: path.resolve(file),
+    given,
+    counters: /counter_collection\.csv$/i.test(file),
+    alone: !siblings.some((name) => /kernel_trace\.csv$/i.test(name)),
+  });
   try {
     const st = statSync(p);
-    if (st.isFile()) return st.size >= min && /\.csv$/i.test(p);
-    if (!st.isDirectory()) return false;
-    return readdirSync(p).some(
+    if (st.isFile()) return st.size >= min && /\.csv$/i.test(p) ? found(p, true, []) : null;
+    if (!st.isDirectory()) return null;
+    const entries = readdirSync(p);
+    const name = entries.find(
       (name) => names.test(name) && (statSync(path.join(p, name), { throwIfNoEntry: false })?.size ?? 0) >= min,
     );
+    return name === undefined ? null : found(path.join(p, name), false, entries);
   } catch {
-    return false;
+    return null;
   }
 }

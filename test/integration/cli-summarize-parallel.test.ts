@@ -1,10 +1,11 @@
 // The BUILT CLI reads a kernel trace with its bundled worker (dist/trace-worker.cjs, found beside the bundle):
 // the summary equals the single-threaded one, and the worker really ran (KERNEL_RUNNER_TRACE_DEBUG says so); the
-// launcher starts the workers of a large trace (a file or a folder holding one) before the bundle loads.
+// launcher starts the workers of a large trace (a file or a folder holding one) before the bundle loads, and those
+// of a counter collection scan their first parts before they are asked, unless a kernel trace is beside it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,4 +61,66 @@ test('the launcher starts the workers of a large kernel trace, in a folder too, 
   const small = summarize(file, { KERNEL_RUNNER_TRACE_MIN_BYTES: String(1 << 30), KERNEL_RUNNER_TRACE_THREADS: '2' });
   assert.equal(small.stderr, '');
   assert.equal(JSON.parse(folder.stdout).kernelTotals.calls, 3000);
+});
+
+/** A rocprofv3 ROCm 7 counter_collection.csv (timestamps past 2^53) with a sysinfo.csv, in a folder of its own. */
+function counterFolder(name: string, dispatches: number): string {
+  const folder = path.join(dir, name);
+  mkdirSync(folder);
+  const counters = [
+    'SQ_INSTS_VALU_ADD_F32',
+    'SQ_INSTS_VALU_FMA_F32',
+    'TCC_EA0_RDREQ_sum',
+    'SQ_WAVES',
+    'GRBM_GUI_ACTIVE',
+  ];
+  const lines = [
+    'Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,Workgroup_Size,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Counter_Name,Counter_Value,Start_Timestamp,End_Timestamp',
+  ];
+  let t = 12_000_000_000_000_000n;
+  for (let d = 1; d <= dispatches; d++) {
+    const k = d % 7;
+    const end = t + BigInt(1000 + ((d * 7919) % 50000));
+    for (const [i, c] of counters.entries())
+      lines.push(
+        `${d},${d},2,1,4242,4242,1048576,${k},"gemm_${k}(float const*, float*, int)",256,0,0,16,4,32,${c},${(d * 31 + i * 17) % 100000},${t},${end}`,
+      );
+    t = end + 500n;
+  }
+  writeFileSync(path.join(folder, 'run_counter_collection.csv'), lines.join('\n') + '\n');
+  writeFileSync(
+    path.join(folder, 'sysinfo.csv'),
+    'gpu_arch,cu_per_gpu,max_sclk,max_mclk,total_l2_chan,num_hbm_channels,num_xcd,max_waves_per_cu\ngfx942,304,2100,1300,128,128,8,32\n',
+  );
+  return folder;
+}
+
+test("the launcher's workers scan a large counter collection's first parts before they are asked; the summary is the one-thread one", () => {
+  const folder = counterFolder('counters', 4000);
+  const env = { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2' };
+  const many = summarize(folder, env);
+  assert.match(
+    many.stderr,
+    /counter_collection\.csv: \d+ part\(s\), [12] worker thread\(s\), 0 rescanned, 0 on the main thread.*, [12] started by the launcher \([12] part\(s\) scanned before they were asked for\)/,
+  );
+  const one = summarize(folder, { KERNEL_RUNNER_TRACE_THREADS: '0' });
+  assert.equal(one.stderr, '', 'no parallel read');
+  assert.equal(many.stdout, one.stdout);
+  const summary = JSON.parse(many.stdout);
+  assert.equal(summary.kernelTotals.calls, 4000);
+  assert.ok(summary.roofline, 'the per-dispatch counters reached the roofline');
+
+  // given as a file, the same
+  const file = summarize(path.join(folder, 'run_counter_collection.csv'), env);
+  assert.match(file.stderr, /\([12] part\(s\) scanned before they were asked for\)/);
+});
+
+test("beside a kernel trace, a counter collection's workers guess nothing (its dispatches are the trace's)", async () => {
+  const folder = counterFolder('with-trace', 2000);
+  const trace = await ensureKernelTrace(path.join(dir, 'trace-src'), { rows: 2000, kernels: 7, seed: 5 });
+  copyFileSync(trace, path.join(folder, 'run_kernel_trace.csv'));
+  const many = summarize(folder, { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2' });
+  assert.match(many.stderr, /counter_collection\.csv: .*\(0 part\(s\) scanned before they were asked for\)/);
+  const one = summarize(folder, { KERNEL_RUNNER_TRACE_THREADS: '0' });
+  assert.equal(many.stdout, one.stdout);
 });

@@ -10,24 +10,10 @@ import type {
 } from '../../core/protocol/roofline';
 import { archFamily, type ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
-import { countersRead } from './formulas';
 import { peaksFromRooflineCsv, specPeaks } from './peaks';
 import { dispatchQuantities, groupByKernel, rooflineKernels } from './roofline';
-import { solCounters, solKernel, solPerDispatch, sysNumbers } from './speedOfLight';
+import { solKernel, solPerDispatch, sysNumbers } from './speedOfLight';
 
-let used: Set<string> | null = null;
-
-/** Every counter a roofline or speed-of-light formula reads, on any arch (what the readers keep). */
-export function countersUsed(): ReadonlySet<string> {
-  if (used) return used;
-  const all = new Set<string>();
-  for (const f of ['gfx90a', 'gfx942', 'gfx950', 'other'] as ArchFamily[]) {
-    for (const c of countersRead(f)) all.add(c);
-    for (const c of solCounters(f)) all.add(c);
-  }
-  used = all;
-  return all;
-}
 
 export interface DeriveInputs {
   table: CounterTable;

@@ -37,7 +37,6 @@ const guess = (workerData as SpeculationData | null)?.speculate;
 let earlyCounters: Array<{ task: CounterTask; part: CounterPart }> = [];
 let stopGuessing = false;
 if (guess?.counters) {
-  // one part a turn of the event loop, so that a task that comes meanwhile stops the guessing
   let tasks: CounterTask[] = [];
   try {
     tasks = speculativeCounterTasks(guess.path, guess.index, guess.threads, COUNTER_PARTS_AHEAD);
@@ -50,7 +49,9 @@ if (guess?.counters) {
     earlyCounters.push({ task, part: scanCounterPart(task) });
     setImmediate(next);
   };
-  setImmediate(next);
+  // the first part before any task is read (a microtask); the next ones a turn of the event loop each, while no
+  // task has come
+  queueMicrotask(next);
 }
 
 function answerCounters(task: CounterTask): void {

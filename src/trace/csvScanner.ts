@@ -263,7 +263,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           repeated = true;
         }
       }
-      prevStart = -1;
+      // a repeated row's fields are where they are now: the next row is compared with this one
+      prevStart = repeated ? rowStart : -1;
       const tailFrom = prevTail;
       prevTail = -1;
       let tailAt = -1;
@@ -368,9 +369,10 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
           let numeric = k > digitsStart;
           if (k < len && c !== COMMA && c !== LF && c !== CR) {
             numeric = false;
+            // the three delimiters are all at or below the comma: one compare for most bytes of a name
             for (k++; k < len; k++) {
               c = b[k] as number;
-              if (c === COMMA || c === LF || c === CR) break;
+              if (c <= COMMA && (c === COMMA || c === LF || c === CR)) break;
             }
           }
           if (k >= len && !final) return rowStart;

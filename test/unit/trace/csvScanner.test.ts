@@ -325,6 +325,17 @@ function snapshot(
   return { rows, repeated };
 }
 
+test('repeated fields: every row after the first of a run with the same first fields is taken over, not every other one', () => {
+  const lines = ['a,b,c,d,e'];
+  for (const dispatch of [1, 2])
+    for (const counter of ['SQ_WAVES', 'GRBM_GUI_ACTIVE', 'SQ_BUSY_CYCLES', 'TA_BUSY_avr'])
+      lines.push(`${dispatch},"gemm<1, 2>(float*, int)",16,${counter},${dispatch * 7}`);
+  const buf = Buffer.from(lines.join('\n') + '\n');
+  const { rows, repeated } = snapshot([buf], { head: 3, tail: -1 });
+  assert.deepEqual(rows, snapshot([buf]).rows);
+  assert.equal(repeated, 6, "three of each dispatch's four rows");
+});
+
 test('repeated fields: rows whose first or last fields repeat the row before scan exactly as without (random documents and splits)', () => {
   const next = seededRandom(20);
   const pick = <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)] as T;

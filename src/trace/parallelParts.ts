@@ -1,8 +1,9 @@
 // A large CSV on disk read by worker threads (dist/trace-worker.cjs): the file is cut into parts (fileParts.ts),
 // the workers scan them, and this thread applies their answers in file order, checking each part's guessed first
 // row against where the previous part ended, and having a part scanned again when they differ. When no worker can
-// be started (the worker file is missing, a worker fails), the parts are scanned here. What a part's answer holds
-// and how it is applied is the reader's (parallelKernelTrace.ts, readers/counterCollection.ts).
+// be started (the worker file is missing, a worker fails), the parts are scanned here; with `scanHereToo`, this
+// thread scans parts beside the workers. What a part's answer holds and how it is applied is the reader's
+// (parallelKernelTrace.ts, readers/counterCollection.ts, pcSampling/pcSampleParts.ts).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -26,6 +27,13 @@ export interface ParallelOptions {
   partBytes?: number;
   /** The worker to start (default: workerEntry()). */
   worker?: { script: string; evaluated: boolean } | null;
+  /**
+   * This thread is one of the `threads` that scan (threads - 1 workers, as traceWorkerPool.ts prestarts for
+   * 'pc samples'): it scans the first parts, one per turn of the event loop, while the workers take parts from the
+   * end. Worth it when this thread's scanner code is warm (it read an earlier file of the run) and the workers' is
+   * not. Off: this thread only applies the answers (and scans only when no worker can).
+   */
+  scanHereToo?: boolean;
 }
 
 /** How a parallel read went (for tests and the benchmark). */
@@ -34,7 +42,10 @@ export interface ParallelRun {
   /** Parts scanned again because their guessed first row was not where the previous part ended. */
   rescans: number;
   workers: number;
-  /** Parts scanned on this thread (no worker could take them). */
+  /**
+   * Parts scanned on this thread: parts no worker could take, a part scanned again (without `scanHereToo`), and
+   * with `scanHereToo` the parts it took beside the workers (it scans a part again at once: counted in `rescans`).
+   */
   partsHere: number;
   /** Workers that the CLI's launcher had started (traceWorkerPool.ts). */
   prestarted: number;
@@ -86,6 +97,8 @@ export const HERE: PartOrigin = -1;
 /** What a kind of rows does with its parts. `M` is what a worker needs besides the span (sent with every part). */
 export interface PartReader<M extends object, R extends PartOutcome> {
   payload: M;
+  /** Sent to each worker once, before its first part (what every part needs that is too large to send with each). */
+  init?: object;
   /** Scans a part on this thread (when no worker can). */
   scanHere(task: PartSpan & M): R;
   /** An answer as it arrives (a worker answers its parts in the order it was sent them). */
@@ -159,11 +172,31 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
   /** Parts handed out at most this far ahead of the next one to apply (bounds the answers held). */
   const window = Math.max(2, threads * (PER_WORKER + 1));
 
+  const scanNow = (span: PartSpan & M): R => {
+    const result = reader.scanHere(span);
+    reader.received?.(result, HERE);
+    return result;
+  };
   const scanHere = (task: Task<M, R>): void => {
     run.partsHere++;
-    const result = reader.scanHere(task.span);
-    reader.received?.(result, HERE);
-    task.resolve({ result, from: HERE });
+    task.resolve({ result: scanNow(task.span), from: HERE });
+  };
+
+  const scanHereToo = options.scanHereToo === true;
+  const inWindow = (t: Task<M, R>): boolean => t.span.index < applied + window;
+  /** The queued part in the window nearest the start of the file (or, `last`, its end); -1: none. */
+  const pick = (last: boolean): number => {
+    let at = -1;
+    let best = 0;
+    for (let i = 0; i < queue.length; i++) {
+      const index = (queue[i] as Task<M, R>).span.index;
+      if (index >= applied + window) continue;
+      if (at < 0 || (last ? index > best : index < best)) {
+        at = i;
+        best = index;
+      }
+    }
+    return at;
   };
 
   const lanes: Array<Lane<M, R>> = [];
@@ -172,20 +205,23 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
     for (let round = 0; round < PER_WORKER; round++) {
       for (const lane of lanes) {
         if (lane.tasks.length > round) continue;
-        const i = queue.findIndex((t) => t.span.index < applied + window);
+        // with this thread scanning the first parts, the workers take them from the end
+        const i = scanHereToo ? pick(true) : queue.findIndex(inWindow);
         if (i < 0) break;
         const [task] = queue.splice(i, 1) as [Task<M, R>];
         lane.tasks.push(task);
         lane.worker.postMessage(task.span);
       }
     }
-    if (lanes.length === 0 && queue.length > 0 && !hereScheduled) {
-      // no worker: one part per turn of the event loop, so that this thread stays responsive
+    if ((lanes.length === 0 || scanHereToo) && !hereScheduled && queue.some(inWindow)) {
+      // one part per turn of the event loop, so that this thread stays responsive and takes the workers' answers
+      // between its parts
       hereScheduled = true;
       setImmediate(() => {
         hereScheduled = false;
-        const i = queue.findIndex((t) => t.span.index < applied + window);
-        if (i >= 0) scanHere(queue.splice(i, 1)[0] as Task<M, R>);
+        const i = scanHereToo ? pick(false) : queue.findIndex(inWindow);
+        if (i < 0) return; // the next answer or apply pumps again
+        scanHere(queue.splice(i, 1)[0] as Task<M, R>);
         pump();
       });
     }
@@ -193,7 +229,9 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
 
   const entry = threads > 0 ? (options.worker === undefined ? workerEntry() : options.worker) : null;
   if (entry) {
-    for (let i = 0; i < Math.min(threads, count); i++) {
+    // with scanHereToo, this thread is one of `threads` and scans one part at least
+    const workers = scanHereToo ? Math.min(threads - 1, count - 1) : Math.min(threads, count);
+    for (let i = 0; i < workers; i++) {
       let worker: Worker;
       try {
         // one the launcher started (traceWorkerPool.ts), else a new one
@@ -222,6 +260,7 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
       });
       worker.on('error', drop);
       worker.on('exit', drop);
+      if (reader.init) worker.postMessage(reader.init);
       lanes.push(lane);
     }
     run.workers = lanes.length;
@@ -234,21 +273,30 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
     };
 
   let rows = 0;
-  /** Time this thread spent applying answers (shown with KERNEL_RUNNER_TRACE_DEBUG). */
+  /** Time this thread spent applying answers, and waiting for them (shown with KERNEL_RUNNER_TRACE_DEBUG). */
   let applyMs = 0;
+  let waitMs = 0;
   try {
     pump();
     let expected = file.dataStart;
     let lineBase = file.dataLine;
     for (let k = 0; k < count; k++) {
+      const waiting = performance.now();
       let { result, from } = await (tasks[k] as Task<M, R>).promise;
       if (result.start !== expected) {
         run.rescans++;
         const again = makeTask(k, expected, true);
-        queue.unshift(again);
-        pump();
-        ({ result, from } = await again.promise);
+        if (scanHereToo) {
+          // this thread, which scans too, is waiting for this very part: it scans it at once
+          result = scanNow(again.span);
+          from = HERE;
+        } else {
+          queue.unshift(again);
+          pump();
+          ({ result, from } = await again.promise);
+        }
       }
+      waitMs += performance.now() - waiting;
       const applying = performance.now();
       reader.apply(result, from, lineBase, postTo(from));
       rows += reader.rows(result);
@@ -267,7 +315,7 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
     onRun?.(run);
     if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
       process.stderr.write(
-        `kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${run.prestarted} started by the launcher (${run.early} part(s) scanned before they were asked for)\n`,
+        `kernel-runner: ${file.path}: ${run.parts} part(s), ${run.workers} worker thread(s), ${run.rescans} rescanned, ${run.partsHere} on the main thread, ${applyMs.toFixed(0)} ms applying them there, ${waitMs.toFixed(0)} ms awaiting them (its own scans included), ${run.prestarted} started by the launcher (${run.early} part(s) scanned before they were asked for)\n`,
       );
     }
   }

@@ -45,7 +45,7 @@ export function prestartTraceWorkers(
   /** What the workers will read (`hotspots`: PC samples, read in parts by pcSampling/pcSampleParts.ts). */
   what: 'kernel trace' | 'pc samples' = 'kernel trace',
 ): void {
-  // the PC-sample read scans on the calling thread too (pcSampling/pcSampleParts.ts)
+  // the PC-sample read scans on the calling thread too (parallelParts.ts scanHereToo)
   const threads = what === 'kernel trace' ? defaultThreads() : defaultThreads() - 1;
   const names =
     what === 'kernel trace'

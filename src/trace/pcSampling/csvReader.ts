@@ -5,7 +5,8 @@
 import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import type { FileSource } from '../sources';
 import type { HotspotAggregator, SampleSlot } from './aggregate';
-import { readPcCsvParallel, type PcParallelOptions, type PcParallelRun } from './pcSampleParts';
+import type { ParallelOptions, ParallelRun } from '../parallelParts';
+import { readPcCsvParallel } from './pcSampleParts';
 import {
   SampleTally,
   dispatchKernelMap,
@@ -19,10 +20,10 @@ import {
 export { newPcCsvProblems, pcSamplingMethodOf, type PcCsvProblems } from './sampleTally';
 
 /** A large file on disk is read by worker threads (pcSampleParts.ts) with these; null: on this thread. */
-export interface PcCsvParallel extends PcParallelOptions {
+export interface PcCsvParallel extends ParallelOptions {
   /** Smaller files are read on this thread. */
   minBytes: number;
-  onRun?: (run: PcParallelRun) => void;
+  onRun?: (run: ParallelRun) => void;
 }
 
 /** Applies a scan's batches to the aggregator, resolving the scan's ids to texts and name ids as they come. */

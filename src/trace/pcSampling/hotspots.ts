@@ -28,8 +28,7 @@ import {
   readPcSamplingCsv,
   type PcCsvParallel,
 } from './csvReader';
-import type { PcParallelRun } from './pcSampleParts';
-import { defaultMinBytes, defaultThreads, workerEntry } from '../parallelKernelTrace';
+import { defaultMinBytes, defaultThreads, workerEntry, type ParallelRun } from '../parallelKernelTrace';
 import { MAX_DISPATCHES, readDispatchNames } from './dispatchNames';
 import { isRocprofv3Json, MAX_PC_JSON_BYTES, readPcSamplingJson } from './jsonReader';
 
@@ -53,7 +52,7 @@ export interface HotspotsOptions {
     partBytes?: number;
     /** The worker to start (default: parallelKernelTrace.ts's workerEntry(); null: the parts are scanned here). */
     worker?: { script: string; evaluated: boolean } | null;
-    onRun?: (run: PcParallelRun) => void;
+    onRun?: (run: ParallelRun) => void;
   };
 }
 

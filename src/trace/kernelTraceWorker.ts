@@ -17,9 +17,6 @@ export interface SpeculationData {
   speculate?: { path: string; index: number; threads: number; counters?: boolean };
 }
 
-/** Counter parts scanned early, in the order the read will most likely ask for them. */
-const COUNTER_PARTS_AHEAD = 2;
-
 let collector: KernelRowCollector | null = null;
 const port = parentPort;
 
@@ -39,7 +36,7 @@ let stopGuessing = false;
 if (guess?.counters) {
   let tasks: CounterTask[] = [];
   try {
-    tasks = speculativeCounterTasks(guess.path, guess.index, guess.threads, COUNTER_PARTS_AHEAD);
+    tasks = speculativeCounterTasks(guess.path, guess.index, guess.threads);
   } catch {
     // no guess: the read sends the tasks
   }

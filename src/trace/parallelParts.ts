@@ -129,6 +129,33 @@ interface Lane<M extends object, R extends PartOutcome> {
 /** Parts sent to a worker ahead: it starts the next one without waiting for this thread to answer. */
 const PER_WORKER = 2;
 
+/** How far ahead of the next part to apply parts are handed out (bounds the answers held). */
+function windowOf(threads: number): number {
+  return Math.max(2, threads * (PER_WORKER + 1));
+}
+
+/**
+ * The parts worker `lane` of `workers` is sent first by a read of `count` parts with `threads` (and `scanHereToo`),
+ * in the order it is sent them: what a worker started before the read (traceWorkerPool.ts) can scan meanwhile.
+ */
+export function firstPartsOf(
+  lane: number,
+  workers: number,
+  count: number,
+  threads: number,
+  scanHereToo: boolean,
+): number[] {
+  // as pump() below hands them out before anything is applied
+  const queued = Array.from({ length: Math.min(count, windowOf(threads)) }, (_, k) => k);
+  const parts: number[] = [];
+  for (let round = 0; round < PER_WORKER; round++)
+    for (let l = 0; l < workers && queued.length > 0; l++) {
+      const index = (scanHereToo ? queued.pop() : queued.shift()) as number;
+      if (l === lane) parts.push(index);
+    }
+  return parts;
+}
+
 /**
  * Reads the rows of [dataStart, size) with `reader`; returns the number of data rows. `progress.rowsRead` counts
  * the rows applied so far (still right when a part holds a malformed row: its rows before it are applied first).
@@ -170,7 +197,7 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
   const run: ParallelRun = { parts: count, rescans: 0, workers: 0, partsHere: 0, prestarted: 0, early: 0 };
   let applied = 0;
   /** Parts handed out at most this far ahead of the next one to apply (bounds the answers held). */
-  const window = Math.max(2, threads * (PER_WORKER + 1));
+  const window = windowOf(threads);
 
   const scanNow = (span: PartSpan & M): R => {
     const result = reader.scanHere(span);

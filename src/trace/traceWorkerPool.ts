@@ -25,6 +25,17 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
   return Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
 }
 
+/**
+ * Threads of a counter collection's parallel read (0: one pass on the calling thread): KERNEL_RUNNER_TRACE_THREADS
+ * when set, else none on two cores or fewer. There the one pass is faster: a counter part's rows merge per
+ * dispatch on the calling thread, and each worker warms up its own copy of the row code, which costs more than a
+ * second core gives (bench/roofline.bench.ts: 0.76 s one pass against 0.93 s with a worker, 1,000,000 rows).
+ */
+export function counterReadThreads(env: NodeJS.ProcessEnv = process.env): number {
+  if (env.KERNEL_RUNNER_TRACE_THREADS === undefined && availableParallelism() <= 2) return 0;
+  return defaultThreads(env);
+}
+
 interface Pool {
   script: string;
   workers: Worker[];
@@ -45,31 +56,30 @@ export function prestartTraceWorkers(
   /** What the workers will read (`hotspots`: PC samples, read in parts by pcSampling/pcSampleParts.ts). */
   what: 'kernel trace' | 'pc samples' = 'kernel trace',
 ): void {
-  // the PC-sample read scans on the calling thread too (parallelParts.ts scanHereToo)
-  const threads = what === 'kernel trace' ? defaultThreads() : defaultThreads() - 1;
+  const threads = defaultThreads();
   const names =
     what === 'kernel trace'
       ? /(?:kernel_trace|counter_collection)\.csv$/i
       : /_pc_sampling_(host_trap|stochastic)\.csv$/i;
   const large = threads <= 0 ? undefined : paths.map((p) => largeCsvIn(p, names)).find((f) => f !== null);
   if (!large) return;
+  // the PC-sample and counter reads scan on the calling thread too (parallelParts.ts scanHereToo): one worker fewer
+  const counters = what === 'kernel trace' && large.counters && large.alone;
+  const count = what === 'pc samples' ? threads - 1 : counters ? counterReadThreads() - 1 : threads;
   // what the workers start on before they are asked (kernelTraceWorker.ts): a kernel trace given as a file, or a
   // counter collection with no kernel trace beside it
-  const speculate =
-    what !== 'kernel trace'
-      ? undefined
-      : large.counters
-        ? large.alone
-          ? { path: large.file, counters: true }
-          : undefined
-        : large.given
-          ? { path: large.file }
-          : undefined;
+  const speculate = counters
+    ? { path: large.file, counters: true }
+    : what === 'kernel trace' && !large.counters && large.given
+      ? { path: large.file }
+      : undefined;
   const workers: Worker[] = [];
-  for (let i = 0; i < threads; i++) {
+  for (let i = 0; i < count; i++) {
     let worker: Worker;
     try {
-      const workerData = speculate ? { speculate: { ...speculate, index: i, threads } } : undefined;
+      const workerData = speculate
+        ? { speculate: { ...speculate, index: i, threads: counters ? counterReadThreads() : threads } }
+        : undefined;
       worker = new Worker(script, { resourceLimits: WORKER_LIMITS, workerData });
     } catch {
       break;

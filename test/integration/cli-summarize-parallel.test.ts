@@ -96,18 +96,18 @@ function counterFolder(name: string, dispatches: number): string {
 }
 
 test("the launcher's workers scan a large counter collection's first parts before they are asked; the summary is the one-thread one", () => {
-  const folder = counterFolder('counters', 4000);
+  const folder = counterFolder('counters', 12000);
   const env = { KERNEL_RUNNER_TRACE_MIN_BYTES: '0', KERNEL_RUNNER_TRACE_THREADS: '2' };
   const many = summarize(folder, env);
   assert.match(
     many.stderr,
-    /counter_collection\.csv: \d+ part\(s\), [12] worker thread\(s\), 0 rescanned, 0 on the main thread.*, [12] started by the launcher \([12] part\(s\) scanned before they were asked for\)/,
+    /counter_collection\.csv: [3-9] part\(s\), 1 worker thread\(s\), 0 rescanned, [1-9] on the main thread.*, 1 started by the launcher \(2 part\(s\) scanned before they were asked for\)/,
   );
   const one = summarize(folder, { KERNEL_RUNNER_TRACE_THREADS: '0' });
   assert.equal(one.stderr, '', 'no parallel read');
   assert.equal(many.stdout, one.stdout);
   const summary = JSON.parse(many.stdout);
-  assert.equal(summary.kernelTotals.calls, 4000);
+  assert.equal(summary.kernelTotals.calls, 12000);
   assert.ok(summary.roofline, 'the per-dispatch counters reached the roofline');
 
   // given as a file, the same

@@ -14,7 +14,6 @@ import { peaksFromRooflineCsv, specPeaks } from './peaks';
 import { dispatchQuantities, groupByKernel, rooflineKernels } from './roofline';
 import { solKernel, solPerDispatch, sysNumbers } from './speedOfLight';
 
-
 export interface DeriveInputs {
   table: CounterTable;
   source: Omit<CounterSource, 'arch'>;

@@ -7,6 +7,7 @@
 import { Columns, readCsvHead, streamCsv } from '../csvFile';
 import type { CsvRow } from '../csvScanner';
 import { readPartsParallel, readsInParallel } from '../parallelParts';
+import { counterReadThreads } from '../traceWorkerPool';
 import type { FileSource } from '../sources';
 import type { CounterTableBuilder } from '../counters/counterTable';
 import {
@@ -45,7 +46,7 @@ export async function readCounterCollection(
 ): Promise<CounterReadResult> {
   const epoch = ctx.acc.clock.use();
   const wanted = sink ? [...sink.wanted] : null;
-  const parallel = ctx.parallel ?? {};
+  const parallel = { ...ctx.parallel, threads: ctx.parallel?.threads ?? counterReadThreads() };
   let spec: CounterSpec | null = null;
   let merge: CounterMerge | null = null;
   const start = (columns: Columns): { spec: CounterSpec; merge: CounterMerge } => {
@@ -71,7 +72,8 @@ export async function readCounterCollection(
           rows: (part) => part.rows,
         },
         problems,
-        parallel,
+        // this thread scans parts too: one worker fewer to start and warm up (the launcher starts that many)
+        { ...parallel, scanHereToo: parallel.scanHereToo ?? true },
         ctx.onParallelRun,
       );
     } else {

@@ -1,6 +1,6 @@
 // The parts of a large counter_collection.csv a worker the CLI's launcher started (traceWorkerPool.ts) scans before
-// it is asked: the parts the parallel read of `summarize` will most likely send it first, with the spec it will
-// most likely send (the file's own columns, the epoch from its first row, no kernel trace beside it, the counters
+// it is asked: the parts the parallel read of `summarize` will send it first (parallelParts.ts firstPartsOf), with
+// the spec it will most likely send (the file's own columns, the epoch from its first row, no kernel trace beside it, the counters
 // the roofline keeps). A part is only used when the task that comes is the same (sameCounterTask): any guess that
 // is wrong costs the scan, never the result.
 import { statSync } from 'node:fs';
@@ -8,11 +8,15 @@ import path from 'node:path';
 import { Columns } from '../csvFile';
 import { countersUsed } from '../counters/countersUsed';
 import { partPlan } from '../fileParts';
+import { firstPartsOf } from '../parallelParts';
 import { firstRowEpoch, simpleHead } from '../kernelTraceParts';
 import { counterSpec, type CounterTask } from './counterParts';
 
-/** Parts `index`, `index + threads`, ... (at most `count`) of `file` as the read will ask worker `index` for them. */
-export function speculativeCounterTasks(file: string, index: number, threads: number, count: number): CounterTask[] {
+/**
+ * The parts of `file` the read with `threads` (this thread scanning too: threads - 1 workers, counterCollection.ts)
+ * will send worker `lane` first, in that order, as it will send them.
+ */
+export function speculativeCounterTasks(file: string, lane: number, threads: number): CounterTask[] {
   const size = statSync(file).size;
   const head = simpleHead(file);
   if (!head) return [];
@@ -24,19 +28,16 @@ export function speculativeCounterTasks(file: string, index: number, threads: nu
   const spec = counterSpec(names, epoch, false, [...countersUsed()]);
   const plan = partPlan(size - head.dataStart, threads);
   const boundary = (k: number): number => (k >= plan.count ? size : head.dataStart + k * plan.partBytes);
-  const tasks: CounterTask[] = [];
-  for (let k = index; k < plan.count && tasks.length < count; k += threads)
-    tasks.push({
-      index: k,
-      path: file,
-      fileSize: size,
-      start: boundary(k),
-      end: boundary(k + 1),
-      exactStart: k === 0,
-      kind: 'counters',
-      spec,
-    });
-  return tasks;
+  return firstPartsOf(lane, threads - 1, plan.count, threads, true).map((k) => ({
+    index: k,
+    path: file,
+    fileSize: size,
+    start: boundary(k),
+    end: boundary(k + 1),
+    exactStart: k === 0,
+    kind: 'counters' as const,
+    spec,
+  }));
 }
 
 /** Whether two counter tasks are the same part of the same file read with the same spec. */

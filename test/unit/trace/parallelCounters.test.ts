@@ -117,9 +117,20 @@ async function both(
   const one = await summarizePath(target, { parallel: { threads: 0 } });
   const runs: ParallelRun[] = [];
   const many = await summarizePath(target, {
-    parallel: { threads: 2, minBytes: 0, partBytes },
+    parallel: { threads: 2, minBytes: 0, partBytes, scanHereToo: false },
     onParallelRun: (r) => runs.push(r),
   });
+  // the default: this thread scans parts too, beside one worker
+  const hereToo: ParallelRun[] = [];
+  const manyHereToo = await summarizePath(target, {
+    parallel: { threads: 2, minBytes: 0, partBytes },
+    onParallelRun: (r) => hereToo.push(r),
+  });
+  assert.deepEqual(manyHereToo, one, `${target}: this thread scanning too`);
+  assert.equal(hereToo.length, 1);
+  const run = hereToo[0] as ParallelRun;
+  assert.equal(run.workers, 1, 'one worker beside this thread');
+  assert.ok(run.partsHere > 0 && run.partsHere < run.parts, `${run.partsHere} of ${run.parts} parts scanned here`);
   return { one, many, runs };
 }
 

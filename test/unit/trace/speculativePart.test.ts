@@ -88,7 +88,7 @@ test('a counter collection: the early scans answer their parts in order; a task 
     for (const c of ['SQ_WAVES', 'GRBM_GUI_ACTIVE', 'SQ_INSTS_VALU_ADD_F32'])
       lines.push(`${d},2,"k${d % 5}(int, float)",16,${c},${d * 3},${12e15 + d * 1000},${12e15 + d * 1000 + 700}`);
   writeFileSync(file, lines.join('\n') + '\n');
-  const [guessed] = speculativeCounterTasks(file, 0, 2, 2);
+  const [guessed] = speculativeCounterTasks(file, 0, 2);
   assert.ok(guessed, 'a guess for the first part');
   assert.equal(guessed.spec.epoch, 12_000_000, 'the epoch from the first row, as the summary takes it');
   const data = { speculate: { path: file, index: 0, threads: 2, counters: true } };

@@ -6,7 +6,8 @@
 // GROUP BY kernel computing the same sums (dispatches, duration, FLOPs, HBM/L2/L1/LDS bytes). Prints each round,
 // the medians, the per-round ratio ours/DuckDB, and the CPU seconds of both (the machine is shared: CPU time
 // says more than wall time there). Checks, untimed: our per-kernel means x dispatches equal DuckDB's sums.
-// KERNEL_RUNNER_TRACE_THREADS=0 measures our one-thread read (by default the file is read by worker threads).
+// KERNEL_RUNNER_TRACE_THREADS=0 measures our one-thread read, =2 this thread and a worker (by default: one pass on two
+// cores or fewer, else this thread and workers; traceWorkerPool.ts counterReadThreads).
 // Target (issue 20): ratio <= 1.0.
 //
 //   node --import tsx bench/roofline.bench.ts            (BENCH_ROUNDS=5, BENCH_ROWS=1000000 by default)
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'run_counter_collection.csv');
   const mb = statSync(file).size / 1e6;
   console.log(
-    `roofline bench: ${path.relative(root, file)} (${mb.toFixed(0)} MB, ${ROWS} counter rows), ${ROUNDS} rounds, ours with KERNEL_RUNNER_TRACE_THREADS=${process.env.KERNEL_RUNNER_TRACE_THREADS ?? '(default: worker threads)'}, ${machineLoad()}`,
+    `roofline bench: ${path.relative(root, file)} (${mb.toFixed(0)} MB, ${ROWS} counter rows), ${ROUNDS} rounds, ours with KERNEL_RUNNER_TRACE_THREADS=${process.env.KERNEL_RUNNER_TRACE_THREADS ?? '(default: one pass on 2 cores or fewer)'}, ${machineLoad()}`,
   );
   for await (const _ of createReadStream(file, { highWaterMark: 1 << 22 })) {
     // read once so both start from a warm page cache

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { summarizePath, type TraceSummary } from '../../../src/trace/index';
+import { summarizePath } from '../../../src/trace/index';
 import type { ParallelRun } from '../../../src/trace/parallelParts';
 import { seededRandom } from './helpers';
 import { tempDirsRemovedAfter } from '../../support/tempDirs';
@@ -53,46 +53,49 @@ function counterCollection(file: string, dispatches: number): void {
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
-async function oneAndScanningHereToo(
-  target: string,
-  partBytes: number,
-): Promise<{ one: TraceSummary; many: TraceSummary; run: ParallelRun }> {
-  const one = await summarizePath(target, { parallel: { threads: 0 } });
-  const runs: ParallelRun[] = [];
-  const many = await summarizePath(target, {
-    parallel: { threads: 3, minBytes: 0, partBytes, scanHereToo: true },
-    onParallelRun: (r) => runs.push(r),
+/** What is read with scanHereToo: the path given to summarizePath and the dispatches it holds. */
+const CASES: Array<{ rows: string; partBytes: number; make: () => { target: string; calls: number } }> = [
+  {
+    rows: 'a kernel trace',
+    partBytes: 2000,
+    make: () => {
+      const target = path.join(tempDir('kt'), 'run_kernel_trace.csv');
+      kernelTrace(target, 1500);
+      return { target, calls: 1500 };
+    },
+  },
+  {
+    rows: 'a counter collection',
+    partBytes: 3000,
+    make: () => {
+      const target = tempDir('counters');
+      mkdirSync(target, { recursive: true });
+      counterCollection(path.join(target, 'run_counter_collection.csv'), 400);
+      return { target, calls: 400 };
+    },
+  },
+];
+
+for (const c of CASES) {
+  test(`scanHereToo: ${c.rows} read by this thread and two workers gives the one-pass summary`, async () => {
+    const { target, calls } = c.make();
+    const one = await summarizePath(target, { parallel: { threads: 0 } });
+    const runs: ParallelRun[] = [];
+    const many = await summarizePath(target, {
+      parallel: { threads: 3, minBytes: 0, partBytes: c.partBytes, scanHereToo: true },
+      onParallelRun: (r) => runs.push(r),
+    });
+    assert.deepEqual(many, one);
+    assert.equal(one.kernelTotals.calls, calls);
+    assert.equal(runs.length, 1, 'one parallel read');
+    const run = runs[0] as ParallelRun;
+    assert.ok(run.parts > 20, `${run.parts} parts`);
+    assert.equal(run.workers, 2, 'threads - 1 workers');
+    assert.ok(run.partsHere > 0, 'this thread scanned parts');
+    assert.ok(run.partsHere < run.parts, 'the workers scanned parts');
+    assert.ok(run.rescans > 0, 'guesses inside quoted newlines were scanned again');
   });
-  assert.equal(runs.length, 1, 'one parallel read');
-  return { one, many, run: runs[0] as ParallelRun };
 }
-
-test('scanHereToo: a kernel trace read by this thread and two workers gives the one-pass summary', async () => {
-  const file = path.join(tempDir('kt'), 'run_kernel_trace.csv');
-  kernelTrace(file, 1500);
-  const { one, many, run } = await oneAndScanningHereToo(file, 2000);
-  assert.deepEqual(many, one);
-  assert.equal(one.kernelTotals.calls, 1500);
-  assert.ok(run.parts > 20, `${run.parts} parts`);
-  assert.equal(run.workers, 2, 'threads - 1 workers');
-  assert.ok(run.partsHere > 0, 'this thread scanned parts');
-  assert.ok(run.partsHere < run.parts, 'the workers scanned parts');
-  assert.ok(run.rescans > 0, 'guesses inside quoted newlines were scanned again');
-});
-
-test('scanHereToo: a counter collection read by this thread and two workers gives the one-pass summary', async () => {
-  const dir = tempDir('counters');
-  mkdirSync(dir, { recursive: true });
-  counterCollection(path.join(dir, 'run_counter_collection.csv'), 400);
-  const { one, many, run } = await oneAndScanningHereToo(dir, 3000);
-  assert.deepEqual(many, one);
-  assert.equal(one.kernelTotals.calls, 400);
-  assert.ok(run.parts > 20, `${run.parts} parts`);
-  assert.equal(run.workers, 2, 'threads - 1 workers');
-  assert.ok(run.partsHere > 0, 'this thread scanned parts');
-  assert.ok(run.partsHere < run.parts, 'the workers scanned parts');
-  assert.ok(run.rescans > 0, 'guesses inside quoted newlines were scanned again');
-});
 
 test('scanHereToo without a worker: every part scanned here once, rescans not counted again', async () => {
   const file = path.join(tempDir('kt-here'), 'run_kernel_trace.csv');

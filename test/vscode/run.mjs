@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, localStorage, caches, indexedDB */
 // Runs the extension's mocha suites inside a real VS Code (code-server's bundled VS Code server, Node 24), driven
 // by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server.
 // Tools come from scripts/setup-vscode-test.sh (see shared docs: real-vscode-testing). Under CI=true missing
@@ -161,6 +161,24 @@ const serverEnv = {
   // GPU MODE's background submissions are polled every 250 ms instead of popcorn-cli's 5 s (the variable a person
   // can set too; the mocha suites set their own interval through the test API).
   KERNEL_RUNNER_POLL_MS: '250',
+  // Built-in extensions that every window's extension host would otherwise start, none of which a check uses: git
+  // (with git-base and github, activated on `*` even with git.enabled off), the JSON and TypeScript language features
+  // (a language server process each window, for the settings files), emmet, merge-conflict, npm and the extension
+  // and configuration editing helpers. Each window then has its extension host ready seconds sooner, and the two
+  // cores are not busy with them while the checks run. (VS Code's own switch for this, read by the server.)
+  VSCODE_SKIP_BUILTIN_EXTENSIONS: [
+    'vscode.git',
+    'vscode.git-base',
+    'vscode.github',
+    'vscode.json-language-features',
+    'vscode.typescript-language-features',
+    'vscode.configuration-editing',
+    'vscode.extension-editing',
+    'vscode.emmet',
+    'vscode.merge-conflict',
+    'vscode.npm',
+    'vscode.debug-auto-launch',
+  ].join(','),
   ...(contract ? { POPCORN_API_URL: contract.url } : {}),
 };
 delete serverEnv.ELECTRON_RUN_AS_NODE;
@@ -279,10 +297,16 @@ try {
     ],
   });
 
+  // One browser context for every window of the run, so that the workbench's scripts (served as immutable) load and
+  // compile once; between windows it is emptied of everything else (resetContext).
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const watchedEvents = ['page', 'request', 'response', 'requestfinished', 'requestfailed', 'console', 'weberror'];
+  const listenersBefore = () => watchedEvents.map((e) => [e, context.listeners(e)]);
+
   // 4. The mocha suites inside the extension host.
   if (!flag('--only-ui')) {
     const t0 = Date.now();
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
     const hostLog = createWriteStream(join(outputDir, 'vscode-suite-console.log'));
     await page.exposeFunction('codeAutomationLog', (type, logArgs) => {
       hostLog.write(`[${type}] ${Array.isArray(logArgs) ? logArgs.map(String).join(' ') : String(logArgs)}\n`);
@@ -321,7 +345,7 @@ try {
     say(`extension-host suites: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const metricsFile = join(outputDir, 'extension-metrics.json');
     if (existsSync(metricsFile)) say(`activation (ms): ${readFileSync(metricsFile, 'utf8').trim()}`);
-    await page.close();
+    await resetContext(context, []);
   }
 
   // 5. UI checks as a person would do them: palette commands, webview frames, screenshots.
@@ -334,13 +358,15 @@ try {
       : [];
     // a regular expression, as mocha's --grep for the suites ("e-gpumode|j-agent" selects both)
     const grep = option('--grep') ? new RegExp(option('--grep')) : undefined;
+    const { steps } = await import(join(uiDir, 'workbench.mjs'));
     for (const f of files) {
       const mod = await import(join(uiDir, f));
       for (const [name, fn] of Object.entries(mod.tests ?? {})) {
         const title = `${f.replace(/\.ui\.mjs$/, '')}: ${name}`;
         if (grep && !grep.test(title)) continue;
         const t0 = Date.now();
-        const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+        steps.length = 0;
+        const listeners = listenersBefore();
         const page = await context.newPage();
         try {
           await fn({
@@ -357,6 +383,7 @@ try {
           });
           passed++;
           console.log(`  ok   ${title} (${Date.now() - t0} ms)`);
+          console.log(`       steps: ${steps.join(', ')}`);
         } catch (err) {
           failed++;
           exitCode = 1;
@@ -365,10 +392,10 @@ try {
           console.log(
             `  FAIL ${title} (${Date.now() - t0} ms)\n       ${String(err?.stack ?? err)
               .split('\n')
-              .join('\n       ')}\n       screenshot: ${shot}`,
+              .join('\n       ')}\n       screenshot: ${shot}\n       steps: ${steps.join(', ')}`,
           );
         } finally {
-          await context.close();
+          await resetContext(context, listeners);
         }
       }
     }
@@ -382,6 +409,38 @@ try {
 say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs in ${outputDir}`);
 console.log(`vscode: ${passed} passed, ${failed} failed`);
 process.exit(exitCode || (failed ? 1 : 0));
+
+/** Empties the shared browser context after a window, as a new context would be, but for its HTTP cache: its pages
+ * closed (the window's extension host with them), the routes and listeners a check added removed, and the storage of
+ * the server's origin wiped: IndexedDB (the workbench's window, workspace and global state, extension enablement,
+ * secrets), localStorage and Cache Storage. */
+async function resetContext(context, listeners) {
+  for (const p of context.pages()) await p.close().catch(() => {});
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  for (const [event, before] of listeners)
+    for (const l of context.listeners(event)) if (!before.includes(l)) context.off(event, l);
+  await context.clearCookies();
+  await context.clearPermissions();
+  const page = await context.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${port}/version`);
+    const left = await page.evaluate(async () => {
+      localStorage.clear();
+      for (const k of await caches.keys()) await caches.delete(k);
+      for (const { name } of await indexedDB.databases())
+        await new Promise((resolve, reject) => {
+          const r = indexedDB.deleteDatabase(name);
+          r.onsuccess = resolve;
+          r.onerror = () => reject(r.error);
+          r.onblocked = () => reject(new Error(`IndexedDB ${name} is still open`));
+        });
+      return { dbs: (await indexedDB.databases()).map((d) => d.name), local: localStorage.length };
+    });
+    if (left.dbs.length || left.local) throw new Error(`browser storage left after a window: ${JSON.stringify(left)}`);
+  } finally {
+    await page.close();
+  }
+}
 
 /** test/vscode/contractProcess.ts under tsx: resolves with its URL, a registered cli_id and `release()` (lets the
  * `contract: hold` submissions finish) once it listens. */

@@ -1,4 +1,4 @@
-/* global fetch, localStorage, caches, indexedDB */
+/* global fetch */
 // Runs the extension's mocha suites inside a real VS Code (code-server's bundled VS Code server, Node 24), driven
 // by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server.
 // Tools come from scripts/setup-vscode-test.sh (see shared docs: real-vscode-testing). Under CI=true missing
@@ -91,6 +91,22 @@ for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
 cpSync(join(root, 'test/vscode/workspace'), dirs.workspace, { recursive: true });
 // The example problem's submission, as a person would have it open in their folder.
 cpSync(join(root, 'examples/problems/vectoradd_py/submission.py'), join(dirs.workspace, 'submission.py'));
+// Built-in extensions that every window's extension host would otherwise start, none of which a check uses: git and
+// github (activated on `*` even with git.enabled off), the JSON and TypeScript language features (a language server
+// each window, for the settings files), npm, auto-attach and the extension and configuration editing helpers. The
+// server leaves them out (VSCODE_SKIP_BUILTIN_EXTENSIONS below), so each window's extension host is ready sooner and
+// the two cores are not busy with them while the checks run. (Those with a browser build that start on their own,
+// git-base, emmet and merge-conflict, stay: left out of the server, the workbench would try them in its web worker.)
+const unusedBuiltins = [
+  'vscode.git',
+  'vscode.github',
+  'vscode.json-language-features',
+  'vscode.typescript-language-features',
+  'vscode.configuration-editing',
+  'vscode.extension-editing',
+  'vscode.npm',
+  'vscode.debug-auto-launch',
+];
 const settings = {
   'workbench.startupEditor': 'none',
   'telemetry.telemetryLevel': 'off',
@@ -161,24 +177,8 @@ const serverEnv = {
   // GPU MODE's background submissions are polled every 250 ms instead of popcorn-cli's 5 s (the variable a person
   // can set too; the mocha suites set their own interval through the test API).
   KERNEL_RUNNER_POLL_MS: '250',
-  // Built-in extensions that every window's extension host would otherwise start, none of which a check uses: git
-  // (with git-base and github, activated on `*` even with git.enabled off), the JSON and TypeScript language features
-  // (a language server process each window, for the settings files), emmet, merge-conflict, npm and the extension
-  // and configuration editing helpers. Each window then has its extension host ready seconds sooner, and the two
-  // cores are not busy with them while the checks run. (VS Code's own switch for this, read by the server.)
-  VSCODE_SKIP_BUILTIN_EXTENSIONS: [
-    'vscode.git',
-    'vscode.git-base',
-    'vscode.github',
-    'vscode.json-language-features',
-    'vscode.typescript-language-features',
-    'vscode.configuration-editing',
-    'vscode.extension-editing',
-    'vscode.emmet',
-    'vscode.merge-conflict',
-    'vscode.npm',
-    'vscode.debug-auto-launch',
-  ].join(','),
+  // (see unusedBuiltins; VS Code's own switch, read by the server when it lists its built-in extensions)
+  VSCODE_SKIP_BUILTIN_EXTENSIONS: unusedBuiltins.join(','),
   ...(contract ? { POPCORN_API_URL: contract.url } : {}),
 };
 delete serverEnv.ELECTRON_RUN_AS_NODE;
@@ -297,16 +297,10 @@ try {
     ],
   });
 
-  // One browser context for every window of the run, so that the workbench's scripts (served as immutable) load and
-  // compile once; between windows it is emptied of everything else (resetContext).
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const watchedEvents = ['page', 'request', 'response', 'requestfinished', 'requestfailed', 'console', 'weberror'];
-  const listenersBefore = () => watchedEvents.map((e) => [e, context.listeners(e)]);
-
   // 4. The mocha suites inside the extension host.
   if (!flag('--only-ui')) {
     const t0 = Date.now();
-    const page = await context.newPage();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const hostLog = createWriteStream(join(outputDir, 'vscode-suite-console.log'));
     await page.exposeFunction('codeAutomationLog', (type, logArgs) => {
       hostLog.write(`[${type}] ${Array.isArray(logArgs) ? logArgs.map(String).join(' ') : String(logArgs)}\n`);
@@ -345,7 +339,7 @@ try {
     say(`extension-host suites: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const metricsFile = join(outputDir, 'extension-metrics.json');
     if (existsSync(metricsFile)) say(`activation (ms): ${readFileSync(metricsFile, 'utf8').trim()}`);
-    await resetContext(context, []);
+    await page.close();
   }
 
   // 5. UI checks as a person would do them: palette commands, webview frames, screenshots.
@@ -366,7 +360,7 @@ try {
         if (grep && !grep.test(title)) continue;
         const t0 = Date.now();
         steps.length = 0;
-        const listeners = listenersBefore();
+        const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
         const page = await context.newPage();
         try {
           await fn({
@@ -395,7 +389,7 @@ try {
               .join('\n       ')}\n       screenshot: ${shot}\n       steps: ${steps.join(', ')}`,
           );
         } finally {
-          await resetContext(context, listeners);
+          await context.close();
         }
       }
     }
@@ -409,38 +403,6 @@ try {
 say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs in ${outputDir}`);
 console.log(`vscode: ${passed} passed, ${failed} failed`);
 process.exit(exitCode || (failed ? 1 : 0));
-
-/** Empties the shared browser context after a window, as a new context would be, but for its HTTP cache: its pages
- * closed (the window's extension host with them), the routes and listeners a check added removed, and the storage of
- * the server's origin wiped: IndexedDB (the workbench's window, workspace and global state, extension enablement,
- * secrets), localStorage and Cache Storage. */
-async function resetContext(context, listeners) {
-  for (const p of context.pages()) await p.close().catch(() => {});
-  await context.unrouteAll({ behavior: 'ignoreErrors' });
-  for (const [event, before] of listeners)
-    for (const l of context.listeners(event)) if (!before.includes(l)) context.off(event, l);
-  await context.clearCookies();
-  await context.clearPermissions();
-  const page = await context.newPage();
-  try {
-    await page.goto(`http://127.0.0.1:${port}/version`);
-    const left = await page.evaluate(async () => {
-      localStorage.clear();
-      for (const k of await caches.keys()) await caches.delete(k);
-      for (const { name } of await indexedDB.databases())
-        await new Promise((resolve, reject) => {
-          const r = indexedDB.deleteDatabase(name);
-          r.onsuccess = resolve;
-          r.onerror = () => reject(r.error);
-          r.onblocked = () => reject(new Error(`IndexedDB ${name} is still open`));
-        });
-      return { dbs: (await indexedDB.databases()).map((d) => d.name), local: localStorage.length };
-    });
-    if (left.dbs.length || left.local) throw new Error(`browser storage left after a window: ${JSON.stringify(left)}`);
-  } finally {
-    await page.close();
-  }
-}
 
 /** test/vscode/contractProcess.ts under tsx: resolves with its URL, a registered cli_id and `release()` (lets the
  * `contract: hold` submissions finish) once it listens. */

@@ -62,18 +62,42 @@ async function runCommandUntimed(page, title) {
     await input.waitFor();
     await input.fill(`>${title}`);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    try {
-      await row.waitFor({ timeout: 3000 });
+    const shown = await row.waitFor({ timeout: 3000 }).then(
+      () => true,
+      (err) => {
+        if (Date.now() > deadline) throw err;
+        return false;
+      },
+    );
+    if (shown) {
       // Click the row that names the command: Enter would run whichever row the palette put first, and titles that
       // contain each other ("Register with GPU MODE…", "… (Discord)") can sort either way.
       await row.click();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      steps.push('(retry)');
+      // A click that lands while the list is still being redrawn (commands coming in) is dropped: the palette stays
+      // as it was. When it took, the palette closes or the command's own quick input takes its place (or the window
+      // reloads).
+      const took = await page
+        .waitForFunction(
+          (typed) => {
+            const widget = document.querySelector('.quick-input-widget');
+            return !widget || widget.style.display === 'none' || widget.querySelector('input')?.value !== typed;
+          },
+          `>${title}`,
+          { timeout: 5000 },
+        )
+        .then(
+          () => true,
+          (err) => err?.name !== 'TimeoutError',
+        );
+      if (took) return;
+      if (Date.now() > deadline) throw new Error(`the palette did not run "${title}" when its row was clicked`);
+      steps.push('(click dropped)');
       await page.keyboard.press('Escape');
-      await page.waitForTimeout(1000);
+      continue;
     }
+    steps.push('(retry)');
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(1000);
   }
 }
 

@@ -91,6 +91,22 @@ for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
 cpSync(join(root, 'test/vscode/workspace'), dirs.workspace, { recursive: true });
 // The example problem's submission, as a person would have it open in their folder.
 cpSync(join(root, 'examples/problems/vectoradd_py/submission.py'), join(dirs.workspace, 'submission.py'));
+// Built-in extensions that every window's extension host would otherwise start, none of which a check uses: git and
+// github (activated on `*` even with git.enabled off), the JSON and TypeScript language features (a language server
+// each window, for the settings files), npm, auto-attach and the extension and configuration editing helpers. The
+// server leaves them out (VSCODE_SKIP_BUILTIN_EXTENSIONS below), so each window's extension host is ready sooner and
+// the two cores are not busy with them while the checks run. (Those with a browser build that start on their own,
+// git-base, emmet and merge-conflict, stay: left out of the server, the workbench would try them in its web worker.)
+const unusedBuiltins = [
+  'vscode.git',
+  'vscode.github',
+  'vscode.json-language-features',
+  'vscode.typescript-language-features',
+  'vscode.configuration-editing',
+  'vscode.extension-editing',
+  'vscode.npm',
+  'vscode.debug-auto-launch',
+];
 const settings = {
   'workbench.startupEditor': 'none',
   'telemetry.telemetryLevel': 'off',
@@ -161,6 +177,8 @@ const serverEnv = {
   // GPU MODE's background submissions are polled every 250 ms instead of popcorn-cli's 5 s (the variable a person
   // can set too; the mocha suites set their own interval through the test API).
   KERNEL_RUNNER_POLL_MS: '250',
+  // (see unusedBuiltins; VS Code's own switch, read by the server when it lists its built-in extensions)
+  VSCODE_SKIP_BUILTIN_EXTENSIONS: unusedBuiltins.join(','),
   ...(contract ? { POPCORN_API_URL: contract.url } : {}),
 };
 delete serverEnv.ELECTRON_RUN_AS_NODE;
@@ -334,12 +352,14 @@ try {
       : [];
     // a regular expression, as mocha's --grep for the suites ("e-gpumode|j-agent" selects both)
     const grep = option('--grep') ? new RegExp(option('--grep')) : undefined;
+    const { steps } = await import(join(uiDir, 'workbench.mjs'));
     for (const f of files) {
       const mod = await import(join(uiDir, f));
       for (const [name, fn] of Object.entries(mod.tests ?? {})) {
         const title = `${f.replace(/\.ui\.mjs$/, '')}: ${name}`;
         if (grep && !grep.test(title)) continue;
         const t0 = Date.now();
+        steps.length = 0;
         const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
         const page = await context.newPage();
         try {
@@ -357,6 +377,7 @@ try {
           });
           passed++;
           console.log(`  ok   ${title} (${Date.now() - t0} ms)`);
+          console.log(`       steps: ${steps.join(', ')}`);
         } catch (err) {
           failed++;
           exitCode = 1;
@@ -365,7 +386,7 @@ try {
           console.log(
             `  FAIL ${title} (${Date.now() - t0} ms)\n       ${String(err?.stack ?? err)
               .split('\n')
-              .join('\n       ')}\n       screenshot: ${shot}`,
+              .join('\n       ')}\n       screenshot: ${shot}\n       steps: ${steps.join(', ')}`,
           );
         } finally {
           await context.close();

@@ -94,6 +94,12 @@ export const tests = {
       await runCommand(page, 'Developer: Reload Window');
       await reloaded;
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      // Kernel Runner is back in the reloaded window once its status bar item is (the activity bar icon shows from
+      // the window's cached layout before that, and its commands are not listed yet)
+      await page
+        .locator('#kernelRunner\\.status, .statusbar-item[id="kernel-runner.kernel-runner.kernelRunner.status"]')
+        .first()
+        .waitFor({ timeout: 60_000 });
 
       // Picked up again while the service still says `running`; then the service lets it finish.
       await runCommand(page, 'Kernel Runner: Show Output');

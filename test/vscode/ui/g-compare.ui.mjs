@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import {
   assert,
   horizontalLayout,
+  kernelRunnerIcon,
   openWorkbench,
   runCommand,
   shot,
@@ -104,8 +105,9 @@ export const tests = {
     await row('profile-after').click();
     await row('profile-before').click({ modifiers: ['Control'] });
     const item = page.locator('.monaco-menu .action-item', { hasText: 'Compare Two Profiles…' }).first();
-    // Right after start the extension's menu contributions may not be registered yet: open the menu again until
-    // they are.
+    // Right after start the extension's menu contributions may not be registered yet: wait for them (its activity
+    // bar icon comes with them), and open the menu again until its item is there.
+    await kernelRunnerIcon(page).waitFor({ timeout: 45_000 });
     for (const deadline = Date.now() + 45_000; ;) {
       await row('profile-before').click({ button: 'right' });
       try {

@@ -5,23 +5,40 @@ import { basename, join } from 'node:path';
 /** Notifications the extension raised (errors show in the browser console too): for failure messages. */
 export const extensionMessages = [];
 
+/** Where a check spends its time: the helpers below record their steps; run.mjs prints them after each check. */
+export const steps = [];
+async function timed(name, fn) {
+  const t0 = Date.now();
+  try {
+    return await fn();
+  } finally {
+    steps.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  }
+}
+
 export async function openWorkbench(page, url) {
   page.on('console', (m) => {
     if (m.text().includes('Kernel Runner:')) extensionMessages.push(`${m.type()}: ${m.text().slice(0, 500)}`);
   });
-  await page.goto(url);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await timed('goto', () => page.goto(url));
+  await timed('workbench', () => page.locator('.monaco-workbench').waitFor({ timeout: 60_000 }));
   // The explorer shows the workspace once the remote connection is up.
-  await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 });
+  await timed('explorer', () =>
+    page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 }),
+  );
 }
 
 /** Quick Open (Ctrl+P): type a file name, Enter; waits for its editor tab. */
 export async function openFile(page, name) {
+  return timed(`open ${name}`, () => openFileUntimed(page, name));
+}
+async function openFileUntimed(page, name) {
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row').first().waitFor();
+  // (the file search is the extension host's: the first one waits for it to start)
+  await timed('file search', () => page.locator('.quick-input-list .monaco-list-row').first().waitFor());
   await page.keyboard.press('Enter');
   await page.locator(`.tabs-container .tab[data-resource-name="${name}"]`).waitFor({ timeout: 30_000 });
   await page.locator('.monaco-editor .view-lines').first().waitFor();
@@ -29,27 +46,68 @@ export async function openFile(page, name) {
 
 /** F1, type the command's title, Enter (the palette as a person uses it). */
 export async function runCommand(page, title) {
-  // Right after start the extension host may still be registering contributions: reopen the palette until the
-  // command is listed.
+  return timed(`F1 ${title}`, () => runCommandUntimed(page, title));
+}
+async function runCommandUntimed(page, title) {
+  // Right after start the workbench may still be registering the extensions' contributions: wait for Kernel
+  // Runner's (its activity bar icon comes with its commands), and reopen the palette until the command is listed
+  // (one whose `when` is not true yet).
   const deadline = Date.now() + 45_000;
+  await kernelRunnerIcon(page)
+    .waitFor({ timeout: 45_000 })
+    .catch(() => {});
   for (;;) {
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor();
     await input.fill(`>${title}`);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    try {
-      await row.waitFor({ timeout: 3000 });
+    const shown = await row.waitFor({ timeout: 3000 }).then(
+      () => true,
+      (err) => {
+        if (Date.now() > deadline) throw err;
+        return false;
+      },
+    );
+    if (shown) {
       // Click the row that names the command: Enter would run whichever row the palette put first, and titles that
       // contain each other ("Register with GPU MODE…", "… (Discord)") can sort either way.
       await row.click();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
+      // A click that lands while the list is still being redrawn (commands coming in) is dropped: the palette stays
+      // as it was. When it took, the palette closes or the command's own quick input takes its place (or the window
+      // reloads).
+      const took = await page
+        .waitForFunction(
+          (typed) => {
+            const widget = document.querySelector('.quick-input-widget');
+            return !widget || widget.style.display === 'none' || widget.querySelector('input')?.value !== typed;
+          },
+          `>${title}`,
+          { timeout: 5000 },
+        )
+        .then(
+          () => true,
+          (err) => err?.name !== 'TimeoutError',
+        );
+      if (took) return;
+      if (Date.now() > deadline) throw new Error(`the palette did not run "${title}" when its row was clicked`);
+      steps.push('(click dropped)');
       await page.keyboard.press('Escape');
-      await page.waitForTimeout(1000);
+      continue;
     }
+    steps.push('(retry)');
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(1000);
   }
+}
+
+/** Kernel Runner's icon in the activity bar (its view container). */
+export function kernelRunnerIcon(page) {
+  return page
+    .locator(
+      '.activitybar .action-item:has(a[aria-label*="Kernel Runner"]), .activitybar .action-item[aria-label*="Kernel Runner"]',
+    )
+    .first();
 }
 
 /** Until the quick input's progress bar stops (VS Code's file dialog is busy while it lists a folder or checks a path). */
@@ -113,27 +171,44 @@ export async function typeDialogPath(page, file) {
 /** "Open Trace…" from the palette, the path typed into VS Code's own file dialog. */
 export async function openTrace(page, file) {
   await runCommand(page, 'Kernel Runner: Open Trace…');
-  await acceptDialogPath(page, file);
+  await timed('dialog path', () => acceptDialogPath(page, file));
 }
 
 /** Types the path and presses Enter until the dialog takes it. The dialog checks the path as it is typed; an Enter
- * before that check ends gets "Please enter a path that exists" and the dialog stays (as it does for a person). */
+ * before that check ends gets "Please enter a path that exists" and the dialog stays (as it does for a person). The
+ * first Enter on a folder's path opens the folder in the dialog (its box changes); the next takes it. */
 export async function acceptDialogPath(page, file) {
-  const widget = page.locator('.quick-input-widget');
   for (let attempt = 0; attempt < 5; attempt++) {
     await typeDialogPath(page, file);
+    const before = await dialogState(page);
     await page.keyboard.press('Enter');
-    const closed = await widget.waitFor({ state: 'hidden', timeout: 10_000 }).then(
-      () => true,
-      () => false,
-    );
+    // the dialog's answer to the Enter: it closes, or its box or its message changes
+    const closed = await page
+      .waitForFunction(
+        ([value, message]) => {
+          const widget = document.querySelector('.quick-input-widget');
+          if (!widget || widget.style.display === 'none') return 'closed';
+          const now = widget.querySelector('.quick-input-message')?.textContent ?? '';
+          return widget.querySelector('input')?.value !== value || now !== message ? 'stayed' : false;
+        },
+        [before.value, before.message],
+        { timeout: 10_000 },
+      )
+      .then(
+        async (answer) => (await answer.jsonValue()) === 'closed',
+        () => false,
+      );
     if (closed) return;
+    steps.push('(dialog stayed)');
   }
   throw new Error(`the file dialog did not take ${file}: ${JSON.stringify(await dialogState(page))}`);
 }
 
 /** The frame of a results webview whose document matches `selector` (webviews nest two iframes deep). */
 export async function webviewFrame(page, selector, timeoutMs = 60_000) {
+  return timed(`webview ${selector}`, () => webviewFrameUntimed(page, selector, timeoutMs));
+}
+async function webviewFrameUntimed(page, selector, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     for (const f of page.frames()) {

@@ -175,29 +175,16 @@ export async function openTrace(page, file) {
 }
 
 /** Types the path and presses Enter until the dialog takes it. The dialog checks the path as it is typed; an Enter
- * before that check ends gets "Please enter a path that exists" and the dialog stays (as it does for a person). The
- * first Enter on a folder's path opens the folder in the dialog (its box changes); the next takes it. */
+ * before that check ends gets "Please enter a path that exists" and the dialog stays (as it does for a person). */
 export async function acceptDialogPath(page, file) {
+  const widget = page.locator('.quick-input-widget');
   for (let attempt = 0; attempt < 5; attempt++) {
     await typeDialogPath(page, file);
-    const before = await dialogState(page);
     await page.keyboard.press('Enter');
-    // the dialog's answer to the Enter: it closes, or its box or its message changes
-    const closed = await page
-      .waitForFunction(
-        ([value, message]) => {
-          const widget = document.querySelector('.quick-input-widget');
-          if (!widget || widget.style.display === 'none') return 'closed';
-          const now = widget.querySelector('.quick-input-message')?.textContent ?? '';
-          return widget.querySelector('input')?.value !== value || now !== message ? 'stayed' : false;
-        },
-        [before.value, before.message],
-        { timeout: 10_000 },
-      )
-      .then(
-        async (answer) => (await answer.jsonValue()) === 'closed',
-        () => false,
-      );
+    const closed = await widget.waitFor({ state: 'hidden', timeout: 10_000 }).then(
+      () => true,
+      () => false,
+    );
     if (closed) return;
     steps.push('(dialog stayed)');
   }

@@ -21,6 +21,7 @@ import {
   terminal,
   testBin,
   waitFor,
+  builtCli,
 } from './helpers';
 
 const MiB = 1024 * 1024;
@@ -203,9 +204,7 @@ describe('serve --max-data', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
+        builtCli(),
         'serve',
         '--port',
         '0',
@@ -243,19 +242,7 @@ describe('serve --max-data', () => {
     }
     const bad = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
-        'serve',
-        '--port',
-        '0',
-        '--no-token',
-        '--data-dir',
-        dataDir,
-        '--max-data',
-        'lots',
-      ],
+      [builtCli(), 'serve', '--port', '0', '--no-token', '--data-dir', dataDir, '--max-data', 'lots'],
       { cwd: repoRoot },
     );
     let badErr = '';

@@ -23,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { resultEventSchema, type RunResult } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
 import {
+  builtCli,
   pidAlive,
   repoRoot,
   startTestRunner,
@@ -243,9 +244,7 @@ describe('serve --max-job-memory, --max-job-processes', () => {
     spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
+        builtCli(),
         'serve',
         '--port',
         '0',

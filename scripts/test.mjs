@@ -8,8 +8,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
-const filters = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--only');
+const valueOf = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+const only = valueOf('--only');
+const filters = args.filter((a, i) => !a.startsWith('--') && !['--only', '--concurrency'].includes(args[i - 1]));
+// Test files run side by side: one more than the cores, since a file's tests also wait (on its runner's jobs, child
+// processes, sockets) and the next file's start-up (tsx) fills that time. Every test waits for events, not times,
+// so a busier machine makes the suite slower, not red. `--concurrency N` to choose.
+const concurrency = Number(valueOf('--concurrency') ?? availableParallelism() + 1);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error('--concurrency takes a whole number from 1');
+  process.exit(2);
+}
 
 function run(title, cmd, cmdArgs, opts = {}) {
   console.log(`\n=== ${title}: ${cmd} ${cmdArgs.join(' ')}`);
@@ -104,7 +113,7 @@ if (!only || only === 'unit' || only === 'node') {
     'tsx',
     '--test',
     '--test-reporter=spec',
-    '--test-concurrency=2',
+    `--test-concurrency=${concurrency}`,
     ...files.map((f) => relative(root, f)),
   ]);
 }

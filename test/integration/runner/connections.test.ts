@@ -230,14 +230,18 @@ describe('uploads and connections (short timeouts)', () => {
     assertNothingLeft(runner);
   });
 
-  test('a body that keeps the rate but goes on past the overall limit: answered 408 and closed', async () => {
+  test('a body that keeps the rate but goes on past the overall limit: answered 408 and closed', async (t) => {
+    // the overall limit is the only one that can end it: the idle timeout and the rate's window (30 s) are far past
+    // any pause of a busy machine, where 300 ms is not (the test's writes and the runner share this process)
+    const overall = await startTestRunner({ bodyIdleTimeoutMs: 30_000, bodyMinBytesPerSec: 1, bodyTimeoutMs: 4000 });
+    t.after(() => overall.dispose());
     const full = multipart(`# ${'x'.repeat(60_000)}\nprint("${MARK}")\n`);
     // 100 bytes every 50 ms (2 KB/s): 30 s for the whole body, the limit is 4 s
-    const { sent, text } = await trickleBody(runner, full, 100, 50);
+    const { sent, text } = await trickleBody(overall, full, 100, 50);
     assert.ok(sent < full.length, 'the server closed the connection before the body was complete');
     assert.match(text, /^HTTP\/1\.1 408/, text);
     assert.match(text, /did not arrive within 4 s/);
-    assertNothingLeft(runner);
+    assertNothingLeft(overall);
   });
 
   test('a huge request head: 431 with a JSON detail', async () => {

@@ -22,9 +22,8 @@ import {
   waitFor,
   withMarker,
   type SseEvent,
+  builtCli,
 } from './helpers';
-
-const main = path.join(repoRoot, 'src/cli/main.ts');
 
 interface Serve {
   child: ChildProcess;
@@ -32,14 +31,12 @@ interface Serve {
   stderr: () => string;
 }
 
-/** `kernel-runner serve` as a child process (from the sources), on `dataDir`. */
+/** `kernel-runner serve` as a child process (the built CLI), on `dataDir`. */
 async function startServe(dataDir: string): Promise<Serve> {
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      main,
+      builtCli(),
       'serve',
       '--port',
       '0',
@@ -231,16 +228,12 @@ test('kernel-runner submit against a runner gone for good ends after a bounded n
     const file = path.join(work, 'chatty.py');
     writeFileSync(file, chatty(mark));
     const started = Date.now();
-    const cli = spawn(
-      process.execPath,
-      ['--import', 'tsx', main, 'submit', file, '--server', serve.url, '--mode', 'test'],
-      {
-        cwd: repoRoot, // where tsx resolves
-        // a short wait between reconnects, so that the attempts run out in a second or so
-        env: { ...process.env, NO_COLOR: '1', KERNEL_RUNNER_RECONNECT_MS: '20' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const cli = spawn(process.execPath, [builtCli(), 'submit', file, '--server', serve.url, '--mode', 'test'], {
+      cwd: repoRoot, // where tsx resolves
+      // a short wait between reconnects, so that the attempts run out in a second or so
+      env: { ...process.env, NO_COLOR: '1', KERNEL_RUNNER_RECONNECT_MS: '20' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     cli.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));

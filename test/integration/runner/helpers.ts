@@ -1,7 +1,7 @@
 // Shared by the runner's integration tests: a real runner on 127.0.0.1 port 0 with a temporary data dir,
 // uploads with fetch + FormData, and an SSE reader built on eventsource-parser.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,19 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const problemsDir = path.join(repoRoot, 'examples/problems');
 export const testBin = path.join(repoRoot, 'test/bin');
 export const solutions = path.join(problemsDir, 'vectoradd_py/solutions');
+
+/**
+ * The built CLI, `node <it> serve ...` (npm test builds first; built here when missing): it starts on a fifth of
+ * the CPU that `--import tsx src/cli/main.ts` takes to compile the sources, which adds up over a suite's starts.
+ */
+export function builtCli(): string {
+  const cli = path.join(repoRoot, 'dist/cli.cjs');
+  if (!existsSync(cli)) {
+    const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('build failed');
+  }
+  return cli;
+}
 
 export interface TestRunner extends RunningRunner {
   dataDir: string;

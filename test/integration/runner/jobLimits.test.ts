@@ -7,13 +7,23 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createInterface } from 'node:readline';
 import { resultEventSchema, type RunResult } from '../../../src/core/protocol/api';
 import { detectIsolation } from '../../../src/runner/isolation';
 import {
+  builtCli,
   pidAlive,
   repoRoot,
   startTestRunner,
@@ -29,6 +39,28 @@ const root = process.getuid?.() === 0;
 const systemPython = ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => existsSync(p));
 const MEMORY = 256 * 1024 * 1024;
 const PROCESSES = 64;
+
+/**
+ * A uid of this test's own for the job user (`--job-user UID`): the kernel counts RLIMIT_NPROC per uid across the
+ * machine, so with the shared job user (nobody) the jobs of other test files running beside this one would take
+ * from the bomb's 64. Derived from our pid (no two live test processes share it), past any account, and checked
+ * free: no account and no process has it.
+ */
+function ownJobUid(): number {
+  const taken = new Set<number>();
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) taken.add(Number(line.split(':')[2]));
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      taken.add(statSync(`/proc/${name}`).uid);
+    } catch {
+      // gone
+    }
+  }
+  let uid = 1_600_000_000 + process.pid;
+  while (taken.has(uid)) uid += 4_194_304; // past the largest pid: no other test process derives it
+  return uid;
+}
 
 /** A PATH folder whose python3 is `target`, open to every user, or closed to all but this one (`closed`). */
 function pythonBin(target: string, closed = false): string {
@@ -53,6 +85,8 @@ const basePath = process.env.PATH ?? '';
 interface Mode {
   name: string;
   env: NodeJS.ProcessEnv;
+  /** `--job-user` of the runner, where the mode has one. */
+  jobUser?: string;
   /** The kernel counts the job's processes here: the bomb must stop at the limit. Else the start line says so. */
   processesBounded: boolean;
   skip: string | false;
@@ -62,6 +96,7 @@ const modes: Mode[] = [
   {
     name: 'PID namespace, a root runner: the job user',
     env: systemPython ? { PATH: `${pythonBin(systemPython)}${path.delimiter}${basePath}` } : {},
+    jobUser: linux && root ? String(ownJobUid()) : undefined,
     processesBounded: true,
     skip: !namespaceHere
       ? 'no PID namespace here'
@@ -113,6 +148,7 @@ for (const mode of modes) {
     before(async () => {
       runner = await startTestRunner({
         env: { ...process.env, ...mode.env },
+        ...(mode.jobUser !== undefined ? { jobUser: mode.jobUser } : {}),
         maxJobMemoryBytes: MEMORY,
         maxJobProcesses: PROCESSES,
         scriptTimeoutSec: 300,
@@ -137,6 +173,20 @@ for (const mode of modes) {
       if (mode.processesBounded) assert.match(says, /64 processes and threads/);
       else assert.match(says, /processes NOT bounded \([^)]*uid 0/);
     });
+
+    test(
+      "jobs run as this test's own job user",
+      { skip: mode.jobUser === undefined ? 'no job user in this mode' : false },
+      async () => {
+        assert.match(
+          runner.info.isolation.description,
+          new RegExp(`run as uid ${mode.jobUser} \\(uid ${mode.jobUser}\\)`),
+        );
+        const who = await run('who.py', 'import os\nprint("uid", os.getuid())\n');
+        assert.equal(who.exit_code, 0, who.stderr);
+        assert.match(who.stdout, new RegExp(`^uid ${mode.jobUser}$`, 'm'));
+      },
+    );
 
     test('allocating past the memory limit ends the run with a clear message; below it the job runs', async () => {
       const small = await run('small.py', 'b = bytearray(32 * 1024 * 1024)\nprint("allocated", len(b))\n');
@@ -194,9 +244,7 @@ describe('serve --max-job-memory, --max-job-processes', () => {
     spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
+        builtCli(),
         'serve',
         '--port',
         '0',

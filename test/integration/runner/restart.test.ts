@@ -28,6 +28,7 @@ import {
   testBin,
   waitFor,
   withMarker,
+  builtCli,
 } from './helpers';
 
 const env = { ...process.env, PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}` };
@@ -148,9 +149,7 @@ for (const mode of ['default', 'process-group'] as const) {
     const server = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
+        builtCli(),
         'serve',
         '--port',
         '0',

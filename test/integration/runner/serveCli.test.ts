@@ -7,7 +7,17 @@ import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { resultEventSchema } from '../../../src/core/protocol/api';
-import { post, readSse, repoRoot, startTestRunner, submitAndRead, tempDir, terminal, waitFor } from './helpers';
+import {
+  builtCli,
+  post,
+  readSse,
+  repoRoot,
+  startTestRunner,
+  submitAndRead,
+  tempDir,
+  terminal,
+  waitFor,
+} from './helpers';
 
 function dirBytes(p: string): number {
   let total = 0;
@@ -21,9 +31,7 @@ test('serve prints where it listens and what it serves, and stops cleanly on SIG
   const server = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
+      builtCli(),
       'serve',
       '--port',
       '0',
@@ -44,7 +52,7 @@ test('serve prints where it listens and what it serves, and stops cleanly on SIG
     const lines = createInterface({ input: server.stdout! });
     const out: string[] = [];
     lines.on('line', (l) => out.push(l));
-    // however long a busy machine takes to start it (tsx compiles the CLI first), until it says or exits
+    // however long a busy machine takes to start it, until it says or exits
     await new Promise<void>((resolve, reject) => {
       const early = (code: number | null) =>
         reject(new Error(`serve exited (${code}) before its startup lines: ${out.join('\n')}`));
@@ -83,39 +91,26 @@ test('serve refuses a non-loopback host without a token, and bad flags, with exi
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
   const open = spawnSync(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      '--host',
-      '0.0.0.0',
-      '--no-token',
-      '--port',
-      '0',
-      '--data-dir',
-      scratch,
-    ],
+    [builtCli(), 'serve', '--host', '0.0.0.0', '--no-token', '--port', '0', '--data-dir', scratch],
     { cwd: repoRoot, encoding: 'utf8' },
   );
   assert.equal(open.status, 2);
   assert.match(open.stderr, /refusing to listen on 0\.0\.0\.0 without a token/);
-  const port = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', 'abc'], {
+  const port = spawnSync(process.execPath, [builtCli(), 'serve', '--port', 'abc'], {
     cwd: repoRoot,
     encoding: 'utf8',
   });
   assert.equal(port.status, 2);
   assert.match(port.stderr, /--port takes a whole number/);
-  const prof = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--profiler', 'nsight', '--port', '0'],
-    { cwd: repoRoot, encoding: 'utf8' },
-  );
+  const prof = spawnSync(process.execPath, [builtCli(), 'serve', '--profiler', 'nsight', '--port', '0'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   assert.equal(prof.status, 2);
   assert.match(prof.stderr, /--profiler takes auto, rocprofv3, rocprof, none/);
   const forced = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--profiler', 'rocprofv3', '--port', '0', '--data-dir', scratch],
+    [builtCli(), 'serve', '--profiler', 'rocprofv3', '--port', '0', '--data-dir', scratch],
     {
       cwd: repoRoot,
       encoding: 'utf8',

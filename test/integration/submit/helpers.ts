@@ -107,7 +107,12 @@ export function startServe(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${err}`)), 20_000);
+    // until it says where it listens or exits, however long a busy machine takes; the bound is a safety net only,
+    // and ends the child so that no test file is kept alive by a serve nobody stops
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start within 120 s: ${out}${err}`));
+    }, 120_000);
     child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
     child.stdout.setEncoding('utf8').on('data', (t: string) => {
       out += t;

@@ -39,7 +39,11 @@ function serve(args: string[], env: NodeJS.ProcessEnv): Promise<Serve> {
   child.stdout!.setEncoding('utf8').on('data', (t: string) => (out += t));
   child.stderr!.setEncoding('utf8').on('data', (t: string) => (err += t));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${err}`)), 20_000);
+    // until its startup lines or its exit, however long a busy machine takes (the bound is a safety net only)
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start within 120 s: ${out}${err}`));
+    }, 120_000);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m && /stop: /.test(out)) {

@@ -335,15 +335,8 @@ export class HotspotAggregator {
     lanes: number,
     laneSamples: number,
   ): void {
-    const { k, line, inst } = slot;
-    this.total += n;
-    count(k, n, lanes, laneSamples, issued, typeId, reasonId);
-    this.countNames(k, issued, typeId, reasonId, n);
-    if (slot.unknownCode) k.unknownCode += n;
-    if (line.file === null) k.withoutLine += n;
-    count(line, n, lanes, laneSamples, issued, typeId, reasonId);
     if (slot.instFolded) this.foldedSiteSamples += n;
-    count(inst, n, lanes, laneSamples, issued, typeId, reasonId);
+    this.countAt(slot.k, slot.line, slot.inst, slot.unknownCode, issued, typeId, reasonId, n, lanes, laneSamples);
   }
 
   private countNames(k: KernelAgg, issued: number, typeId: number, reasonId: number, n: number): void {
@@ -371,14 +364,31 @@ export class HotspotAggregator {
     lanes: number,
     laneSamples: number,
   ): void {
+    const line = this.lineOf(k, lineKey, lineKeyIsBytes);
+    const inst = this.instOf(k, line, codeObject, offset, instText, n);
+    this.countAt(k, line, inst, lineKey === UNKNOWN_CODE, issued, typeId, reasonId, n, lanes, laneSamples);
+  }
+
+  /** `n` samples of kernel `k` at `line` and `inst`, found or made (what `add` and `addMany` count alike). */
+  private countAt(
+    k: KernelAgg,
+    line: LineAgg,
+    inst: InstAgg,
+    unknownCode: boolean,
+    issued: number,
+    typeId: number,
+    reasonId: number,
+    n: number,
+    lanes: number,
+    laneSamples: number,
+  ): void {
     this.total += n;
     count(k, n, lanes, laneSamples, issued, typeId, reasonId);
     this.countNames(k, issued, typeId, reasonId, n);
-    if (lineKey === UNKNOWN_CODE) k.unknownCode += n;
-    const line = this.lineOf(k, lineKey, lineKeyIsBytes);
+    if (unknownCode) k.unknownCode += n;
     if (line.file === null) k.withoutLine += n;
     count(line, n, lanes, laneSamples, issued, typeId, reasonId);
-    count(this.instOf(k, line, codeObject, offset, instText, n), n, lanes, laneSamples, issued, typeId, reasonId);
+    count(inst, n, lanes, laneSamples, issued, typeId, reasonId);
   }
 
   build(options: BuildHotspotsOptions = {}): PcHotspots {

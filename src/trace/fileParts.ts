@@ -41,13 +41,24 @@ export interface PartOutcome {
 
 const LF = 0x0a;
 
-/** How a span of `span` bytes is cut for `threads` workers: bytes per part (default: 16 MiB, less for a smaller span so that every worker gets several) and parts. */
-export function partPlan(span: number, threads: number, partBytes?: number): { partBytes: number; count: number } {
+/**
+ * How a file's data rows [dataStart, size) are cut for `threads` workers: bytes per part (default: 16 MiB, less for a
+ * smaller span so that every worker gets several), parts, and where part k starts (the file size from the last on).
+ * The parallel read and a worker that guesses its parts before it is asked cut the same way through this.
+ */
+export function partPlan(
+  dataStart: number,
+  size: number,
+  threads: number,
+  partBytes?: number,
+): { partBytes: number; count: number; boundary: (k: number) => number } {
+  const span = size - dataStart;
   const bytes = Math.max(
     1,
     partBytes ?? Math.min(16 << 20, Math.max(4 << 20, Math.ceil(span / (Math.max(1, threads) * 4)))),
   );
-  return { partBytes: bytes, count: Math.max(1, Math.ceil(span / bytes)) };
+  const count = Math.max(1, Math.ceil(span / bytes));
+  return { partBytes: bytes, count, boundary: (k) => (k >= count ? size : dataStart + k * bytes) };
 }
 
 /** The byte after the first line feed at or after `at - 1`, or the file size. */

@@ -31,9 +31,8 @@ export function speculativeTask(file: string, index: number, threads: number): P
   if (epochSeconds === null) return null;
   const columns = kernelColumns(names, false, epochSeconds);
   if (columns.name < 0 || columns.start < 0 || columns.end < 0) return null;
-  const { partBytes, count } = partPlan(size - head.dataStart, threads);
+  const { count, boundary } = partPlan(head.dataStart, size, threads);
   if (index >= count) return null;
-  const boundary = (k: number): number => (k >= count ? size : head.dataStart + k * partBytes);
   return {
     index,
     path: file,

@@ -2,9 +2,10 @@
 // (parallelParts.ts). A kernel_trace file's parts go through one collector for all of them (ids stay valid across
 // its parts), and their batches go back; their row arrays come back once applied, for later batches. A counter
 // collection's part (`kind: 'counters'`) goes back as its collected rows (readers/counterParts.ts), a PC-sample
-// CSV's part as its tallies (pcSampling/pcSampleParts.ts; the file's columns and kernels come once, first). A worker the CLI's launcher started before the CLI knew it
-// needed one (traceWorkerPool.ts) is told the part it will most likely be sent first, and scans it meanwhile: when
-// that is the part it is sent, the answer is ready; when not, the scan and its collector are dropped.
+// CSV's part as its tallies (pcSampling/pcSampleParts.ts; the file's columns and kernels come once, first). A worker
+// the CLI's launcher started before the CLI knew it needed one (traceWorkerPool.ts) is told the parts it will most
+// likely be sent first, and scans them meanwhile: when those are the parts it is sent, the answers are ready; when
+// not, the scans (and a kernel trace's collector) are dropped.
 import { parentPort, workerData } from 'node:worker_threads';
 import { KernelRowCollector, batchBuffers, type RunArrays } from './kernelRows';
 import { sameTask, scanPart, speculativeTask, type PartResult, type PartTask } from './kernelTraceParts';

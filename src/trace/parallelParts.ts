@@ -168,9 +168,7 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
   onRun?: (run: ParallelRun) => void,
 ): Promise<number> {
   const threads = options.threads ?? defaultThreads();
-  const span = file.size - file.dataStart;
-  const { partBytes, count } = partPlan(span, threads, options.partBytes);
-  const boundary = (k: number): number => (k >= count ? file.size : file.dataStart + k * partBytes);
+  const { count, boundary } = partPlan(file.dataStart, file.size, threads, options.partBytes);
 
   const makeTask = (index: number, start: number, exactStart: boolean): Task<M, R> => {
     let resolve!: Task<M, R>['resolve'];

@@ -65,7 +65,8 @@ export function prestartTraceWorkers(
   if (!large) return;
   // the PC-sample and counter reads scan on the calling thread too (parallelParts.ts scanHereToo): one worker fewer
   const counters = what === 'kernel trace' && large.counters && large.alone;
-  const count = what === 'pc samples' ? threads - 1 : counters ? counterReadThreads() - 1 : threads;
+  const readThreads = counters ? counterReadThreads() : threads;
+  const count = what === 'pc samples' || counters ? readThreads - 1 : readThreads;
   // what the workers start on before they are asked (kernelTraceWorker.ts): a kernel trace given as a file, or a
   // counter collection with no kernel trace beside it
   const speculate = counters
@@ -77,9 +78,7 @@ export function prestartTraceWorkers(
   for (let i = 0; i < count; i++) {
     let worker: Worker;
     try {
-      const workerData = speculate
-        ? { speculate: { ...speculate, index: i, threads: counters ? counterReadThreads() : threads } }
-        : undefined;
+      const workerData = speculate ? { speculate: { ...speculate, index: i, threads: readThreads } } : undefined;
       worker = new Worker(script, { resourceLimits: WORKER_LIMITS, workerData });
     } catch {
       break;

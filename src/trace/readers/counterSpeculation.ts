@@ -1,7 +1,7 @@
 // The parts of a large counter_collection.csv a worker the CLI's launcher started (traceWorkerPool.ts) scans before
 // it is asked: the parts the parallel read of `summarize` will send it first (parallelParts.ts firstPartsOf), with
-// the spec it will most likely send (the file's own columns, the epoch from its first row, no kernel trace beside it, the counters
-// the roofline keeps). A part is only used when the task that comes is the same (sameCounterTask): any guess that
+// the spec it will most likely send (the file's own columns, the epoch from its first row, no kernel trace beside
+// it, the counters the roofline keeps). A part is only used when the task that comes is the same (sameCounterTask): any guess that
 // is wrong costs the scan, never the result.
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -26,9 +26,8 @@ export function speculativeCounterTasks(file: string, lane: number, threads: num
   const epoch = start < 0 ? 0 : firstRowEpoch(head.first[start] ?? '');
   if (epoch === null) return [];
   const spec = counterSpec(names, epoch, false, [...countersUsed()]);
-  const plan = partPlan(size - head.dataStart, threads);
-  const boundary = (k: number): number => (k >= plan.count ? size : head.dataStart + k * plan.partBytes);
-  return firstPartsOf(lane, threads - 1, plan.count, threads, true).map((k) => ({
+  const { count, boundary } = partPlan(head.dataStart, size, threads);
+  return firstPartsOf(lane, threads - 1, count, threads, true).map((k) => ({
     index: k,
     path: file,
     fileSize: size,

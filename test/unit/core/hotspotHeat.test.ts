@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { disassemblyHeat, sourceHeat } from '../../../src/core/hotspotHeat';
-import type { KernelHotspots, PcHotspots } from '../../../src/core/protocol/pcSampling';
+import type { KernelHotspots } from '../../../src/core/protocol/pcSampling';
+import { hotspotsOf } from '../../support/pcHotspots';
 
 const site = { meanActiveLanes: 64, stalls: {}, types: {} };
 function kernel(
@@ -28,15 +29,6 @@ function kernel(
     instructionsTotal: 0,
   };
 }
-const hot = (kernels: KernelHotspots[]): PcHotspots => ({
-  method: 'stochastic',
-  intervalUnit: 'cycles',
-  interval: 1024,
-  samples: 100,
-  kernels,
-  sources: [],
-  warnings: [],
-});
 
 test('source heat: hint with the top stall, levels scaled to the hottest line, hover with the breakdown', () => {
   const k = kernel('k', 100, [
@@ -44,7 +36,7 @@ test('source heat: hint with the top stall, levels scaled to the hottest line, h
     ['/remote/x/kern.hip', 20, 6, {}],
     ['/remote/x/other.hip', 3, 32, {}],
   ]);
-  const marks = sourceHeat([hot([k])], '/home/me/kern.hip');
+  const marks = sourceHeat([hotspotsOf([k])], '/home/me/kern.hip');
   assert.deepEqual(
     marks.map((m) => [m.line, m.hint, m.level]),
     [
@@ -62,14 +54,14 @@ test('source heat: hint with the top stall, levels scaled to the hottest line, h
 test('a line two kernels sampled: the kernel with more samples there gives the hint, the hover names both', () => {
   const a = kernel('a', 10, [['k.hip', 5, 2, { BARRIER_WAIT: 2 }]]);
   const b = kernel('b', 100, [['k.hip', 5, 30, { WAITCNT: 30 }]]);
-  const [m] = sourceHeat([hot([a, b])], 'k.hip');
+  const [m] = sourceHeat([hotspotsOf([a, b])], 'k.hip');
   assert.equal(m!.hint, '30% · waitcnt');
   assert.equal(m!.hover.filter((l) => l.startsWith('**')).length, 2);
 });
 
 test('hostile kernel names cannot become Markdown links or HTML in the hover', () => {
   const k = kernel('[x](command:evil) <img src=x>', 10, [['k.hip', 1, 10, {}]]);
-  const [m] = sourceHeat([hot([k])], 'k.hip');
+  const [m] = sourceHeat([hotspotsOf([k])], 'k.hip');
   // every bracket and angle bracket of the name comes escaped: no link, no tag
   assert.ok(!/(^|[^\\])[[\]()<>]/.test(m!.hover[0]!.replace(/^\*\*100%\*\*/, '')), m!.hover[0]);
   assert.match(m!.hover[0]!, /\\\[x\\\]\\\(command:evil\\\) \\<img src=x\\>/);

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { inlineCalls, inlineLine, type InlineCall } from '../../../src/core/inlineHipLines';
 import { sourceHeat } from '../../../src/core/hotspotHeat';
-import type { KernelHotspots, PcHotspots } from '../../../src/core/protocol/pcSampling';
+import type { KernelHotspots } from '../../../src/core/protocol/pcSampling';
 import { buildInlineHip } from '../../support/inlineHipBuild';
+import { hotspotsOf } from '../../support/pcHotspots';
 
 /** The generated file's lines, and how many of them torch and hipify put above the strings. */
 function generated(
@@ -263,17 +264,8 @@ function kernel(name: string, samples: number, lines: Array<[string, number, num
     instructionsTotal: 0,
   };
 }
-const hot = (kernels: KernelHotspots[]): PcHotspots => ({
-  method: 'stochastic',
-  intervalUnit: 'cycles',
-  interval: 1024,
-  samples: 100,
-  kernels,
-  sources: [],
-  warnings: [],
-});
 const HIP = '/root/.cache/torch_extensions/py312_cpu/vadd_ext/hip.hip';
-const SAMPLED = hot([
+const SAMPLED = hotspotsOf([
   kernel('add_kernel(float const*, float const*, float*, int)', 100, [
     [HIP, 10, 70],
     [HIP, 9, 30],
@@ -298,7 +290,7 @@ test('a string edited after the run: a kernel it no longer defines and lines pas
   const renamed = SUBMISSION.replace(/add_kernel/g, 'sum_kernel');
   assert.deepEqual(sourceHeat([SAMPLED], '/home/me/submission.py', renamed), [], 'the sampled kernel is gone');
   const cut = SUBMISSION.replace(/torch::Tensor add\(torch::Tensor a, torch::Tensor b\) \{[^]*?\n\}\n/, '');
-  const late = hot([kernel('add_kernel(float*)', 10, [[HIP, 18, 10]])]);
+  const late = hotspotsOf([kernel('add_kernel(float*)', 10, [[HIP, 18, 10]])]);
   assert.equal(inlineLine(inlineCalls(SUBMISSION), HIP, 18)!.line, 21, 'the closing brace of add() before the cut');
   assert.deepEqual(sourceHeat([late], '/home/me/submission.py', cut), [], 'past the shortened string: nothing');
   const notInline = SUBMISSION.replace('cuda_sources=cuda_src', 'cuda_sources=open("k.hip").read()');
@@ -347,7 +339,7 @@ test("a device function in one string inlined into another string's kernel: its 
   assert.deepEqual(inlineLine(inlineCalls(py), 'h/hip.hip', 7), { line: 4, kernels: ['double_it'] });
   const marks = sourceHeat(
     [
-      hot([
+      hotspotsOf([
         kernel('double_it(float*)', 10, [
           ['/c/h/hip.hip', 7, 6],
           ['/c/h/hip.hip', 11, 4],

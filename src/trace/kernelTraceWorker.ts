@@ -33,27 +33,21 @@ function scan(task: PartTask): void {
 const guess = (workerData as SpeculationData | null)?.speculate;
 /** Counter parts scanned early, answered when their task comes (dropped at the first task that differs). */
 let earlyCounters: Array<{ task: CounterTask; part: CounterPart }> = [];
-let stopGuessing = false;
 if (guess?.counters) {
-  let tasks: CounterTask[] = [];
-  try {
-    tasks = speculativeCounterTasks(guess.path, guess.index, guess.threads);
-  } catch {
-    // no guess: the read sends the tasks
-  }
-  const next = (): void => {
-    const task = tasks.shift();
-    if (!task || stopGuessing) return;
-    earlyCounters.push({ task, part: scanCounterPart(task) });
-    setImmediate(next);
-  };
-  // the first part before any task is read (a microtask); the next ones a turn of the event loop each, while no
-  // task has come
-  queueMicrotask(next);
+  // before any task is read (a microtask): the parts are the ones it will be sent first, so the answers wait for no
+  // more than the scans they would have taken anyway, and what was guessed does not depend on when the tasks come
+  queueMicrotask(() => {
+    let tasks: CounterTask[] = [];
+    try {
+      tasks = speculativeCounterTasks(guess.path, guess.index, guess.threads);
+    } catch {
+      // no guess: the read sends the tasks
+    }
+    for (const task of tasks) earlyCounters.push({ task, part: scanCounterPart(task) });
+  });
 }
 
 function answerCounters(task: CounterTask): void {
-  stopGuessing = true;
   const known = earlyCounters.shift();
   if (known && sameCounterTask(known.task, task) && known.part.failure === null) {
     port?.postMessage({ ...known.part, early: true }, counterPartBuffers(known.part));

@@ -9,9 +9,8 @@ import {
   type FieldGuess,
   type RepeatedFields,
 } from './csvScanner';
-import { FileRows } from './fileRows';
+import { readAheadRows } from './fileRows';
 import type { FileSource } from './sources';
-import { YIELD_BYTES } from './limits';
 
 /** Header names compare without case, spaces, dashes or underscores: `LDS_Block_Size` = `Lds_Block_Size`. */
 function normalizeHeader(name: string): string {
@@ -112,18 +111,11 @@ export async function streamCsv(
   return rows;
 }
 
-/** A file on disk through FileRows; reads are synchronous, and every YIELD_BYTES the thread serves other work. */
+/** A file on disk, read ahead of the scan (fileRows.ts readAheadRows). */
 async function scanFile(absPath: string, scanner: CsvScanner): Promise<void> {
   const fd = openSync(absPath, 'r');
   try {
-    const rows = new FileRows(fd, 0, scanner);
-    for (let n = rows.next(), sinceYield = 0; n > 0; n = rows.next()) {
-      sinceYield += n;
-      if (sinceYield >= YIELD_BYTES) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
+    await readAheadRows(fd, 0, scanner);
   } finally {
     closeSync(fd);
   }

@@ -1,7 +1,7 @@
 // The rows of a CSV file on disk through a CsvScanner, read into one buffer that the unfinished row at the end of
 // each read moves to the start of (scanRows): no buffer per chunk to collect, no copy of a chunk to finish a row.
 // Used by the worker threads' parts and by every CSV read from disk on the calling thread.
-import { readSync } from 'node:fs';
+import { read, readSync } from 'node:fs';
 import type { CsvScanner } from './csvScanner';
 import { READ_BYTES } from './limits';
 
@@ -41,5 +41,55 @@ export class FileRows {
     buf.copy(buf, 0, used, have);
     this.kept = have - used;
     return scanner.stoppedAt >= 0 ? 0 : n;
+  }
+}
+
+/** Bytes per read of readAheadRows, and the room before them for the row the last read cut. */
+const AHEAD_BYTES = 1 << 20;
+const CARRY_ROOM = 64 * 1024;
+
+/**
+ * The rows of the file from `start` through `scanner`, the next chunk read (on libuv's thread pool, beside this
+ * thread) while this one is scanned: the copy out of the page cache is off the scanning thread. Two buffers take
+ * turns; the unfinished row at the end of one is moved into the room before the other's bytes (a row longer than
+ * that room is joined into a buffer of its own). Resolves once the file is done or the scanner has stopped.
+ */
+export async function readAheadRows(fd: number, start: number, scanner: CsvScanner): Promise<void> {
+  const buffers = [Buffer.allocUnsafeSlow(CARRY_ROOM + AHEAD_BYTES), Buffer.allocUnsafeSlow(CARRY_ROOM + AHEAD_BYTES)];
+  const readInto = (b: Buffer, at: number): Promise<number> =>
+    new Promise((resolve, reject) =>
+      read(fd, b, CARRY_ROOM, AHEAD_BYTES, at, (err, n) => (err ? reject(err) : resolve(n))),
+    );
+  let pos = start;
+  let turn = 0;
+  let next = readInto(buffers[0] as Buffer, pos);
+  /** The unfinished row: its bytes in the buffer read before. */
+  let carry: Buffer = Buffer.alloc(0);
+  try {
+    for (;;) {
+      const n = await next;
+      const b = buffers[turn] as Buffer;
+      let chunk: Buffer;
+      if (carry.length <= CARRY_ROOM) {
+        carry.copy(b, CARRY_ROOM - carry.length);
+        chunk = b.subarray(CARRY_ROOM - carry.length, CARRY_ROOM + n);
+      } else {
+        chunk = Buffer.concat([carry, b.subarray(CARRY_ROOM, CARRY_ROOM + n)]);
+      }
+      if (n <= 0) {
+        scanner.scanRows(chunk, true);
+        return;
+      }
+      pos += n;
+      // the other buffer's carry was copied out above: it takes the next read while this one is scanned
+      turn = 1 - turn;
+      next = readInto(buffers[turn] as Buffer, pos);
+      const used = scanner.scanRows(chunk, false);
+      if (scanner.stoppedAt >= 0) return;
+      carry = chunk.subarray(used);
+    }
+  } finally {
+    // however the scan ended (a row handler may throw), no read is left running on a file the caller then closes
+    await next.catch(() => 0);
   }
 }

@@ -69,8 +69,5 @@ export const MAX_OTHER_IDS = 1 << 16;
 /** Bytes per read: a buffer this size stays in a core's cache between the read and the scan. */
 export const READ_BYTES = 1 << 17;
 
-/** Bytes scanned between two turns of the event loop. */
-export const YIELD_BYTES = 8 << 20;
-
 /** Chunk size for streaming reads: large chunks keep per-chunk overhead negligible for 700 MB files. */
 export const STREAM_CHUNK_BYTES = 1 << 18;

@@ -44,6 +44,20 @@ export class FileRows {
   }
 }
 
+/** Reads up to `length` bytes at `position` of the file into `buffer` at `offset`; resolves to the bytes read. */
+export type ChunkReader = (
+  fd: number,
+  buffer: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+) => Promise<number>;
+
+const readFromFile: ChunkReader = (fd, buffer, offset, length, position) =>
+  new Promise((resolve, reject) =>
+    read(fd, buffer, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))),
+  );
+
 /** Bytes per read of readAheadRows, and the room before them for the row the last read cut. */
 const AHEAD_BYTES = 1 << 20;
 const CARRY_ROOM = 64 * 1024;
@@ -54,12 +68,14 @@ const CARRY_ROOM = 64 * 1024;
  * turns; the unfinished row at the end of one is moved into the room before the other's bytes (a row longer than
  * that room is joined into a buffer of its own). Resolves once the file is done or the scanner has stopped.
  */
-export async function readAheadRows(fd: number, start: number, scanner: CsvScanner): Promise<void> {
+export async function readAheadRows(
+  fd: number,
+  start: number,
+  scanner: CsvScanner,
+  readChunk: ChunkReader = readFromFile,
+): Promise<void> {
   const buffers = [Buffer.allocUnsafeSlow(CARRY_ROOM + AHEAD_BYTES), Buffer.allocUnsafeSlow(CARRY_ROOM + AHEAD_BYTES)];
-  const readInto = (b: Buffer, at: number): Promise<number> =>
-    new Promise((resolve, reject) =>
-      read(fd, b, CARRY_ROOM, AHEAD_BYTES, at, (err, n) => (err ? reject(err) : resolve(n))),
-    );
+  const readInto = (b: Buffer, at: number): Promise<number> => readChunk(fd, b, CARRY_ROOM, AHEAD_BYTES, at);
   let pos = start;
   let turn = 0;
   let next = readInto(buffers[0] as Buffer, pos);

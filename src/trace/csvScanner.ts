@@ -55,6 +55,11 @@ export interface CsvRow {
    * entries here are the previous row's (offsets moved to this row) and were not scanned again.
    */
   repeated: boolean;
+  /**
+   * The fields from `repeat.tail` to the line end are byte for byte the previous row's (and so are their entries
+   * here, offsets moved), and the row before was a whole row of as many fields: then they parse the same.
+   */
+  tailRepeated: boolean;
   /** 1-based line number where the row starts. */
   line: number;
   /** Offset of the row's first byte from the first byte fed (a BOM counts). */
@@ -179,6 +184,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     low: new Float64Array(maxFields),
     guessed: false,
     repeated: false,
+    tailRepeated: false,
     line: 1,
     offset: 0,
   };
@@ -248,6 +254,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       let f = 0;
       let guessed = false;
       let repeated = false;
+      let tailRepeated = false;
       if (prevStart >= 0) {
         // the previous row's first fields, when the same bytes follow here (then they parse the same)
         const n = prevPrefix;
@@ -282,6 +289,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
             f = prevFieldCount;
             p += n;
             if (guessField >= repeatTail) guessed = prevTailGuessed;
+            tailRepeated = true;
             break;
           }
         }
@@ -420,6 +428,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
       if (!blank) {
         row.guessed = guessed;
         row.repeated = repeated;
+        row.tailRepeated = tailRepeated;
         row.buf = b;
         row.fieldCount = f;
         row.offset = base + rowStart;

@@ -183,6 +183,8 @@ export class CounterPartCollector {
   private lastOk = false;
   private lastDispatch = NaN;
   private lastD = -1;
+  private lastStart = NaN;
+  private lastEnd = NaN;
 
   constructor(private readonly spec: CounterSpec) {
     this.table = spec.wanted ? new CounterTableBuilder() : null;
@@ -227,12 +229,15 @@ export class CounterPartCollector {
     this.lastOk = false;
     this.lastDispatch = NaN;
     this.lastD = -1;
+    this.lastStart = NaN;
+    this.lastEnd = NaN;
   }
 
   add(row: CsvRow): void {
     this.rows++;
     const spec = this.spec;
-    const repeat = this.lastOk && row.repeated;
+    const lastOk = this.lastOk;
+    const repeat = lastOk && row.repeated;
     this.lastOk = false;
     const cName = spec.name;
     const cCounter = spec.counter;
@@ -281,10 +286,15 @@ export class CounterPartCollector {
       this.nextCounter[this.lastCounterId + 1] = row.escaped[cCounter] ? -1 : counterId;
     }
     this.lastCounterId = counterId;
-    // timestamps once a row: relative to the summary's epoch they are exact (see traceClock.ts)
+    // timestamps once a row: relative to the summary's epoch they are exact (see traceClock.ts); the same bytes as
+    // the row before's are the same timestamps
     const timed = spec.timed;
-    const start = timed ? timestampAt(row, spec.start, spec.epoch) : NaN;
-    const end = timed ? timestampAt(row, spec.end, spec.epoch) : NaN;
+    let start = this.lastStart;
+    let end = this.lastEnd;
+    if (!(lastOk && row.tailRepeated)) {
+      start = this.lastStart = timed ? timestampAt(row, spec.start, spec.epoch) : NaN;
+      end = this.lastEnd = timed ? timestampAt(row, spec.end, spec.epoch) : NaN;
+    }
     const table = this.table;
     if (table) {
       const i = table.dispatchOf(dispatch, this.kernels.texts[id] as string, end - start);

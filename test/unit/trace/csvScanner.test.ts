@@ -300,13 +300,30 @@ test('scanRows over a buffer the caller refills: same rows, lines and offsets as
 function snapshot(
   chunks: Uint8Array[],
   repeat?: { head: number; tail: number },
-): { rows: unknown[]; repeated: number } {
+): { rows: unknown[]; repeated: number; tailRepeated: number; tailMismatches: string[] } {
   const rows: unknown[] = [];
   let repeated = 0;
+  let tailRepeated = 0;
+  const tailMismatches: string[] = [];
+  let before: { fields: number[]; texts: string[] } | null = null;
   const scanner = createCsvScanner({
     repeat,
     onRow: (row) => {
       const n = row.fieldCount;
+      const texts = Array.from({ length: n }, (_, i) => fieldText(row, i));
+      const fields = Array.from({ length: n }, (_, i) => fieldNumber(row, i));
+      if (row.tailRepeated) {
+        // what a reader takes over from the row before: the tail's fields, as they were there
+        tailRepeated++;
+        const from = repeat?.tail ?? n;
+        const same =
+          before !== null &&
+          before.texts.length === n &&
+          JSON.stringify(texts.slice(from)) === JSON.stringify(before.texts.slice(from)) &&
+          JSON.stringify(fields.slice(from)) === JSON.stringify(before.fields.slice(from));
+        if (!same) tailMismatches.push(`line ${row.line}: ${JSON.stringify(texts)} after ${JSON.stringify(before)}`);
+      }
+      before = { fields, texts };
       rows.push([
         Array.from({ length: n }, (_, i) => fieldText(row, i)),
         Array.from({ length: n }, (_, i) => fieldNumber(row, i)),
@@ -322,7 +339,7 @@ function snapshot(
   });
   for (const c of chunks) scanner.feed(c);
   scanner.end();
-  return { rows, repeated };
+  return { rows, repeated, tailRepeated, tailMismatches };
 }
 
 test('repeated fields: every row after the first of a run with the same first fields is taken over, not every other one', () => {
@@ -361,6 +378,8 @@ test('repeated fields: rows whose first or last fields repeat the row before sca
   ];
   const ends = ['\n', '\r\n', '\r'];
   let repeatedRows = 0;
+  let tailRows = 0;
+  const mismatches: string[] = [];
   for (let doc = 0; doc < 300; doc++) {
     const parts: string[] = ['a,b,c,d,e,f\n'];
     let head = pick(heads);
@@ -391,7 +410,11 @@ test('repeated fields: rows whose first or last fields repeat the row before sca
         `${JSON.stringify(text)} ${JSON.stringify(repeat)} (chunked)`,
       );
       repeatedRows += whole.repeated;
+      tailRows += whole.tailRepeated;
+      mismatches.push(...whole.tailMismatches);
     }
   }
   assert.ok(repeatedRows > 500, `rows taken over: ${repeatedRows}`);
+  assert.ok(tailRows > 300, `rows whose tail was taken over: ${tailRows}`);
+  assert.deepEqual(mismatches, [], 'a row said its tail repeated the row before, and it did not');
 });

@@ -156,7 +156,7 @@ export class CounterPartCollector {
   private viewOf: Buffer | null = null;
   private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
   private lastCounterId = -1;
-  private lastName = Buffer.alloc(0);
+  private lastName: Buffer = Buffer.alloc(0);
   private lastNameId = -1;
   /** Per counter id: its column in the table, null when the table does not keep it. */
   private readonly sinkColumns: Array<CounterColumn | null> = [];
@@ -185,6 +185,9 @@ export class CounterPartCollector {
   private lastD = -1;
   private lastStart = NaN;
   private lastEnd = NaN;
+  /** The agent of the last new dispatch, and its bytes. */
+  private lastAgent = -1;
+  private lastAgentRaw: Buffer = Buffer.alloc(0);
 
   constructor(private readonly spec: CounterSpec) {
     this.table = spec.wanted ? new CounterTableBuilder() : null;
@@ -231,6 +234,8 @@ export class CounterPartCollector {
     this.lastD = -1;
     this.lastStart = NaN;
     this.lastEnd = NaN;
+    this.lastAgent = -1;
+    this.lastAgentRaw = Buffer.alloc(0);
   }
 
   add(row: CsvRow): void {
@@ -264,7 +269,9 @@ export class CounterPartCollector {
       else {
         id = this.kernels.idFor(row.buf, nStart, nEnd, row.escaped[cName] as number);
         this.lastNameId = id;
-        this.lastName = Buffer.from(row.buf.subarray(nStart, nEnd));
+        // the interner's own copy of these bytes (a folded name's are the row's: copied, the buffer is reused)
+        const raw = this.kernels.lastRaw;
+        this.lastName = raw.buffer === row.buf.buffer ? Buffer.from(raw) : raw;
       }
     }
     // counters come in the same order for every dispatch: the one that followed the last counter last time first
@@ -340,15 +347,26 @@ export class CounterPartCollector {
       this.timings.push(null);
       return;
     }
-    for (const [, col] of spec.launch) out.launches.push(col >= 0 ? fieldNumber(row, col) : NaN);
+    const launch = spec.launch;
+    for (let j = 0; j < launch.length; j++) {
+      const col = (launch[j] as [number, number])[1];
+      out.launches.push(col >= 0 ? fieldNumber(row, col) : NaN);
+    }
     let agent = -1;
     const cAgent = spec.agent;
     if (cAgent >= 0 && cAgent < row.fieldCount) {
-      const raw = row.buf.toString('utf8', row.starts[cAgent] as number, row.ends[cAgent] as number);
-      agent = this.agentIds.get(raw) ?? -1;
-      if (agent < 0) {
-        agent = out.agents.push(raw) - 1;
-        this.agentIds.set(raw, agent);
+      const aStart = row.starts[cAgent] as number;
+      const aEnd = row.ends[cAgent] as number;
+      if (this.lastAgent >= 0 && sameBytes(row.buf, aStart, aEnd, this.lastAgentRaw)) agent = this.lastAgent;
+      else {
+        const raw = row.buf.toString('utf8', aStart, aEnd);
+        agent = this.agentIds.get(raw) ?? -1;
+        if (agent < 0) {
+          agent = out.agents.push(raw) - 1;
+          this.agentIds.set(raw, agent);
+        }
+        this.lastAgent = agent;
+        this.lastAgentRaw = Buffer.from(row.buf.subarray(aStart, aEnd));
       }
     }
     out.agentOf.push(agent);

@@ -7,6 +7,7 @@
 // Handles quoted fields with commas, doubled quotes (`""`) and newlines inside, CRLF or LF line ends, a UTF-8
 // BOM, a last line without a line end, and any chunk boundary. Blank lines are ignored.
 import { KernelRunnerError } from '../core/errors';
+import { REPEATED_ROWS_MAX, repeatedRows, type RepeatedRows } from './repeatedRows';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -202,11 +203,17 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   let prevTailLength = 0;
   let prevFieldCount = 0;
   let prevTailGuessed = false;
+  /** The WebAssembly fast path, for repeated rows that differ in the two fields between head and tail only. */
+  let fast: RepeatedRows | null = null;
+  /** Bumped by setRepeat and setGuess: rows the fast path took under the earlier settings are read again. */
+  let settings = 0;
   function setRepeat(repeat: RepeatedFields | undefined): void {
     repeatFields = Math.min(repeat?.head ?? 0, maxFields);
     repeatTail = repeat && repeat.tail > 0 && repeat.tail < maxFields ? repeat.tail : -1;
     prevStart = -1;
     prevTail = -1;
+    fast = repeatFields > 0 && repeatTail === repeatFields + 2 ? repeatedRows() : null;
+    settings++;
   }
   setRepeat(options.repeat);
   let stoppedAt = -1;
@@ -223,6 +230,66 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     line = 1;
     atStart = fileStart;
     base = 0;
+  }
+
+  /**
+   * The rows from `p` that the fast path takes (each the row before but for its name and digits), handed to
+   * onRow as the scanner would have read them; returns where the rows it did not take start (`p`: none taken).
+   */
+  function takeRepeated(rows: RepeatedRows, b: Buffer, p: number, len: number): number {
+    const { starts, ends, quoted, escaped, values, wide } = row;
+    const head = repeatFields;
+    const fieldCount = prevFieldCount;
+    const guessed = guessField >= repeatTail ? prevTailGuessed : prevGuessed;
+    const stop = stopAt - base >= len ? len : Math.max(0, stopAt - base);
+    const asked = settings;
+    for (;;) {
+      const k = rows.take(p, len, stop, prevStart, prevPrefix, prevTail, prevTailLength);
+      const { out, values: digits } = rows;
+      for (let i = 0; i < k; i++) {
+        const rowStart = out[3 * i] as number;
+        const nameEnd = out[3 * i + 1] as number;
+        const valueEnd = out[3 * i + 2] as number;
+        const tailStart = valueEnd + 1;
+        const dHead = rowStart - prevStart;
+        for (let j = 0; j < head; j++) {
+          starts[j] = (starts[j] as number) + dHead;
+          ends[j] = (ends[j] as number) + dHead;
+        }
+        const dTail = tailStart - prevTail;
+        for (let j = head + 2; j < fieldCount; j++) {
+          starts[j] = (starts[j] as number) + dTail;
+          ends[j] = (ends[j] as number) + dTail;
+        }
+        starts[head] = rowStart + prevPrefix;
+        ends[head] = nameEnd;
+        quoted[head] = 0;
+        escaped[head] = 0;
+        wide[head] = 0;
+        values[head] = NaN;
+        starts[head + 1] = nameEnd + 1;
+        ends[head + 1] = valueEnd;
+        quoted[head + 1] = 0;
+        escaped[head + 1] = 0;
+        wide[head + 1] = 0;
+        values[head + 1] = digits[i] as number;
+        prevStart = rowStart;
+        prevTail = tailStart;
+        p = tailStart + prevTailLength;
+        row.line = line;
+        line++;
+        row.guessed = guessed;
+        row.repeated = true;
+        row.tailRepeated = true;
+        row.buf = b;
+        row.fieldCount = fieldCount;
+        row.offset = base + rowStart;
+        onRow(row);
+        // the row's reader changed what repeats or is guessed: the rows after it are read with that
+        if (settings !== asked) return p;
+      }
+      if (k < REPEATED_ROWS_MAX) return p;
+    }
   }
 
   /** Scans complete rows of `b`; returns the offset of the first byte not consumed. */
@@ -242,14 +309,27 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     // First line feed at or after the current quoted field (len: none): a quoted field that closes before it has
     // no newline inside, so one memchr per row counts the lines instead of one per quoted field.
     let nextLf = -1;
+    /** `b` is in the fast path's memory. */
+    let loaded = false;
     rows: while (p < len) {
-      const rowStart = p;
       // (the sum is taken on every row: code optimised before the first stop then has what it needs for it)
       const at = base + p;
       if (at >= stopAt) {
         stoppedAt = at;
         return len;
       }
+      if (fast !== null && prevStart >= 0 && prevTail >= 0) {
+        if (!loaded) {
+          fast.load(b);
+          loaded = true;
+        }
+        const taken = takeRepeated(fast, b, p, len);
+        if (taken > p) {
+          p = taken;
+          continue;
+        }
+      }
+      const rowStart = p;
       let rowLines = 0;
       let f = 0;
       let guessed = false;
@@ -497,6 +577,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     setGuess(guess: FieldGuess | undefined): void {
       guessField = guess?.field ?? -1;
       guessBytes = guess ? guess.bytes.bind(guess) : null;
+      settings++;
     },
     setRepeat,
     get line() {

@@ -1,0 +1,130 @@
+// The CSV scanner's fast path for rows that repeat the row before but for two fields (RepeatedFields with
+// tail = head + 2: a long-layout counter_collection.csv, 40 rows a dispatch that differ only in Counter_Name and
+// Counter_Value), in WebAssembly (wasm/repeatedRows.c: 16-byte SIMD compares of what the rows share). The
+// scanner copies the chunk it scans into the instance's memory and asks for the run of rows from one on that
+// qualify; it sets their fields itself. One instance per thread, made on first use; where WebAssembly cannot run
+// there is none, and the scanner reads every row in JavaScript with the same result.
+import { REPEATED_ROWS_WASM } from './wasm/repeatedRowsWasm';
+
+/** Rows one call reports at most. */
+export const REPEATED_ROWS_MAX = 1024;
+
+const PAGE = 64 * 1024;
+/** Pages the memory starts with: the module's own data and stack, the answers, and a 1 MiB chunk with room. */
+const INITIAL_PAGES = 24;
+
+/** What is used of the WebAssembly API (the project's TypeScript libraries do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+
+type RepeatedRowsFn = (
+  data: number,
+  pos: number,
+  len: number,
+  stop: number,
+  prevStart: number,
+  prefixLen: number,
+  prevTail: number,
+  tailLen: number,
+  out: number,
+  values: number,
+  maxRows: number,
+) => number;
+
+export class RepeatedRows {
+  /** Per row taken: where it starts, where its name ends, where its digits end (offsets in the chunk). */
+  out!: Int32Array;
+  /** Per row taken: the value of its digits. */
+  values!: Float64Array;
+  /** Rows taken so far (for tests). */
+  rowsTaken = 0;
+  private readonly memory: WasmMemory;
+  private readonly fn: RepeatedRowsFn;
+  private readonly outAt: number;
+  private readonly valuesAt: number;
+  private readonly dataAt: number;
+  private bytes!: Uint8Array;
+
+  constructor(wasm: WasmApi) {
+    const module = new wasm.Module(Buffer.from(REPEATED_ROWS_WASM, 'base64'));
+    this.memory = new wasm.Memory({ initial: INITIAL_PAGES });
+    const { exports } = new wasm.Instance(module, { env: { memory: this.memory } });
+    this.fn = exports.repeated_rows as RepeatedRowsFn;
+    const heapBase = (exports.__heap_base as { value: number }).value;
+    this.outAt = (heapBase + 15) & ~15;
+    this.valuesAt = this.outAt + REPEATED_ROWS_MAX * 3 * 4;
+    this.dataAt = this.valuesAt + REPEATED_ROWS_MAX * 8;
+    this.views();
+  }
+
+  /** Views of the memory (again after it grew: growing detaches the old ones). */
+  private views(): void {
+    this.bytes = new Uint8Array(this.memory.buffer);
+    this.out = new Int32Array(this.memory.buffer, this.outAt, REPEATED_ROWS_MAX * 3);
+    this.values = new Float64Array(this.memory.buffer, this.valuesAt, REPEATED_ROWS_MAX);
+  }
+
+  /** Copies the chunk the scanner now reads into the memory (growing it for a longer chunk). */
+  load(chunk: Uint8Array): void {
+    const need = this.dataAt + chunk.length;
+    if (need > this.bytes.length) {
+      this.memory.grow(Math.ceil((need - this.bytes.length) / PAGE));
+      this.views();
+    }
+    this.bytes.set(chunk, this.dataAt);
+  }
+
+  /**
+   * The rows from `pos` of the loaded chunk (`len` bytes) that repeat the row before (at `prevStart`, its tail at
+   * `prevTail`) but for their name and digits, none starting at or after `stop`: their count, their offsets in
+   * `out` and values in `values`.
+   */
+  take(
+    pos: number,
+    len: number,
+    stop: number,
+    prevStart: number,
+    prefixLen: number,
+    prevTail: number,
+    tailLen: number,
+  ): number {
+    const { dataAt, outAt, valuesAt } = this;
+    const k = this.fn(
+      dataAt,
+      pos,
+      len,
+      stop,
+      prevStart,
+      prefixLen,
+      prevTail,
+      tailLen,
+      outAt,
+      valuesAt,
+      REPEATED_ROWS_MAX,
+    );
+    this.rowsTaken += k;
+    return k;
+  }
+}
+
+let shared: RepeatedRows | null | undefined;
+
+/** This thread's instance, or null where WebAssembly cannot run it. */
+export function repeatedRows(): RepeatedRows | null {
+  if (shared === undefined) {
+    const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+    try {
+      shared = wasm ? new RepeatedRows(wasm) : null;
+    } catch {
+      shared = null;
+    }
+  }
+  return shared;
+}

@@ -104,6 +104,13 @@ export interface RepeatedFields {
   head: number;
   /** The fields from index `tail` to the row's end, line end included; -1: none. */
   tail: number;
+  /**
+   * The reader does not need the head and tail fields' offsets of a row the WebAssembly fast path takes
+   * (repeatedRows.ts) to be that row's: they may be those of an earlier row of the same chunk, which has the same
+   * bytes there (so the fields' texts and values are the same). Then they are moved once after a run of such rows,
+   * not at each row.
+   */
+  offsetsUnread?: boolean;
 }
 
 export interface CsvScanner {
@@ -164,6 +171,15 @@ function sameBytes(view: DataView, b: Buffer, a: number, c: number, n: number): 
   return true;
 }
 
+/** Moves the offsets of fields [from, to) by `delta`. */
+function shiftFields(starts: Int32Array, ends: Int32Array, from: number, to: number, delta: number): void {
+  if (delta === 0) return;
+  for (let j = from; j < to; j++) {
+    starts[j] = (starts[j] as number) + delta;
+    ends[j] = (ends[j] as number) + delta;
+  }
+}
+
 /** Short quoted fields are searched byte by byte; longer ones by Buffer.indexOf (memchr), whose call costs more. */
 const PROBE = 16;
 
@@ -207,8 +223,11 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   let fast: RepeatedRows | null = null;
   /** Bumped by setRepeat and setGuess: rows the fast path took under the earlier settings are read again. */
   let settings = 0;
+  /** RepeatedFields.offsetsUnread. */
+  let repeatOffsetsUnread = false;
   function setRepeat(repeat: RepeatedFields | undefined): void {
     repeatFields = Math.min(repeat?.head ?? 0, maxFields);
+    repeatOffsetsUnread = repeat?.offsetsUnread === true;
     repeatTail = repeat && repeat.tail > 0 && repeat.tail < maxFields ? repeat.tail : -1;
     prevStart = -1;
     prevTail = -1;
@@ -243,52 +262,58 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     const guessed = guessField >= repeatTail ? prevTailGuessed : prevGuessed;
     const stop = stopAt - base >= len ? len : Math.max(0, stopAt - base);
     const asked = settings;
-    for (;;) {
-      const k = rows.take(p, len, stop, prevStart, prevPrefix, prevTail, prevTailLength);
-      const { out, values: digits } = rows;
-      for (let i = 0; i < k; i++) {
-        const rowStart = out[3 * i] as number;
-        const nameEnd = out[3 * i + 1] as number;
-        const valueEnd = out[3 * i + 2] as number;
-        const tailStart = valueEnd + 1;
-        const dHead = rowStart - prevStart;
-        for (let j = 0; j < head; j++) {
-          starts[j] = (starts[j] as number) + dHead;
-          ends[j] = (ends[j] as number) + dHead;
+    const eachRow = !repeatOffsetsUnread;
+    // where the head and tail fields' offsets are (when they are not moved with each row)
+    let offsetsOf = prevStart;
+    let tailOffsetsOf = prevTail;
+    try {
+      for (;;) {
+        const k = rows.take(p, len, stop, prevStart, prevPrefix, prevTail, prevTailLength);
+        const { out, values: digits } = rows;
+        for (let i = 0; i < k; i++) {
+          const rowStart = out[3 * i] as number;
+          const nameEnd = out[3 * i + 1] as number;
+          const valueEnd = out[3 * i + 2] as number;
+          const tailStart = valueEnd + 1;
+          if (eachRow) {
+            shiftFields(starts, ends, 0, head, rowStart - prevStart);
+            shiftFields(starts, ends, head + 2, fieldCount, tailStart - prevTail);
+            offsetsOf = rowStart;
+            tailOffsetsOf = tailStart;
+          }
+          starts[head] = rowStart + prevPrefix;
+          ends[head] = nameEnd;
+          quoted[head] = 0;
+          escaped[head] = 0;
+          wide[head] = 0;
+          values[head] = NaN;
+          starts[head + 1] = nameEnd + 1;
+          ends[head + 1] = valueEnd;
+          quoted[head + 1] = 0;
+          escaped[head + 1] = 0;
+          wide[head + 1] = 0;
+          values[head + 1] = digits[i] as number;
+          prevStart = rowStart;
+          prevTail = tailStart;
+          p = tailStart + prevTailLength;
+          row.line = line;
+          line++;
+          row.guessed = guessed;
+          row.repeated = true;
+          row.tailRepeated = true;
+          row.buf = b;
+          row.fieldCount = fieldCount;
+          row.offset = base + rowStart;
+          onRow(row);
+          // the row's reader changed what repeats or is guessed: the rows after it are read with that
+          if (settings !== asked) return p;
         }
-        const dTail = tailStart - prevTail;
-        for (let j = head + 2; j < fieldCount; j++) {
-          starts[j] = (starts[j] as number) + dTail;
-          ends[j] = (ends[j] as number) + dTail;
-        }
-        starts[head] = rowStart + prevPrefix;
-        ends[head] = nameEnd;
-        quoted[head] = 0;
-        escaped[head] = 0;
-        wide[head] = 0;
-        values[head] = NaN;
-        starts[head + 1] = nameEnd + 1;
-        ends[head + 1] = valueEnd;
-        quoted[head + 1] = 0;
-        escaped[head + 1] = 0;
-        wide[head + 1] = 0;
-        values[head + 1] = digits[i] as number;
-        prevStart = rowStart;
-        prevTail = tailStart;
-        p = tailStart + prevTailLength;
-        row.line = line;
-        line++;
-        row.guessed = guessed;
-        row.repeated = true;
-        row.tailRepeated = true;
-        row.buf = b;
-        row.fieldCount = fieldCount;
-        row.offset = base + rowStart;
-        onRow(row);
-        // the row's reader changed what repeats or is guessed: the rows after it are read with that
-        if (settings !== asked) return p;
+        if (k < REPEATED_ROWS_MAX) return p;
       }
-      if (k < REPEATED_ROWS_MAX) return p;
+    } finally {
+      // the head and tail fields' offsets are the last row's again, as the next row compared with it needs them
+      shiftFields(starts, ends, 0, head, prevStart - offsetsOf);
+      shiftFields(starts, ends, head + 2, fieldCount, prevTail - tailOffsetsOf);
     }
   }
 

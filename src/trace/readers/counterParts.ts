@@ -84,7 +84,8 @@ export function counterSpec(c: Columns, epoch: number, kernelsTraced: boolean, w
       [10, c.find('Scratch_Size', 'Private_Segment_Size')],
     ],
     timed: start >= 0 && end >= 0,
-    repeat: repeatable ? { head: firstPerCounter, tail } : null,
+    // (CounterPartCollector.add reads a repeated field's bytes, values or text, not where the row has them)
+    repeat: repeatable ? { head: firstPerCounter, tail, offsetsUnread: true } : null,
     epoch,
     kernelsTraced,
     wanted,

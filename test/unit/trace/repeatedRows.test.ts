@@ -13,7 +13,7 @@ import { REPEATED_ROWS_WASM } from '../../../src/trace/wasm/repeatedRowsWasm';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Each row's texts, numbers, flags, line and offset, and how many the fast path took. */
-function rowsOf(text: string, repeat?: { head: number; tail: number }, chunk = text.length) {
+function rowsOf(text: string, repeat?: { head: number; tail: number; offsetsUnread?: boolean }, chunk = text.length) {
   const rows: unknown[] = [];
   const scanner = createCsvScanner({
     repeat,
@@ -60,6 +60,15 @@ test('the fast path runs here and takes every row of a dispatch after its first,
   const pieces = rowsOf(text, { head: 3, tail: 5 }, 1000);
   assert.deepEqual(pieces.rows, plain.rows);
   assert.ok(pieces.taken > 50 * 30, `taken in pieces: ${pieces.taken}`);
+});
+
+test("with offsetsUnread, a taken row's repeated fields are the same texts and values (their offsets may be an earlier row's)", () => {
+  const text = counterRows(30, 40);
+  const textsOf = (rows: unknown[]): unknown[] => rows.map((r) => (r as unknown[]).slice(0, 5));
+  const plain = rowsOf(text);
+  const fast = rowsOf(text, { head: 3, tail: 5, offsetsUnread: true }, 777);
+  assert.deepEqual(textsOf(fast.rows), textsOf(plain.rows));
+  assert.ok(fast.taken > 30 * 30, `taken: ${fast.taken}`);
 });
 
 test('a run longer than one call reports is taken whole, over several calls', () => {

@@ -332,7 +332,8 @@ export class CounterPartCollector {
     if (d >= 0) {
       // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
       this.lastD = d;
-      if (keepTimings && end >= start) this.timings[d]?.add(start, end);
+      // (a row with the row before's timestamps adds the timing that row added)
+      if (keepTimings && end >= start && !(repeat && row.tailRepeated)) this.timings[d]?.add(start, end);
       return;
     }
     const out = this.out;

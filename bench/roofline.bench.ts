@@ -1,6 +1,7 @@
 // Roofline metrics from 1,000,000 counter rows against DuckDB in the same run. The input is a generated rocprofv3
 // ROCm 7 `counter_collection.csv` (one row per dispatch and counter: the 30 counters of the gfx942 roofline and 10
-// more, for 25,000 dispatches of 40 kernels, timestamps past 2^53) with a sysinfo.csv beside it. Both run as child
+// more, for 25,000 dispatches of 40 kernels, timestamps past 2^53) with a sysinfo.csv beside it, written as
+// rocprofv3 writes it (shared/fixtures/rocprof/*counter_collection.csv): strings in quotes, values as %f. Both run as child
 // processes, start-up included: ours is the built dist/cli.cjs (`summarize <dir> --json`: the whole summary, the
 // roofline and speed-of-light included), DuckDB is @duckdb/node-api with read_csv, a pivot per dispatch and a
 // GROUP BY kernel computing the same sums (dispatches, duration, FLOPs, HBM/L2/L1/LDS bytes). Prints each round,
@@ -74,12 +75,12 @@ async function ensureData(): Promise<string> {
   const dir = path.join(root, 'bench/data/roofline');
   const file = path.join(dir, 'run_counter_collection.csv');
   const meta = path.join(dir, 'meta.json');
-  const want = JSON.stringify({ rows: ROWS, counters: COUNTERS.length, v: 1 });
+  const want = JSON.stringify({ rows: ROWS, counters: COUNTERS.length, v: 2 });
   if (existsSync(file) && existsSync(meta) && readFileSync(meta, 'utf8') === want) return dir;
   mkdirSync(dir, { recursive: true });
   const rnd = seededRandom(20);
   const kernels = Array.from({ length: 40 }, (_, i) =>
-    i % 3 === 0 ? `"gemm_kernel_${i}(float const*, float const*, float*, int)"` : `kernel_${i}`,
+    i % 3 === 0 ? `"gemm_kernel_${i}(float const*, float const*, float*, int)"` : `"kernel_${i}"`,
   );
   const out = createWriteStream(file);
   out.write(`${HEADER}\n`);
@@ -91,12 +92,12 @@ async function ensureData(): Promise<string> {
     const start = t;
     const end = start + BigInt(1000 + Math.floor(rnd() * 100000));
     t = end + 500n;
-    const fixed = `${d},${d},2,1,4242,4242,1048576,${k + 1},${kernels[k]},256,0,0,16,4,32`;
+    const fixed = `${d},${d},"Agent 2",1,4242,4242,1048576,${k + 1},${kernels[k]},256,0,0,16,4,32`;
     let chunk = '';
     for (const c of COUNTERS) {
       if (rows++ >= ROWS) break;
       const v = c.includes('MOPS') && k % 3 !== 0 ? 0 : Math.floor(rnd() * 200000);
-      chunk += `${fixed},${c},${v},${start},${end}\n`;
+      chunk += `${fixed},"${c}",${v}.000000,${start},${end}\n`;
     }
     if (!out.write(chunk)) await once(out, 'drain');
   }

@@ -7,7 +7,13 @@
 // Handles quoted fields with commas, doubled quotes (`""`) and newlines inside, CRLF or LF line ends, a UTF-8
 // BOM, a last line without a line end, and any chunk boundary. Blank lines are ignored.
 import { KernelRunnerError } from '../core/errors';
-import { REPEATED_ROWS_MAX, repeatedRows, type RepeatedRows } from './repeatedRows';
+import {
+  REPEATED_INTEGER,
+  REPEATED_QUOTED_NAME,
+  REPEATED_ROWS_MAX,
+  repeatedRows,
+  type RepeatedRows,
+} from './repeatedRows';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -61,6 +67,13 @@ export interface CsvRow {
    * here, offsets moved), and the row before was a whole row of as many fields: then they parse the same.
    */
   tailRepeated: boolean;
+  /**
+   * A field the scanner read as a decimal number (`16384.000000`, `2.48e-02`: the WebAssembly fast path's value
+   * field, repeatedRows.ts) and its value, exactly as Number() reads the field's text; -1 when none. `values`
+   * stays the integer of an all-digit field only: fieldNumber() gives either.
+   */
+  decimalField: number;
+  decimal: number;
   /** 1-based line number where the row starts. */
   line: number;
   /** Offset of the row's first byte from the first byte fed (a BOM counts). */
@@ -202,6 +215,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     guessed: false,
     repeated: false,
     tailRepeated: false,
+    decimalField: -1,
+    decimal: NaN,
     line: 1,
     offset: 0,
   };
@@ -271,9 +286,11 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         const k = rows.take(p, len, stop, prevStart, prevPrefix, prevTail, prevTailLength);
         const { out, values: digits } = rows;
         for (let i = 0; i < k; i++) {
-          const rowStart = out[3 * i] as number;
-          const nameEnd = out[3 * i + 1] as number;
-          const valueEnd = out[3 * i + 2] as number;
+          const rowStart = out[4 * i] as number;
+          const nameEnd = out[4 * i + 1] as number;
+          const valueEnd = out[4 * i + 2] as number;
+          const flags = out[4 * i + 3] as number;
+          const q = flags & REPEATED_QUOTED_NAME;
           const tailStart = valueEnd + 1;
           if (eachRow) {
             shiftFields(starts, ends, 0, head, rowStart - prevStart);
@@ -281,18 +298,26 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
             offsetsOf = rowStart;
             tailOffsetsOf = tailStart;
           }
-          starts[head] = rowStart + prevPrefix;
+          starts[head] = rowStart + prevPrefix + q;
           ends[head] = nameEnd;
-          quoted[head] = 0;
+          quoted[head] = q;
           escaped[head] = 0;
           wide[head] = 0;
           values[head] = NaN;
-          starts[head + 1] = nameEnd + 1;
+          starts[head + 1] = nameEnd + 1 + q;
           ends[head + 1] = valueEnd;
           quoted[head + 1] = 0;
           escaped[head + 1] = 0;
           wide[head + 1] = 0;
-          values[head + 1] = digits[i] as number;
+          const number = digits[i] as number;
+          if (flags & REPEATED_INTEGER) {
+            values[head + 1] = number;
+            row.decimalField = -1;
+          } else {
+            values[head + 1] = NaN;
+            row.decimalField = head + 1;
+            row.decimal = number;
+          }
           prevStart = rowStart;
           prevTail = tailStart;
           p = tailStart + prevTailLength;
@@ -343,7 +368,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         stoppedAt = at;
         return len;
       }
-      if (fast !== null && prevStart >= 0 && prevTail >= 0) {
+      if (fast !== null && prevStart >= 0 && prevTail >= 0 && guessField !== repeatFields) {
         if (!loaded) {
           fast.load(b);
           loaded = true;
@@ -534,6 +559,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         row.guessed = guessed;
         row.repeated = repeated;
         row.tailRepeated = tailRepeated;
+        row.decimalField = -1;
         row.buf = b;
         row.fieldCount = f;
         row.offset = base + rowStart;
@@ -629,6 +655,7 @@ export function fieldNumber(row: CsvRow, i: number): number {
   const v = row.values[i] as number;
   if (!Number.isNaN(v)) return v;
   if (row.wide[i]) return (row.high[i] as number) * 1e9 + (row.low[i] as number);
+  if (i === row.decimalField) return row.decimal;
   const t = fieldText(row, i).trim();
   if (t === '') return NaN;
   const n = Number(t);

@@ -8,6 +8,9 @@ import { REPEATED_ROWS_WASM } from './wasm/repeatedRowsWasm';
 
 /** Rows one call reports at most. */
 export const REPEATED_ROWS_MAX = 1024;
+/** A row's flags: its name is in quotes; its number is all digits. */
+export const REPEATED_QUOTED_NAME = 1;
+export const REPEATED_INTEGER = 2;
 
 const PAGE = 64 * 1024;
 /** Pages the memory starts with: the module's own data and stack, the answers, and a 1 MiB chunk with room. */
@@ -39,9 +42,12 @@ type RepeatedRowsFn = (
 ) => number;
 
 export class RepeatedRows {
-  /** Per row taken: where it starts, where its name ends, where its digits end (offsets in the chunk). */
+  /**
+   * Per row taken: where it starts, where its name ends (before a closing quote), where its number ends (offsets
+   * in the chunk), and its flags (REPEATED_QUOTED_NAME, REPEATED_INTEGER).
+   */
   out!: Int32Array;
-  /** Per row taken: the value of its digits. */
+  /** Per row taken: its number. */
   values!: Float64Array;
   /** Rows taken so far (for tests). */
   rowsTaken = 0;
@@ -59,7 +65,7 @@ export class RepeatedRows {
     this.fn = exports.repeated_rows as RepeatedRowsFn;
     const heapBase = (exports.__heap_base as { value: number }).value;
     this.outAt = (heapBase + 15) & ~15;
-    this.valuesAt = this.outAt + REPEATED_ROWS_MAX * 3 * 4;
+    this.valuesAt = this.outAt + REPEATED_ROWS_MAX * 4 * 4;
     this.dataAt = this.valuesAt + REPEATED_ROWS_MAX * 8;
     this.views();
   }
@@ -67,7 +73,7 @@ export class RepeatedRows {
   /** Views of the memory (again after it grew: growing detaches the old ones). */
   private views(): void {
     this.bytes = new Uint8Array(this.memory.buffer);
-    this.out = new Int32Array(this.memory.buffer, this.outAt, REPEATED_ROWS_MAX * 3);
+    this.out = new Int32Array(this.memory.buffer, this.outAt, REPEATED_ROWS_MAX * 4);
     this.values = new Float64Array(this.memory.buffer, this.valuesAt, REPEATED_ROWS_MAX);
   }
 
@@ -83,8 +89,8 @@ export class RepeatedRows {
 
   /**
    * The rows from `pos` of the loaded chunk (`len` bytes) that repeat the row before (at `prevStart`, its tail at
-   * `prevTail`) but for their name and digits, none starting at or after `stop`: their count, their offsets in
-   * `out` and values in `values`.
+   * `prevTail`) but for their name and number, none starting at or after `stop`: their count, their offsets and
+   * flags in `out` and numbers in `values`.
    */
   take(
     pos: number,

@@ -378,8 +378,44 @@ test('repeated fields: rows whose first or last fields repeat the row before sca
   ];
   const ends = ['\n', '\r\n', '\r'];
   // what the WebAssembly fast path (head, two fields, tail) takes, and what it must leave to the JavaScript scanner
-  const NAMES = ['SQ_WAVES', 'TCC_HIT[3]', 'a"b', '"TCC,HIT"', '', '7', '7x', '-x', 'x\ty'];
-  const VALUES = ['0', '17', '123456789012345', '1234567890123456', '99999999999999999999', '-5', '1.5', '"9"', ''];
+  const NAMES = [
+    'SQ_WAVES',
+    'TCC_HIT[3]',
+    '"SQ_WAVES"',
+    '"TCC,HIT"',
+    '"a""b"',
+    '""',
+    '"7"',
+    'a"b',
+    '',
+    '7',
+    '7x',
+    '-x',
+    'x\ty',
+  ];
+  const VALUES = [
+    '0',
+    '17',
+    '123456789012345',
+    '1234567890123456',
+    '99999999999999999999',
+    '16384.000000',
+    '2.48342814e-02',
+    '1e5',
+    '1E+05',
+    '1.',
+    '.5',
+    '0.000000',
+    '1e',
+    '1e400',
+    '3e-23',
+    '12345678.12345678',
+    '-5',
+    '+5',
+    '1.5.5',
+    '"9"',
+    '',
+  ];
   let repeatedRows = 0;
   let tailRows = 0;
   const mismatches: string[] = [];

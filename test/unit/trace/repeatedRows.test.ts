@@ -37,14 +37,21 @@ function rowsOf(text: string, repeat?: { head: number; tail: number; offsetsUnre
   return { rows, taken: (fast?.rowsTaken ?? 0) - before };
 }
 
-/** A long-layout counter file: `dispatches` dispatches of `counters` rows each. */
-function counterRows(dispatches: number, counters: number): string {
+/**
+ * A long-layout counter file: `dispatches` dispatches of `counters` rows each; `rocprofv3` writes names in quotes
+ * and values as %f (`16384.000000`), some in scientific notation.
+ */
+function counterRows(dispatches: number, counters: number, rocprofv3 = false): string {
   const lines = ['Dispatch_Id,Kernel_Name,Grid_Size,Counter_Name,Counter_Value,Start_Timestamp,End_Timestamp'];
   for (let d = 1; d <= dispatches; d++)
-    for (let c = 0; c < counters; c++)
+    for (let c = 0; c < counters; c++) {
+      const v = (d * 7919 + c * 104729) % 1000003;
+      const name = rocprofv3 ? `"COUNTER_${c}"` : `COUNTER_${c}`;
+      const value = !rocprofv3 ? `${v}` : c % 5 === 4 ? (v / 7e6).toExponential(8) : `${v}.000000`;
       lines.push(
-        `${d},"gemm<1, 2>(float const*, int)",1048576,COUNTER_${c},${(d * 7919 + c * 104729) % 1000003},${12000000000000000000n + BigInt(d) * 1000n},${12000000000000000500n + BigInt(d) * 1000n}`,
+        `${d},"gemm<1, 2>(float const*, int)",1048576,${name},${value},${12000000000000000000n + BigInt(d) * 1000n},${12000000000000000500n + BigInt(d) * 1000n}`,
       );
+    }
   return `${lines.join('\n')}\n`;
 }
 
@@ -69,6 +76,16 @@ test("with offsetsUnread, a taken row's repeated fields are the same texts and v
   const fast = rowsOf(text, { head: 3, tail: 5, offsetsUnread: true }, 777);
   assert.deepEqual(textsOf(fast.rows), textsOf(plain.rows));
   assert.ok(fast.taken > 30 * 30, `taken: ${fast.taken}`);
+});
+
+test('rows as rocprofv3 writes them (quoted names, %f and scientific values) are taken, with the numbers Number() reads', () => {
+  const text = counterRows(40, 40, true);
+  const plain = rowsOf(text);
+  const fast = rowsOf(text, { head: 3, tail: 5 });
+  assert.deepEqual(fast.rows, plain.rows);
+  assert.equal(fast.taken, 40 * 39);
+  const numbers = (plain.rows.slice(1) as unknown[][]).map((r) => (r[1] as number[])[4]);
+  assert.ok(numbers.some((n) => !Number.isInteger(n)) && numbers.every((n) => Number.isFinite(n)));
 });
 
 test('a run longer than one call reports is taken whole, over several calls', () => {

@@ -27,7 +27,7 @@ import {
 } from '../tables';
 import { timestampAt } from '../traceClock';
 import { CounterTableBuilder, type CounterColumn, type CounterTablePart } from '../counters/counterTable';
-import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
+import { DispatchTimings, PassSpread, pickPassTiming } from './counterDispatches';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import type { CsvReadContext, RowProblems } from './rocprofv3Csv';
 
@@ -163,7 +163,8 @@ export class CounterPartCollector {
   private readonly table: CounterTableBuilder | null;
   private readonly wanted: ReadonlySet<string>;
   private readonly dispatchAt = new Map<number, number>();
-  private readonly timings: Array<PassTimings | null> = [];
+  /** The valid (end >= start) timings of each dispatch. */
+  private readonly timings = new DispatchTimings();
   private readonly agentIds = new Map<string, number>();
   private readonly out: Growing = {
     ids: [],
@@ -209,7 +210,7 @@ export class CounterPartCollector {
     this.sinkColumns.length = 0;
     this.table?.clear();
     this.dispatchAt.clear();
-    this.timings.length = 0;
+    this.timings.clear();
     this.agentIds.clear();
     const out = this.out;
     out.ids.length = 0;
@@ -314,7 +315,7 @@ export class CounterPartCollector {
     if (d >= 0) {
       // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
       this.lastD = d;
-      if (keepTimings && end >= start) this.timings[d]?.add(start, end);
+      if (keepTimings && end >= start) this.timings.add(d, start, end);
       return;
     }
     const out = this.out;
@@ -326,10 +327,8 @@ export class CounterPartCollector {
     out.lineOf.push(row.line);
     out.firstStart.push(start);
     out.firstEnd.push(end);
-    if (!keepTimings) {
-      this.timings.push(null);
-      return;
-    }
+    this.timings.push();
+    if (!keepTimings) return;
     for (const [, col] of spec.launch) out.launches.push(col >= 0 ? fieldNumber(row, col) : NaN);
     let agent = -1;
     const cAgent = spec.agent;
@@ -342,10 +341,8 @@ export class CounterPartCollector {
       }
     }
     out.agentOf.push(agent);
-    const t = new PassTimings();
-    if (end >= start) t.add(start, end);
+    if (end >= start) this.timings.add(n, start, end);
     else out.firstText.push([n, rowExcerpt(row)]);
-    this.timings.push(t);
   }
 
   private badRow(row: CsvRow): void {
@@ -358,17 +355,7 @@ export class CounterPartCollector {
   /** What the rows left (the collector is done with). */
   take(): CounterRows {
     const out = this.out;
-    const timingAt: number[] = [];
-    const timingStart: number[] = [];
-    const timingEnd: number[] = [];
-    for (const t of this.timings) {
-      timingAt.push(timingStart.length);
-      if (t) {
-        timingStart.push(...t.starts);
-        timingEnd.push(...t.ends);
-      }
-    }
-    timingAt.push(timingStart.length);
+    const { timingAt, timingStart, timingEnd } = timingsAsRuns(this.timings);
     return {
       rows: this.rows,
       kernels: this.kernels.texts.slice(),
@@ -382,9 +369,9 @@ export class CounterPartCollector {
       launches: Float64Array.from(out.launches),
       agentOf: Int32Array.from(out.agentOf),
       agents: out.agents.slice(),
-      timingAt: Int32Array.from(timingAt),
-      timingStart: Float64Array.from(timingStart),
-      timingEnd: Float64Array.from(timingEnd),
+      timingAt,
+      timingStart,
+      timingEnd,
       firstText: out.firstText.slice(),
       badRows: out.badRows,
       firstBadLine: out.firstBadLine,
@@ -394,7 +381,34 @@ export class CounterPartCollector {
   }
 }
 
-/** CounterRows' per-dispatch arrays while they grow (timings: PassTimings until take()). */
+/** The dispatches' timings as CounterRows holds them (a run of timings per dispatch). */
+function timingsAsRuns(timings: DispatchTimings): Pick<CounterRows, 'timingAt' | 'timingStart' | 'timingEnd'> {
+  const n = timings.size;
+  const timingAt = new Int32Array(n + 1);
+  let total = 0;
+  for (let d = 0; d < n; d++) {
+    timingAt[d] = total;
+    total += timings.count(d);
+  }
+  timingAt[n] = total;
+  const timingStart = new Float64Array(total);
+  const timingEnd = new Float64Array(total);
+  for (let d = 0; d < n; d++) {
+    const at = timingAt[d] as number;
+    if (at === timingAt[d + 1]) continue;
+    const several = timings.several.size > 0 ? timings.several.get(d) : undefined;
+    if (several) {
+      timingStart.set(several.starts, at);
+      timingEnd.set(several.ends, at);
+    } else {
+      timingStart[at] = timings.starts[d] as number;
+      timingEnd[at] = timings.ends[d] as number;
+    }
+  }
+  return { timingAt, timingStart, timingEnd };
+}
+
+/** CounterRows' per-dispatch arrays while they grow (timings: DispatchTimings until take()). */
 interface Growing {
   ids: number[];
   kernelOf: number[];
@@ -454,17 +468,15 @@ export function counterPartBuffers(part: CounterPart): ArrayBuffer[] {
   return arrays.map((a) => a.buffer as ArrayBuffer);
 }
 
-/** A timed dispatch without a kernel trace: what its first row gave, and each pass's timing. */
-interface TimedDispatch {
-  k: KernelAgg;
-  agent: AgentState | null;
-  timings: PassTimings;
-}
-
 /** The parts of one file applied in file order to the summary's tables (on the calling thread). */
 export class CounterMerge {
-  readonly seen = new Set<number>();
-  private readonly timedDispatches = new Map<number, TimedDispatch>();
+  /** Each dispatch of the file: its ordinal among the timed ones (below), -1 when not timed here. */
+  private readonly seen = new Map<number, number>();
+  // The timed dispatches without a kernel trace, in the order first seen: what the first row gave, each pass's timing.
+  private readonly timedIds: number[] = [];
+  private readonly timedKernels: KernelAgg[] = [];
+  private readonly timedAgents: Array<AgentState | null> = [];
+  private readonly timings = new DispatchTimings();
   private readonly untimedCalls = new Map<string, number>();
   private readonly sums = new Map<CounterAgg, ExactSum>();
   private readonly agentCache = new Map<string, AgentState | null>();
@@ -509,13 +521,13 @@ export class CounterMerge {
       const dispatch = p.ids[d] as number;
       const from = p.timingAt[d] as number;
       const to = p.timingAt[d + 1] as number;
-      if (this.seen.has(dispatch)) {
-        const known = keepTimings ? this.timedDispatches.get(dispatch) : undefined;
-        if (known)
-          for (let t = from; t < to; t++) known.timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
+      const known = this.seen.get(dispatch);
+      if (known !== undefined) {
+        if (keepTimings && known >= 0)
+          for (let t = from; t < to; t++) this.timings.add(known, p.timingStart[t] as number, p.timingEnd[t] as number);
         continue;
       }
-      this.seen.add(dispatch);
+      this.seen.set(dispatch, -1);
       const kernel = p.kernelOf[d] as number;
       if (!this.repeatPass) (aggs[kernel] as KernelCounterAgg).dispatches++;
       if (spec.kernelsTraced) continue;
@@ -539,9 +551,12 @@ export class CounterMerge {
       addLaunch(k, this.launch);
       const agent = this.agentOf(p.agents[p.agentOf[d] as number]);
       if (agent) k.agentIds.add(agent.id);
-      const timings = new PassTimings();
-      for (let t = from; t < to; t++) timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
-      this.timedDispatches.set(dispatch, { k, agent, timings });
+      const timed = this.timedIds.push(dispatch) - 1;
+      this.seen.set(dispatch, timed);
+      this.timedKernels.push(k);
+      this.timedAgents.push(agent);
+      this.timings.push();
+      for (let t = from; t < to; t++) this.timings.add(timed, p.timingStart[t] as number, p.timingEnd[t] as number);
     }
     if (bad > 0) {
       const problems = this.problems;
@@ -569,15 +584,26 @@ export class CounterMerge {
     this.sums.clear();
   }
 
+  /** Dispatches in the file. */
+  get dispatches(): number {
+    return this.seen.size;
+  }
+
   /** The dispatches' durations and busy time, once every part is applied. */
   finish(path: string): void {
     const { acc, tables } = this.ctx;
     const spread = new PassSpread();
-    for (const [id, d] of this.timedDispatches) {
-      const t = pickPassTiming(d.timings.starts, d.timings.ends);
-      spread.add(id, d.timings);
-      addDuration(d.k.stats, t.end - t.start);
-      acc.addGpuWork(d.agent, t.start, t.end, 'kernel');
+    const { starts, ends, several } = this.timings;
+    for (let d = 0; d < this.timedIds.length; d++) {
+      let start = starts[d] as number;
+      let end = ends[d] as number;
+      const passes = several.size > 0 ? several.get(d) : undefined;
+      if (passes) {
+        ({ start, end } = pickPassTiming(passes.starts, passes.ends));
+        spread.add(this.timedIds[d] as number, passes);
+      }
+      addDuration((this.timedKernels[d] as KernelAgg).stats, end - start);
+      acc.addGpuWork(this.timedAgents[d] as AgentState | null, start, end, 'kernel');
     }
     const passes = spread.warning(path);
     if (passes) acc.warnings.push(passes);

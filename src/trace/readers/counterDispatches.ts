@@ -59,13 +59,6 @@ export class DispatchTimings {
     passes.add(start, end);
   }
 
-  /** Timings of dispatch `d`. */
-  count(d: number): number {
-    const first = this.starts[d] as number;
-    if (first !== first) return 0;
-    return this.several.size > 0 ? (this.several.get(d)?.starts.length ?? 1) : 1;
-  }
-
   clear(): void {
     this.starts.length = 0;
     this.ends.length = 0;

@@ -538,7 +538,8 @@ export class CounterMerge {
     const fresh = this.seen.size === 0;
     const n = p.ids.length;
     const slots = new Int32Array(n);
-    const kernels: Array<KernelAgg | undefined> = [];
+    // filled, not grown: reading past the end would make V8 drop the optimised loop
+    const kernels: Array<KernelAgg | null> = p.kernels.map(() => null);
     for (let d = 0; d < n; d++) {
       const dispatch = p.ids[d] as number;
       const known = fresh ? undefined : this.seen.get(dispatch);
@@ -567,7 +568,7 @@ export class CounterMerge {
     p: CounterRows,
     d: number,
     aggs: KernelCounterAgg[],
-    kernels: Array<KernelAgg | undefined>,
+    kernels: Array<KernelAgg | null>,
     bad: BadRows,
   ): number {
     const spec = this.spec;

@@ -350,8 +350,15 @@ export class CounterTableBuilder {
 }
 
 function emptyColumn(): CounterColumn {
-  return { data: new Float64Array(1024), length: 0 };
+  // `data` stored twice here, so that V8 takes the field as one that changes from the start: its first change in
+  // put() (the first column to grow, mid-scan) would otherwise throw away the collector's optimised row code,
+  // which V8 then compiles again (about 13 ms of this thread, --trace-opt)
+  const col = { data: NO_DATA, length: 0 };
+  col.data = new Float64Array(1024);
+  return col;
 }
+
+const NO_DATA = new Float64Array(0);
 
 /** Two durations are the same sample (NaN: a row without a valid one, all alike). */
 function sameDuration(a: number, b: number): boolean {

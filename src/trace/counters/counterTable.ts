@@ -44,11 +44,17 @@ export interface CounterColumn {
 
 export class CounterTableBuilder {
   private readonly names: string[] = [];
-  private readonly keys: number[] = [];
-  private readonly samples: Array<DurationSamples | number> = [];
+  private keys: CounterColumn = emptyColumn();
+  // A dispatch's duration samples: its first distinct value and that value's row count, inline; a dispatch with
+  // several distinct values (a pass each) has all of them in `several` instead (an object per dispatch only there).
+  private sampleValue: CounterColumn = emptyColumn();
+  private sampleCount: CounterColumn = emptyColumn();
+  private readonly several = new Map<number, DurationSamples>();
   private readonly columns = new Map<string, CounterColumn>();
   private readonly byKey = new Map<string, number>();
   private readonly byNumber = new Map<number, number>();
+  /** Long-layout dispatches [from, to) not yet in byNumber/byKey (a part taken over whole by merge()). */
+  private unindexed = { from: 0, to: 0 };
 
   get size(): number {
     return this.names.length;
@@ -56,70 +62,119 @@ export class CounterTableBuilder {
 
   /** A new dispatch (wide layout: one row each); returns its ordinal. */
   addDispatch(name: string, durationNs: number, key = NaN): number {
-    const i = this.names.length;
-    this.names.push(name);
-    this.keys.push(key);
-    this.samples.push(durationNs);
-    return i;
+    return this.push(name, key, durationNs, 1);
   }
 
   /** The dispatch of a long-layout row (created on its first row); each row adds one duration sample. */
   dispatchOf(key: number, name: string, durationNs: number): number {
     // a dispatch's rows mostly follow one another, with one timing per pass
     if (key === this.lastKey && name === this.lastName) {
-      const s = this.samples[this.last] as DurationSamples;
-      if (s.values[s.values.length - 1] === durationNs) {
+      const last = this.last;
+      const s = this.lastSeveral;
+      if (s === null) {
+        if (this.sampleValue.data[last] === durationNs) {
+          (this.sampleCount.data[last] as number)++;
+          return last;
+        }
+      } else if (s.values[s.values.length - 1] === durationNs) {
         (s.counts[s.counts.length - 1] as number)++;
-        return this.last;
+        return last;
       }
     }
     const i = this.dispatchOfSlow(key, name, durationNs);
     this.last = i;
     this.lastKey = key;
     this.lastName = name;
+    this.lastSeveral = this.several.size > 0 ? (this.several.get(i) ?? null) : null;
     return i;
   }
 
   private last = -1;
   private lastKey = NaN;
   private lastName = '';
+  private lastSeveral: DurationSamples | null = null;
 
-  /** Empty again, keeping its arrays and maps (see BytesInterner.clear); part()'s columns are not touched. */
+  /** Empty again, keeping its maps (see BytesInterner.clear); part()'s arrays are not touched. */
   clear(): void {
     this.names.length = 0;
-    this.keys.length = 0;
-    this.samples.length = 0;
+    this.keys = emptyColumn();
+    this.sampleValue = emptyColumn();
+    this.sampleCount = emptyColumn();
+    this.several.clear();
     this.columns.clear();
     this.byKey.clear();
     this.byNumber.clear();
+    this.unindexed = { from: 0, to: 0 };
+    this.forgetLast();
+  }
+
+  private forgetLast(): void {
     this.last = -1;
     this.lastKey = NaN;
     this.lastName = '';
+    this.lastSeveral = null;
   }
 
   private dispatchOfSlow(key: number, name: string, durationNs: number): number {
     const found = this.find(key, name);
-    if (found < 0) return this.newLongDispatch(key, name, { values: [durationNs], counts: [1] });
-    addSample(this.samples[found] as DurationSamples, durationNs, 1);
+    if (found < 0) return this.newLongDispatch(key, name, durationNs, 1);
+    this.addSample(found, durationNs, 1);
     return found;
   }
 
   /** The long-layout dispatch of (key, name), or -1. */
   private find(key: number, name: string): number {
+    if (this.unindexed.to > this.unindexed.from) this.indexUnindexed();
     const i = this.byNumber.get(key);
     if (i === undefined || this.names[i] === name) return i ?? -1;
     // the same Dispatch_Id under another kernel name: a dispatch of its own
     return this.byKey.get(`${key}\u0000${name}`) ?? -1;
   }
 
-  private newLongDispatch(key: number, name: string, samples: DurationSamples): number {
+  private push(name: string, key: number, durationNs: number, count: number): number {
     const i = this.names.length;
     this.names.push(name);
-    this.keys.push(key);
-    this.samples.push(samples);
+    CounterTableBuilder.put(this.keys, i, key);
+    CounterTableBuilder.put(this.sampleValue, i, durationNs);
+    CounterTableBuilder.put(this.sampleCount, i, count);
+    return i;
+  }
+
+  private newLongDispatch(key: number, name: string, durationNs: number, count: number): number {
+    const i = this.push(name, key, durationNs, count);
+    this.index(i, key, name);
+    return i;
+  }
+
+  private index(i: number, key: number, name: string): void {
     if (!this.byNumber.has(key)) this.byNumber.set(key, i);
     else this.byKey.set(`${key}\u0000${name}`, i);
-    return i;
+  }
+
+  private indexUnindexed(): void {
+    const { from, to } = this.unindexed;
+    this.unindexed = { from: 0, to: 0 };
+    for (let i = from; i < to; i++) this.index(i, this.keys.data[i] as number, this.names[i] as string);
+  }
+
+  /** One more row of duration `durationNs` (`count` rows) for dispatch `i`. */
+  private addSample(i: number, durationNs: number, count: number): void {
+    let s = this.several.get(i);
+    if (!s) {
+      const value = this.sampleValue.data[i] as number;
+      if (sameDuration(value, durationNs)) {
+        (this.sampleCount.data[i] as number) += count;
+        return;
+      }
+      s = { values: [value], counts: [this.sampleCount.data[i] as number] };
+      this.several.set(i, s);
+    }
+    const at = Number.isNaN(durationNs) ? s.values.findIndex((v) => Number.isNaN(v)) : s.values.indexOf(durationNs);
+    if (at >= 0) (s.counts[at] as number) += count;
+    else {
+      s.values.push(durationNs);
+      s.counts.push(count);
+    }
   }
 
   /** The long-layout dispatches and columns as data (a worker thread's part of a file), for merge(). */
@@ -128,33 +183,54 @@ export class CounterTableBuilder {
     const kernelIds = new Map<string, number>();
     const n = this.names.length;
     const kernelOf = new Int32Array(n);
-    const sampleAt = new Int32Array(n + 1);
-    let samples = 0;
     for (let i = 0; i < n; i++) {
       const name = this.names[i] as string;
       let k = kernelIds.get(name);
       if (k === undefined) kernelIds.set(name, (k = kernels.push(name) - 1));
       kernelOf[i] = k;
-      sampleAt[i] = samples;
-      samples += (this.samples[i] as DurationSamples).values.length;
     }
-    sampleAt[n] = samples;
-    const sampleValues = new Float64Array(samples);
-    const sampleCounts = new Float64Array(samples);
-    for (let i = 0; i < n; i++) {
-      const s = this.samples[i] as DurationSamples;
-      sampleValues.set(s.values, sampleAt[i]);
-      sampleCounts.set(s.counts, sampleAt[i]);
-    }
+    const samples = this.samplesAsRuns();
     return {
       kernels,
       kernelOf,
-      keys: Float64Array.from(this.keys),
-      sampleAt,
-      sampleValues,
-      sampleCounts,
+      keys: this.keys.data.slice(0, n),
+      ...samples,
       columns: [...this.columns].map(([counter, c]) => ({ counter, data: c.data, length: c.length })),
     };
+  }
+
+  /** The duration samples as CounterTablePart holds them (a run of samples per dispatch). */
+  private samplesAsRuns(): Pick<CounterTablePart, 'sampleAt' | 'sampleValues' | 'sampleCounts'> {
+    const n = this.names.length;
+    const sampleAt = new Int32Array(n + 1);
+    if (this.several.size === 0) {
+      for (let i = 0; i <= n; i++) sampleAt[i] = i;
+      return {
+        sampleAt,
+        sampleValues: this.sampleValue.data.slice(0, n),
+        sampleCounts: this.sampleCount.data.slice(0, n),
+      };
+    }
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      sampleAt[i] = total;
+      total += this.several.get(i)?.values.length ?? 1;
+    }
+    sampleAt[n] = total;
+    const sampleValues = new Float64Array(total);
+    const sampleCounts = new Float64Array(total);
+    for (let i = 0; i < n; i++) {
+      const at = sampleAt[i] as number;
+      const s = this.several.get(i);
+      if (s) {
+        sampleValues.set(s.values, at);
+        sampleCounts.set(s.counts, at);
+      } else {
+        sampleValues[at] = this.sampleValue.data[i] as number;
+        sampleCounts[at] = this.sampleCount.data[i] as number;
+      }
+    }
+    return { sampleAt, sampleValues, sampleCounts };
   }
 
   /**
@@ -162,6 +238,11 @@ export class CounterTableBuilder {
    * dispatchOf and put, in order): a dispatch already here gets its duration samples, a value replaces this one.
    */
   merge(part: CounterTablePart): void {
+    this.forgetLast();
+    if (this.names.length === 0 && this.columns.size === 0) {
+      this.takeOver(part);
+      return;
+    }
     const n = part.kernelOf.length;
     const at = new Int32Array(n);
     const before = this.names.length;
@@ -170,16 +251,14 @@ export class CounterTableBuilder {
       const name = part.kernels[part.kernelOf[i] as number] as string;
       const from = part.sampleAt[i] as number;
       const to = part.sampleAt[i + 1] as number;
-      const found = this.find(key, name);
+      let found = this.find(key, name);
+      let j = from;
       if (found < 0) {
-        const values = Array.from(part.sampleValues.subarray(from, to));
-        const counts = Array.from(part.sampleCounts.subarray(from, to));
-        at[i] = this.newLongDispatch(key, name, { values, counts });
-      } else {
-        at[i] = found;
-        const t = this.samples[found] as DurationSamples;
-        for (let j = from; j < to; j++) addSample(t, part.sampleValues[j] as number, part.sampleCounts[j] as number);
+        found = this.newLongDispatch(key, name, part.sampleValues[j] as number, part.sampleCounts[j] as number);
+        j++;
       }
+      at[i] = found;
+      for (; j < to; j++) this.addSample(found, part.sampleValues[j] as number, part.sampleCounts[j] as number);
     }
     // the part's last dispatches are mostly new here, one after the other: their values are copied as they are
     // (NaN where none, as put leaves it); the others (a dispatch cut by the part's start) are put one by one
@@ -198,11 +277,37 @@ export class CounterTableBuilder {
         col.data.set(data.subarray(run, c.length - 1), at[run] as number);
       }
     }
-    this.last = -1;
-    this.lastKey = NaN;
-    this.lastName = '';
   }
 
+  /**
+   * merge() into an empty table (a file read in one pass): the part's dispatches, in order, are this table's (a
+   * part has each (key, name) once), so its arrays are taken as they are; the dispatches are indexed for a later
+   * merge or row only when one comes.
+   */
+  private takeOver(part: CounterTablePart): void {
+    const n = part.kernelOf.length;
+    for (let i = 0; i < n; i++) this.names.push(part.kernels[part.kernelOf[i] as number] as string);
+    this.keys = { data: part.keys, length: n };
+    if (part.sampleAt[n] === n) {
+      // one sample each
+      this.sampleValue = { data: part.sampleValues, length: n };
+      this.sampleCount = { data: part.sampleCounts, length: n };
+    } else {
+      for (let i = 0; i < n; i++) {
+        const from = part.sampleAt[i] as number;
+        const to = part.sampleAt[i + 1] as number;
+        CounterTableBuilder.put(this.sampleValue, i, part.sampleValues[from] as number);
+        CounterTableBuilder.put(this.sampleCount, i, part.sampleCounts[from] as number);
+        if (to - from > 1)
+          this.several.set(i, {
+            values: Array.from(part.sampleValues.subarray(from, to)),
+            counts: Array.from(part.sampleCounts.subarray(from, to)),
+          });
+      }
+    }
+    this.unindexed = { from: 0, to: n };
+    for (const c of part.columns) this.columns.set(c.counter, { data: c.data, length: c.length });
+  }
   /** Sets counter `counter` of dispatch `i` (a later value of the same counter replaces it, as a dict would). */
   set(i: number, counter: string, value: number): void {
     CounterTableBuilder.put(this.column(counter), i, value);
@@ -212,7 +317,7 @@ export class CounterTableBuilder {
   column(counter: string): CounterColumn {
     let col = this.columns.get(counter);
     if (!col) {
-      col = { data: new Float64Array(1024), length: 0 };
+      col = emptyColumn();
       this.columns.set(counter, col);
     }
     return col;
@@ -231,11 +336,8 @@ export class CounterTableBuilder {
 
   build(): CounterTable {
     const n = this.names.length;
-    const durations = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const s = this.samples[i] as DurationSamples | number;
-      durations[i] = typeof s === 'number' ? s : s.values.length === 1 ? (s.values[0] as number) : weightedMedian(s);
-    }
+    const durations = this.sampleValue.data.slice(0, n);
+    for (const [i, s] of this.several) durations[i] = weightedMedian(s);
     const columns = new Map<string, Float64Array>();
     for (const [name, col] of this.columns) {
       const out = new Float64Array(n);
@@ -243,17 +345,24 @@ export class CounterTableBuilder {
       out.fill(NaN, col.length);
       columns.set(name, out);
     }
-    return { names: this.names, durations, columns, keys: Float64Array.from(this.keys) };
+    return { names: this.names, durations, columns, keys: this.keys.data.slice(0, n) };
   }
 }
 
-function addSample(s: DurationSamples, durationNs: number, count: number): void {
-  const at = Number.isNaN(durationNs) ? s.values.findIndex((v) => Number.isNaN(v)) : s.values.indexOf(durationNs);
-  if (at >= 0) (s.counts[at] as number) += count;
-  else {
-    s.values.push(durationNs);
-    s.counts.push(count);
-  }
+function emptyColumn(): CounterColumn {
+  // `data` stored twice here, so that V8 takes the field as one that changes from the start: its first change in
+  // put() (the first column to grow, mid-scan) would otherwise throw away the collector's optimised row code,
+  // which V8 then compiles again (about 13 ms of this thread, --trace-opt)
+  const col = { data: NO_DATA, length: 0 };
+  col.data = new Float64Array(1024);
+  return col;
+}
+
+const NO_DATA = new Float64Array(0);
+
+/** Two durations are the same sample (NaN: a row without a valid one, all alike). */
+function sameDuration(a: number, b: number): boolean {
+  return a === b || (a !== a && b !== b);
 }
 
 /** pandas' median of the rows' durations: the middle row, or the mean of the middle two; NaN rows are left out. */

@@ -103,5 +103,5 @@ export async function readCounterCollection(
   const done = merge as CounterMerge | null;
   if (!done) return { rows, dispatches: 0, timed: false };
   done.finish(source.path);
-  return { rows, dispatches: done.seen.size, timed: (spec as CounterSpec | null)?.timed ?? false };
+  return { rows, dispatches: done.dispatches, timed: (spec as CounterSpec | null)?.timed ?? false };
 }

@@ -21,6 +21,51 @@ export class PassTimings {
   }
 }
 
+/**
+ * The distinct timings of many dispatches (by ordinal), in file order: a dispatch's first inline (two numbers, no
+ * object: most dispatches have one timing), all of them in a PassTimings once it has several.
+ */
+export class DispatchTimings {
+  /** Per dispatch: its first timing (NaN: none yet). */
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  /** The dispatches with several timings: all of them. */
+  readonly several = new Map<number, PassTimings>();
+
+  get size(): number {
+    return this.starts.length;
+  }
+
+  /** The next dispatch, with no timing yet. */
+  push(): void {
+    this.starts.push(NaN);
+    this.ends.push(NaN);
+  }
+
+  add(d: number, start: number, end: number): void {
+    const first = this.starts[d] as number;
+    if (first === start && this.ends[d] === end) return;
+    if (first !== first) {
+      this.starts[d] = start;
+      this.ends[d] = end;
+      return;
+    }
+    let passes = this.several.get(d);
+    if (!passes) {
+      passes = new PassTimings();
+      passes.add(first, this.ends[d] as number);
+      this.several.set(d, passes);
+    }
+    passes.add(start, end);
+  }
+
+  clear(): void {
+    this.starts.length = 0;
+    this.ends.length = 0;
+    this.several.clear();
+  }
+}
+
 /** The timing used: the pass of median duration (the shorter of the middle two; the earlier on a tie). */
 export function pickPassTiming(starts: number[], ends: number[]): { start: number; end: number } {
   if (starts.length <= 1) return { start: starts[0] ?? NaN, end: ends[0] ?? NaN };

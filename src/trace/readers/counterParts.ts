@@ -27,7 +27,7 @@ import {
 } from '../tables';
 import { timestampAt } from '../traceClock';
 import { CounterTableBuilder, type CounterColumn, type CounterTablePart } from '../counters/counterTable';
-import { PassSpread, PassTimings, pickPassTiming } from './counterDispatches';
+import { DispatchTimings, PassSpread, pickPassTiming } from './counterDispatches';
 import { addDuration, mergeStats, statsFromTotals } from '../durationStats';
 import type { CsvReadContext, RowProblems } from './rocprofv3Csv';
 
@@ -122,10 +122,17 @@ export interface CounterRows {
   /** Its Agent_Id as an index in `agents`, -1: none. */
   agentOf: Int32Array;
   agents: string[];
-  /** Distinct valid (end >= start) timings of the dispatch's rows here: timingAt[d] .. timingAt[d + 1]. */
-  timingAt: Int32Array;
+  /** The first valid (end >= start) timing of the dispatch's rows here (NaN: none). */
   timingStart: Float64Array;
   timingEnd: Float64Array;
+  /**
+   * The dispatches whose rows here have several distinct valid timings (rocprof-compute's passes), with all of
+   * them in file order: those of dispatch severalOf[i] are severalAt[i] .. severalAt[i + 1] of severalStart/End.
+   */
+  severalOf: Int32Array;
+  severalAt: Int32Array;
+  severalStart: Float64Array;
+  severalEnd: Float64Array;
   /** The first rows with End < Start, as written: a bad row if the dispatch is new to the file. */
   firstText: Array<[number, string]>;
   /** Rows that could not be used whatever came before. */
@@ -164,7 +171,8 @@ export class CounterPartCollector {
   private readonly table: CounterTableBuilder | null;
   private readonly wanted: ReadonlySet<string>;
   private readonly dispatchAt = new Map<number, number>();
-  private readonly timings: Array<PassTimings | null> = [];
+  /** The valid (end >= start) timings of each dispatch. */
+  private readonly timings = new DispatchTimings();
   private readonly agentIds = new Map<string, number>();
   private readonly out: Growing = {
     ids: [],
@@ -215,7 +223,7 @@ export class CounterPartCollector {
     this.sinkColumns.length = 0;
     this.table?.clear();
     this.dispatchAt.clear();
-    this.timings.length = 0;
+    this.timings.clear();
     this.agentIds.clear();
     const out = this.out;
     out.ids.length = 0;
@@ -333,7 +341,7 @@ export class CounterPartCollector {
       // another counter of the dispatch: the same timing, or (pmc_perf.csv) another pass's
       this.lastD = d;
       // (a row with the row before's timestamps adds the timing that row added)
-      if (keepTimings && end >= start && !(repeat && row.tailRepeated)) this.timings[d]?.add(start, end);
+      if (keepTimings && end >= start && !(repeat && row.tailRepeated)) this.timings.add(d, start, end);
       return;
     }
     const out = this.out;
@@ -345,10 +353,8 @@ export class CounterPartCollector {
     out.lineOf.push(row.line);
     out.firstStart.push(start);
     out.firstEnd.push(end);
-    if (!keepTimings) {
-      this.timings.push(null);
-      return;
-    }
+    this.timings.push();
+    if (!keepTimings) return;
     const launch = spec.launch;
     for (let j = 0; j < launch.length; j++) {
       const col = (launch[j] as [number, number])[1];
@@ -372,10 +378,8 @@ export class CounterPartCollector {
       }
     }
     out.agentOf.push(agent);
-    const t = new PassTimings();
-    if (end >= start) t.add(start, end);
+    if (end >= start) this.timings.add(n, start, end);
     else out.firstText.push([n, rowExcerpt(row)]);
-    this.timings.push(t);
   }
 
   private badRow(row: CsvRow): void {
@@ -388,17 +392,6 @@ export class CounterPartCollector {
   /** What the rows left (the collector is done with). */
   take(): CounterRows {
     const out = this.out;
-    const timingAt: number[] = [];
-    const timingStart: number[] = [];
-    const timingEnd: number[] = [];
-    for (const t of this.timings) {
-      timingAt.push(timingStart.length);
-      if (t) {
-        timingStart.push(...t.starts);
-        timingEnd.push(...t.ends);
-      }
-    }
-    timingAt.push(timingStart.length);
     return {
       rows: this.rows,
       kernels: this.kernels.texts.slice(),
@@ -412,9 +405,9 @@ export class CounterPartCollector {
       launches: Float64Array.from(out.launches),
       agentOf: Int32Array.from(out.agentOf),
       agents: out.agents.slice(),
-      timingAt: Int32Array.from(timingAt),
-      timingStart: Float64Array.from(timingStart),
-      timingEnd: Float64Array.from(timingEnd),
+      timingStart: Float64Array.from(this.timings.starts),
+      timingEnd: Float64Array.from(this.timings.ends),
+      ...severalTimings(this.timings),
       firstText: out.firstText.slice(),
       badRows: out.badRows,
       firstBadLine: out.firstBadLine,
@@ -424,7 +417,26 @@ export class CounterPartCollector {
   }
 }
 
-/** CounterRows' per-dispatch arrays while they grow (timings: PassTimings until take()). */
+/** The dispatches with several timings as CounterRows holds them. */
+function severalTimings(
+  timings: DispatchTimings,
+): Pick<CounterRows, 'severalOf' | 'severalAt' | 'severalStart' | 'severalEnd'> {
+  const severalOf = new Int32Array(timings.several.size);
+  const severalAt = new Int32Array(timings.several.size + 1);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let i = 0;
+  for (const [d, passes] of timings.several) {
+    severalOf[i] = d;
+    severalAt[i++] = starts.length;
+    starts.push(...passes.starts);
+    ends.push(...passes.ends);
+  }
+  severalAt[i] = starts.length;
+  return { severalOf, severalAt, severalStart: Float64Array.from(starts), severalEnd: Float64Array.from(ends) };
+}
+
+/** CounterRows' per-dispatch arrays while they grow (timings: DispatchTimings until take()). */
 interface Growing {
   ids: number[];
   kernelOf: number[];
@@ -438,6 +450,17 @@ interface Growing {
   badRows: number;
   firstBadLine: number;
   firstBadText: string;
+}
+
+/** A part's bad rows while it is applied. */
+interface BadRows {
+  rows: number;
+  /** The first one's line and text. */
+  line: number;
+  text: string;
+  /** The part's first rows with End < Start, by dispatch. */
+  texts: Map<number, string>;
+  lineBase: number;
 }
 
 /** One scanner per thread for counter parts (made once: V8 keeps its optimised code), rows to the current collector. */
@@ -475,26 +498,32 @@ export function counterPartBuffers(part: CounterPart): ArrayBuffer[] {
     part.firstEnd,
     part.launches,
     part.agentOf,
-    part.timingAt,
     part.timingStart,
     part.timingEnd,
+    part.severalOf,
+    part.severalAt,
+    part.severalStart,
+    part.severalEnd,
   ];
   const t = part.table;
   if (t) arrays.push(t.kernelOf, t.keys, t.sampleAt, t.sampleValues, t.sampleCounts, ...t.columns.map((c) => c.data));
   return arrays.map((a) => a.buffer as ArrayBuffer);
 }
 
-/** A timed dispatch without a kernel trace: what its first row gave, and each pass's timing. */
-interface TimedDispatch {
-  k: KernelAgg;
-  agent: AgentState | null;
-  timings: PassTimings;
-}
-
 /** The parts of one file applied in file order to the summary's tables (on the calling thread). */
 export class CounterMerge {
-  readonly seen = new Set<number>();
-  private readonly timedDispatches = new Map<number, TimedDispatch>();
+  /** Each dispatch of the file: its ordinal among the timed ones (below), -1 when not timed here. */
+  private readonly seen = new Map<number, number>();
+  /**
+   * The first part's dispatches (each once: all new) with their ordinals, in `seen` only once another part comes:
+   * a file read in one pass needs no lookups.
+   */
+  private firstPart: { ids: Float64Array; slots: Int32Array } | null = null;
+  // The timed dispatches without a kernel trace, in the order first seen: what the first row gave, each pass's timing.
+  private readonly timedIds: number[] = [];
+  private readonly timedKernels: KernelAgg[] = [];
+  private readonly timedAgents: Array<AgentState | null> = [];
+  private readonly timings = new DispatchTimings();
   private readonly untimedCalls = new Map<string, number>();
   private readonly sums = new Map<CounterAgg, ExactSum>();
   private readonly agentCache = new Map<string, AgentState | null>();
@@ -512,7 +541,6 @@ export class CounterMerge {
   /** Applies the next part; `lineBase`: the line number of its first line. */
   apply(p: CounterRows, lineBase: number): void {
     const { tables } = this.ctx;
-    const spec = this.spec;
     const aggs = p.kernels.map((name) => tables.kernelCounters(name));
     for (const pair of p.pairs) {
       const agg = aggs[pair.kernel] as KernelCounterAgg;
@@ -529,58 +557,101 @@ export class CounterMerge {
     if (this.table && p.table) this.table.merge(p.table);
 
     // the part's own bad rows, and the first rows below that are bad rows because their dispatch is new here
-    let bad = p.badRows;
-    let firstBadLine = p.badRows > 0 ? lineBase + p.firstBadLine - 1 : Infinity;
-    let firstBadText = p.firstBadText;
-    const texts = new Map(p.firstText);
-    const keepTimings = spec.timed && !spec.kernelsTraced;
-    const width = spec.launch.length;
-    for (let d = 0; d < p.ids.length; d++) {
+    const bad: BadRows = {
+      rows: p.badRows,
+      line: p.badRows > 0 ? lineBase + p.firstBadLine - 1 : Infinity,
+      text: p.firstBadText,
+      texts: new Map(p.firstText),
+      lineBase,
+    };
+    if (this.firstPart) this.indexFirstPart();
+    const fresh = this.seen.size === 0;
+    const n = p.ids.length;
+    const slots = new Int32Array(n);
+    // filled, not grown: reading past the end would make V8 drop the optimised loop
+    const kernels: Array<KernelAgg | null> = p.kernels.map(() => null);
+    for (let d = 0; d < n; d++) {
       const dispatch = p.ids[d] as number;
-      const from = p.timingAt[d] as number;
-      const to = p.timingAt[d + 1] as number;
-      if (this.seen.has(dispatch)) {
-        const known = keepTimings ? this.timedDispatches.get(dispatch) : undefined;
-        if (known)
-          for (let t = from; t < to; t++) known.timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
+      const known = fresh ? undefined : this.seen.get(dispatch);
+      if (known !== undefined) {
+        slots[d] = known;
         continue;
       }
-      this.seen.add(dispatch);
-      const kernel = p.kernelOf[d] as number;
-      if (!this.repeatPass) (aggs[kernel] as KernelCounterAgg).dispatches++;
-      if (spec.kernelsTraced) continue;
-      const name = p.kernels[kernel] as string;
-      if (!spec.timed) {
-        this.untimedCalls.set(name, (this.untimedCalls.get(name) ?? 0) + 1);
-        continue;
-      }
-      if (!((p.firstEnd[d] as number) >= (p.firstStart[d] as number))) {
-        const line = lineBase + (p.lineOf[d] as number) - 1;
-        bad++;
-        if (line < firstBadLine) {
-          firstBadLine = line;
-          firstBadText = texts.get(d) ?? '';
-        }
-        continue;
-      }
-      const k = tables.kernel(name);
-      for (let j = 0; j < width; j++)
-        this.launch[(spec.launch[j] as [number, number])[0]] = p.launches[d * width + j] as number;
-      addLaunch(k, this.launch);
-      const agent = this.agentOf(p.agents[p.agentOf[d] as number]);
-      if (agent) k.agentIds.add(agent.id);
-      const timings = new PassTimings();
-      for (let t = from; t < to; t++) timings.add(p.timingStart[t] as number, p.timingEnd[t] as number);
-      this.timedDispatches.set(dispatch, { k, agent, timings });
+      const slot = this.firstSeen(p, d, aggs, kernels, bad);
+      slots[d] = slot;
+      if (!fresh) this.seen.set(dispatch, slot);
     }
-    if (bad > 0) {
+    if (fresh) this.firstPart = { ids: p.ids, slots };
+    if (this.spec.timed && !this.spec.kernelsTraced) this.addTimings(p, slots);
+    if (bad.rows > 0) {
       const problems = this.problems;
       if (problems.badRows === 0) {
-        problems.firstBadLine = firstBadLine;
-        problems.firstBadText = firstBadText;
+        problems.firstBadLine = bad.line;
+        problems.firstBadText = bad.text;
       }
-      problems.badRows += bad;
+      problems.badRows += bad.rows;
     }
+  }
+
+  /** A dispatch new to the file (part dispatch `d`): counted, and kept when timed; its timed ordinal, or -1. */
+  private firstSeen(
+    p: CounterRows,
+    d: number,
+    aggs: KernelCounterAgg[],
+    kernels: Array<KernelAgg | null>,
+    bad: BadRows,
+  ): number {
+    const spec = this.spec;
+    const kernel = p.kernelOf[d] as number;
+    if (!this.repeatPass) (aggs[kernel] as KernelCounterAgg).dispatches++;
+    if (spec.kernelsTraced) return -1;
+    const name = p.kernels[kernel] as string;
+    if (!spec.timed) {
+      this.untimedCalls.set(name, (this.untimedCalls.get(name) ?? 0) + 1);
+      return -1;
+    }
+    if (!((p.firstEnd[d] as number) >= (p.firstStart[d] as number))) {
+      const line = bad.lineBase + (p.lineOf[d] as number) - 1;
+      bad.rows++;
+      if (line < bad.line) {
+        bad.line = line;
+        bad.text = bad.texts.get(d) ?? '';
+      }
+      return -1;
+    }
+    const k = (kernels[kernel] ??= this.ctx.tables.kernel(name));
+    const width = spec.launch.length;
+    for (let j = 0; j < width; j++)
+      this.launch[(spec.launch[j] as [number, number])[0]] = p.launches[d * width + j] as number;
+    addLaunch(k, this.launch);
+    const agent = this.agentOf(p.agents[p.agentOf[d] as number]);
+    if (agent) k.agentIds.add(agent.id);
+    this.timedKernels.push(k);
+    this.timedAgents.push(agent);
+    this.timings.push();
+    return this.timedIds.push(p.ids[d] as number) - 1;
+  }
+
+  /** The part's timings of the timed dispatches (`slots`: each part dispatch's timed ordinal, -1: not timed). */
+  private addTimings(p: CounterRows, slots: Int32Array): void {
+    const timings = this.timings;
+    for (let d = 0; d < slots.length; d++) {
+      const slot = slots[d] as number;
+      const start = p.timingStart[d] as number;
+      if (slot >= 0 && start === start) timings.add(slot, start, p.timingEnd[d] as number);
+    }
+    for (let i = 0; i < p.severalOf.length; i++) {
+      const slot = slots[p.severalOf[i] as number] as number;
+      if (slot < 0) continue;
+      for (let t = p.severalAt[i] as number; t < (p.severalAt[i + 1] as number); t++)
+        timings.add(slot, p.severalStart[t] as number, p.severalEnd[t] as number);
+    }
+  }
+
+  private indexFirstPart(): void {
+    const { ids, slots } = this.firstPart as { ids: Float64Array; slots: Int32Array };
+    this.firstPart = null;
+    for (let d = 0; d < ids.length; d++) this.seen.set(ids[d] as number, slots[d] as number);
   }
 
   private agentOf(raw: string | undefined): AgentState | null {
@@ -599,15 +670,26 @@ export class CounterMerge {
     this.sums.clear();
   }
 
+  /** Dispatches in the file. */
+  get dispatches(): number {
+    return this.seen.size + (this.firstPart?.ids.length ?? 0);
+  }
+
   /** The dispatches' durations and busy time, once every part is applied. */
   finish(path: string): void {
     const { acc, tables } = this.ctx;
     const spread = new PassSpread();
-    for (const [id, d] of this.timedDispatches) {
-      const t = pickPassTiming(d.timings.starts, d.timings.ends);
-      spread.add(id, d.timings);
-      addDuration(d.k.stats, t.end - t.start);
-      acc.addGpuWork(d.agent, t.start, t.end, 'kernel');
+    const { starts, ends, several } = this.timings;
+    for (let d = 0; d < this.timedIds.length; d++) {
+      let start = starts[d] as number;
+      let end = ends[d] as number;
+      const passes = several.size > 0 ? several.get(d) : undefined;
+      if (passes) {
+        ({ start, end } = pickPassTiming(passes.starts, passes.ends));
+        spread.add(this.timedIds[d] as number, passes);
+      }
+      addDuration((this.timedKernels[d] as KernelAgg).stats, end - start);
+      acc.addGpuWork(this.timedAgents[d] as AgentState | null, start, end, 'kernel');
     }
     const passes = spread.warning(path);
     if (passes) acc.warnings.push(passes);

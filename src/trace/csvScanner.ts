@@ -281,6 +281,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     // where the head and tail fields' offsets are (when they are not moved with each row)
     let offsetsOf = prevStart;
     let tailOffsetsOf = prevTail;
+    rows.busy = true;
     try {
       for (;;) {
         const k = rows.take(p, len, stop, prevStart, prevPrefix, prevTail, prevTailLength);
@@ -336,6 +337,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         if (k < REPEATED_ROWS_MAX) return p;
       }
     } finally {
+      rows.busy = false;
       // the head and tail fields' offsets are the last row's again, as the next row compared with it needs them
       shiftFields(starts, ends, 0, head, prevStart - offsetsOf);
       shiftFields(starts, ends, head + 2, fieldCount, prevTail - tailOffsetsOf);
@@ -359,8 +361,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     // First line feed at or after the current quoted field (len: none): a quoted field that closes before it has
     // no newline inside, so one memchr per row counts the lines instead of one per quoted field.
     let nextLf = -1;
-    /** `b` is in the fast path's memory. */
-    let loaded = false;
+    /** The fast path's load of `b` (its memory holds `b` while its stamp is this). */
+    let loaded = -1;
     rows: while (p < len) {
       // (the sum is taken on every row: code optimised before the first stop then has what it needs for it)
       const at = base + p;
@@ -368,11 +370,8 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
         stoppedAt = at;
         return len;
       }
-      if (fast !== null && prevStart >= 0 && prevTail >= 0 && guessField !== repeatFields) {
-        if (!loaded) {
-          fast.load(b);
-          loaded = true;
-        }
+      if (fast !== null && !fast.busy && prevStart >= 0 && prevTail >= 0 && guessField !== repeatFields) {
+        if (fast.stamp !== loaded) loaded = fast.load(b);
         const taken = takeRepeated(fast, b, p, len);
         if (taken > p) {
           p = taken;

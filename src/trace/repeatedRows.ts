@@ -51,6 +51,13 @@ export class RepeatedRows {
   values!: Float64Array;
   /** Rows taken so far (for tests). */
   rowsTaken = 0;
+  /** Which load() the memory holds (another scanner's load replaces a chunk: the scanner loads it again). */
+  stamp = 0;
+  /**
+   * A scanner is handing rows it took to its reader: a scanner its reader runs meanwhile reads in JavaScript
+   * (a load or take of its own would overwrite the rows not handed yet).
+   */
+  busy = false;
   private readonly memory: WasmMemory;
   private readonly fn: RepeatedRowsFn;
   private readonly outAt: number;
@@ -77,14 +84,15 @@ export class RepeatedRows {
     this.values = new Float64Array(this.memory.buffer, this.valuesAt, REPEATED_ROWS_MAX);
   }
 
-  /** Copies the chunk the scanner now reads into the memory (growing it for a longer chunk). */
-  load(chunk: Uint8Array): void {
+  /** Copies the chunk the scanner now reads into the memory (growing it for a longer chunk); returns its stamp. */
+  load(chunk: Uint8Array): number {
     const need = this.dataAt + chunk.length;
     if (need > this.bytes.length) {
       this.memory.grow(Math.ceil((need - this.bytes.length) / PAGE));
       this.views();
     }
     this.bytes.set(chunk, this.dataAt);
+    return ++this.stamp;
   }
 
   /**

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createCsvScanner, fieldNumber, fieldText } from '../../../src/trace/csvScanner';
+import { createCsvScanner, fieldNumber, fieldText, type CsvRow } from '../../../src/trace/csvScanner';
 import { REPEATED_ROWS_MAX, repeatedRows } from '../../../src/trace/repeatedRows';
 import { REPEATED_ROWS_WASM } from '../../../src/trace/wasm/repeatedRowsWasm';
 
@@ -122,4 +122,55 @@ test('the committed WebAssembly is the build of wasm/repeatedRows.c (clang-19, w
   const out = execFileSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { cwd: root, encoding: 'utf8' });
   assert.equal(out, '');
   assert.ok(REPEATED_ROWS_WASM.length > 1000);
+});
+
+test("scanners that take turns, or one that runs inside another's reader, each get their own rows", () => {
+  const a = counterRows(20, 40, true);
+  const b = counterRows(25, 40).replace(/COUNTER_/g, 'OTHER_');
+  const expectedA = rowsOf(a).rows;
+  const expectedB = rowsOf(b).rows;
+  const texts = (into: unknown[]) => (row: CsvRow) =>
+    into.push(Array.from({ length: row.fieldCount }, (_, i) => `${fieldText(row, i)}=${fieldNumber(row, i)}`));
+  const plainTexts = (text: string): unknown[] => {
+    const out: unknown[] = [];
+    const s = createCsvScanner({ onRow: texts(out) });
+    s.feed(Buffer.from(text));
+    s.end();
+    return out;
+  };
+  // taking turns, a piece each: each load of one replaces the other's chunk in the fast path's memory
+  const gotA: unknown[] = [];
+  const gotB: unknown[] = [];
+  const sa = createCsvScanner({ repeat: { head: 3, tail: 5 }, onRow: texts(gotA) });
+  const sb = createCsvScanner({ repeat: { head: 3, tail: 5 }, onRow: texts(gotB) });
+  const [ba, bb] = [Buffer.from(a), Buffer.from(b)];
+  for (let at = 0; at < Math.max(ba.length, bb.length); at += 3000) {
+    if (at < ba.length) sa.feed(ba.subarray(at, at + 3000));
+    if (at < bb.length) sb.feed(bb.subarray(at, at + 3000));
+  }
+  sa.end();
+  sb.end();
+  assert.deepEqual(gotA, plainTexts(a));
+  assert.deepEqual(gotB, plainTexts(b));
+  // a reader that scans another file for each of its rows
+  const outer: unknown[] = [];
+  let inner: unknown[] = [];
+  let nested = 0;
+  const so = createCsvScanner({
+    repeat: { head: 3, tail: 5 },
+    onRow: (row) => {
+      texts(outer)(row);
+      if (nested++ % 97 !== 0) return;
+      inner = [];
+      const si = createCsvScanner({ repeat: { head: 3, tail: 5 }, onRow: texts(inner) });
+      si.feed(bb);
+      si.end();
+    },
+  });
+  so.feed(ba);
+  so.end();
+  assert.deepEqual(outer, plainTexts(a));
+  assert.deepEqual(inner, plainTexts(b));
+  assert.equal(expectedA.length, outer.length);
+  assert.equal(expectedB.length, inner.length);
 });

@@ -8,6 +8,10 @@
 export interface CounterTable {
   /** Kernel name of each dispatch, as written. */
   names: string[];
+  /** The kernel names in first-seen order, each dispatch's kernel as an index in them, and their dispatch counts. */
+  kernels: string[];
+  kernelOf: Int32Array;
+  kernelCounts: Int32Array;
   /** Duration of each dispatch (ns); NaN when the file had no valid timestamps. */
   durations: Float64Array;
   /** Counter name -> value per dispatch (NaN where the dispatch had none). */
@@ -25,8 +29,9 @@ export interface DurationSamples {
 /** A CounterTableBuilder's long-layout dispatches as data (see part()): typed arrays, cheap to pass between threads. */
 export interface CounterTablePart {
   kernels: string[];
-  /** Kernel name of each dispatch, as an index in `kernels`. */
+  /** Kernel name of each dispatch, as an index in `kernels`, and the dispatches of each kernel. */
   kernelOf: Int32Array;
+  kernelCounts: Int32Array;
   keys: Float64Array;
   /** Duration samples of dispatch i: [sampleAt[i], sampleAt[i + 1]) of sampleValues / sampleCounts. */
   sampleAt: Int32Array;
@@ -44,6 +49,9 @@ export interface CounterColumn {
 
 export class CounterTableBuilder {
   private readonly names: string[] = [];
+  /** Each dispatch's kernel, numbered while reading (a lookup per new dispatch instead of a pass later). */
+  private kernels = new KernelIndex();
+  private kernelOf: KernelColumn = { data: new Int32Array(1024), length: 0 };
   private keys: CounterColumn = emptyColumn();
   // A dispatch's duration samples: its first distinct value and that value's row count, inline; a dispatch with
   // several distinct values (a pass each) has all of them in `several` instead (an object per dispatch only there).
@@ -97,6 +105,8 @@ export class CounterTableBuilder {
   /** Empty again, keeping its maps (see BytesInterner.clear); part()'s arrays are not touched. */
   clear(): void {
     this.names.length = 0;
+    this.kernels = new KernelIndex();
+    this.kernelOf = { data: new Int32Array(1024), length: 0 };
     this.keys = emptyColumn();
     this.sampleValue = emptyColumn();
     this.sampleCount = emptyColumn();
@@ -134,6 +144,7 @@ export class CounterTableBuilder {
   private push(name: string, key: number, durationNs: number, count: number): number {
     const i = this.names.length;
     this.names.push(name);
+    pushKernel(this.kernelOf, this.kernels.of(name));
     CounterTableBuilder.put(this.keys, i, key);
     CounterTableBuilder.put(this.sampleValue, i, durationNs);
     CounterTableBuilder.put(this.sampleCount, i, count);
@@ -179,20 +190,12 @@ export class CounterTableBuilder {
 
   /** The long-layout dispatches and columns as data (a worker thread's part of a file), for merge(). */
   part(): CounterTablePart {
-    const kernels: string[] = [];
-    const kernelIds = new Map<string, number>();
     const n = this.names.length;
-    const kernelOf = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const name = this.names[i] as string;
-      let k = kernelIds.get(name);
-      if (k === undefined) kernelIds.set(name, (k = kernels.push(name) - 1));
-      kernelOf[i] = k;
-    }
     const samples = this.samplesAsRuns();
     return {
-      kernels,
-      kernelOf,
+      kernels: [...this.kernels.names],
+      kernelOf: this.kernelOf.data.slice(0, n),
+      kernelCounts: Int32Array.from(this.kernels.counts),
       keys: this.keys.data.slice(0, n),
       ...samples,
       columns: [...this.columns].map(([counter, c]) => ({ counter, data: c.data, length: c.length })),
@@ -287,6 +290,9 @@ export class CounterTableBuilder {
   private takeOver(part: CounterTablePart): void {
     const n = part.kernelOf.length;
     for (let i = 0; i < n; i++) this.names.push(part.kernels[part.kernelOf[i] as number] as string);
+    // the part's dispatches are this table's, in order: so are its kernel numbers (first seen in the part)
+    this.kernels = KernelIndex.of(part.kernels, part.kernelCounts);
+    this.kernelOf = { data: part.kernelOf, length: n };
     this.keys = { data: part.keys, length: n };
     if (part.sampleAt[n] === n) {
       // one sample each
@@ -345,7 +351,65 @@ export class CounterTableBuilder {
       out.fill(NaN, col.length);
       columns.set(name, out);
     }
-    return { names: this.names, durations, columns, keys: this.keys.data.slice(0, n) };
+    return {
+      names: this.names,
+      kernels: [...this.kernels.names],
+      kernelOf: this.kernelOf.data.slice(0, n),
+      kernelCounts: Int32Array.from(this.kernels.counts),
+      durations,
+      columns,
+      keys: this.keys.data.slice(0, n),
+    };
+  }
+}
+
+/** Each dispatch's kernel number, grown as dispatches come. */
+interface KernelColumn {
+  data: Int32Array;
+  length: number;
+}
+
+function pushKernel(col: KernelColumn, k: number): void {
+  if (col.length === col.data.length) {
+    const data = new Int32Array(2 * col.data.length + 1024);
+    data.set(col.data);
+    col.data = data;
+  }
+  col.data[col.length++] = k;
+}
+
+/** Kernel names numbered in first-seen order, with their dispatch counts. */
+class KernelIndex {
+  readonly names: string[] = [];
+  readonly counts: number[] = [];
+  private readonly ids = new Map<string, number>();
+  private last = '';
+  private lastId = -1;
+
+  /** An index of these kernels (numbered in this order) and dispatch counts. */
+  static of(names: readonly string[], counts: Int32Array): KernelIndex {
+    const index = new KernelIndex();
+    names.forEach((name, k) => {
+      index.names.push(name);
+      index.counts.push(counts[k] as number);
+      index.ids.set(name, k);
+    });
+    return index;
+  }
+
+  /** The kernel of a new dispatch of `name`. */
+  of(name: string): number {
+    if (name !== this.last) {
+      let k = this.ids.get(name);
+      if (k === undefined) {
+        this.ids.set(name, (k = this.names.push(name) - 1));
+        this.counts.push(0);
+      }
+      this.last = name;
+      this.lastId = k;
+    }
+    (this.counts[this.lastId] as number)++;
+    return this.lastId;
   }
 }
 

@@ -4,15 +4,18 @@
 import type {
   CounterSource,
   Roofline,
+  RooflineKernel,
   RooflineMissing,
   RooflinePeaks,
+  SolKernel,
   SpeedOfLight,
 } from '../../core/protocol/roofline';
 import { archFamily, type ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
 import { peaksFromRooflineCsv, specPeaks } from './peaks';
-import { dispatchQuantities, groupByKernel, rooflineKernels } from './roofline';
-import { solKernel, solPerDispatch, sysNumbers } from './speedOfLight';
+import { groupByKernel, sumsByKernel } from './kernelGroups';
+import { dispatchQuantities, kernelOrder, rooflineKernels, type KernelSet } from './roofline';
+import { solKernels, solMeans, solPerDispatch, sysNumbers } from './speedOfLight';
 
 export interface DeriveInputs {
   table: CounterTable;
@@ -71,32 +74,55 @@ export function deriveRoofline(inputs: DeriveInputs): { roofline: Roofline; spee
   const formulaFamily: ArchFamily = family === 'other' ? 'gfx942' : family;
   const q = dispatchQuantities(table, formulaFamily);
   missing.push(...q.missing);
-  const kernels = rooflineKernels(table, q, peaks);
-
   const sys = sysNumbers(inputs.sysinfo ?? {});
   const sol = solPerDispatch(table, formulaFamily, sys);
-  const solKernels = [...groupByKernel(table)].map(([name, idx]) => solKernel(name, idx, sol, sys));
-  const order = new Map(kernels.map((k, i) => [k.name, i]));
-  solKernels.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
-
-  const ranges: Roofline['ranges'] = [];
-  const solRanges: SpeedOfLight['ranges'] = [];
-  if (inputs.rangeOf && inputs.rangeOf.size > 0) {
-    const byRange = new Map<string, number[]>();
-    table.keys.forEach((key, i) => {
-      const r = inputs.rangeOf?.get(key);
-      if (r === undefined) return;
-      let list = byRange.get(r);
-      if (!list) byRange.set(r, (list = []));
-      list.push(i);
-    });
-    for (const [name, idx] of byRange) {
-      ranges.push({ name, kernels: rooflineKernels(table, q, peaks, idx) });
-      solRanges.push({ name, kernels: [...groupByKernel(table, idx)].map(([k, ks]) => solKernel(k, ks, sol, sys)) });
-    }
-  }
+  const rangeDispatches = [...dispatchesByRange(table, inputs.rangeOf)];
+  const groups = [undefined, ...rangeDispatches.map(([, idx]) => idx)].map((only) => groupByKernel(table, only));
+  // speed-of-light first: its rates are fractions, so V8 compiles the one per-kernel pass (kernelGroups.ts) for
+  // doubles; integer sums first would have it compiled for small integers, and thrown away at the first fraction
+  const solMeansOf = solMeans(table, sol, groups);
+  const sets: KernelSet[] = groups.map((g) => {
+    const durationSums = sumsByKernel(table.durations, g);
+    return { groups: g, durationSums, order: kernelOrder(g, durationSums) };
+  });
+  const roofKernels = rooflineKernels(table, q, peaks, sets);
+  // a range's speed-of-light kernels are in first-seen order, the whole run's in the roofline's
+  const solSets = sets.map((s, i) => ({
+    groups: s.groups,
+    order: i === 0 ? s.order : s.groups.names.map((_, k) => k),
+  }));
+  const solKernelsOf = solKernels(sol, solMeansOf, solSets, sys);
+  const ranges: Roofline['ranges'] = rangeDispatches.map(([name], i) => ({
+    name,
+    kernels: roofKernels[i + 1] as RooflineKernel[],
+  }));
+  const solRanges: SpeedOfLight['ranges'] = rangeDispatches.map(([name], i) => ({
+    name,
+    kernels: solKernelsOf[i + 1] as SolKernel[],
+  }));
   return {
-    roofline: { peaks, peaksFrom, kernels, ranges, missing, source: { ...inputs.source, arch: arch ?? null } },
-    speedOfLight: { kernels: solKernels, ranges: solRanges, missing: sol.missing },
+    roofline: {
+      peaks,
+      peaksFrom,
+      kernels: roofKernels[0] as RooflineKernel[],
+      ranges,
+      missing,
+      source: { ...inputs.source, arch: arch ?? null },
+    },
+    speedOfLight: { kernels: solKernelsOf[0] as SolKernel[], ranges: solRanges, missing: sol.missing },
   };
+}
+
+/** The dispatches (ordinals) of each range, ranges in first-seen order. */
+function dispatchesByRange(table: CounterTable, rangeOf?: ReadonlyMap<number, string>): Map<string, number[]> {
+  const byRange = new Map<string, number[]>();
+  if (!rangeOf || rangeOf.size === 0) return byRange;
+  table.keys.forEach((key, i) => {
+    const r = rangeOf.get(key);
+    if (r === undefined) return;
+    let list = byRange.get(r);
+    if (!list) byRange.set(r, (list = []));
+    list.push(i);
+  });
+  return byRange;
 }

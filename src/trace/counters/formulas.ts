@@ -3,6 +3,7 @@
 // `try`: a stage whose counter column is absent (KeyError) stops the quantity there, keeping what earlier stages
 // added (so a quantity with a missing first stage is 0, not null). A NaN cell propagates.
 import { hasF6F4, hasF8, isMi200, LDS_BANKS_PER_CU, type ArchFamily } from './arch';
+import { coefficients, linearForm, type LinearForm } from './linearForms';
 import type { CounterTable } from './counterTable';
 
 /** One stage: the counters it reads and its value from them (in the same order). */
@@ -136,56 +137,39 @@ export function countersRead(f: ArchFamily): Set<string> {
   return out;
 }
 
-/** A quantity's per-dispatch values and the counters it lacked (empty when every stage ran). */
-export interface Evaluated {
-  values: Float64Array;
+/** A quantity over a table: its form (the stages that ran) and the counters it lacked (empty when every stage ran). */
+export interface Resolved {
+  form: LinearForm;
   missing: string[];
 }
 
 /**
- * Every stage is linear in its counters: its coefficients, read off `value` by probing it with unit vectors, so that
- * a stage runs as one multiply-add pass per counter column instead of a call per dispatch.
+ * `stages` over the columns of `t`, up to the first stage with an absent column. Every stage is linear in its
+ * counters: its coefficients are read off its value (coefficients), so it runs as multiply-adds per dispatch.
  */
-function coefficients(s: Stage): number[] {
-  const zero = s.counters.map(() => 0);
-  const base = s.value(zero);
-  return s.counters.map((_, j) => s.value(zero.map((_z, k) => (k === j ? 1 : 0))) - base);
-}
-
-/** Runs `stages` over every dispatch of `t` (stopping at the first stage with an absent column). */
-export function evaluate(t: CounterTable, stages: Stage[]): Evaluated {
-  const n = t.names.length;
-  const values = new Float64Array(n);
+export function resolve(t: CounterTable, stages: Stage[]): Resolved {
+  const ran: Array<{ cols: Float64Array[]; ks: number[] }> = [];
   for (const s of stages) {
     const cols = s.counters.map((c) => t.columns.get(c));
     const absent = s.counters.filter((_, i) => cols[i] === undefined);
-    if (absent.length > 0) return { values, missing: absent };
-    const stage = new Float64Array(n);
-    coefficients(s).forEach((k, j) => {
-      if (k === 0) return;
-      const col = cols[j] as Float64Array;
-      for (let i = 0; i < n; i++) stage[i] = (stage[i] as number) + k * (col[i] as number);
-    });
-    for (let i = 0; i < n; i++) values[i] = (values[i] as number) + (stage[i] as number);
+    if (absent.length > 0) return { form: linearForm(ran), missing: absent };
+    ran.push({ cols: cols as Float64Array[], ks: coefficients(s.value, s.counters.length) });
   }
-  return { values, missing: [] };
+  return { form: linearForm(ran), missing: [] };
 }
 
-/** The MFMA types in calc_ai's order: each type's values; after the first absent counter every type is 0. */
-export function evaluateMfma(
-  t: CounterTable,
-  f: ArchFamily,
-): { byType: Map<MfmaType, Float64Array>; missing: string[] } {
-  const byType = new Map<MfmaType, Float64Array>();
+/** The MFMA types in calc_ai's order: each type's form; after the first absent counter every type is 0. */
+export function resolveMfma(t: CounterTable, f: ArchFamily): { byType: Map<MfmaType, LinearForm>; missing: string[] } {
+  const byType = new Map<MfmaType, LinearForm>();
   let missing: string[] = [];
   for (const { type, stage } of formulasFor(f).mfma) {
     if (missing.length > 0) {
-      byType.set(type, new Float64Array(t.names.length));
+      byType.set(type, linearForm([]));
       continue;
     }
-    const e = evaluate(t, [stage]);
-    if (e.missing.length > 0) missing = e.missing;
-    byType.set(type, e.values);
+    const r = resolve(t, [stage]);
+    missing = r.missing;
+    byType.set(type, r.form);
   }
   return { byType, missing };
 }

@@ -9,41 +9,43 @@ import {
 } from '../../core/protocol/roofline';
 import type { ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
-import { evaluate, evaluateMfma, formulasFor, type MfmaType } from './formulas';
+import { scaledColumn, type LinearForm } from './linearForms';
+import { meansOfSums, sumsByKernel, type KernelGroups } from './kernelGroups';
+import { formulasFor, resolve, resolveMfma, type MfmaType, type Stage } from './formulas';
 
-/** Per-dispatch quantities of a table, computed once and then averaged over any subset of dispatches. */
+/** The quantities of a table as linear forms over its columns, resolved once and averaged over any set of dispatches. */
 export interface DispatchQuantities {
-  flops: Float64Array;
-  valuFlops: Float64Array;
-  valuF16: Float64Array;
-  valuF32: Float64Array;
-  valuF64: Float64Array;
-  mfma: Map<MfmaType, Float64Array>;
-  hbmBytes: Float64Array;
-  l2Bytes: Float64Array;
-  l1Bytes: Float64Array;
-  ldsBytes: Float64Array;
+  flops: LinearForm;
+  valuFlops: LinearForm;
+  valuF16: LinearForm;
+  valuF32: LinearForm;
+  valuF64: LinearForm;
+  mfma: Map<MfmaType, LinearForm>;
+  hbmBytes: LinearForm;
+  l2Bytes: LinearForm;
+  l1Bytes: LinearForm;
+  ldsBytes: LinearForm;
   missing: RooflineMissing[];
 }
 
 export function dispatchQuantities(t: CounterTable, family: ArchFamily): DispatchQuantities {
   const f = formulasFor(family);
   const missing: RooflineMissing[] = [];
-  const run = (quantity: string, stages: Parameters<typeof evaluate>[1]): Float64Array => {
-    const e = evaluate(t, stages);
-    if (e.missing.length > 0) missing.push({ quantity, counters: e.missing });
-    return e.values;
+  const run = (quantity: string, stages: Stage[]): LinearForm => {
+    const r = resolve(t, stages);
+    if (r.missing.length > 0) missing.push({ quantity, counters: r.missing });
+    return r.form;
   };
   const flops = run('flops', f.flops);
   const valuFlops = run('valuFlops', f.valuFlops);
-  const mfma = evaluateMfma(t, family);
+  const mfma = resolveMfma(t, family);
   if (mfma.missing.length > 0) missing.push({ quantity: 'mfmaFlops', counters: mfma.missing });
   const q: DispatchQuantities = {
     flops,
     valuFlops,
-    valuF16: evaluate(t, f.valuByType.f16).values,
-    valuF32: evaluate(t, f.valuByType.f32).values,
-    valuF64: evaluate(t, f.valuByType.f64).values,
+    valuF16: resolve(t, f.valuByType.f16).form,
+    valuF32: resolve(t, f.valuByType.f32).form,
+    valuF64: resolve(t, f.valuByType.f64).form,
     mfma: mfma.byType,
     hbmBytes: run('hbmBytes', f.hbmBytes),
     l2Bytes: run('l2Bytes', f.l2Bytes),
@@ -56,11 +58,6 @@ export function dispatchQuantities(t: CounterTable, family: ArchFamily): Dispatc
   return q;
 }
 
-const mean = (v: Float64Array, idx: readonly number[]): number => {
-  let s = 0;
-  for (const i of idx) s += v[i] as number;
-  return s / idx.length;
-};
 const nn = (x: number): number | null => (Number.isFinite(x) ? x : null);
 /** calc_ai's points: x / y, 0 when y is 0. */
 const ratio = (x: number, y: number): number => (y === 0 ? 0 : x / y);
@@ -83,59 +80,93 @@ export function percentOfRoof(aiHbm: number | null, gflops: number | null, peaks
   return roofAtIntensity({ aiHbm, gflopsPerSecond: gflops }, peaks)?.percent ?? null;
 }
 
-/** Dispatch ordinals per kernel name, in first-seen order. */
-export function groupByKernel(t: CounterTable, only?: Iterable<number>): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  const idx = only ?? t.names.keys();
-  for (const i of idx) {
-    const name = t.names[i] as string;
-    let list = out.get(name);
-    if (!list) out.set(name, (list = []));
-    list.push(i);
-  }
-  return out;
+const MFMA_TYPES: MfmaType[] = ['f6f4', 'f8', 'f16', 'bf16', 'f32', 'f64', 'i8'];
+/** The types whose MFMA FLOPs calc_ai adds into the kernel's mfmaFlops, in its order (not i8: IOPs). */
+const MFMA_FLOP_TYPES: MfmaType[] = ['f6f4', 'f8', 'f16', 'bf16', 'f32', 'f64'];
+
+/** Each dispatch quantity's mean per kernel of a KernelGroups (an array indexed by kernel). */
+interface KernelMeans {
+  durationNs: Float64Array;
+  flops: Float64Array;
+  valuFlops: Float64Array;
+  valuF16: Float64Array;
+  valuF32: Float64Array;
+  valuF64: Float64Array;
+  mfma: Map<MfmaType, Float64Array>;
+  hbmBytes: Float64Array;
+  l2Bytes: Float64Array;
+  l1Bytes: Float64Array;
+  ldsBytes: Float64Array;
 }
 
-/** One kernel's point from its dispatches `idx`. */
-function rooflineKernel(
-  name: string,
-  idx: readonly number[],
+/**
+ * Each quantity's per-kernel means in every set of `sets` (durationSums: each set's per-kernel total durations):
+ * a quantity's per-dispatch values once, into a column reused by every quantity, then a pass per set.
+ */
+function kernelMeans(
   t: CounterTable,
   q: DispatchQuantities,
-  peaks: RooflinePeaks,
-): RooflineKernel {
-  const flops = mean(q.flops, idx);
-  const hbm = mean(q.hbmBytes, idx);
-  const l2 = mean(q.l2Bytes, idx);
-  const l1 = mean(q.l1Bytes, idx);
-  const lds = mean(q.ldsBytes, idx);
-  const dur = mean(t.durations, idx);
+  sets: readonly KernelGroups[],
+  durationSums: readonly Float64Array[],
+): KernelMeans[] {
+  const values = new Float64Array(t.names.length);
+  const stage = new Float64Array(t.names.length);
+  const perSet = (f: LinearForm): Float64Array[] => {
+    const { column, scale } = scaledColumn(f, values, stage);
+    return sets.map((g) => meansOfSums(sumsByKernel(column, g, scale), g));
+  };
+  const flops = perSet(q.flops);
+  const valuFlops = perSet(q.valuFlops);
+  const valuF16 = perSet(q.valuF16);
+  const valuF32 = perSet(q.valuF32);
+  const valuF64 = perSet(q.valuF64);
+  const mfma = [...q.mfma].map(([type, f]) => ({ type, means: perSet(f) }));
+  const hbmBytes = perSet(q.hbmBytes);
+  const l2Bytes = perSet(q.l2Bytes);
+  const l1Bytes = perSet(q.l1Bytes);
+  const ldsBytes = perSet(q.ldsBytes);
+  return sets.map((g, s) => ({
+    durationNs: meansOfSums(durationSums[s] as Float64Array, g),
+    flops: flops[s] as Float64Array,
+    valuFlops: valuFlops[s] as Float64Array,
+    valuF16: valuF16[s] as Float64Array,
+    valuF32: valuF32[s] as Float64Array,
+    valuF64: valuF64[s] as Float64Array,
+    mfma: new Map(mfma.map((m) => [m.type, m.means[s] as Float64Array])),
+    hbmBytes: hbmBytes[s] as Float64Array,
+    l2Bytes: l2Bytes[s] as Float64Array,
+    l1Bytes: l1Bytes[s] as Float64Array,
+    ldsBytes: ldsBytes[s] as Float64Array,
+  }));
+}
+
+/** Kernel k's point from the means of its dispatches. */
+function rooflineKernel(k: number, g: KernelGroups, m: KernelMeans, peaks: RooflinePeaks): RooflineKernel {
+  const at = (v: Float64Array): number => v[k] as number;
+  const flops = at(m.flops);
+  const hbm = at(m.hbmBytes);
+  const l2 = at(m.l2Bytes);
+  const l1 = at(m.l1Bytes);
+  const lds = at(m.ldsBytes);
+  const dur = at(m.durationNs);
   const mfmaMean = (type: MfmaType): number | null => {
-    const v = q.mfma.get(type);
-    return v ? nn(mean(v, idx)) : null;
+    const v = m.mfma.get(type);
+    return v ? nn(at(v)) : null;
   };
-  const mfmaByType: MfmaByType = {
-    f6f4: mfmaMean('f6f4'),
-    f8: mfmaMean('f8'),
-    f16: mfmaMean('f16'),
-    bf16: mfmaMean('bf16'),
-    f32: mfmaMean('f32'),
-    f64: mfmaMean('f64'),
-    i8: mfmaMean('i8'),
-  };
+  const mfmaByType = Object.fromEntries(MFMA_TYPES.map((type) => [type, mfmaMean(type)])) as MfmaByType;
   let mfmaFlops = 0;
-  for (const type of ['f6f4', 'f8', 'f16', 'bf16', 'f32', 'f64'] as const) {
-    const v = q.mfma.get(type);
-    if (v) mfmaFlops += mean(v, idx);
+  for (const type of MFMA_FLOP_TYPES) {
+    const v = m.mfma.get(type);
+    if (v) mfmaFlops += at(v);
   }
   const aiHbm = nn(ratio(flops, hbm));
   const gflops = nn(ratio(flops, dur));
   return {
-    name,
-    dispatches: idx.length,
+    name: g.names[k] as string,
+    dispatches: g.counts[k] as number,
     durationNs: nn(dur),
     flops: nn(flops),
-    valuFlops: nn(mean(q.valuFlops, idx)),
+    valuFlops: nn(at(m.valuFlops)),
     mfmaFlops: nn(mfmaFlops),
     hbmBytes: nn(hbm),
     l2Bytes: nn(l2),
@@ -148,21 +179,44 @@ function rooflineKernel(
     gflopsPerSecond: gflops,
     bound: boundOf(aiHbm, peaks),
     percentOfRoof: percentOfRoof(aiHbm, gflops, peaks),
-    valuByType: { f16: nn(mean(q.valuF16, idx)), f32: nn(mean(q.valuF32, idx)), f64: nn(mean(q.valuF64, idx)) },
+    valuByType: { f16: nn(at(m.valuF16)), f32: nn(at(m.valuF32)), f64: nn(at(m.valuF64)) },
     mfmaByType,
   };
 }
 
-/** Every kernel of `only` (default: all dispatches), largest total duration first. */
+/** The kernels of `g` (indices in g.names), largest total duration first, then by name. */
+export function kernelOrder(g: KernelGroups, durationSums: Float64Array): number[] {
+  const name = (k: number): string => g.names[k] as string;
+  const order = g.names.map((_, k) => k);
+  order.sort(
+    (a, b) =>
+      ((durationSums[b] as number) || 0) - ((durationSums[a] as number) || 0) ||
+      (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0),
+  );
+  return order;
+}
+
+/** The kernels of dispatches grouped by kernel, with their total durations and their order in the summary. */
+export interface KernelSet {
+  groups: KernelGroups;
+  /** Per kernel: the sum of its dispatches' durations. */
+  durationSums: Float64Array;
+  /** Kernel indices (in groups.names) in the order listed. */
+  order: number[];
+}
+
+/** Every set's kernels, in its order (see kernelOrder). */
 export function rooflineKernels(
   t: CounterTable,
   q: DispatchQuantities,
   peaks: RooflinePeaks,
-  only?: Iterable<number>,
-): RooflineKernel[] {
-  const groups = [...groupByKernel(t, only)];
-  const total = (idx: number[]): number => idx.reduce((s, i) => s + (t.durations[i] as number), 0);
-  const withTotals = groups.map(([name, idx]) => ({ name, idx, total: total(idx) }));
-  withTotals.sort((a, b) => (b.total || 0) - (a.total || 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return withTotals.map((g) => rooflineKernel(g.name, g.idx, t, q, peaks));
+  sets: readonly KernelSet[],
+): RooflineKernel[][] {
+  const means = kernelMeans(
+    t,
+    q,
+    sets.map((s) => s.groups),
+    sets.map((s) => s.durationSums),
+  );
+  return sets.map((s, i) => s.order.map((k) => rooflineKernel(k, s.groups, means[i] as KernelMeans, peaks)));
 }

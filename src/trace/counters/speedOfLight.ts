@@ -4,6 +4,24 @@
 import type { RooflineMissing, SolKernel, SolMetric, SolValue } from '../../core/protocol/roofline';
 import { hasF6F4, hasF8, isMi200, l1LineBytes, LDS_BANKS_PER_CU, type ArchFamily } from './arch';
 import type { CounterTable } from './counterTable';
+import { fractionMeansByKernel, type Fraction, type KernelGroups } from './kernelGroups';
+import { columnOf, linearOf, scaledColumn, type LinearForm } from './linearForms';
+
+/**
+ * A metric's value at a dispatch from its counters (as over c[], in the order of MetricSpec.counters): offset +
+ * sign * (scale * num) / (den / divisor), num and den linear in the counters (see kernelGroups.ts' Fraction).
+ */
+interface PerDispatch {
+  num: (c: number[]) => number;
+  /** The dispatch's duration (ns) when absent. */
+  den?: (c: number[]) => number;
+  scale?: number;
+  divisor?: (s: SysNumbers) => number;
+  offset?: number;
+  sign?: number;
+  /** NaN where den is 0 (a hit rate of no accesses), not x/0. */
+  nanWhereZero?: boolean;
+}
 
 interface MetricSpec {
   metric: string;
@@ -11,8 +29,7 @@ interface MetricSpec {
   counters: string[];
   /** A counter read under another name when absent (rocpd profiles have SQ_LEVEL_WAVES_ACCUM for SQ_ACCUM_PREV_HIRES). */
   fallback?: Record<string, string>;
-  /** Per-dispatch value from the counters (same order) and the duration. */
-  value: (c: number[], durationNs: number, sys: SysNumbers) => number;
+  perDispatch: PerDispatch;
   peak: (sys: SysNumbers) => number;
 }
 
@@ -55,13 +72,25 @@ const mfmaPeakPerCu: Record<ArchFamily, Record<string, number>> = {
   other: {},
 };
 
+/** A rate: num per ns of the dispatch. */
+const perNs = (num: (c: number[]) => number): PerDispatch => ({ num });
+/** 100 * part / whole, NaN where whole is 0. */
+const percent = (part: (c: number[]) => number, whole: (c: number[]) => number): PerDispatch => ({
+  num: part,
+  scale: 100,
+  den: whole,
+  nanWhereZero: true,
+});
+/** 100 - p. */
+const hundredMinus = (p: PerDispatch): PerDispatch => ({ ...p, offset: 100, sign: -1 });
+
 function specs(f: ArchFamily): MetricSpec[] {
   const compute = (s: SysNumbers): number => s.maxSclk * s.cuPerGpu;
   const mfma = (t: string, label: string, unit = 'GFLOP/s'): MetricSpec => ({
     metric: label,
     unit,
     counters: [`SQ_INSTS_VALU_MFMA_MOPS_${t}`],
-    value: (c, d) => ((c[0] as number) * 512) / d,
+    perDispatch: perNs((c) => (c[0] as number) * 512),
     peak: (s) => (compute(s) * (mfmaPeakPerCu[f][t] ?? NaN)) / 1000,
   });
   const line = l1LineBytes(f);
@@ -71,12 +100,12 @@ function specs(f: ArchFamily): MetricSpec[] {
       metric: 'VALU FLOPs',
       unit: 'GFLOP/s',
       counters: VALU,
-      value: (c, d) => {
+      perDispatch: perNs((c) => {
         let v = 0;
         for (let o = 0; o < 12; o += 4)
           v += 64 * ((c[o] as number) + (c[o + 1] as number) + (c[o + 2] as number) + 2 * (c[o + 3] as number));
-        return v / d;
-      },
+        return v;
+      }),
       peak: (s) => (compute(s) * 64 * 2) / 1000,
     },
     ...(hasF8(f) ? [mfma('F8', 'MFMA FLOPs (F8)')] : []),
@@ -91,14 +120,15 @@ function specs(f: ArchFamily): MetricSpec[] {
       unit: 'Wavefronts',
       counters: ['SQ_ACCUM_PREV_HIRES', 'GRBM_GUI_ACTIVE'],
       fallback: { SQ_ACCUM_PREV_HIRES: 'SQ_LEVEL_WAVES_ACCUM' },
-      value: (c, _d, s) => (c[0] as number) / ((c[1] as number) / s.numXcd),
+      // accumulated waves / (GUI-active cycles / XCDs)
+      perDispatch: { num: (c) => c[0] as number, den: (c) => c[1] as number, divisor: (s) => s.numXcd },
       peak: (s) => s.maxWavesPerCu * s.cuPerGpu,
     },
     {
       metric: 'Theoretical LDS Bandwidth',
       unit: 'GB/s',
       counters: ['SQ_LDS_IDX_ACTIVE', 'SQ_LDS_BANK_CONFLICT'],
-      value: (c, d) => (((c[0] as number) - (c[1] as number)) * 4 * LDS_BANKS_PER_CU) / d,
+      perDispatch: perNs((c) => ((c[0] as number) - (c[1] as number)) * 4 * LDS_BANKS_PER_CU),
       peak: (s) => compute(s) * 0.128,
     },
     {
@@ -111,35 +141,37 @@ function specs(f: ArchFamily): MetricSpec[] {
         'TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum',
         'TCP_TOTAL_CACHE_ACCESSES_sum',
       ],
-      value: (c) =>
-        c[4] === 0
-          ? NaN
-          : 100 -
-            (100 * ((c[0] as number) + (c[1] as number) + (c[2] as number) + (c[3] as number))) / (c[4] as number),
+      // 100 - 100 * (requests to L2) / accesses
+      perDispatch: hundredMinus(
+        percent(
+          (c) => (c[0] as number) + (c[1] as number) + (c[2] as number) + (c[3] as number),
+          (c) => c[4] as number,
+        ),
+      ),
       peak: () => 100,
     },
     {
       metric: 'vL1D Cache BW',
       unit: 'GB/s',
       counters: ['TCP_TOTAL_CACHE_ACCESSES_sum'],
-      value: (c, d) => ((c[0] as number) * line) / d,
+      perDispatch: perNs((c) => (c[0] as number) * line),
       peak: (s) => (s.maxSclk / 1000) * line * s.cuPerGpu,
     },
     {
       metric: 'L2 Cache Hit Rate',
       unit: 'Pct',
       counters: ['TCC_HIT_sum', 'TCC_MISS_sum'],
-      value: (c) =>
-        (c[0] as number) + (c[1] as number) === 0
-          ? NaN
-          : (100 * (c[0] as number)) / ((c[0] as number) + (c[1] as number)),
+      perDispatch: percent(
+        (c) => c[0] as number,
+        (c) => (c[0] as number) + (c[1] as number),
+      ),
       peak: () => 100,
     },
     {
       metric: 'L2 Cache BW',
       unit: 'GB/s',
       counters: ['TCC_REQ_sum'],
-      value: (c, d) => ((c[0] as number) * 128) / d,
+      perDispatch: perNs((c) => (c[0] as number) * 128),
       peak: (s) => (s.maxSclk / 1000) * line * s.totalL2Chan,
     },
     isMi200(f)
@@ -147,25 +179,26 @@ function specs(f: ArchFamily): MetricSpec[] {
           metric: 'L2-Fabric Read BW',
           unit: 'GB/s',
           counters: ['TCC_EA_RDREQ_32B_sum', 'TCC_EA_RDREQ_sum'],
-          value: (c, d) => ((c[0] as number) * 32 + ((c[1] as number) - (c[0] as number)) * 64) / d,
+          perDispatch: perNs((c) => (c[0] as number) * 32 + ((c[1] as number) - (c[0] as number)) * 64),
           peak: (s) => s.hbmBandwidth,
         }
       : {
           metric: 'L2-Fabric Read BW',
           unit: 'GB/s',
           counters: ['TCC_BUBBLE_sum', 'TCC_EA0_RDREQ_sum', 'TCC_EA0_RDREQ_32B_sum'],
-          value: (c, d) =>
-            (128 * (c[0] as number) +
+          perDispatch: perNs(
+            (c) =>
+              128 * (c[0] as number) +
               64 * ((c[1] as number) - (c[0] as number) - (c[2] as number)) +
-              32 * (c[2] as number)) /
-            d,
+              32 * (c[2] as number),
+          ),
           peak: (s) => s.hbmBandwidth,
         },
     {
       metric: 'L2-Fabric Write BW',
       unit: 'GB/s',
       counters: [`${ea}_WRREQ_64B_sum`, `${ea}_WRREQ_sum`],
-      value: (c, d) => ((c[0] as number) * 64 + ((c[1] as number) - (c[0] as number)) * 32) / d,
+      perDispatch: perNs((c) => (c[0] as number) * 64 + ((c[1] as number) - (c[0] as number)) * 32),
       peak: (s) => s.hbmBandwidth,
     },
   ];
@@ -178,30 +211,25 @@ function solValue(x: number): SolValue {
   return Number.isFinite(x) ? x : null;
 }
 
-/** nanmean: NaN cells left out; NaN when every cell is NaN. */
-function nanMean(values: Float64Array, idx: readonly number[]): number {
-  let s = 0;
-  let n = 0;
-  for (const i of idx) {
-    const v = values[i] as number;
-    if (Number.isNaN(v)) continue;
-    s += v;
-    n++;
-  }
-  return n === 0 ? NaN : s / n;
+/** A metric over a table's columns: num and den per dispatch (den: the durations when null) and how they combine. */
+interface ResolvedMetric {
+  num: LinearForm;
+  den: LinearForm | null;
+  fraction: Fraction;
 }
 
 export interface SolEvaluated {
   specs: MetricSpec[];
-  perDispatch: Array<Float64Array | null>;
+  /** Per metric: null when a counter column is absent. */
+  perDispatch: Array<ResolvedMetric | null>;
   missing: RooflineMissing[];
 }
 
-/** Every metric's per-dispatch values (null when a counter column is absent). */
+/** Every metric over the columns of `t`, for the means of any set of its dispatches (solKernels). */
 export function solPerDispatch(t: CounterTable, f: ArchFamily, sys: SysNumbers): SolEvaluated {
   const list = specs(f);
   const missing: RooflineMissing[] = [];
-  const perDispatch = list.map((m) => {
+  const perDispatch = list.map((m): ResolvedMetric | null => {
     const cols = m.counters.map(
       (c) => t.columns.get(c) ?? (m.fallback?.[c] ? t.columns.get(m.fallback[c] as string) : undefined),
     );
@@ -210,33 +238,73 @@ export function solPerDispatch(t: CounterTable, f: ArchFamily, sys: SysNumbers):
       missing.push({ quantity: m.metric, counters: absent });
       return null;
     }
-    const n = t.names.length;
-    const out = new Float64Array(n);
-    const args = new Array<number>(cols.length);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < cols.length; j++) args[j] = (cols[j] as Float64Array)[i] as number;
-      out[i] = m.value(args, t.durations[i] as number, sys);
-    }
-    return out;
+    const p = m.perDispatch;
+    return {
+      num: linearOf(p.num, cols as Float64Array[]),
+      den: p.den ? linearOf(p.den, cols as Float64Array[]) : null,
+      fraction: {
+        scale: p.scale ?? 1,
+        divisor: p.divisor?.(sys) ?? 1,
+        offset: p.offset ?? 0,
+        sign: p.sign ?? 1,
+        nanWhereZero: p.nanWhereZero ?? false,
+        skipNaN: true,
+      },
+    };
   });
   return { specs: list, perDispatch, missing };
 }
 
-export function solKernel(name: string, idx: readonly number[], e: SolEvaluated, sys: SysNumbers): SolKernel {
-  const metrics: SolMetric[] = e.specs.map((m, k) => {
-    const values = e.perDispatch[k];
-    const v = values ? nanMean(values, idx) : NaN;
-    const p = m.peak(sys);
-    const peak = Number.isFinite(p) && p !== 0 ? p : null;
-    return {
-      metric: m.metric,
-      value: solValue(v),
-      unit: m.unit,
-      peak,
-      percentOfPeak: peak === null ? null : solValue((100 * v) / peak),
-    };
+/**
+ * Each metric's per-kernel means in every set of `sets` (by metric, then set): a metric's num and den per dispatch
+ * once, into columns reused by every metric, then a pass per set. NaN for every kernel when it lacks a counter.
+ */
+export function solMeans(t: CounterTable, e: SolEvaluated, sets: readonly KernelGroups[]): Float64Array[][] {
+  const n = t.names.length;
+  const numColumn = new Float64Array(n);
+  const denColumn = new Float64Array(n);
+  const stage = new Float64Array(n);
+  return e.perDispatch.map((m) => {
+    if (m === null) return sets.map((g) => new Float64Array(g.names.length).fill(NaN));
+    // a one-term num's coefficient becomes the fraction's scale when that is 1 (their product is then exact)
+    const num =
+      m.fraction.scale === 1
+        ? scaledColumn(m.num, numColumn, stage)
+        : { column: columnOf(m.num, numColumn, stage), scale: 1 };
+    const den = m.den ? columnOf(m.den, denColumn, stage) : t.durations;
+    const fraction = { ...m.fraction, scale: m.fraction.scale * num.scale };
+    return sets.map((g) => fractionMeansByKernel(num.column, den, fraction, g));
   });
-  return { name, dispatches: idx.length, metrics };
+}
+
+/** Every set's kernels (indices in its groups' names, in the order listed), from solMeans of the same sets. */
+export function solKernels(
+  e: SolEvaluated,
+  means: Float64Array[][],
+  sets: ReadonlyArray<{ groups: KernelGroups; order: readonly number[] }>,
+  sys: SysNumbers,
+): SolKernel[][] {
+  const peaks = e.specs.map((m) => {
+    const p = m.peak(sys);
+    return Number.isFinite(p) && p !== 0 ? p : null;
+  });
+  return sets.map(({ groups: g, order }, s) =>
+    order.map((k) => ({
+      name: g.names[k] as string,
+      dispatches: g.counts[k] as number,
+      metrics: e.specs.map((m, j): SolMetric => {
+        const v = (means[j]?.[s] as Float64Array)[k] as number;
+        const peak = peaks[j] as number | null;
+        return {
+          metric: m.metric,
+          value: solValue(v),
+          unit: m.unit,
+          peak,
+          percentOfPeak: peak === null ? null : solValue((100 * v) / peak),
+        };
+      }),
+    })),
+  );
 }
 
 /** The counters block 2's metrics read on `f`. */

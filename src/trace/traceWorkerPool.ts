@@ -29,7 +29,7 @@ export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
  * Threads of a counter collection's parallel read (0: one pass on the calling thread): KERNEL_RUNNER_TRACE_THREADS
  * when set, else none on two cores or fewer. There the one pass is faster: a counter part's rows merge per
  * dispatch on the calling thread, and each worker warms up its own copy of the row code, which costs more than a
- * second core gives (bench/roofline.bench.ts: 0.76 s one pass against 0.93 s with a worker, 1,000,000 rows).
+ * second core gives (bench/roofline.bench.ts: 0.50 s one pass against 0.61 s with a worker, 1,000,000 rows).
  */
 export function counterReadThreads(env: NodeJS.ProcessEnv = process.env): number {
   if (env.KERNEL_RUNNER_TRACE_THREADS === undefined && availableParallelism() <= 2) return 0;

@@ -26,17 +26,25 @@ test(
   { skip: process.platform !== 'linux' },
   async (t) => {
     const dir = tempDataDir(t);
-    // sh backgrounds a short sleep, then becomes `sleep 30`, which never reaps it: the short sleep stays a zombie.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh backgrounds a `read` of fd 3 and becomes `sleep 30`, which never reaps it; once sh has become sleep, the
+    // line the read waits for is written: it exits and stays a zombie (sh itself could have reaped an earlier exit)
+    const parent = spawn('sh', ['-c', 'read x <&3 & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
+    });
     t.after(() => parent.kill('SIGKILL'));
     const zombie = await new Promise<number>((resolve) =>
-      parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+      parent.stdout?.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
     );
-    for (let i = 0; i < 100; i++) {
+    const until = async (what: string, done: () => boolean): Promise<void> => {
+      for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(done(), what);
+    };
+    await until('sh became sleep', () => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() === 'sleep');
+    (parent.stdio[3] as NodeJS.WritableStream).write('go\n');
+    await until('the reader is a zombie', () => {
       const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    });
     writeFileSync(path.join(dir, 'runner.lock'), `${zombie}\n`);
     const store = openStore(dir);
     t.after(() => store.close());

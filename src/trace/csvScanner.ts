@@ -267,7 +267,7 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
   }
 
   /**
-   * The rows from `p` that the fast path takes (each the row before but for its name and digits), handed to
+   * The rows from `p` that the fast path takes (each the row before but for its name and number), handed to
    * onRow as the scanner would have read them; returns where the rows it did not take start (`p`: none taken).
    */
   function takeRepeated(rows: RepeatedRows, b: Buffer, p: number, len: number): number {
@@ -339,8 +339,9 @@ export function createCsvScanner(options: CsvScannerOptions): CsvScanner {
     } finally {
       rows.busy = false;
       // the head and tail fields' offsets are the last row's again, as the next row compared with it needs them
-      shiftFields(starts, ends, 0, head, prevStart - offsetsOf);
-      shiftFields(starts, ends, head + 2, fieldCount, prevTail - tailOffsetsOf);
+      // (none is when a reader's setRepeat forgot the row before)
+      if (prevStart >= 0) shiftFields(starts, ends, 0, head, prevStart - offsetsOf);
+      if (prevTail >= 0) shiftFields(starts, ends, head + 2, fieldCount, prevTail - tailOffsetsOf);
     }
   }
 

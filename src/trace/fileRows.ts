@@ -1,6 +1,7 @@
-// The rows of a CSV file on disk through a CsvScanner, read into one buffer that the unfinished row at the end of
-// each read moves to the start of (scanRows): no buffer per chunk to collect, no copy of a chunk to finish a row.
-// Used by the worker threads' parts and by every CSV read from disk on the calling thread.
+// The rows of a CSV file on disk through a CsvScanner (scanRows): no buffer per chunk to collect, no copy of a chunk
+// to finish a row. FileRows reads synchronously into one buffer that the unfinished row at the end of each read moves
+// to the start of (a part of a large file, scanned by a worker thread or here); readAheadRows reads a whole file
+// with the next chunk read on libuv's thread pool while this one is scanned (every other CSV read from disk).
 import { read, readSync } from 'node:fs';
 import type { CsvScanner } from './csvScanner';
 import { READ_BYTES } from './limits';

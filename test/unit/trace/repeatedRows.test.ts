@@ -174,3 +174,24 @@ test("scanners that take turns, or one that runs inside another's reader, each g
   assert.equal(expectedA.length, outer.length);
   assert.equal(expectedB.length, inner.length);
 });
+
+test('a reader that changes what repeats in the middle of a run gets the rows after it read under the new setting', () => {
+  const text = counterRows(10, 40, true);
+  const got: string[][] = [];
+  let repeatedAfter = 0;
+  const scanner = createCsvScanner({
+    repeat: { head: 3, tail: 5, offsetsUnread: true },
+    onRow: (row) => {
+      got.push(Array.from({ length: row.fieldCount }, (_, i) => `${fieldText(row, i)}=${fieldNumber(row, i)}`));
+      if (got.length === 57) scanner.setRepeat(undefined);
+      else if (got.length > 57 && (row.repeated || row.tailRepeated)) repeatedAfter++;
+    },
+  });
+  scanner.feed(Buffer.from(text));
+  scanner.end();
+  const plain = rowsOf(text).rows.map((r) =>
+    ((r as unknown[])[0] as string[]).map((t, i) => `${t}=${((r as unknown[])[1] as number[])[i]}`),
+  );
+  assert.deepEqual(got, plain);
+  assert.equal(repeatedAfter, 0);
+});

@@ -98,10 +98,11 @@ export async function readCounterCollection(
       }
     }
   } finally {
+    // also when a malformed row ended the read: the dispatches of the rows before it count, as their sums do
     (merge as CounterMerge | null)?.finishSums();
+    (merge as CounterMerge | null)?.finish(source.path);
   }
   const done = merge as CounterMerge | null;
   if (!done) return { rows, dispatches: 0, timed: false };
-  done.finish(source.path);
   return { rows, dispatches: done.dispatches, timed: (spec as CounterSpec | null)?.timed ?? false };
 }

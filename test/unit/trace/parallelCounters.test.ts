@@ -56,8 +56,8 @@ interface GenOptions {
   malformedAt?: number;
 }
 
-/** Writes the file; returns the line the malformed row starts on (0: none). */
-function generate(file: string, o: GenOptions): number {
+/** Writes the file; returns the line the malformed row starts on (0: none) and the dispatches with rows before it. */
+function generate(file: string, o: GenOptions): { malformedLine: number; dispatchesBefore: number } {
   const next = seededRandom(o.seed);
   const eol = o.eol ?? '\n';
   const timed = o.timed ?? true;
@@ -65,6 +65,7 @@ function generate(file: string, o: GenOptions): number {
   let t = 12_000_000_000_000_000n;
   let row = 0;
   let malformedLine = 0;
+  let dispatchesBefore = 0;
   const timings: Array<[bigint, bigint]> = [];
   const write = (d: number, k: number, start: bigint, end: bigint, counters: string[]): void => {
     const name = NAMES[k] as string;
@@ -84,7 +85,10 @@ function generate(file: string, o: GenOptions): number {
       const fixed = `${d},${d},${agent},1,4242,4242,1048576,${k + 1},${quoted},256,${[0, 4096][d % 2]},0,${[16, 32][d % 2]},4,32`;
       const bad = o.badFirstRow?.includes(d) && c === counters[0] && end === timings[d - 1]?.[1];
       const times = timed ? `,${bad ? end : start},${bad ? start : end}` : '';
-      if (row === o.malformedAt) malformedLine = lines.join('\n').split('\n').length + 1;
+      if (row === o.malformedAt) {
+        malformedLine = lines.join('\n').split('\n').length + 1;
+        dispatchesBefore = c === counters[0] ? d - 1 : d;
+      }
       lines.push(`${fixed},${c},${value ?? 1}${times}`);
       row++;
     }
@@ -107,7 +111,7 @@ function generate(file: string, o: GenOptions): number {
   }
   const text = (o.bom ? '\ufeff' : '') + lines.join(eol) + (o.trailingEol === false ? '' : eol);
   writeFileSync(file, text);
-  return malformedLine;
+  return { malformedLine, dispatchesBefore };
 }
 
 async function both(
@@ -138,15 +142,14 @@ function workload(tag: string, o: GenOptions): string {
   return workloadLine(tag, o).dir;
 }
 
-function workloadLine(tag: string, o: GenOptions): { dir: string; malformedLine: number } {
+function workloadLine(tag: string, o: GenOptions): { dir: string; malformedLine: number; dispatchesBefore: number } {
   const dir = path.join(tempDir('par'), tag);
   mkdirSync(dir);
   writeFileSync(
     path.join(dir, 'sysinfo.csv'),
     'gpu_arch,cu_per_gpu,max_sclk,max_mclk,total_l2_chan,num_hbm_channels,num_xcd,max_waves_per_cu\ngfx942,304,2100,1300,128,128,8,32\n',
   );
-  const malformedLine = generate(path.join(dir, 'run_counter_collection.csv'), o);
-  return { dir, malformedLine };
+  return { dir, ...generate(path.join(dir, 'run_counter_collection.csv'), o) };
 }
 
 test('counter rows spanning part boundaries: the same summary as one thread, for LF, CRLF, BOM and no final newline', async () => {
@@ -194,7 +197,11 @@ test('untimed counter rows (before ROCm 7) and a malformed row: the same summary
   assert.ok((a.runs[0]?.parts ?? 0) > 5 && a.runs[0]?.workers === 2, 'read by workers in parts');
   assert.equal(a.one.kernelTotals.calls, 80);
 
-  const { dir: broken, malformedLine } = workloadLine('malformed', { dispatches: 100, seed: 4, malformedAt: 500 });
+  const {
+    dir: broken,
+    malformedLine,
+    dispatchesBefore,
+  } = workloadLine('malformed', { dispatches: 100, seed: 4, malformedAt: 500 });
   assert.ok(malformedLine > 502, 'names with line feeds before the malformed row');
   const b = await both(broken, 1500);
   assert.deepEqual(b.many, b.one);
@@ -202,6 +209,10 @@ test('untimed counter rows (before ROCm 7) and a malformed row: the same summary
   const warning = b.one.warnings.find((w) => /malformed CSV/.test(w)) ?? '';
   assert.match(warning, new RegExp(`\\(line ${malformedLine}\\)`), 'the malformed row named by its line');
   assert.match(warning, /the 500 row\(s\) before it were read/);
+  // and so were their dispatches: calls and times, not only the counters' sums
+  assert.ok(dispatchesBefore > 10, `dispatches before the malformed row: ${dispatchesBefore}`);
+  assert.equal(b.one.kernelTotals.calls, dispatchesBefore);
+  assert.ok(b.one.kernelTotals.totalNs > 0);
 });
 
 test('per-kernel counter sums are exact: fractional and huge values give the same sums in any grouping of the rows', async () => {

@@ -91,6 +91,9 @@ for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
 cpSync(join(root, 'test/vscode/workspace'), dirs.workspace, { recursive: true });
 // The example problem's submission, as a person would have it open in their folder.
 cpSync(join(root, 'examples/problems/vectoradd_py/submission.py'), join(dirs.workspace, 'submission.py'));
+// No check opens this file: the UI checks' Quick Open finds it only through a live extension host's file search
+// (files once opened are found in the editor history too).
+writeFileSync(join(dirs.workspace, 'extension-host-probe.txt'), 'found by file search\n');
 // Built-in extensions that every window's extension host would otherwise start, none of which a check uses: git and
 // github (activated on `*` even with git.enabled off), the JSON and TypeScript language features (a language server
 // each window, for the settings files), npm, auto-attach and the extension and configuration editing helpers. The

@@ -50,6 +50,11 @@ export function resumeStateOf(e: InFlightSubmission): ResumeState {
 
 type EntryKey = Pick<InFlightSubmission, 'baseUrl' | 'id' | 'kind'>;
 
+/** One submission's name among all services' (what the run store keeps it under). */
+export function inFlightKey(e: EntryKey): string {
+  return `${e.kind} ${e.id} ${e.baseUrl}`;
+}
+
 export class InFlightStore {
   constructor(private readonly memento: vscode.Memento) {}
 

@@ -27,7 +27,7 @@ import { ChoiceStore, documentChooser, offerDirectives, type Choice } from '../c
 import type { Ctx } from '../ctx';
 import type { SubmissionDiagnostics } from '../diagnostics';
 import type { FailureActionHost, RerunChange } from './failureActions';
-import { InFlightStore, resumeStateOf, type InFlightSubmission } from '../gpumode/inflight';
+import { InFlightStore, inFlightKey, resumeStateOf, type InFlightSubmission } from '../gpumode/inflight';
 import { describeBlocking } from '../../core/gpumode/preflight';
 import type { ProfileActions, ResultsPanels } from '../resultsPanel';
 import type { RunStore } from './store';
@@ -439,11 +439,16 @@ export class RunController implements vscode.Disposable {
     record.log = presenter.log;
     if (outcome.target && !record.choice)
       record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
-    if (entry) await this.inflight.remove(entry);
     // The panel first; the run is kept (its traces copied or downloaded) while a person reads it, then the panel
-    // points at the kept traces, so that it opens Perfetto from them after a reload too.
+    // points at the kept traces, so that it opens Perfetto from them after a reload too. The in-flight entry is
+    // forgotten only once the run is kept: a window closed before that follows the submission again on the next
+    // activation, and the store keeps a submission once.
     presenter.present(view, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
-    const kept = await this.keep(view, record, outcome, about);
+    const kept = await this.keep(view, record, outcome, {
+      ...about,
+      ...(entry ? { submission: inFlightKey(entry) } : {}),
+    });
+    if (entry) await this.inflight.remove(entry);
     for (const p of this.panels.all) if (p.current === view) p.update(kept);
     record.view = kept;
     if (kept.profiles.some((p) => p.localPath)) {
@@ -461,7 +466,7 @@ export class RunController implements vscode.Disposable {
     view: ResultView,
     record: EditorRun,
     outcome: SubmissionOutcome,
-    about: { uri: string; title: string; startedAt: number },
+    about: { uri: string; title: string; startedAt: number; submission?: string },
   ): Promise<ResultView> {
     try {
       const stored = await this.store.save({
@@ -471,6 +476,7 @@ export class RunController implements vscode.Disposable {
         title: about.title,
         target: record.target.label,
         startedAt: about.startedAt,
+        ...(about.submission ? { submission: about.submission } : {}),
         view,
         client: outcome.connection.client,
       });

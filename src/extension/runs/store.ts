@@ -3,7 +3,7 @@
 // the profile's trace zips, so that a panel opened later (or restored after a reload) reads its trace from here
 // instead of downloading it again. The folder's size is bounded by kernelRunner.runs.maxStorageMB, oldest runs
 // removed first (core's runsToRemove). No vscode here: the store is tested on real folders with node:test.
-import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { z } from '../../core/protocol/zod';
@@ -21,6 +21,8 @@ const runStoreEntrySchema = z.object({
   mode: z.string(),
   title: z.string(),
   target: z.string(),
+  /** The submission on its service (kind, service URL and id), for one that is followed again after a reload. */
+  submission: z.string().optional(),
   outcome: z.enum(['success', 'failure', 'error', 'cancelled', 'trace']),
   /** Epoch ms. */
   startedAt: z.number(),
@@ -60,6 +62,9 @@ export interface RunToStore {
   title: string;
   target: string;
   startedAt: number;
+  /** The submission on its service (`inFlightKey`), when it could be followed again after a reload: storing it again
+   * (its outcome arrived again, after a reload that came before the in-flight entry was forgotten) keeps it once. */
+  submission?: string;
   view: ResultView;
   /** Downloads the runner's artifacts (profiles with a downloadUrl and no local file). */
   client?: RunnerClient;
@@ -210,6 +215,9 @@ export class RunStore {
    */
   async save(input: RunToStore): Promise<{ run: RunStoreEntry; view: ResultView }> {
     await this.load();
+    const already = input.submission ? this.runs.find((r) => r.submission === input.submission) : undefined;
+    const alreadyView = already && (await this.view(already.id).catch(() => undefined));
+    if (already && alreadyView) return { run: already, view: alreadyView };
     const storedAt = Date.now();
     const id = `${storedAt}-${randomBytes(3).toString('hex')}`;
     const dir = this.dirOf(id);
@@ -242,6 +250,7 @@ export class RunStore {
       mode: input.mode,
       title: input.title,
       target: input.target,
+      ...(input.submission ? { submission: input.submission } : {}),
       outcome: view.outcome,
       startedAt: input.startedAt,
       storedAt,
@@ -252,9 +261,12 @@ export class RunStore {
     };
     const peaks = rooflinePeaks(view);
     if (peaks) run.peaks = peaks;
-    await writeFile(join(dir, RUN_FILE), JSON.stringify({ run, view }));
+    // run.json comes last and whole (written aside, then renamed): a folder without it is a run not stored.
     run.bytes = await folderBytes(dir);
-    await writeFile(join(dir, RUN_FILE), JSON.stringify({ run, view }));
+    run.bytes += Buffer.byteLength(JSON.stringify({ run, view })); // run.json itself, within a digit or two
+    const aside = join(dir, `${RUN_FILE}.part`);
+    await writeFile(aside, JSON.stringify({ run, view }));
+    await rename(aside, join(dir, RUN_FILE));
     this.runs.unshift(run);
     await this.enforceBound();
     this.fire();

@@ -170,6 +170,44 @@ describe('run store', () => {
     );
   });
 
+  it('a submission stored again (its outcome came again after a reload) is kept once, here and in a new store', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const withTrace = view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] });
+    const submission = 'stream 7 http://127.0.0.1:8787';
+    const first = await store.save({ ...toStore('gemm.py', withTrace), submission });
+    const again = await store.save({ ...toStore('gemm.py', withTrace), submission });
+    assert.equal(again.run.id, first.run.id);
+    assert.deepEqual(again.view, first.view);
+    assert.deepEqual(readdirSync(join(dir, 'runs')), [first.run.id], 'no second folder');
+
+    const reloaded = new RunStore(join(dir, 'runs'), () => maxBytes);
+    assert.equal((await reloaded.save({ ...toStore('gemm.py', withTrace), submission })).run.id, first.run.id);
+    const other = await reloaded.save({
+      ...toStore('gemm.py', withTrace),
+      submission: 'stream 8 http://127.0.0.1:8787',
+    });
+    const unnamed = await reloaded.save(toStore('gemm.py', withTrace));
+    assert.deepEqual(
+      reloaded.list().map((r) => [r.id, r.submission]),
+      [
+        [unnamed.run.id, undefined],
+        [other.run.id, 'stream 8 http://127.0.0.1:8787'],
+        [first.run.id, submission],
+      ],
+    );
+  });
+
+  it('run.json is written whole, last: nothing written aside is left; its size counts the run.json', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const { run } = await store.save(
+      toStore('gemm.py', view({ profiles: [{ key: 'profile.0', localPath: fixture, perfetto: 'none' }] })),
+    );
+    const folder = store.dirOf(run.id);
+    assert.deepEqual(readdirSync(folder).sort(), [run.traces[0], 'run.json'].sort());
+    const onDisk = readdirSync(folder).reduce((n, f) => n + statSync(join(folder, f)).size, 0);
+    assert.ok(Math.abs(run.bytes - onDisk) <= 2, `${run.bytes} bytes counted, ${onDisk} on disk`);
+  });
+
   it('delete removes the run and its folder; unknown ids are refused', async () => {
     const store = new RunStore(join(dir, 'runs'), () => maxBytes);
     const { run } = await store.save(toStore('gemm.py', view()));

@@ -377,6 +377,14 @@ describe('runs', function () {
       assert.equal(job.state, 'cancelled');
       await waitFor('the program to be gone', () => !markedAlive(mark), 15_000);
       assert.deepEqual(api.inFlight(), []);
+      // kept once, under the submission's name (a reload before the entry was forgotten would keep it once again)
+      assert.deepEqual(
+        api
+          .storedRuns()
+          .filter((r) => r.submission?.startsWith(`stream ${entry.id} `))
+          .map((r) => [r.file, r.outcome, r.submission]),
+        [['slow_script.py', 'cancelled', `stream ${entry.id} ${url}`]],
+      );
     } finally {
       child.kill('SIGTERM');
       await setting('server', undefined);

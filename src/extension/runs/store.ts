@@ -54,6 +54,8 @@ const runStoreEntrySchema = z.object({
 export type RunStoreEntry = z.output<typeof runStoreEntrySchema>;
 
 const RUN_FILE = 'run.json';
+/** A save lasts as long as its trace downloads: an hour is far past any. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 
 export interface RunToStore {
   file: string;
@@ -131,6 +133,17 @@ async function folderBytes(dir: string): Promise<number> {
   return n;
 }
 
+/** A folder of this store's naming with no run.json, started long enough ago that no save can still be writing it:
+ * a save the window's close cut short (run.json comes last). Its traces would count against no run. */
+function abandonedSave(name: string, err: unknown): boolean {
+  const startedAt = /^(\d+)-[0-9a-f]{6}$/.exec(name)?.[1];
+  return (
+    startedAt !== undefined &&
+    (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' &&
+    Date.now() - Number(startedAt) > ABANDONED_AFTER_MS
+  );
+}
+
 export class RunStore {
   private runs: RunStoreEntry[] = [];
   private loaded: Promise<void> | undefined;
@@ -166,8 +179,9 @@ export class RunStore {
           const raw = JSON.parse(await readFile(join(this.root, e.name, RUN_FILE), 'utf8')) as { run?: unknown };
           const parsed = runStoreEntrySchema.safeParse(raw.run);
           if (parsed.success && parsed.data.id === e.name) found.push(parsed.data);
-        } catch {
-          // a half-written or foreign folder
+        } catch (err) {
+          if (abandonedSave(e.name, err)) await rm(join(this.root, e.name), { recursive: true, force: true });
+          // else a foreign folder, or a run of another version: left alone
         }
       }
       this.runs = found.sort((a, b) => b.storedAt - a.storedAt);

@@ -246,6 +246,26 @@ describe('run store', () => {
     assert.deepEqual(readdirSync(root).sort(), ['garbage', 'other-name', 'stray.txt']);
   });
 
+  it('a save cut short long ago (no run.json) is removed on load; a recent one, a foreign or unreadable folder stay', async () => {
+    const root = join(dir, 'runs');
+    const hourAgo = Date.now() - 61 * 60 * 1000;
+    const folder = (name: string, files: Record<string, string>) => {
+      mkdirSync(join(root, name), { recursive: true });
+      for (const [f, text] of Object.entries(files)) writeFileSync(join(root, name, f), text);
+    };
+    folder(`${hourAgo}-a1b2c3`, { 'profile.0.zip': 'PK', 'run.json.part': '{"run":' });
+    folder(`${hourAgo}-d4e5f6`, {});
+    const recent = `${Date.now()}-a1b2c3`;
+    folder(recent, { 'profile.0.zip': 'PK' });
+    folder(`${hourAgo}-0f0f0f`, { 'run.json': '{"run": {"id": "from another version"}}' });
+    folder('1000-nothex', {});
+    folder('garbage', {});
+    const store = new RunStore(root, () => maxBytes);
+    await store.load();
+    assert.deepEqual(store.list(), []);
+    assert.deepEqual(readdirSync(root).sort(), [recent, `${hourAgo}-0f0f0f`, '1000-nothex', 'garbage'].sort());
+  });
+
   it('headlines: the score, the kernel time of a profile, the tests passed', async () => {
     const store = new RunStore(join(dir, 'runs'), () => maxBytes);
     const scored = await store.save(

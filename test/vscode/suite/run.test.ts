@@ -381,7 +381,7 @@ describe('runs', function () {
       assert.deepEqual(
         api
           .storedRuns()
-          .filter((r) => r.submission?.startsWith(`stream ${entry.id} `))
+          .filter((r) => r.submission === `stream ${entry.id} ${url}`)
           .map((r) => [r.file, r.outcome, r.submission]),
         [['slow_script.py', 'cancelled', `stream ${entry.id} ${url}`]],
       );

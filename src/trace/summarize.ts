@@ -232,7 +232,10 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
       timingsFrom: timingPass,
       counters: passNames.filter((n) => counters.passesRead.has(n)),
     };
-  if (counters.table.size > 0 && counters.source) await addRoofline(summary, counters);
+  // A collection of none of the counters a roofline or speed-of-light reads (`--pmc SQ_WAVES`) has its counter
+  // table and no roofline: every quantity of one would be missing.
+  if (counters.table.size > 0 && counters.table.counterCount > 0 && counters.source)
+    await addRoofline(summary, counters);
   return summary;
 }
 

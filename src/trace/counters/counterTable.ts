@@ -68,6 +68,11 @@ export class CounterTableBuilder {
     return this.names.length;
   }
 
+  /** How many of the wanted counters the dispatches have (a collection of other counters has none). */
+  get counterCount(): number {
+    return this.columns.size;
+  }
+
   /** A new dispatch (wide layout: one row each); returns its ordinal. */
   addDispatch(name: string, durationNs: number, key = NaN): number {
     return this.push(name, key, durationNs, 1);

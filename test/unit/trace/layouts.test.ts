@@ -420,6 +420,55 @@ test("a pseudo-row among counted dispatches: apart from the kernels and the agen
   assert.deepEqual([agent?.kernelCalls, agent?.kernelNs, agent?.busyNs], [2, 200, 250]);
 });
 
+test('counters no roofline reads (`--pmc SQ_WAVES OccupancyPercent`): their table, and no roofline of missing quantities', async () => {
+  const dir = tempDir('pmcother');
+  const header = [
+    'Dispatch_Id',
+    'Agent_Id',
+    'Kernel_Name',
+    'Counter_Name',
+    'Counter_Value',
+    'Start_Timestamp',
+    'End_Timestamp',
+  ];
+  const rows = [
+    ['1', 'Agent 2', GEMM, 'SQ_WAVES', '8', '100', '200'],
+    ['1', 'Agent 2', GEMM, 'OccupancyPercent', '62.5', '100', '200'],
+    ['2', 'Agent 2', GEMM, 'SQ_WAVES', '4', '300', '350'],
+    ['2', 'Agent 2', GEMM, 'OccupancyPercent', '12.5', '300', '350'],
+  ];
+  writeFileSync(path.join(dir, 'p_counter_collection.csv'), toRocprofCsv(header, rows));
+  writeFileSync(
+    path.join(dir, 'sysinfo.csv'),
+    'gpu_arch,gpu_model,cu_per_gpu,max_sclk,max_mclk,num_hbm_channels,total_l2_chan\ngfx942,MI300X_A1,304,2100,1300,128,128\n',
+  );
+  const s = await summary(dir);
+  assert.deepEqual(
+    s.counters?.map((k) => [k.kernel, k.dispatches, k.counters.map((c) => [c.name, c.mean])]),
+    [
+      [
+        GEMM,
+        2,
+        [
+          ['OccupancyPercent', 37.5],
+          ['SQ_WAVES', 6],
+        ],
+      ],
+    ],
+  );
+  assert.equal(s.roofline, undefined);
+  assert.equal(s.speedOfLight, undefined);
+
+  // one counter a speed-of-light reads is enough for both, with what they lack said
+  writeFileSync(
+    path.join(dir, 'p_counter_collection.csv'),
+    toRocprofCsv(header, [...rows, ['2', 'Agent 2', GEMM, 'GRBM_GUI_ACTIVE', '1000', '300', '350']]),
+  );
+  const withOne = await summary(dir);
+  assert.ok(withOne.roofline && withOne.speedOfLight, 'a roofline and a speed of light');
+  assert.ok(withOne.roofline.missing.length > 0, 'what it could not compute, said');
+});
+
 test('counter passes (pass_1/, pass_2/): kernels and copies of one pass, counters of both joined per dispatch, sysinfo.csv at the root', async () => {
   const dir = tempDir('passes');
   const counterHeader = [
@@ -450,7 +499,7 @@ test('counter passes (pass_1/, pass_2/): kernels and copies of one pass, counter
   ];
   for (const [pass, counter, pid] of [
     ['pass_1', 'SQ_WAVES', '311'],
-    ['pass_2', 'GRBM_COUNT', '312'],
+    ['pass_2', 'GRBM_GUI_ACTIVE', '312'],
   ] as const) {
     mkdirSync(path.join(dir, pass, 'node-a'), { recursive: true });
     const at = (f: string): string => path.join(dir, pass, 'node-a', `${pid}_${f}`);
@@ -491,7 +540,7 @@ test('counter passes (pass_1/, pass_2/): kernels and copies of one pass, counter
   );
   assert.deepEqual(
     s.counters?.map((k) => [k.dispatches, k.counters.map((c) => c.name)]),
-    [[2, ['GRBM_COUNT', 'SQ_WAVES']]],
+    [[2, ['GRBM_GUI_ACTIVE', 'SQ_WAVES']]],
   );
   assert.deepEqual(s.passes, { count: 2, timingsFrom: 'pass_1', counters: ['pass_1', 'pass_2'] });
   assert.deepEqual(

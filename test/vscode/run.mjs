@@ -27,6 +27,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const known = ['--grep', '--no-ui', '--only-ui', '--keep'];
+const unknown = args.filter((a, i) => a.startsWith('-') && !known.includes(a) && args[i - 1] !== '--grep');
+if (unknown.length) {
+  const help = unknown.every((a) => a === '--help' || a === '-h');
+  (help ? console.log : console.error)('usage: node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]');
+  process.exit(help ? 0 : 2);
+}
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const outputDir = join(root, '.test-output');
 const started = Date.now();
@@ -252,9 +259,15 @@ async function cleanup() {
 }
 // A stray promise in a UI check must not kill this process before it has stopped the server.
 process.on('unhandledRejection', (err) => console.error(`[vscode-tests] unhandled rejection: ${err?.message ?? err}`));
-for (const sig of ['SIGINT', 'SIGTERM'])
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
   process.on(sig, () => {
     cleanup().finally(() => process.exit(130));
+  });
+// Output piped into a reader that went away (`| head`): stop the server, not only this process (it is in a group
+// of its own and would outlive us).
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', () => {
+    cleanup().finally(() => process.exit(1));
   });
 
 async function waitForServer() {

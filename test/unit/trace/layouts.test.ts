@@ -16,6 +16,16 @@ const tempDir = tempDirsRemovedAfter('kr-trace-');
 const GEMM = 'void gemm<float, 2, 4>(float const*, float*, int)';
 const ADD = 'vector_add(float*, float*, float*, int)';
 const REDUCE = 'void reduce<256, true>(double*, double const*, unsigned long)';
+/** The fewest fields a counter collection has that still carries timings: rocprofv3's long layout, cut down. */
+const COUNTER_HEADER = [
+  'Dispatch_Id',
+  'Agent_Id',
+  'Kernel_Name',
+  'Counter_Name',
+  'Counter_Value',
+  'Start_Timestamp',
+  'End_Timestamp',
+];
 
 /** A legacy results.stats.csv as v1 writes it: quoted header, names bare even with commas. */
 function v1StatsText(): string {
@@ -389,18 +399,9 @@ test('several counters per dispatch: each dispatch counted once, mean/min/max pe
 
 test("a pseudo-row among counted dispatches: apart from the kernels and the agent's dispatch count, still in its busy time", async () => {
   const dir = tempDir('pmcpseudo');
-  const header = [
-    'Dispatch_Id',
-    'Agent_Id',
-    'Kernel_Name',
-    'Counter_Name',
-    'Counter_Value',
-    'Start_Timestamp',
-    'End_Timestamp',
-  ];
   writeFileSync(
     path.join(dir, 'p_counter_collection.csv'),
-    toRocprofCsv(header, [
+    toRocprofCsv(COUNTER_HEADER, [
       ['1', 'Agent 2', GEMM, 'SQ_WAVES', '8', '100', '200'],
       ['2', 'Agent 2', '<barrier packet>', 'SQ_WAVES', '0', '200', '250'],
       ['3', 'Agent 2', GEMM, 'SQ_WAVES', '8', '300', '400'],
@@ -422,22 +423,13 @@ test("a pseudo-row among counted dispatches: apart from the kernels and the agen
 
 test('counters no roofline reads (`--pmc SQ_WAVES OccupancyPercent`): their table, and no roofline of missing quantities', async () => {
   const dir = tempDir('pmcother');
-  const header = [
-    'Dispatch_Id',
-    'Agent_Id',
-    'Kernel_Name',
-    'Counter_Name',
-    'Counter_Value',
-    'Start_Timestamp',
-    'End_Timestamp',
-  ];
   const rows = [
     ['1', 'Agent 2', GEMM, 'SQ_WAVES', '8', '100', '200'],
     ['1', 'Agent 2', GEMM, 'OccupancyPercent', '62.5', '100', '200'],
     ['2', 'Agent 2', GEMM, 'SQ_WAVES', '4', '300', '350'],
     ['2', 'Agent 2', GEMM, 'OccupancyPercent', '12.5', '300', '350'],
   ];
-  writeFileSync(path.join(dir, 'p_counter_collection.csv'), toRocprofCsv(header, rows));
+  writeFileSync(path.join(dir, 'p_counter_collection.csv'), toRocprofCsv(COUNTER_HEADER, rows));
   writeFileSync(
     path.join(dir, 'sysinfo.csv'),
     'gpu_arch,gpu_model,cu_per_gpu,max_sclk,max_mclk,num_hbm_channels,total_l2_chan\ngfx942,MI300X_A1,304,2100,1300,128,128\n',
@@ -462,7 +454,7 @@ test('counters no roofline reads (`--pmc SQ_WAVES OccupancyPercent`): their tabl
   // one counter a speed-of-light reads is enough for both, with what they lack said
   writeFileSync(
     path.join(dir, 'p_counter_collection.csv'),
-    toRocprofCsv(header, [...rows, ['2', 'Agent 2', GEMM, 'GRBM_GUI_ACTIVE', '1000', '300', '350']]),
+    toRocprofCsv(COUNTER_HEADER, [...rows, ['2', 'Agent 2', GEMM, 'GRBM_GUI_ACTIVE', '1000', '300', '350']]),
   );
   const withOne = await summary(dir);
   assert.ok(withOne.roofline && withOne.speedOfLight, 'a roofline and a speed of light');
@@ -471,15 +463,6 @@ test('counters no roofline reads (`--pmc SQ_WAVES OccupancyPercent`): their tabl
 
 test('counter passes (pass_1/, pass_2/): kernels and copies of one pass, counters of both joined per dispatch, sysinfo.csv at the root', async () => {
   const dir = tempDir('passes');
-  const counterHeader = [
-    'Dispatch_Id',
-    'Agent_Id',
-    'Kernel_Name',
-    'Counter_Name',
-    'Counter_Value',
-    'Start_Timestamp',
-    'End_Timestamp',
-  ];
   const kernelHeader = [
     'Kind',
     'Agent_Id',
@@ -505,7 +488,7 @@ test('counter passes (pass_1/, pass_2/): kernels and copies of one pass, counter
     const at = (f: string): string => path.join(dir, pass, 'node-a', `${pid}_${f}`);
     writeFileSync(
       at('counter_collection.csv'),
-      toRocprofCsv(counterHeader, [
+      toRocprofCsv(COUNTER_HEADER, [
         ['1', 'Agent 2', GEMM, counter, '8', '100', '200'],
         ['2', 'Agent 2', GEMM, counter, '4', '300', '350'],
       ]),

@@ -276,10 +276,13 @@ export class RunStore {
     const peaks = rooflinePeaks(view);
     if (peaks) run.peaks = peaks;
     // run.json comes last and whole (written aside, then renamed): a folder without it is a run not stored.
+    // (the view, the large part, is written out once: `{ run, view }` as JSON.stringify would write it)
+    const viewJson = JSON.stringify(view);
+    const body = () => `{"run":${JSON.stringify(run)},"view":${viewJson}}`;
     run.bytes = await folderBytes(dir);
-    run.bytes += Buffer.byteLength(JSON.stringify({ run, view })); // run.json itself, within a digit or two
+    run.bytes += Buffer.byteLength(body()); // run.json itself, within a digit or two
     const aside = join(dir, `${RUN_FILE}.part`);
-    await writeFile(aside, JSON.stringify({ run, view }));
+    await writeFile(aside, body());
     await rename(aside, join(dir, RUN_FILE));
     this.runs.unshift(run);
     await this.enforceBound();

@@ -22,11 +22,13 @@ export async function openWorkbench(page, url) {
   });
   await timed('goto', () => page.goto(url));
   await timed('workbench', () => page.locator('.monaco-workbench').waitFor({ timeout: 60_000 }));
-  // The explorer shows the workspace once the remote connection is up.
-  await timed('explorer', () =>
-    page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 }),
-  );
+  await timed('explorer', () => explorerShown(page));
   await extensionHostAnswers(page);
+}
+
+/** The explorer shows the workspace once the remote connection is up. */
+function explorerShown(page) {
+  return page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 });
 }
 
 /** Until the window's extension host answers (its file search finds the file run.mjs put in the workspace for it).
@@ -40,7 +42,7 @@ async function extensionHostAnswers(page) {
     steps.push('reload (no extension host answered the file search)');
     await page.keyboard.press('Escape');
     await page.reload();
-    await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 });
+    await explorerShown(page);
     if (!(await quickOpen(page, probe, 60_000))) throw new Error(`Quick Open found no ${probe}, even after a reload`);
   }
   await page.keyboard.press('Escape');

@@ -564,7 +564,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
         kind: isolation.kind,
         description:
           executor.kind === 'slurm'
-            ? "Slurm's process tracking on the nodes (its ProctrackType: proctrack/cgroup ends every process of a job; see the README)"
+            ? "Slurm's process tracking on the nodes (its ProctrackType: proctrack/cgroup ends every process of a job; see docs/runner.md)"
             : isolation.kind === 'pid-namespace'
               ? isolation.description
               : `${isolation.description}; ${describeGroupLimits(jobLimits)}`,

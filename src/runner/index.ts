@@ -2,9 +2,9 @@
 // --server (embedded, for the command's duration) and by the VS Code extension in-process.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
 import { detectGpus, type GpuInventory } from './gpus';
 import { createLocalExecutor, type Executor, type ExecutorKind } from './executors';
@@ -14,7 +14,7 @@ import { isLoopbackHost } from '../core/loopback';
 import { listeningFilePath } from '../core/runnerToken';
 import { checkLocalCaller, checkOrigin, checkToken } from './http/auth';
 import { createJobManager, type JobManager } from './jobs';
-import { defaultDataDir, defaultProblemsDir, packageRoot, preparePrivateDir } from './paths';
+import { defaultDataDir, defaultProblemsDir, packageRoot, packageVersion, preparePrivateDir } from './paths';
 import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, findOnPath, type Profiler, type ProfilerChoice } from './profilers';
 import { detectIsolation, type Isolation } from './isolation';
@@ -158,16 +158,6 @@ export class RunnerStartError extends KernelRunnerError {
   override readonly name = 'RunnerStartError';
   readonly code = 'RUNNER_START';
   readonly type = 'runner-start' as const;
-}
-
-function runnerVersion(): string {
-  try {
-    return (
-      (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0'
-    );
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /**
@@ -382,7 +372,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     problems,
     inventory,
     profiler,
-    version: runnerVersion(),
+    version: packageVersion(),
     maxFileBytes: MAX_SUBMISSION_BYTES,
     get publicUrl() {
       return linkBase;

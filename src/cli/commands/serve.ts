@@ -13,6 +13,7 @@ import type { ProfilerChoice } from '../../runner/profilers';
 import { ProfilerError } from '../../runner/profilers';
 import { StoreError } from '../../runner/store';
 import { DEFAULT_JOB_PROCESS_LIMIT, MIN_JOB_MEMORY } from '../../runner/jobLimits';
+import { examplesHelp } from '../helpExamples';
 
 interface ServeCliOptions {
   host: string;
@@ -278,6 +279,14 @@ export function register(program: Command): void {
       [] as string[],
     )
     .option('--slurm-skip-check', "skip the start's check job that the nodes see the data dir")
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner serve                                # 127.0.0.1:8787, the bundled example problems',
+        'kernel-runner serve --host 0.0.0.0 --problems ~/reference-kernels/problems',
+        'kernel-runner serve --executor slurm --slurm-partition mi300 --data-dir /shared/kernel-runner',
+      ]),
+    )
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
       if (!PROFILERS.includes(opts.profiler as ProfilerChoice))

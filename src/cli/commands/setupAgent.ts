@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AgentSetupError, renderSetup, writeSetup } from '../agentSetup';
 import { CliExit } from '../exit';
+import { examplesHelp } from '../helpExamples';
 
 interface SetupAgentCliOptions {
   write?: boolean;
@@ -22,6 +23,13 @@ export function register(program: Command): void {
     .option('--write', 'write AGENTS.md, .vscode/mcp.json and .mcp.json in DIR (merged: other servers and text kept)')
     .option('--command <cmd>', 'the command that starts Kernel Runner', 'kernel-runner')
     .option('--server <url>', 'have the MCP server submit to this runner (or `gpumode`) instead of an embedded one')
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner setup-agent                          # print them',
+        'kernel-runner setup-agent . --write --server gpumode',
+      ]),
+    )
     .action(async (dir: string, opts: SetupAgentCliOptions) => {
       const abs = path.resolve(dir);
       const isDir = await stat(abs).then(

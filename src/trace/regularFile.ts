@@ -41,7 +41,7 @@ export async function fileOrFolderStats(path: string, expected: string): Promise
 }
 
 /** Opens a regular file for reading; whatever else is at the path (even if swapped in after the stat) is refused. */
-export async function openRegularFile(path: string, expected: string): Promise<{ handle: FileHandle; size: number }> {
+async function openRegularFile(path: string, expected: string): Promise<{ handle: FileHandle; size: number }> {
   const before = await fileOrFolderStats(path, expected);
   const refused = refusal(path, before, expected);
   if (refused) throw refused;

@@ -7,22 +7,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { snapshot } from '../support/fileSnapshot';
 import { tempDirsRemovedAfter } from '../support/tempDirs';
 import { mcpProcessSession, mcpSession } from './mcpSession';
 import { ensureBuilt, repoRoot, vectoradd } from './submit/helpers';
 
 const tempDir = tempDirsRemovedAfter('kr-mcp-hostile-');
 const DB = path.resolve(repoRoot, '../shared/fixtures/rocprof/batched_gemm__28_results.db');
-
-/** Every file under dir with its bytes: what "nothing changed there" is checked against. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    const p = path.join(e.parentPath, e.name);
-    out[path.relative(dir, p)] = e.isFile() ? readFileSync(p, 'base64') : e.isDirectory() ? 'dir' : 'other';
-  }
-  return out;
-}
 
 /** A home-like folder an attacker would aim at: a shell rc file the agent must not overwrite. */
 function fakeHome(): string {

@@ -49,7 +49,7 @@ async function submissionFile(
     try {
       return { filePath: args.file, content: await readRegularFile(args.file, MAX_SOURCE_BYTES, 'a kernel file') };
     } catch (err) {
-      throw new ToolError(`cannot read ${args.file}: ${(err as Error).message}`);
+      throw new ToolError(`cannot read ${(err as Error).message}`);
     }
   }
   if (args.code === undefined) throw new ToolError('give file (a path) or code (the source text)');

@@ -131,3 +131,28 @@ test('two sessions in one folder: distinct run ids and result files, the first u
     await Promise.all([s1.close(), s2.close()]);
   }
 });
+
+test('a submit past its time limit answers with the limit, its job is cancelled, and the session goes on', async () => {
+  ensureBuilt();
+  const dir = tempDir('limit');
+  const slow = path.join(dir, 'slow.py');
+  writeFileSync(slow, '#!POPCORN leaderboard script\nimport time\nprint("started", flush=True)\ntime.sleep(300)\n');
+  const s = await mcpProcessSession(dir, [], { KERNEL_RUNNER_MCP_TIME_LIMIT_S: '10' });
+  try {
+    // the embedded runner is started first, so the limit covers the job and not the start-up
+    assert.equal((await s.call('list_leaderboards', {})).isError, false);
+    let runId = '';
+    const r = await s.call(
+      'submit',
+      { file: slow, mode: 'test' },
+      { onProgress: (m) => (runId ||= /^(r\S+) \(job \d+\)/.exec(m)?.[1] ?? '') },
+    );
+    assert.equal(r.isError, true, r.text);
+    assert.equal(r.text, 'submit: stopped after its time limit of 10 s (the job was cancelled)');
+    const run = await s.call('get_run', { run_id: runId });
+    assert.equal(run.json.outcome, 'cancelled', run.text);
+    assert.equal((await s.call('list_leaderboards', {})).isError, false);
+  } finally {
+    assert.deepEqual(await s.endInput(), { code: 0, signal: null });
+  }
+});

@@ -22,45 +22,50 @@ function fakeHome(): string {
   return home;
 }
 
-test('FIFOs as every path a tool reads: each answered with an error, the file tools still answer, stdin closed ends the server', async () => {
-  ensureBuilt();
-  const dir = tempDir('fifo');
-  const fifo = (name: string) => {
-    const p = path.join(dir, name);
-    execFileSync('mkfifo', [p]);
-    return p;
-  };
-  const [json, zip, py, co, db] = ['a.result.json', 'trace.zip', 'kernel.py', 'kernel.co', 'results.db'].map(fifo);
-  const s = await mcpProcessSession(dir, ['--out', path.join(dir, 'out')]);
-  try {
-    // more calls at once than libuv has pool threads (4): a single blocking open would hold one for ever
-    const calls: Array<[string, Record<string, unknown>]> = [
-      ['compare', { a: json, b: json }],
-      ['compare', { a: json, b: DB }],
-      ['compare', { a: zip, b: zip }],
-      ['compare', { a: DB, b: db }],
-      ['submit', { file: py, mode: 'test' }],
-      ['profile_digest', { path: zip }],
-      ['profile_digest', { path: DB, baseline: db }],
-      ['isa', { path: co }],
-    ];
-    const answers = await Promise.all(calls.map(([name, args]) => s.call(name, args)));
-    answers.forEach((a, i) => {
-      assert.equal(a.isError, true, `${calls[i]![0]}: ${a.text}`);
-      assert.match(a.text, /a named pipe \(FIFO\).*refused/, `${calls[i]![0]} ${JSON.stringify(calls[i]![1])}`);
-    });
+// a server that blocks on a FIFO never answers: the bound turns that hang into a failure
+test(
+  'FIFOs as every path a tool reads: each answered with an error, the file tools still answer, stdin closed ends the server',
+  { timeout: 300_000 },
+  async () => {
+    ensureBuilt();
+    const dir = tempDir('fifo');
+    const fifo = (name: string) => {
+      const p = path.join(dir, name);
+      execFileSync('mkfifo', [p]);
+      return p;
+    };
+    const [json, zip, py, co, db] = ['a.result.json', 'trace.zip', 'kernel.py', 'kernel.co', 'results.db'].map(fifo);
+    const s = await mcpProcessSession(dir, ['--out', path.join(dir, 'out')]);
+    try {
+      // more calls at once than libuv has pool threads (4): a single blocking open would hold one for ever
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['compare', { a: json, b: json }],
+        ['compare', { a: json, b: DB }],
+        ['compare', { a: zip, b: zip }],
+        ['compare', { a: DB, b: db }],
+        ['submit', { file: py, mode: 'test' }],
+        ['profile_digest', { path: zip }],
+        ['profile_digest', { path: DB, baseline: db }],
+        ['isa', { path: co }],
+      ];
+      const answers = await Promise.all(calls.map(([name, args]) => s.call(name, args)));
+      answers.forEach((a, i) => {
+        assert.equal(a.isError, true, `${calls[i]![0]}: ${a.text}`);
+        assert.match(a.text, /a named pipe \(FIFO\).*refused/, `${calls[i]![0]} ${JSON.stringify(calls[i]![1])}`);
+      });
 
-    const digest = await s.call('profile_digest', { path: DB });
-    assert.equal(digest.isError, false, digest.text);
-    assert.ok(digest.json.kernels.length > 0);
-    const compared = await s.call('compare', { a: DB, b: DB });
-    assert.equal(compared.isError, false, compared.text);
-    assert.equal(compared.json.kind, 'profiles');
-  } finally {
-    const exit = await s.endInput();
-    assert.deepEqual(exit, { code: 0, signal: null }, 'the server exits by itself when its stdin closes');
-  }
-});
+      const digest = await s.call('profile_digest', { path: DB });
+      assert.equal(digest.isError, false, digest.text);
+      assert.ok(digest.json.kernels.length > 0);
+      const compared = await s.call('compare', { a: DB, b: DB });
+      assert.equal(compared.isError, false, compared.text);
+      assert.equal(compared.json.kind, 'profiles');
+    } finally {
+      const exit = await s.endInput();
+      assert.deepEqual(exit, { code: 0, signal: null }, 'the server exits by itself when its stdin closes');
+    }
+  },
+);
 
 test('links planted under kernel-runner-traces: submit writes nothing outside, and says why it refused', async () => {
   ensureBuilt();

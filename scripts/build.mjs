@@ -109,6 +109,8 @@ const nodeCommon = {
   banner: { js: "const __kr_import_meta_url = require('url').pathToFileURL(__filename).href;" },
   // Optional native/dev-only modules never enter a bundle.
   external: ['vscode', 'better-sqlite3', '@duckdb/node-api'],
+  // jsonc-parser's `main` is a UMD build whose require()s esbuild cannot follow; its ESM build bundles.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [

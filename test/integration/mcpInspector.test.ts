@@ -187,7 +187,7 @@ test('bad arguments from the Inspector are a clear tool error, and nothing was r
 
   const missing = answer(await call(`file=${path.join(work, 'no-such-kernel.py')}`, 'mode=test'));
   assert.equal(missing.isError, true, missing.text);
-  assert.match(missing.text, /cannot read \S*no-such-kernel\.py: ENOENT/);
+  assert.match(missing.text, /cannot read \S*no-such-kernel\.py: no such file or directory/);
   assert.doesNotMatch(missing.text, /run_id/, 'no run was made');
 
   // a tool we do not have: the Inspector finds it missing from our tools/list and says so, nothing is called

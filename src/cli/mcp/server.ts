@@ -6,6 +6,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from '../../core/protocol/zod';
 import { createTarget, TargetError, type TargetOptions } from './target';
+import { newRunId, RunFolders } from './runFolders';
+import { boundCall, CallLimitError, callLimitMs } from './callLimits';
 import {
   compareTool,
   getRunTool,
@@ -50,7 +52,7 @@ async function answer(secrets: () => string[], run: () => Promise<Record<string,
   } catch (err) {
     isError = true;
     text =
-      err instanceof ToolError || err instanceof TargetError
+      err instanceof ToolError || err instanceof TargetError || err instanceof CallLimitError
         ? err.message
         : `error: ${err instanceof Error ? err.message : String(err)}`;
   }
@@ -60,12 +62,13 @@ async function answer(secrets: () => string[], run: () => Promise<Record<string,
 
 export async function runMcpServer(opts: McpOptions): Promise<void> {
   const target = createTarget(opts);
-  let counter = 0;
+  const outDir = path.resolve(opts.out ?? 'kernel-runner-traces');
   const ctx: ToolContext = {
     target,
-    outDir: path.resolve(opts.out ?? 'kernel-runner-traces'),
+    outDir,
+    folders: new RunFolders(outDir),
     runs: new Map<string, RunRecord>(),
-    nextRunId: () => `r${++counter}`,
+    nextRunId: () => newRunId(),
   };
   const server = new McpServer(
     { name: 'kernel-runner', version: '1' },
@@ -103,11 +106,18 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
   const redact = (text: string): string =>
     target.secrets().reduce((t, s) => (s.length >= 4 ? t.split(s).join('[redacted]') : t), text);
   const mode = z.enum(['test', 'benchmark', 'leaderboard', 'profile']);
+  // every call is bounded in time, and stopped when the client cancels it or the session ends
+  const session = new AbortController();
+  const call = (tool: string, extra: unknown, run: (extras: CallExtras) => Promise<Record<string, unknown>>) => {
+    const x = extrasOf(extra as Extra);
+    const outer = AbortSignal.any([x.signal, session.signal]);
+    return answer(target.secrets, () => boundCall(tool, callLimitMs(tool), outer, (signal) => run({ ...x, signal })));
+  };
 
   server.registerTool(
     'list_leaderboards',
     { description: DESCRIPTIONS.list_leaderboards, inputSchema: {} },
-    (_args, extra) => answer(target.secrets, () => listLeaderboardsTool(ctx, extrasOf(extra as unknown as Extra))),
+    (_args, extra) => call('list_leaderboards', extra, (x) => listLeaderboardsTool(ctx, x)),
   );
   server.registerTool(
     'submit',
@@ -125,18 +135,18 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         gpu: z.string().optional().describe("default: the file's #!POPCORN gpu directive, else the leaderboard's GPU"),
       },
     },
-    (args, extra) => answer(target.secrets, () => submitTool(ctx, args, extrasOf(extra as unknown as Extra))),
+    (args, extra) => call('submit', extra, (x) => submitTool(ctx, args, x)),
   );
   server.registerTool(
     'get_run',
     {
       description: DESCRIPTIONS.get_run,
       inputSchema: {
-        run_id: z.string().describe('r1, r2 ... as submit answered'),
+        run_id: z.string().describe('the run_id submit answered'),
         wait: z.boolean().optional().describe('wait for a run still going (default true)'),
       },
     },
-    (args, extra) => answer(target.secrets, () => getRunTool(ctx, args, extrasOf(extra as unknown as Extra))),
+    (args, extra) => call('get_run', extra, (x) => getRunTool(ctx, args, x)),
   );
   server.registerTool(
     'profile_digest',
@@ -148,7 +158,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         max_bytes: z.number().int().min(2048).optional().describe('byte budget, default 16384'),
       },
     },
-    (args) => answer(target.secrets, () => profileDigestTool(args)),
+    (args, extra) => call('profile_digest', extra, () => profileDigestTool(args)),
   );
   server.registerTool(
     'compare',
@@ -159,7 +169,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         b: z.string().describe('the later run, of the same kind'),
       },
     },
-    (args) => answer(target.secrets, () => compareTool(args)),
+    (args, extra) => call('compare', extra, () => compareTool(args)),
   );
   server.registerTool(
     'isa',
@@ -167,7 +177,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
       description: DESCRIPTIONS.isa,
       inputSchema: { path: z.string().describe('code object, bundle, folder or profile zip') },
     },
-    (args) => answer(target.secrets, () => isaTool(args)),
+    (args, extra) => call('isa', extra, () => isaTool(args)),
   );
 
   const transport = new StdioServerTransport();
@@ -177,5 +187,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
   });
   await server.connect(transport);
   await closed;
+  session.abort();
   await target.close();
+  // a digest still being made must not keep a server nobody listens to: the process ends soon after stdin closed
+  setTimeout(() => process.exit(), 2000).unref();
 }

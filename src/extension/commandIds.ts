@@ -15,6 +15,7 @@ export const CONTRIBUTED_COMMANDS = [
   'openTrace',
   'compareTraces',
   'selectTarget',
+  'openExample',
   'showOutput',
   'setToken',
   'registerGpuMode',

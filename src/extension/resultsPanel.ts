@@ -167,6 +167,9 @@ export class ResultsPanel {
   }
 }
 
+/** Context key: a profile's results have been shown in this window (package.json's walkthrough reads it). */
+export const PROFILE_SHOWN_CONTEXT = 'kernelRunner.profileShown';
+
 export class ResultsPanels implements vscode.Disposable {
   private readonly open = new Set<ResultsPanel>();
   private readonly changes = new vscode.EventEmitter<void>();
@@ -231,6 +234,9 @@ export class ResultsPanels implements vscode.Disposable {
   }
 
   changed(): void {
+    // the walkthrough's "Read the results" step is done once a profile's results have been on screen
+    if (this.all.some((p) => p.current.profiles.some((x) => x.summary)))
+      void vscode.commands.executeCommand('setContext', PROFILE_SHOWN_CONTEXT, true);
     this.changes.fire();
   }
 

@@ -7,6 +7,7 @@
 //   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]
 import { spawn } from 'node:child_process';
 import { buildSuites } from './build-suites.mjs';
+import { findTools } from './tools.mjs';
 import {
   cpSync,
   createWriteStream,
@@ -19,7 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -40,28 +41,6 @@ const started = Date.now();
 
 function say(msg) {
   console.log(`[vscode-tests] ${msg}`);
-}
-
-function findTools() {
-  const toolsDir = process.env.KR_TOOLS_DIR || join(homedir(), '.cache/kernel-runner-test-tools');
-  const fromFile = {};
-  const envFile = join(toolsDir, 'tools.env');
-  if (existsSync(envFile)) {
-    for (const line of readFileSync(envFile, 'utf8').split('\n')) {
-      const m = /^(\w+)=(.*)$/.exec(line.trim());
-      if (m) fromFile[m[1]] = m[2];
-    }
-  }
-  const pick = (k, fallback) => process.env[k] || fromFile[k] || fallback;
-  const tools = {
-    node24: pick('KR_NODE24'),
-    server: pick('KR_VSCODE_SERVER'),
-    chromium: pick('KR_CHROMIUM', '/usr/bin/chromium'),
-  };
-  const missing = Object.entries(tools)
-    .filter(([, p]) => !p || !existsSync(p))
-    .map(([k]) => k);
-  return { tools, missing, toolsDir };
 }
 
 const { tools, missing, toolsDir } = findTools();

@@ -5,9 +5,19 @@
 // roofline point is filled, in the light and the dark theme. Then the editor: the profile's timing lens above the
 // kernels, and the heat of a trace whose PC samples fall on the kernels' lines (opened with Open Trace). The
 // screenshots are the README's (scripts/screenshots.mjs copies readme-*.png into media/).
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { ZipArchive } from 'archiver';
 import { HEADER, PC_HEADER, REASON, TYPE, trace } from './i-hotspots.ui.mjs';
 import { assert, openFile, openTrace, openWorkbench, runCommand, webviewFrame } from './workbench.mjs';
@@ -16,20 +26,37 @@ const FILE = 'timed_kernels.py';
 const ADD = 'void addition_kernel<float>(float*, float const*, float const*, int, int)';
 const SUB = 'subtract_kernel(float*, float const*, float const*, int, int)';
 
-/** Workspace settings for the check's length, put back afterwards. */
-function workspaceSettings(workspace) {
-  const file = join(workspace, '.vscode/settings.json');
-  const hadFolder = existsSync(join(workspace, '.vscode'));
+/** `rocminfo` and `amd-smi static --json` answering with the recorded MI300X samples: the folder they are in (one
+ * the runner's jobs can reach: they run as another user, and the test home is the harness's own). */
+function gpuTools(root) {
+  const dir = mkdtempSync(join(tmpdir(), 'kr-gpu-tools-'));
+  chmodSync(dir, 0o755);
+  const fixture = (name) => join(root, 'test/fixtures/gpu-info', name);
+  writeFileSync(join(dir, 'rocminfo'), `#!/bin/sh\nexec /bin/cat '${fixture('rocminfo-mi300x.txt')}'\n`, {
+    mode: 0o755,
+  });
+  writeFileSync(join(dir, 'amd-smi'), `#!/bin/sh\nexec /bin/cat '${fixture('amd-smi-static-mi300x.json')}'\n`, {
+    mode: 0o755,
+  });
+  return dir;
+}
+
+/** A settings file for the check's length, put back afterwards (its folder removed if the check made it). */
+function jsonFile(file) {
+  const hadFolder = existsSync(dirname(file));
   const saved = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  let current = saved ? JSON.parse(saved) : {};
+  const state = { value: saved ? JSON.parse(saved) : {} };
   return {
+    get value() {
+      return state.value;
+    },
     set(values) {
-      current = { ...current, ...values };
-      mkdirSync(join(workspace, '.vscode'), { recursive: true });
-      writeFileSync(file, JSON.stringify(current, null, 2));
+      state.value = { ...state.value, ...values };
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(state.value, null, 2));
     },
     restore() {
-      if (!hadFolder) rmSync(join(workspace, '.vscode'), { recursive: true, force: true });
+      if (!hadFolder) rmSync(dirname(file), { recursive: true, force: true });
       else if (saved === undefined) rmSync(file, { force: true });
       else writeFileSync(file, saved);
     },
@@ -123,10 +150,19 @@ export const tests = {
     workbenchUrl,
     outputDir,
     workspace,
+    root,
+    userData,
   }) {
     // a window tall enough for the summary, roofline and hot spots at once; the width is the checks' own
-    await page.setViewportSize({ width: 1400, height: 1500 });
-    const settings = workspaceSettings(workspace);
+    await page.setViewportSize({ width: 1400, height: 2100 });
+    const settings = jsonFile(join(workspace, '.vscode/settings.json'));
+    // the GPU's facts as an MI300X's rocminfo and amd-smi give them (test/fixtures/gpu-info), so that the roofline
+    // has its ceilings as on a GPU box: on the embedded runner's PATH, a setting of the (remote) machine
+    const tools = gpuTools(root);
+    const machine = jsonFile(join(userData, 'Machine/settings.json'));
+    machine.set({
+      'kernelRunner.embedded.path': [...machine.value['kernelRunner.embedded.path'], tools],
+    });
     settings.set({
       'kernelRunner.profile.counters': 'roofline',
       'kernelRunner.profile.pcSampling': 'stochastic',
@@ -153,6 +189,9 @@ export const tests = {
       await page.locator('.monaco-workbench.vs').waitFor({ timeout: 15_000 });
       const light = await layoutAndPaint(frame);
       assertReads(light, 'light');
+      // the speed-of-light tables fold away as a person folds them (the hot spots come after them)
+      const open = frame.locator('section.sol-section details[open] > summary');
+      for (let n = await open.count(); n > 0; n--) await open.first().click();
       await frame.evaluate(() => window.scrollTo(0, 0));
       await groupShot(page, 1, join(outputDir, 'readme-results.png'));
 
@@ -165,7 +204,8 @@ export const tests = {
       await page.locator('.monaco-workbench.vs').waitFor({ timeout: 15_000 });
 
       // the editor: the profile's timing lens, and the heat of a trace whose samples name this file's lines
-      await openTrace(page, await heatZip(workspace));
+      const zip = await heatZip(workspace);
+      await openTrace(page, zip);
       await webviewFrame(page, 'section.hotspots table.hot-lines tbody tr');
       await page.locator(`.tabs-container .tab[data-resource-name="${FILE}"]`).click();
       const editor = page.locator('.editor-instance .monaco-editor', { hasText: 'addition_kernel' }).first();
@@ -186,6 +226,8 @@ export const tests = {
       await groupShot(page, 0, join(outputDir, 'readme-editor.png'), 560);
     } finally {
       settings.restore();
+      machine.restore();
+      rmSync(tools, { recursive: true, force: true });
       rmSync(join(workspace, 'heat-trace'), { recursive: true, force: true });
     }
   },

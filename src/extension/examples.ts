@@ -11,7 +11,7 @@ interface Example {
   path: string;
 }
 
-export const EXAMPLES: readonly Example[] = [
+const EXAMPLES: readonly Example[] = [
   {
     label: 'vectoradd_submission.py',
     description: 'Python, the vectoradd leaderboard: runs and profiles anywhere (no GPU needed on the embedded runner)',
@@ -50,7 +50,12 @@ async function freeName(folder: vscode.Uri, name: string): Promise<vscode.Uri> {
 
 /** Asks which example, copies it and opens the copy; the copy's URI, or undefined when dismissed. */
 export async function openExample(extensionUri: vscode.Uri, storage: vscode.Uri): Promise<vscode.Uri | undefined> {
-  const pick = await pickOne(EXAMPLES, { title: 'Open Example', placeHolder: 'An example kernel to run and profile' });
+  // the walkthrough's button moves the focus to its next step as the pick opens: the pick stays until answered
+  const pick = await pickOne(EXAMPLES, {
+    title: 'Open Example',
+    placeHolder: 'An example kernel to run and profile',
+    ignoreFocusOut: true,
+  });
   if (!pick) return undefined;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.joinPath(storage, 'examples');
   await vscode.workspace.fs.createDirectory(folder);

@@ -2,6 +2,7 @@
 // nonce), resources only from dist/ and media/, typed messages (src/webview/protocol.ts), a serializer that
 // restores panels after a reload from the state the webview saved (their buttons then use the traces kept in the
 // run store: `fallbackActions`).
+import { PROFILE_SHOWN_CONTEXT } from './commandIds';
 import * as vscode from 'vscode';
 import {
   DownloadTraceCommand,
@@ -166,9 +167,6 @@ export class ResultsPanel {
     this.panel.dispose();
   }
 }
-
-/** Context key: a profile's results have been shown in this window (package.json's walkthrough reads it). */
-export const PROFILE_SHOWN_CONTEXT = 'kernelRunner.profileShown';
 
 export class ResultsPanels implements vscode.Disposable {
   private readonly open = new Set<ResultsPanel>();

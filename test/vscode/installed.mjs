@@ -156,7 +156,10 @@ try {
   const run = await webviewFrame(page, 'table.tests', 120_000);
   const caption = await run.locator('table.tests caption').innerText();
   assert(/^Tests: (\d+) of \1 passed$/.test(caption), `Run: ${caption}`);
+  // back in the file, its editor focused (a palette opened while the results take the focus closes again)
   await page.locator('.tabs-container .tab[data-resource-name="submission.py"]').click();
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await page.locator('.editor-instance .monaco-editor.focused').first().waitFor({ timeout: 30_000 });
   await runCommand(page, 'Kernel Runner: Profile on MI300');
   const profile = await webviewFrame(page, 'table.kernels tbody tr', 120_000);
   const kernels = await profile.locator('table.kernels tbody tr').count();
@@ -178,21 +181,17 @@ try {
     .click();
   const step = page.locator('.getting-started-step', { hasText: 'Open an example' }).first();
   await step.waitFor({ timeout: 30_000 });
-  assert(!(await step.evaluate((el) => el.classList.contains('complete'))), 'the step is not done before its button');
+  // VS Code marks a done step by its checkbox icon: `.codicon.complete`
+  const done = step.locator('.codicon.complete');
+  assert((await done.count()) === 0, 'the step is not done before its button');
   await step.click();
   await step.locator('.monaco-button, a', { hasText: 'Open Example' }).first().click();
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'vectoradd_submission.py' }).first().click();
   await page.locator('.tabs-container .tab[data-resource-name="vectoradd_submission.py"]').waitFor({ timeout: 30_000 });
   assert(existsSync(join(dirs.workspace, 'vectoradd_submission.py')), 'the example was copied into the workspace');
-  await page
-    .locator('.tabs-container .tab', { hasText: 'Walkthrough' })
-    .first()
-    .click()
-    .catch(() => {});
-  await page
-    .locator('.getting-started-step.complete', { hasText: 'Open an example' })
-    .first()
-    .waitFor({ state: 'attached', timeout: 30_000 });
+  // back to the walkthrough (its tab is VS Code's Welcome page)
+  await page.locator('.tabs-container .tab', { hasText: 'Welcome' }).first().click();
+  await done.first().waitFor({ state: 'attached', timeout: 30_000 });
   await page.screenshot({ path: join(outputDir, 'ui-installed-walkthrough.png') });
   say('walkthrough: "Open an example" run from its button and checked off');
   console.log('  ok   installed .vsix: Run, Profile on MI300, walkthrough step');

@@ -1,11 +1,13 @@
 /* global fetch */
 // Runs the extension's mocha suites inside a real VS Code (code-server's bundled VS Code server, Node 24), driven
-// by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server.
+// by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server, then
+// the packed .vsix as a person installs it (test/vscode/installed.mjs: its own server, no extensionDevelopmentPath;
+// left out by --no-installed, and by a --grep that does not match "installed").
 // Tools come from scripts/setup-vscode-test.sh (see shared docs: real-vscode-testing). Under CI=true missing
 // tools are a failure; elsewhere the run is skipped with a loud message.
 //
-//   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]
-import { spawn } from 'node:child_process';
+//   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--no-installed] [--only-installed] [--keep]
+import { spawn, spawnSync } from 'node:child_process';
 import { buildSuites } from './build-suites.mjs';
 import { findTools } from './tools.mjs';
 import {
@@ -28,14 +30,29 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const known = ['--grep', '--no-ui', '--only-ui', '--keep'];
+const known = ['--grep', '--no-ui', '--only-ui', '--no-installed', '--only-installed', '--keep'];
 const unknown = args.filter((a, i) => a.startsWith('-') && !known.includes(a) && args[i - 1] !== '--grep');
 if (unknown.length) {
   const help = unknown.every((a) => a === '--help' || a === '-h');
-  (help ? console.log : console.error)('usage: node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]');
+  (help ? console.log : console.error)(
+    'usage: node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--no-installed] [--only-installed] [--keep]',
+  );
   process.exit(help ? 0 : 2);
 }
 const ci = process.env.CI === 'true' || process.env.CI === '1';
+const installedToo = !flag('--no-installed') && (!option('--grep') || new RegExp(option('--grep')).test('installed'));
+/** The .vsix installed and used as a person would (test/vscode/installed.mjs); whether it passed. */
+function runInstalled() {
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'test/vscode/installed.mjs'), ...(flag('--keep') ? ['--keep'] : [])],
+    {
+      stdio: 'inherit',
+    },
+  );
+  return r.status === 0;
+}
+if (flag('--only-installed')) process.exit(runInstalled() ? 0 : 1);
 const outputDir = join(root, '.test-output');
 const started = Date.now();
 
@@ -394,6 +411,14 @@ try {
   exitCode = 1;
 } finally {
   await cleanup();
+}
+// after the first server is gone (its memory back): the packed extension, installed
+if (installedToo) {
+  if (runInstalled()) passed++;
+  else {
+    failed++;
+    exitCode = 1;
+  }
 }
 say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs in ${outputDir}`);
 console.log(`vscode: ${passed} passed, ${failed} failed`);

@@ -50,6 +50,15 @@ if (pack.status !== 0 || !existsSync(vsix)) {
   process.exit(1);
 }
 say(/Packaged: .*/.exec(pack.stdout)?.[0] ?? 'packed');
+// the package's build is the minified one without source maps: dist/ goes back to the development build the other
+// suites and a developer's debugger use
+const rebuild = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
+if (rebuild.status !== 0) {
+  console.error(
+    `[vscode-installed] node scripts/build.mjs after packing failed:\n${rebuild.stdout}\n${rebuild.stderr}`,
+  );
+  process.exit(1);
+}
 
 // 2. A throwaway home, an empty extensions folder, the .vsix installed into it.
 const tmp = mkdtempSync(join(tmpdir(), 'kr-vscode-installed-'));

@@ -1,8 +1,8 @@
 // One esbuild script: the extension (vscode external), the CLI and the webview bundle.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
@@ -105,6 +105,7 @@ const nodeCommon = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  metafile: true,
   define: { 'import.meta.url': '__kr_import_meta_url' },
   banner: { js: "const __kr_import_meta_url = require('url').pathToFileURL(__filename).href;" },
   // Optional native/dev-only modules never enter a bundle.
@@ -154,6 +155,7 @@ const builds = [
     sourcemap: !production,
     minify: production,
     logLevel: 'warning',
+    metafile: true,
     entryPoints: { webview: join(root, 'src/webview/main.ts'), compare: join(root, 'src/webview/compareMain.ts') },
     outdir: join(root, 'dist'),
   },
@@ -166,8 +168,35 @@ cpSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.w
 if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  writeBundledPackages(results);
   if (existsSync(join(root, 'dist/cli.cjs'))) chmodSync(join(root, 'dist/cli.cjs'), 0o755);
   // the launcher has no map (the bundle, dist/cli-main.cjs, has one): drop one left by older builds
   rmSync(join(root, 'dist/cli.cjs.map'), { force: true });
+}
+
+/** dist/bundled-packages.json: every npm package whose code a bundle holds, with the bundles that hold it. The
+ * bundles need no node_modules at run time, so these are the package's real dependencies (package.json lists them
+ * as devDependencies: an install of the packed CLI fetches nothing); test/integration/package-engines.test.ts
+ * holds their engines to ours. */
+function writeBundledPackages(results) {
+  const packages = new Map();
+  for (const { metafile } of results) {
+    for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
+      for (const input of Object.keys(inputs)) {
+        const dir = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+        if (!dir || input.includes(':')) continue;
+        const path = relative(root, resolve(dir)).split('\\').join('/');
+        if (!packages.has(path)) {
+          const { name, version } = JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8'));
+          packages.set(path, { name, version, path, bundles: new Set() });
+        }
+        packages.get(path).bundles.add(basename(output));
+      }
+    }
+  }
+  const list = [...packages.values()]
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map((p) => ({ ...p, bundles: [...p.bundles].sort() }));
+  writeFileSync(join(root, 'dist/bundled-packages.json'), JSON.stringify(list, null, 2) + '\n');
 }

@@ -1,6 +1,6 @@
 // One esbuild script: the extension (vscode external), the CLI and the webview bundle.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,7 +178,8 @@ if (watch) {
 /** dist/bundled-packages.json: every npm package whose code a bundle holds, with the bundles that hold it. The
  * bundles need no node_modules at run time, so these are the package's real dependencies (package.json lists them
  * as devDependencies: an install of the packed CLI fetches nothing); test/integration/package-engines.test.ts
- * holds their engines to ours. */
+ * holds their engines to ours. With it, dist/third-party-notices.txt: each one's license, which the packages that
+ * ship the bundles (the .vsix, npm pack) carry beside them. */
 function writeBundledPackages(results) {
   const packages = new Map();
   for (const { metafile } of results) {
@@ -188,8 +189,10 @@ function writeBundledPackages(results) {
         if (!dir || input.includes(':')) continue;
         const path = relative(root, resolve(dir)).split('\\').join('/');
         if (!packages.has(path)) {
-          const { name, version } = JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8'));
-          packages.set(path, { name, version, path, bundles: new Set() });
+          const manifest = JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8'));
+          // older packages give `licenses: [{ type }]`
+          const license = manifest.license ?? manifest.licenses?.map((l) => l.type).join(' OR ');
+          packages.set(path, { name: manifest.name, version: manifest.version, license, path, bundles: new Set() });
         }
         packages.get(path).bundles.add(basename(output));
       }
@@ -199,4 +202,26 @@ function writeBundledPackages(results) {
     .sort((a, b) => a.path.localeCompare(b.path))
     .map((p) => ({ ...p, bundles: [...p.bundles].sort() }));
   writeFileSync(join(root, 'dist/bundled-packages.json'), JSON.stringify(list, null, 2) + '\n');
+  writeFileSync(join(root, 'dist/third-party-notices.txt'), thirdPartyNotices(list));
+}
+
+function thirdPartyNotices(list) {
+  const rule = '='.repeat(80);
+  const seen = new Set();
+  const parts = [
+    'Kernel Runner bundles the code of the packages below into dist/ (its CLI, runner, extension and webviews).\n' +
+      'Their licenses follow, as each package ships them.\n',
+  ];
+  for (const p of list) {
+    const id = `${p.name}@${p.version}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const dir = join(root, p.path);
+    const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)([.-].*)?$/i.test(f));
+    const text = file
+      ? readFileSync(join(dir, file), 'utf8').trim()
+      : `(the package has no license file; its package.json names the license ${p.license ?? 'UNKNOWN'})`;
+    parts.push(`${rule}\n${p.name} ${p.version} (${p.license ?? 'UNKNOWN'})\n${rule}\n${text}\n`);
+  }
+  return parts.join('\n');
 }

@@ -23,7 +23,7 @@ const bundledList = path.join(repoRoot, 'dist/bundled-packages.json');
 /** The Node each VS Code release (major.minor) runs extensions on: Electron 34's Node 20.18 for 1.100. */
 const vscodeNode: Record<string, string> = { '1.100': '20.18.0' };
 
-before(() => ensureBuiltWith('dist/bundled-packages.json'));
+before(() => ensureBuiltWith('dist/bundled-packages.json', 'dist/third-party-notices.txt'));
 
 test('our engines.node covers the Node of the oldest VS Code that engines.vscode accepts', () => {
   const oldest = semver.minVersion(ours.engines.vscode!)!;
@@ -68,4 +68,18 @@ test("every installed package of the lock accepts this machine's Node (npm ci wa
   }
   assert.ok(checked > 100, `the lock's packages were read (${checked})`);
   assert.deepEqual(refused, [], `packages that refuse Node ${process.version}`);
+});
+
+test('every package a bundle holds names its license, and the notices shipped beside the bundles carry it', () => {
+  const bundled = readJson<Array<{ name: string; version: string; license?: string }>>(bundledList);
+  const notices = readFileSync(path.join(repoRoot, 'dist/third-party-notices.txt'), 'utf8');
+  const unnamed = bundled.filter((p) => !p.license).map((p) => p.name);
+  assert.deepEqual(unnamed, [], 'bundled packages with no license named');
+  const missing = bundled
+    .filter((p) => !notices.includes(`\n${p.name} ${p.version} (${p.license})\n`))
+    .map((p) => p.name);
+  assert.deepEqual(missing, [], 'bundled packages missing from dist/third-party-notices.txt');
+  // a package's own license text, not only its name: axios ships its LICENSE file
+  const axios = notices.slice(notices.indexOf('\naxios '));
+  assert.match(axios.slice(0, 2000), /Permission is hereby granted/);
 });

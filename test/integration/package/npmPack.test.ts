@@ -11,7 +11,13 @@ import { ensureBuiltWith, repoRoot, tempDir } from '../submit/helpers';
 import { unitSettings } from './unitFile';
 
 const npm = 'npm';
-const runtimeFiles = ['dist/cli.cjs', 'dist/cli-main.cjs', 'dist/trace-worker.cjs', 'dist/sql-wasm.wasm'];
+const runtimeFiles = [
+  'dist/cli.cjs',
+  'dist/cli-main.cjs',
+  'dist/trace-worker.cjs',
+  'dist/sql-wasm.wasm',
+  'dist/third-party-notices.txt',
+];
 
 interface Packed {
   filename: string;

@@ -36,6 +36,7 @@ const loadedByCode = [
   'dist/sql-wasm.wasm', // rocpd databases (sql.js)
   'dist/cli.cjs', // src/extension/agent/mcpServer.ts: the MCP server definition's command
   'dist/cli-main.cjs', // the bundle dist/cli.cjs loads
+  'dist/third-party-notices.txt', // the licenses of the packages the bundles hold (scripts/build.mjs)
 ];
 
 let work: string;

@@ -6,7 +6,6 @@
 // rocprof-compute's process_rocpd_csv does.
 import { MAX_PASS_TIMINGS } from '../limits';
 
-
 export interface CounterTable {
   /** Kernel name of each dispatch, as written. */
   names: string[];

@@ -47,7 +47,6 @@ import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gp
 import { lineInfoEnv, pcSamplingMissingNote, type PcSamplingRequest } from './pcSampling';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
-import { errorMessage } from '../core/errors';
 import { DEFAULT_SUMMARY_LIMITS, summarizeBounded, type SummaryLimits } from './boundedSummary';
 import type { TraceSummary } from '../core/protocol/traceSummary';
 import { VERSION_PROBE_CAP_BYTES, VERSION_PROBE_GRACE_MS, VERSION_PROBE_TIMEOUT_MS } from './limits';

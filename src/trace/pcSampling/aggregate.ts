@@ -67,7 +67,7 @@ export function emptySample(): SampleInput {
 }
 
 /** Distinct lines + instructions kept over all kernels; a real kernel has hundreds to thousands. */
-export const MAX_SITES = 200_000;
+const MAX_SITES = 200_000;
 /**
  * Distinct lines + instructions kept per kernel: past it, the kernel keeps its hottest half and counts the rest
  * under "(other lines)" / "(other instructions)" (a hostile file's every sample a new line would otherwise keep

@@ -149,6 +149,15 @@ const builds = [
     sourcemap: false,
     minify: true,
   },
+  // A finished profile's summary for the runner, in a worker thread with time and memory limits (src/runner/boundedSummary.ts).
+  {
+    ...nodeCommon,
+    entryPoints: { 'summary-worker': join(root, 'src/runner/summaryWorker.ts') },
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+    sourcemap: false,
+    minify: true,
+  },
   {
     bundle: true,
     platform: 'browser',

@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
+import { DEFAULT_SUMMARY_LIMITS, type SummaryLimits } from './boundedSummary';
 import { detectGpus, type GpuInventory } from './gpus';
 import { createLocalExecutor, type Executor, type ExecutorKind } from './executors';
 import type { SlurmSettings } from './executors/slurm';
@@ -73,6 +74,11 @@ export interface RunnerOptions {
   inlineTraceBytes?: number;
   /** zlib level of profile zips. Default 1 (fast; see shared performance notes). */
   zipLevel?: number;
+  /**
+   * Time and memory a finished profile's summary may take (a worker thread, boundedSummary.ts); past either the
+   * job's result says the summary was cut short. Default 120 s and 1024 MiB.
+   */
+  summaryLimits?: Partial<SummaryLimits>;
   /** Also ask rocprofv3 for its rocpd database (ROCm 7). Default false. */
   rocpd?: boolean;
   /** Stored output per job: live output events and profiler stderr logs together. Default 256 MiB. */
@@ -331,6 +337,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     capBytes: opts.outputCapBytes ?? 16 * 1024,
     inlineTraceBytes: opts.inlineTraceBytes ?? 8 * 1024 * 1024,
     zipLevel: opts.zipLevel ?? 1,
+    summaryLimits: { ...DEFAULT_SUMMARY_LIMITS, ...opts.summaryLimits },
     scriptTimeoutSec: opts.scriptTimeoutSec ?? 180,
     compileTimeoutSec: 300,
     profiler,

@@ -15,6 +15,7 @@ const runtimeFiles = [
   'dist/cli.cjs',
   'dist/cli-main.cjs',
   'dist/trace-worker.cjs',
+  'dist/summary-worker.cjs',
   'dist/sql-wasm.wasm',
   'dist/third-party-notices.txt',
 ];

@@ -33,6 +33,7 @@ const loadedByCode = [
   'media/results.css', // both panels
   'media/compare.css', // src/extension/comparePanel.ts
   'dist/trace-worker.cjs', // src/trace/parallelParts.ts, beside the bundle
+  'dist/summary-worker.cjs', // src/runner/boundedSummary.ts: a profile's summary (embedded runner), beside the bundle
   'dist/sql-wasm.wasm', // rocpd databases (sql.js)
   'dist/cli.cjs', // src/extension/agent/mcpServer.ts: the MCP server definition's command
   'dist/cli-main.cjs', // the bundle dist/cli.cjs loads

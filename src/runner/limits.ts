@@ -73,7 +73,13 @@ export const DEFAULT_MAX_JOB_OUTPUT = 256 * 1024 * 1024;
 /** How long a remembered isolation check is trusted: a day, so a changed kernel or sysctl is noticed soon. */
 export const ISOLATION_CHECK_MAX_AGE_MS = 24 * 3600 * 1000;
 
-/** A job's end sweeps the data dir when the last sweep is at least this old. */
+/**
+ * A job's stored output checks the data dir against --max-data each time it grows by this share of it: the dir's
+ * peak in a burst of floods is the budget plus about this share (and what one check takes to run).
+ */
+export const BUDGET_CHECK_SHARE = 0.05;
+
+/** A job's end sweeps the data dir (for the age limit) when the last sweep is at least this old. */
 export const SWEEP_AFTER_JOB_MS = 60_000;
 
 /** close() waits this long past the kill grace period for running jobs to end. */

@@ -151,6 +151,8 @@ export interface RunningRunner {
     problems: string[];
     dataDir: string;
     warnings: string[];
+    /** Jobs run as root (no job user can run the toolchain): the one start-up line saying so, with the fix. */
+    rootWarning: string | null;
   };
 }
 
@@ -570,6 +572,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
               : `${isolation.description}; ${describeGroupLimits(jobLimits)}`,
       },
       executor: executor.description,
+      rootWarning:
+        executor.kind === 'local' && isolation.kind === 'pid-namespace' ? (isolation.sandbox?.rootWarning ?? null) : null,
       problemsDir,
       get problems() {
         return [...problems.keys()].sort();

@@ -23,6 +23,9 @@ export function register(program: Command): void {
     .option('--token-file <path>', TOKEN_FILE_HELP)
     .option('--out <dir>', 'where traces, digests and result files are saved (default: ./kernel-runner-traces)')
     .action(async (opts: McpCliOptions) => {
+      // the embedded runner starts on the first submit: what it would say of root jobs is said now (stdout is MCP's)
+      const rootWarning = opts.server ? null : (await import('../../runner/sandbox')).rootJobsWarningNow();
+      if (rootWarning) process.stderr.write(`kernel-runner mcp: ${rootWarning}\n`);
       const { runMcpServer } = await import('../mcp/server');
       await runMcpServer(opts);
     });

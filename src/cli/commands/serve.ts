@@ -357,6 +357,7 @@ export function register(program: Command): void {
         throw err;
       }
       process.stdout.write(startupLines(runner, auth.source));
+      if (runner.info.rootWarning) log(runner.info.rootWarning);
       if (auth.created && auth.token)
         process.stdout.write(
           newTokenLine(auth.token, auth.created, resolve(defaultDataDir()) === resolve(runner.info.dataDir)),

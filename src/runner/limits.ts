@@ -46,6 +46,14 @@ export const LOG_CHUNK_BYTES = 4 << 20;
 /** Frames are joined as text and encoded together once they hold this many characters. */
 export const LOG_ENCODE_CHARS = 64 * 1024;
 
+/**
+ * Unsent live output one event-stream client may hold before it continues from the job's log (backlogBudget.ts),
+ * and all of them together: a 2 GB flood with 4 reading and 4 stalled clients peaked at 205 MiB RSS with 16 and
+ * 64 MiB, past the runner's 200 MB; a client relayed from the log holds one 1 MiB read at a time.
+ */
+export const CLIENT_BACKLOG_BYTES = 8 * 1024 * 1024;
+export const TOTAL_BACKLOG_BYTES = 32 * 1024 * 1024;
+
 /** Under this a client is never moved for the runner's budget: the budget falls on the ones that hold the most. */
 export const MIN_SHARE_BYTES = 1024 * 1024;
 

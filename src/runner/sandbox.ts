@@ -73,7 +73,7 @@ function rootJobsWarning(b: BlockedJobUser): string {
   return (
     `warning: jobs run AS ROOT in their namespace: the job user ${b.user.name} cannot run ${b.program} (${b.closed} is closed to it), ` +
     `so anyone who can submit, an agent's MCP submit too, runs code as root on this host. Fix: create the job user ` +
-    `(useradd --system --no-create-home ${DEFAULT_JOB_USER}) and install python3 and the toolchain outside ${b.closed} ` +
+    `(useradd --system --no-create-home --shell /usr/sbin/nologin ${DEFAULT_JOB_USER}) and install python3 and the toolchain outside ${b.closed} ` +
     `(/usr, /opt/rocm, a venv under /opt) first on PATH, then restart`
   );
 }

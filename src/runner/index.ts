@@ -125,9 +125,9 @@ export interface RunnerOptions {
   bodyMinBytesPerSec?: number;
   /** The longest a request body may take in all, however it trickles. Default 120 s. */
   bodyTimeoutMs?: number;
-  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 8 MiB. */
+  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 4 MiB. */
   maxClientBacklogBytes?: number;
-  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 32 MiB. */
+  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 16 MiB. */
   maxTotalBacklogBytes?: number;
   /**
    * Open connections beyond this are closed at once (server.maxConnections). Default 256, a quarter of them kept
@@ -575,7 +575,9 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       },
       executor: executor.description,
       rootWarning:
-        executor.kind === 'local' && isolation.kind === 'pid-namespace' ? (isolation.sandbox?.rootWarning ?? null) : null,
+        executor.kind === 'local' && isolation.kind === 'pid-namespace'
+          ? (isolation.sandbox?.rootWarning ?? null)
+          : null,
       problemsDir,
       get problems() {
         return [...problems.keys()].sort();

@@ -40,19 +40,25 @@ export const LOG_FLUSH_BYTES = 1 << 20;
 /** Bytes handed to the file and not yet written past which the log asks the job's output to wait. */
 export const LOG_BACKLOG_BYTES = 8 << 20;
 
-/** The event log's encoding buffer: frames are encoded into one chunk, sliced into batches without copies. */
-export const LOG_CHUNK_BYTES = 4 << 20;
+/**
+ * The event log's encoding buffer: frames are encoded into one chunk, sliced into batches without copies (a client
+ * holding one slice keeps the chunk: see CLIENT_BACKLOG_BYTES).
+ */
+export const LOG_CHUNK_BYTES = 1 << 20;
 
 /** Frames are joined as text and encoded together once they hold this many characters. */
 export const LOG_ENCODE_CHARS = 64 * 1024;
 
 /**
  * Unsent live output one event-stream client may hold before it continues from the job's log (backlogBudget.ts),
- * and all of them together: a 2 GB flood with 4 reading and 4 stalled clients peaked at 205 MiB RSS with 16 and
- * 64 MiB, past the runner's 200 MB; a client relayed from the log holds one 1 MiB read at a time.
+ * and all of them together. What a client holds is slices of the log's chunks (LOG_CHUNK_BYTES), which keep their
+ * whole chunk alive: a 2 GB flood with 4 reading and 4 stalled clients peaked at 196-209 MiB RSS with 16/64 MiB
+ * and 4 MiB chunks (the runner's bound is 200 MB), 167 MiB with 4/16 MiB and 1 MiB chunks.
  */
-export const CLIENT_BACKLOG_BYTES = 8 * 1024 * 1024;
-export const TOTAL_BACKLOG_BYTES = 32 * 1024 * 1024;
+export const CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** One read of a job's log for a client that follows it (each holds one in its socket's buffer until it drains). */
+export const LOG_READ_BYTES = 1024 * 1024;
+export const TOTAL_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** Under this a client is never moved for the runner's budget: the budget falls on the ones that hold the most. */
 export const MIN_SHARE_BYTES = 1024 * 1024;

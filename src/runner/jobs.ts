@@ -62,6 +62,8 @@ export interface LiveJob {
   outputBudget: OutputBudget;
   /** The stored output at which the data dir is next checked against --max-data. */
   nextBudgetCheck: number;
+  /** Its end is being recorded (finish has begun; `finished` once its terminal event is out). */
+  ending: boolean;
 }
 
 interface SubmitRequest {
@@ -231,7 +233,13 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     state: JobState,
     extra: Partial<StoredJob> = {},
   ) => {
-    if (job.finished) return; // exactly one terminal event per job
+    if (job.finished || job.ending) return; // exactly one terminal event per job
+    job.ending = true;
+    // the data dir is back under --max-data before anyone hears of the end: the work dir goes, and a job whose end
+    // leaves the jobs over their budget has the oldest finished ones deleted now, not a minute later (before
+    // `finished`: a client that asks meanwhile still follows the job live, and gets its end)
+    await rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
+    await sweepIfOver();
     job.output.flush();
     job.finished = true;
     if (job.heartbeat) clearInterval(job.heartbeat);
@@ -248,10 +256,6 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     job.record.finished_at = new Date().toISOString();
     if (terminal.event === 'result') job.record.result = terminal.data;
     else job.record.error = terminal.data;
-    // the data dir is back under --max-data before anyone hears of the end: the work dir goes, and a job whose end
-    // leaves the jobs over their budget has the oldest finished ones deleted now, not a minute later
-    await rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
-    await sweepIfOver();
     emit(job, terminal.event, JSON.stringify(terminal.data));
     job.subscribers.clear();
     try {
@@ -508,6 +512,7 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         output: createOutputBatcher({ emit: (json) => emitOutputBatch(job, json) }),
         outputBudget: createOutputBudget(opts.maxJobOutputBytes),
         nextBudgetCheck: budgetCheckStep,
+        ending: false,
       };
       liveJobs.set(id, job);
       lightRecords.set(id, record);

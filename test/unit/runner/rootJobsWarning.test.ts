@@ -34,7 +34,11 @@ test('a python3 the job user cannot run: one line saying jobs run as root, and t
   assert.doesNotMatch(line, /\n/, 'one line');
   assert.match(line, /jobs run AS ROOT in their namespace/);
   assert.ok(line.includes(`cannot run ${path.join(bin, 'python3')} (${outer} is closed to it)`), line);
-  assert.match(line, /useradd --system --no-create-home --shell \/usr\/sbin\/nologin kernel-runner-job/, 'which user to create');
+  assert.match(
+    line,
+    /useradd --system --no-create-home --shell \/usr\/sbin\/nologin kernel-runner-job/,
+    'which user to create',
+  );
   assert.ok(line.includes(`install python3 and the toolchain outside ${outer}`), 'where to install the toolchain');
 });
 

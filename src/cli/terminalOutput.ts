@@ -1,8 +1,11 @@
 // Everything the CLI writes to stdout and stderr passes through terminalSafe (core/noise/ansi.ts): program output,
 // results, trace kernel names and server messages are other people's text, and a terminal obeys what it is sent.
+// Bidirectional controls are written out (showBidiControls, as the webviews do): a kernel or file name cannot
+// display as another; as `\u202e`, what JSON writes, so --json output stays exact.
 // `filter` is left out: it passes a program's own lines through as they are (its --keep-ansi, CR progress lines).
 import { StringDecoder } from 'node:string_decoder';
 import { terminalSafe, utf8IsTerminalSafe } from '../core/noise/index';
+import { showBidiControls } from '../core/format/index';
 
 type Write = NodeJS.WriteStream['write'];
 
@@ -32,6 +35,6 @@ export function guardTerminalOutput(stream: NodeJS.WriteStream): void {
       const bytes = Buffer.from(text, 'utf8');
       if (utf8IsTerminalSafe(bytes)) return write(bytes, done);
     }
-    return write(terminalSafe(text), done);
+    return write(showBidiControls(terminalSafe(text)), done);
   }) as Write;
 }

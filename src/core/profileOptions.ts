@@ -2,6 +2,7 @@
 // which hardware counters rocprofv3 collects, which kernels a profile run looks at, and PC sampling. One definition, checked the
 // same way by the runner (a 400), the CLI (exit 2) and the editor (a setting's message), so that nothing a user
 // typed reaches a command line unchecked. Pure module: no Node imports.
+import { SHARED_REGEX_SYNTAX, unsupportedRegexConstruct } from './kernelRegex';
 import { KernelRunnerError } from './errors';
 
 /** Form field names on `POST /{lb}/{gpu}/profile` (and the background route). */
@@ -42,7 +43,7 @@ export type CounterRequest =
 export interface ProfileOptions {
   /** `off` | `roofline` | `speed-of-light` | a comma-separated list of counter names. */
   counters?: string;
-  /** rocprofv3 `--kernel-include-regex` (ECMAScript syntax, searched in the demangled kernel name). */
+  /** rocprofv3 `--kernel-include-regex`, searched in the demangled kernel name: the syntax of kernelRegex.ts. */
   kernelRegex?: string;
   /** Only this benchmark case (0-based) is run and profiled. */
   caseIndex?: number;
@@ -135,6 +136,12 @@ function checkKernelRegex(text: string): string {
       `the kernel regex ${shown(text)} is not a valid regular expression: ${(err as Error).message}`,
     );
   }
+  const construct = unsupportedRegexConstruct(text);
+  if (construct)
+    throw new ProfileOptionError(
+      'kernelRegex',
+      `the kernel regex ${shown(text)} uses ${construct}, which rocprofv3's regex engine does not read as JavaScript does: use ${SHARED_REGEX_SYNTAX}`,
+    );
   return text;
 }
 

@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import type { SseEventName } from '../core/protocol/api';
 import { sseFrame } from '../core/protocol/sseFrame';
-import { LOG_CHUNK_BYTES, LOG_ENCODE_CHARS, LOG_FLUSH_BYTES, LOG_BACKLOG_BYTES } from './limits';
+import { LOG_CHUNK_BYTES, LOG_ENCODE_CHARS, LOG_FLUSH_BYTES, LOG_BACKLOG_BYTES, LOG_READ_BYTES } from './limits';
 
 export interface LoggedEvent {
   id: number;
@@ -343,7 +343,7 @@ export async function* readEventLog(
     if (ranges.length === 1) return buf.subarray(...(ranges[0] as [number, number]));
     return Buffer.concat(ranges.map(([a, b]) => buf.subarray(a, b)));
   };
-  for await (const read of createReadStream(path, { highWaterMark: 1 << 20, start: from })) {
+  for await (const read of createReadStream(path, { highWaterMark: LOG_READ_BYTES, start: from })) {
     let buf = read as Buffer;
     if (carry) {
       // the frame begun in the last read, joined with its end alone (a "\n\n" split between the reads ends the

@@ -33,6 +33,7 @@ import { ROUTES } from '../core/protocol/routes';
 import { MAX_SUBMISSION_BYTES } from '../core/limits';
 import {
   BODY_IDLE_TIMEOUT_MS,
+  CLIENT_BACKLOG_BYTES,
   BODY_TIMEOUT_MS,
   DEFAULT_MAX_JOB_DISK_BYTES,
   DEFAULT_MAX_JOB_OUTPUT,
@@ -40,6 +41,7 @@ import {
   HEARTBEAT_MS,
   KILL_GRACE_MS,
   RETENTION_INTERVAL_MS,
+  TOTAL_BACKLOG_BYTES,
 } from './limits';
 
 /** The data dir's budget for jobs (--max-data): 20 GB. */
@@ -129,9 +131,9 @@ export interface RunnerOptions {
   bodyMinBytesPerSec?: number;
   /** The longest a request body may take in all, however it trickles. Default 120 s. */
   bodyTimeoutMs?: number;
-  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 16 MiB. */
+  /** Unsent bytes an extension client may lag behind live output before it is relayed from the log instead. Default 4 MiB. */
   maxClientBacklogBytes?: number;
-  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 64 MiB. */
+  /** What all event-stream clients together may hold of unsent live output (past it, the ones furthest behind continue from the job's log). Default 16 MiB. */
   maxTotalBacklogBytes?: number;
   /**
    * Open connections beyond this are closed at once (server.maxConnections). Default 256, a quarter of them kept
@@ -157,6 +159,8 @@ export interface RunningRunner {
     problems: string[];
     dataDir: string;
     warnings: string[];
+    /** Jobs run as root (no job user can run the toolchain): the one start-up line saying so, with the fix. */
+    rootWarning: string | null;
   };
 }
 
@@ -385,8 +389,8 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
       return linkBase;
     },
     backlog: createBacklogBudget(
-      opts.maxClientBacklogBytes ?? 16 * 1024 * 1024,
-      opts.maxTotalBacklogBytes ?? 64 * 1024 * 1024,
+      opts.maxClientBacklogBytes ?? CLIENT_BACKLOG_BYTES,
+      opts.maxTotalBacklogBytes ?? TOTAL_BACKLOG_BYTES,
     ),
     log,
     heartbeatMs: opts.heartbeatMs ?? HEARTBEAT_MS,
@@ -567,6 +571,10 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
               : `${isolation.description}; ${describeGroupLimits(jobLimits)}`,
       },
       executor: executor.description,
+      rootWarning:
+        executor.kind === 'local' && isolation.kind === 'pid-namespace'
+          ? (isolation.sandbox?.rootWarning ?? null)
+          : null,
       problemsDir,
       get problems() {
         return [...problems.keys()].sort();

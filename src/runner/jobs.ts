@@ -26,7 +26,7 @@ import type { SystemProbe } from './system';
 import { routes } from '../core/protocol/api';
 import type { ProfileOptions } from '../core/profileOptions';
 import { KernelRunnerError, errorMessage } from '../core/errors';
-import { CLOSE_MARGIN_MS, SWEEP_AFTER_JOB_MS } from './limits';
+import { BUDGET_CHECK_SHARE, CLOSE_MARGIN_MS, SWEEP_AFTER_JOB_MS } from './limits';
 
 export interface Subscriber {
   /** Extension clients: every event, in batches of frames in id order (the bytes also written to the log). */
@@ -60,6 +60,10 @@ export interface LiveJob {
   output: OutputBatcher;
   /** What the job may still store of its output (events and profiler stderr logs). */
   outputBudget: OutputBudget;
+  /** The stored output at which the data dir is next checked against --max-data. */
+  nextBudgetCheck: number;
+  /** Its end is being recorded (finish has begun; `finished` once its terminal event is out). */
+  ending: boolean;
 }
 
 interface SubmitRequest {
@@ -185,6 +189,10 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     if (budget.exhausted) return;
     if (budget.take(Buffer.byteLength(json))) {
       emit(job, 'output', json);
+      if (budget.used >= job.nextBudgetCheck) {
+        job.nextBudgetCheck = budget.used + budgetCheckStep;
+        void sweepIfOver();
+      }
       return;
     }
     opts.log(`job ${job.id}: output cut at ${budget.limit} bytes`);
@@ -225,7 +233,13 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     state: JobState,
     extra: Partial<StoredJob> = {},
   ) => {
-    if (job.finished) return; // exactly one terminal event per job
+    if (job.finished || job.ending) return; // exactly one terminal event per job
+    job.ending = true;
+    // the data dir is back under --max-data before anyone hears of the end: the work dir goes, and a job whose end
+    // leaves the jobs over their budget has the oldest finished ones deleted now, not a minute later (before
+    // `finished`: a client that asks meanwhile still follows the job live, and gets its end)
+    await rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
+    await sweepIfOver();
     job.output.flush();
     job.finished = true;
     if (job.heartbeat) clearInterval(job.heartbeat);
@@ -244,15 +258,12 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
     else job.record.error = terminal.data;
     emit(job, terminal.event, JSON.stringify(terminal.data));
     job.subscribers.clear();
-    // the work dir goes while the log and the record are written (none waits for another)
-    const workDirRemoved = rm(store.workDir(job.id), { recursive: true, force: true }).catch(() => undefined);
     try {
       await job.log.close();
       await store.saveJob(job.record);
     } catch (err) {
       opts.log(`job ${job.id}: could not save its end: ${errorMessage(err)}`);
     }
-    await workDirRemoved;
     lightRecords.set(job.id, { ...job.record, result: null });
     liveJobs.delete(job.id);
     job.markDone();
@@ -260,24 +271,40 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
   };
 
   /**
-   * The data dir's budget is kept between the hourly sweeps too, but a run of short jobs sweeps once a gap (a
-   * minute) at most: a job that ends sooner after the last sweep has one scheduled for when the gap is over, so a
-   * burst of floods is swept without waiting for another job to end.
+   * The data dir's budget is kept between the hourly sweeps too. Jobs past --max-data are swept at once: when a job
+   * ends (before its end is sent) and each time a job's stored output has grown by BUDGET_CHECK_SHARE of the budget,
+   * so a burst of floods never takes the data dir much past it. Otherwise (the age limit) a run of short jobs sweeps
+   * once a gap (a minute) at most: a job that ends sooner after the last sweep has one scheduled for when the gap is
+   * over.
    */
   let deferredSweep: NodeJS.Timeout | null = null;
   const retentionGapMs = opts.retentionGapMs ?? SWEEP_AFTER_JOB_MS;
   const sweepAfterJob = () => {
     if (closing) return;
     const wait = lastSweepMs + retentionGapMs - Date.now();
-    if (wait <= 0) retentionRun = retentionSweep();
+    if (wait <= 0) void sweep();
     else if (!deferredSweep) {
       deferredSweep = setTimeout(() => {
         deferredSweep = null;
-        if (!closing) retentionRun = retentionSweep();
+        if (!closing) void sweep();
       }, wait);
       deferredSweep.unref();
     }
   };
+  const budgetCheckStep = Math.max(1, Math.floor(opts.retention.maxTotalBytes * BUDGET_CHECK_SHARE));
+  /** A sweep now if the jobs take more than --max-data and some of it is finished jobs (which a sweep may delete). */
+  const sweepIfOver = () =>
+    afterSweeps(async () => {
+      if (closing) return;
+      try {
+        const { total, finished } = await store.jobsBytes((id) => liveJobs.has(id));
+        if (total <= opts.retention.maxTotalBytes || finished === 0) return;
+      } catch (err) {
+        opts.log(`retention: could not measure the data dir: ${errorMessage(err)}`);
+        return;
+      }
+      await retentionSweep();
+    });
 
   const runJob = async (job: LiveJob, slot: GpuSlot) => {
     const rec = job.record;
@@ -384,10 +411,12 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
       opts.log(`retention sweep failed: ${errorMessage(err)}`);
     }
   };
-  let retentionRun: Promise<void> = retentionSweep();
-  const retentionTimer = setInterval(() => {
-    retentionRun = retentionSweep();
-  }, opts.retentionIntervalMs);
+  /** Sweeps run one at a time: two at once would count the same jobs twice. */
+  let retentionRun: Promise<void> = Promise.resolve();
+  const afterSweeps = (work: () => Promise<void>) => (retentionRun = retentionRun.then(work, work));
+  const sweep = () => afterSweeps(retentionSweep);
+  void sweep();
+  const retentionTimer = setInterval(() => void sweep(), opts.retentionIntervalMs);
   retentionTimer.unref();
 
   const cancel = async (id: number): Promise<JobState | undefined> => {
@@ -482,6 +511,8 @@ export function createJobManager(opts: JobManagerOptions): JobManager {
         finished: false,
         output: createOutputBatcher({ emit: (json) => emitOutputBatch(job, json) }),
         outputBudget: createOutputBudget(opts.maxJobOutputBytes),
+        nextBudgetCheck: budgetCheckStep,
+        ending: false,
       };
       liveJobs.set(id, job);
       lightRecords.set(id, record);

@@ -40,11 +40,25 @@ export const LOG_FLUSH_BYTES = 1 << 20;
 /** Bytes handed to the file and not yet written past which the log asks the job's output to wait. */
 export const LOG_BACKLOG_BYTES = 8 << 20;
 
-/** The event log's encoding buffer: frames are encoded into one chunk, sliced into batches without copies. */
-export const LOG_CHUNK_BYTES = 4 << 20;
+/**
+ * The event log's encoding buffer: frames are encoded into one chunk, sliced into batches without copies (a client
+ * holding one slice keeps the chunk: see CLIENT_BACKLOG_BYTES).
+ */
+export const LOG_CHUNK_BYTES = 1 << 20;
 
 /** Frames are joined as text and encoded together once they hold this many characters. */
 export const LOG_ENCODE_CHARS = 64 * 1024;
+
+/**
+ * Unsent live output one event-stream client may hold before it continues from the job's log (backlogBudget.ts),
+ * and all of them together. What a client holds is slices of the log's chunks (LOG_CHUNK_BYTES), which keep their
+ * whole chunk alive: a 2 GB flood with 4 reading and 4 stalled clients peaked at 196-209 MiB RSS with 16/64 MiB
+ * and 4 MiB chunks (the runner's bound is 200 MB), 167 MiB with 4/16 MiB and 1 MiB chunks.
+ */
+export const CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** One read of a job's log for a client that follows it (each holds one in its socket's buffer until it drains). */
+export const LOG_READ_BYTES = 1024 * 1024;
+export const TOTAL_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 /** Under this a client is never moved for the runner's budget: the budget falls on the ones that hold the most. */
 export const MIN_SHARE_BYTES = 1024 * 1024;
@@ -73,7 +87,13 @@ export const DEFAULT_MAX_JOB_OUTPUT = 256 * 1024 * 1024;
 /** How long a remembered isolation check is trusted: a day, so a changed kernel or sysctl is noticed soon. */
 export const ISOLATION_CHECK_MAX_AGE_MS = 24 * 3600 * 1000;
 
-/** A job's end sweeps the data dir when the last sweep is at least this old. */
+/**
+ * A job's stored output checks the data dir against --max-data each time it grows by this share of it: the dir's
+ * peak in a burst of floods is the budget plus about this share (and what one check takes to run).
+ */
+export const BUDGET_CHECK_SHARE = 0.05;
+
+/** A job's end sweeps the data dir (for the age limit) when the last sweep is at least this old. */
 export const SWEEP_AFTER_JOB_MS = 60_000;
 
 /** close() waits this long past the kill grace period for running jobs to end. */

@@ -19,6 +19,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { DEFAULT_JOB_PROCESS_LIMIT, describeLimits } from './jobLimits';
+import { findOnPath } from './profilers';
 
 interface JobUser {
   uid: number;
@@ -43,6 +44,54 @@ export interface SandboxSpec {
   memoryLimit: number;
   /** Why a root runner's jobs still run as root (the job user could not run the toolchain), or ''. */
   rootReason: string;
+  /** The same, as the start-up warning with its fix (rootJobsWarning), or null. */
+  rootWarning: string | null;
+}
+
+/** A root runner's job user that cannot run a program of the toolchain: jobs then run as root. */
+interface BlockedJobUser {
+  user: JobUser;
+  program: string;
+  /** The folder on the way to it that the user may not enter. */
+  closed: string;
+}
+
+function blockedJobUser(jobUser: string, toolchain: readonly string[]): BlockedJobUser | { user: JobUser } {
+  const user = resolveJobUser(jobUser);
+  for (const program of toolchain) {
+    const closed = blockedOnTheWay(program, user);
+    if (closed !== null) return { user, program, closed };
+  }
+  return { user };
+}
+
+/**
+ * The one line `serve` and `kernel-runner mcp` print at start when jobs will run as root: who could not run what,
+ * and the fix (a job user that can: the toolchain installed where it may enter, outside the closed folder).
+ */
+function rootJobsWarning(b: BlockedJobUser): string {
+  return (
+    `warning: jobs run AS ROOT in their namespace: the job user ${b.user.name} cannot run ${b.program} (${b.closed} is closed to it), ` +
+    `so anyone who can submit, an agent's MCP submit too, runs code as root on this host. Fix: create the job user ` +
+    `(useradd --system --no-create-home --shell /usr/sbin/nologin ${DEFAULT_JOB_USER}) and install python3 and the toolchain outside ${b.closed} ` +
+    `(/usr, /opt/rocm, a venv under /opt) first on PATH, then restart`
+  );
+}
+
+/**
+ * For a front-end whose runner starts later (kernel-runner mcp's embedded runner): the warning startRunner's
+ * sandbox would carry, found now with its defaults; null when this process is not root or the job user can run
+ * python3.
+ */
+export function rootJobsWarningNow(env: NodeJS.ProcessEnv = process.env): string | null {
+  const python = findOnPath('python3', env.PATH);
+  if (process.getuid?.() !== 0 || python === null) return null;
+  try {
+    const found = blockedJobUser('auto', [python]);
+    return 'program' in found ? rootJobsWarning(found) : null;
+  } catch {
+    return null; // an unknown job user: startRunner says so when it starts
+  }
 }
 
 /** The account a root runner's jobs use unless told otherwise. */
@@ -178,11 +227,13 @@ export function buildSandbox(opts: SandboxOptions): SandboxSpec {
   const root = process.getuid?.() === 0;
   let user: JobUser | null = null;
   let rootReason = '';
+  let rootWarning: string | null = null;
   if (root) {
-    const candidate = resolveJobUser(opts.jobUser);
-    const blocked = opts.toolchain.map((t) => [t, blockedOnTheWay(t, candidate)] as const).find(([, b]) => b !== null);
-    if (blocked) rootReason = `the job user ${candidate.name} cannot run ${blocked[0]} (${blocked[1]} is closed to it)`;
-    else user = candidate;
+    const found = blockedJobUser(opts.jobUser, opts.toolchain);
+    if ('program' in found) {
+      rootReason = `the job user ${found.user.name} cannot run ${found.program} (${found.closed} is closed to it)`;
+      rootWarning = rootJobsWarning(found);
+    } else user = found.user;
   }
   const data = resolve(opts.dataDir);
   const hide = [coverFor(data, user)];
@@ -202,6 +253,7 @@ export function buildSandbox(opts: SandboxOptions): SandboxSpec {
     processLimit: opts.processLimit ?? DEFAULT_JOB_PROCESS_LIMIT,
     memoryLimit: opts.memoryLimit ?? 0,
     rootReason,
+    rootWarning,
   };
 }
 

@@ -148,6 +148,11 @@ export interface JobStore {
    * (`FLOOR(RANDOM() * 2147483648)`), and kept in the data dir, so every secret run of a leaderboard uses it.
    */
   secretSeed(leaderboard: string): number;
+  /**
+   * What the jobs take on disk: all of them, and the finished ones (those `live` does not name), which a sweep may
+   * delete. A finished job's size is measured once (it no longer grows), a live job's every time.
+   */
+  jobsBytes(live: (id: number) => boolean): Promise<{ total: number; finished: number }>;
   /** Deletes finished jobs past the policy; `keep` says which ids must stay (live jobs). Returns deleted ids. */
   applyRetention(policy: RetentionPolicy, keep: (id: number) => boolean): Promise<number[]>;
   close(): void;
@@ -188,6 +193,15 @@ export function openStore(dataDir: string): JobStore {
   const seedsPath = join(root, 'secret-seeds.json');
   let seeds: Record<string, number> | null = null;
   const saving = new Map<number, { running: Promise<void>; next: StoredJob | null }>();
+  const finishedSizes = new Map<number, number>();
+  const finishedSize = async (id: number) => {
+    let size = finishedSizes.get(id);
+    if (size === undefined) {
+      size = await dirSize(jobDir(id));
+      finishedSizes.set(id, size);
+    }
+    return size;
+  };
 
   async function writeRecord(record: StoredJob): Promise<void> {
     const dir = jobDir(record.id);
@@ -284,6 +298,7 @@ export function openStore(dataDir: string): JobStore {
     },
     async deleteJob(id) {
       await rm(jobDir(id), { recursive: true, force: true });
+      finishedSizes.delete(id);
     },
     secretSeed(leaderboard) {
       if (!seeds) {
@@ -313,6 +328,23 @@ export function openStore(dataDir: string): JobStore {
         return '';
       }
     },
+    async jobsBytes(live) {
+      let total = 0;
+      let finished = 0;
+      for (const name of await readdir(join(root, 'jobs'))) {
+        if (!/^\d+$/.test(name)) continue;
+        const id = Number(name);
+        if (live(id)) {
+          finishedSizes.delete(id);
+          total += await dirSize(jobDir(id));
+        } else {
+          const size = await finishedSize(id);
+          total += size;
+          finished += size;
+        }
+      }
+      return { total, finished };
+    },
     async applyRetention(policy, keep) {
       const deleted: number[] = [];
       const now = Date.now();
@@ -330,13 +362,9 @@ export function openStore(dataDir: string): JobStore {
         if (now - finished > maxAgeMs) {
           await store.deleteJob(j.id);
           deleted.push(j.id);
-        } else remaining.push({ id: j.id, size: await dirSize(jobDir(j.id)) });
+        } else remaining.push({ id: j.id, size: await finishedSize(j.id) });
       }
-      let total = remaining.reduce((s, j) => s + j.size, 0);
-      for (const name of readdirSync(join(root, 'jobs'))) {
-        const id = Number(name);
-        if (/^\d+$/.test(name) && keep(id)) total += await dirSize(jobDir(id));
-      }
+      let { total } = await store.jobsBytes(keep);
       for (const j of remaining) {
         if (total <= policy.maxTotalBytes) break;
         await store.deleteJob(j.id);

@@ -1,5 +1,6 @@
 // The compare webview: says `ready`, renders the `state` the host sends, keeps it with setState so a restored
 // panel redraws at once, and reports what it drew.
+import { showBidiControls } from '../core/format/bidi';
 import { clear } from './dom';
 import { renderComparison } from './compare';
 import {
@@ -42,7 +43,7 @@ function shown(): CompareRendered {
 
 function show(view: CompareView): void {
   clear(root);
-  document.title = view.title;
+  document.title = showBidiControls(view.title);
   root.append(renderComparison(view, { reveal: (side) => vscode.postMessage(RevealSideCommand.make({ side })) }));
   vscode.postMessage(CompareRenderedCommand.make(shown()));
 }

@@ -1,24 +1,30 @@
 // A tiny element builder. Text always goes in as text nodes (never parsed as HTML): kernel names, program
 // output and server messages are untrusted. Attributes are set one by one and `on*` attributes are refused, so
-// data can never become a handler.
+// data can never become a handler. Bidirectional controls in shown text (a text node, a tooltip) are written out,
+// not obeyed: a name cannot display as another (showBidiControls).
+import { showBidiControls } from '../core/format/bidi';
 
 export type Child = Node | string | number | null | undefined | false;
 export type Attrs = Record<string, string | number | boolean | null | undefined>;
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
+/** Attributes a person reads (others, such as data-*, carry values back to the host and stay exact). */
+const SHOWN_ATTRIBUTES = new Set(['title', 'aria-label', 'alt', 'placeholder']);
 
 function setAttrs(el: Element, attrs: Attrs): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
     if (/^on/i.test(k)) throw new Error(`refusing event-handler attribute ${k}`);
-    el.setAttribute(k, v === true ? '' : String(v));
+    el.setAttribute(k, v === true ? '' : SHOWN_ATTRIBUTES.has(k) ? showBidiControls(String(v)) : String(v));
   }
 }
 
 function append(el: Element, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    el.appendChild(
+      typeof c === 'string' || typeof c === 'number' ? document.createTextNode(showBidiControls(String(c))) : c,
+    );
   }
 }
 

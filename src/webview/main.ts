@@ -1,5 +1,6 @@
 // The results webview: says `ready`, renders the `state` the host sends, keeps it with setState so a restored
 // panel redraws at once, and turns button clicks into typed commands.
+import { showBidiControls } from '../core/format/bidi';
 import { clear, h } from './dom';
 import { renderResult } from './render';
 import {
@@ -37,7 +38,7 @@ const actions = {
 
 function show(view: ResultView): void {
   clear(root);
-  document.title = view.title;
+  document.title = showBidiControls(view.title);
   root.append(renderResult(view, actions));
 }
 

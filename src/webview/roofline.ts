@@ -5,7 +5,13 @@
 // the focused point's numbers read out below it. The same numbers are in a table behind the chart.
 import type { Roofline, RooflineKernel, SolKernel, SolMetric, SolValue, SpeedOfLight } from '../core/protocol/roofline';
 import type { TraceSummary } from '../core/protocol/traceSummary';
-import { formatFlopRate, formatIntensity, formatPeakBandwidth, formatRoofPercent } from '../core/format/index';
+import {
+  formatFlopRate,
+  formatIntensity,
+  formatPeakBandwidth,
+  formatRoofPercent,
+  showBidiControls,
+} from '../core/format/index';
 import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
 import { formatCount, formatCounterValue, formatNs, formatPercent } from './format';
@@ -409,7 +415,7 @@ export function walkWithKeys<M extends WalkMark>(
     for (const m of marks) m.el.classList.remove('pt-active');
     const m = list[at]!;
     m.el.classList.add('pt-active');
-    readout.textContent = m.text;
+    readout.textContent = showBidiControls(m.text);
   };
   const keys: Record<string, () => void> = {
     ArrowRight: () => select(at + 1),
@@ -428,7 +434,7 @@ export function walkWithKeys<M extends WalkMark>(
   root.addEventListener('focus', () => {
     if (at < 0) select(0);
   });
-  for (const m of marks) m.el.addEventListener('mouseenter', () => (readout.textContent = m.text));
+  for (const m of marks) m.el.addEventListener('mouseenter', () => (readout.textContent = showBidiControls(m.text)));
 }
 
 function legend(rows: ChartRow[], names: ShortNames): HTMLElement {

@@ -2,7 +2,7 @@
 // bundled as the webview bundles it, on the hot spots read from rocprofiler-sdk's own stochastic samples
 // (../shared/fixtures/rocprof/pc-sampling) plus a kernel whose name, file and instruction are hostile: the stall
 // bar's segments are the kernel's stall counts, the tables its top lines and instructions, and the hostile strings
-// are text with nothing injected. Screenshot in .test-output/.
+// are text with nothing injected, their bidirectional controls written out. Screenshot in .test-output/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -23,8 +23,12 @@ if (!haveChromium)
   );
 const SAMPLES = path.resolve(repoRoot, '../shared/fixtures/rocprof/pc-sampling/pc_sampling_stochastic_debug.csv');
 
-const EVIL_KERNEL = '<img src=x onerror="window.__pwned=1">kernel(int*)';
-const EVIL_FILE = '/tmp/"><script>window.__pwned=2</script>.hip';
+const EVIL_KERNEL = '<img src=x onerror="window.__pwned=1">kernel(int*)\u202egnp.exe';
+const EVIL_FILE = '/tmp/"><script>window.__pwned=2</script>\u2066.hip\u2069\u200f';
+/** Shown as text, with the bidirectional controls written out (showBidiControls), not obeyed. */
+const SHOWN_KERNEL = '<img src=x onerror="window.__pwned=1">kernel(int*)\\u202egnp.exe';
+const SHOWN_FILE = '/tmp/"><script>window.__pwned=2</script>\\u2066.hip\\u2069\\u200f';
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const EVIL_INST = 's_nop 0 <svg onload="window.__pwned=3">';
 
 function summary(kernels: KernelHotspots[], base: Awaited<ReturnType<typeof hotspotsPath>>): TraceSummary {
@@ -136,8 +140,13 @@ describe('webview: the Hot spots section', { skip: haveChromium ? false : `${chr
       real.instructions.map((i) => [i.text, i.samples.toLocaleString('en-US')]),
     );
     // hostile: as text, nothing made of it
-    assert.equal(k1!.title, EVIL_KERNEL);
-    assert.deepEqual(k1!.lineTitles, [`${EVIL_FILE}:7`]);
+    assert.equal(k1!.title, SHOWN_KERNEL);
+    assert.deepEqual(k1!.lineTitles, [`${SHOWN_FILE}:7`]);
+    assert.doesNotMatch(
+      JSON.stringify(await page.evaluate('document.body.innerText')),
+      BIDI,
+      'no bidirectional control is shown raw',
+    );
     assert.equal(k1!.insts[0]![0], EVIL_INST);
     assert.equal(k1!.insts[0]![1], '0x1a0');
     assert.equal(seen.scripts, 1, 'only the test bundle');

@@ -31,6 +31,9 @@ export function register(program: Command): void {
       ]),
     )
     .action(async (opts: McpCliOptions) => {
+      // the embedded runner starts on the first submit: what it would say of root jobs is said now (stdout is MCP's)
+      const rootWarning = opts.server ? null : (await import('../../runner/sandbox')).rootJobsWarningNow();
+      if (rootWarning) process.stderr.write(`kernel-runner mcp: ${rootWarning}\n`);
       const { runMcpServer } = await import('../mcp/server');
       await runMcpServer(opts);
     });

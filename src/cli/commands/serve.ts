@@ -269,7 +269,7 @@ export function register(program: Command): void {
     )
     .option(
       '--max-data <size>',
-      "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and after jobs end)",
+      "the data dir's budget for jobs: the oldest finished jobs are deleted past it (at start, hourly, and as soon as jobs take more: before a job's end is sent, and as its output grows)",
       '20GB',
     )
     .option('--max-connections <n>', 'open connections beyond this are closed at once', '256')
@@ -383,6 +383,7 @@ export function register(program: Command): void {
         throw err;
       }
       process.stdout.write(startupLines(runner, auth.source));
+      if (runner.info.rootWarning) log(runner.info.rootWarning);
       if (auth.created && auth.token)
         process.stdout.write(
           newTokenLine(auth.token, auth.created, resolve(defaultDataDir()) === resolve(runner.info.dataDir)),

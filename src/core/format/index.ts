@@ -21,3 +21,4 @@ export {
   roofText,
 } from './roofline';
 export { stallLabel } from './pcSampling';
+export { showBidiControls } from './bidi';

@@ -250,6 +250,13 @@ describe('profile mode with counters=roofline and kernel selection (stand-in roc
       ],
       ['profile', { counters: 'rooflne' }, /unknown counter preset "rooflne"/],
       ['profile', { kernel_regex: 'gemm(' }, /Invalid profile option 'kernel_regex'/],
+      [
+        'profile',
+        { kernel_regex: '(?<=void )addition' },
+        /Invalid profile option 'kernel_regex': the kernel regex "\(\?<=void \)addition" uses a lookbehind \(\?<=\.\.\.\), which rocprofv3's regex engine does not read/,
+      ],
+      ['profile', { kernel_regex: '(?<k>add)' }, /'kernel_regex': .* uses a named group/],
+      ['profile', { kernel_regex: '\\p{L}+' }, /'kernel_regex': .* uses a Unicode property escape \\p/],
       ['profile', { kernel_iteration_range: '5-1' }, /Invalid profile option 'kernel_iteration_range'/],
       ['profile', { case: '2' }, /'case': 2 is past the last benchmark case of vectoradd_py \(2 cases: 0 to 1\)/],
       ['benchmark', { counters: 'roofline' }, /profile options apply to profile mode only, not benchmark/],

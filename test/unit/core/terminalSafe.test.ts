@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stripAnsi, terminalSafe, utf8IsTerminalSafe } from '../../../src/core/noise/index';
+import { showBidiControls } from '../../../src/core/format/index';
 
 // eslint-disable-next-line no-control-regex
 const DRIVES_TERMINAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
@@ -118,7 +119,7 @@ test('terminalSafe in one pass gives what its three steps gave: escapes but SGR 
   assert.ok(texts.filter((s) => terminalSafe(s) !== s).length > texts.length / 2);
 });
 
-test('utf8IsTerminalSafe: true exactly when terminalSafe leaves the text as it is, at any alignment', () => {
+test('utf8IsTerminalSafe: true exactly when the CLI leaves the text as it is (terminalSafe, bidi controls written out), at any alignment', () => {
   const texts = randomTexts(20_000, 40);
   // long clean texts too, so that whole words are passed; and the same texts with one control put in
   const clean = (s: string) => terminalSafe(s).replace(/\\u00[0-9a-f]{2}/g, 'x');
@@ -128,10 +129,17 @@ test('utf8IsTerminalSafe: true exactly when terminalSafe leaves the text as it i
     if (code === 0x09 || code === 0x0a || (code >= 0x20 && code < 0x7f)) continue;
     for (let at = 0; at < 8; at++) texts.push(`${'a'.repeat(8 + at)}${String.fromCharCode(code)}${'b'.repeat(8)}`);
   }
+  // each bidirectional control, and its UTF-8 neighbours that are not one (U+200D, U+2010, U+202F, U+2065, U+206A,
+  // U+061B), likewise
+  for (const code of [
+    0x61c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069, 0x200d, 0x2010, 0x202f, 0x2065, 0x206a, 0x61b,
+  ]) {
+    for (let at = 0; at < 8; at++) texts.push(`${'a'.repeat(8 + at)}${String.fromCharCode(code)}${'b'.repeat(8)}`);
+  }
   let safe = 0;
   for (const s of texts) {
     const bytes = Buffer.from(s, 'utf8');
-    const expected = terminalSafe(s) === s;
+    const expected = showBidiControls(terminalSafe(s)) === s;
     if (expected) safe += 1;
     for (let offset = 0; offset < 4; offset++) {
       const shifted = new Uint8Array(bytes.length + offset);
@@ -140,4 +148,6 @@ test('utf8IsTerminalSafe: true exactly when terminalSafe leaves the text as it i
     }
   }
   assert.ok(safe > 2000 && safe < texts.length - 2000, `${safe} of ${texts.length} safe`);
+  assert.equal(utf8IsTerminalSafe(Buffer.from('kernel\u202egnp.exe')), false, 'a bidi override is not passed raw');
+  assert.equal(utf8IsTerminalSafe(Buffer.from('kernel\u200dname')), true, 'a zero-width joiner is');
 });

@@ -441,7 +441,14 @@ async function finishProfile(
 ): Promise<{ profile: ProfileResult; artifact: ArtifactInfo; note: string | null }> {
   const name = `job-${ctx.jobId}-${key}.zip`;
   const zipPath = join(ctx.artifactsDir, name);
-  const packed = await packageProfile({ outDir, runDir, stderrLogPath, zipPath, level: ctx.settings.zipLevel });
+  const packed = await packageProfile({
+    outDir,
+    runDir,
+    stderrLogPath,
+    zipPath,
+    level: ctx.settings.zipLevel,
+    devices: ctx.slot.devices,
+  });
   let note: string | null = null;
   let summary;
   try {

@@ -2,6 +2,7 @@
 // combined.pftrace (valid byte for byte), dumped code objects and the raw stderr log added, rocprofv3's own
 // `.rocprofv3/` scratch left out, the process manifest written (processManifest.ts), zipped with archiver.
 import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -30,7 +31,9 @@ async function listOutputs(dir: string): Promise<string[]> {
 
 async function concatenate(files: string[], target: string): Promise<void> {
   const out = createWriteStream(target, { mode: 0o600 });
-  for (const f of files) await pipeline(createReadStream(f), out, { end: false });
+  // chunk by chunk with back-pressure: a pipeline per file would add listeners to `out` for each (a job's 8 ranks)
+  for (const f of files)
+    for await (const chunk of createReadStream(f)) if (!out.write(chunk)) await once(out, 'drain');
   await new Promise<void>((resolve, reject) => {
     out.on('error', reject);
     out.end(resolve);

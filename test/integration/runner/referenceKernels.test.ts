@@ -6,7 +6,7 @@
 // this test writes into a PATH folder of its own; the runs are real python3 processes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -26,23 +26,13 @@ import {
   waitFor,
   type TestRunner,
 } from './helpers';
+import { eightGpuRocminfo } from './counterHelpers';
 
 const fixture = path.join(repoRoot, 'test/fixtures/reference-kernels/problems');
 const folder = (name: string) => path.join(fixture, 'kr', name);
 const template = (name: string) => readFileSync(path.join(folder(name), 'submission.py'), 'utf8');
 const description = (name: string) =>
   (parseYaml(readFileSync(path.join(folder(name), 'task.yml'), 'utf8')) as { description: string }).description.trim();
-
-/** A rocminfo that reports a CPU agent and eight MI300X GPU agents. */
-function eightGpuRocminfo(bin: string): void {
-  let text =
-    '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
-  for (let i = 2; i <= 9; i++)
-    text += `*******\nAgent ${i}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
-  const file = path.join(bin, 'rocminfo');
-  writeFileSync(file, `#!/bin/sh\n# test stand-in for rocminfo: eight MI300X\ncat <<'EOF'\n${text}EOF\n`);
-  chmodSync(file, 0o755);
-}
 
 describe('a reference-kernels problems folder with a competition file', { skip: process.platform === 'win32' }, () => {
   let runner: TestRunner;

@@ -32,8 +32,7 @@ async function listOutputs(dir: string): Promise<string[]> {
 async function concatenate(files: string[], target: string): Promise<void> {
   const out = createWriteStream(target, { mode: 0o600 });
   // chunk by chunk with back-pressure: a pipeline per file would add listeners to `out` for each (a job's 8 ranks)
-  for (const f of files)
-    for await (const chunk of createReadStream(f)) if (!out.write(chunk)) await once(out, 'drain');
+  for (const f of files) for await (const chunk of createReadStream(f)) if (!out.write(chunk)) await once(out, 'drain');
   await new Promise<void>((resolve, reject) => {
     out.on('error', reject);
     out.end(resolve);

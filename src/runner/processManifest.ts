@@ -11,11 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import {
-  PROCESS_MANIFEST_NAME,
-  type ProcessEntry,
-  type ProcessManifest,
-} from '../core/protocol/processManifest';
+import { PROCESS_MANIFEST_NAME, type ProcessEntry, type ProcessManifest } from '../core/protocol/processManifest';
 import { createCsvScanner, fieldText } from '../trace/csvScanner';
 
 const OUTPUT_NAME = /^(\d+)_([a-z0-9_]+)\.(csv|pftrace|db|json|otf2)$/;
@@ -62,7 +58,12 @@ async function gpuAgents(path: string): Promise<string[]> {
 }
 
 /** The distinct values of some columns over the files of a kind (`kernel_trace`, `memory_copy_trace`). */
-async function agentsUsed(outDir: string, files: readonly string[], kind: string, columns: string[]): Promise<Set<string>> {
+async function agentsUsed(
+  outDir: string,
+  files: readonly string[],
+  kind: string,
+  columns: string[],
+): Promise<Set<string>> {
   const used = new Set<string>();
   for (const file of files.filter((f) => f.endsWith(`_${kind}.csv`))) {
     await eachRow(join(outDir, file), columns, (values) => {

@@ -9,7 +9,15 @@ import path from 'node:path';
 import { resultEventSchema } from '../../../src/core/protocol/api';
 import { PROCESS_MANIFEST_NAME, processManifestSchema } from '../../../src/core/protocol/processManifest';
 import { eightGpuRocminfo, readZip } from './counterHelpers';
-import { problemsDir, pythonOnlyBin, startTestRunner, submitAndRead, terminal, testBin, type TestRunner } from './helpers';
+import {
+  problemsDir,
+  pythonOnlyBin,
+  startTestRunner,
+  submitAndRead,
+  terminal,
+  testBin,
+  type TestRunner,
+} from './helpers';
 import { checkRankOutputs } from './rankOutputs';
 
 const template = readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8');

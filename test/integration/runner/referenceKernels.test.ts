@@ -61,6 +61,7 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
 
   test('names, GPUs and deadlines from the competition file; descriptions from task.yml; a folder in none keeps its name', () => {
     assert.deepEqual(leaderboards.map((l) => l.name).sort(), [
+      'kr-all2all',
       'kr-allgather',
       'kr-sumlist',
       'kr-sumlist-v2',
@@ -85,6 +86,15 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
     assert.equal(board('kr-allgather').description, description('allgather_py'));
     assert.equal(board('kr-allgather').task.multi_gpu, true);
     assert.equal(board('kr-sumlist').task.ranking_by, 'last');
+    // a task.yml in the layout of GPU MODE's amd_distributed problems is served as it is
+    const all2all = board('kr-all2all');
+    assert.deepEqual(all2all.gpu_types, ['MI300x8']);
+    assert.equal(all2all.deadline, '2099-10-15T07:00:00+00:00');
+    assert.equal(all2all.task.multi_gpu, true);
+    assert.equal(all2all.task.ranking_by, 'geom');
+    assert.equal(all2all.description, description('../kr_distributed/alltoall'));
+    assert.deepEqual(all2all.task.tests?.[1], { world_size: 8, m: 64, n: 128, k: 256, has_bias: false, seed: 1234 });
+    assert.equal(all2all.task.benchmarks?.length, 2);
     // spec values are served as task.yml has them: lists, booleans, strings, floats
     assert.deepEqual(board('kr-sumlist').task.tests?.[0], { xs: [1, 2, 3], scale: 2, negate: true, seed: 11 });
     assert.deepEqual(board('kr-sumlist').task.benchmarks?.[0], { xs: [5, 6], scale: 2.5, negate: false, seed: 21 });

@@ -7,7 +7,8 @@
 //     long as the slot's device list is that list, as when only the slot's devices were visible);
 //   ppid and rank: from its rocpd database (`rocpd_info_process`: ppid, and the environment the process started
 //     with: RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or PMI_RANK), when the runner asked for one (`serve --rocpd`).
-// Reads are bounded: CSVs are streamed through the trace scanner, a database is opened only below DB_BYTES.
+// Reads are bounded: CSVs are streamed through the trace scanner (a few distinct agents kept), a database is opened
+// only below DB_BYTES.
 import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -16,7 +17,11 @@ import { createCsvScanner, fieldText } from '../trace/csvScanner';
 
 const OUTPUT_NAME = /^(\d+)_([a-z0-9_]+)\.(csv|pftrace|db|json|otf2)$/;
 const RANK_VARIABLES = ['RANK', 'LOCAL_RANK', 'OMPI_COMM_WORLD_RANK', 'PMI_RANK'] as const;
-const DB_BYTES = 256 * 1024 * 1024;
+// sql.js reads a database whole: a larger one (a long run's) leaves ppid and rank unknown rather than the runner's
+// memory to the job's output
+const DB_BYTES = 64 * 1024 * 1024;
+// distinct agent ids kept per process: a machine has a few dozen agents; more is not a trace of one
+const MAX_AGENTS = 256;
 
 /** Output files (relative, `/`-separated) by the pid their names start with, in pid order. */
 export function outputsByPid(files: readonly string[]): Map<number, string[]> {
@@ -67,7 +72,7 @@ async function agentsUsed(
   const used = new Set<string>();
   for (const file of files.filter((f) => f.endsWith(`_${kind}.csv`))) {
     await eachRow(join(outDir, file), columns, (values) => {
-      for (const v of values) if (v) used.add(v);
+      for (const v of values) if (v && used.size < MAX_AGENTS) used.add(v);
     });
   }
   return used;

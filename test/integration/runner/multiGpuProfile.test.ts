@@ -18,7 +18,7 @@ import {
   testBin,
   type TestRunner,
 } from './helpers';
-import { checkRankOutputs } from './rankOutputs';
+import { checkRankOutputs, checkSummaryCoversRanks } from './rankOutputs';
 
 const template = readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8');
 
@@ -48,6 +48,7 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     const events = await submitAndRead(`${runner.url}/alltoall_py/MI300x8/profile`, {
       fileName: 'submission.py',
       content: template,
+      extensions: true, // the trace summary is our extension
     });
     const full = resultEventSchema.parse(terminal(events).data).results[0]!;
     const run = full.runs['profile.0']!;
@@ -57,5 +58,6 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     const zip = await readZip(Buffer.from(profile.trace, 'base64'));
     const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
     checkRankOutputs(manifest, (name) => zip.get(name)?.toString('utf8'), 8);
+    checkSummaryCoversRanks(profile.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
   });
 });

@@ -4,6 +4,7 @@
 // the d-th GPU row of its agent_info.csv), and no file shared between processes.
 import assert from 'node:assert/strict';
 import type { ProcessManifest } from '../../../src/core/protocol/processManifest';
+import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 
 function column(csv: string, name: string): string[] {
   const lines = csv.trim().split('\n');
@@ -54,4 +55,29 @@ export function checkRankOutputs(
     const agents = new Set(column(trace, 'Agent_Id'));
     assert.deepEqual([...agents], [agent], `rank ${p.rank}'s dispatches are on its device's agent`);
   }
+}
+
+/**
+ * The runner's summary of the whole profile counts every rank's dispatches, each on its own GPU agent: the ranks
+ * replay one recorded run, so each rank's agent has the same count, and no dispatch is on another agent.
+ */
+export function checkSummaryCoversRanks(
+  summary: unknown,
+  manifest: ProcessManifest,
+  read: (name: string) => string | undefined,
+): void {
+  const parsed = traceSummarySchema.parse(summary);
+  const calls = manifest.processes
+    .filter((p) => p.rank !== null)
+    .map((p) => {
+      const agent = column(read(p.outputs.find((o) => o.endsWith('_kernel_trace.csv'))!)!, 'Agent_Id')[0];
+      return parsed.agents.find((a) => a.id === agent)?.kernelCalls ?? 0;
+    });
+  assert.ok(calls[0]! > 0, "dispatches on the first rank's agent");
+  assert.deepEqual(
+    new Set(calls),
+    new Set([calls[0]]),
+    `every rank's agent has the same dispatches: ${calls.join(', ')}`,
+  );
+  assert.equal(parsed.kernelTotals.calls, calls[0]! * calls.length, "no dispatch outside the ranks' agents");
 }

@@ -39,7 +39,7 @@ import {
 } from '../runner/helpers';
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 import { counterRows, readZip } from '../runner/counterHelpers';
-import { checkRankOutputs } from '../runner/rankOutputs';
+import { checkRankOutputs, checkSummaryCoversRanks } from '../runner/rankOutputs';
 import { PROCESS_MANIFEST_NAME, processManifestSchema } from '../../../src/core/protocol/processManifest';
 import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
@@ -302,12 +302,14 @@ describe(
         const events = await submitAndRead(`${x8.url}/alltoall_py/MI300x8/profile`, {
           fileName: 'submission.py',
           content: readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8'),
+          extensions: true,
         });
         const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
         assert.equal(run.run!.passed, true, run.run!.stderr);
         const zip = await readZip(Buffer.from(run.profile!.trace, 'base64'));
         const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
         checkRankOutputs(manifest, (name) => zip.get(name)?.toString('utf8'), 8);
+        checkSummaryCoversRanks(run.profile!.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
       } finally {
         await x8.dispose();
       }

@@ -6,12 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { resultEventSchema } from '../../../src/core/protocol/api';
+import { EXTENSIONS_HEADER, resultEventSchema } from '../../../src/core/protocol/api';
 import { PROCESS_MANIFEST_NAME, processManifestSchema } from '../../../src/core/protocol/processManifest';
 import { eightGpuRocminfo, readZip } from './counterHelpers';
 import {
   problemsDir,
   pythonOnlyBin,
+  readSse,
   startTestRunner,
   submitAndRead,
   terminal,
@@ -59,5 +60,44 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
     checkRankOutputs(manifest, (name) => zip.get(name)?.toString('utf8'), 8);
     checkSummaryCoversRanks(profile.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
+  });
+
+  test('counters, a kernel filter and PC sampling apply to every rank: each pass traces all eight, each its own', async () => {
+    const fd = new FormData();
+    fd.append('file', new Blob([new TextEncoder().encode(template)]), 'submission.py');
+    const fields = { counters: 'roofline', kernel_regex: 'addition|subtract', pc_sampling: 'host_trap' };
+    for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+    const res = await fetch(`${runner.url}/alltoall_py/MI300x8/profile`, {
+      method: 'POST',
+      body: fd,
+      headers: { [EXTENSIONS_HEADER]: '1' },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const run = resultEventSchema.parse(terminal(await readSse(res)).data).results[0]!.runs['profile.0']!;
+    assert.equal(run.run!.passed, true, run.run!.stderr);
+    const zip = await readZip(Buffer.from(run.profile!.trace, 'base64'));
+    const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
+    const passOf = (out: string) => /^(pass_\d+)\//.exec(out)?.[1] ?? '';
+    const passes = [...new Set(manifest.processes.flatMap((p) => p.outputs.map(passOf)))].sort();
+    assert.deepEqual(passes, ['pass_1', 'pass_2', 'pass_3'], 'roofline on gfx942: three passes, each a whole run');
+    for (const pass of passes) {
+      const ranks = manifest.processes.filter((p) => p.rank !== null && passOf(p.outputs[0]!) === pass);
+      assert.deepEqual(ranks.map((p) => p.rank).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+      for (const p of ranks) {
+        assert.deepEqual(p.devices, [p.rank]);
+        const counters = zip.get(p.outputs.find((o) => o.endsWith('_counter_collection.csv'))!)!.toString('utf8');
+        const rows = counters.trim().split('\n').slice(1);
+        assert.ok(rows.length > 0, `${pass} rank ${p.rank}: counter rows`);
+        const agent = `"Agent ${p.rank! + 2}"`;
+        assert.ok(
+          rows.every((r) => r.includes(agent) && /addition|subtract/.test(r)),
+          `${pass} rank ${p.rank}: only its own agent's dispatches of the selected kernels`,
+        );
+        assert.ok(
+          p.outputs.some((o) => o.endsWith('_pc_sampling_host_trap.csv')),
+          `${pass} rank ${p.rank}: PC samples of its own`,
+        );
+      }
+    }
   });
 });

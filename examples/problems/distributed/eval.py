@@ -13,6 +13,7 @@ Protocol as ../eval.py: modes test, benchmark, leaderboard, profile; `key: value
 import base64
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import sys
 import threading
@@ -69,6 +70,8 @@ def rank_main(mode: str, args: dict, rank: int, world_size: int, ends: dict, bar
     from submission import custom_kernel
 
     comm = Communicator(rank, world_size, ends, barrier)
+    # a rank that fails before a barrier breaks it, so that the others stop waiting for it (after a barrier every
+    # rank goes on by itself: breaking it then would fail ranks that were still waking from it)
     try:
         data = generate_input(rank=rank, **args)
         output = custom_kernel(data, comm)
@@ -87,12 +90,16 @@ def rank_main(mode: str, args: dict, rank: int, world_size: int, ends: dict, bar
             if mode == "leaderboard":
                 ok, message = check_implementation(data, output, rank=rank, **args)
                 if not ok:
+                    barrier.abort()
                     break
             if mode != "profile" and run + 1 >= BENCH_MIN_RUNS and sum(durations) > BENCH_BUDGET_NS:
                 break
         results.send((rank, ok, message, durations))
+    except threading.BrokenBarrierError:
+        results.send((rank, False, None, None))  # another rank failed while this one waited for it
     except Exception as e:  # noqa: BLE001 - a rank's failure is reported as the case's
-        results.send((rank, False, f"rank {rank}: {type(e).__name__}: {e}", None))
+        barrier.abort()
+        results.send((rank, False, f"{type(e).__name__}: {e}", None))
 
 
 def run_case(mode: str, args: dict, devices: int):
@@ -126,22 +133,26 @@ def run_case(mode: str, args: dict, devices: int):
             else:
                 os.environ[k] = v
     answers = {}
+    running = {p.sentinel: rank for rank, p in enumerate(procs)}
     while len(answers) < world_size:
-        if not results_out.poll(600):
-            break
-        rank, ok, message, durations = results_out.recv()
-        answers[rank] = (ok, message, durations)
-        if not ok:
-            barrier.abort()
-            break
+        ready = multiprocessing.connection.wait([results_out, *running])
+        if results_out.poll():
+            rank, ok, message, durations = results_out.recv()
+            answers[rank] = (ok, message, durations)
+            continue
+        for sentinel in ready:
+            rank = running.pop(sentinel, None)
+            if rank is not None and rank not in answers:
+                # ended without an answer (killed, os._exit): the others must not wait for it
+                procs[rank].join()
+                answers[rank] = (False, f"the process ended without an answer (exit code {procs[rank].exitcode})", None)
+                barrier.abort()
     for p in procs:
-        p.join(30)
-        if p.is_alive():
-            p.terminate()
-    failed = [f"rank {r}: {m}" for r, (ok, m, _) in sorted(answers.items()) if not ok]
-    if failed or len(answers) < world_size:
-        missing = [r for r in range(world_size) if r not in answers]
-        return False, "; ".join(failed + ([f"ranks {missing} gave no answer"] if missing else [])), None
+        p.join()
+    failed = [f"rank {r}: {m}" for r, (ok, m, _) in sorted(answers.items()) if not ok and m is not None]
+    if failed or not all(ok for ok, _, _ in answers.values()):
+        shown = failed[:2] + ([f"(and {len(failed) - 2} more ranks)"] if len(failed) > 2 else [])
+        return False, "; ".join(shown) or "a rank failed", None
     runs = [d for _, _, d in answers.values() if d is not None]
     if not runs:
         return True, answers[0][1], None

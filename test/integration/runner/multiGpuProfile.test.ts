@@ -2,6 +2,7 @@
 // eight rank processes started with multiprocessing spawn) under the rocprofv3 stand-in, on a real loopback runner
 // whose eight MI300X come from a stand-in `rocminfo`. Every rank process gets its own output set on its own
 // device's agent; the archive keeps them apart and its process manifest names pid, ppid, rank and device of each.
+// The example's test mode is checked here too (it needs the same eight-GPU runner).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
@@ -43,6 +44,34 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
   test('the example is a multi-GPU leaderboard served on MI300x8', async () => {
     const gpus = (await (await fetch(`${runner.url}/gpus/alltoall_py`)).json()) as string[];
     assert.ok(gpus.includes('MI300x8'), gpus.join(', '));
+  });
+
+  test('test mode: the eight rank processes pass; a submission that does not exchange fails, naming the ranks', async () => {
+    const ok = resultEventSchema.parse(
+      terminal(
+        await submitAndRead(`${runner.url}/alltoall_py/MI300x8/test`, { fileName: 'submission.py', content: template }),
+      ).data,
+    ).results[0]!.runs.test!.run!;
+    assert.equal(ok.passed, true, ok.stderr);
+    assert.equal(ok.result['test.1.spec'], 'world_size: 8; size: 16; seed: 5236');
+    assert.equal(ok.result['test.1.status'], 'pass');
+    const wrong = readFileSync(
+      path.join(problemsDir, 'distributed/alltoall_py/solutions/wrong/no_exchange.py'),
+      'utf8',
+    );
+    const bad = resultEventSchema.parse(
+      terminal(await submitAndRead(`${runner.url}/alltoall_py/MI300x8/test`, { fileName: 'wrong.py', content: wrong }))
+        .data,
+    ).results[0]!.runs.test!.run!;
+    assert.equal(bad.passed, false);
+    assert.equal(bad.result['test.0.status'], 'fail');
+    // the first case has two ranks, the second eight: every rank fails its check, the first two are named
+    assert.match(bad.result['test.0.error'] ?? '', /^rank 0: 3 mismatched elements: .*; rank 1: 3 mismatched [^;]*$/);
+    assert.equal(bad.result['test.1.status'], 'fail');
+    assert.match(
+      bad.result['test.1.error'] ?? '',
+      /^rank 0: 112 mismatched .*; rank 1: 112 mismatched .*; \(and 6 more ranks\)$/,
+    );
   });
 
   test('one output set per rank process, each on its own device, named in the manifest and kept apart', async () => {

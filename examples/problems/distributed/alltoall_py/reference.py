@@ -21,6 +21,6 @@ def ref_kernel(rank: int, world_size: int, size: int, seed: int) -> output_t:
 def check_implementation(data: input_t, output: output_t, rank: int, world_size: int, size: int, seed: int):
     expected = ref_kernel(rank, world_size, size, seed)
     if not isinstance(output, list) or len(output) != world_size:
-        return False, f"rank {rank}: expected {world_size} lists, one from each rank"
+        return False, f"expected {world_size} lists, one from each rank"
     got = [x for chunk in output for x in chunk]
     return match_reference(got, [x for chunk in expected for x in chunk], rtol=0, atol=0)

@@ -4,8 +4,9 @@
 // (`MI300x8`) has one per rank. Readers group a profile's files by it. Pure: no Node imports.
 //
 // `rank` is the rank the process announced in its environment (RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK as
-// rocpd recorded it), null when nothing says; `devices` are the job's device indices (HIP_VISIBLE_DEVICES numbering
-// of the machine) of the GPU agents its dispatches and copies ran on, empty for a process without GPU work; `ppid`
+// rocpd recorded it), null when nothing says; `devices` are the device indices of the GPU agents its dispatches (else
+// copies) ran on, empty for a process without GPU work: the machine's numbering (HIP_VISIBLE_DEVICES) on a local
+// runner, the job's own (0 .. n-1 of the GPUs it was given) under Slurm; `ppid`
 // is null when no output records it (it is in rocpd databases only). `outputs` are paths relative to the manifest's
 // folder, with `/` separators.
 import { z } from './zod';

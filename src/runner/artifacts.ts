@@ -1,10 +1,12 @@
 // Turns a profiler's output folder into the downloadable archive: per-process pftrace files concatenated into
 // combined.pftrace (valid byte for byte), dumped code objects and the raw stderr log added, rocprofv3's own
-// `.rocprofv3/` scratch left out, zipped with archiver.
+// `.rocprofv3/` scratch left out, the process manifest written (processManifest.ts), zipped with archiver.
 import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { outputsByPid, writeProcessManifest } from './processManifest';
 
 /** Files under `dir`, relative, skipping `.rocprofv3` folders. */
 async function listOutputs(dir: string): Promise<string[]> {
@@ -29,7 +31,8 @@ async function listOutputs(dir: string): Promise<string[]> {
 
 async function concatenate(files: string[], target: string): Promise<void> {
   const out = createWriteStream(target, { mode: 0o600 });
-  for (const f of files) await pipeline(createReadStream(f), out, { end: false });
+  // chunk by chunk with back-pressure: a pipeline per file would add listeners to `out` for each (a job's 8 ranks)
+  for (const f of files) for await (const chunk of createReadStream(f)) if (!out.write(chunk)) await once(out, 'drain');
   await new Promise<void>((resolve, reject) => {
     out.on('error', reject);
     out.end(resolve);
@@ -67,6 +70,8 @@ export async function packageProfile(opts: {
   stderrLogPath: string | null;
   zipPath: string;
   level: number;
+  /** The job's devices, for the process manifest (processManifest.ts). */
+  devices?: readonly number[];
 }): Promise<PackagedProfile> {
   const { outDir, runDir } = opts;
   const pftraces = timingPassOnly(
@@ -77,7 +82,8 @@ export async function packageProfile(opts: {
       pftraces.map((f) => join(outDir, f)),
       join(outDir, 'combined.pftrace'),
     );
-    await Promise.all(pftraces.map((f) => unlink(join(outDir, f))));
+    // one process: combined.pftrace is its trace; several (a multi-GPU job's ranks): each keeps its own as well
+    if (outputsByPid(pftraces).size <= 1) await Promise.all(pftraces.map((f) => unlink(join(outDir, f))));
   }
   for (const name of await readdir(runDir)) {
     if (/^_code_object.*\.o$/.test(name)) await rename(join(runDir, name), join(outDir, name));
@@ -88,6 +94,11 @@ export async function packageProfile(opts: {
     } catch {
       // no stderr captured
     }
+  }
+  try {
+    await writeProcessManifest(outDir, await listOutputs(outDir), opts.devices ?? []);
+  } catch {
+    // an output the manifest cannot read (the summary reports what is wrong with it): the archive goes without
   }
   const files = await listOutputs(outDir);
   // archiver and its streams are loaded by the first profile only: most runs never zip anything

@@ -25,7 +25,7 @@ import type { ClassifiedLine } from '../core/noise';
 import { packageProfile } from './artifacts';
 import { parsePopcornOutput, quoteCommand, type ExecSpec } from './executor';
 import { createLocalExecutor, type ExecResult, type Executor } from './executors';
-import type { GpuSlot } from './gpus';
+import { deviceCount, type GpuSlot } from './gpus';
 import { killGroup, type Isolation } from './isolation';
 import { jobEnvironment } from './jobEnv';
 import { diskFullReason, isDiskFullReason, watchDiskBudget } from './diskBudget';
@@ -444,7 +444,14 @@ async function finishProfile(
 ): Promise<{ profile: ProfileResult; artifact: ArtifactInfo; note: string | null }> {
   const name = `job-${ctx.jobId}-${key}.zip`;
   const zipPath = join(ctx.artifactsDir, name);
-  const packed = await packageProfile({ outDir, runDir, stderrLogPath, zipPath, level: ctx.settings.zipLevel });
+  const packed = await packageProfile({
+    outDir,
+    runDir,
+    stderrLogPath,
+    zipPath,
+    level: ctx.settings.zipLevel,
+    devices: ctx.slot.devices,
+  });
   let note: string | null = null;
   let summary: TraceSummary | undefined;
   let cutShort: string | undefined;
@@ -589,7 +596,7 @@ async function runProblem(ctx: RunContext, problem: Problem): Promise<RunOutcome
     const seed = secret ? ctx.secretSeed : problem.seed;
     const env: Record<string, string> = seed !== null ? { POPCORN_SEED: String(seed) } : {};
     // kernelbot sets POPCORN_GPUS to the devices torch sees: here every device of the slot (1 on a runner without any)
-    if (problem.multiGpu) env.POPCORN_GPUS = String(Math.max(1, ctx.slot.devices.length));
+    if (problem.multiGpu) env.POPCORN_GPUS = String(deviceCount(ctx.slot));
     const runs: Record<string, EvalResult> = {};
     // lang: py runs `python3 <main>`; lang: cu builds eval.out first, as upstream's run_cuda_script does
     let command = ctx.settings.python;

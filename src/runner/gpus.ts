@@ -27,6 +27,16 @@ export function isMultiDevice(slot: GpuSlot): boolean {
   return slot.devices.length > 1;
 }
 
+/**
+ * How many devices a job of this slot gets: its device indices, else (a Slurm slot: Slurm assigns the devices) the
+ * count its name says (`MI300x8` -> 8), else 1.
+ */
+export function deviceCount(slot: GpuSlot): number {
+  if (slot.devices.length > 0) return slot.devices.length;
+  const m = /x(\d+)$/.exec(slot.gpu);
+  return m ? Number(m[1]) : 1;
+}
+
 /** The inventory of these slots: a slot per device, plus one `<name>x<n>` slot for every name with n > 1 devices. */
 export function inventoryOf(runtime: GpuRuntime, deviceSlots: GpuSlot[]): GpuInventory {
   const slots = [...deviceSlots];

@@ -21,6 +21,17 @@ export function gpuInfoBin(): string {
   return bin;
 }
 
+/** A rocminfo that reports a CPU agent and eight MI300X GPU agents. */
+export function eightGpuRocminfo(bin: string): void {
+  let text =
+    '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
+  for (let i = 2; i <= 9; i++)
+    text += `*******\nAgent ${i}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
+  const file = path.join(bin, 'rocminfo');
+  writeFileSync(file, `#!/bin/sh\n# test stand-in for rocminfo: eight MI300X\ncat <<'EOF'\n${text}EOF\n`);
+  chmodSync(file, 0o755);
+}
+
 export function readZip(buf: Buffer): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {

@@ -6,7 +6,7 @@
 // this test writes into a PATH folder of its own; the runs are real python3 processes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -26,23 +26,13 @@ import {
   waitFor,
   type TestRunner,
 } from './helpers';
+import { eightGpuRocminfo } from './counterHelpers';
 
 const fixture = path.join(repoRoot, 'test/fixtures/reference-kernels/problems');
 const folder = (name: string) => path.join(fixture, 'kr', name);
 const template = (name: string) => readFileSync(path.join(folder(name), 'submission.py'), 'utf8');
 const description = (name: string) =>
   (parseYaml(readFileSync(path.join(folder(name), 'task.yml'), 'utf8')) as { description: string }).description.trim();
-
-/** A rocminfo that reports a CPU agent and eight MI300X GPU agents. */
-function eightGpuRocminfo(bin: string): void {
-  let text =
-    '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
-  for (let i = 2; i <= 9; i++)
-    text += `*******\nAgent ${i}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
-  const file = path.join(bin, 'rocminfo');
-  writeFileSync(file, `#!/bin/sh\n# test stand-in for rocminfo: eight MI300X\ncat <<'EOF'\n${text}EOF\n`);
-  chmodSync(file, 0o755);
-}
 
 describe('a reference-kernels problems folder with a competition file', { skip: process.platform === 'win32' }, () => {
   let runner: TestRunner;
@@ -71,6 +61,7 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
 
   test('names, GPUs and deadlines from the competition file; descriptions from task.yml; a folder in none keeps its name', () => {
     assert.deepEqual(leaderboards.map((l) => l.name).sort(), [
+      'kr-all2all',
       'kr-allgather',
       'kr-sumlist',
       'kr-sumlist-v2',
@@ -95,6 +86,15 @@ describe('a reference-kernels problems folder with a competition file', { skip: 
     assert.equal(board('kr-allgather').description, description('allgather_py'));
     assert.equal(board('kr-allgather').task.multi_gpu, true);
     assert.equal(board('kr-sumlist').task.ranking_by, 'last');
+    // a task.yml in the layout of GPU MODE's amd_distributed problems is served as it is
+    const all2all = board('kr-all2all');
+    assert.deepEqual(all2all.gpu_types, ['MI300x8']);
+    assert.equal(all2all.deadline, '2099-10-15T07:00:00+00:00');
+    assert.equal(all2all.task.multi_gpu, true);
+    assert.equal(all2all.task.ranking_by, 'geom');
+    assert.equal(all2all.description, description('../kr_distributed/alltoall'));
+    assert.deepEqual(all2all.task.tests?.[1], { world_size: 8, m: 64, n: 128, k: 256, has_bias: false, seed: 1234 });
+    assert.equal(all2all.task.benchmarks?.length, 2);
     // spec values are served as task.yml has them: lists, booleans, strings, floats
     assert.deepEqual(board('kr-sumlist').task.tests?.[0], { xs: [1, 2, 3], scale: 2, negate: true, seed: 11 });
     assert.deepEqual(board('kr-sumlist').task.benchmarks?.[0], { xs: [5, 6], scale: 2.5, negate: false, seed: 21 });

@@ -23,6 +23,7 @@ import {
   graceful,
   jobIdOf,
   post,
+  problemsDir,
   readSse,
   repoRoot,
   solutions,
@@ -38,6 +39,8 @@ import {
 } from '../runner/helpers';
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 import { counterRows, readZip } from '../runner/counterHelpers';
+import { checkRankOutputs, checkSummaryCoversRanks } from '../runner/rankOutputs';
+import { PROCESS_MANIFEST_NAME, processManifestSchema } from '../../../src/core/protocol/processManifest';
 import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 
@@ -281,6 +284,35 @@ describe(
         [...zip.keys()].some((n) => n.endsWith('_pc_sampling_stochastic.csv')),
         [...zip.keys()].join(', '),
       );
+    });
+
+    test('profile on MI300x8 through Slurm: every rank process of the multi-process example traced apart, named in the manifest', async () => {
+      // a second runner on the same cluster serving the partition as MI300x8 (Slurm assigns the devices: the name
+      // says how many, POPCORN_GPUS=8); the node has no GPUs, so the stand-in is told the machine has eight
+      const x8 = await startTestRunner({
+        executor: 'slurm',
+        slurm: { partition: cluster.partition, pollMs: 300 },
+        gpuName: 'MI300x8',
+        env: { ...env, KR_FAKE_ROCPROF_GPUS: '8', KR_FAKE_ROCPROF_NOISE: 'none' },
+        profiler: 'auto',
+        rocpd: true,
+        dataDir: path.join(cluster.root, 'data-x8'),
+      });
+      try {
+        const events = await submitAndRead(`${x8.url}/alltoall_py/MI300x8/profile`, {
+          fileName: 'submission.py',
+          content: readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8'),
+          extensions: true,
+        });
+        const run = resultEventSchema.parse(terminal(events).data).results[0]!.runs['profile.0']!;
+        assert.equal(run.run!.passed, true, run.run!.stderr);
+        const zip = await readZip(Buffer.from(run.profile!.trace, 'base64'));
+        const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
+        checkRankOutputs(manifest, (name) => zip.get(name)?.toString('utf8'), 8);
+        checkSummaryCoversRanks(run.profile!.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
+      } finally {
+        await x8.dispose();
+      }
     });
 
     test('/runner_queue and /health come from Slurm', async () => {

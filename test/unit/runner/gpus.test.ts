@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { detectGpus, isMultiDevice } from '../../../src/runner/gpus';
+import { detectGpus, deviceCount, isMultiDevice } from '../../../src/runner/gpus';
 
 const ROCMINFO = `*******
 Agent 1
@@ -78,3 +78,12 @@ test(
     }
   },
 );
+
+test("deviceCount: a slot's devices, else the count its name says (a Slurm slot), else one", () => {
+  assert.equal(deviceCount({ gpu: 'MI300x8', devices: [0, 1, 2, 3, 4, 5, 6, 7], product: 'AMD Instinct MI300X' }), 8);
+  assert.equal(deviceCount({ gpu: 'MI300', devices: [5], product: 'AMD Instinct MI300X' }), 1);
+  assert.equal(deviceCount({ gpu: 'MI300x8', devices: [], product: 'Slurm partition mi300' }), 8);
+  assert.equal(deviceCount({ gpu: 'L4x4', devices: [], product: 'Slurm partition l4' }), 4);
+  assert.equal(deviceCount({ gpu: 'CPU', devices: [], product: 'CPU' }), 1);
+  assert.equal(deviceCount({ gpu: 'MI300', devices: [], product: 'Slurm partition mi300' }), 1);
+});

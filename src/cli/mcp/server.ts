@@ -5,7 +5,10 @@ import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from '../../core/protocol/zod';
+import { BudgetExceededError, errorResult, jsonResult } from './answers';
 import { createTarget, TargetError, type TargetOptions } from './target';
+import { ANNOTATIONS, OUTPUT_SCHEMAS } from './toolMeta';
+import { DEFAULT_MAX_BYTES as DIGEST_DEFAULT_MAX_BYTES } from '../../trace/digest/caps';
 import {
   compareTool,
   getRunTool,
@@ -38,24 +41,23 @@ const DESCRIPTIONS = {
   isa: 'Kernels of AMDGPU code objects (a .o/.co/.hsaco, an offload bundle, a folder or a profile zip): registers, AGPRs, LDS, scratch, spills and the occupancy estimate with what limits it. Use when the digest shows low occupancy, or to see what the compiler made of a kernel.',
 };
 
-/** Runs one tool: its JSON as text, errors as tool errors (isError) in words, never a secret. */
-async function answer(secrets: () => string[], run: () => Promise<Record<string, unknown>>) {
-  let text: string;
-  let isError: boolean;
+/** Runs one tool: its JSON as compact text and structuredContent, errors as tool errors (isError) in words, never a secret. */
+async function answer(
+  secrets: () => string[],
+  run: () => Promise<Record<string, unknown>>,
+  opts: { maxBytes?: number; what?: string } = {},
+) {
   try {
     const body = await run();
     // a submission that could not be made or followed is the tool's failure; failed tests are a result
-    isError = body.outcome === 'failed';
-    text = JSON.stringify(body, null, 1);
+    return jsonResult(body, secrets(), { ...opts, isError: body.outcome === 'failed' });
   } catch (err) {
-    isError = true;
-    text =
-      err instanceof ToolError || err instanceof TargetError
+    const message =
+      err instanceof ToolError || err instanceof TargetError || err instanceof BudgetExceededError
         ? err.message
         : `error: ${err instanceof Error ? err.message : String(err)}`;
+    return errorResult(message, secrets());
   }
-  for (const secret of secrets()) if (secret.length >= 4) text = text.split(secret).join('[redacted]');
-  return { content: [{ type: 'text' as const, text }], ...(isError ? { isError: true } : {}) };
 }
 
 export async function runMcpServer(opts: McpOptions): Promise<void> {
@@ -106,13 +108,20 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
 
   server.registerTool(
     'list_leaderboards',
-    { description: DESCRIPTIONS.list_leaderboards, inputSchema: {} },
+    {
+      description: DESCRIPTIONS.list_leaderboards,
+      annotations: ANNOTATIONS.list_leaderboards,
+      outputSchema: OUTPUT_SCHEMAS.list_leaderboards,
+      inputSchema: {},
+    },
     (_args, extra) => answer(target.secrets, () => listLeaderboardsTool(ctx, extrasOf(extra as unknown as Extra))),
   );
   server.registerTool(
     'submit',
     {
       description: DESCRIPTIONS.submit,
+      annotations: ANNOTATIONS.submit,
+      outputSchema: OUTPUT_SCHEMAS.submit,
       inputSchema: {
         file: z.string().optional().describe('path of the kernel file to submit'),
         code: z.string().optional().describe('the source text to submit, instead of file'),
@@ -131,6 +140,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
     'get_run',
     {
       description: DESCRIPTIONS.get_run,
+      annotations: ANNOTATIONS.get_run,
+      outputSchema: OUTPUT_SCHEMAS.get_run,
       inputSchema: {
         run_id: z.string().describe('r1, r2 ... as submit answered'),
         wait: z.boolean().optional().describe('wait for a run still going (default true)'),
@@ -142,18 +153,26 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
     'profile_digest',
     {
       description: DESCRIPTIONS.profile_digest,
+      annotations: ANNOTATIONS.profile_digest,
+      outputSchema: OUTPUT_SCHEMAS.profile_digest,
       inputSchema: {
         path: z.string().describe('a profile zip (submit saves them), folder or rocpd .db'),
         baseline: z.string().optional().describe('an earlier profile to compare with'),
         max_bytes: z.number().int().min(2048).optional().describe('byte budget, default 16384'),
       },
     },
-    (args) => answer(target.secrets, () => profileDigestTool(args)),
+    (args) =>
+      answer(target.secrets, () => profileDigestTool(args), {
+        maxBytes: args.max_bytes ?? DIGEST_DEFAULT_MAX_BYTES,
+        what: 'the digest',
+      }),
   );
   server.registerTool(
     'compare',
     {
       description: DESCRIPTIONS.compare,
+      annotations: ANNOTATIONS.compare,
+      outputSchema: OUTPUT_SCHEMAS.compare,
       inputSchema: {
         a: z.string().describe('the earlier run: a result_file or a trace path'),
         b: z.string().describe('the later run, of the same kind'),
@@ -165,6 +184,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
     'isa',
     {
       description: DESCRIPTIONS.isa,
+      annotations: ANNOTATIONS.isa,
+      outputSchema: OUTPUT_SCHEMAS.isa,
       inputSchema: { path: z.string().describe('code object, bundle, folder or profile zip') },
     },
     (args) => answer(target.secrets, () => isaTool(args)),

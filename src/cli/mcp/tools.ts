@@ -206,6 +206,10 @@ export async function profileDigestTool(args: {
       ...(args.baseline ? { baselinePath: args.baseline } : {}),
       links: [{ rel: 'trace', href: path.resolve(args.path) }],
     });
+    if (digest.budget.exceeded)
+      throw new ToolError(
+        `the digest does not fit in max_bytes ${digest.budget.maxBytes}: its barest form is ${Buffer.byteLength(JSON.stringify(digest))} bytes; ask again with a larger max_bytes`,
+      );
     return digest as unknown as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TraceInputError || err instanceof DigestBudgetError) throw new ToolError(err.message);

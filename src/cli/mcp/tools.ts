@@ -207,7 +207,7 @@ export async function profileDigestTool(args: {
   baseline?: string;
   max_bytes?: number;
 }): Promise<Record<string, unknown>> {
-  const { digestPath, DigestBudgetError } = await import('../../trace/digest/index');
+  const { digestPath, digestText, DigestBudgetError } = await import('../../trace/digest/index');
   const { TraceInputError } = await import('../../trace/index');
   try {
     const digest = await digestPath(args.path, {
@@ -215,10 +215,20 @@ export async function profileDigestTool(args: {
       ...(args.baseline ? { baselinePath: args.baseline } : {}),
       links: [{ rel: 'trace', href: path.resolve(args.path) }],
     });
-    if (digest.budget.exceeded)
+    if (digest.budget.exceeded) {
+      // the size it needs as it would be sent when it fits: `exceeded: false` and that size as its maxBytes
+      let needed = 0;
+      for (let i = 0; i < 3; i++)
+        needed = Buffer.byteLength(
+          digestText({
+            ...digest,
+            budget: { ...digest.budget, maxBytes: needed || digest.budget.maxBytes, exceeded: false },
+          }),
+        );
       throw new ToolError(
-        `the digest does not fit in max_bytes ${digest.budget.maxBytes}: its barest form is ${Buffer.byteLength(JSON.stringify(digest))} bytes; ask again with a larger max_bytes`,
+        `the digest does not fit in max_bytes ${digest.budget.maxBytes}: its barest form needs ${needed}; ask again with max_bytes at least that`,
       );
+    }
     return digest as unknown as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TraceInputError || err instanceof DigestBudgetError) throw new ToolError(err.message);

@@ -9,8 +9,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { cli, ensureBuilt, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
+import { cli, ensureBuilt, repoRoot, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
 import { mcpSession } from './mcpSession';
+import { builtCodeObjects, skipCodeObjects } from '../support/codeObjects';
+
+const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
+const pcSampling = path.join(fixtures, 'pc-sampling');
+const rocpd = path.join(fixtures, 'batched_gemm__28_results.db');
+const skipIsa = skipCodeObjects();
 
 // The `inspector` package's own bin, the launcher that `npx @modelcontextprotocol/inspector --cli` runs.
 const inspectorPackage = createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json');
@@ -89,6 +95,8 @@ test('the Inspector lists our six tools as the SDK client does, with their descr
     name: string;
     description: string;
     inputSchema: { type: string; properties: Record<string, { type?: string; enum?: string[] }>; required?: string[] };
+    outputSchema: { type: string };
+    annotations: Record<'readOnlyHint' | 'destructiveHint' | 'openWorldHint', boolean>;
   }>;
   assert.deepEqual(tools.map((t) => t.name).sort(), [
     'compare',
@@ -101,6 +109,9 @@ test('the Inspector lists our six tools as the SDK client does, with their descr
   for (const t of tools) {
     assert.ok(t.description.length > 80, `${t.name} tells an agent when to use it`);
     assert.equal(t.inputSchema.type, 'object', t.name);
+    assert.equal(t.outputSchema.type, 'object', t.name);
+    for (const hint of ['readOnlyHint', 'destructiveHint', 'openWorldHint'] as const)
+      assert.equal(typeof t.annotations[hint], 'boolean', `${t.name}.${hint}`);
   }
   const submit = tools.find((t) => t.name === 'submit')!;
   assert.match(submit.description, /mode: test \(correctness; use after every edit\)/);
@@ -248,4 +259,59 @@ test("the token the Inspector passes in the server's environment authenticates i
   } finally {
     await serve?.stop();
   }
+});
+
+test('the Inspector calls each other tool once: get_run, profile_digest (hot spots), compare', async () => {
+  const call = async (tool: string, ...toolArgs: string[]) =>
+    inspector(
+      [...embedded, '--method', 'tools/call', '--tool-name', tool, ...toolArgs.flatMap((a) => ['--tool-arg', a])],
+      work,
+    );
+  // a new server: no runs yet, said as a tool error
+  const run = answer(await call('get_run', 'run_id=r1'));
+  assert.equal(run.isError, true, run.text);
+  assert.match(run.text, /no run r1 in this session \(runs: none yet\)/);
+
+  const digestRun = await call('profile_digest', `path=${pcSampling}`, 'max_bytes=4096');
+  const digest = answer(digestRun);
+  assert.equal(digest.isError, false, digest.text);
+  assert.ok(Buffer.byteLength(digest.text) <= 4096);
+  assert.deepEqual(digestRun.json.structuredContent, digest.body);
+  const hot = (digest.body as { hotspots: { samples: number; kernels: Array<{ kernel?: string }> } }).hotspots;
+  assert.equal(hot.samples, 197);
+  assert.ok(hot.kernels[0]?.kernel, digest.text);
+
+  const compared = answer(await call('compare', `a=${rocpd}`, `b=${rocpd}`));
+  assert.equal(compared.isError, false, compared.text);
+  const body = compared.body as { kind: string; digest: { baseline: { kernelTime: { verdict: string } } } };
+  assert.equal(body.kind, 'profiles');
+  assert.ok(['no-change', 'not-enough-runs'].includes(body.digest.baseline.kernelTime.verdict), compared.text);
+});
+
+test('the Inspector calls isa on a real gfx942 code object within its budget', { skip: skipIsa }, async () => {
+  const object = builtCodeObjects().hipObject;
+  const run = await inspector(
+    [
+      ...embedded,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'isa',
+      '--tool-arg',
+      `path=${object}`,
+      '--tool-arg',
+      'max_bytes=1024',
+    ],
+    work,
+  );
+  const isa = answer(run);
+  assert.equal(isa.isError, false, isa.text);
+  assert.ok(Buffer.byteLength(isa.text) <= 1024, isa.text);
+  const names = (isa.body as { codeObjects: Array<{ kernels: Array<{ name: string }> }> }).codeObjects[0]!.kernels.map(
+    (k) => k.name,
+  );
+  assert.ok(
+    names.some((n) => /reduce_shared/.test(n) && !n.startsWith('_Z')),
+    names.join(', '),
+  );
 });

@@ -6,7 +6,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from '../../core/protocol/zod';
-import { BudgetExceededError, errorResult, jsonResult } from './answers';
+import { BudgetExceededError, errorResult, jsonResult, redactText } from './answers';
 import { createTarget, TargetError, type TargetOptions } from './target';
 import { ANNOTATIONS, DATA_NOTES, OUTPUT_SCHEMAS } from './toolMeta';
 import { DisassemblyStore, disassemblyUri, ISA_DEFAULT_MAX_BYTES, ISA_MIN_MAX_BYTES } from './isaAnswer';
@@ -118,15 +118,13 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
               void extra
                 .sendNotification({
                   method: 'notifications/progress',
-                  params: { progressToken: token, progress: ++n, message: redact(message) },
+                  params: { progressToken: token, progress: ++n, message: redactText(message, target.secrets()) },
                 })
                 .catch(() => undefined),
           }
         : {}),
     };
   };
-  const redact = (text: string): string =>
-    target.secrets().reduce((t, s) => (s.length >= 4 ? t.split(s).join('[redacted]') : t), text);
   const mode = z.enum(['test', 'benchmark', 'leaderboard', 'profile']);
 
   server.registerTool(

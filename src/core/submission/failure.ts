@@ -6,7 +6,7 @@ import type { EvalResult, ResultEvent } from '../protocol/api';
 import type { SubmissionOutcome } from './events';
 import { testsOf } from './resultMaps';
 
-export type FailureReasonKind =
+type FailureReasonKind =
   | 'build' // the compiler failed (or is missing)
   | 'crash' // the program exited non-zero or was killed
   | 'timeout' // the program (or the compiler) ran out of time
@@ -30,7 +30,7 @@ export interface FailureReason {
 }
 
 /** Lines of a failure's output kept, and the longest line. */
-export const FAILURE_TAIL_LINES = 30;
+const FAILURE_TAIL_LINES = 30;
 const LINE_MAX_CHARS = 400;
 
 /** Status and note prefix the runner writes into a run's stderr. */

@@ -67,7 +67,10 @@ function answer(run: InspectorRun): { isError: boolean; text: string; body: unkn
   assert.ok(content.length > 0, `an answer with content: ${run.stdout}${run.stderr}`);
   const isError = run.json.isError === true;
   assert.equal(run.code, isError ? TOOL_IS_ERROR_EXIT : 0, `the Inspector exited ${run.code}: ${run.stderr}`);
-  const text = content.map((c) => c.text).join('');
+  const text = content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('');
   let body: unknown;
   try {
     body = JSON.parse(text);

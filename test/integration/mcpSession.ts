@@ -16,7 +16,7 @@ export interface Session {
     name: string,
     args: Record<string, unknown>,
     opts?: { signal?: AbortSignal; onProgress?: (message: string) => void },
-  ): Promise<{ isError: boolean; text: string; json: Json }>;
+  ): Promise<{ isError: boolean; text: string; json: Json; links: Array<{ uri: string; name: string }> }>;
   close(): Promise<void>;
 }
 
@@ -44,7 +44,11 @@ export async function mcpSession(cwd: string, args: string[], env: Record<string
           opts.onProgress?.(p.message ?? '');
         },
       });
-      const text = (r.content as Array<{ type: string; text: string }>).map((c) => c.text).join('');
+      // the answer's text; resource links (traces, result files, disassembly) are content items of their own
+      const text = (r.content as Array<{ type: string; text?: string }>)
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text)
+        .join('');
       seen.push(text);
       let json: Json;
       try {
@@ -52,7 +56,10 @@ export async function mcpSession(cwd: string, args: string[], env: Record<string
       } catch {
         json = null;
       }
-      return { isError: r.isError === true, text, json };
+      const links = (r.content as Array<{ type: string; uri: string; name: string }>).filter(
+        (c) => c.type === 'resource_link',
+      );
+      return { isError: r.isError === true, text, json, links };
     },
     close: () => client.close(),
   };

@@ -2,6 +2,7 @@
 // kernels through the same submission workflow as `kernel-runner submit`; results are small JSON (the profile
 // digest, not the trace) with paths to the full artifacts. Long tools report progress and stop on cancellation.
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -82,6 +83,26 @@ function disassemblyLinks(body: Record<string, unknown>): ResourceLink[] {
   ];
 }
 
+/** A run's artifacts (its profile zips, its result file) as links to the local files, not their bytes. */
+function runLinks(body: Record<string, unknown>): ResourceLink[] {
+  const traces = (body.traces ?? []) as Array<{ run: string; path: string; bytes?: number }>;
+  const links: ResourceLink[] = traces.map((t) => ({
+    type: 'resource_link',
+    uri: pathToFileURL(t.path).href,
+    name: `trace of ${t.run}`,
+    mimeType: 'application/zip',
+    ...(typeof t.bytes === 'number' ? { size: t.bytes } : {}),
+  }));
+  if (typeof body.result_file === 'string')
+    links.push({
+      type: 'resource_link',
+      uri: pathToFileURL(body.result_file).href,
+      name: 'result file',
+      mimeType: 'application/json',
+    });
+  return links;
+}
+
 export async function runMcpServer(opts: McpOptions): Promise<void> {
   const target = createTarget(opts);
   let counter = 0;
@@ -155,7 +176,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         gpu: z.string().optional().describe("default: the file's #!POPCORN gpu directive, else the leaderboard's GPU"),
       },
     },
-    (args, extra) => answer(target.secrets, () => submitTool(ctx, args, extrasOf(extra as unknown as Extra))),
+    (args, extra) =>
+      answer(target.secrets, () => submitTool(ctx, args, extrasOf(extra as unknown as Extra)), { links: runLinks }),
   );
   server.registerTool(
     'get_run',
@@ -168,7 +190,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         wait: z.boolean().optional().describe('wait for a run still going (default true)'),
       },
     },
-    (args, extra) => answer(target.secrets, () => getRunTool(ctx, args, extrasOf(extra as unknown as Extra))),
+    (args, extra) =>
+      answer(target.secrets, () => getRunTool(ctx, args, extrasOf(extra as unknown as Extra)), { links: runLinks }),
   );
   server.registerTool(
     'profile_digest',

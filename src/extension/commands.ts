@@ -4,6 +4,7 @@
 import { openComparePanel } from './comparePanel';
 import * as vscode from 'vscode';
 import { chooseForFile } from './choices';
+import { openExample } from './examples';
 import type { CommandName } from './commandIds';
 import type { Ctx } from './ctx';
 import type { RunStoreEntry } from './runs/store';
@@ -45,6 +46,7 @@ export const commandTable: Record<Exclude<CommandName, RegisteredElsewhere>, Com
   cancel: (_ctx, s) => () => s.runs.cancel(),
   openTrace: (_ctx, s) => (uri) => s.traces.openTrace(fileArg(uri)),
   selectTarget: (_ctx, s) => () => s.targets.selectTarget(),
+  openExample: (ctx) => () => openExample(ctx.extensionUri, ctx.extCtx.globalStorageUri),
   showOutput: (_ctx, s) => () => s.output.show(),
   setToken: (_ctx, s) => () => s.targets.setToken(),
 

@@ -2,6 +2,7 @@
 // nonce), resources only from dist/ and media/, typed messages (src/webview/protocol.ts), a serializer that
 // restores panels after a reload from the state the webview saved (their buttons then use the traces kept in the
 // run store: `fallbackActions`).
+import { PROFILE_SHOWN_CONTEXT } from './commandIds';
 import * as vscode from 'vscode';
 import {
   DownloadTraceCommand,
@@ -231,6 +232,9 @@ export class ResultsPanels implements vscode.Disposable {
   }
 
   changed(): void {
+    // the walkthrough's "Read the results" step is done once a profile's results have been on screen
+    if (this.all.some((p) => p.current.profiles.some((x) => x.summary)))
+      void vscode.commands.executeCommand('setContext', PROFILE_SHOWN_CONTEXT, true);
     this.changes.fire();
   }
 

@@ -47,7 +47,8 @@ import { buildSysinfo, sysinfoCsv, type GpuSysinfo, type ToolOutput } from './gp
 import { lineInfoEnv, pcSamplingMissingNote, type PcSamplingRequest } from './pcSampling';
 import { buildReport } from './reports';
 import type { OutputBudget } from './outputBudget';
-import { errorMessage } from '../core/errors';
+import { DEFAULT_SUMMARY_LIMITS, summarizeBounded, type SummaryLimits } from './boundedSummary';
+import type { TraceSummary } from '../core/protocol/traceSummary';
 import { VERSION_PROBE_CAP_BYTES, VERSION_PROBE_GRACE_MS, VERSION_PROBE_TIMEOUT_MS } from './limits';
 
 export interface RunSettings {
@@ -70,6 +71,8 @@ export interface RunSettings {
   maxJobDiskBytes?: number;
   /** Memory per process and processes of a job (jobLimits.ts); what a failed run's note names. */
   jobLimits?: JobLimits;
+  /** Time and memory a finished profile's summary may take (boundedSummary.ts). */
+  summaryLimits?: SummaryLimits;
 }
 
 export interface RunContext {
@@ -443,14 +446,15 @@ async function finishProfile(
   const zipPath = join(ctx.artifactsDir, name);
   const packed = await packageProfile({ outDir, runDir, stderrLogPath, zipPath, level: ctx.settings.zipLevel });
   let note: string | null = null;
-  let summary;
-  try {
-    // the trace toolkit is loaded by the first profile run only (a runner that only runs tests never needs it)
-    const { summarizePath } = await import('../trace');
-    summary = await summarizePath(outDir);
-  } catch (err) {
-    note = `no trace summary: ${errorMessage(err)}`;
-  }
+  let summary: TraceSummary | undefined;
+  let cutShort: string | undefined;
+  // in a worker thread with a time and a memory limit: what the job wrote cannot stall or bloat the service
+  const bounded = await summarizeBounded(outDir, ctx.settings.summaryLimits ?? DEFAULT_SUMMARY_LIMITS);
+  if ('summary' in bounded) summary = bounded.summary;
+  else if ('cutShort' in bounded) {
+    cutShort = `the trace summary was cut short: ${bounded.cutShort}; the archive holds everything the profiler wrote`;
+    note = cutShort;
+  } else note = `no trace summary: ${bounded.error}`;
   const pcs = pcSamplingOf(ctx.profile);
   if (pcs) {
     if (summary?.hotspots)
@@ -471,6 +475,7 @@ async function finishProfile(
     trace,
     download_url: url,
     ...(summary ? { summary } : {}),
+    ...(cutShort ? { summaryCutShort: cutShort } : {}),
     artifact: name,
   };
   return { profile, artifact: { name, size: packed.zipBytes, url }, note };

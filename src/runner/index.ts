@@ -2,10 +2,11 @@
 // --server (embedded, for the command's duration) and by the VS Code extension in-process.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { RunSettings } from './evaluate';
+import { DEFAULT_SUMMARY_LIMITS, type SummaryLimits } from './boundedSummary';
 import { detectGpus, type GpuInventory } from './gpus';
 import { createLocalExecutor, type Executor, type ExecutorKind } from './executors';
 import type { SlurmSettings } from './executors/slurm';
@@ -14,7 +15,7 @@ import { isLoopbackHost } from '../core/loopback';
 import { listeningFilePath } from '../core/runnerToken';
 import { checkLocalCaller, checkOrigin, checkToken } from './http/auth';
 import { createJobManager, type JobManager } from './jobs';
-import { defaultDataDir, defaultProblemsDir, packageRoot, preparePrivateDir } from './paths';
+import { defaultDataDir, defaultProblemsDir, packageRoot, packageVersion, preparePrivateDir } from './paths';
 import { loadProblems, type Problem, type ProblemSet } from './problems';
 import { detectProfiler, findOnPath, type Profiler, type ProfilerChoice } from './profilers';
 import { detectIsolation, type Isolation } from './isolation';
@@ -73,6 +74,11 @@ export interface RunnerOptions {
   inlineTraceBytes?: number;
   /** zlib level of profile zips. Default 1 (fast; see shared performance notes). */
   zipLevel?: number;
+  /**
+   * Time and memory a finished profile's summary may take (a worker thread, boundedSummary.ts); past either the
+   * job's result says the summary was cut short. Default 120 s and 1024 MiB.
+   */
+  summaryLimits?: Partial<SummaryLimits>;
   /** Also ask rocprofv3 for its rocpd database (ROCm 7). Default false. */
   rocpd?: boolean;
   /** Stored output per job: live output events and profiler stderr logs together. Default 256 MiB. */
@@ -158,16 +164,6 @@ export class RunnerStartError extends KernelRunnerError {
   override readonly name = 'RunnerStartError';
   readonly code = 'RUNNER_START';
   readonly type = 'runner-start' as const;
-}
-
-function runnerVersion(): string {
-  try {
-    return (
-      (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0'
-    );
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /**
@@ -341,6 +337,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     capBytes: opts.outputCapBytes ?? 16 * 1024,
     inlineTraceBytes: opts.inlineTraceBytes ?? 8 * 1024 * 1024,
     zipLevel: opts.zipLevel ?? 1,
+    summaryLimits: { ...DEFAULT_SUMMARY_LIMITS, ...opts.summaryLimits },
     scriptTimeoutSec: opts.scriptTimeoutSec ?? 180,
     compileTimeoutSec: 300,
     profiler,
@@ -382,7 +379,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
     problems,
     inventory,
     profiler,
-    version: runnerVersion(),
+    version: packageVersion(),
     maxFileBytes: MAX_SUBMISSION_BYTES,
     get publicUrl() {
       return linkBase;
@@ -564,7 +561,7 @@ export async function startRunner(opts: RunnerOptions = {}): Promise<RunningRunn
         kind: isolation.kind,
         description:
           executor.kind === 'slurm'
-            ? "Slurm's process tracking on the nodes (its ProctrackType: proctrack/cgroup ends every process of a job; see the README)"
+            ? "Slurm's process tracking on the nodes (its ProctrackType: proctrack/cgroup ends every process of a job; see docs/runner.md)"
             : isolation.kind === 'pid-namespace'
               ? isolation.description
               : `${isolation.description}; ${describeGroupLimits(jobLimits)}`,

@@ -1,5 +1,5 @@
 // Where the runner finds its package (for the bundled example problems) and keeps its state.
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultStateDir } from '../core/runnerToken';
@@ -12,6 +12,17 @@ export function packageRoot(): string {
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`kernel-runner: no package.json above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
+  }
+}
+
+/** Our package's version (package.json), as `/health` and `kernel-runner --version` report it; 0.0.0 when unreadable. */
+export function packageVersion(): string {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0'
+    );
+  } catch {
+    return '0.0.0';
   }
 }
 

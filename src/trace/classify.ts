@@ -2,6 +2,10 @@
 // hint, and which output set (one profiled process) it belongs to: `DIR/<prefix>_<kind>.<ext>`, where the
 // prefix is `<pid>` (GPU MODE, ROCm 6.2 default) and DIR may be `<hostname>/` (ROCm >= 6.3 default).
 import { Columns, readCsvHeader } from './csvFile';
+import { MAX_WIDE_FIELDS, isRocprofComputeWide, isWideHeadColumn } from './counters/pmcPerfWide';
+
+/** The columns the other readers take (the scanner's default). */
+const DEFAULT_MAX_FIELDS = 256;
 import type { FileSource } from './sources';
 
 export type StatsOf = 'kernel' | 'api' | 'copy' | 'marker';
@@ -13,6 +17,8 @@ export type Classified =
     }
   | { kind: 'stats'; statsOf: StatsOf; family: string | null; columns: Columns }
   | { kind: 'pmc_perf'; columns: Columns }
+  /** One counter pass of a rocprof-compute workload (SQ_IFETCH_LEVEL.csv, ...): counters of pmc_perf.csv's dispatches. */
+  | { kind: 'workload_pass'; columns: Columns }
   | { kind: 'workload_info'; file: 'sysinfo' | 'roofline' | 'profiling_config' }
   | { kind: 'rocpd' }
   | { kind: 'v1_json' }
@@ -59,10 +65,20 @@ const ROCPROFV3_KINDS = [
 const KIND_RE = new RegExp(`^(.*?)[-._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
 const V1_RE = /^(.*?)[-._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
 
+/**
+ * The files rocprof-compute's profile mode writes in a workload folder: one run of the program per counter pass,
+ * the passes' dispatches the same ones (pmc_perf.csv joins them, timestamps.csv is the kernel-trace pass).
+ */
+const WORKLOAD_FILE_RE =
+  /^(?:pmc_perf(?:_\d+)?\.csv|timestamps\.csv|SQ_[A-Z0-9_]+\.csv|pmc_dispatch_info\.csv|sysinfo\.csv|roofline\.csv|profiling_config\.yaml)$/;
+
 export function setKeyOf(path: string): SetKey {
   const slash = path.lastIndexOf('/');
   const dir = slash >= 0 ? path.slice(0, slash) : '';
   const base = slash >= 0 ? path.slice(slash + 1) : path;
+  // a workload folder is one set: its passes are one run's dispatches, counted once
+  if (WORKLOAD_FILE_RE.test(base))
+    return { key: `${dir}/rocprof-compute`, dir, prefix: 'rocprof-compute', pid: null, host: null };
   const stem = base.replace(/\.[^.]+$/, '');
   const m = V1_RE.exec(stem) ?? KIND_RE.exec(stem);
   const prefix = m ? (m[1] as string) : stem;
@@ -160,8 +176,8 @@ export async function classify(source: FileSource): Promise<Classified> {
 
   let header: string[] | null;
   try {
-    // rocprof-compute's wide pmc_perf.csv has a column per counter and channel: thousands
-    header = await readCsvHeader(source, /^pmc_perf/.test(lower) ? 1 << 15 : undefined);
+    // rocprof-compute's wide pmc_perf.csv has a column per counter and channel: thousands (whatever the file is named)
+    header = await readCsvHeader(source, MAX_WIDE_FIELDS);
   } catch (err) {
     return { kind: 'skip', reason: `unreadable CSV: ${(err as Error).message}` };
   }
@@ -183,8 +199,9 @@ export async function classify(source: FileSource): Promise<Classified> {
     return { kind: 'stats', ...k, columns: c };
   }
   // rocprof-compute on a rocpd profile writes pmc_perf.csv in the long counter_collection layout: read as one
-  if (/^pmc_perf/.test(lower) && !(c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'))) {
-    if (lower !== 'pmc_perf.csv') {
+  const wide = !(c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'));
+  if (/pmc_perf/.test(lower) && wide) {
+    if (/^pmc_perf_\d+\.csv$/.test(lower)) {
       return {
         kind: 'skip',
         reason:
@@ -195,8 +212,13 @@ export async function classify(source: FileSource): Promise<Classified> {
       return { kind: 'pmc_perf', columns: c };
     return { kind: 'skip', reason: "rocprof-compute's pmc_perf table without Kernel_Name and timestamps: not read" };
   }
-  if (c.has('Counter_Name') && c.has('Counter_Value') && c.has('Kernel_Name'))
-    return { kind: 'counter_collection', columns: c };
+  if (!wide) return { kind: 'counter_collection', columns: c };
+  // a counter pass of a workload folder (its own program run): counters, its dispatches are pmc_perf.csv's; the
+  // kernel-trace pass (timestamps.csv, no counters) is read as the kernel trace below
+  if (isRocprofComputeWide(header) && header.length > header.filter(isWideHeadColumn).length)
+    return { kind: 'workload_pass', columns: c };
+  if (header.length > DEFAULT_MAX_FIELDS)
+    return { kind: 'skip', reason: `CSV of ${header.length} columns that is not a counter table: not read` };
   if (c.has('Kernel_Name', 'KernelName')) {
     if (c.has('Start_Timestamp', 'BeginNs') && c.has('End_Timestamp', 'EndNs'))
       return { kind: 'kernel_trace', columns: c };

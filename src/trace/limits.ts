@@ -7,6 +7,13 @@ import type { ZipLimits } from './sources';
 /** Distinct kernel names (also API calls, rocTX ranges and counter names) kept per table; real runs have far fewer. */
 export const MAX_DISTINCT_NAMES = 10_000;
 
+/**
+ * Distinct timings kept per dispatch of a counter collection (rocprof-compute's pmc_perf.csv has one per counter
+ * pass, tens of them; rocprofv3 one): past it a hostile file's timing per row would make each row a lookup in a
+ * growing list.
+ */
+export const MAX_PASS_TIMINGS = 1024;
+
 /** Distinct agents kept: a node has tens of GPUs (CPX partitions included), a multi-host summary a few hundred. */
 export const MAX_AGENTS = 1024;
 

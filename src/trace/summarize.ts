@@ -52,11 +52,11 @@ import type { PcHotspots } from '../core/protocol/pcSampling';
 
 /** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
 const SUMMARY_HOTSPOTS_TOP = 10;
-import { addDuration } from './durationStats';
 import { CounterTableBuilder } from './counters/counterTable';
 import { countersUsed } from './counters/countersUsed';
 import { deriveRoofline } from './counters/derive';
 import { readPmcPerfWide } from './counters/pmcPerfWide';
+import { addWideDispatch, readWorkloadPasses } from './counters/workloadPasses';
 import { readOutputFormat, readRooflineCsv, readSysinfo } from './counters/workloadFiles';
 
 /** Per-dispatch counters of every set, for the roofline (src/trace/counters/). */
@@ -359,6 +359,7 @@ async function readSet(
     const kept = new Set<Planned['what']['kind']>([
       'counter_collection',
       'pmc_perf',
+      'workload_pass',
       'rocpd',
       'workload_info',
       'pc_sampling',
@@ -555,16 +556,8 @@ async function readSet(
           countersUsed(),
           counters.table,
           epoch,
-          kernelsHere
-            ? (d) => {
-                if (!(d.end >= d.start)) {
-                  problems.badRows++;
-                  return;
-                }
-                addDuration(tables.kernel(d.name).stats, d.end - d.start);
-                acc.addGpuWork(null, d.start, d.end, 'kernel');
-              }
-            : undefined,
+          kernelsHere ? (d) => addWideDispatch(ctx, d, problems) : undefined,
+          { kernelCounters: (name) => tables.kernelCounters(name), dispatches: !repeat, onlyNew: false },
         );
         problems.rowsRead = res.rows;
         problems.badRows += res.badRows;
@@ -574,6 +567,7 @@ async function readSet(
       (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows),
     );
   }
+  await readWorkloadPasses(csvOf('workload_pass'), ctx, have, guarded, source);
   for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));
   if (repeat) {
     tables.mergeInto(acc.tables);

@@ -54,29 +54,46 @@ export interface TableRow {
   attrs?: Attrs;
 }
 
+/** A column: its header, and whether it is one of the row's key columns (kept beside the first cell when a
+ * narrow panel lays the rows out one under another; the other cells move under them, each with its header). */
+export type Column = string | { label: string; key?: boolean };
+
+/** From this many columns a table lays its rows out one under another in a narrow panel (media/results.css). */
+const STACKED_FROM_COLUMNS = 4;
+
 /**
  * A data table inside its own horizontal scroller: a narrow panel scrolls the table, never the whole page. The
  * scroller is focusable so the keyboard can scroll it too; `label` names it for screen readers (default: the caption).
+ * Each cell carries its column's header (`data-label`): where the panel is too narrow for the table, one shared CSS
+ * rule shows every row as its first cell and key columns, with the other cells labelled under them.
  */
 export function dataTable(
   caption: string,
-  headers: string[],
+  headers: Column[],
   rows: Array<Child[] | TableRow>,
   cls = '',
   label = caption,
 ): HTMLElement {
+  const columns = headers.map((c) => (typeof c === 'string' ? { label: c, key: false } : { key: false, ...c }));
   const tr = (r: Child[] | TableRow) => {
     const { cells, attrs } = Array.isArray(r) ? { cells: r, attrs: {} } : r;
-    return h('tr', attrs ?? {}, ...cells.map((c) => h('td', {}, c)));
+    return h(
+      'tr',
+      attrs ?? {},
+      ...cells.map((c, i) =>
+        h('td', { 'data-label': columns[i]?.label ?? '', class: columns[i]?.key ? 'key' : null }, c),
+      ),
+    );
   };
+  const stacks = columns.length >= STACKED_FROM_COLUMNS ? 'stackable' : '';
   return h(
     'div',
     { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: 0 },
     h(
       'table',
-      { class: `data ${cls}`.trim() },
+      { class: `data ${stacks} ${cls}`.replace(/\s+/g, ' ').trim() },
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+      h('thead', {}, h('tr', {}, ...columns.map((x) => h('th', { scope: 'col' }, x.label)))),
       h('tbody', {}, ...rows.map(tr)),
     ),
   );

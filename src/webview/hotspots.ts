@@ -72,7 +72,7 @@ function renderKernel(k: KernelHotspots, method: PcHotspots['method']): HTMLElem
     k.lines.length
       ? dataTable(
           `Hottest source lines (${formatCount(Math.min(TOP, k.lines.length))} of ${formatCount(k.linesTotal)})`,
-          ['line', 'samples', 'share', 'top stall'],
+          ['line', 'samples', { label: 'share', key: true }, 'top stall'],
           k.lines
             .slice(0, TOP)
             .map((l) => [
@@ -87,7 +87,7 @@ function renderKernel(k: KernelHotspots, method: PcHotspots['method']): HTMLElem
     k.instructions.length
       ? dataTable(
           `Hottest instructions (${formatCount(Math.min(TOP, k.instructions.length))} of ${formatCount(k.instructionsTotal)})`,
-          ['instruction', 'offset', 'line', 'samples', 'share', 'top stall'],
+          ['instruction', 'offset', 'line', 'samples', { label: 'share', key: true }, 'top stall'],
           k.instructions
             .slice(0, TOP)
             .map((i) => [

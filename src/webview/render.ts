@@ -509,7 +509,7 @@ function renderKernels(kernels: KernelRow[], totals: TraceSummary['kernelTotals'
   const shown = kernels.slice(0, TOP_KERNELS);
   const t = dataTable(
     `Top kernels (${shown.length} of ${formatCount(totals.distinct)} by total time)`,
-    ['kernel', 'calls', 'total', 'avg', 'min', 'max', '% of kernel time'],
+    ['kernel', 'calls', { label: 'total', key: true }, 'avg', 'min', 'max', { label: '% of kernel time', key: true }],
     shown.map((k) => [
       h('span', { class: 'kernel-name', title: k.name, tabindex: 0 }, k.shortName || k.name),
       formatCount(k.calls),

@@ -515,8 +515,8 @@ function chartTable(rows: ChartRow[], names: ShortNames): HTMLElement {
         'AI L2',
         'AI L1',
         'AI LDS',
-        'bound',
-        '% of roof',
+        { label: 'bound', key: true },
+        { label: '% of roof', key: true },
       ],
       rows.map((r) => ({
         attrs: { 'data-kernel': r.kernel.name, 'data-range': r.range },
@@ -584,7 +584,12 @@ function solKernel(k: SolKernel, names: ShortNames, open: boolean): HTMLElement 
       h('span', { class: 'kernel-name', title: k.name }, name),
       ` · ${formatCount(k.dispatches)} dispatch${k.dispatches === 1 ? '' : 'es'}`,
     ),
-    dataTable(`Speed of light: ${name}`, ['metric', 'value', 'peak', '% of peak'], solRows(k.metrics), 'sol-table'),
+    dataTable(
+      `Speed of light: ${name}`,
+      ['metric', 'value', 'peak', { label: '% of peak', key: true }],
+      solRows(k.metrics),
+      'sol-table',
+    ),
   );
 }
 
@@ -608,7 +613,7 @@ function renderSpeedOfLight(sol: SpeedOfLight, names: ShortNames): HTMLElement {
           ...sol.ranges.map((r) =>
             dataTable(
               `Speed of light in ${r.name}`,
-              ['kernel', 'metric', 'value', 'peak', '% of peak'],
+              ['kernel', 'metric', 'value', 'peak', { label: '% of peak', key: true }],
               r.kernels
                 .slice(0, TOP_KERNELS)
                 .flatMap((k) =>

@@ -64,7 +64,7 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
     );
     assert.equal(first.isError, false, first.text);
     assert.ok(
-      progress.some((m) => /^r2 \(job \d+\): /.test(m)),
+      progress.some((m) => m.startsWith(`${String(first.json.run_id)} (job `)),
       progress.join('\n'),
     );
     assert.ok(valid(first.json.digest), JSON.stringify(schemaCheck.errors));
@@ -117,7 +117,9 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
       assert.equal(c.change.interval.length, 2);
     }
 
-    const again = await s.call('get_run', { run_id: 'r2' });
+    assert.match(first.json.run_id, /^r\d{8}-\d{6}-[0-9a-f]{6}$/, 'a run id carries the time and a random part');
+    assert.notEqual(first.json.run_id, tested.json.run_id);
+    const again = await s.call('get_run', { run_id: first.json.run_id });
     assert.equal(again.json.outcome, 'result');
     assert.equal(again.json.traces[0].path, traceA);
     const missing = await s.call('get_run', { run_id: 'r99' });
@@ -141,14 +143,14 @@ test('cancelling a submit cancels the job; get_run then says so', async () => {
       {
         signal: controller.signal,
         onProgress: (m) => {
-          const id = /^(r\d+) \(job \d+\)/.exec(m)?.[1];
+          const id = /^(r\S+) \(job \d+\)/.exec(m)?.[1];
           if (id) runId = id;
           if (/output: started$/.test(m)) controller.abort();
         },
       },
     );
     await assert.rejects(call, /abort|cancel/i);
-    assert.equal(runId, 'r1');
+    assert.match(runId, /^r\d{8}-\d{6}-[0-9a-f]{6}$/);
     const run = await s.call('get_run', { run_id: runId });
     assert.equal(run.json.outcome, 'cancelled', run.text);
     assert.match(run.json.message, /Cancelled: job \d+ on embedded runner is cancelled/);
@@ -192,7 +194,7 @@ test('the runner token never appears in any answer or progress message', async (
       );
       const echoed = await s.call('submit', { file: echo, mode: 'test' });
       assert.equal(echoed.isError, false, echoed.text);
-      await s.call('get_run', { run_id: 'r2' });
+      await s.call('get_run', { run_id: echoed.json.run_id });
       assert.ok(s.seen.length > 3);
       for (const text of s.seen) assert.ok(!text.includes(secret), `the token is in: ${text.slice(0, 300)}`);
       assert.ok(

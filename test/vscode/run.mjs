@@ -1,12 +1,15 @@
 /* global fetch */
 // Runs the extension's mocha suites inside a real VS Code (code-server's bundled VS Code server, Node 24), driven
-// by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server.
+// by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server, then
+// the packed .vsix as a person installs it (test/vscode/installed.mjs: its own server, no extensionDevelopmentPath;
+// left out by --no-installed, and by a --grep that does not match "installed").
 // Tools come from scripts/setup-vscode-test.sh (see shared docs: real-vscode-testing). Under CI=true missing
 // tools are a failure; elsewhere the run is skipped with a loud message.
 //
-//   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]
-import { spawn } from 'node:child_process';
+//   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--no-installed] [--only-installed] [--keep]
+import { spawn, spawnSync } from 'node:child_process';
 import { buildSuites } from './build-suites.mjs';
+import { findTools } from './tools.mjs';
 import {
   cpSync,
   createWriteStream,
@@ -19,7 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,41 +30,34 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const known = ['--grep', '--no-ui', '--only-ui', '--keep'];
+const known = ['--grep', '--no-ui', '--only-ui', '--no-installed', '--only-installed', '--keep'];
 const unknown = args.filter((a, i) => a.startsWith('-') && !known.includes(a) && args[i - 1] !== '--grep');
 if (unknown.length) {
   const help = unknown.every((a) => a === '--help' || a === '-h');
-  (help ? console.log : console.error)('usage: node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--keep]');
+  (help ? console.log : console.error)(
+    'usage: node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--no-installed] [--only-installed] [--keep]',
+  );
   process.exit(help ? 0 : 2);
 }
 const ci = process.env.CI === 'true' || process.env.CI === '1';
+const installedToo = !flag('--no-installed') && (!option('--grep') || new RegExp(option('--grep')).test('installed'));
+/** The .vsix installed and used as a person would (test/vscode/installed.mjs); whether it passed. */
+function runInstalled() {
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'test/vscode/installed.mjs'), ...(flag('--keep') ? ['--keep'] : [])],
+    {
+      stdio: 'inherit',
+    },
+  );
+  return r.status === 0;
+}
+if (flag('--only-installed')) process.exit(runInstalled() ? 0 : 1);
 const outputDir = join(root, '.test-output');
 const started = Date.now();
 
 function say(msg) {
   console.log(`[vscode-tests] ${msg}`);
-}
-
-function findTools() {
-  const toolsDir = process.env.KR_TOOLS_DIR || join(homedir(), '.cache/kernel-runner-test-tools');
-  const fromFile = {};
-  const envFile = join(toolsDir, 'tools.env');
-  if (existsSync(envFile)) {
-    for (const line of readFileSync(envFile, 'utf8').split('\n')) {
-      const m = /^(\w+)=(.*)$/.exec(line.trim());
-      if (m) fromFile[m[1]] = m[2];
-    }
-  }
-  const pick = (k, fallback) => process.env[k] || fromFile[k] || fallback;
-  const tools = {
-    node24: pick('KR_NODE24'),
-    server: pick('KR_VSCODE_SERVER'),
-    chromium: pick('KR_CHROMIUM', '/usr/bin/chromium'),
-  };
-  const missing = Object.entries(tools)
-    .filter(([, p]) => !p || !existsSync(p))
-    .map(([k]) => k);
-  return { tools, missing, toolsDir };
 }
 
 const { tools, missing, toolsDir } = findTools();
@@ -415,6 +411,14 @@ try {
   exitCode = 1;
 } finally {
   await cleanup();
+}
+// after the first server is gone (its memory back): the packed extension, installed
+if (installedToo) {
+  if (runInstalled()) passed++;
+  else {
+    failed++;
+    exitCode = 1;
+  }
 }
 say(`total ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots and logs in ${outputDir}`);
 console.log(`vscode: ${passed} passed, ${failed} failed`);

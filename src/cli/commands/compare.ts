@@ -3,6 +3,7 @@ import { CliExit } from '../exit';
 import { compareResultTimings, readResultInput, type ResultInput } from '../compareInputs';
 import { renderComparison, renderTimingChanges } from '../render/compareTables';
 import { compareSummaries, summarizePath, TraceInputError } from '../../trace/index';
+import { examplesHelp } from '../helpExamples';
 
 interface CompareCliOptions {
   json?: boolean;
@@ -19,6 +20,13 @@ export function register(program: Command): void {
     .argument('<b>', 'the profile (or result) to compare with it')
     .option('--json', 'print the comparison as JSON')
     .option('--top <n>', 'kernel rows to show, overall and per range', '15')
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner compare before.zip after.zip            # two profiles: per kernel and rocTX range',
+        'kernel-runner compare before.json after.json --json   # two `submit --json` results, per benchmark case',
+      ]),
+    )
     .action(async (a: string, b: string, opts: CompareCliOptions) => {
       const top = Number(opts.top);
       if (!Number.isInteger(top) || top < 1) throw new CliExit(`--top takes a whole number >= 1, not "${opts.top}"`, 2);

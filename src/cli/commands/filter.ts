@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { createLineClassifier } from '../../core/noise/index';
+import { examplesHelp } from '../helpExamples';
 
 export interface FilterOptions {
   /** Also write noise lines, each marked with NOISE_PREFIX. */
@@ -30,7 +31,13 @@ export function register(program: Command): void {
     .description("read a log on stdin and write the program's own lines to stdout, without rocprof's noise")
     .option('--show-noise', `also write the noise lines, each prefixed with "${NOISE_PREFIX}" (dimmed on a terminal)`)
     .option('--keep-ansi', "keep ANSI colour codes in the program's lines")
-    .addHelpText('after', '\nExample:\n  rocprofv3 --kernel-trace -- ./app 2>&1 | kernel-runner filter')
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'rocprofv3 --kernel-trace -- ./app 2>&1 | kernel-runner filter',
+        'rocprofv3 --kernel-trace -- ./app 2>&1 | kernel-runner filter --show-noise   # noise prefixed, not hidden',
+      ]),
+    )
     .action(async (opts: { showNoise?: boolean; keepAnsi?: boolean }) => {
       const counts = await runFilter(process.stdin, process.stdout, {
         showNoise: opts.showNoise === true,

@@ -4,6 +4,7 @@ import { renderHotspots } from '../render/hotspots';
 import { TraceInputError } from '../../trace/errors';
 import { hotspotsPath } from '../../trace/pcSampling/hotspots';
 import type { PcHotspots } from '../../core/protocol/pcSampling';
+import { examplesHelp } from '../helpExamples';
 
 interface HotspotsCliOptions {
   kernel?: string;
@@ -26,6 +27,13 @@ export function register(program: Command): void {
     .option(
       '--json',
       'print {kernels: [{name, samples, lines, instructions, ...}], method, intervalUnit, interval, ...} as JSON (every line and instruction)',
+    )
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner hotspots kernel-runner-traces/',
+        'kernel-runner hotspots results_pc_sampling_stochastic.csv --kernel gemm --top 5',
+      ]),
     )
     .action(async (path: string, opts: HotspotsCliOptions) => {
       const top = Number(opts.top);

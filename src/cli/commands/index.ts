@@ -24,6 +24,11 @@ const commands: ReadonlyArray<{ name: string; load: () => Promise<CommandModule>
   { name: 'setup-agent', load: () => import('./setupAgent') },
 ];
 
+/** Whether `name` (the first argument) is one of the commands. */
+export function isCommandName(name: string | undefined): boolean {
+  return commands.some((c) => c.name === name);
+}
+
 /**
  * The command modules to register for these arguments (process.argv minus node and the script): just the named
  * command when the arguments start with one; every command otherwise (help, no or unknown command, options

@@ -13,6 +13,7 @@ import {
   matchKernels,
   type CodeObjectReport,
 } from '../../trace/codeObjects/index';
+import { examplesHelp } from '../helpExamples';
 
 interface IsaCliOptions {
   json?: boolean;
@@ -51,6 +52,14 @@ export function register(program: Command): void {
     .option(
       '--workgroup-size <n>',
       'workgroup size the LDS occupancy limit assumes (default: reqd_workgroup_size, else max_flat_workgroup_size)',
+    )
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner isa vector_add                       # a host binary built by hipcc: its offload bundle',
+        'kernel-runner isa profile.zip --json',
+        'kernel-runner isa kernel.hsaco --disasm vector_add',
+      ]),
     )
     .action(async (path: string, opts: IsaCliOptions) => {
       const workgroupSize =

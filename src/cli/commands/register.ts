@@ -17,6 +17,7 @@ import { CliExit } from '../exit';
 import { exitFor, serverUrl } from '../gpumode/connect';
 import { openBrowser } from '../gpumode/openBrowser';
 import { errorMessage } from '../../core/errors';
+import { examplesHelp } from '../helpExamples';
 
 export interface RegisterCliOptions {
   reset?: boolean;
@@ -128,6 +129,14 @@ export function register(program: Command): void {
     .option('--no-wait', 'do not wait for the sign-in to finish')
     .option('--timeout <seconds>', 'how long to wait for the sign-in', '300')
     .option('--server <url>', "GPU MODE's base URL (default: $POPCORN_API_URL, else popcorn-cli's default)")
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner register discord',
+        'kernel-runner register github --no-browser',
+        'kernel-runner register discord --reset            # a new cli_id for a registered account',
+      ]),
+    )
     .action(async (provider: string | undefined, opts: RegisterCliOptions) => {
       const controller = new AbortController();
       const onSigint = () => controller.abort(new Error('interrupted'));

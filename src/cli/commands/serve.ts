@@ -13,6 +13,7 @@ import type { ProfilerChoice } from '../../runner/profilers';
 import { ProfilerError } from '../../runner/profilers';
 import { StoreError } from '../../runner/store';
 import { DEFAULT_JOB_PROCESS_LIMIT, MIN_JOB_MEMORY } from '../../runner/jobLimits';
+import { examplesHelp } from '../helpExamples';
 
 interface ServeCliOptions {
   host: string;
@@ -34,6 +35,8 @@ interface ServeCliOptions {
   maxJobDisk?: string;
   maxJobMemory?: string;
   maxJobProcesses?: string;
+  summaryTimeout?: string;
+  summaryMemory?: string;
   jobUser?: string;
   maxData: string;
   maxConnections: string;
@@ -253,6 +256,14 @@ export function register(program: Command): void {
       String(DEFAULT_JOB_PROCESS_LIMIT),
     )
     .option(
+      '--summary-timeout <seconds>',
+      "the most a finished profile's summary may take; past it the result says it was cut short (default 120)",
+    )
+    .option(
+      '--summary-memory <size>',
+      "the heap a finished profile's summary may take; past it the result says it was cut short (default 1GiB)",
+    )
+    .option(
       '--job-user <user>',
       "who a root runner's jobs run as: an account name or UID[:GID] (default: the kernel-runner-job account, else nobody)",
     )
@@ -278,6 +289,14 @@ export function register(program: Command): void {
       [] as string[],
     )
     .option('--slurm-skip-check', "skip the start's check job that the nodes see the data dir")
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner serve                                # 127.0.0.1:8787, the bundled example problems',
+        'kernel-runner serve --host 0.0.0.0 --problems ~/reference-kernels/problems',
+        'kernel-runner serve --executor slurm --slurm-partition mi300 --data-dir /shared/kernel-runner',
+      ]),
+    )
     .action(async (opts: ServeCliOptions) => {
       const port = number(opts.port, '--port', { min: 0, max: 65535, integer: true });
       if (!PROFILERS.includes(opts.profiler as ProfilerChoice))
@@ -305,6 +324,9 @@ export function register(program: Command): void {
         opts.maxJobProcesses === undefined
           ? undefined
           : number(opts.maxJobProcesses, '--max-job-processes', { min: 0, integer: true });
+      const summaryTimeoutSec = number(opts.summaryTimeout, '--summary-timeout', { min: 0.1 });
+      const summaryMemoryBytes =
+        opts.summaryMemory === undefined ? undefined : size(opts.summaryMemory, '--summary-memory', 64 * 1024 ** 2);
       const log = (line: string) => process.stderr.write(`kernel-runner serve: ${line}\n`);
       const auth = serveToken(opts, log);
       if (auth.source.kind === 'none')
@@ -334,6 +356,10 @@ export function register(program: Command): void {
           ...(maxJobDiskBytes !== undefined ? { maxJobDiskBytes } : {}),
           ...(maxJobMemoryBytes !== undefined ? { maxJobMemoryBytes } : {}),
           ...(maxJobProcesses !== undefined ? { maxJobProcesses } : {}),
+          summaryLimits: {
+            ...(summaryTimeoutSec !== undefined ? { timeMs: summaryTimeoutSec * 1000 } : {}),
+            ...(summaryMemoryBytes !== undefined ? { memoryMb: Math.floor(summaryMemoryBytes / 1024 ** 2) } : {}),
+          },
           ...(opts.jobUser !== undefined ? { jobUser: opts.jobUser } : {}),
           ...(auth.source.kind === 'file' ? { privatePaths: [auth.source.file] } : {}),
           retention: { maxTotalBytes: maxDataBytes },

@@ -1,10 +1,12 @@
 // `kernel-runner setup-agent [DIR]`: prints (and with --write writes) an AGENTS.md section and the MCP client
-// configuration for VS Code, Claude Code and Codex (src/cli/agentSetup.ts).
+// configuration for VS Code, Claude Code, Cursor and Codex (src/cli/agentSetup.ts).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { AgentSetupError, renderSetup, writeSetup } from '../agentSetup';
+import { AgentSetupError, renderSetup, serverForFiles, writeSetup } from '../agentSetup';
+import { ProjectFileError } from '../projectFiles';
 import { CliExit } from '../exit';
+import { examplesHelp } from '../helpExamples';
 
 interface SetupAgentCliOptions {
   write?: boolean;
@@ -16,12 +18,22 @@ export function register(program: Command): void {
   program
     .command('setup-agent')
     .description(
-      'print an AGENTS.md section and the MCP client configs (VS Code .vscode/mcp.json, Claude Code .mcp.json, Codex) for coding agents; --write writes them into DIR',
+      'print an AGENTS.md section and the MCP client configs (VS Code .vscode/mcp.json, Claude Code .mcp.json, Cursor .cursor/mcp.json, Codex) for coding agents; --write writes them into DIR',
     )
     .argument('[dir]', 'the project folder', '.')
-    .option('--write', 'write AGENTS.md, .vscode/mcp.json and .mcp.json in DIR (merged: other servers and text kept)')
+    .option(
+      '--write',
+      'write AGENTS.md, .vscode/mcp.json, .mcp.json and .cursor/mcp.json in DIR (merged: other servers, comments, text and your own kernel-runner entry kept; all or nothing; links refused)',
+    )
     .option('--command <cmd>', 'the command that starts Kernel Runner', 'kernel-runner')
     .option('--server <url>', 'have the MCP server submit to this runner (or `gpumode`) instead of an embedded one')
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner setup-agent                          # print them',
+        'kernel-runner setup-agent . --write --server gpumode',
+      ]),
+    )
     .action(async (dir: string, opts: SetupAgentCliOptions) => {
       const abs = path.resolve(dir);
       const isDir = await stat(abs).then(
@@ -29,22 +41,30 @@ export function register(program: Command): void {
         () => false,
       );
       if (!isDir) throw new CliExit(`${dir}: not a folder`, 2);
+      const server = opts.server ? serverForFiles(opts.server) : undefined;
+      if (server && server.dropped.length > 0)
+        process.stderr.write(
+          `setup-agent: ${server.dropped.join(', ')} of the --server URL left out: credentials are never written into files (give the agent's MCP server KERNEL_RUNNER_TOKEN in its environment, or --token-file)\n`,
+        );
       const o = {
         ...(opts.command ? { command: opts.command } : {}),
-        ...(opts.server ? { mcpArgs: ['--server', opts.server] } : {}),
+        ...(server ? { mcpArgs: ['--server', server.server] } : {}),
       };
       process.stdout.write(renderSetup(abs, o));
       if (!opts.write) {
         process.stdout.write(
-          '\nNothing written: run again with --write to write the AGENTS.md section, .vscode/mcp.json and .mcp.json.\n',
+          '\nNothing written: run again with --write to write the AGENTS.md section, .vscode/mcp.json, .mcp.json and .cursor/mcp.json.\n',
         );
         return;
       }
       try {
-        const files = await writeSetup(abs, o);
-        process.stdout.write(`\nWrote ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}.\n`);
+        const { written, kept } = await writeSetup(abs, o);
+        const names = (files: string[]) => files.map((f) => path.relative(process.cwd(), f) || f).join(', ');
+        process.stdout.write(written.length > 0 ? `\nWrote ${names(written)}.\n` : '\nEverything was up to date.\n');
+        if (kept.length > 0)
+          process.stdout.write(`Kept your own kernel-runner entry in ${names(kept)} (remove it to have it written).\n`);
       } catch (err) {
-        if (err instanceof AgentSetupError) throw new CliExit(err.message, 2);
+        if (err instanceof AgentSetupError || err instanceof ProjectFileError) throw new CliExit(err.message, 2);
         throw err;
       }
     });

@@ -16,6 +16,7 @@ import { TOKEN_FILE_HELP } from '../runnerToken';
 import { connectServer, exitFor, type ServerOptions } from '../gpumode/connect';
 import { renderTable } from '../render/table';
 import type { CommandIo } from './register';
+import { examplesHelp } from '../helpExamples';
 
 interface CommonOptions extends ServerOptions {
   json?: boolean;
@@ -144,14 +145,32 @@ function addServerOptions(cmd: Command): Command {
 }
 
 export function register(program: Command): void {
-  const group = program.command('submissions').description('your submissions: list, show (with --code), delete');
+  const group = program
+    .command('submissions')
+    .description('your submissions: list, show (with --code), delete')
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner submissions list --limit 5',
+        'kernel-runner submissions show 4211 --code',
+        'kernel-runner submissions delete 4211 --server http://127.0.0.1:8787',
+      ]),
+    );
   addServerOptions(
     group
       .command('list')
       .description('list your submissions, newest first')
       .option('--leaderboard <name>', 'only this leaderboard')
       .option('--limit <n>', 'how many', '20')
-      .option('--offset <n>', 'skip this many'),
+      .option('--offset <n>', 'skip this many')
+      .addHelpText(
+        'after',
+        examplesHelp([
+          "kernel-runner submissions list                 # on GPU MODE, with ~/.popcorn.yaml's cli_id",
+          'kernel-runner submissions list --leaderboard amd-fp8-mm --json',
+          'kernel-runner submissions list --server http://127.0.0.1:8787',
+        ]),
+      ),
   ).action(async (opts: CommonOptions & { leaderboard?: string; limit?: string; offset?: string }) => {
     process.exitCode = (await runSubmissionsList(opts, std())) || undefined;
   });
@@ -160,7 +179,11 @@ export function register(program: Command): void {
       .command('show')
       .description('show one submission: status, runs, score')
       .argument('<id>', 'submission id')
-      .option('--code', 'also print the submitted code'),
+      .option('--code', 'also print the submitted code')
+      .addHelpText(
+        'after',
+        examplesHelp(['kernel-runner submissions show 4211', 'kernel-runner submissions show 4211 --code --json']),
+      ),
   ).action(async (id: string, opts: CommonOptions & { code?: boolean }) => {
     process.exitCode = (await runSubmissionsShow(id, opts, std())) || undefined;
   });
@@ -169,7 +192,14 @@ export function register(program: Command): void {
       .command('delete')
       .description('delete one submission')
       .argument('<id>', 'submission id')
-      .option('-y, --yes', 'do not ask for confirmation'),
+      .option('-y, --yes', 'do not ask for confirmation')
+      .addHelpText(
+        'after',
+        examplesHelp([
+          'kernel-runner submissions delete 4211',
+          'kernel-runner submissions delete 4211 --yes --server http://127.0.0.1:8787',
+        ]),
+      ),
   ).action(async (id: string, opts: CommonOptions & { yes?: boolean }) => {
     process.exitCode =
       (await runSubmissionsDelete(id, opts, {

@@ -34,6 +34,7 @@ import {
 import { renderErrorEvent, renderResult, withSummaries } from '../render/submissionResult';
 import type { RunningRunner } from '../../runner/index';
 import { exitCodeFor } from '../../core/errors';
+import { examplesHelp } from '../helpExamples';
 
 export interface SubmitCliOptions {
   server?: string;
@@ -447,6 +448,14 @@ export function register(program: Command): void {
     .option(
       '--pc-sampling-interval <n>',
       'host_trap: microseconds (default 1); stochastic: cycles, a power of two >= 256 (default 1048576)',
+    )
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner submit submission.py --mode benchmark',
+        'kernel-runner submit submission.py --server http://mi300-box:8787 --mode profile --counters roofline',
+        'kernel-runner submit submission.py --server gpumode --mode leaderboard',
+      ]),
     )
     .action(async (file: string, opts: SubmitCliOptions) => {
       const color = process.stdout.isTTY === true && !process.env.NO_COLOR;

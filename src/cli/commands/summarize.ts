@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { CliExit } from '../exit';
 import { renderTraceTables } from '../render/traceTables';
 import { summarizePath, TraceInputError } from '../../trace/index';
+import { examplesHelp } from '../helpExamples';
 
 interface SummarizeCliOptions {
   json?: boolean;
@@ -31,6 +32,14 @@ export function register(program: Command): void {
     .option(
       '--baseline <other>',
       'with --digest: another profile to compare with, each change with its interval and verdict',
+    )
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'kernel-runner summarize kernel-runner-traces/submission-vectoradd_py-MI300-20260101-120000-profile.0.zip',
+        'kernel-runner summarize rocprof-out/ --top 5 --json',
+        'kernel-runner summarize profile.zip --digest --baseline before.zip',
+      ]),
     )
     .action(async (path: string, opts: SummarizeCliOptions) => {
       const top = positiveInt(opts.top, '--top');

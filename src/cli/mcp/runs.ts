@@ -1,7 +1,7 @@
-// The MCP server's runs: each submit is kept by a run id (`r1`, `r2`, ...) with its outcome, so that `get_run` can
-// follow one still going or read one that ended, and its result file can be compared later.
-import { mkdir, writeFile } from 'node:fs/promises';
+// The MCP server's runs: each submit is kept by a run id (runFolders.ts: time and a random part) with its outcome,
+// so that `get_run` can follow one still going or read one that ended, and its result file can be compared later.
 import path from 'node:path';
+import type { RunFolders } from './runFolders';
 import { evaluatorOfResult } from '../evaluator';
 import { failureOf, type SubmissionOutcome } from '../../core/submission/index';
 import { fenced } from './answers';
@@ -18,6 +18,8 @@ export interface RunRecord {
   outputTail: string[];
   outcome?: SubmissionOutcome;
   resultFile?: string;
+  /** Why the result file was not written (a refused folder). */
+  resultFileError?: string;
   done: Promise<void>;
 }
 
@@ -29,14 +31,10 @@ export function pushOutput(record: RunRecord, line: string): void {
 }
 
 /** The result as `kernel-runner submit --json` writes it (what `compare` reads), beside the traces. */
-export async function saveResultFile(outDir: string, record: RunRecord): Promise<string | undefined> {
+export async function saveResultFile(folders: RunFolders, record: RunRecord): Promise<string | undefined> {
   const o = record.outcome;
   if (!o?.result) return undefined;
-  await mkdir(outDir, { recursive: true });
-  const file = path.join(
-    outDir,
-    `${path.basename(record.file, path.extname(record.file))}-${record.id}-${record.mode}.result.json`,
-  );
+  const name = `${path.basename(record.file, path.extname(record.file))}-${record.id}-${record.mode}.result.json`;
   const body = {
     ok: o.passed,
     service: o.connection.service,
@@ -44,8 +42,7 @@ export async function saveResultFile(outDir: string, record: RunRecord): Promise
     result: o.result,
     traces: o.traces.map((t) => ({ run: t.run, path: t.path, digest_path: t.digestPath ?? null })),
   };
-  await writeFile(file, `${JSON.stringify(body, null, 2)}\n`);
-  return file;
+  return folders.saveResult(name, `${JSON.stringify(body, null, 2)}\n`);
 }
 
 /** What a tool answers about a run: small (the digest, not the trace), with links to the full artifacts. */
@@ -81,6 +78,7 @@ export function describeRun(record: RunRecord): Record<string, unknown> {
     evaluator: o.result ? evaluatorOfResult(o.result) : null,
     output_tail: fenced(o.passed ? record.outputTail.slice(-10) : record.outputTail),
     result_file: record.resultFile ?? null,
+    ...(record.resultFileError ? { result_file_error: record.resultFileError } : {}),
     traces: o.traces.map((t) => ({
       run: t.run,
       path: t.path,

@@ -12,6 +12,8 @@ import { createTarget, TargetError, type TargetOptions } from './target';
 import { ANNOTATIONS, DATA_NOTES, OUTPUT_SCHEMAS } from './toolMeta';
 import { DisassemblyStore, disassemblyUri, ISA_DEFAULT_MAX_BYTES, ISA_MIN_MAX_BYTES } from './isaAnswer';
 import { DEFAULT_MAX_BYTES as DIGEST_DEFAULT_MAX_BYTES } from '../../trace/digest/caps';
+import { newRunId, RunFolders } from './runFolders';
+import { boundCall, CallLimitError, callLimitMs } from './callLimits';
 import {
   compareTool,
   getRunTool,
@@ -45,11 +47,15 @@ const DESCRIPTIONS = {
 };
 
 /** Runs one tool: its JSON as compact text and structuredContent, errors as tool errors (isError) in words, never a secret. */
-async function answer(
-  secrets: () => string[],
-  run: () => Promise<Record<string, unknown>>,
-  opts: { maxBytes?: number; what?: string; links?: (body: Record<string, unknown>) => ResourceLink[] } = {},
-) {
+interface AnswerOptions {
+  /** The answer's budget as sent; over it, a tool error. */
+  maxBytes?: number;
+  what?: string;
+  /** Resource links to send beside the JSON (artifacts by reference). */
+  links?: (body: Record<string, unknown>) => ResourceLink[];
+}
+
+async function answer(secrets: () => string[], run: () => Promise<Record<string, unknown>>, opts: AnswerOptions = {}) {
   try {
     const body = await run();
     // a submission that could not be made or followed is the tool's failure; failed tests are a result
@@ -61,7 +67,10 @@ async function answer(
     });
   } catch (err) {
     const message =
-      err instanceof ToolError || err instanceof TargetError || err instanceof BudgetExceededError
+      err instanceof ToolError ||
+      err instanceof TargetError ||
+      err instanceof BudgetExceededError ||
+      err instanceof CallLimitError
         ? err.message
         : `error: ${err instanceof Error ? err.message : String(err)}`;
     return errorResult(message, secrets());
@@ -105,14 +114,14 @@ function runLinks(body: Record<string, unknown>): ResourceLink[] {
 
 export async function runMcpServer(opts: McpOptions): Promise<void> {
   const target = createTarget(opts);
-  let counter = 0;
+  const outDir = path.resolve(opts.out ?? 'kernel-runner-traces');
   const ctx: ToolContext = {
     target,
-    outDir: path.resolve(opts.out ?? 'kernel-runner-traces'),
+    outDir,
+    folders: new RunFolders(outDir),
     runs: new Map<string, RunRecord>(),
-    nextRunId: () => `r${++counter}`,
+    nextRunId: () => newRunId(),
   };
-  const disassemblies = new DisassemblyStore();
   const server = new McpServer(
     { name: 'kernel-runner', version: '1' },
     {
@@ -147,6 +156,23 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
     };
   };
   const mode = z.enum(['test', 'benchmark', 'leaderboard', 'profile']);
+  // every call is bounded in time, and stopped when the client cancels it or the session ends
+  const session = new AbortController();
+  const call = (
+    tool: string,
+    extra: unknown,
+    run: (extras: CallExtras) => Promise<Record<string, unknown>>,
+    opts: AnswerOptions = {},
+  ) => {
+    const x = extrasOf(extra as Extra);
+    const outer = AbortSignal.any([x.signal, session.signal]);
+    return answer(
+      target.secrets,
+      () => boundCall(tool, callLimitMs(tool), outer, (signal) => run({ ...x, signal })),
+      opts,
+    );
+  };
+  const disassemblies = new DisassemblyStore();
 
   server.registerTool(
     'list_leaderboards',
@@ -156,7 +182,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
       outputSchema: OUTPUT_SCHEMAS.list_leaderboards,
       inputSchema: {},
     },
-    (_args, extra) => answer(target.secrets, () => listLeaderboardsTool(ctx, extrasOf(extra as unknown as Extra))),
+    (_args, extra) => call('list_leaderboards', extra, (x) => listLeaderboardsTool(ctx, x)),
   );
   server.registerTool(
     'submit',
@@ -176,8 +202,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         gpu: z.string().optional().describe("default: the file's #!POPCORN gpu directive, else the leaderboard's GPU"),
       },
     },
-    (args, extra) =>
-      answer(target.secrets, () => submitTool(ctx, args, extrasOf(extra as unknown as Extra)), { links: runLinks }),
+    (args, extra) => call('submit', extra, (x) => submitTool(ctx, args, x), { links: runLinks }),
   );
   server.registerTool(
     'get_run',
@@ -186,12 +211,11 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
       annotations: ANNOTATIONS.get_run,
       outputSchema: OUTPUT_SCHEMAS.get_run,
       inputSchema: {
-        run_id: z.string().describe('r1, r2 ... as submit answered'),
+        run_id: z.string().describe('the run_id submit answered'),
         wait: z.boolean().optional().describe('wait for a run still going (default true)'),
       },
     },
-    (args, extra) =>
-      answer(target.secrets, () => getRunTool(ctx, args, extrasOf(extra as unknown as Extra)), { links: runLinks }),
+    (args, extra) => call('get_run', extra, (x) => getRunTool(ctx, args, x), { links: runLinks }),
   );
   server.registerTool(
     'profile_digest',
@@ -205,8 +229,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         max_bytes: z.number().int().min(2048).optional().describe('byte budget, default 16384'),
       },
     },
-    (args) =>
-      answer(target.secrets, () => profileDigestTool(args), {
+    (args, extra) =>
+      call('profile_digest', extra, () => profileDigestTool(args), {
         maxBytes: args.max_bytes ?? DIGEST_DEFAULT_MAX_BYTES,
         what: 'the digest',
       }),
@@ -222,7 +246,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
         b: z.string().describe('the later run, of the same kind'),
       },
     },
-    (args) => answer(target.secrets, () => compareTool(args)),
+    (args, extra) => call('compare', extra, () => compareTool(args)),
   );
   server.registerTool(
     'isa',
@@ -245,8 +269,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
           .describe(`byte budget of the answer, default ${ISA_DEFAULT_MAX_BYTES}`),
       },
     },
-    (args) =>
-      answer(target.secrets, () => isaTool(args, disassemblies), {
+    (args, extra) =>
+      call('isa', extra, () => isaTool(args, disassemblies), {
         maxBytes: args.max_bytes ?? ISA_DEFAULT_MAX_BYTES,
         what: 'the isa answer',
         links: disassemblyLinks,
@@ -274,5 +298,8 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
   });
   await server.connect(transport);
   await closed;
+  session.abort();
   await target.close();
+  // a digest still being made must not keep a server nobody listens to: the process ends soon after stdin closed
+  setTimeout(() => process.exit(), 2000).unref();
 }

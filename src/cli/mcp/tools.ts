@@ -2,12 +2,12 @@
 // src/core/submission), get_run, list_leaderboards, profile_digest, compare, isa. Each returns a small JSON-able
 // object; server.ts wraps them for the protocol.
 import { KernelRunnerError } from '../../core/errors';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isSubmissionMode, type SubmissionMode } from '../../core/protocol/api';
 import { pollIntervalFromEnv, runSubmission } from '../../core/submission/index';
 import { compareResultTimings, readResultInput } from '../compareInputs';
 import { describeRun, pushOutput, saveResultFile, type RunRecord } from './runs';
+import { RunFolderError, type RunFolders } from './runFolders';
 import type { Target } from './target';
 import type { LoadedCodeObject } from '../../trace/codeObjects/index';
 import {
@@ -28,6 +28,7 @@ export interface ToolContext {
   target: Target;
   /** Where traces, digests and result files are saved. */
   outDir: string;
+  folders: RunFolders;
   runs: Map<string, RunRecord>;
   nextRunId: () => string;
 }
@@ -53,19 +54,29 @@ async function submissionFile(
 ): Promise<{ filePath: string; content: Buffer }> {
   if (args.file && args.code !== undefined) throw new ToolError('give file or code, not both');
   if (args.file) {
+    const { readRegularFile } = await import('../../trace/regularFile');
     try {
-      return { filePath: args.file, content: await readFile(args.file) };
+      return { filePath: args.file, content: await readRegularFile(args.file, MAX_SOURCE_BYTES, 'a kernel file') };
     } catch (err) {
-      throw new ToolError(`cannot read ${args.file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new ToolError(`cannot read ${(err as Error).message}`);
     }
   }
   if (args.code === undefined) throw new ToolError('give file (a path) or code (the source text)');
-  const name = path.basename(args.file_name ?? 'submission.py');
-  const dir = path.join(ctx.outDir, 'submissions', runId);
-  await mkdir(dir, { recursive: true });
-  const filePath = path.join(dir, name);
-  await writeFile(filePath, args.code);
+  const filePath = await ctx.folders.saveSubmission(runId, args.file_name ?? 'submission.py', args.code);
   return { filePath, content: Buffer.from(args.code) };
+}
+
+/** A source file is read whole; the runner's own limit is far lower, this only bounds what is held. */
+const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+
+/** A run folder refused (a planted link, a name taken) is the tool's error, said as it is. */
+async function inRunFolders<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof RunFolderError) throw new ToolError(err.message);
+    throw err;
+  }
 }
 
 export async function submitTool(
@@ -77,7 +88,8 @@ export async function submitTool(
     throw new ToolError(`mode takes test, benchmark, leaderboard or profile, not "${args.mode}"`);
   const mode: SubmissionMode = args.mode;
   const id = ctx.nextRunId();
-  const { filePath, content } = await submissionFile(ctx, args, id);
+  await inRunFolders(() => ctx.folders.check());
+  const { filePath, content } = await inRunFolders(() => submissionFile(ctx, args, id));
   const connection = await ctx.target.connection(extras.signal);
   let finish!: () => void;
   const record: RunRecord = {
@@ -94,7 +106,8 @@ export async function submitTool(
     record.status = text;
     extras.progress?.(`${id}${record.jobId !== undefined ? ` (job ${record.jobId})` : ''}: ${text}`);
   };
-  const outDir = path.join(ctx.outDir, 'traces');
+  const outDir =
+    mode === 'profile' ? await inRunFolders(() => ctx.folders.tracesFolder(id)) : path.join(ctx.outDir, 'traces', id);
   try {
     record.outcome = await runSubmission(
       {
@@ -160,7 +173,10 @@ export async function submitTool(
         },
       },
     );
-    record.resultFile = await saveResultFile(path.join(ctx.outDir, 'results'), record).catch(() => undefined);
+    record.resultFile = await saveResultFile(ctx.folders, record).catch((err: unknown) => {
+      record.resultFileError = err instanceof Error ? err.message : String(err);
+      return undefined;
+    });
   } finally {
     record.state = 'done';
     finish();
@@ -237,7 +253,10 @@ export async function profileDigestTool(args: {
 }
 
 export async function compareTool(args: { a: string; b: string }): Promise<Record<string, unknown>> {
-  const [ra, rb] = await Promise.all([readResultInput(args.a), readResultInput(args.b)]);
+  const { TraceInputError } = await import('../../trace/index');
+  const [ra, rb] = await Promise.all([readResultInput(args.a), readResultInput(args.b)]).catch((err: unknown) => {
+    throw err instanceof TraceInputError ? new ToolError(err.message) : err;
+  });
   if (ra || rb) {
     if (!ra || !rb)
       throw new ToolError(

@@ -291,6 +291,8 @@ const profileResultSchema = z.lazy(() =>
     download_url: orNull(z.string()),
     // additive (our runner)
     summary: traceSummarySchema.optional(),
+    /** Why the runner gave up summarising the profile (its time or memory limit); the archive is whole. */
+    summaryCutShort: z.string().optional(),
     /** Artifact name, for GET /jobs/{id}/artifacts/{name}. */
     artifact: z.string().optional(),
   }),

@@ -4,6 +4,7 @@
 // and counter: rocprofv3 counter_collection.csv, rocprof-compute's rocpd pmc_perf.csv), whose rows are grouped
 // into a dispatch by (Dispatch_Id, Kernel_Name) and whose duration is the median over the group's rows, as
 // rocprof-compute's process_rocpd_csv does.
+import { MAX_PASS_TIMINGS } from '../limits';
 
 export interface CounterTable {
   /** Kernel name of each dispatch, as written. */
@@ -24,6 +25,8 @@ export interface CounterTable {
 export interface DurationSamples {
   values: number[];
   counts: number[];
+  /** Each value's place, once there are many (a hostile dispatch's duration per row: a lookup, not a scan). */
+  index?: Map<number, number>;
 }
 
 /** A CounterTableBuilder's long-layout dispatches as data (see part()): typed arrays, cheap to pass between threads. */
@@ -185,11 +188,12 @@ export class CounterTableBuilder {
       s = { values: [value], counts: [this.sampleCount.data[i] as number] };
       this.several.set(i, s);
     }
-    const at = Number.isNaN(durationNs) ? s.values.findIndex((v) => Number.isNaN(v)) : s.values.indexOf(durationNs);
+    const at = sampleAt(s, durationNs);
     if (at >= 0) (s.counts[at] as number) += count;
-    else {
+    else if (s.values.length < MAX_PASS_TIMINGS) {
       s.values.push(durationNs);
       s.counts.push(count);
+      s.index?.set(durationNs, s.values.length - 1);
     }
   }
 
@@ -428,6 +432,21 @@ function emptyColumn(): CounterColumn {
 }
 
 const NO_DATA = new Float64Array(0);
+
+/**
+ * The place of `duration` among a dispatch's samples, or -1. At most MAX_PASS_TIMINGS distinct ones are kept (a
+ * real dispatch has one per counter pass); a value past them is left out, as PassTimings leaves out its timing.
+ */
+function sampleAt(s: DurationSamples, duration: number): number {
+  const values = s.values;
+  if (values.length < 16) {
+    for (let i = 0; i < values.length; i++) if (sameDuration(values[i] as number, duration)) return i;
+    return -1;
+  }
+  // a Map's keys compare as sameDuration does (NaN equals NaN)
+  s.index ??= new Map(values.map((v, i) => [v, i]));
+  return s.index.get(duration) ?? -1;
+}
 
 /** Two durations are the same sample (NaN: a row without a valid one, all alike). */
 function sameDuration(a: number, b: number): boolean {

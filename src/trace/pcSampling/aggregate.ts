@@ -48,6 +48,9 @@ export interface SampleInput {
 /** The line key of a sample in unmapped code: one key for all of them, however many PCs the comments name. */
 export const UNKNOWN_CODE = '\u0001unknown';
 
+/** The line key of the samples a reader folded (past its own limits): counted under the kernel's "(other ...)". */
+export const FOLDED_SITE_KEY = '\u0001other';
+
 export function emptySample(): SampleInput {
   return {
     dispatchId: NaN,
@@ -64,7 +67,13 @@ export function emptySample(): SampleInput {
 }
 
 /** Distinct lines + instructions kept over all kernels; a real kernel has hundreds to thousands. */
-export const MAX_SITES = 200_000;
+const MAX_SITES = 200_000;
+/**
+ * Distinct lines + instructions kept per kernel: past it, the kernel keeps its hottest half and counts the rest
+ * under "(other lines)" / "(other instructions)" (a hostile file's every sample a new line would otherwise keep
+ * them all).
+ */
+export const MAX_SITES_PER_KERNEL = 1 << 14;
 /** Dispatch ids remembered (dispatch -> kernel) before the cache starts over. */
 const MAX_DISPATCH_CACHE = 1 << 20;
 
@@ -82,6 +91,8 @@ export interface SampleSlot {
 }
 
 class Agg {
+  /** Folded into its kernel's "(other ...)" entry (it was among the coldest when the kernel had too many). */
+  pruned = false;
   samples = 0;
   laneSum = 0;
   laneSamples = 0;
@@ -122,6 +133,9 @@ class KernelAgg extends Agg {
   readonly byPc = new Map<string, InstAgg>();
   foldedLine: LineAgg | null = null;
   foldedInst: InstAgg | null = null;
+  /** Lines and instructions kept (MAX_SITES_PER_KERNEL), and whether some were folded. */
+  sites = 0;
+  prunedSites = 0;
   constructor(readonly name: string) {
     super();
   }
@@ -161,6 +175,21 @@ class NameTable {
     if (samples === 0) return null;
     return `${samples} sample(s) with ${what} rocprofiler-sdk does not define: ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}; counted under the names written`;
   }
+}
+
+/** Adds `from`'s counts to `into` (a pruned line or instruction into its kernel's folded one). */
+function addAgg(into: Agg, from: Agg): void {
+  into.samples += from.samples;
+  into.laneSum += from.laneSum;
+  into.laneSamples += from.laneSamples;
+  const add = (a: number[] | null, b: number[] | null): number[] | null => {
+    if (b === null) return a;
+    const out = a ?? [];
+    b.forEach((n, i) => (out[i] = (out[i] ?? 0) + n));
+    return out;
+  };
+  into.stalls = add(into.stalls, from.stalls);
+  into.types = add(into.types, from.types);
 }
 
 /** `n` samples with the same issue state and names, `lanes` active lanes over `laneSamples` of them. */
@@ -263,7 +292,9 @@ export class HotspotAggregator {
     let line = k.lines.get(key);
     if (line) return line;
     if (this.sites >= MAX_SITES) return (k.foldedLine ??= new LineAgg(FOLDED_LINES_FILE, 0));
+    if (key === FOLDED_SITE_KEY) return this.foldedLineOf(k);
     this.sites++;
+    k.sites++;
     const where = key === '' || key === UNKNOWN_CODE ? null : parseSourceLine(isBytes ? keyText(key) : key);
     line = new LineAgg(where?.file ?? null, where?.line ?? null);
     k.lines.set(key, line);
@@ -283,14 +314,70 @@ export class HotspotAggregator {
     const key = byPc ? `${codeObject}:${offset}` : text;
     let inst = map.get(key);
     if (inst) return inst;
-    if (this.sites >= MAX_SITES) {
-      this.foldedSiteSamples += samples;
-      return (k.foldedInst ??= new InstAgg(FOLDED_INSTRUCTIONS, -1, -1, k.foldedLine ?? new LineAgg(null, null)));
+    if (this.sites >= MAX_SITES || line === k.foldedLine) {
+      if (line !== k.foldedLine) this.foldedSiteSamples += samples;
+      return this.foldedInstOf(k);
     }
     this.sites++;
+    k.sites++;
     inst = new InstAgg(text, byPc ? codeObject : -1, byPc ? offset : -1, line);
     map.set(key, inst);
+    if (k.sites > MAX_SITES_PER_KERNEL) this.prune(k);
     return inst;
+  }
+
+  private foldedLineOf(k: KernelAgg): LineAgg {
+    return (k.foldedLine ??= new LineAgg(FOLDED_LINES_FILE, 0));
+  }
+
+  private foldedInstOf(k: KernelAgg): InstAgg {
+    return (k.foldedInst ??= new InstAgg(FOLDED_INSTRUCTIONS, -1, -1, this.foldedLineOf(k)));
+  }
+
+  /**
+   * Keeps the kernel's hottest lines and instructions (half of MAX_SITES_PER_KERNEL), adding the others' counts
+   * to its folded ones: memory stays bounded, the kernel's totals do not change, and a line or instruction seen
+   * again after starts over (slots that point at a pruned one count into the folded ones, see addMany).
+   */
+  private prune(k: KernelAgg): void {
+    const budget = MAX_SITES_PER_KERNEL >> 1;
+    const hottest = <T extends Agg>(xs: Iterable<T>): T[] => [...xs].sort((a, b) => b.samples - a.samples);
+    let kept = 0;
+    const fold = (agg: Agg, into: Agg): void => {
+      agg.pruned = true;
+      addAgg(into, agg);
+      k.prunedSites++;
+    };
+    const lines = hottest(k.lines.values());
+    const keptLines = new Set<LineAgg>();
+    for (const line of lines) {
+      if (kept >= budget) break;
+      keptLines.add(line);
+      kept++;
+      if (!line.insts) continue;
+      for (const inst of hottest(line.insts.values())) {
+        if (kept < budget) kept++;
+        else {
+          fold(inst, this.foldedInstOf(k));
+          line.insts.delete(inst.text);
+        }
+      }
+    }
+    for (const [key, line] of k.lines) {
+      if (keptLines.has(line)) continue;
+      fold(line, this.foldedLineOf(k));
+      for (const inst of line.insts?.values() ?? []) fold(inst, this.foldedInstOf(k));
+      k.lines.delete(key);
+    }
+    for (const [key, inst] of [...k.byPc].sort((a, b) => b[1].samples - a[1].samples)) {
+      if (kept < budget) kept++;
+      else {
+        fold(inst, this.foldedInstOf(k));
+        k.byPc.delete(key);
+      }
+    }
+    this.sites -= k.sites - kept;
+    k.sites = kept;
   }
 
   add(s: SampleInput): void {
@@ -319,7 +406,13 @@ export class HotspotAggregator {
     const k = this.kernelNamed(kernelName);
     const line = this.lineOf(k, lineKey, lineKeyIsBytes);
     const inst = this.instOf(k, line, -1, -1, instText, 0);
-    return { k, line, inst, unknownCode: lineKey === UNKNOWN_CODE, instFolded: inst === k.foldedInst };
+    return {
+      k,
+      line,
+      inst,
+      unknownCode: lineKey === UNKNOWN_CODE,
+      instFolded: inst === k.foldedInst && lineKey !== FOLDED_SITE_KEY,
+    };
   }
 
   /**
@@ -336,7 +429,11 @@ export class HotspotAggregator {
     laneSamples: number,
   ): void {
     if (slot.instFolded) this.foldedSiteSamples += n;
-    this.countAt(slot.k, slot.line, slot.inst, slot.unknownCode, issued, typeId, reasonId, n, lanes, laneSamples);
+    const { k } = slot;
+    // a slot made before its line or instruction was pruned counts into the kernel's folded ones
+    const line = slot.line.pruned ? this.foldedLineOf(k) : slot.line;
+    const inst = slot.inst.pruned || slot.line.pruned ? this.foldedInstOf(k) : slot.inst;
+    this.countAt(k, line, inst, slot.unknownCode, issued, typeId, reasonId, n, lanes, laneSamples);
   }
 
   private countNames(k: KernelAgg, issued: number, typeId: number, reasonId: number, n: number): void {
@@ -462,6 +559,16 @@ export class HotspotAggregator {
     }
     kernels.sort((a, b) => b.samples - a.samples || (a.name < b.name ? -1 : 1));
     const warnings = [...this.warnings];
+    const pruned = [...this.kernels.values()].filter((k) => k.prunedSites > 0);
+    if (pruned.length > 0)
+      warnings.push(
+        `${pruned.length} kernel(s) with more than ${MAX_SITES_PER_KERNEL} distinct sampled lines and instructions (${pruned
+          .slice(0, 3)
+          .map((k) => shortKernelName(k.name))
+          .join(
+            ', ',
+          )}): each keeps its hottest, the others counted together as "${FOLDED_LINES_FILE}" / "${FOLDED_INSTRUCTIONS}"; a real kernel has far fewer (a corrupt or generated file?)`,
+      );
     if (this.foldedKernelNames > 0)
       warnings.push(foldWarning('sampled kernels', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
     if (this.foldedSiteSamples > 0 || this.sites >= MAX_SITES) {

@@ -8,6 +8,9 @@ import type { HotspotAggregator, SampleSlot } from './aggregate';
 import type { ParallelOptions, ParallelRun } from '../parallelParts';
 import { readPcCsvParallel } from './pcSampleParts';
 import {
+  MAX_PC_TEXT_BYTES,
+  MAX_SCAN_NAMES,
+  MAX_SCAN_SITES,
   SampleTally,
   dispatchKernelMap,
   dispatchKernelsOf,
@@ -143,6 +146,9 @@ export async function readPcSamplingCsv(
         problems.badMasks = p.badMasks;
         problems.firstBadMask = p.firstBadMask;
         problems.badIssued = p.badIssued;
+        problems.longFields = p.longFields;
+        problems.foldedSites = p.foldedSites;
+        problems.foldedNames = p.foldedNames;
       }
     }
   }
@@ -167,6 +173,14 @@ export function pcCsvWarnings(path: string, p: PcCsvProblems): string[] {
   if (p.badIssued > 0)
     out.push(
       `${path}: ${p.badIssued} sample(s) with a Wave_Issued_Instruction other than 0 or 1 are counted without a stall reason or instruction type`,
+    );
+  if (p.longFields > 0)
+    out.push(
+      `${path}: ${p.longFields} text field(s) longer than ${MAX_PC_TEXT_BYTES} bytes: their first ${MAX_PC_TEXT_BYTES} bytes are kept (a corrupt or generated file?)`,
+    );
+  if (p.foldedSites > 0 || p.foldedNames > 0)
+    out.push(
+      `${path}: more than ${MAX_SCAN_SITES} distinct instructions and lines or ${MAX_SCAN_NAMES} distinct stall reasons and types: ${p.foldedSites + p.foldedNames} sample(s) past them are counted under "(other ...)" per kernel; a real run has far fewer (a corrupt or generated file?)`,
     );
   return out;
 }

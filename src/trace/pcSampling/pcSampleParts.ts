@@ -108,6 +108,9 @@ export async function readPcCsvParallel(
       problems.badRows += p.badRows;
       problems.badMasks += p.badMasks;
       problems.badIssued += p.badIssued;
+      problems.longFields += p.longFields;
+      problems.foldedSites += p.foldedSites;
+      problems.foldedNames += p.foldedNames;
       if (p.firstBadLine !== undefined) problems.firstBadLine ??= lineBase + p.firstBadLine - 1;
       if (p.firstBadMask) problems.firstBadMask ??= { ...p.firstBadMask, line: lineBase + p.firstBadMask.line - 1 };
     },

@@ -7,11 +7,12 @@
 // every cap, in the order `HotspotAggregator.add` one sample at a time would: the result is the same.
 import type { Columns } from '../csvFile';
 import type { CsvRow } from '../csvScanner';
-import { UNKNOWN_CODE } from './aggregate';
+import { FOLDED_SITE_KEY, UNKNOWN_CODE } from './aggregate';
 import { ByteInterner } from './byteInterner';
 import { lanesOfMask, lanesOfSafeInteger, maskFromWide, parseExecMask } from './execMask';
 import { keyText } from './latin1Keys';
 import { isUnrecognisedCode } from './sourceLine';
+import { FOLDED_TALLY } from './names';
 import type { PcSamplingMethod } from '../../core/protocol/pcSampling';
 
 /** Where a PC-sample CSV keeps what is read (-1: absent). */
@@ -62,10 +63,15 @@ export interface PcCsvProblems {
   firstBadMask?: { line: number; text: string };
   /** Stochastic samples whose Wave_Issued_Instruction is neither 0 nor 1: counted, with no stall or type. */
   badIssued: number;
+  /** Text fields longer than MAX_PC_TEXT_BYTES: their first bytes kept. */
+  longFields: number;
+  /** Samples counted under the folded site or names (past MAX_SCAN_SITES / MAX_SCAN_NAMES distinct in a scan). */
+  foldedSites: number;
+  foldedNames: number;
 }
 
 export function newPcCsvProblems(): PcCsvProblems {
-  return { rowsRead: 0, badRows: 0, badMasks: 0, badIssued: 0 };
+  return { rowsRead: 0, badRows: 0, badMasks: 0, badIssued: 0, longFields: 0, foldedSites: 0, foldedNames: 0 };
 }
 
 /** Dispatch id -> kernel, as an index into `names` (the run's kernel trace), to send to a worker. */
@@ -132,6 +138,17 @@ const BATCH_TALLIES = 1 << 15;
 
 const SMALL_DISPATCHES = 1 << 14;
 
+/**
+ * Distinct sites (instruction + comment) and names (issued + type + stall reason) one scan numbers: a real file has
+ * a few thousand and a few dozen. Past them a hostile file's every row would be a new one (held here, in the
+ * batches and by their applier), so the rest are counted under one folded site / names entry each.
+ */
+export const MAX_SCAN_SITES = 1 << 15;
+export const MAX_SCAN_NAMES = 1 << 12;
+
+/** Bytes of a text field kept (an instruction is tens of bytes, a comment's path hundreds); the rest cut off. */
+export const MAX_PC_TEXT_BYTES = 4096;
+
 class Site {
   /** Tallies by counted names (see Names) for `kernel`, valid in batch `gen`. */
   gen = -1;
@@ -154,10 +171,18 @@ interface Names {
   counted: number;
 }
 
-/** Field `i` as a latin1 string of its bytes, `""` unescaped: a cheap exact key for its text. */
-function rawKey(row: CsvRow, i: number): string {
-  const s = row.buf.toString('latin1', row.starts[i], row.ends[i]);
-  return row.escaped[i] ? s.replaceAll('""', '"') : s;
+/**
+ * Field `i` as a latin1 string of its bytes, `""` unescaped: a cheap exact key for its text; at most
+ * MAX_PC_TEXT_BYTES of them (`problems` counts the fields cut).
+ */
+function rawKey(row: CsvRow, i: number, problems?: PcCsvProblems): string {
+  const start = row.starts[i] as number;
+  const end = row.ends[i] as number;
+  const long = end - start > MAX_PC_TEXT_BYTES;
+  if (long && problems) problems.longFields++;
+  const s = row.buf.toString('latin1', start, long ? start + MAX_PC_TEXT_BYTES : end);
+  const text = row.escaped[i] ? s.replaceAll('""', '"') : s;
+  return long ? `${text}\u2026` : text;
 }
 
 /** Rows of one scan (a file, or a part of one) into batches; `onBatch` gets each as it is complete. */
@@ -200,8 +225,8 @@ export class SampleTally {
     // Instruction_Type and Stall_Reason: one lookup of each span's bytes gives all its fields
     this.siteSpan = c.comment === c.inst + 1;
     this.namesSpan = c.issued >= 0 && c.type === c.issued + 1 && c.reason === c.type + 1;
-    this.sites = new ByteInterner<Site>(() => this.makeSite());
-    this.nameSpans = new ByteInterner<Names>(() => this.makeNames(), 4096);
+    this.sites = new ByteInterner<Site>(() => this.makeSite(), MAX_SCAN_SITES);
+    this.nameSpans = new ByteInterner<Names>(() => this.makeNames(), MAX_SCAN_NAMES);
     this.newBatch();
     this.noNames = { id: this.nameCount++, issued: -1, counted: this.countedOf(-1, null, null) };
     this.pushNames(-1, null, null);
@@ -246,11 +271,22 @@ export class SampleTally {
 
   /** The instruction (its text) and line key (the comment's bytes; the aggregator decodes each distinct one). */
   private makeSite(): Site {
+    if (this.siteCount >= MAX_SCAN_SITES) {
+      this.problems.foldedSites++;
+      return (this.foldedSite ??= this.newSite('', FOLDED_SITE_KEY));
+    }
     const row = this.row;
-    const inst = keyText(rawKey(row, this.c.inst));
-    const comment = rawKey(row, this.c.comment);
+    const inst = keyText(rawKey(row, this.c.inst, this.problems));
+    const comment = rawKey(row, this.c.comment, this.problems);
     // unmapped code: one key, whatever address the comment names
-    const site = new Site(this.siteCount++, inst, inst === '' && isUnrecognisedCode(comment) ? UNKNOWN_CODE : comment);
+    return this.newSite(inst, inst === '' && isUnrecognisedCode(comment) ? UNKNOWN_CODE : comment);
+  }
+
+  private foldedSite: Site | null = null;
+  private readonly foldedNames: Array<Names | undefined> = [];
+
+  private newSite(inst: string, lineKey: string): Site {
+    const site = new Site(this.siteCount++, inst, lineKey);
     this.batch.insts.push(site.inst);
     this.batch.lineKeys.push(site.lineKey);
     return site;
@@ -261,8 +297,20 @@ export class SampleTally {
     const c = this.c;
     const v = row.values[c.issued] as number;
     const issued = v === 0 || v === 1 ? v : -1;
-    const type = c.type >= 0 ? keyText(rawKey(row, c.type)) : null;
-    const reason = c.reason >= 0 ? keyText(rawKey(row, c.reason)) : null;
+    if (this.nameCount >= MAX_SCAN_NAMES) {
+      this.problems.foldedNames++;
+      return (this.foldedNames[issued + 1] ??= this.newNames(
+        issued,
+        c.type >= 0 ? FOLDED_TALLY : null,
+        c.reason >= 0 ? FOLDED_TALLY : null,
+      ));
+    }
+    const type = c.type >= 0 ? keyText(rawKey(row, c.type, this.problems)) : null;
+    const reason = c.reason >= 0 ? keyText(rawKey(row, c.reason, this.problems)) : null;
+    return this.newNames(issued, type, reason);
+  }
+
+  private newNames(issued: number, type: string | null, reason: string | null): Names {
     this.pushNames(issued, type, reason);
     return { id: this.nameCount++, issued, counted: this.countedOf(issued, type, reason) };
   }
@@ -342,13 +390,13 @@ export class SampleTally {
     }
     const k = this.kernelOf(dispatch);
     const site =
-      this.siteSpan && !row.escaped[c.inst] && !row.escaped[c.comment]
+      this.siteSpan && !row.escaped[c.inst] && !row.escaped[c.comment] && spanFits(row, c.inst, c.comment)
         ? this.sites.get(row.buf, row.starts[c.inst] as number, row.ends[c.comment] as number)
         : this.makeSite();
     let names = this.noNames;
     if (c.issued >= 0) {
       names =
-        this.namesSpan && !row.escaped[c.type] && !row.escaped[c.reason]
+        this.namesSpan && !row.escaped[c.type] && !row.escaped[c.reason] && spanFits(row, c.issued, c.reason)
           ? this.nameSpans.get(row.buf, row.starts[c.issued] as number, row.ends[c.reason] as number)
           : this.makeNames();
       if (names.issued < 0) problems.badIssued++;
@@ -386,4 +434,9 @@ export class SampleTally {
       b.laneSamples[t] = (b.laneSamples[t] as number) + 1;
     }
   }
+}
+
+/** Fields `from`..`to` are short enough to be interned by their bytes (a longer one is cut by rawKey, not kept whole). */
+function spanFits(row: CsvRow, from: number, to: number): boolean {
+  return (row.ends[to] as number) - (row.starts[from] as number) <= 2 * MAX_PC_TEXT_BYTES;
 }

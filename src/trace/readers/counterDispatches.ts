@@ -7,18 +7,45 @@ import { fieldNumber } from '../csvScanner';
 import { timestampAt } from '../traceClock';
 import type { FileSource } from '../sources';
 import { BytesInterner } from '../tables';
+import { MAX_PASS_TIMINGS } from '../limits';
 
-/** Distinct (start, end) pairs of one dispatch, in file order. */
+/**
+ * Distinct (start, end) pairs of one dispatch, in file order: at most MAX_PASS_TIMINGS of them (a real dispatch has
+ * one per counter pass); a hostile file's one dispatch with a timing per row keeps its first ones and is `truncated`.
+ */
 export class PassTimings {
   readonly starts: number[] = [];
   readonly ends: number[] = [];
+  /** A distinct timing past MAX_PASS_TIMINGS was left out. */
+  truncated = false;
+  /** The timings kept, once there are more than a short scan checks (a lookup each instead of a scan: linear). */
+  private index: Set<string> | null = null;
 
   add(start: number, end: number): void {
     const { starts, ends } = this;
-    for (let i = starts.length - 1; i >= 0; i--) if (starts[i] === start && ends[i] === end) return;
+    const n = starts.length;
+    if (n < SCAN_TIMINGS) {
+      for (let i = n - 1; i >= 0; i--) if (starts[i] === start && ends[i] === end) return;
+    } else {
+      const index = (this.index ??= new Set(starts.map((s, i) => timingKey(s, ends[i] as number))));
+      const key = timingKey(start, end);
+      if (index.has(key)) return;
+      if (n >= MAX_PASS_TIMINGS) {
+        this.truncated = true;
+        return;
+      }
+      index.add(key);
+    }
     starts.push(start);
     ends.push(end);
   }
+}
+
+/** Timings a dispatch holds before they are looked up in a set rather than scanned. */
+const SCAN_TIMINGS = 16;
+
+function timingKey(start: number, end: number): string {
+  return `${start}/${end}`;
 }
 
 /**
@@ -59,6 +86,12 @@ export class DispatchTimings {
     passes.add(start, end);
   }
 
+  /** Dispatch `d` had timings left out elsewhere (another part's collector): so it says. */
+  markTruncated(d: number): void {
+    const passes = this.several.get(d);
+    if (passes) passes.truncated = true;
+  }
+
   clear(): void {
     this.starts.length = 0;
     this.ends.length = 0;
@@ -83,6 +116,8 @@ export function pickPassTiming(starts: number[], ends: number[]): { start: numbe
 export class PassSpread {
   dispatches = 0;
   maxPasses = 0;
+  /** Dispatches with more than MAX_PASS_TIMINGS distinct timings (those past it left out). */
+  truncated = 0;
   private spreads: number[] = [];
   private worst: { id: number; min: number; max: number; spread: number } | null = null;
 
@@ -91,6 +126,7 @@ export class PassSpread {
     if (n < 2) return;
     this.dispatches++;
     if (n > this.maxPasses) this.maxPasses = n;
+    if (t.truncated) this.truncated++;
     let min = Infinity;
     let max = -Infinity;
     for (let i = 0; i < n; i++) {
@@ -109,9 +145,13 @@ export class PassSpread {
     const median = sorted[(sorted.length - 1) >> 1] as number;
     const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
     const w = this.worst;
+    const cut =
+      this.truncated > 0
+        ? `; ${this.truncated} dispatch(es) have more than ${MAX_PASS_TIMINGS} distinct timings: those past the first ${MAX_PASS_TIMINGS} are left out (a real run has one per pass: a corrupt or generated trace?)`
+        : '';
     return (
       `${path}: ${this.dispatches} dispatch(es) have one timing per counter pass (up to ${this.maxPasses}; the program ran once per pass): ` +
-      `each dispatch's median-duration pass is used; the longest pass is up to ${pct(w.spread)} longer than the shortest (median ${pct(median)}; dispatch ${w.id}: ${w.min} to ${w.max} ns)`
+      `each dispatch's median-duration pass is used; the longest pass is up to ${pct(w.spread)} longer than the shortest (median ${pct(median)}; dispatch ${w.id}: ${w.min} to ${w.max} ns)${cut}`
     );
   }
 }

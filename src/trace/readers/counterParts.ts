@@ -16,6 +16,8 @@ import {
   type RepeatedFields,
 } from '../csvScanner';
 import { ExactSum } from '../exactSum';
+import { FOLDED_NAMES, keyWithin } from '../keyLimits';
+import { MAX_DISTINCT_NAMES } from '../limits';
 import { scanSpan, type PartOutcome, type PartSpan } from '../fileParts';
 import {
   BytesInterner,
@@ -133,6 +135,8 @@ export interface CounterRows {
   severalAt: Int32Array;
   severalStart: Float64Array;
   severalEnd: Float64Array;
+  /** Those of the dispatches above (indexes in severalOf) that had timings left out (MAX_PASS_TIMINGS). */
+  severalTruncated: Int32Array;
   /** The first rows with End < Start, as written: a bad row if the dispatch is new to the file. */
   firstText: Array<[number, string]>;
   /** Rows that could not be used whatever came before. */
@@ -420,20 +424,30 @@ export class CounterPartCollector {
 /** The dispatches with several timings as CounterRows holds them. */
 function severalTimings(
   timings: DispatchTimings,
-): Pick<CounterRows, 'severalOf' | 'severalAt' | 'severalStart' | 'severalEnd'> {
+): Pick<CounterRows, 'severalOf' | 'severalAt' | 'severalStart' | 'severalEnd' | 'severalTruncated'> {
   const severalOf = new Int32Array(timings.several.size);
   const severalAt = new Int32Array(timings.several.size + 1);
   const starts: number[] = [];
   const ends: number[] = [];
+  const truncated: number[] = [];
   let i = 0;
   for (const [d, passes] of timings.several) {
+    if (passes.truncated) truncated.push(i);
     severalOf[i] = d;
     severalAt[i++] = starts.length;
-    starts.push(...passes.starts);
-    ends.push(...passes.ends);
+    for (let t = 0; t < passes.starts.length; t++) {
+      starts.push(passes.starts[t] as number);
+      ends.push(passes.ends[t] as number);
+    }
   }
   severalAt[i] = starts.length;
-  return { severalOf, severalAt, severalStart: Float64Array.from(starts), severalEnd: Float64Array.from(ends) };
+  return {
+    severalOf,
+    severalAt,
+    severalStart: Float64Array.from(starts),
+    severalEnd: Float64Array.from(ends),
+    severalTruncated: Int32Array.from(truncated),
+  };
 }
 
 /** CounterRows' per-dispatch arrays while they grow (timings: DispatchTimings until take()). */
@@ -504,6 +518,7 @@ export function counterPartBuffers(part: CounterPart): ArrayBuffer[] {
     part.severalAt,
     part.severalStart,
     part.severalEnd,
+    part.severalTruncated,
   ];
   const t = part.table;
   if (t) arrays.push(t.kernelOf, t.keys, t.sampleAt, t.sampleValues, t.sampleCounts, ...t.columns.map((c) => c.data));
@@ -544,7 +559,8 @@ export class CounterMerge {
     const aggs = p.kernels.map((name) => tables.kernelCounters(name));
     for (const pair of p.pairs) {
       const agg = aggs[pair.kernel] as KernelCounterAgg;
-      const counter = p.counters[pair.counter] as string;
+      // each part's names are bounded (BytesInterner), their union across parts here
+      const counter = keyWithin(agg.counters, p.counters[pair.counter] as string, MAX_DISTINCT_NAMES, FOLDED_NAMES);
       let known = agg.counters.get(counter);
       if (!known) agg.counters.set(counter, (known = { samples: 0, sum: 0, min: Infinity, max: -Infinity }));
       let sum = this.sums.get(known);
@@ -645,6 +661,10 @@ export class CounterMerge {
       if (slot < 0) continue;
       for (let t = p.severalAt[i] as number; t < (p.severalAt[i + 1] as number); t++)
         timings.add(slot, p.severalStart[t] as number, p.severalEnd[t] as number);
+    }
+    for (const i of p.severalTruncated) {
+      const slot = slots[p.severalOf[i] as number] as number;
+      if (slot >= 0) timings.markTruncated(slot);
     }
   }
 

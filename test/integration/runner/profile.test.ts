@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import yauzl from 'yauzl';
+import { zipEntries } from '../../support/zipEntries';
 import { expandOutput, outputEventSchema, resultEventSchema, type ProfileResult } from '../../../src/core/protocol/api';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
 import { holdTimers } from '../../support/heldClock';
@@ -33,22 +33,6 @@ const env = {
   PATH: `${testBin}${path.delimiter}${process.env.PATH ?? ''}`,
   KR_FAKE_ROCPROF_NOISE: 'all',
 };
-
-function zipEntries(buf: Buffer): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err ?? new Error('no zip'));
-      const names: string[] = [];
-      zip.on('entry', (e: yauzl.Entry) => {
-        names.push(e.fileName);
-        zip.readEntry();
-      });
-      zip.on('end', () => resolve(names));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 describe('profile mode under rocprofv3 (test stand-in)', () => {
   let runner: TestRunner;

@@ -1,7 +1,7 @@
 // What a Slurm job on a node sees of the runner (real one-node cluster, cluster.ts): the runner's variables
 // ($KERNEL_RUNNER_TOKEN, secrets) do not reach it through srun's environment, and no file of the data dir it can
-// read holds the token. It does see the data dir (the shared filesystem is how runs reach the nodes: README,
-// "Running jobs on a Slurm cluster"), so serve says at start when its stored token is kept there.
+// read holds the token. It does see the data dir (the shared filesystem is how runs reach the nodes: docs/runner.md,
+// "On a Slurm cluster"), so serve says at start when its stored token is kept there.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

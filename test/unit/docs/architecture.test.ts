@@ -3,53 +3,11 @@
 // Build output (dist/) and paths outside the repository (../shared) are not checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { broken, references, repo } from '../../support/docPaths';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const DOC = 'docs/architecture.md';
-
-const ROOTS = ['src', 'test', 'scripts', 'bench', 'examples', 'docs', 'media', 'syntaxes', '.ci'];
-const PATH = new RegExp(
-  String.raw`(?<![\w./-])((?:${ROOTS.map((r) => r.replace('.', String.raw`\.`)).join('|')})/[\w./-]*)(?::([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*))?`,
-  'g',
-);
-const TOP_FILES = /`(package\.json|eslint\.config\.js|tsconfig(?:\.webview)?\.json|README\.md)`/g;
-
-interface Reference {
-  path: string;
-  names: string[];
-}
-
-function references(text: string): Reference[] {
-  const out: Reference[] = [];
-  for (const m of text.matchAll(PATH)) {
-    const p = (m[1] as string).replace(/[.,;]+$/, '');
-    out.push({ path: p, names: m[2] ? m[2].split('.') : [] });
-  }
-  for (const m of text.matchAll(TOP_FILES)) out.push({ path: m[1] as string, names: [] });
-  return out;
-}
-
-/** What is wrong with each reference (empty: all resolve). */
-function broken(refs: Reference[]): string[] {
-  const problems: string[] = [];
-  for (const r of refs) {
-    const abs = path.join(repo, r.path);
-    const folder = r.path.endsWith('/');
-    if (!existsSync(abs) || statSync(abs).isDirectory() !== folder) {
-      problems.push(`${r.path}: no such ${folder ? 'folder' : 'file'}`);
-      continue;
-    }
-    if (!r.names.length) continue;
-    const source = readFileSync(abs, 'utf8');
-    for (const name of r.names)
-      if (!new RegExp(String.raw`(?<![\w$])${name.replace('$', String.raw`\$`)}(?![\w$])`).test(source))
-        problems.push(`${r.path}: no ${name}`);
-  }
-  return problems;
-}
 
 test('every path and file:name in docs/architecture.md resolves', () => {
   const refs = references(readFileSync(path.join(repo, DOC), 'utf8'));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { hotspotsPath } from '../../../src/trace/pcSampling/hotspots';
-import { MAX_SITES } from '../../../src/trace/pcSampling/aggregate';
+import { MAX_SITES_PER_KERNEL } from '../../../src/trace/pcSampling/aggregate';
 import { pcHotspotsSchema, type KernelHotspots, type PcHotspots } from '../../../src/core/protocol/pcSampling';
 import { summarizePath } from '../../../src/trace/summarize';
 import { TraceInputError } from '../../../src/trace/errors';
@@ -310,7 +310,7 @@ test('hostile CSV: an unterminated quote keeps the rows before it, with a warnin
 test('hostile CSV: more distinct lines than the cap are folded, with a warning, and every sample still counted', async () => {
   const dir = tempDir('pcs-many');
   const file = path.join(dir, '1_pc_sampling_host_trap.csv');
-  const n = MAX_SITES + 5000;
+  const n = MAX_SITES_PER_KERNEL + 5000;
   const out = ['"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"'];
   for (let i = 0; i < n; i++) out.push(`1,1,1,"s_nop 0","gen.hip:${i + 1}",1`);
   writeFileSync(file, `${out.join('\n')}\n`);
@@ -318,10 +318,13 @@ test('hostile CSV: more distinct lines than the cap are folded, with a warning, 
   const k = hot.kernels[0] as KernelHotspots;
   assert.equal(k.samples, n);
   assert.equal(k.lines.length, 3);
-  // half the cap goes to lines, half to their instructions; the rest of the samples land in the folded entries
+  // the kernel keeps its hottest lines and instructions; the rest of the samples land in the folded entries
   const kept = k.linesTotal;
   assert.ok(kept < n, 'lines were folded');
-  assert.match(hot.warnings.join('\n'), new RegExp(`more than ${MAX_SITES} distinct sampled lines and instructions`));
+  assert.match(
+    hot.warnings.join('\n'),
+    new RegExp(`1 kernel\\(s\\) with more than ${MAX_SITES_PER_KERNEL} distinct sampled lines and instructions`),
+  );
 });
 
 test('no samples, a missing path: a clear TraceInputError', async () => {

@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { ZipArchive } from 'archiver';
 import { assert, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
 
-const HEADER =
+export const HEADER =
   '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
-const trace = (i, name, ns) =>
+export const trace = (i, name, ns) =>
   `"KERNEL_DISPATCH","Agent 4",1,1,1,${i},${i},"${name}",${i},${1_000_000 + i * 100_000},${1_000_000 + i * 100_000 + ns},0,0,8,0,16,256,1,1,65536,1,1`;
-const PC_HEADER =
+export const PC_HEADER =
   '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id","Wave_Issued_Instruction","Instruction_Type","Stall_Reason","Wave_Count"';
-const TYPE = 'ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_';
-const REASON = 'ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_';
+export const TYPE = 'ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_';
+export const REASON = 'ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_';
 
 /** objdump -l's instructions of one kernel: text and DWARF `file:line`. */
 function instructions(object, kernel) {

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Ajv from 'ajv';
 import {
   ensureBuilt,
@@ -70,6 +71,14 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
     assert.ok(first.json.digest.cases.length > 0);
     assert.ok(first.text.length < 40_000, 'the answer is the digest and links, not the trace');
     const traceA = first.json.traces[0].path as string;
+    // the artifacts as links to the local files, not their bytes
+    assert.deepEqual(
+      first.links.map((l) => l.uri),
+      [
+        ...first.json.traces.map((t: { path: string }) => pathToFileURL(t.path).href),
+        pathToFileURL(first.json.result_file).href,
+      ],
+    );
 
     const digest = await s.call('profile_digest', { path: traceA, max_bytes: 4096 });
     assert.equal(digest.isError, false, digest.text);

@@ -10,10 +10,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cli, ensureBuilt, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
+import { cli, ensureBuilt, repoRoot, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
 import { mcpSession } from './mcpSession';
+import { builtCodeObjects, skipCodeObjects } from '../support/codeObjects';
 import { testTool } from '../support/testTools';
 
+const fixtures = path.resolve(repoRoot, '../shared/fixtures/rocprof');
+const pcSampling = path.join(fixtures, 'pc-sampling');
+const rocpd = path.join(fixtures, 'batched_gemm__28_results.db');
 const inspectorBin = testTool('KR_MCP_INSPECTOR');
 const node24 = testTool('KR_NODE24');
 const ci = process.env.CI === 'true' || process.env.CI === '1';
@@ -64,7 +68,11 @@ function answer(run: InspectorRun): { isError: boolean; text: string; body: unkn
   assert.ok(content.length > 0, `an answer with content: ${run.stdout}${run.stderr}`);
   const isError = run.json.isError === true;
   assert.equal(run.code, isError ? TOOL_IS_ERROR_EXIT : 0, `the Inspector exited ${run.code}: ${run.stderr}`);
-  const text = content.map((c) => c.text).join('');
+  // the answer's text; resource links (traces, result files, disassembly) are content items of their own
+  const text = content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('');
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -102,6 +110,8 @@ test(
         properties: Record<string, { type?: string; enum?: string[] }>;
         required?: string[];
       };
+      outputSchema: { type: string };
+      annotations: Record<'readOnlyHint' | 'destructiveHint' | 'openWorldHint', boolean>;
     }>;
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'compare',
@@ -114,6 +124,9 @@ test(
     for (const t of tools) {
       assert.ok(t.description.length > 80, `${t.name} tells an agent when to use it`);
       assert.equal(t.inputSchema.type, 'object', t.name);
+      assert.equal(t.outputSchema.type, 'object', t.name);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'openWorldHint'] as const)
+        assert.equal(typeof t.annotations[hint], 'boolean', `${t.name}.${hint}`);
     }
     const submit = tools.find((t) => t.name === 'submit')!;
     assert.match(submit.description, /mode: test \(correctness; use after every edit\)/);
@@ -270,5 +283,64 @@ test(
     } finally {
       await serve?.stop();
     }
+  },
+);
+
+test('the Inspector calls each other tool once: get_run, profile_digest (hot spots), compare', { skip }, async () => {
+  const call = async (tool: string, ...toolArgs: string[]) =>
+    inspector(
+      [...embedded, '--method', 'tools/call', '--tool-name', tool, ...toolArgs.flatMap((a) => ['--tool-arg', a])],
+      work,
+    );
+  // a new server: no runs yet, said as a tool error
+  const run = answer(await call('get_run', 'run_id=r1'));
+  assert.equal(run.isError, true, run.text);
+  assert.match(run.text, /no run r1 in this session \(runs: none yet\)/);
+
+  const digestRun = await call('profile_digest', `path=${pcSampling}`, 'max_bytes=4096');
+  const digest = answer(digestRun);
+  assert.equal(digest.isError, false, digest.text);
+  assert.ok(Buffer.byteLength(digest.text) <= 4096);
+  assert.deepEqual(digestRun.json.structuredContent, digest.body);
+  const hot = (digest.body as { hotspots: { samples: number; kernels: Array<{ kernel?: string }> } }).hotspots;
+  assert.equal(hot.samples, 197);
+  assert.ok(hot.kernels[0]?.kernel, digest.text);
+
+  const compared = answer(await call('compare', `a=${rocpd}`, `b=${rocpd}`));
+  assert.equal(compared.isError, false, compared.text);
+  const body = compared.body as { kind: string; digest: { baseline: { kernelTime: { verdict: string } } } };
+  assert.equal(body.kind, 'profiles');
+  assert.ok(['no-change', 'not-enough-runs'].includes(body.digest.baseline.kernelTime.verdict), compared.text);
+});
+
+test(
+  'the Inspector calls isa on a real gfx942 code object within its budget',
+  { skip: skip || skipCodeObjects() },
+  async () => {
+    const object = builtCodeObjects().hipObject;
+    const run = await inspector(
+      [
+        ...embedded,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'isa',
+        '--tool-arg',
+        `path=${object}`,
+        '--tool-arg',
+        'max_bytes=1024',
+      ],
+      work,
+    );
+    const isa = answer(run);
+    assert.equal(isa.isError, false, isa.text);
+    assert.ok(Buffer.byteLength(isa.text) <= 1024, isa.text);
+    const names = (
+      isa.body as { codeObjects: Array<{ kernels: Array<{ name: string }> }> }
+    ).codeObjects[0]!.kernels.map((k) => k.name);
+    assert.ok(
+      names.some((n) => /reduce_shared/.test(n) && !n.startsWith('_Z')),
+      names.join(', '),
+    );
   },
 );

@@ -21,7 +21,7 @@ export interface Session {
     name: string,
     args: Record<string, unknown>,
     opts?: { signal?: AbortSignal; onProgress?: (message: string) => void },
-  ): Promise<{ isError: boolean; text: string; json: Json }>;
+  ): Promise<{ isError: boolean; text: string; json: Json; links: Array<{ uri: string; name: string }> }>;
   close(): Promise<void>;
 }
 
@@ -118,7 +118,11 @@ async function sessionOver(transport: Transport): Promise<Session> {
           opts.onProgress?.(p.message ?? '');
         },
       });
-      const text = (r.content as Array<{ type: string; text: string }>).map((c) => c.text).join('');
+      // the answer's text; resource links (traces, result files, disassembly) are content items of their own
+      const text = (r.content as Array<{ type: string; text?: string }>)
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text)
+        .join('');
       seen.push(text);
       let json: Json;
       try {
@@ -126,7 +130,10 @@ async function sessionOver(transport: Transport): Promise<Session> {
       } catch {
         json = null;
       }
-      return { isError: r.isError === true, text, json };
+      const links = (r.content as Array<{ type: string; uri: string; name: string }>).filter(
+        (c) => c.type === 'resource_link',
+      );
+      return { isError: r.isError === true, text, json, links };
     },
     close: () => client.close(),
   };

@@ -23,6 +23,7 @@ import {
 import {
   connect,
   explain,
+  failureOf,
   pollIntervalFromEnv,
   runSubmission,
   type Connection,
@@ -387,6 +388,8 @@ function render(outcome: SubmissionOutcome, opts: SubmitCliOptions, io: SubmitIo
   if (score && score.notRanked === undefined)
     out.push(`Ranked score: ${score.text} (${how}; the secret run is not ranked)`);
   else if (score) out.push(`Score ${score.text} (${how}), not ranked: ${score.notRanked}`);
+  const failure = failureOf(outcome);
+  if (failure) out.push(`Failed${failure.run ? ` (${failure.run})` : ''}: ${failure.reason}`);
   for (const advice of outcome.advice ?? []) out.push(advice);
   // GPU MODE's markdown reports are its only summary; our runner's say again what the live output and the lines
   // above already showed.

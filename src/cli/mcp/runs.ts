@@ -3,7 +3,8 @@
 import path from 'node:path';
 import type { RunFolders } from './runFolders';
 import { evaluatorOfResult } from '../evaluator';
-import type { SubmissionOutcome } from '../../core/submission/index';
+import { failureOf, type SubmissionOutcome } from '../../core/submission/index';
+import { fenced } from './answers';
 
 export interface RunRecord {
   id: string;
@@ -55,16 +56,27 @@ export function describeRun(record: RunRecord): Record<string, unknown> {
     job_id: record.jobId ?? null,
     target: record.target ?? null,
   };
-  if (!o) return { ...base, status: record.status, output_tail: record.outputTail };
+  if (!o) return { ...base, status: record.status, output_tail: fenced(record.outputTail) };
   const digest = o.traces.find((t) => t.digest)?.digest ?? null;
+  const failure = failureOf(o);
   return {
     ...base,
     outcome: o.kind,
     passed: o.passed,
-    message: o.explanation?.message ?? (o.kind === 'error' ? (o.error?.detail ?? null) : null),
+    message: failure?.reason ?? null,
+    failure: failure
+      ? {
+          kind: failure.kind,
+          run: failure.run,
+          status: failure.status,
+          reason: failure.reason,
+          command: failure.command,
+          lines: fenced(failure.lines, 'untrusted-output'),
+        }
+      : null,
     score_seconds: o.score?.seconds ?? null,
     evaluator: o.result ? evaluatorOfResult(o.result) : null,
-    output_tail: o.passed ? record.outputTail.slice(-10) : record.outputTail,
+    output_tail: fenced(o.passed ? record.outputTail.slice(-10) : record.outputTail),
     result_file: record.resultFile ?? null,
     ...(record.resultFileError ? { result_file_error: record.resultFileError } : {}),
     traces: o.traces.map((t) => ({
@@ -86,7 +98,9 @@ function nextSteps(record: RunRecord): string[] {
   if (!o) return [];
   if (o.kind !== 'result') return ['fix what the message says and submit again'];
   if (!o.passed)
-    return ['the tests failed: read output_tail and evaluator.tests.failures, fix the kernel, submit mode test again'];
+    return [
+      'read failure (why, and the last lines of the compiler or program) and output_tail, fix the kernel, submit mode test again',
+    ];
   if (record.mode === 'test')
     return ['submit mode benchmark for timings, or mode profile for a digest of where the time goes'];
   if (record.mode === 'profile')

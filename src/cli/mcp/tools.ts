@@ -9,6 +9,15 @@ import { compareResultTimings, readResultInput } from '../compareInputs';
 import { describeRun, pushOutput, saveResultFile, type RunRecord } from './runs';
 import { RunFolderError, type RunFolders } from './runFolders';
 import type { Target } from './target';
+import type { LoadedCodeObject } from '../../trace/codeObjects/index';
+import {
+  disassemblyUri,
+  isaBody,
+  kernelMatches,
+  type DisassemblyStore,
+  type IsaArgs,
+  type IsaDisassembly,
+} from './isaAnswer';
 
 export class ToolError extends KernelRunnerError {
   override readonly name = 'ToolError';
@@ -214,7 +223,7 @@ export async function profileDigestTool(args: {
   baseline?: string;
   max_bytes?: number;
 }): Promise<Record<string, unknown>> {
-  const { digestPath, DigestBudgetError } = await import('../../trace/digest/index');
+  const { digestPath, digestText, DigestBudgetError } = await import('../../trace/digest/index');
   const { TraceInputError } = await import('../../trace/index');
   try {
     const digest = await digestPath(args.path, {
@@ -222,6 +231,20 @@ export async function profileDigestTool(args: {
       ...(args.baseline ? { baselinePath: args.baseline } : {}),
       links: [{ rel: 'trace', href: path.resolve(args.path) }],
     });
+    if (digest.budget.exceeded) {
+      // the size it needs as it would be sent when it fits: `exceeded: false` and that size as its maxBytes
+      let needed = 0;
+      for (let i = 0; i < 3; i++)
+        needed = Buffer.byteLength(
+          digestText({
+            ...digest,
+            budget: { ...digest.budget, maxBytes: needed || digest.budget.maxBytes, exceeded: false },
+          }),
+        );
+      throw new ToolError(
+        `the digest does not fit in max_bytes ${digest.budget.maxBytes}: its barest form needs ${needed}; ask again with max_bytes at least that`,
+      );
+    }
     return digest as unknown as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TraceInputError || err instanceof DigestBudgetError) throw new ToolError(err.message);
@@ -266,42 +289,73 @@ async function traceDigestCompare(a: string, b: string): Promise<Record<string, 
   }
 }
 
-export async function isaTool(args: { path: string }): Promise<Record<string, unknown>> {
-  const { loadCodeObjectsPath, CodeObjectError } = await import('../../trace/codeObjects/index');
+export async function isaTool(args: IsaArgs, store: DisassemblyStore): Promise<Record<string, unknown>> {
+  const { loadCodeObjectsPath, CodeObjectError, matchKernels } = await import('../../trace/codeObjects/index');
+  const { demangleNames } = await import('../../trace/codeObjects/demangle');
   try {
     const loaded = await loadCodeObjectsPath(args.path);
     if (loaded.objects.length === 0)
       throw new ToolError(
         `${args.path}: no code objects (${loaded.skipped.map((s) => `${s.file}: ${s.reason}`).join('; ') || 'looked for _code_object*.o, *.o, *.co, *.hsaco, *.bundle, *.hipfb, *.fatbin'})`,
       );
-    return {
-      codeObjects: loaded.objects.map((o) => ({
-        file: o.info.file,
-        processor: o.info.processor,
-        kernels: o.info.kernels.map((k) => ({
-          name: k.name,
-          vgpr: k.vgprCount,
-          agpr: k.agprCount,
-          sgpr: k.sgprCount,
-          ldsBytes: k.ldsBytes,
-          scratchBytes: k.scratchBytes,
-          vgprSpills: k.vgprSpillCount,
-          sgprSpills: k.sgprSpillCount,
-          occupancy: k.occupancy
-            ? {
-                wavesPerSimd: k.occupancy.wavesPerSimd,
-                maxWavesPerSimd: k.occupancy.maxWavesPerSimd,
-                limitedBy: k.occupancy.limitedBy,
-              }
-            : null,
-        })),
-        occupancyNote: o.info.occupancyNote,
-      })),
-      skipped: loaded.skipped,
-      disassembly: `for a kernel's ISA run: kernel-runner isa ${args.path} --disasm KERNEL`,
-    };
+    const names = await demangleNames(loaded.objects.flatMap((o) => o.info.kernels.map((k) => k.name)));
+    if (args.kernel && !loaded.objects.some((o) => o.info.kernels.some((k) => kernelMatches(k, names, args.kernel))))
+      throw new ToolError(`${args.path}: no kernel name holds "${args.kernel}"`);
+    let disassembly: IsaDisassembly | { error: string } | null = null;
+    if (args.disassemble) {
+      const want = args.disassemble;
+      let matches = matchKernels(loaded.objects, want);
+      if (matches.length === 0)
+        matches = loaded.objects.flatMap((object) =>
+          object.info.kernels.flatMap((k, kernelIndex) =>
+            names.get(k.name) === want || kernelMatches(k, names, want) ? [{ object, kernelIndex }] : [],
+          ),
+        );
+      if (matches.length === 0) throw new ToolError(`${args.path}: no kernel ${want} to disassemble`);
+      disassembly = await disassembleOne(matches[0]!.object, matches[0]!.kernelIndex, matches.length - 1, names, store);
+    }
+    return isaBody(loaded.objects, names, args, loaded.skipped, disassembly);
   } catch (err) {
     if (err instanceof CodeObjectError) throw new ToolError(err.message);
+    throw err;
+  }
+}
+
+async function disassembleOne(
+  object: LoadedCodeObject,
+  kernelIndex: number,
+  alsoMatched: number,
+  names: ReadonlyMap<string, string>,
+  store: DisassemblyStore,
+): Promise<IsaDisassembly | { error: string }> {
+  const { findObjdump, disassembleKernel, DisassemblyError, HOW_TO_GET_OBJDUMP } =
+    await import('../../trace/codeObjects/index');
+  const info = object.info;
+  const kernel = info.kernels[kernelIndex]!;
+  const objdump = await findObjdump();
+  if (!objdump) return { error: `no llvm-objdump with the AMDGPU target: ${HOW_TO_GET_OBJDUMP}` };
+  if (!info.processor) return { error: `${info.file}: no target to disassemble ${kernel.name} for` };
+  try {
+    const text = await disassembleKernel({
+      objdump,
+      bytes: object.bytes,
+      processor: info.processor,
+      kernel: kernel.name,
+    });
+    const name = names.get(kernel.name) ?? kernel.name;
+    const id = store.add(`${name} (${info.file}, ${info.processor})`, text);
+    return {
+      kernel: name,
+      file: info.file,
+      processor: info.processor,
+      uri: disassemblyUri(id),
+      lines: text.split('\n').length - 1,
+      bytes: Buffer.byteLength(text),
+      alsoMatched,
+      text,
+    };
+  } catch (err) {
+    if (err instanceof DisassemblyError) return { error: `${info.file}: ${err.message}` };
     throw err;
   }
 }

@@ -1,9 +1,10 @@
 // Readable text for a submission's outcome: tests passed/failed with their messages, benchmark timings with
 // units, profile reports and trace tables. Pure: the submit command prints what this returns.
 import type { ErrorEvent, EvalResult, FullResult, ResultEvent, RunResult } from '../../core/protocol/api';
-import { decodeReports, NO_DETAILS_LABEL } from '../../core/gpumode/results';
+import { decodeReports } from '../../core/gpumode/results';
 import { NSIGHT_COMPUTE_OPENS_WITH, profilerKind } from '../../core/gpumode/traces';
 import type { TraceSummary } from '../../core/protocol/traceSummary';
+import { runFailure, runStatus } from '../../core/submission/failure';
 import { benchmarksOf, testsOf } from '../../core/submission/resultMaps';
 import { formatNs, renderTraceTables } from './traceTables';
 
@@ -105,22 +106,17 @@ function renderReports(run: string, values: Record<string, string>, maxLines: nu
 }
 
 function runHeadline(key: string, run: EvalResult, s: Style): string {
-  const r = run.run;
-  const seconds = r ? ` · ${r.duration.toFixed(2)} s` : '';
-  if (run.compilation && !run.compilation.success) return `${s.bold(key)}: ${s.red('compilation failed')}`;
-  if (!r) return `${s.bold(key)}: ${s.red('did not run')}`;
-  if (r.success && r.passed) return `${s.bold(key)}: ${s.green('passed')}${seconds}`;
-  // No exit code (GPU MODE's background runs keep none): none is shown
-  if (!r.success)
-    return `${s.bold(key)}: ${s.red(r.exit_code === null ? NO_DETAILS_LABEL : `failed (exit code ${r.exit_code})`)}${seconds}`;
-  return `${s.bold(key)}: ${s.red('failed')}${seconds}`;
+  const status = runStatus(run);
+  const compiled = !run.compilation || run.compilation.success;
+  const seconds = run.run && compiled ? ` · ${run.run.duration.toFixed(2)} s` : '';
+  return `${s.bold(key)}: ${status === null ? s.green('passed') : s.red(status)}${seconds}`;
 }
 
 function renderRun(key: string, run: EvalResult, opts: RenderResultOptions, s: Style): string[] {
   const lines = [runHeadline(key, run, s)];
-  if (run.compilation && !run.compilation.success) {
-    lines.push(indent(tail(`${run.compilation.command}\n${run.compilation.stderr || run.compilation.stdout}`, 30)));
-  }
+  const failure = runFailure(key, run);
+  if (failure?.command !== null && failure?.command !== undefined)
+    lines.push(indent([failure.command, ...failure.lines].join('\n')));
   const r: RunResult | null = run.run;
   if (r) {
     const values = r.result;

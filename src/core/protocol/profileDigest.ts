@@ -2,8 +2,9 @@
 // src/trace/digest. Its contract is the JSON Schema docs/digest.schema.json (tests validate every digest they make
 // against it); these types are the same shape for TypeScript. Pure types: no runtime code.
 //
-// Units as in the summary: `...Ns` nanoseconds, `...Bytes` bytes, `...Percent` 0..100. A number copied from the
-// summary is the summary's number, unrounded; derived numbers (shares of a rest, means) say so in their names.
+// Units as in the summary: `...Ns` nanoseconds, `...Bytes` bytes, `...Percent` 0..100. Numbers are as short as
+// their precision (src/trace/digest/precision.ts): durations in whole ns, shares to 0.1 %, other fractions to 4
+// significant digits; the summary keeps the exact values.
 
 export const PROFILE_DIGEST_SCHEMA_VERSION = 1 as const;
 
@@ -211,10 +212,31 @@ interface DigestRoofline {
   }>;
 }
 
-/** The hottest source lines and stall reasons (PC sampling). Null until the summary carries them. */
-interface DigestHotspots {
-  lines: Array<{ file: string | null; line: number | null; kernel: string | null; percent: number }>;
-  stalls: Array<{ reason: string; percent: number }>;
+/**
+ * PC-sampling hot spots per sampled kernel (null when the trace has no PC samples): its share of the samples, the
+ * stall reasons (stochastic sampling), the hottest source lines and instructions. Percentages are of the kernel's
+ * samples except the kernel's own, which is of all samples.
+ */
+export interface DigestHotspotKernel {
+  kernel: string;
+  samples: number;
+  percent: number;
+  /** Stochastic only: samples whose wave issued its instruction; null for host-trap. */
+  issuedPercent: number | null;
+  stalls: DigestList<{ reason: string; percent: number }>;
+  lines: DigestList<{ file: string; line: number; percent: number }>;
+  /** Samples without a `file:line` (code built without line info). */
+  withoutLinePercent: number;
+  instructions: DigestList<{ text: string; line: string | null; percent: number }>;
+}
+
+export interface DigestHotspots {
+  /** host_trap, stochastic, or mixed. */
+  method: string;
+  samples: number;
+  /** The sampling interval with its unit (`1048576 cycles`), when known. */
+  interval: string | null;
+  kernels: DigestList<DigestHotspotKernel>;
 }
 
 export interface DigestWarning {

@@ -4,10 +4,12 @@
 // - workflow.ts    one submission: checks, route, live output or polling, cancel, score, traces; resume
 // - events.ts      the events and the outcome front-ends render
 // - explain.ts     failures as explanations with actions
+// - failure.ts     why a submission failed (build, crash, timeout, wrong answer, refusal) with its last lines
 // - resultMaps.ts  tests and benchmarks out of `result` maps; pass/fail
 // - policy.ts      the one idle timeout, poll interval and poll deadline
 export * from './events';
 export * from './explain';
+export * from './failure';
 export * from './policy';
 export * from './resultMaps';
 export * from './service';

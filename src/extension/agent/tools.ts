@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { isSubmissionMode, type SubmissionMode } from '../../core/protocol/api';
 import { errorMessage } from '../../core/errors';
+import { failureOf } from '../../core/submission/failure';
 import { digestPath } from '../../trace/digest/index';
 import type { EditorRun, RunController } from '../runs/controller';
 import { digestFileOf } from '../runs/digests';
@@ -93,6 +94,7 @@ function describeRun(run: EditorRun, store: RunStore): Record<string, unknown> {
       ? { passed: tests.filter((t) => t.passed).length, failed: tests.filter((t) => !t.passed).length }
       : null,
     error: view?.error ?? o?.explanation?.message ?? null,
+    failure: o ? failureOf(o) : null,
     output_tail: lines.slice(o?.passed ? -12 : -40),
     digests: (run.digests ?? []).map((d) => ({
       key: d.key,
@@ -107,8 +109,9 @@ function describeRun(run: EditorRun, store: RunStore): Record<string, unknown> {
 
 function nextSteps(run: EditorRun): string[] {
   const o = run.outcome;
-  if (!o || o.kind !== 'result') return ['read error and output_tail, fix what they say and submit again'];
-  if (!o.passed) return ['the tests failed: read output_tail, fix the kernel, submit mode test again'];
+  if (!o || o.kind !== 'result') return ['read error, failure and output_tail, fix what they say and submit again'];
+  if (!o.passed)
+    return ['read failure (its reason and last lines) and output_tail, fix the kernel, submit mode test again'];
   if (run.mode === 'test')
     return ['submit mode benchmark for timings, or mode profile for a digest of where the time goes'];
   if (run.mode === 'profile')

@@ -17,7 +17,9 @@ import { applyBaseline, type BaselineInput } from './baseline';
 import { CAP_LEVELS, DEFAULT_MAX_BYTES, MIN_MAX_BYTES, type DigestCaps } from './caps';
 import { casesOf } from './cases';
 import { digestKernel } from './kernels';
-import { cutList, leftOut } from './lists';
+import { hotspotsOf } from './hotspots';
+import { cutList, isMore, leftOut } from './lists';
+import { withPrecision } from './precision';
 import { provenanceOf, type ProvenanceInput } from './provenance';
 import { warningsOf } from './warnings';
 import { wholeRunOf } from './wholeRun';
@@ -80,13 +82,14 @@ function atLevel(
     run: wholeRunOf(summary, caps),
     counters: countersOf(summary, caps),
     roofline: null,
-    hotspots: null,
+    hotspots: hotspotsOf(summary.hotspots, level),
     baseline: null,
     warnings: cutList(warnings, caps.warnings, warnings.length, () => null),
     links: [...(input.links ?? [])],
     budget: { maxBytes, level, entriesLeftOut: 0, exceeded: false },
   };
   if (input.baseline) digest = applyBaseline(digest, summary, input.baseline, input.evaluator ?? null);
+  digest = withPrecision(digest);
   digest.budget.entriesLeftOut = entriesLeftOut(digest);
   return digest;
 }
@@ -103,6 +106,11 @@ function entriesLeftOut(d: ProfileDigest): number {
     leftOut(d.counters);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
+  if (d.hotspots) {
+    n += leftOut(d.hotspots.kernels);
+    for (const k of d.hotspots.kernels)
+      if (!isMore(k)) n += leftOut(k.stalls) + leftOut(k.lines) + leftOut(k.instructions);
+  }
   return n;
 }
 

@@ -1,10 +1,9 @@
 // Lists of the digest cut to a length: the kept entries, then one `+N more (share x%)` entry for the rest.
 import type { DigestList, DigestMore } from '../../core/protocol/profileDigest';
+import { roundPercent } from './precision';
 
-/** Shares are rounded to 0.01 %: they are ours (a sum over the entries left out), not a number of the summary. */
-export function roundShare(percent: number): number {
-  return Math.round(percent * 100) / 100;
-}
+/** Shares are rounded to 0.1 %, as every share of the digest (precision.ts). */
+export const roundShare = roundPercent;
 
 function moreEntry(count: number, sharePercent: number | null): DigestMore {
   const share = sharePercent === null ? null : roundShare(Math.max(0, sharePercent));

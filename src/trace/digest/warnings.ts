@@ -5,6 +5,16 @@ import type { TraceSummary } from '../../core/protocol/traceSummary';
 
 export function warningsOf(summary: TraceSummary, extra: readonly DigestWarning[]): DigestWarning[] {
   const out: DigestWarning[] = [];
+  const hot = summary.hotspots;
+  if (summary.kernelTotals.calls === 0)
+    out.push({
+      kind: 'coverage',
+      text: hot
+        ? 'no kernel dispatches in the trace (no kernel trace): only the PC-sampling hot spots are digested (hotspots)'
+        : 'no kernel dispatches and no PC samples in the trace: nothing to digest (is this rocprofv3 output: a profile zip, its folder or a rocpd .db?)',
+    });
+  if (hot && hot.samples === 0)
+    out.push({ kind: 'coverage', text: 'PC sampling ran but recorded no samples: hotspots has no kernels' });
   const ra = summary.rangeAttribution;
   if (summary.markers.length === 0 && summary.kernelTotals.calls > 0) {
     out.push({

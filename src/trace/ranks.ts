@@ -211,7 +211,8 @@ function imbalanceOf(ranked: TraceRank[]): ImbalanceCase[] {
   return out;
 }
 
-const ms = (ns: number): string => `${(ns / 1e6).toFixed(3)} ms`;
+/** The line's durations: µs below a millisecond (a kernel's scale), ms above; the summary's numbers are exact ns. */
+const ms = (ns: number): string => (ns < 1e6 ? `${(ns / 1e3).toFixed(2)} µs` : `${(ns / 1e6).toFixed(2)} ms`);
 
 function rankName(ranked: TraceRank[], rank: number): string {
   const r = ranked.find((x) => x.rank === rank);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { ZipArchive } from 'archiver';
 import { summarizePath } from '../../../src/trace/index';
+import { renderTraceTables } from '../../../src/cli/render/traceTables';
 import { traceSummarySchema, type RankCase, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { communicationLibrary, kernelRole } from '../../../src/trace/kernelRole';
 import { tempDir } from './helpers';
@@ -42,7 +43,7 @@ test('a folder of per-process CSV sets: ranks by device, the launcher listed but
   );
   const launcher = r.processes.at(-1);
   assert.deepEqual(launcher?.outputs, [`${HOST}/${LAUNCHER_PID}_agent_info.csv`]);
-  // pid 3011 (Agent 3: rank 2) computes longest, in case 1 by 50% over the median
+  // pid 3011 (Agent 3: rank 2) computes longest, in case 1, 46% over the median
   const rank2 = byDevice.findIndex((x) => x.pid === 3011);
   const case1 = r.imbalance.find((c) => c.name === CASES[1]);
   assert.equal(case1?.slowestRank, rank2);
@@ -51,7 +52,7 @@ test('a folder of per-process CSV sets: ranks by device, the launcher listed but
   assert.match(
     r.imbalanceLine,
     new RegExp(
-      `^4 ranks: rank ${rank2} \\(GPU 2\\) is the slowest in 1 of 2 cases; worst "${CASES[1]}": rank ${rank2} \\(GPU 2\\) 0\\.009 ms vs median 0\\.006 ms \\(\\+46%\\)`,
+      `^4 ranks: rank ${rank2} \\(GPU 2\\) is the slowest in 1 of 2 cases; worst "${CASES[1]}": rank ${rank2} \\(GPU 2\\) 9\\.00 µs vs median 6\\.15 µs \\(\\+46%\\)`,
     ),
   );
   assert.match(r.imbalanceLine, /1 process\(es\) without GPU work not counted$/);
@@ -159,4 +160,19 @@ test('a broken manifest is a warning: ranks come from the file names, nothing is
   assert.equal(r.processes.filter((p) => p.rank !== null).length, 4);
   assert.ok(s.warnings.some((w) => /kernel-runner-processes\.json: not a version 1 process manifest/.test(w)));
   assert.equal(s.kernelTotals.calls, 4 * 18);
+});
+
+test('summarize prints the imbalance line first, then a per-rank table and the cases per rank', async () => {
+  const dir = tempDir('cli');
+  writeMultiRankRun(dir);
+  const s = await summarizePath(dir);
+  const lines = renderTraceTables(s).split('\n');
+  assert.equal(lines[0], `Load imbalance: ${ranksOf(s).imbalanceLine}`);
+  const head = lines.findIndex((l) => /^ {2}Rank +Pid +Device +Busy/.test(l));
+  assert.ok(head > 0, 'a per-rank table');
+  const rows = lines.slice(head + 1, head + 6);
+  assert.match(rows[2] as string, /^ {2}2 \* +3011 +GPU 2 /, 'the slowest rank is marked');
+  assert.match(rows[4] as string, /^ {2}- +3000 +- .*no GPU work$/);
+  const cases = lines.findIndex((l) => /^ {2}Case +rank 0 +rank 1 +rank 2 +rank 3 +slowest vs median$/.test(l));
+  assert.match(lines[cases + 2] as string, /^ {2}benchmark 1: m: 4096 .*9\.00 µs \* .* \+46%$/);
 });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { ZipArchive } from 'archiver';
 import { summarizePath } from '../../../src/trace/index';
+import type { ParallelRun } from '../../../src/trace/parallelKernelTrace';
 import { renderTraceTables } from '../../../src/cli/render/traceTables';
 import { traceSummarySchema, type RankCase, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { communicationLibrary, kernelRole } from '../../../src/trace/kernelRole';
@@ -175,4 +176,21 @@ test('summarize prints the imbalance line first, then a per-rank table and the c
   assert.match(rows[4] as string, /^ {2}- +3000 +- .*no GPU work$/);
   const cases = lines.findIndex((l) => /^ {2}Case +rank 0 +rank 1 +rank 2 +rank 3 +slowest vs median$/.test(l));
   assert.match(lines[cases + 2] as string, /^ {2}benchmark 1: m: 4096 .*9\.00 µs \* .* \+46%$/);
+});
+
+test("the ranks' traces read by worker threads: the workers of one file read the next, numbers unchanged", async () => {
+  const dir = tempDir('workers');
+  writeMultiRankRun(dir);
+  const single = await summarizePath(dir, { parallel: { threads: 0 } });
+  const runs: ParallelRun[] = [];
+  const parallel = await summarizePath(dir, {
+    parallel: { threads: 2, minBytes: 0, partBytes: 256 },
+    onParallelRun: (run) => runs.push(run),
+  });
+  assert.deepEqual(parallel.ranks, single.ranks);
+  assert.deepEqual(parallel.kernels, single.kernels);
+  assert.equal(runs.length, RANKS.length, 'one parallel read per rank trace');
+  assert.ok(runs[0]?.workers && runs[0].workers > 0, 'the first file had workers');
+  // every later file took the workers the file before gave back, warm, instead of starting its own
+  for (const run of runs.slice(1)) assert.equal(run.prestarted, run.workers);
 });

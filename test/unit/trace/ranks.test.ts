@@ -1,7 +1,7 @@
 // A multi-process profile read per rank: each rank's numbers equal a one-process read of its own files, the
 // collectives apart from compute, the slowest rank named first; the runner's manifest wins over the file names.
 import assert from 'node:assert/strict';
-import { copyFileSync, createWriteStream, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import test from 'node:test';
@@ -11,7 +11,9 @@ import type { ParallelRun } from '../../../src/trace/parallelKernelTrace';
 import { renderTraceTables } from '../../../src/cli/render/traceTables';
 import { traceSummarySchema, type RankCase, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { communicationLibrary, kernelRole } from '../../../src/trace/kernelRole';
-import { tempDir } from './helpers';
+import Ajv from 'ajv';
+import { buildDigest, digestText, isMore } from '../../../src/trace/digest/index';
+import { repoRoot, tempDir } from './helpers';
 import { A2A, CASES, GEMM, HOST, LAUNCHER_PID, RANKS, RCCL, writeMultiRankRun } from './multiRankRun';
 
 function ranksOf(s: TraceSummary): NonNullable<TraceSummary['ranks']> {
@@ -193,4 +195,41 @@ test("the ranks' traces read by worker threads: the workers of one file read the
   assert.ok(runs[0]?.workers && runs[0].workers > 0, 'the first file had workers');
   // every later file took the workers the file before gave back, warm, instead of starting its own
   for (const run of runs.slice(1)) assert.equal(run.prestarted, run.workers);
+});
+
+test('the digest carries the imbalance line and a line a rank, the slowest first, within its byte budget', async () => {
+  const dir = tempDir('digest');
+  writeMultiRankRun(dir);
+  const s = await summarizePath(dir);
+  const validate = new Ajv({ allErrors: true, strict: true }).compile(
+    JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')),
+  );
+  const trace = { file: 'profile', sha256: null };
+  const d = buildDigest(s, { trace, maxBytes: 16384 });
+  assert.ok(validate(d), JSON.stringify(validate.errors));
+  assert.equal(d.ranks?.imbalance, ranksOf(s).imbalanceLine);
+  const rows = (d.ranks?.ranks ?? []).filter((r) => !isMore(r));
+  assert.equal(rows.length, 5, 'four ranks and the launcher');
+  const slowest = ranksOf(s).imbalance[0]?.slowestRank;
+  assert.deepEqual(rows[0] && 'rank' in rows[0] ? [rows[0].rank, rows[0].slowestCases] : null, [slowest, 1]);
+  for (const r of ranksOf(s).processes) {
+    const line = rows.find((x) => 'pid' in x && x.pid === r.pid);
+    assert.ok(line && 'computeNs' in line);
+    assert.deepEqual(
+      [line.kernelNs, line.computeNs, line.communicationNs, line.busyNs],
+      [r.kernelNs, r.computeNs, r.communicationNs, r.busyNs],
+    );
+  }
+  // the smallest budget: still valid and within it, the slowest rank kept
+  const small = buildDigest(s, { trace, maxBytes: 2048 });
+  assert.ok(validate(small), JSON.stringify(validate.errors));
+  assert.ok(Buffer.byteLength(digestText(small)) <= 2048 || small.budget.exceeded);
+  const first = small.ranks?.ranks[0];
+  assert.equal(first && 'rank' in first ? first.rank : null, slowest);
+  // a one-process profile's digest has no ranks
+  const one = tempDir('digest-one');
+  mkdirSync(path.join(one, HOST));
+  for (const f of readdirSync(path.join(dir, HOST)).filter((f) => f.startsWith(`${RANKS[0]?.pid}_`)))
+    copyFileSync(path.join(dir, HOST, f), path.join(one, HOST, f));
+  assert.equal(buildDigest(await summarizePath(one), { trace }).ranks, undefined);
 });

@@ -12,6 +12,9 @@ import { renderTraceTables } from '../../../src/cli/render/traceTables';
 import { traceSummarySchema, type RankCase, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { communicationLibrary, kernelRole } from '../../../src/trace/kernelRole';
 import Ajv from 'ajv';
+import { compareSummaries } from '../../../src/trace/compare';
+import { renderComparison } from '../../../src/cli/render/compareTables';
+import { traceComparisonSchema } from '../../../src/core/protocol/traceComparison';
 import { buildDigest, digestText, isMore } from '../../../src/trace/digest/index';
 import { repoRoot, tempDir } from './helpers';
 import { A2A, CASES, GEMM, HOST, LAUNCHER_PID, RANKS, RCCL, writeMultiRankRun } from './multiRankRun';
@@ -232,4 +235,32 @@ test('the digest carries the imbalance line and a line a rank, the slowest first
   for (const f of readdirSync(path.join(dir, HOST)).filter((f) => f.startsWith(`${RANKS[0]?.pid}_`)))
     copyFileSync(path.join(dir, HOST, f), path.join(one, HOST, f));
   assert.equal(buildDigest(await summarizePath(one), { trace }).ranks, undefined);
+});
+
+test('compare pairs ranks by rank number: each side its compute, communication, busy and slowest rank', async () => {
+  const dirA = tempDir('cmp-a');
+  writeMultiRankRun(dirA);
+  const dirB = tempDir('cmp-b');
+  writeMultiRankRun(dirB, { manifest: true }); // ranks in pid order: other processes at the same rank numbers
+  const a = await summarizePath(dirA);
+  const b = await summarizePath(dirB);
+  const c = compareSummaries(a, b);
+  traceComparisonSchema.parse(c);
+  assert.equal(c.ranks?.length, 4);
+  for (const r of c.ranks ?? []) {
+    const pa = ranksOf(a).processes.find((p) => p.rank === r.rank);
+    const pb = ranksOf(b).processes.find((p) => p.rank === r.rank);
+    assert.deepEqual([r.aPid, r.bPid], [pa?.pid, pb?.pid]);
+    assert.deepEqual([r.compute.a, r.compute.b], [pa?.computeNs, pb?.computeNs]);
+    assert.equal(r.compute.deltaNs, (pb?.computeNs ?? 0) - (pa?.computeNs ?? 0));
+    assert.deepEqual([r.busy.a, r.busy.b], [pa?.busyNs, pb?.busyNs]);
+    assert.deepEqual(r.slowest, {
+      a: ranksOf(a).imbalance[0]?.slowestRank === r.rank,
+      b: ranksOf(b).imbalance[0]?.slowestRank === r.rank,
+    });
+  }
+  assert.deepEqual(c.imbalance, { a: ranksOf(a).imbalanceLine, b: ranksOf(b).imbalanceLine });
+  const text = renderComparison(c);
+  assert.match(text, /^Load imbalance A: 4 ranks: /m);
+  assert.match(text, /^ {2}Rank +A compute +B compute +Δ compute/m);
 });

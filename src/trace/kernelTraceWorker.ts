@@ -19,6 +19,8 @@ export interface SpeculationData {
 }
 
 let collector: KernelRowCollector | null = null;
+/** The collector of the file before a `reset`: its spare run arrays go to the next file's. */
+let before: KernelRowCollector | null = null;
 const port = parentPort;
 
 function send(result: PartResult): void {
@@ -26,7 +28,11 @@ function send(result: PartResult): void {
 }
 
 function scan(task: PartTask): void {
-  collector ??= new KernelRowCollector(task.columns, () => {});
+  if (!collector) {
+    collector = new KernelRowCollector(task.columns, () => {});
+    if (before) collector.adoptSpares(before);
+    before = null;
+  }
   send(scanPart(task, collector));
 }
 
@@ -80,6 +86,7 @@ port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays } | 
   if ('reset' in message) {
     // the read is over (traceWorkerPool.ts releaseTraceWorker): the next file's ids start again
     queue = queue.then(() => {
+      before = collector;
       collector = null;
       earlyCounters = [];
     });

@@ -236,7 +236,7 @@ export function compareSummaries(
 }
 
 /** The ranks of two multi-process profiles paired by rank number (processes without GPU work left out). */
-export function compareRanks(a: TraceSummary, b: TraceSummary): RankDelta[] {
+function compareRanks(a: TraceSummary, b: TraceSummary): RankDelta[] {
   const of = (s: TraceSummary) =>
     new Map((s.ranks?.processes ?? []).flatMap((p) => (p.rank === null ? [] : [[p.rank, p] as const])));
   const ra = of(a);

@@ -7,7 +7,7 @@ import type { FileSource } from './sources';
 import { RunTables } from './tables';
 import { z } from '../core/protocol/zod';
 
-export const MANIFEST_NAME = 'kernel-runner-processes.json';
+const MANIFEST_NAME = 'kernel-runner-processes.json';
 /** A manifest lists processes and file names: far below this. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 

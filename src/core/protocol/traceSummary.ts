@@ -455,7 +455,6 @@ export type ProfilerControl = z.infer<Schemas['profilerControlSchema']>;
 export type TraceSummary = z.infer<Schemas['traceSummarySchema']>;
 export type KernelRole = z.infer<Schemas['kernelRoleSchema']>;
 export type RankKernel = z.infer<Schemas['rankKernelSchema']>;
-export type RankCopy = z.infer<Schemas['rankCopySchema']>;
 export type RankCase = z.infer<Schemas['rankCaseSchema']>;
 export type TraceRank = z.infer<Schemas['rankSchema']>;
 export type ImbalanceCase = z.infer<Schemas['imbalanceCaseSchema']>;

@@ -251,14 +251,18 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   }
   const summary = buildSummary(acc, options);
   const processes = groups.all();
-  if (processes.length > 1 || manifest)
-    summary.ranks = buildRanks(
+  // ranks when the runner listed the processes, or more than one process ran GPU work (a single-GPU job whose
+  // evaluator spawned a child has one rank: nothing to balance, nothing to add)
+  if (processes.length > 1 || manifest) {
+    const ranks = buildRanks(
       processes,
       acc,
       manifest ? 'manifest' : 'files',
       summary.wall?.spanNs ?? null,
       summary.warnings,
     );
+    if (manifest || ranks.processes.filter((p) => p.rank !== null).length > 1) summary.ranks = ranks;
+  }
   if (hotspots) summary.hotspots = hotspots;
   if (timingPass !== null)
     summary.passes = {

@@ -1,7 +1,7 @@
 // A multi-process profile read per rank: each rank's numbers equal a one-process read of its own files, the
 // collectives apart from compute, the slowest rank named first; the runner's manifest wins over the file names.
 import assert from 'node:assert/strict';
-import { copyFileSync, createWriteStream, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import test from 'node:test';
@@ -263,4 +263,17 @@ test('compare pairs ranks by rank number: each side its compute, communication, 
   const text = renderComparison(c);
   assert.match(text, /^Load imbalance A: 4 ranks: /m);
   assert.match(text, /^ {2}Rank +A compute +B compute +Δ compute/m);
+});
+
+test('a single-GPU job whose evaluator spawned a child (one process with GPU work) has no ranks section', async () => {
+  const dir = tempDir('one-gpu');
+  const files = writeMultiRankRun(dir);
+  for (const spec of RANKS.slice(1)) for (const f of files.get(spec.pid) ?? []) rmSync(path.join(dir, f));
+  const s = await summarizePath(dir);
+  assert.equal(s.ranks, undefined);
+  assert.equal(s.kernelTotals.calls, 18);
+  assert.deepEqual(
+    s.processes.map((p) => p.pid),
+    [LAUNCHER_PID, RANKS[0]?.pid],
+  );
 });

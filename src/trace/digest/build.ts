@@ -21,6 +21,7 @@ import { hotspotsOf } from './hotspots';
 import { cutList, isMore, leftOut } from './lists';
 import { withPrecision } from './precision';
 import { provenanceOf, type ProvenanceInput } from './provenance';
+import { ranksOf } from './ranks';
 import { warningsOf } from './warnings';
 import { wholeRunOf } from './wholeRun';
 
@@ -84,6 +85,7 @@ function atLevel(
     roofline: null,
     hotspots: hotspotsOf(summary.hotspots, level),
     baseline: null,
+    ...(summary.ranks ? { ranks: ranksOf(summary.ranks, caps) } : {}),
     warnings: cutList(warnings, caps.warnings, warnings.length, () => null),
     links: [...(input.links ?? [])],
     budget: { maxBytes, level, entriesLeftOut: 0, exceeded: false },
@@ -103,7 +105,8 @@ function entriesLeftOut(d: ProfileDigest): number {
     leftOut(d.run.api.top) +
     leftOut(d.run.idleGaps?.longest) +
     leftOut(d.warnings) +
-    leftOut(d.counters);
+    leftOut(d.counters) +
+    leftOut(d.ranks?.ranks);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
   if (d.hotspots) {

@@ -5,29 +5,16 @@
 import type { BusyTracker } from './busy';
 import type { FileSource } from './sources';
 import { RunTables } from './tables';
-import { z } from '../core/protocol/zod';
+import {
+  PROCESS_MANIFEST_NAME as MANIFEST_NAME,
+  processManifestSchema,
+  type ProcessManifest,
+} from '../core/protocol/processManifest';
 
-const MANIFEST_NAME = 'kernel-runner-processes.json';
 /** A manifest lists processes and file names: far below this. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
-const manifestSchema = z.object({
-  version: z.literal(1),
-  processes: z
-    .array(
-      z.object({
-        pid: z.number().int(),
-        ppid: z.number().int().nullable().optional(),
-        rank: z.number().int().nonnegative().nullable().optional(),
-        devices: z.array(z.number().int().nonnegative()).optional(),
-        outputs: z.array(z.string()).optional(),
-      }),
-    )
-    .max(4096),
-});
-
-export type ProcessManifest = z.infer<typeof manifestSchema>;
-export type ManifestProcess = ProcessManifest['processes'][number];
+type ManifestProcess = ProcessManifest['processes'][number];
 
 /** True for the runner's manifest at the root of the profile (a zip's or a folder's). */
 export function isManifestPath(path: string): boolean {
@@ -46,7 +33,7 @@ export async function readManifest(file: FileSource): Promise<ProcessManifest | 
   } catch (err) {
     return `${file.path}: not JSON (${(err as Error).message})`;
   }
-  const parsed = manifestSchema.safeParse(json);
+  const parsed = processManifestSchema.safeParse(json);
   if (!parsed.success) return `${file.path}: not a version 1 process manifest (${parsed.error.issues[0]?.message})`;
   return parsed.data;
 }

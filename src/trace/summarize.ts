@@ -47,7 +47,8 @@ import {
   type ZipLimits,
 } from './sources';
 import { RunTables, normalizeDirection } from './tables';
-import { ProcessGroups, isManifestPath, readManifest, type ProcessManifest } from './processes';
+import { ProcessGroups, isManifestPath, readManifest } from './processes';
+import type { ProcessManifest } from '../core/protocol/processManifest';
 import { buildRanks } from './ranks';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
 import type { PcHotspots } from '../core/protocol/pcSampling';

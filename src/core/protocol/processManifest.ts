@@ -23,7 +23,8 @@ const processEntrySchema = z.object({
 
 export const processManifestSchema = z.object({
   version: z.literal(1),
-  processes: z.array(processEntrySchema),
+  /** A job has a handful of processes; a manifest listing more than this is not ours. */
+  processes: z.array(processEntrySchema).max(4096),
 });
 
 export type ProcessEntry = z.infer<typeof processEntrySchema>;

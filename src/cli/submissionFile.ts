@@ -3,7 +3,7 @@
 // over the service's limit, with the pre-flight check's own words, before a byte of it is read: a 200 MB file is
 // answered at once instead of after reading, scanning and uploading it to hear the same 413.
 import path from 'node:path';
-import { sizeProblem } from '../core/submissionChecks';
+import { sizeRefusal } from '../core/submissionChecks';
 import { TraceInputError } from '../trace/errors';
 import { openRegularFile, readOpened } from '../trace/regularFile';
 
@@ -24,8 +24,8 @@ export async function readSubmissionFile(file: string, cwd = process.cwd()): Pro
   }
   const { handle, size } = opened;
   try {
-    const tooLarge = sizeProblem(size);
-    if (tooLarge) throw new SubmissionFileError(`Not sent: ${file}: ${tooLarge.message}`);
+    const refused = sizeRefusal(file, size);
+    if (refused) throw new SubmissionFileError(refused);
     return await readOpened(handle, size);
   } finally {
     await handle.close();

@@ -78,6 +78,12 @@ export function sizeProblem(size: number): SubmissionProblem | null {
   };
 }
 
+/** What a client says when it refuses `file` (named as the user knows it) on its size, before reading or sending it. */
+export function sizeRefusal(file: string, size: number): string | null {
+  const problem = sizeProblem(size);
+  return problem ? `Not sent: ${file}: ${problem.message}` : null;
+}
+
 /**
  * Upstream rejects (HTTP 500) any submission whose lower-cased text contains "stream": it is a plain substring
  * test (`"stream" in submission_code.lower()`), not a word match, so `cudaStream_t`, `torch.cuda.Stream` and a

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
 import path from 'node:path';
-import { sizeProblem } from '../../../src/core/submissionChecks';
+import { checkSubmission, sizeProblem, sizeRefusal } from '../../../src/core/submissionChecks';
 import { mcpSession } from '../mcpSession';
 import { ensureBuilt, runCli, startServe, type ServeProcess } from './helpers';
 import { tempDirsRemovedAfter } from '../../support/tempDirs';
@@ -29,7 +29,7 @@ before(async () => {
 });
 after(() => serve?.stop());
 
-const refusal = () => `Not sent: big.py: ${sizeProblem(SIZE)?.message}`;
+const refusal = () => sizeRefusal('big.py', SIZE) ?? 'a refusal';
 
 async function submissionNames(): Promise<string[]> {
   const answer = await fetch(`${serve.url}/user/submissions`);
@@ -40,6 +40,11 @@ async function submissionNames(): Promise<string[]> {
 test("the pre-flight check's message for a size is the one for the same number of bytes", () => {
   assert.match(refusal(), /Submission file is too large \(limit: 1MB\)\. This file has 200,000,000 bytes/);
   assert.equal(sizeProblem(1_000_000), null);
+  assert.equal(sizeRefusal('ok.py', 1_000_000), null);
+  assert.deepEqual(
+    checkSubmission('big.py', new Uint8Array(1_000_001)).find((p) => p.code === 'too-large'),
+    sizeProblem(1_000_001),
+  );
 });
 
 test('CLI against a real serve: exit 2 with the refusal, and the runner never saw the file', async () => {

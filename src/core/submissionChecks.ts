@@ -44,13 +44,8 @@ export function checkSubmission(
     return [{ code: 'empty', status: 400, message: 'Empty file submitted. Please provide a file with code.' }];
   }
   const problems: SubmissionProblem[] = [];
-  if (bytes.length > MAX_SUBMISSION_BYTES) {
-    problems.push({
-      code: 'too-large',
-      status: 413,
-      message: `Submission file is too large (limit: 1MB). This file has ${bytes.length.toLocaleString('en-US')} bytes; the limit is ${MAX_SUBMISSION_BYTES.toLocaleString('en-US')}.`,
-    });
-  }
+  const tooLarge = sizeProblem(bytes.length);
+  if (tooLarge) problems.push(tooLarge);
   const text = decodeStrictUtf8(bytes);
   if (text === undefined) {
     const at = firstInvalidUtf8(bytes);
@@ -68,6 +63,25 @@ export function checkSubmission(
     problems.push({ code: 'bad-extension', status: 400, message: extensionMessage(options.extraExtensions ?? []) });
   }
   return problems;
+}
+
+/**
+ * Upstream's 413 for a file of `size` bytes, or null when it fits: what the clients answer from a file's size alone,
+ * before its bytes are read, and what checkSubmission says once they are.
+ */
+export function sizeProblem(size: number): SubmissionProblem | null {
+  if (size <= MAX_SUBMISSION_BYTES) return null;
+  return {
+    code: 'too-large',
+    status: 413,
+    message: `Submission file is too large (limit: 1MB). This file has ${size.toLocaleString('en-US')} bytes; the limit is ${MAX_SUBMISSION_BYTES.toLocaleString('en-US')}.`,
+  };
+}
+
+/** What a client says when it refuses `file` (named as the user knows it) on its size, before reading or sending it. */
+export function sizeRefusal(file: string, size: number): string | null {
+  const problem = sizeProblem(size);
+  return problem ? `Not sent: ${file}: ${problem.message}` : null;
 }
 
 /**

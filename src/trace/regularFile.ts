@@ -40,8 +40,11 @@ export async function fileOrFolderStats(path: string, expected: string): Promise
   return st;
 }
 
-/** Opens a regular file for reading; whatever else is at the path (even if swapped in after the stat) is refused. */
-async function openRegularFile(path: string, expected: string): Promise<{ handle: FileHandle; size: number }> {
+/**
+ * Opens a regular file for reading, with its size as fstat gives it; whatever else is at the path (even if swapped
+ * in after the stat) is refused. The caller closes the handle.
+ */
+export async function openRegularFile(path: string, expected: string): Promise<{ handle: FileHandle; size: number }> {
   const before = await fileOrFolderStats(path, expected);
   const refused = refusal(path, before, expected);
   if (refused) throw refused;
@@ -69,15 +72,20 @@ export async function readRegularFile(path: string, maxBytes: number, expected: 
         `${path}: ${size} bytes, more than the ${maxBytes} read (expected ${expected}): refused`,
         path,
       );
-    const buf = Buffer.alloc(size);
-    let off = 0;
-    while (off < size) {
-      const { bytesRead } = await handle.read(buf, off, size - off, off);
-      if (bytesRead === 0) break;
-      off += bytesRead;
-    }
-    return buf.subarray(0, off);
+    return await readOpened(handle, size);
   } finally {
     await handle.close();
   }
+}
+
+/** The first `size` bytes of an open file (fewer if it shrank since its fstat; never more, should it grow). */
+export async function readOpened(handle: FileHandle, size: number): Promise<Buffer> {
+  const buf = Buffer.alloc(size);
+  let off = 0;
+  while (off < size) {
+    const { bytesRead } = await handle.read(buf, off, size - off, off);
+    if (bytesRead === 0) break;
+    off += bytesRead;
+  }
+  return buf.subarray(0, off);
 }

@@ -3,10 +3,10 @@
 // readable result; save profile archives; exit non-zero when the submission failed. Everything decided here is
 // how it looks; what happens is the workflow's.
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { CliExit } from '../exit';
+import { readSubmissionFile, SubmissionFileError } from '../submissionFile';
 import { CLEANUP_SIGNALS, makeSubmitTempDir, type SubmitTempDir } from '../submitTempDir';
 import { clientToken, TOKEN_FILE_HELP } from '../runnerToken';
 import { defaultStateDir, withoutCredentials } from '../../core/runnerToken';
@@ -172,9 +172,10 @@ export async function runSubmit(file: string, opts: SubmitCliOptions, io: Submit
   const profile = profileOptionsOfFlags(opts, mode);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path.resolve(io.cwd, file));
+    bytes = await readSubmissionFile(file, io.cwd);
   } catch (err) {
-    throw new CliExit(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 2);
+    if (err instanceof SubmissionFileError) throw new CliExit(err.message, 2);
+    throw err;
   }
 
   const controller = new AbortController();

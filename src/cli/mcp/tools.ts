@@ -54,20 +54,17 @@ async function submissionFile(
 ): Promise<{ filePath: string; content: Buffer }> {
   if (args.file && args.code !== undefined) throw new ToolError('give file or code, not both');
   if (args.file) {
-    const { readRegularFile } = await import('../../trace/regularFile');
+    const { readSubmissionFile, SubmissionFileError } = await import('../submissionFile');
     try {
-      return { filePath: args.file, content: await readRegularFile(args.file, MAX_SOURCE_BYTES, 'a kernel file') };
+      return { filePath: args.file, content: await readSubmissionFile(args.file) };
     } catch (err) {
-      throw new ToolError(`cannot read ${(err as Error).message}`);
+      throw err instanceof SubmissionFileError ? new ToolError(err.message) : err;
     }
   }
   if (args.code === undefined) throw new ToolError('give file (a path) or code (the source text)');
   const filePath = await ctx.folders.saveSubmission(runId, args.file_name ?? 'submission.py', args.code);
   return { filePath, content: Buffer.from(args.code) };
 }
-
-/** A source file is read whole; the runner's own limit is far lower, this only bounds what is held. */
-const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 
 /** A run folder refused (a planted link, a name taken) is the tool's error, said as it is. */
 async function inRunFolders<T>(work: () => Promise<T>): Promise<T> {

@@ -29,6 +29,7 @@ import type { SubmissionDiagnostics } from '../diagnostics';
 import type { FailureActionHost, RerunChange } from './failureActions';
 import { InFlightStore, inFlightKey, resumeStateOf, type InFlightSubmission } from '../gpumode/inflight';
 import { describeBlocking } from '../../core/gpumode/preflight';
+import { sizeRefusal } from '../../core/submissionChecks';
 import type { ProfileActions, ResultsPanels } from '../resultsPanel';
 import type { RunStore } from './store';
 import { RunPresenter, type RunHeading } from './presenter';
@@ -315,6 +316,13 @@ export class RunController implements vscode.Disposable {
     const presenter = this.presenter({ title: req.title, file, mode: req.mode, startedAt, runId: run.id }, run);
     const host = this.failureHost(doc.uri, req, run);
     const where = req.where ?? 'configured';
+    // over the service's limit: refused on the text's UTF-8 length, before a runner is started or the text encoded
+    const refused = sizeRefusal(file, Buffer.byteLength(doc.getText(), 'utf8'));
+    if (refused) {
+      presenter.failBeforeConnecting({ kind: 'rejected', message: refused, actions: [] }, undefined, host);
+      run.notRun = refused;
+      return;
+    }
     let connection: Connection;
     try {
       connection = await this.targets.connect(where, run.abort.signal);

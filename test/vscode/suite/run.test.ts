@@ -76,6 +76,31 @@ describe('runs', function () {
     assert.match(api.statusText(), /embedded runner/);
   });
 
+  it("a file over the service's 1 MB limit is refused in the pre-flight's words; no run is made", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kr-big-'));
+    try {
+      const big = join(dir, 'big.py');
+      writeFileSync(big, `print(1)\n${'#'.repeat(1_000_000)}\n`);
+      await vscode.commands.executeCommand('kernelRunner.runTests', submission);
+      const before = api.lastRun();
+      assert.ok(before?.jobId);
+      await vscode.commands.executeCommand('kernelRunner.run', vscode.Uri.file(big));
+      assert.ok(
+        api
+          .lastRunLines()
+          .some((l) =>
+            l.includes(
+              'Not sent: big.py: Submission file is too large (limit: 1MB). This file has 1,000,010 bytes; the limit is 1,000,000.',
+            ),
+          ),
+        api.lastRunLines().join('\n'),
+      );
+      assert.deepEqual(api.lastRun(), before, 'no run was recorded for big.py');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('hides profiler noise and counts it; kernelRunner.showProfilerNoise shows it', async () => {
     const noisy = vscode.Uri.file(join(workspaceDir, 'noisy_script.py'));
     await vscode.commands.executeCommand('kernelRunner.run', noisy);

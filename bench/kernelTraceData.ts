@@ -16,6 +16,12 @@ export interface KernelTraceParams {
   seed: number;
   /** Added to every timestamp (decimal ns, exact): '12000000000000000' puts them past 2^53 (a host up ~150 days). */
   offsetNs?: string;
+  /** The Agent_Id of every row (default `Agent 4`). */
+  agent?: string;
+  /** Seeds the rows apart from the kernels (one job's ranks: the same kernels, their own timings). */
+  rowSeed?: number;
+  /** The file's name in `dir` (default `bench_<rows>[_plus<offset>]_kernel_trace.csv`). */
+  fileName?: string;
 }
 
 export const HEADER =
@@ -121,14 +127,16 @@ export async function ensureKernelTrace(dir: string, params: KernelTraceParams):
   mkdirSync(dir, { recursive: true });
   const file = path.join(
     dir,
-    `bench_${params.rows}${params.offsetNs ? `_plus${params.offsetNs}` : ''}_kernel_trace.csv`,
+    params.fileName ?? `bench_${params.rows}${params.offsetNs ? `_plus${params.offsetNs}` : ''}_kernel_trace.csv`,
   );
   const meta = `${file}.meta.json`;
   const wanted = JSON.stringify({ ...params, generator: 5 });
   if (existsSync(file) && existsSync(meta) && readFileSync(meta, 'utf8') === wanted) return file;
 
-  const next = rng(params.seed);
+  let next = rng(params.seed);
   const kernels = makeKernels(params.kernels, next);
+  if (params.rowSeed !== undefined) next = rng(params.rowSeed);
+  const agent = csvQuote(params.agent ?? 'Agent 4');
   const quotedNames = kernels.map((k) => csvQuote(k.name));
   const cumulative: number[] = [];
   let sum = 0;
@@ -179,7 +187,7 @@ export async function ensureKernelTrace(dir: string, params: KernelTraceParams):
     clock[q] = end;
     const grid = k.grids[Math.floor(next() * k.grids.length)] as [number, number, number];
     const [s, e] = offset === null ? [start, end] : [offset + BigInt(start), offset + BigInt(end)];
-    const row = `"KERNEL_DISPATCH","Agent 4",${q + 1},${q},834304,${i},${kIndex + 10},${quotedNames[kIndex]},${i},${s},${e},${k.lds},${k.scratch},${k.vgpr},${k.accum},${k.sgpr},${k.wg},1,1,${grid[0] * k.wg},${grid[1]},${grid[2]}\n`;
+    const row = `"KERNEL_DISPATCH",${agent},${q + 1},${q},834304,${i},${kIndex + 10},${quotedNames[kIndex]},${i},${s},${e},${k.lds},${k.scratch},${k.vgpr},${k.accum},${k.sgpr},${k.wg},1,1,${grid[0] * k.wg},${grid[1]},${grid[2]}\n`;
     // insert by end time into the small completion buffer
     let at = pendingEnds.length;
     while (at > 0 && (pendingEnds[at - 1] as number) > end) at--;

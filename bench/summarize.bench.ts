@@ -18,39 +18,16 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { TraceSummary } from '../src/core/protocol/traceSummary';
 import { ensureKernelTrace } from './kernelTraceData';
-import { machineLoad, median, summary as resultLine } from './support';
+import { machineLoad, median, summary as resultLine, timedNode, type TimedRun } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const TIME = '/usr/bin/time';
 
-interface Run {
-  seconds: number;
-  rssMiB: number | null;
-  cpuSeconds: number | null;
-  stdout: string;
-}
+type Run = TimedRun;
 
-function runChild(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
-  const useTime = existsSync(TIME);
-  const cmd = useTime ? TIME : process.execPath;
-  const argv = useTime ? ['-v', process.execPath, ...args] : args;
-  const t0 = performance.now();
-  const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, env });
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
-  const user = /User time \(seconds\): ([\d.]+)/.exec(r.stderr);
-  const sys = /System time \(seconds\): ([\d.]+)/.exec(r.stderr);
-  return {
-    seconds,
-    rssMiB: m ? Number(m[1]) / 1024 : null,
-    cpuSeconds: user && sys ? Number(user[1]) + Number(sys[1]) : null,
-    stdout: r.stdout,
-  };
-}
+const runChild = (args: string[], env: NodeJS.ProcessEnv = process.env): Run => timedNode(args, { cwd: root, env });
 
 const duckdbChild = (file: string): string => `
 import { DuckDBInstance } from '@duckdb/node-api';

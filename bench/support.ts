@@ -1,6 +1,6 @@
 // Small helpers shared by the benchmarks: medians, the machine's load (the figures of a shared 2-core machine
 // mean little without it), child processes timed with their CPU seconds, and the closing one-line summary.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -123,4 +123,36 @@ export function peerCli(env: NodeJS.ProcessEnv = process.env): string | null {
   const cli = path.resolve(dir, 'dist/cli.cjs');
   if (!existsSync(cli)) throw new Error(`BENCH_PEER: ${cli} is missing (build that checkout first)`);
   return cli;
+}
+
+/** A child run to its end, timed: wall seconds, and with /usr/bin/time -v its CPU seconds and peak RSS. */
+export interface TimedRun {
+  seconds: number;
+  rssMiB: number | null;
+  cpuSeconds: number | null;
+  stdout: string;
+}
+
+/** Runs `node <args>` (under /usr/bin/time -v when it exists); throws unless it exits 0. */
+export function timedNode(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): TimedRun {
+  const time = '/usr/bin/time';
+  const useTime = existsSync(time);
+  const t0 = performance.now();
+  const r = spawnSync(useTime ? time : process.execPath, useTime ? ['-v', process.execPath, ...args] : args, {
+    cwd: opts.cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: opts.env ?? process.env,
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`${args.slice(0, 3).join(' ')} failed (${r.status}): ${r.stderr}`);
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  const user = /User time \(seconds\): ([\d.]+)/.exec(r.stderr);
+  const sys = /System time \(seconds\): ([\d.]+)/.exec(r.stderr);
+  return {
+    seconds,
+    rssMiB: rss ? Number(rss[1]) / 1024 : null,
+    cpuSeconds: user && sys ? Number(user[1]) + Number(sys[1]) : null,
+    stdout: r.stdout,
+  };
 }

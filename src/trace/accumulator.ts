@@ -24,6 +24,8 @@ export class AgentState {
   /** Seen in an agent-info source (listed even when idle). */
   described = false;
   readonly busy: BusyTracker;
+  /** The busy time of the process being read on this agent, in a multi-process profile (see trackProcess). */
+  processBusy: BusyTracker | null = null;
   constructor(
     readonly id: string,
     busyOptions: BusyOptions,
@@ -47,7 +49,27 @@ export class TraceAccumulator {
   /** The epoch every timestamp is taken relative to (traceClock.ts): add it back to show a time as written. */
   readonly clock = new TraceClock();
 
+  /** Per agent, the busy time of the process being read (null: not tracked). */
+  private processTrackers: Map<string, BusyTracker> | null = null;
+
   constructor(readonly busyOptions: BusyOptions = {}) {}
+
+  /**
+   * From now on every agent's busy time also goes to `trackers` (made per agent as used), until the next call:
+   * one process's own busy time, which another process's copy to the same GPU does not lengthen.
+   */
+  trackProcess(trackers: Map<string, BusyTracker> | null): void {
+    this.processTrackers = trackers;
+    for (const a of this.agents.values()) a.processBusy = this.processTrackerOf(a.id);
+  }
+
+  private processTrackerOf(id: string): BusyTracker | null {
+    const trackers = this.processTrackers;
+    if (!trackers) return null;
+    let t = trackers.get(id);
+    if (!t) trackers.set(id, (t = new BusyTracker(this.busyOptions)));
+    return t;
+  }
 
   /** The agent's state; past MAX_AGENTS agents, the one of FOLDED_AGENTS (keyLimits.ts). */
   agent(agentId: string): AgentState {
@@ -55,6 +77,7 @@ export class TraceAccumulator {
     let a = this.agents.get(id);
     if (!a) {
       a = new AgentState(id, this.busyOptions);
+      a.processBusy = this.processTrackerOf(id);
       this.agents.set(id, a);
     }
     return a;
@@ -83,6 +106,7 @@ export class TraceAccumulator {
       agent.copyNs += end - start;
     }
     agent.busy.add(start, end);
+    agent.processBusy?.add(start, end);
   }
 
   addProcess(pid: number, host: string | null, command: string | null = null): void {

@@ -7,9 +7,10 @@ import type {
   RooflineDelta,
   RooflinePoint,
   TraceComparison,
+  RankDelta,
 } from '../core/protocol/traceComparison';
 import type { RooflineKernel } from '../core/protocol/roofline';
-import type { TraceSummary } from '../core/protocol/traceSummary';
+import type { TraceRank, TraceSummary } from '../core/protocol/traceSummary';
 import { shortKernelName } from './shortName';
 import { judgeDispatches, judgeTotals, type DispatchPart } from './significance';
 
@@ -225,5 +226,40 @@ export function compareSummaries(
     ...(a.roofline || b.roofline
       ? { roofline: compareRooflines(a.roofline?.kernels ?? [], b.roofline?.kernels ?? []) }
       : {}),
+    ...(a.ranks || b.ranks
+      ? {
+          ranks: compareRanks(a, b),
+          imbalance: { a: a.ranks?.imbalanceLine ?? null, b: b.ranks?.imbalanceLine ?? null },
+        }
+      : {}),
   };
+}
+
+/** The ranks of two multi-process profiles paired by rank number (processes without GPU work left out). */
+export function compareRanks(a: TraceSummary, b: TraceSummary): RankDelta[] {
+  const of = (s: TraceSummary) =>
+    new Map((s.ranks?.processes ?? []).flatMap((p) => (p.rank === null ? [] : [[p.rank, p] as const])));
+  const ra = of(a);
+  const rb = of(b);
+  const slowA = a.ranks?.imbalance[0]?.slowestRank ?? null;
+  const slowB = b.ranks?.imbalance[0]?.slowestRank ?? null;
+  return [...new Set([...ra.keys(), ...rb.keys()])]
+    .sort((x, y) => x - y)
+    .map((rank) => {
+      const pa = ra.get(rank);
+      const pb = rb.get(rank);
+      const side = (f: (p: TraceRank) => number) => amount(pa ? f(pa) : null, pb ? f(pb) : null);
+      return {
+        rank,
+        aPid: pa?.pid ?? null,
+        bPid: pb?.pid ?? null,
+        aDevice: pa?.device ?? null,
+        bDevice: pb?.device ?? null,
+        kernel: side((p) => p.kernelNs),
+        compute: side((p) => p.computeNs),
+        communication: side((p) => p.communicationNs),
+        busy: side((p) => p.busyNs),
+        slowest: { a: pa !== undefined && slowA === rank, b: pb !== undefined && slowB === rank },
+      };
+    });
 }

@@ -120,7 +120,11 @@ export function applyBatch(
     const a = runAgent[i] as number;
     let j = i + 1;
     while (j < runCount && runAgent[j] === a) j++;
-    if (a >= 0) (agentOf[a] ?? agent(a))?.busy.addRange(runStart, runEnd, i, j);
+    const state = a >= 0 ? (agentOf[a] ?? agent(a)) : null;
+    if (state) {
+      state.busy.addRange(runStart, runEnd, i, j);
+      state.processBusy?.addRange(runStart, runEnd, i, j);
+    }
     i = j;
   }
   const l = b.launches;

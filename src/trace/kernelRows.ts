@@ -400,6 +400,11 @@ export class KernelRowCollector {
     this.onBatch(out);
   }
 
+  /** Takes the spare run arrays of the collector of a file read before (a worker's next file: less garbage). */
+  adoptSpares(before: KernelRowCollector): void {
+    this.pool.push(...before.pool.splice(0, 16 - this.pool.length));
+  }
+
   /** Takes back the run arrays of a batch that has been applied, for a later batch (less garbage to collect). */
   recycle(arrays: RunArrays): void {
     if (arrays.runAgent.length !== BATCH_ROWS || this.pool.length >= 16) return;

@@ -1,5 +1,5 @@
 // Worker thread entry (bundled as dist/trace-worker.cjs): scans the parts of one large CSV it is sent
-// (parallelParts.ts). A kernel_trace file's parts go through one collector for all of them (ids stay valid across
+// (parallelParts.ts; then, told to `reset`, those of the next file, e.g. a multi-process profile's next trace). A kernel_trace file's parts go through one collector for all of them (ids stay valid across
 // its parts), and their batches go back; their row arrays come back once applied, for later batches. A counter
 // collection's part (`kind: 'counters'`) goes back as its collected rows (readers/counterParts.ts), a PC-sample
 // CSV's part as its tallies (pcSampling/pcSampleParts.ts; the file's columns and kernels come once, first). A worker
@@ -19,6 +19,8 @@ export interface SpeculationData {
 }
 
 let collector: KernelRowCollector | null = null;
+/** The collector of the file before a `reset`: its spare run arrays go to the next file's. */
+let before: KernelRowCollector | null = null;
 const port = parentPort;
 
 function send(result: PartResult): void {
@@ -26,7 +28,11 @@ function send(result: PartResult): void {
 }
 
 function scan(task: PartTask): void {
-  collector ??= new KernelRowCollector(task.columns, () => {});
+  if (!collector) {
+    collector = new KernelRowCollector(task.columns, () => {});
+    if (before) collector.adoptSpares(before);
+    before = null;
+  }
   send(scanPart(task, collector));
 }
 
@@ -72,9 +78,18 @@ let early: Promise<{ task: PartTask; result: PartResult } | null> | null =
     : null;
 let queue: Promise<void> = Promise.resolve();
 
-port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays } | PcWorkerMessage) => {
+port?.on('message', (message: PartTask | CounterTask | { recycle: RunArrays } | { reset: true } | PcWorkerMessage) => {
   if ('recycle' in message) {
     collector?.recycle(message.recycle);
+    return;
+  }
+  if ('reset' in message) {
+    // the read is over (traceWorkerPool.ts releaseTraceWorker): the next file's ids start again
+    queue = queue.then(() => {
+      before = collector;
+      collector = null;
+      earlyCounters = [];
+    });
     return;
   }
   if (isPcWorkerMessage(message)) {

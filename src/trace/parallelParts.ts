@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CsvFormatError } from './csvScanner';
 import { partPlan, type PartOutcome, type PartSpan } from './fileParts';
-import { WORKER_LIMITS, defaultMinBytes, defaultThreads, takeTraceWorker } from './traceWorkerPool';
+import { WORKER_LIMITS, defaultMinBytes, defaultThreads, releaseTraceWorker, takeTraceWorker } from './traceWorkerPool';
 
 export { defaultMinBytes, defaultThreads };
 
@@ -124,6 +124,8 @@ interface Lane<M extends object, R extends PartOutcome> {
   worker: Worker;
   /** Sent and not answered yet, in order: a worker answers in the order it was sent parts. */
   tasks: Array<Task<M, R>>;
+  /** Removes this read's listeners (before the worker goes back to the pool). */
+  detach: () => void;
 }
 
 /** Parts sent to a worker ahead: it starts the next one without waiting for this thread to answer. */
@@ -260,13 +262,13 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
       let worker: Worker;
       try {
         // one the launcher started (traceWorkerPool.ts), else a new one
-        const started = entry.evaluated ? null : takeTraceWorker(entry.script);
+        const started = takeTraceWorker(entry.script);
         if (started) run.prestarted++;
         worker = started ?? new Worker(entry.script, { eval: entry.evaluated, resourceLimits: WORKER_LIMITS });
       } catch {
         break;
       }
-      const lane: Lane<M, R> = { id: i, worker, tasks: [] };
+      const lane: Lane<M, R> = { id: i, worker, tasks: [], detach: () => {} };
       const drop = (): void => {
         const at = lanes.indexOf(lane);
         if (at < 0) return;
@@ -275,16 +277,22 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
         void worker.terminate();
         pump();
       };
-      worker.on('message', (result: R) => {
+      const onMessage = (result: R): void => {
         const task = lane.tasks.shift();
         if (!task) return;
         if (result.early) run.early++;
         reader.received?.(result, lane.id);
         task.resolve({ result, from: lane.id });
         pump();
-      });
+      };
+      worker.on('message', onMessage);
       worker.on('error', drop);
       worker.on('exit', drop);
+      lane.detach = () => {
+        worker.off('message', onMessage);
+        worker.off('error', drop);
+        worker.off('exit', drop);
+      };
       if (reader.init) worker.postMessage(reader.init);
       lanes.push(lane);
     }
@@ -336,7 +344,14 @@ export async function readPartsParallel<M extends object, R extends PartOutcome>
     }
   } finally {
     queue.length = 0;
-    await Promise.all(lanes.splice(0).map((l) => l.worker.terminate()));
+    // a worker with no part in flight serves the next file (traceWorkerPool.ts), the others end
+    const ending: Array<Promise<number>> = [];
+    for (const lane of lanes.splice(0)) {
+      lane.detach();
+      if (lane.tasks.length === 0 && entry) releaseTraceWorker(entry.script, lane.worker);
+      else ending.push(lane.worker.terminate());
+    }
+    await Promise.all(ending);
     onRun?.(run);
     if (process.env.KERNEL_RUNNER_TRACE_DEBUG) {
       process.stderr.write(

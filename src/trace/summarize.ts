@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
 import type { TraceSummary } from '../core/protocol/traceSummary';
 import { TraceAccumulator } from './accumulator';
-import type { BusyOptions } from './busy';
+import type { BusyOptions, BusyTracker } from './busy';
 import { buildSummary, type BuildOptions } from './buildSummary';
 import { classify, setKeyOf, type Classified, type SetKey } from './classify';
 import type { Columns } from './csvFile';
@@ -47,6 +47,8 @@ import {
   type ZipLimits,
 } from './sources';
 import { RunTables, normalizeDirection } from './tables';
+import { ProcessGroups, isManifestPath, readManifest, type ProcessManifest } from './processes';
+import { buildRanks } from './ranks';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
 import type { PcHotspots } from '../core/protocol/pcSampling';
 
@@ -155,7 +157,15 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
 
   const sets = new Map<string, PlannedSet>();
   const files = [...set.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  let manifest: ProcessManifest | null = null;
   for (const file of files) {
+    if (isManifestPath(file.path)) {
+      const read = await readManifest(file);
+      if (typeof read === 'string') acc.warnings.push(`${read}; processes are told apart by their file names`);
+      else manifest = read;
+      acc.skipped.push({ path: file.path, reason: "the runner's list of the profiled processes (used for ranks)" });
+      continue;
+    }
     let what: Classified;
     try {
       what = await classify(file);
@@ -207,10 +217,25 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   const ordered = [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key));
   const inTimingPass = (s: PlannedSet): boolean =>
     timingPass === null || passOf(s) === null || passOf(s) === timingPass;
+  const groups = new ProcessGroups(manifest);
+  // more than one process: each set's own busy time is kept too (per-rank busy, as a one-process read gives it)
+  const perProcess = manifest !== null || ordered.filter(inTimingPass).length > 1;
   for (const s of [...ordered.filter(inTimingPass), ...ordered.filter((s) => !inTimingPass(s))]) {
     const pass = { name: passOf(s), repeatOf: inTimingPass(s) ? null : timingPass };
-    await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
+    const sourcesBefore = acc.sources.length;
+    const busy = new Map<string, BusyTracker>();
+    acc.trackProcess(perProcess && inTimingPass(s) ? busy : null);
+    const read = await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
+    if (read)
+      groups.add(
+        s.key.key,
+        read.process,
+        read.tables,
+        busy,
+        acc.sources.slice(sourcesBefore).map((src) => src.path),
+      );
   }
+  acc.trackProcess(null);
   pickWorkloadFiles(counters, acc);
 
   const hotspots = await pcHotspotsOf(sets, acc);
@@ -225,6 +250,15 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
   const summary = buildSummary(acc, options);
+  const processes = groups.all();
+  if (processes.length > 1 || manifest)
+    summary.ranks = buildRanks(
+      processes,
+      acc,
+      manifest ? 'manifest' : 'files',
+      summary.wall?.spanNs ?? null,
+      summary.warnings,
+    );
   if (hotspots) summary.hotspots = hotspots;
   if (timingPass !== null)
     summary.passes = {
@@ -352,7 +386,7 @@ async function readSet(
   counters: CounterCollector,
   /** The set's pass folder (pass_<n>), and when it is not the timing pass, the pass the timings come from. */
   pass: { name: string | null; repeatOf: string | null },
-): Promise<void> {
+): Promise<SetRead | null> {
   const repeat = pass.repeatOf !== null;
   if (repeat) {
     // another pass of the same program: its counters only, everything else is a copy of the timing pass's
@@ -400,6 +434,7 @@ async function readSet(
 
   // 1. a rocpd database stands for the whole run
   let fromDb: string | null = null;
+  let dbProcess: { pid: number; host: string | null } | null = null;
   for (const p of of('rocpd')) {
     if (fromDb) {
       skip(p.file, `a second database for the same run as ${fromDb}`);
@@ -429,6 +464,7 @@ async function readSet(
             wanted: countersUsed(),
           });
       source(p.file, 'rocpd', repeat ? 'counter_pass' : 'database', res.variant, res.rows, res.process);
+      dbProcess = res.process;
       if (res.counterRows > 0) {
         counters.source ??= { format: 'rocpd-db', path: p.file.path };
         if (pass.name) counters.passesRead.add(pass.name);
@@ -453,10 +489,10 @@ async function readSet(
     for (const p of s.files)
       if (p.what.kind !== 'rocpd' && p.what.kind !== 'workload_info' && p.what.kind !== 'pc_sampling')
         skip(p.file, `same run as ${fromDb} (read from the database)`);
-    if (repeat) return;
+    if (repeat) return null;
     tables.mergeInto(acc.tables);
     notePathProcess();
-    return;
+    return { tables, process: dbProcess ?? { pid, host } };
   }
 
   /** Runs a reader; a file that breaks half-way keeps the rows read before the break, with a warning. */
@@ -571,7 +607,7 @@ async function readSet(
   for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));
   if (repeat) {
     tables.mergeInto(acc.tables);
-    return;
+    return null;
   }
   for (const p of csvOf('memory_copy_trace')) {
     const done = (rows: number): void => {
@@ -698,6 +734,13 @@ async function readSet(
   }
   tables.mergeInto(acc.tables);
   notePathProcess();
+  return { tables, process: { pid, host } };
+}
+
+/** A set read (not another pass's repeat): its own tables, and the process it is of. */
+interface SetRead {
+  tables: RunTables;
+  process: { pid: number | null; host: string | null };
 }
 
 /** Legacy v1 writes ` [clone .kd]` after kernel names in results.csv but not in its JSON or (with a trace) its stats. */

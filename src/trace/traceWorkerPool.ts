@@ -84,12 +84,7 @@ export function prestartTraceWorkers(
       break;
     }
     worker.unref();
-    worker.on('error', () => {}); // the read that takes it starts its own; one that failed is not taken
-    worker.once('exit', () => {
-      const at = workers.indexOf(worker);
-      if (at >= 0) workers.splice(at, 1);
-    });
-    workers.push(worker);
+    pool(worker, workers);
   }
   (globalThis as WithPool)[POOL] = { script, workers };
 }
@@ -100,8 +95,53 @@ export function takeTraceWorker(script: string): Worker | null {
   if (!pool || pool.script !== script) return null;
   const worker = pool.workers.shift();
   if (!worker) return null;
+  clearTimeout(idleTimers.get(worker));
+  poolListeners.get(worker)?.();
   worker.ref();
   return worker;
+}
+
+/** Per pooled worker, what removes the pool's listeners from it (the read that takes it adds its own). */
+const poolListeners = new WeakMap<Worker, () => void>();
+
+/** Puts `worker` in `workers` until taken; an error does not throw (the read that takes it starts its own). */
+function pool(worker: Worker, workers: Worker[]): void {
+  const ignore = (): void => {};
+  const gone = (): void => {
+    const at = workers.indexOf(worker);
+    if (at >= 0) workers.splice(at, 1);
+  };
+  worker.on('error', ignore);
+  worker.once('exit', gone);
+  poolListeners.set(worker, () => {
+    worker.off('error', ignore);
+    worker.off('exit', gone);
+  });
+  workers.push(worker);
+}
+
+/** How long a worker a read gave back waits for the next read (of the same summary: the next file) before it ends. */
+const IDLE_MS = 2000;
+const idleTimers = new WeakMap<Worker, NodeJS.Timeout>();
+
+/**
+ * A worker a read is done with (no part in flight), kept for the next large file of the same summary: one of a
+ * multi-process profile's many traces would otherwise start and warm up its workers again. It is told to forget
+ * the file (`reset`), does not keep the process alive, and ends when no read takes it within IDLE_MS.
+ */
+export function releaseTraceWorker(script: string, worker: Worker): void {
+  let kept = (globalThis as WithPool)[POOL];
+  if (!kept || kept.script !== script) {
+    for (const w of kept?.workers ?? []) void w.terminate();
+    kept = { script, workers: [] };
+    (globalThis as WithPool)[POOL] = kept;
+  }
+  worker.postMessage({ reset: true });
+  worker.unref();
+  const timer = setTimeout(() => void worker.terminate(), IDLE_MS);
+  timer.unref();
+  idleTimers.set(worker, timer);
+  pool(worker, kept.workers);
 }
 
 /**

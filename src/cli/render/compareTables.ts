@@ -75,6 +75,39 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
   if (c.kernelTimeChange) out.push(`Kernel time change [99% interval]: ${formatChange(c.kernelTimeChange, CLI)}`);
   out.push(amountLine('GPU busy', c.busy));
   out.push(amountLine('GPU wall span', c.wall));
+  if (c.imbalance) {
+    out.push(`Load imbalance A: ${c.imbalance.a ?? '- (one process)'}`);
+    out.push(`Load imbalance B: ${c.imbalance.b ?? '- (one process)'}`);
+  }
+  if (c.ranks?.length) {
+    out.push('');
+    out.push(h('Ranks, paired by rank number (* computes longest on that side)'));
+    const mark = (on: boolean): string => (on ? ' *' : '');
+    const rows = c.ranks.map((r) => [
+      String(r.rank),
+      `${ns(r.compute.a)}${mark(r.slowest.a)}`,
+      `${ns(r.compute.b)}${mark(r.slowest.b)}`,
+      formatSignedNs(r.compute.deltaNs, CLI),
+      formatRatio(r.compute.ratio, CLI),
+      ns(r.communication.a),
+      ns(r.communication.b),
+      ns(r.busy.a),
+      ns(r.busy.b),
+    ]);
+    out.push(
+      ...table(['Rank', 'A compute', 'B compute', 'Δ compute', 'B/A', 'A comm', 'B comm', 'A busy', 'B busy'], rows, [
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+      ]).map((l) => `  ${l}`),
+    );
+  }
 
   if (c.kernels.length) {
     out.push('');

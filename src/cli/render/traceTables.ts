@@ -11,6 +11,7 @@ import { renderHotspots } from './hotspots';
 import { tableLines as table } from './table';
 import { counterPassesText } from '../../core/format/roofline';
 import { renderRoofline } from './rooflineTable';
+import { imbalanceHeading, renderRanks } from './rankTable';
 
 export interface RenderOptions {
   /** Kernel and API rows shown (default 15). */
@@ -83,6 +84,8 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
   const out: string[] = [];
   const kt = summary.kernelTotals;
 
+  // a multi-process profile: who everyone waits for is the first thing read
+  if (summary.ranks) out.push(h(imbalanceHeading(summary.ranks)), '');
   const wallText = summary.wall ? `; GPU wall span ${formatNs(summary.wall.spanNs)}` : '';
   out.push(
     h(
@@ -90,6 +93,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
     ),
   );
   if (summary.passes) out.push(`  ${counterPassesText(summary.passes)}`);
+  if (summary.ranks) out.push('', ...renderRanks(summary.ranks, h));
 
   const active = summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0);
   const idle = summary.agents.length - active.length;

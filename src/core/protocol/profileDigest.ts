@@ -236,6 +236,30 @@ export interface DigestBaseline {
   onlyInThis: string[];
 }
 
+/** One rank of a multi-process profile (TraceSummary.ranks, cut to what an agent needs). */
+export interface DigestRank {
+  /** null: a process without GPU work (a launcher). */
+  rank: number | null;
+  pid: number | null;
+  device: number | null;
+  busyNs: number;
+  kernelNs: number;
+  computeNs: number;
+  communicationNs: number;
+  communicationPercent: number;
+  /** Its kernel with the most time (short name). */
+  topKernel: string | null;
+  /** Cases in which it computed longest. */
+  slowestCases: number;
+}
+
+export interface DigestRanks {
+  /** The load-imbalance line, to read first. */
+  imbalance: string;
+  from: 'manifest' | 'files';
+  ranks: DigestList<DigestRank>;
+}
+
 export interface ProfileDigest {
   schemaVersion: typeof PROFILE_DIGEST_SCHEMA_VERSION;
   kind: 'kernel-runner/profile-digest';
@@ -250,6 +274,8 @@ export interface ProfileDigest {
   roofline: DigestRoofline | null;
   hotspots: DigestHotspots | null;
   baseline: DigestBaseline | null;
+  /** Per rank, for a multi-process profile only. */
+  ranks?: DigestRanks;
   warnings: DigestList<DigestWarning>;
   links: DigestLink[];
   budget: { maxBytes: number; level: number; entriesLeftOut: number; exceeded: boolean };

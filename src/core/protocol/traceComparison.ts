@@ -94,6 +94,22 @@ const rooflineDeltaSchema = z.object({
   b: rooflinePointSchema.nullable(),
 });
 
+/** One rank of a multi-process profile on both sides, paired by rank number (TraceSummary.ranks). */
+const rankDeltaSchema = z.object({
+  rank: count,
+  aPid: z.number().int().nullable(),
+  bPid: z.number().int().nullable(),
+  /** Each side's GPU index; null on a side without this rank. */
+  aDevice: count.nullable(),
+  bDevice: count.nullable(),
+  kernel: amountDeltaSchema,
+  compute: amountDeltaSchema,
+  communication: amountDeltaSchema,
+  busy: amountDeltaSchema,
+  /** Whether the rank computed longest on each side (the whole run's slowest). */
+  slowest: z.object({ a: z.boolean(), b: z.boolean() }),
+});
+
 export const traceComparisonSchema = z.object({
   a: z.object({ label: z.string(), calls: count, totalNs: ns, distinct: count }),
   b: z.object({ label: z.string(), calls: count, totalNs: ns, distinct: count }),
@@ -110,12 +126,16 @@ export const traceComparisonSchema = z.object({
   rangeAttribution: z.object({ a: markerAttributionSchema.nullable(), b: markerAttributionSchema.nullable() }),
   /** Per kernel, both sides' roofline points, when either side has counters (summary.roofline). */
   roofline: z.array(rooflineDeltaSchema).optional(),
+  /** Per rank, when either side is a multi-process profile; then each side's imbalance line. */
+  ranks: z.array(rankDeltaSchema).optional(),
+  imbalance: z.object({ a: z.string().nullable(), b: z.string().nullable() }).optional(),
 });
 
 export type KernelSide = z.infer<typeof kernelSideSchema>;
 export type KernelDelta = z.infer<typeof kernelDeltaSchema>;
 export type AmountDelta = z.infer<typeof amountDeltaSchema>;
 export type RangeDelta = z.infer<typeof rangeDeltaSchema>;
+export type RankDelta = z.infer<typeof rankDeltaSchema>;
 export type TraceComparison = z.infer<typeof traceComparisonSchema>;
 export type RooflinePoint = z.infer<typeof rooflinePointSchema>;
 export type RooflineDelta = z.infer<typeof rooflineDeltaSchema>;

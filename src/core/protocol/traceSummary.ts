@@ -236,6 +236,106 @@ function buildSchemas() {
     totalNs: ns,
   });
 
+  /**
+   * What a kernel does for a multi-process job: `communication` (collectives and point-to-point: RCCL's
+   * `ncclDevKernel_*` / `ncclKernel_*`, rocSHMEM's, a submission's own all-to-all or all-reduce, by name; see
+   * src/trace/kernelRole.ts) or `compute` (every other kernel).
+   */
+  const kernelRoleSchema = z.enum(['compute', 'communication']);
+
+  /** One kernel of one rank, by total time. */
+  const rankKernelSchema = z.object({
+    name: z.string(),
+    shortName: z.string(),
+    role: kernelRoleSchema,
+    calls: count,
+    totalNs: ns,
+    /** Share of the rank's kernel time, 0..100. */
+    percent: z.number().nonnegative(),
+  });
+
+  /** Copies of one rank in one direction (`DEVICE_TO_DEVICE` is peer-to-peer or on-device). */
+  const rankCopySchema = z.object({
+    direction: z.string(),
+    calls: count,
+    totalNs: ns,
+    bytes: count.nullable(),
+  });
+
+  /** One benchmark case (a rocTX range, by its message) of one rank: its kernels' time, compute and communication. */
+  const rankCaseSchema = z.object({
+    name: z.string(),
+    /** Times the range was entered. */
+    calls: count,
+    /** Sum of the range's host durations. */
+    rangeNs: ns,
+    /** Kernels put in the range (see `markers[].kernels`): all, compute, communication. */
+    kernelNs: ns,
+    computeNs: ns,
+    communicationNs: ns,
+  });
+
+  /**
+   * One profiled process of a multi-process job (a rank: one process and the GPU it used). Its numbers are those a
+   * one-process read of its own files gives (busy time is its GPU's: two processes on one GPU share it, see warnings).
+   */
+  const rankSchema = z.object({
+    /** The rank (the runner's manifest, else the order of the GPUs the processes used); null: no GPU work (a launcher). */
+    rank: z.number().int().nonnegative().nullable(),
+    pid: z.number().int().nullable(),
+    /** Parent pid, from the runner's manifest. */
+    ppid: z.number().int().nullable(),
+    host: z.string().nullable(),
+    /** Agents (`agents[].id`) its kernels ran on. */
+    agentIds: z.array(z.string()),
+    /** GPU index (the manifest's, else the agent's place among the GPU agents); null without GPU work. */
+    device: z.number().int().nonnegative().nullable(),
+    /** Its files (`sources[].path`). */
+    outputs: z.array(z.string()),
+    kernelCalls: count,
+    kernelNs: ns,
+    computeNs: ns,
+    communicationNs: ns,
+    /** communicationNs / kernelNs, 0..100 (0 without kernels). */
+    communicationPercent: z.number().nonnegative(),
+    copyNs: ns,
+    /** Union of kernel and copy intervals on its GPU(s). */
+    busyNs: ns,
+    /** busyNs / the whole profile's wall span (`wall.spanNs`: one clock for every rank), 0..100. */
+    busyPercent: z.number().nonnegative().nullable(),
+    /** Kernels by total time (the top few; `kernelCalls` / `kernelNs` cover all). */
+    topKernels: z.array(rankKernelSchema),
+    copies: z.array(rankCopySchema),
+    cases: z.array(rankCaseSchema),
+  });
+
+  /** The slowest rank of one benchmark case (or of the whole run: `name` null), by its compute time. */
+  const imbalanceCaseSchema = z.object({
+    name: z.string().nullable(),
+    slowestRank: z.number().int().nonnegative(),
+    slowestNs: ns,
+    fastestRank: z.number().int().nonnegative(),
+    fastestNs: ns,
+    medianNs: ns,
+    /** (slowest - median) / median, 0..100+; 0 when the median is 0. */
+    overMedianPercent: z.number().nonnegative(),
+  });
+
+  /**
+   * A multi-process profile read per rank. Imbalance is measured on compute time (kernels less communication): a
+   * rank that computes longer makes the others wait inside the collectives, which lengthens their communication.
+   */
+  const ranksSchema = z.object({
+    /** The one line a person reads first, e.g. `rank 3 (GPU 3) is the slowest in 4 of 5 cases: ...`. */
+    imbalanceLine: z.string(),
+    /** Where the ranks came from: the runner's `kernel-runner-processes.json`, or file names and agents. */
+    from: z.enum(['manifest', 'files']),
+    /** Ranks in rank order, then the processes without GPU work. */
+    processes: z.array(rankSchema),
+    /** The whole run first (`name` null), then each case in which more than one rank ran kernels. */
+    imbalance: z.array(imbalanceCaseSchema),
+  });
+
   const traceSummarySchema = z.object({
     version: z.literal(TRACE_SUMMARY_VERSION),
     kernels: z.array(kernelRowSchema),
@@ -297,6 +397,8 @@ function buildSchemas() {
     roofline: rooflineSchemas().rooflineSchema.optional(),
     /** rocprof-compute's System Speed-of-Light (block 2) per kernel and per rocTX range, from the same counters. */
     speedOfLight: rooflineSchemas().speedOfLightSchema.optional(),
+    /** Per rank (process and GPU), when the profile holds more than one profiled process (docs: profiling). */
+    ranks: ranksSchema.optional(),
   });
   return {
     pausedWindowSchema,
@@ -317,6 +419,13 @@ function buildSchemas() {
     counterValueSchema,
     kernelCountersSchema,
     pseudoRowSchema,
+    kernelRoleSchema,
+    rankKernelSchema,
+    rankCopySchema,
+    rankCaseSchema,
+    rankSchema,
+    imbalanceCaseSchema,
+    ranksSchema,
     traceSummarySchema,
   };
 }
@@ -344,3 +453,10 @@ export type KernelCounters = z.infer<Schemas['kernelCountersSchema']>;
 export type PseudoRow = z.infer<Schemas['pseudoRowSchema']>;
 export type ProfilerControl = z.infer<Schemas['profilerControlSchema']>;
 export type TraceSummary = z.infer<Schemas['traceSummarySchema']>;
+export type KernelRole = z.infer<Schemas['kernelRoleSchema']>;
+export type RankKernel = z.infer<Schemas['rankKernelSchema']>;
+export type RankCopy = z.infer<Schemas['rankCopySchema']>;
+export type RankCase = z.infer<Schemas['rankCaseSchema']>;
+export type TraceRank = z.infer<Schemas['rankSchema']>;
+export type ImbalanceCase = z.infer<Schemas['imbalanceCaseSchema']>;
+export type TraceRanks = z.infer<Schemas['ranksSchema']>;

@@ -19,6 +19,7 @@ import { casesOf } from './cases';
 import { digestKernel } from './kernels';
 import { cutList, leftOut } from './lists';
 import { provenanceOf, type ProvenanceInput } from './provenance';
+import { ranksOf } from './ranks';
 import { warningsOf } from './warnings';
 import { wholeRunOf } from './wholeRun';
 
@@ -82,6 +83,7 @@ function atLevel(
     roofline: null,
     hotspots: null,
     baseline: null,
+    ...(summary.ranks ? { ranks: ranksOf(summary.ranks, caps) } : {}),
     warnings: cutList(warnings, caps.warnings, warnings.length, () => null),
     links: [...(input.links ?? [])],
     budget: { maxBytes, level, entriesLeftOut: 0, exceeded: false },
@@ -100,7 +102,8 @@ function entriesLeftOut(d: ProfileDigest): number {
     leftOut(d.run.api.top) +
     leftOut(d.run.idleGaps?.longest) +
     leftOut(d.warnings) +
-    leftOut(d.counters);
+    leftOut(d.counters) +
+    leftOut(d.ranks?.ranks);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
   return n;

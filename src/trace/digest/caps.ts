@@ -12,6 +12,8 @@ export interface DigestCaps {
   warnings: number;
   /** Full kernel names (up to 240 characters) besides the short ones. */
   fullNames: boolean;
+  /** Ranks of a multi-process profile (MI300x8: 8, and its launcher). */
+  ranks: number;
 }
 
 const level = (
@@ -25,6 +27,7 @@ const level = (
   countersPerKernel: number,
   warnings: number,
   fullNames: boolean,
+  ranks: number,
 ): DigestCaps => ({
   cases,
   caseKernels,
@@ -36,16 +39,17 @@ const level = (
   countersPerKernel,
   warnings,
   fullNames,
+  ranks,
 });
 
 export const CAP_LEVELS: readonly DigestCaps[] = [
-  level(64, 10, 25, 10, 8, 5, 10, 12, 30, true),
-  level(32, 6, 15, 6, 6, 3, 6, 8, 15, true),
-  level(16, 4, 10, 4, 4, 2, 4, 6, 10, true),
-  level(8, 3, 6, 3, 2, 1, 2, 4, 6, false),
-  level(4, 2, 4, 2, 1, 1, 1, 3, 4, false),
-  level(2, 1, 2, 1, 1, 0, 1, 2, 2, false),
-  level(1, 1, 1, 1, 0, 0, 0, 0, 1, false),
+  level(64, 10, 25, 10, 8, 5, 10, 12, 30, true, 64),
+  level(32, 6, 15, 6, 6, 3, 6, 8, 15, true, 32),
+  level(16, 4, 10, 4, 4, 2, 4, 6, 10, true, 16),
+  level(8, 3, 6, 3, 2, 1, 2, 4, 6, false, 9),
+  level(4, 2, 4, 2, 1, 1, 1, 3, 4, false, 8),
+  level(2, 1, 2, 1, 1, 0, 1, 2, 2, false, 4),
+  level(1, 1, 1, 1, 0, 0, 0, 0, 1, false, 2),
 ];
 
 export const DEFAULT_MAX_BYTES = 16 * 1024;

@@ -1,0 +1,116 @@
+// A multi-process profile in rocprofv3's default per-process layout (`<hostname>/<pid>_<kind>.csv`, ROCm 7.0
+// headers), as a reference-kernels `amd_distributed` job writes it: a launcher process without GPU work and four
+// rank processes, each on its own GPU, with compute kernels, RCCL and own all-to-all kernels, host and peer copies,
+// and two benchmark cases as rocTX ranges (launches correlated through the HIP API trace). Rank pids are not in
+// device order, so ranks come from the devices.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const HOST = 'mi300x8-node';
+export const LAUNCHER_PID = 3000;
+export const GEMM = 'void gemm_kernel<float, 128>(float const*, float const*, float*, int)';
+export const RCCL = 'ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)';
+export const A2A = 'void all2all_dispatch_kernel<__hip_bfloat16>(__hip_bfloat16 const*, int)';
+export const CASES = ['benchmark 0: m: 1024', 'benchmark 1: m: 4096'];
+
+export interface RankSpec {
+  pid: number;
+  /** Agent number (`Agent <n>`, the GPU's node id; GPUs are nodes 1..4). */
+  agent: number;
+  /** Compute ns of each gemm dispatch, per case. */
+  gemmNs: [number, number];
+}
+
+/** Ranks by device: device 0 (Agent 1) is pid 3012, ... rank 2 (Agent 3, pid 3011) computes longest in case 1. */
+export const RANKS: RankSpec[] = [
+  { pid: 3011, agent: 3, gemmNs: [1000, 3000] },
+  { pid: 3012, agent: 1, gemmNs: [1000, 2000] },
+  { pid: 3013, agent: 4, gemmNs: [1200, 2000] },
+  { pid: 3014, agent: 2, gemmNs: [1000, 2100] },
+];
+
+const KERNEL_HEADER =
+  '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"';
+const API_HEADER = '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"';
+const COPY_HEADER =
+  '"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"';
+const AGENT_HEADER =
+  '"Node_Id","Logical_Node_Id","Agent_Type","Cpu_Cores_Count","Simd_Count","Cu_Count","Wave_Front_Size","Name","Vendor_Name","Product_Name","Model_Name"';
+
+const q = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+const T0 = 1_000_000_000;
+
+function agentInfo(): string {
+  const rows = [`0,0,"CPU",96,0,0,0,"AMD EPYC 9654","CPU","AMD EPYC 9654",""`];
+  for (let n = 1; n <= 4; n++)
+    rows.push(`${n},${n},"GPU",0,1216,304,64,"gfx942","AMD","AMD Instinct MI300X","ip discovery"`);
+  return [AGENT_HEADER, ...rows].join('\n') + '\n';
+}
+
+/** Writes the profile under `dir`; returns each rank's files (relative to `dir`), launcher's included. */
+export function writeMultiRankRun(dir: string, opts: { manifest?: boolean } = {}): Map<number, string[]> {
+  const hostDir = path.join(dir, HOST);
+  mkdirSync(hostDir, { recursive: true });
+  const files = new Map<number, string[]>();
+  const write = (pid: number, kind: string, text: string): void => {
+    const name = `${pid}_${kind}.csv`;
+    writeFileSync(path.join(hostDir, name), text);
+    files.set(pid, [...(files.get(pid) ?? []), `${HOST}/${name}`]);
+  };
+  write(LAUNCHER_PID, 'agent_info', agentInfo());
+  for (const r of RANKS) {
+    const agent = `Agent ${r.agent}`;
+    const kernels: string[] = [];
+    const api: string[] = [];
+    const markers: string[] = [];
+    let corr = 1;
+    let gpu = T0 + 10_000;
+    CASES.forEach((name, c) => {
+      const caseStart = T0 + 1000 + c * 100_000;
+      markers.push(`"MARKER_CORE_API",${q(name)},${r.pid},1,${900 + c},${caseStart},${caseStart + 90_000}`);
+      // three iterations: gemm, then the all-to-all, then an RCCL all-reduce; all launched inside the range
+      for (let i = 0; i < 3; i++) {
+        for (const [kernel, ns] of [
+          [GEMM, r.gemmNs[c]],
+          [A2A, 400 + r.agent * 10],
+          [RCCL, 600 + (4 - r.agent) * 50],
+        ] as Array<[string, number]>) {
+          const launchAt = caseStart + 100 + corr * 50;
+          api.push(`"HIP_RUNTIME_API_EXT","hipLaunchKernel",${r.pid},1,${corr},${launchAt},${launchAt + 20}`);
+          gpu = Math.max(gpu, launchAt + 30);
+          kernels.push(
+            `"KERNEL_DISPATCH",${q(agent)},1,1,1,${corr},${corr + 5},${q(kernel)},${corr},${gpu},${gpu + ns},0,0,32,0,16,256,1,1,65536,1,1`,
+          );
+          gpu += ns + 100;
+          corr++;
+        }
+      }
+    });
+    write(r.pid, 'agent_info', agentInfo());
+    write(r.pid, 'kernel_trace', [KERNEL_HEADER, ...kernels].join('\n') + '\n');
+    write(r.pid, 'hip_api_trace', [API_HEADER, ...api].join('\n') + '\n');
+    write(r.pid, 'marker_api_trace', [API_HEADER, ...markers].join('\n') + '\n');
+    const peer = `Agent ${(r.agent % 4) + 1}`;
+    const copies = [
+      `"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,"Agent 0",${q(agent)},${corr + 1},${T0 + 500},${T0 + 900 + r.agent}`,
+      `"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",0,${q(agent)},${q(peer)},${corr + 2},${gpu + 10},${gpu + 210}`,
+      `"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_HOST",0,${q(agent)},"Agent 0",${corr + 3},${gpu + 300},${gpu + 700}`,
+    ];
+    write(r.pid, 'memory_copy_trace', [COPY_HEADER, ...copies].join('\n') + '\n');
+  }
+  if (opts.manifest) {
+    // ranks as the runner knows them (here: pid order, not device order), and the launcher as their parent
+    const processes = [
+      { pid: LAUNCHER_PID, ppid: 1, rank: null, devices: [], outputs: files.get(LAUNCHER_PID) },
+      ...RANKS.map((r, i) => ({
+        pid: r.pid,
+        ppid: LAUNCHER_PID,
+        rank: i,
+        devices: [r.agent - 1],
+        outputs: files.get(r.pid),
+      })),
+    ];
+    writeFileSync(path.join(dir, 'kernel-runner-processes.json'), JSON.stringify({ version: 1, processes }));
+  }
+  return files;
+}

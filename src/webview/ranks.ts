@@ -13,6 +13,8 @@ export function renderRanks(ranks: TraceRanks): HTMLElement {
   const ranked = ranks.processes.filter((p) => p.rank !== null);
   const rows = ranks.processes.map((p) => {
     const slow = p.rank !== null && p.rank === slowest;
+    // a launcher (the evaluator that spawns the ranks): no numbers to show
+    const idle = p.rank === null && p.kernelCalls === 0;
     const rankCell: Child[] = [p.rank === null ? 'no GPU work' : `rank ${p.rank}`];
     if (slow) rankCell.push(' ', slowMark());
     return {
@@ -25,10 +27,14 @@ export function renderRanks(ranks: TraceRanks): HTMLElement {
         h('span', { class: 'rank-name' }, ...rankCell),
         p.device === null ? '–' : `GPU ${p.device}`,
         p.rank === null ? '–' : `${formatNs(p.busyNs)} (${formatPercent(p.busyPercent)})`,
-        formatNs(p.kernelNs),
-        formatNs(p.computeNs),
-        formatNs(p.communicationNs),
-        percentBar(p.communicationPercent),
+        ...(idle
+          ? ['–', '–', '–', '–']
+          : [
+              formatNs(p.kernelNs),
+              formatNs(p.computeNs),
+              formatNs(p.communicationNs),
+              percentBar(p.communicationPercent),
+            ]),
         p.topKernels[0]
           ? h('span', { class: 'kernel-name', title: p.topKernels[0].name }, p.topKernels[0].shortName)
           : '–',

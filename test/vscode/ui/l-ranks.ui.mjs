@@ -109,5 +109,7 @@ export const tests = {
     );
     await frame.locator('table.rank-table').scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'ranks-panel');
+    await frame.locator('figure.timeline').scrollIntoViewIfNeeded();
+    await shot(page, outputDir, 'ranks-timeline');
   },
 };

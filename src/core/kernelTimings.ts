@@ -37,7 +37,7 @@ export interface ProfiledKernel {
   ranks?: RankShare[];
 }
 
-export interface RankShare {
+interface RankShare {
   rank: number;
   calls: number;
   totalNs: number;

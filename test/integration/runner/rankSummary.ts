@@ -30,7 +30,7 @@ async function summarize(target: string): Promise<TraceSummary> {
 }
 
 /** The slow rank the stand-in makes of a job of `worldSize` ranks (see test/bin/rocprofv3, RankShape). */
-export const slowRankOf = (worldSize: number): number => Math.floor((worldSize - 1) / 2);
+const slowRankOf = (worldSize: number): number => Math.floor((worldSize - 1) / 2);
 
 export async function checkRanksEndToEnd(
   archive: Buffer,

@@ -10,6 +10,7 @@ import { formatCount } from './format/numbers';
 import { roofAtIntensity, type RoofAtIntensity, type RoofPeaks } from './protocol/roofline';
 import { formatFlopRate, formatIntensity, roofText } from './format/roofline';
 import type { KernelEntryPoint } from './kernelEntryPoints';
+import type { TraceRanks } from './protocol/traceSummary';
 
 /**
  * A kernel's counter totals over its dispatches (the summary's roofline means × dispatches), so that kernels and
@@ -29,6 +30,17 @@ export interface ProfiledKernel {
   totalNs: number;
   /** When the profile read hardware counters (its `roofline`). */
   counters?: KernelCounterTotals;
+  /**
+   * A multi-process profile: this kernel's calls and time on each rank that ran it. Only when every rank with GPU
+   * work lists it (the summary keeps each rank's top kernels), so that the slowest of them is the slowest of all.
+   */
+  ranks?: RankShare[];
+}
+
+interface RankShare {
+  rank: number;
+  calls: number;
+  totalNs: number;
 }
 
 export interface KernelTiming {
@@ -43,6 +55,8 @@ export interface KernelTiming {
   counters?: KernelCounterTotals;
   /** Where the identifier's kernels sit under the roof, all instantiations together (needs counters and peaks). */
   roof?: RoofAtIntensity;
+  /** A multi-process profile whose ranks differ in this identifier's average: the rank where it is slowest. */
+  slowestRank?: { rank: number; avgNs: number; fastestAvgNs: number };
 }
 
 export interface TimedEntryPoint {
@@ -144,9 +158,20 @@ function roofOfTotals(c: KernelCounterTotals, peaks: RoofPeaks): RoofAtIntensity
 export function timingsByIdentifier(kernels: readonly ProfiledKernel[], peaks?: RoofPeaks): Map<string, KernelTiming> {
   const out = new Map<string, KernelTiming>();
   const uncounted = new Set<string>();
+  const rankShares = new Map<string, Map<number, RankShare>>();
+  const unranked = new Set<string>();
   for (const k of kernels) {
     const id = kernelIdentifier(k.name);
     if (!id || k.calls <= 0) continue;
+    if (!k.ranks?.length) unranked.add(id);
+    for (const r of k.ranks ?? []) {
+      const byRank = rankShares.get(id) ?? new Map<number, RankShare>();
+      const m = byRank.get(r.rank) ?? { rank: r.rank, calls: 0, totalNs: 0 };
+      m.calls += r.calls;
+      m.totalNs += r.totalNs;
+      byRank.set(r.rank, m);
+      rankShares.set(id, byRank);
+    }
     const t = out.get(id) ?? { name: id, calls: 0, totalNs: 0, avgNs: 0, profiledNames: [] };
     t.calls += k.calls;
     t.totalNs += k.totalNs;
@@ -156,6 +181,11 @@ export function timingsByIdentifier(kernels: readonly ProfiledKernel[], peaks?: 
     else t.counters = t.counters ? addCounterTotals(t.counters, k.counters) : k.counters;
     out.set(id, t);
   }
+  for (const [id, shares] of rankShares) {
+    const t = out.get(id);
+    const slowest = t && !unranked.has(id) ? slowestRankOf([...shares.values()]) : undefined;
+    if (t && slowest) t.slowestRank = slowest;
+  }
   for (const [id, t] of out) {
     // a share of the roof over some instantiations only would pass for the whole identifier's: none then
     if (uncounted.has(id)) delete t.counters;
@@ -163,6 +193,31 @@ export function timingsByIdentifier(kernels: readonly ProfiledKernel[], peaks?: 
     if (roof) t.roof = roof;
   }
   return out;
+}
+
+/** Each kernel's calls and time per rank, for the kernels every rank with GPU work lists (see ProfiledKernel.ranks). */
+export function addRankShares(byName: Map<string, ProfiledKernel>, ranks: TraceRanks): void {
+  const ranked = ranks.processes.filter((p) => p.rank !== null && p.kernelCalls > 0);
+  if (ranked.length < 2) return;
+  for (const [name, m] of byName) {
+    const shares = ranked.flatMap((p) => {
+      const k = p.topKernels.find((x) => x.name === name);
+      return k ? [{ rank: p.rank!, calls: k.calls, totalNs: k.totalNs }] : [];
+    });
+    if (shares.length === ranked.length) m.ranks = [...(m.ranks ?? []), ...shares];
+  }
+}
+
+/** The rank with the highest average, when at least two ranks ran the kernel and their averages differ. */
+function slowestRankOf(shares: readonly RankShare[]): KernelTiming['slowestRank'] {
+  const avgs = shares.filter((r) => r.calls > 0).map((r) => ({ rank: r.rank, avgNs: r.totalNs / r.calls }));
+  if (avgs.length < 2) return undefined;
+  avgs.sort((a, b) => b.avgNs - a.avgNs || a.rank - b.rank);
+  const slowest = avgs[0]!;
+  const fastest = avgs[avgs.length - 1]!;
+  // equal to the displayed precision is no difference a person could act on
+  if (formatNs(slowest.avgNs) === formatNs(fastest.avgNs)) return undefined;
+  return { rank: slowest.rank, avgNs: slowest.avgNs, fastestAvgNs: fastest.avgNs };
 }
 
 /**
@@ -194,8 +249,18 @@ export function roofTooltip(t: Pick<KernelTiming, 'counters' | 'roof'>): string 
   return `HBM intensity ${formatIntensity(ai)} at ${formatFlopRate(rate)} under a roof of ${formatFlopRate(t.roof.roofGflops)} (${formatCount(c.dispatches)} dispatches with counters).`;
 }
 
-/** "⏱ 17.2 µs avg · 150 calls", and with counters "⏱ 11.3 µs avg · 150 calls · memory-bound, 71% of HBM roof". */
-export function timingLensTitle(t: Pick<KernelTiming, 'avgNs' | 'calls' | 'roof'>): string {
+/**
+ * "⏱ 17.2 µs avg · 150 calls", with counters "⏱ 11.3 µs avg · 150 calls · memory-bound, 71% of HBM roof", and
+ * where the ranks of a multi-GPU profile differ "⏱ 11.3 µs avg · 24 calls · slowest rank 3".
+ */
+export function timingLensTitle(t: Pick<KernelTiming, 'avgNs' | 'calls' | 'roof' | 'slowestRank'>): string {
   const timing = `⏱ ${formatNs(t.avgNs)} avg · ${t.calls.toLocaleString('en-US')} call${t.calls === 1 ? '' : 's'}`;
-  return t.roof ? `${timing} · ${roofText(t.roof)}` : timing;
+  const rank = t.slowestRank ? ` · slowest rank ${t.slowestRank.rank}` : '';
+  return t.roof ? `${timing}${rank} · ${roofText(t.roof)}` : `${timing}${rank}`;
+}
+
+/** The lens's hover line for the ranks: "Slowest on rank 3: 16.9 µs avg, fastest rank 11.3 µs." */
+export function rankTooltip(t: Pick<KernelTiming, 'slowestRank'>): string {
+  const r = t.slowestRank;
+  return r ? `Slowest on rank ${r.rank}: ${formatNs(r.avgNs)} avg, fastest rank ${formatNs(r.fastestAvgNs)}.` : '';
 }

@@ -3,7 +3,7 @@
 // text as it is now, so a kernel that is renamed or removed loses its lens with the edit.
 import * as vscode from 'vscode';
 import { findKernelEntryPoints, sourceLanguageOf } from '../core/kernelEntryPoints';
-import { matchKernelTimings, roofTooltip, timingLensTitle } from '../core/kernelTimings';
+import { matchKernelTimings, rankTooltip, roofTooltip, timingLensTitle } from '../core/kernelTimings';
 import { commandId } from './commandIds';
 import type { Config } from './config';
 import type { RunStore } from './runs/store';
@@ -38,7 +38,7 @@ export class KernelTimingLensProvider implements vscode.CodeLensProvider, vscode
           title: timingLensTitle(timing),
           command: commandId('runs.open'),
           arguments: [run.id],
-          tooltip: `${entry.name}${names}: ${timing.calls} calls in the ${run.mode} of ${when} on ${run.target}.${timing.roof ? ` ${roofTooltip(timing)}` : ''} Open that run.`,
+          tooltip: `${entry.name}${names}: ${timing.calls} calls in the ${run.mode} of ${when} on ${run.target}.${timing.roof ? ` ${roofTooltip(timing)}` : ''}${timing.slowestRank ? ` ${rankTooltip(timing)}` : ''} Open that run.`,
         });
       },
     );

@@ -28,6 +28,7 @@ import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
 import { renderRooflineSections } from './roofline';
 import { renderHotspots } from './hotspots';
+import { rankOfAgent, renderRanks } from './ranks';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
 export interface Actions extends IsaActions {
@@ -325,8 +326,9 @@ export function renderTrace(s: TraceSummary): HTMLElement {
   return h(
     'div',
     { class: 'trace' },
+    s.ranks ? renderRanks(s.ranks) : null,
     renderBusy(s),
-    s.timeline ? renderTimeline(s.timeline) : null,
+    s.timeline ? renderTimeline(s.timeline, rankOfAgent(s)) : null,
     s.warnings.length ? renderWarnings(s.warnings) : null,
     s.passes ? h('p', { class: 'note trace-passes', role: 'note' }, counterPassesText(s.passes)) : null,
     renderKernels(s.kernels, s.kernelTotals),
@@ -591,7 +593,10 @@ function renderLaunches(kernels: KernelRow[]): HTMLElement | null {
 }
 
 /** Busy fraction per time bucket, one row per agent: an inline SVG built node by node. */
-function renderTimeline(t: TraceTimeline): HTMLElement {
+/** Px per agent row when several GPUs share the chart: each row stays readable beside its label. */
+const TIMELINE_ROW_PX = 22;
+
+function renderTimeline(t: TraceTimeline, ranksOf: Map<string, string>): HTMLElement {
   const width = 1000;
   const rowH = 40;
   const gap = 14;
@@ -617,11 +622,26 @@ function renderTimeline(t: TraceTimeline): HTMLElement {
         width: Math.max(0.5, bw - 0.3).toFixed(2),
         height: hgt.toFixed(2),
       });
-      r.append(svg('title', {}, `${a.agentId}: ${formatPercent(f * 100)} busy at +${formatNs(i * t.bucketNs)}`));
+      const who = ranksOf.has(a.agentId) ? `${a.agentId} (${ranksOf.get(a.agentId)})` : a.agentId;
+      r.append(svg('title', {}, `${who}: ${formatPercent(f * 100)} busy at +${formatNs(i * t.bucketNs)}`));
       chart.append(r);
     });
   });
   const empty = t.agents.every((a) => a.busyFraction.every((f) => f <= 0));
+  // several GPUs (a multi-GPU job): one labelled row each, the chart as tall as its rows
+  const rowsApart = t.agents.length > 2;
+  if (rowsApart) chart.style.height = chart.style.maxHeight = `${t.agents.length * TIMELINE_ROW_PX}px`;
+  const labels = t.agents.map((a) => {
+    const label = h(
+      'div',
+      { class: 'timeline-agent', 'data-agent': a.agentId },
+      a.agentId,
+      ranksOf.has(a.agentId) ? ` · ${ranksOf.get(a.agentId)}` : '',
+    );
+    // CSSOM, not a style attribute: the webview's CSP allows no inline styles
+    if (rowsApart) label.style.height = `${TIMELINE_ROW_PX}px`;
+    return label;
+  });
   return h(
     'figure',
     { class: 'timeline' },
@@ -633,8 +653,9 @@ function renderTimeline(t: TraceTimeline): HTMLElement {
           'No busy time shows at this resolution (the trace spans much more time than its GPU work).',
         )
       : null,
-    h('div', { class: 'timeline-labels' }, ...t.agents.map((a) => h('div', { class: 'timeline-agent' }, a.agentId))),
-    chart,
+    ...(rowsApart
+      ? [h('div', { class: 'timeline-rows' }, h('div', { class: 'timeline-labels stacked' }, ...labels), chart)]
+      : [h('div', { class: 'timeline-labels' }, ...labels), chart]),
     h('div', { class: 'timeline-axis' }, h('span', {}, '0'), h('span', {}, formatNs(t.endNs - t.startNs))),
   );
 }

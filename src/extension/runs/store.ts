@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { z } from '../../core/protocol/zod';
 import type { RunnerClient } from '../../core/client';
 import { formatNs, formatSeconds } from '../../core/format/index';
-import { addCounterTotals, counterTotals, type ProfiledKernel } from '../../core/kernelTimings';
+import { addCounterTotals, addRankShares, counterTotals, type ProfiledKernel } from '../../core/kernelTimings';
 import { runsToRemove } from '../../core/runRetention';
 import type { ResultView } from '../../webview/protocol';
 
@@ -43,6 +43,8 @@ const runStoreEntrySchema = z.object({
         counters: z
           .object({ dispatches: z.number(), ns: z.number(), flops: z.number(), hbmBytes: z.number() })
           .optional(),
+        /** A multi-process profile: the kernel on each rank (when every rank lists it among its top kernels). */
+        ranks: z.array(z.object({ rank: z.number(), calls: z.number(), totalNs: z.number() })).optional(),
       }),
     )
     .default([]),
@@ -100,6 +102,7 @@ function mergedKernels(view: ResultView): ProfiledKernel[] {
       byName.set(k.name, m);
       traced.add(k.name);
     }
+    if (p.summary?.ranks) addRankShares(byName, p.summary.ranks);
     for (const k of p.summary?.roofline?.kernels ?? []) {
       const c = counterTotals(k);
       // a counter collection without a kernel trace: its dispatches are the kernel's calls

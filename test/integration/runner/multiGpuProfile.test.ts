@@ -21,6 +21,7 @@ import {
   type TestRunner,
 } from './helpers';
 import { checkRankOutputs, checkSummaryCoversRanks } from './rankOutputs';
+import { checkRanksEndToEnd } from './rankSummary';
 
 const template = readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8');
 
@@ -74,7 +75,7 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     );
   });
 
-  test('one output set per rank process, each on its own device, named in the manifest and kept apart', async () => {
+  test('one output set per rank process, each on its own device, named in the manifest and kept apart; read per rank by the CLI and the digest', async () => {
     const events = await submitAndRead(`${runner.url}/alltoall_py/MI300x8/profile`, {
       fileName: 'submission.py',
       content: template,
@@ -89,6 +90,8 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
     checkRankOutputs(manifest, (name) => zip.get(name)?.toString('utf8'), 8);
     checkSummaryCoversRanks(profile.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
+    const read = await checkRanksEndToEnd(Buffer.from(profile.trace, 'base64'), manifest, 8);
+    assert.deepEqual(profile.summary?.ranks, read.ranks, "the runner's summary is the CLI's");
   });
 
   test('counters, a kernel filter and PC sampling apply to every rank: each pass traces all eight, each its own', async () => {

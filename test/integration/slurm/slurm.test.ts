@@ -40,6 +40,7 @@ import {
 import { slurmMissing, startSlurmCluster, type SlurmCluster } from './cluster';
 import { counterRows, readZip } from '../runner/counterHelpers';
 import { checkRankOutputs, checkSummaryCoversRanks } from '../runner/rankOutputs';
+import { checkRanksEndToEnd } from '../runner/rankSummary';
 import { PROCESS_MANIFEST_NAME, processManifestSchema } from '../../../src/core/protocol/processManifest';
 import { rooflineCounters, splitIntoPasses } from '../../../src/runner/counterSets';
 import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
@@ -286,7 +287,7 @@ describe(
       );
     });
 
-    test('profile on MI300x8 through Slurm: every rank process of the multi-process example traced apart, named in the manifest', async () => {
+    test('profile on MI300x8 through Slurm: every rank process of the multi-process example traced apart, named in the manifest, read per rank', async () => {
       // a second runner on the same cluster serving the partition as MI300x8 (Slurm assigns the devices: the name
       // says how many, POPCORN_GPUS=8); the node has no GPUs, so the stand-in is told the machine has eight
       const x8 = await startTestRunner({
@@ -310,6 +311,7 @@ describe(
         const manifest = processManifestSchema.parse(JSON.parse(zip.get(PROCESS_MANIFEST_NAME)!.toString('utf8')));
         checkRankOutputs(manifest, (name) => zip.get(name)?.toString('utf8'), 8);
         checkSummaryCoversRanks(run.profile!.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
+        await checkRanksEndToEnd(Buffer.from(run.profile!.trace, 'base64'), manifest, 8);
       } finally {
         await x8.dispose();
       }

@@ -382,13 +382,9 @@ export function register(program: Command): void {
           throw new CliExit(err.message, 2);
         throw err;
       }
-      process.stdout.write(startupLines(runner, auth.source));
-      if (runner.info.rootWarning) log(runner.info.rootWarning);
-      if (auth.created && auth.token)
-        process.stdout.write(
-          newTokenLine(auth.token, auth.created, resolve(defaultDataDir()) === resolve(runner.info.dataDir)),
-        );
-      await new Promise<void>((resolve) => {
+      // The stop handlers first, then the lines that say it is up: a supervisor (or a test) that sends SIGTERM as
+      // soon as it reads `stop:` must get a graceful stop, not the default signal death that loses pending output.
+      const stopped = new Promise<void>((resolve) => {
         let stopping = false;
         const stop = (signal: NodeJS.Signals) => {
           if (stopping) {
@@ -407,5 +403,12 @@ export function register(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      if (runner.info.rootWarning) log(runner.info.rootWarning);
+      process.stdout.write(startupLines(runner, auth.source));
+      if (auth.created && auth.token)
+        process.stdout.write(
+          newTokenLine(auth.token, auth.created, resolve(defaultDataDir()) === resolve(runner.info.dataDir)),
+        );
+      await stopped;
     });
 }

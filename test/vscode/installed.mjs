@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startVscodeServer } from './server.mjs';
+import { startVscodeServer, writeSettings } from './server.mjs';
 import { findTools } from './tools.mjs';
 import { assert, openFile, openWorkbench, runCommand, steps, webviewFrame } from './ui/workbench.mjs';
 
@@ -77,26 +77,7 @@ say(`installed ${installed[0]} into an empty extensions folder`);
 // the example submission a person would have open, and the file the checks' first Quick Open finds
 copyFileSync(join(root, 'examples/problems/vectoradd_py/submission.py'), join(dirs.workspace, 'submission.py'));
 writeFileSync(join(dirs.workspace, 'extension-host-probe.txt'), 'found by file search\n');
-mkdirSync(join(dirs.userData, 'User'), { recursive: true });
-mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
-writeFileSync(
-  join(dirs.userData, 'User/settings.json'),
-  JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoUpdate': false,
-    'extensions.autoCheckUpdates': false,
-    'update.mode': 'none',
-    'chat.disableAIFeatures': true,
-    'kernelRunner.mcpServer.enable': false,
-    'security.workspace.trust.enabled': false,
-    'git.enabled': false,
-  }),
-);
-writeFileSync(
-  join(dirs.userData, 'Machine/settings.json'),
-  JSON.stringify({ 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] }),
-);
+writeSettings(dirs.userData, root);
 
 // 3. The VS Code server on that folder, in its own process group.
 mkdirSync(outputDir, { recursive: true });

@@ -8,7 +8,7 @@
 //   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--no-installed] [--only-installed] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
 import { buildSuites } from './build-suites.mjs';
-import { startVscodeServer } from './server.mjs';
+import { startVscodeServer, writeSettings } from './server.mjs';
 import { findTools } from './tools.mjs';
 import {
   cpSync,
@@ -112,35 +112,8 @@ const unusedBuiltins = [
   'vscode.npm',
   'vscode.debug-auto-launch',
 ];
-const settings = {
-  'workbench.startupEditor': 'none',
-  'telemetry.telemetryLevel': 'off',
-  'extensions.autoUpdate': false,
-  'extensions.autoCheckUpdates': false,
-  'update.mode': 'none',
-  'chat.disableAIFeatures': true,
-  // Off in the test window (lmTools.test.ts turns it on): the registered MCP server definition leaves the Output
-  // panel focused, which the timing lens suite's revert of the active editor does not expect.
-  'kernelRunner.mcpServer.enable': false,
-  'workbench.tips.enabled': false,
-  'security.workspace.trust.enabled': false,
-  'git.enabled': false,
-  'window.title': 'kernel-runner-tests',
-};
-// User settings, and "remote machine" settings (the server's user-data-dir/Machine): the embedded runner is told
-// its GPU is an MI300 and finds the clearly named test stand-in for rocprofv3 (test/bin) first on its PATH. The
-// suites override these per test with workspace-level values.
-mkdirSync(join(dirs.userData, 'User'), { recursive: true });
-mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
-writeFileSync(join(dirs.userData, 'User/settings.json'), JSON.stringify(settings, null, 2));
-writeFileSync(
-  join(dirs.userData, 'Machine/settings.json'),
-  JSON.stringify(
-    { 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] },
-    null,
-    2,
-  ),
-);
+// The suites override these per test with workspace-level values.
+writeSettings(dirs.userData, root, { 'workbench.tips.enabled': false, 'window.title': 'kernel-runner-tests' });
 mkdirSync(outputDir, { recursive: true });
 // Screenshots of failures from an earlier run would read as failures of this one.
 for (const f of readdirSync(outputDir)) if (f.startsWith('FAILED-')) rmSync(join(outputDir, f), { force: true });

@@ -1,10 +1,45 @@
 /* global fetch */
-// The VS Code server of code-server for run.mjs and installed.mjs: on a free loopback port, without a connection
-// token, in its own process group (so that one kill ends it and its extension hosts), its output in a log file.
+// The VS Code server of code-server for run.mjs and installed.mjs: its settings, and the server on a free loopback
+// port, without a connection token, in its own process group (so that one kill ends it and its extension hosts), its
+// output in a log file.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * User settings (`extra` over a quiet window: no startup editor, telemetry, updates, AI features, trust prompt or git)
+ * and "remote machine" settings (the server's user-data-dir/Machine): the embedded runner is told its GPU is an MI300
+ * and finds the clearly named test stand-in for rocprofv3 (`root`/test/bin) first on its PATH.
+ */
+export function writeSettings(userData, root, extra = {}) {
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  mkdirSync(join(userData, 'Machine'), { recursive: true });
+  const settings = {
+    'workbench.startupEditor': 'none',
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    // Off in the test window (lmTools.test.ts turns it on): the registered MCP server definition leaves the Output
+    // panel focused, which the timing lens suite's revert of the active editor does not expect.
+    'kernelRunner.mcpServer.enable': false,
+    'security.workspace.trust.enabled': false,
+    'git.enabled': false,
+    ...extra,
+  };
+  writeFileSync(join(userData, 'User/settings.json'), JSON.stringify(settings, null, 2));
+  writeFileSync(
+    join(userData, 'Machine/settings.json'),
+    JSON.stringify(
+      { 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] },
+      null,
+      2,
+    ),
+  );
+}
 
 /** A loopback port nothing listens on now. */
 export function freePort() {

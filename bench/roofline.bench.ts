@@ -27,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TraceSummary } from '../src/core/protocol/traceSummary';
 import { seededRandom } from '../test/support/random';
-import { machineLoad, median, summary as resultLine } from './support';
+import { machineLoad, median, roundsAgainstDuckDb, summary as resultLine } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
@@ -185,23 +185,7 @@ async function main(): Promise<void> {
   }
   const ours = (): Run => runChild([cli, 'summarize', dir, '--json']);
   const duck = (): Run => runChild(['--input-type=module', '-e', duckdbChild(file)]);
-  const first = [ours(), duck()];
-  console.log(
-    `  first runs (not counted): ours ${first[0]?.seconds.toFixed(2)} s, DuckDB ${first[1]?.seconds.toFixed(2)} s`,
-  );
-  const o: Run[] = [];
-  const d: Run[] = [];
-  const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const a = ours();
-    const b = duck();
-    o.push(a);
-    d.push(b);
-    ratios.push(a.seconds / b.seconds);
-    console.log(
-      `  round ${round + 1}: ours ${a.seconds.toFixed(2)} s (${a.cpuSeconds?.toFixed(2)} CPU s, ${a.rssMiB?.toFixed(0)} MiB), DuckDB ${b.seconds.toFixed(2)} s (${b.cpuSeconds?.toFixed(2)} CPU s, ${b.rssMiB?.toFixed(0)} MiB), ratio ${(a.seconds / b.seconds).toFixed(2)}, ${machineLoad()}`,
-    );
-  }
+  const { ours: o, duck: d, ratios } = roundsAgainstDuckDb(ROUNDS, ours, duck);
 
   const s = JSON.parse((o[0] as Run).stdout) as TraceSummary;
   const rows = JSON.parse((d[0] as Run).stdout) as Array<{

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { TraceSummary } from '../src/core/protocol/traceSummary';
 import { ensureKernelTrace } from './kernelTraceData';
-import { machineLoad, median, summary as resultLine, timedNode, type TimedRun } from './support';
+import { machineLoad, median, roundsAgainstDuckDb, summary as resultLine, timedNode, type TimedRun } from './support';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli.cjs');
@@ -129,27 +129,10 @@ async function main(): Promise<void> {
   await warm(files);
   const ours = (): TimedRun => timedNode([cli, 'summarize', dir, '--json'], { cwd: root });
   const duck = (): TimedRun => timedNode(['--input-type=module', '-e', duckdbChild(files)], { cwd: root });
-  const firstOurs = ours();
-  const firstDuck = duck();
-  console.log(
-    `  first runs (not counted): ours ${firstOurs.seconds.toFixed(2)} s, DuckDB ${firstDuck.seconds.toFixed(2)} s`,
-  );
-  const o: TimedRun[] = [];
-  const d: TimedRun[] = [];
-  const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const a = ours();
-    const b = duck();
-    o.push(a);
-    d.push(b);
-    ratios.push(a.seconds / b.seconds);
-    console.log(
-      `  round ${round + 1}: ours ${a.seconds.toFixed(2)} s (${a.cpuSeconds?.toFixed(2)} CPU s, ${a.rssMiB?.toFixed(0)} MiB), DuckDB ${b.seconds.toFixed(2)} s (${b.cpuSeconds?.toFixed(2)} CPU s, ${b.rssMiB?.toFixed(0)} MiB), ratio ${(a.seconds / b.seconds).toFixed(2)}, ${machineLoad()}`,
-    );
-  }
+  const { first, ours: o, duck: d, ratios } = roundsAgainstDuckDb(ROUNDS, ours, duck);
 
-  const summary = JSON.parse(firstOurs.stdout) as TraceSummary;
-  const diffs = differences(summary, JSON.parse(firstDuck.stdout) as DuckRow[], await busyByDuckDb(files), dir);
+  const summary = JSON.parse(first.ours.stdout) as TraceSummary;
+  const diffs = differences(summary, JSON.parse(first.duck.stdout) as DuckRow[], await busyByDuckDb(files), dir);
   console.log(
     `  per rank calls/time/busy and per kernel count/sum/min/max vs DuckDB: ${diffs.length === 0 ? 'all equal' : `${diffs.length} DIFFERENCES: ${diffs.slice(0, 5).join('; ')}`}`,
   );

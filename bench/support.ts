@@ -156,3 +156,32 @@ export function timedNode(args: string[], opts: { cwd: string; env?: NodeJS.Proc
     stdout: r.stdout,
   };
 }
+
+/** Both peers' runs of a comparison: the first (not counted, printed), then `rounds` rounds, ours first each time. */
+export interface PeerRounds {
+  first: { ours: TimedRun; duck: TimedRun };
+  ours: TimedRun[];
+  duck: TimedRun[];
+  /** Each round's ours / DuckDB wall time. */
+  ratios: number[];
+}
+
+/** Runs ours and DuckDB once each (warm-up, not counted), then `rounds` times in turn, printing each round's line. */
+export function roundsAgainstDuckDb(rounds: number, ours: () => TimedRun, duck: () => TimedRun): PeerRounds {
+  const first = { ours: ours(), duck: duck() };
+  console.log(
+    `  first runs (not counted): ours ${first.ours.seconds.toFixed(2)} s, DuckDB ${first.duck.seconds.toFixed(2)} s`,
+  );
+  const res: PeerRounds = { first, ours: [], duck: [], ratios: [] };
+  for (let round = 0; round < rounds; round++) {
+    const a = ours();
+    const b = duck();
+    res.ours.push(a);
+    res.duck.push(b);
+    res.ratios.push(a.seconds / b.seconds);
+    console.log(
+      `  round ${round + 1}: ours ${a.seconds.toFixed(2)} s (${a.cpuSeconds?.toFixed(2)} CPU s, ${a.rssMiB?.toFixed(0)} MiB), DuckDB ${b.seconds.toFixed(2)} s (${b.cpuSeconds?.toFixed(2)} CPU s, ${b.rssMiB?.toFixed(0)} MiB), ratio ${(a.seconds / b.seconds).toFixed(2)}, ${machineLoad()}`,
+    );
+  }
+  return res;
+}

@@ -18,30 +18,37 @@ let seed = 641;
 const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const int = (n) => Math.floor(next() * n);
 
-const HEAD = [
-  'Dispatch_ID',
-  'GPU_ID',
-  'Queue_ID',
-  'PID',
-  'TID',
-  'Grid_Size',
-  'Workgroup_Size',
-  'LDS_Per_Workgroup',
-  'Scratch_Per_Workitem',
-  'Arch_VGPR',
-  'Accum_VGPR',
-  'SGPR',
-  'Wave_Size',
-  'Kernel_Name',
-  'Start_Timestamp',
-  'End_Timestamp',
-  'Correlation_ID',
-];
 const KERNEL = '"vecCopy(double*, double*, double*, int, int) (.kd)"';
-/** The dispatch's fixed fields, with pass `p`'s timing (each pass runs the program again). */
-const head = (p) => {
+/**
+ * The dispatch's fields as name: value, in rocprof-compute's column order, with pass `p`'s timing (each pass runs the
+ * program again).
+ */
+const dispatch = (p) => {
   const start = 3_461_802_754_112_000 + p * 1_000_000_000 + int(1000);
-  return [0, 2, 0, 81234, 81234, 1048576, 256, 0, 0, 8, 0, 16, 64, KERNEL, start, start + 39_000 + int(2000), 1];
+  return {
+    Dispatch_ID: 0,
+    GPU_ID: 2,
+    Queue_ID: 0,
+    PID: 81234,
+    TID: 81234,
+    Grid_Size: 1048576,
+    Workgroup_Size: 256,
+    LDS_Per_Workgroup: 0,
+    Scratch_Per_Workitem: 0,
+    Arch_VGPR: 8,
+    Accum_VGPR: 0,
+    SGPR: 16,
+    Wave_Size: 64,
+    Kernel_Name: KERNEL,
+    Start_Timestamp: start,
+    End_Timestamp: start + 39_000 + int(2000),
+    Correlation_ID: 1,
+  };
+};
+/** A wide table: the one dispatch with pass `p`'s timing, then `counters`' values. */
+const wide = (p, counters) => {
+  const d = dispatch(p);
+  return csv([...Object.keys(d), ...counters], [[...Object.values(d), ...counters.map(value)]]);
 };
 
 const PER_CHANNEL = [
@@ -165,10 +172,11 @@ const LEVEL_PASSES = {
 };
 
 let pass = 0;
-writeFileSync(join(out, 'pmc_perf.csv'), csv([...HEAD, ...COUNTERS], [[...head(pass++), ...COUNTERS.map(value)]]));
+const pmcPerf = wide(pass++, COUNTERS);
+writeFileSync(join(out, 'pmc_perf.csv'), pmcPerf);
 for (const [name, counters] of Object.entries(LEVEL_PASSES))
-  writeFileSync(join(out, `${name}.csv`), csv([...HEAD, ...counters], [[...head(pass++), ...counters.map(value)]]));
-writeFileSync(join(out, 'timestamps.csv'), csv(HEAD, [head(pass)]));
+  writeFileSync(join(out, `${name}.csv`), wide(pass++, counters));
+writeFileSync(join(out, 'timestamps.csv'), wide(pass, []));
 writeFileSync(
   join(out, 'sysinfo.csv'),
   csv(
@@ -214,4 +222,4 @@ writeFileSync(
     ],
   ),
 );
-console.log(`${out}: pmc_perf.csv has ${HEAD.length + COUNTERS.length} columns`);
+console.log(`${out}: pmc_perf.csv has ${pmcPerf.split('\n', 1)[0].split(',').length} columns`);

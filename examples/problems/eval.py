@@ -17,7 +17,6 @@ import contextlib
 import cProfile
 import importlib.util
 import io
-import math
 import os
 import pstats
 import re
@@ -26,7 +25,7 @@ import sys
 import time
 import traceback
 
-from utils import DeviceError, clear_cache, set_seed
+from utils import DeviceError, clear_cache, set_seed, stats
 from reference import check_implementation, generate_input
 from submission import custom_kernel
 
@@ -192,14 +191,6 @@ def run_tests(out: Popcorn, cases: list) -> int:
     print(f"{passed}/{len(cases)} tests passed")
     out.log("check", "pass" if passed == len(cases) else "fail")
     return 0 if passed == len(cases) else EXIT_FAILED
-
-
-def stats(durations: list) -> dict:
-    runs = len(durations)
-    mean = sum(durations) / runs
-    std = math.sqrt(sum((d - mean) ** 2 for d in durations) / (runs - 1)) if runs > 1 else 0.0
-    return {"runs": runs, "mean": mean, "std": std, "err": std / math.sqrt(runs),
-            "best": float(min(durations)), "worst": float(max(durations))}
 
 
 def time_case(case: Case, recheck: bool, budget_ns: float):

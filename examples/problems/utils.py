@@ -19,6 +19,15 @@ def clear_cache() -> None:
     """Real problems flush the GPU L2 between timed runs; a CPU example has nothing to flush."""
 
 
+def stats(durations: list) -> dict:
+    """The timed runs' count, mean, sample standard deviation, standard error, best and worst (eval.py's results)."""
+    runs = len(durations)
+    mean = sum(durations) / runs
+    std = math.sqrt(sum((d - mean) ** 2 for d in durations) / (runs - 1)) if runs > 1 else 0.0
+    return {"runs": runs, "mean": mean, "std": std, "err": std / math.sqrt(runs),
+            "best": float(min(durations)), "worst": float(max(durations))}
+
+
 def match_reference(got, expected, rtol: float = 1e-5, atol: float = 1e-8, max_report: int = 5):
     """Compare two flat sequences of numbers. Returns (ok, message) where message lists the first mismatches."""
     try:

@@ -58,8 +58,7 @@ const SUMMARY_HOTSPOTS_TOP = 10;
 import { CounterTableBuilder } from './counters/counterTable';
 import { countersUsed } from './counters/countersUsed';
 import { deriveRoofline } from './counters/derive';
-import { readPmcPerfWide } from './counters/pmcPerfWide';
-import { addWideDispatch, readWorkloadPasses } from './counters/workloadPasses';
+import { readWideTable, readWorkloadPasses } from './counters/workloadPasses';
 import { readOutputFormat, readRooflineCsv, readSysinfo } from './counters/workloadFiles';
 
 /** Per-dispatch counters of every set, for the roofline (src/trace/counters/). */
@@ -586,27 +585,12 @@ async function readSet(
   // rocprof-compute's wide pmc_perf.csv: the counters, and the kernels when no kernel trace was read
   for (const p of csvOf('pmc_perf')) {
     counters.source ??= { format: 'rocprof-compute-wide', path: p.file.path };
-    await acc.clock.settle(p.file, ['Start_Timestamp']);
-    const epoch = acc.clock.use();
-    const kernelsHere = !have.kernel;
-    await guarded(
-      p.file,
-      async (problems) => {
-        const res = await readPmcPerfWide(
-          p.file,
-          countersUsed(),
-          counters.table,
-          epoch,
-          kernelsHere ? (d) => addWideDispatch(ctx, d, problems) : undefined,
-          { kernelCounters: (name) => tables.kernelCounters(name), dispatches: !repeat, onlyNew: false },
-        );
-        problems.rowsRead = res.rows;
-        problems.badRows += res.badRows;
-        source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', res.rows);
-        if (kernelsHere) have.kernel = true;
-      },
-      (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows),
-    );
+    await readWideTable(p.file, ctx, have, guarded, {
+      table: counters.table,
+      dispatches: !repeat,
+      onlyNew: false,
+      note: (rows) => source(p.file, 'rocprof-compute-csv', 'pmc_perf', 'wide', rows),
+    });
   }
   await readWorkloadPasses(csvOf('workload_pass'), ctx, have, guarded, source);
   for (const p of s.files) if (p.what.kind === 'workload_info') counters.workload.push(workloadOf(p));

@@ -16,7 +16,7 @@ import {
   vectoradd,
   type ServeProcess,
 } from './submit/helpers';
-import { mcpSession } from './mcpSession';
+import { MCP_TOOL_NAMES, mcpSession } from './mcpSession';
 
 const schemaCheck = new Ajv({ allErrors: true, strict: true }).compile(
   JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')),
@@ -36,14 +36,7 @@ test('the agent loop on the embedded runner: test, profile with a digest, edit, 
   const s = await mcpSession(work, ['--out', path.join(work, 'loop')], { PATH: profilingPath });
   try {
     const tools = (await s.client.listTools()).tools;
-    assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'compare',
-      'get_run',
-      'isa',
-      'list_leaderboards',
-      'profile_digest',
-      'submit',
-    ]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), MCP_TOOL_NAMES);
     for (const t of tools) assert.ok((t.description ?? '').length > 80, `${t.name} tells an agent when to use it`);
     const boards = await s.call('list_leaderboards', {});
     assert.equal(boards.isError, false, boards.text);

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli, ensureBuilt, repoRoot, startServe, tempDir, vectoradd, type ServeProcess } from './submit/helpers';
-import { mcpSession } from './mcpSession';
+import { MCP_TOOL_NAMES, mcpSession } from './mcpSession';
 import { builtCodeObjects, skipCodeObjects } from '../support/codeObjects';
 import { testTool } from '../support/testTools';
 
@@ -113,14 +113,7 @@ test(
       outputSchema: { type: string };
       annotations: Record<'readOnlyHint' | 'destructiveHint' | 'openWorldHint', boolean>;
     }>;
-    assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'compare',
-      'get_run',
-      'isa',
-      'list_leaderboards',
-      'profile_digest',
-      'submit',
-    ]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), MCP_TOOL_NAMES);
     for (const t of tools) {
       assert.ok(t.description.length > 80, `${t.name} tells an agent when to use it`);
       assert.equal(t.inputSchema.type, 'object', t.name);

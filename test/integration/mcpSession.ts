@@ -13,6 +13,9 @@ import { cli } from './submit/helpers';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers' shapes are checked by the assertions and the digest schema
 type Json = any;
 
+/** The tools `kernel-runner mcp` lists, sorted: whatever client asks (the SDK's, the Inspector), these six. */
+export const MCP_TOOL_NAMES = ['compare', 'get_run', 'isa', 'list_leaderboards', 'profile_digest', 'submit'];
+
 export interface Session {
   client: Client;
   /** Every text the server sent: tool answers and progress messages. */

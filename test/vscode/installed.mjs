@@ -1,25 +1,16 @@
-/* global fetch, getComputedStyle */
+/* global getComputedStyle */
 // The extension as a person installs it: the packed .vsix (`npm run package`) installed with code-server's
 // `--install-extension` into an empty extensions folder, in a VS Code server started without
 // extensionDevelopmentPath. Run and Profile on MI300 on the embedded runner (the stand-in rocprofv3 first on its PATH,
 // as the other checks have it), then the walkthrough: opened from the palette, its "Open Example" button run, the step
 // checked off. A file the package leaves out (a bundle, a style sheet, the examples, a walkthrough page) fails here.
 // run.mjs runs it after the UI checks; alone: node test/vscode/installed.mjs [--keep]
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startVscodeServer, writeSettings } from './server.mjs';
 import { findTools } from './tools.mjs';
 import { assert, openFile, openWorkbench, runCommand, steps, webviewFrame } from './ui/workbench.mjs';
 
@@ -86,70 +77,24 @@ say(`installed ${installed[0]} into an empty extensions folder`);
 // the example submission a person would have open, and the file the checks' first Quick Open finds
 copyFileSync(join(root, 'examples/problems/vectoradd_py/submission.py'), join(dirs.workspace, 'submission.py'));
 writeFileSync(join(dirs.workspace, 'extension-host-probe.txt'), 'found by file search\n');
-mkdirSync(join(dirs.userData, 'User'), { recursive: true });
-mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
-writeFileSync(
-  join(dirs.userData, 'User/settings.json'),
-  JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoUpdate': false,
-    'extensions.autoCheckUpdates': false,
-    'update.mode': 'none',
-    'chat.disableAIFeatures': true,
-    'kernelRunner.mcpServer.enable': false,
-    'security.workspace.trust.enabled': false,
-    'git.enabled': false,
-  }),
-);
-writeFileSync(
-  join(dirs.userData, 'Machine/settings.json'),
-  JSON.stringify({ 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] }),
-);
+writeSettings(dirs.userData, root);
 
 // 3. The VS Code server on that folder, in its own process group.
-const port = await new Promise((resolve, reject) => {
-  const s = createServer();
-  s.once('error', reject);
-  s.listen(0, '127.0.0.1', () => {
-    const { port: p } = s.address();
-    s.close(() => resolve(p));
-  });
-});
 mkdirSync(outputDir, { recursive: true });
-const log = createWriteStream(join(outputDir, 'vscode-installed-server.log'));
-const server = spawn(
-  tools.node24,
-  [
-    tools.server,
-    ...['--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms'],
-    ...['--disable-telemetry', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
-    ...['--user-data-dir', dirs.userData, '--server-data-dir', dirs.serverData, '--extensions-dir', dirs.extensions],
-  ],
-  { cwd: tmp, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-);
-server.stdout.pipe(log);
-server.stderr.pipe(log);
-let serverExited = false;
-server.on('exit', () => {
-  serverExited = true;
+const server = await startVscodeServer({
+  tools,
+  dirs,
+  cwd: tmp,
+  env,
+  logFile: join(outputDir, 'vscode-installed-server.log'),
 });
+const { port } = server;
 
 let browser;
 let page;
 let exitCode = 0;
 try {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (serverExited) throw new Error('the VS Code server exited early (vscode-installed-server.log)');
-    const up = await fetch(`http://127.0.0.1:${port}/`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline) throw new Error('the VS Code server did not answer within 90 s');
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await server.waitUntilUp();
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({
     executablePath: tools.chromium,
@@ -210,17 +155,7 @@ try {
   console.log(`  FAIL installed .vsix: ${err?.stack ?? err}\n       steps: ${steps.join(', ')}`);
 } finally {
   await browser?.close().catch(() => {});
-  try {
-    process.kill(-server.pid, 'SIGTERM');
-  } catch {
-    /* gone */
-  }
-  for (let i = 0; i < 50 && !serverExited; i++) await new Promise((r) => setTimeout(r, 100));
-  try {
-    process.kill(-server.pid, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
+  await server.stop();
   if (keep) say(`kept ${tmp}`);
   else rmSync(tmp, { recursive: true, force: true });
 }

@@ -1,4 +1,3 @@
-/* global fetch */
 // Runs the extension's mocha suites inside a real VS Code (code-server's bundled VS Code server, Node 24), driven
 // by Debian's Chromium through playwright-core, then the UI checks (test/vscode/ui/*.mjs) on the same server, then
 // the packed .vsix as a person installs it (test/vscode/installed.mjs: its own server, no extensionDevelopmentPath;
@@ -9,6 +8,7 @@
 //   node test/vscode/run.mjs [--grep TEXT] [--no-ui] [--only-ui] [--no-installed] [--only-installed] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
 import { buildSuites } from './build-suites.mjs';
+import { startVscodeServer, writeSettings } from './server.mjs';
 import { findTools } from './tools.mjs';
 import {
   cpSync,
@@ -21,7 +21,6 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,48 +112,11 @@ const unusedBuiltins = [
   'vscode.npm',
   'vscode.debug-auto-launch',
 ];
-const settings = {
-  'workbench.startupEditor': 'none',
-  'telemetry.telemetryLevel': 'off',
-  'extensions.autoUpdate': false,
-  'extensions.autoCheckUpdates': false,
-  'update.mode': 'none',
-  'chat.disableAIFeatures': true,
-  // Off in the test window (lmTools.test.ts turns it on): the registered MCP server definition leaves the Output
-  // panel focused, which the timing lens suite's revert of the active editor does not expect.
-  'kernelRunner.mcpServer.enable': false,
-  'workbench.tips.enabled': false,
-  'security.workspace.trust.enabled': false,
-  'git.enabled': false,
-  'window.title': 'kernel-runner-tests',
-};
-// User settings, and "remote machine" settings (the server's user-data-dir/Machine): the embedded runner is told
-// its GPU is an MI300 and finds the clearly named test stand-in for rocprofv3 (test/bin) first on its PATH. The
-// suites override these per test with workspace-level values.
-mkdirSync(join(dirs.userData, 'User'), { recursive: true });
-mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
-writeFileSync(join(dirs.userData, 'User/settings.json'), JSON.stringify(settings, null, 2));
-writeFileSync(
-  join(dirs.userData, 'Machine/settings.json'),
-  JSON.stringify(
-    { 'kernelRunner.embedded.gpuName': 'MI300', 'kernelRunner.embedded.path': [join(root, 'test/bin')] },
-    null,
-    2,
-  ),
-);
+// The suites override these per test with workspace-level values.
+writeSettings(dirs.userData, root, { 'workbench.tips.enabled': false, 'window.title': 'kernel-runner-tests' });
 mkdirSync(outputDir, { recursive: true });
 // Screenshots of failures from an earlier run would read as failures of this one.
 for (const f of readdirSync(outputDir)) if (f.startsWith('FAILED-')) rmSync(join(outputDir, f), { force: true });
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 // The GPU MODE contract server for the UI checks (the mocha suites start their own): its URL is GPU MODE's for the
 // extension host (POPCORN_API_URL, as popcorn-cli reads it), and the throwaway home gets a popcorn config.
@@ -167,7 +129,6 @@ if (!flag('--no-ui')) {
 }
 
 // 3. The VS Code server in its own process group, so that one kill ends it and its extension hosts.
-const port = await freePort();
 const resultsFile = join(tmp, 'mocha-results.json');
 const serverLog = join(outputDir, 'vscode-server.log');
 const serverEnv = {
@@ -188,37 +149,15 @@ const serverEnv = {
   ...(contract ? { POPCORN_API_URL: contract.url } : {}),
 };
 delete serverEnv.ELECTRON_RUN_AS_NODE;
-const server = spawn(
-  tools.node24,
-  [
-    tools.server,
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--without-connection-token',
-    '--accept-server-license-terms',
-    '--enable-smoke-test-driver',
-    '--disable-telemetry',
-    '--disable-workspace-trust',
-    '--skip-welcome',
-    '--skip-release-notes',
-    '--user-data-dir',
-    dirs.userData,
-    '--server-data-dir',
-    dirs.serverData,
-    '--extensions-dir',
-    dirs.extensions,
-  ],
-  { cwd: tmp, env: serverEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-);
-const logStream = createWriteStream(serverLog);
-server.stdout.pipe(logStream);
-server.stderr.pipe(logStream);
-let serverExited = false;
-server.on('exit', () => {
-  serverExited = true;
+const server = await startVscodeServer({
+  tools,
+  dirs,
+  cwd: tmp,
+  env: serverEnv,
+  logFile: serverLog,
+  extraArgs: ['--enable-smoke-test-driver'],
 });
+const { port } = server;
 
 let browser;
 async function cleanup() {
@@ -228,28 +167,9 @@ async function cleanup() {
     /* already gone */
   }
   contract?.child.kill('SIGTERM');
-  if (!serverExited) {
-    try {
-      process.kill(-server.pid, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
-    const deadline = Date.now() + 5000;
-    while (!serverExited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    if (!serverExited)
-      try {
-        process.kill(-server.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-  }
-  // Anything the extension host started in its own group (runner jobs) was reported by the suites; sweep the
+  // Anything the extension host started in its own group (runner jobs) was reported by the suites; stop() sweeps the
   // server's group once more in case a child outlived its parent.
-  try {
-    process.kill(-server.pid, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
+  await server.stop();
   if (!flag('--keep')) rmSync(tmp, { recursive: true, force: true });
   else say(`kept ${tmp}`);
 }
@@ -266,21 +186,6 @@ for (const stream of [process.stdout, process.stderr])
     cleanup().finally(() => process.exit(1));
   });
 
-async function waitForServer() {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (serverExited) throw new Error(`VS Code server exited early; see ${serverLog}`);
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/`);
-      if (r.status === 200) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`VS Code server did not answer on port ${port} within 90 s; see ${serverLog}`);
-}
-
 const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
 function workbenchUrl(extra = []) {
   const payload = [['extensionDevelopmentPath', remote(root)], ...extra];
@@ -291,7 +196,7 @@ let exitCode = 0;
 let passed = 0;
 let failed = 0;
 try {
-  await waitForServer();
+  await server.waitUntilUp();
   say(`VS Code server up on port ${port} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({

@@ -11,7 +11,6 @@ Protocol as ../eval.py: modes test, benchmark, leaderboard, profile; `key: value
 0 ok, 110 device failure, 111 POPCORN_FD unusable, 112 validation failed, 113 bad cases file.
 """
 import base64
-import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -21,7 +20,7 @@ import time
 from multiprocessing import resource_tracker
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from utils import DeviceError  # noqa: E402
+from utils import DeviceError, stats  # noqa: E402
 
 BENCH_MAX_RUNS = 50
 BENCH_MIN_RUNS = 3
@@ -54,14 +53,6 @@ class Communicator:
             t.join()
         self._sending.clear()
         self._barrier.wait()
-
-
-def stats(durations: list) -> dict:
-    runs = len(durations)
-    mean = sum(durations) / runs
-    std = math.sqrt(sum((d - mean) ** 2 for d in durations) / (runs - 1)) if runs > 1 else 0.0
-    return {"runs": runs, "mean": mean, "std": std, "err": std / math.sqrt(runs),
-            "best": float(min(durations)), "worst": float(max(durations))}
 
 
 def rank_main(mode: str, args: dict, rank: int, world_size: int, ends: dict, barrier, results) -> None:

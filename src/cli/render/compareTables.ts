@@ -56,6 +56,7 @@ const KERNEL_HEADER = [
   'Avg change [99% interval]',
 ];
 const KERNEL_ALIGN = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] as const;
+const RANK_ALIGN = ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] as const;
 
 function amountLine(label: string, d: AmountDelta): string {
   return `${label}: A ${ns(d.a)}, B ${ns(d.b)}, change ${formatSignedNs(d.deltaNs, CLI)} (${formatRatio(d.ratio, CLI)})`;
@@ -95,17 +96,11 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       ns(r.busy.b),
     ]);
     out.push(
-      ...table(['Rank', 'A compute', 'B compute', 'Δ compute', 'B/A', 'A comm', 'B comm', 'A busy', 'B busy'], rows, [
-        'l',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-      ]).map((l) => `  ${l}`),
+      ...table(
+        ['Rank', 'A compute', 'B compute', 'Δ compute', 'B/A', 'A comm', 'B comm', 'A busy', 'B busy'],
+        rows,
+        RANK_ALIGN,
+      ).map((l) => `  ${l}`),
     );
   }
 

@@ -24,6 +24,8 @@ export interface RenderOptions {
 
 /** CLI tables: fixed decimals per unit, so that columns line up; '-' for a missing value. */
 const CLI = { align: true, missing: '-' } as const;
+/** The kernel table's columns: #, name, the numbers, launch. */
+const KERNEL_ALIGN = ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'] as const;
 
 /** 1234 → `1.23 µs`; picks ns, µs, ms or s (core's formatNs in the aligned CLI form). */
 export function formatNs(ns: number | null): string {
@@ -152,17 +154,9 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
         kernelLaunch(k),
       ]);
     out.push(
-      ...table(['#', 'Kernel', 'Calls', 'Total', 'Avg', 'Min', 'Max', '%', 'Launch'], rows, [
-        'r',
-        'l',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'r',
-        'l',
-      ]).map((l) => `  ${l}`),
+      ...table(['#', 'Kernel', 'Calls', 'Total', 'Avg', 'Min', 'Max', '%', 'Launch'], rows, KERNEL_ALIGN).map(
+        (l) => `  ${l}`,
+      ),
     );
   }
 

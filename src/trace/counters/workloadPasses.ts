@@ -7,10 +7,11 @@ import type { Columns } from '../csvFile';
 import type { CsvReadContext, RowProblems } from '../readers/rocprofv3Csv';
 import { addDuration } from '../durationStats';
 import { countersUsed } from './countersUsed';
+import type { CounterTableBuilder } from './counterTable';
 import { readPmcPerfWide, type WideDispatch } from './pmcPerfWide';
 
 /** A wide table's dispatch into the kernel table and the busy time (bad timing: a bad row). */
-export function addWideDispatch(ctx: CsvReadContext, d: WideDispatch, problems: RowProblems): void {
+function addWideDispatch(ctx: CsvReadContext, d: WideDispatch, problems: RowProblems): void {
   if (!(d.end >= d.start)) {
     problems.badRows++;
     return;
@@ -25,6 +26,50 @@ type Guarded = (
   partial: (rowsRead: number) => void,
 ) => Promise<void>;
 
+/**
+ * One wide table (pmc_perf.csv or a pass file) read under `guarded`: its counters into `table` and each kernel's list,
+ * and its dispatches into the kernel table when no kernel data was read before it (`have.kernel`).
+ */
+export async function readWideTable(
+  file: FileSource,
+  ctx: CsvReadContext,
+  have: { kernel: boolean },
+  guarded: Guarded,
+  opts: {
+    table: CounterTableBuilder | null;
+    /** Whether the dispatches count (default: when this file gives the kernels). */
+    dispatches?: boolean;
+    onlyNew: boolean;
+    note: (rows: number, kernelsHere: boolean) => void;
+  },
+): Promise<void> {
+  await ctx.acc.clock.settle(file, ['Start_Timestamp']);
+  const epoch = ctx.acc.clock.use();
+  const kernelsHere = !have.kernel;
+  await guarded(
+    file,
+    async (problems) => {
+      const res = await readPmcPerfWide(
+        file,
+        countersUsed(),
+        opts.table,
+        epoch,
+        kernelsHere ? (d) => addWideDispatch(ctx, d, problems) : undefined,
+        {
+          kernelCounters: (name) => ctx.tables.kernelCounters(name),
+          dispatches: opts.dispatches ?? kernelsHere,
+          onlyNew: opts.onlyNew,
+        },
+      );
+      problems.rowsRead = res.rows;
+      problems.badRows += res.badRows;
+      opts.note(res.rows, kernelsHere);
+      if (kernelsHere) have.kernel = true;
+    },
+    (rows) => opts.note(rows, kernelsHere),
+  );
+}
+
 type SourceNote = (file: FileSource, format: string, kind: string, variant: string, rows: number) => void;
 
 export async function readWorkloadPasses(
@@ -36,28 +81,11 @@ export async function readWorkloadPasses(
   source: SourceNote,
 ): Promise<void> {
   for (const p of passes) {
-    await ctx.acc.clock.settle(p.file, ['Start_Timestamp']);
-    const epoch = ctx.acc.clock.use();
-    const kernelsHere = !have.kernel;
-    const note = (rows: number): void =>
-      source(p.file, 'rocprof-compute-csv', 'workload_pass', kernelsHere ? 'dispatches' : 'counters', rows);
-    await guarded(
-      p.file,
-      async (problems) => {
-        const res = await readPmcPerfWide(
-          p.file,
-          countersUsed(),
-          null,
-          epoch,
-          kernelsHere ? (d) => addWideDispatch(ctx, d, problems) : undefined,
-          { kernelCounters: (name) => ctx.tables.kernelCounters(name), dispatches: kernelsHere, onlyNew: true },
-        );
-        problems.rowsRead = res.rows;
-        problems.badRows += res.badRows;
-        note(res.rows);
-        if (kernelsHere) have.kernel = true;
-      },
-      note,
-    );
+    await readWideTable(p.file, ctx, have, guarded, {
+      table: null,
+      onlyNew: true,
+      note: (rows, kernelsHere) =>
+        source(p.file, 'rocprof-compute-csv', 'workload_pass', kernelsHere ? 'dispatches' : 'counters', rows),
+    });
   }
 }

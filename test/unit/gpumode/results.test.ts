@@ -17,6 +17,7 @@ import {
   submissionFinished,
   submissionPassed,
 } from '../../../src/core/gpumode/index';
+import { evalRun } from '../../support/evalResults';
 
 // Written by Python as upstream's evaluator does: base64.b64encode(report.encode("utf-8"), b"+*")
 const REAL_REPORT =
@@ -146,22 +147,12 @@ test("the profiler's noise leaves stdout/stderr; the program's lines and fatal e
         error: '',
         system: { gpu: 'MI300', cpu: '', platform: '', torch: '' },
         runs: {
-          'profile.0': {
-            start: '',
-            end: '',
-            compilation: null,
-            profile: null,
-            run: {
-              success: true,
-              passed: true,
-              command: '',
-              stdout: 'out\n',
-              stderr,
-              exit_code: 0,
-              duration: 1,
-              result: { 'benchmark-count': '1', 'benchmark.0.report': REAL_REPORT },
-            },
-          },
+          'profile.0': evalRun({
+            command: '',
+            stdout: 'out\n',
+            stderr,
+            result: { 'benchmark-count': '1', 'benchmark.0.report': REAL_REPORT },
+          }),
         },
       },
     ],

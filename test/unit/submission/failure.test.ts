@@ -4,24 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EvalResult, ResultEvent } from '../../../src/core/protocol/api';
 import { resultFailure, runFailure, tailLines } from '../../../src/core/submission/failure';
-
-const run = (over: Partial<NonNullable<EvalResult['run']>>): EvalResult => ({
-  start: '',
-  end: '',
-  compilation: null,
-  profile: null,
-  run: {
-    success: true,
-    passed: true,
-    command: 'python3 x.py',
-    stdout: '',
-    stderr: '',
-    exit_code: 0,
-    duration: 1,
-    result: {},
-    ...over,
-  },
-});
+import { evalRun as run } from '../../support/evalResults';
 
 test("a build that failed: its command, exit code and the compiler's last lines", () => {
   const f = runFailure('test', {

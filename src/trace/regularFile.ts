@@ -5,7 +5,19 @@
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { TraceInputError } from './errors';
-import { nonRegularKind } from './sources';
+
+/**
+ * What a path is when it is neither a regular file nor a folder (a FIFO, a socket, a device), else null: reading
+ * one would block forever or never end, so inputs of that kind are refused before they are opened.
+ */
+export function nonRegularKind(st: Stats): string | null {
+  if (st.isFile() || st.isDirectory()) return null;
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
 
 function refusal(path: string, st: Stats, expected: string): TraceInputError | null {
   if (st.isFile()) return null;

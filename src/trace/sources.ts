@@ -1,6 +1,6 @@
 // Where input files come from: a folder (walked), a single file, or the entries of a zip (read in place with
 // yauzl, never extracted). Each is a FileSource that can be streamed or read whole.
-import { createReadStream, type Stats } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open as openFile, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -36,19 +36,6 @@ function fileSource(absPath: string, relPath: string, size: number): FileSource 
     open: async () => createReadStream(absPath, { highWaterMark: STREAM_CHUNK_BYTES }),
     readAll: () => readFile(absPath),
   };
-}
-
-/**
- * What a path is when it is neither a regular file nor a folder (a FIFO, a socket, a device), else null: reading
- * one would block forever or never end, so inputs of that kind are refused before they are opened.
- */
-export function nonRegularKind(st: Stats): string | null {
-  if (st.isFile() || st.isDirectory()) return null;
-  if (st.isFIFO()) return 'a named pipe (FIFO)';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  return 'not a regular file';
 }
 
 export async function listFolder(root: string): Promise<SourceSet> {

@@ -40,12 +40,12 @@ import {
   listFolder,
   listSingleFile,
   listZip,
-  nonRegularKind,
   ZipLimitError,
   type FileSource,
   type SourceSet,
   type ZipLimits,
 } from './sources';
+import { nonRegularKind } from './regularFile';
 import { RunTables, normalizeDirection } from './tables';
 import { ProcessGroups, isManifestPath, readManifest } from './processes';
 import type { ProcessManifest } from '../core/protocol/processManifest';

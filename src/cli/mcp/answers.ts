@@ -2,6 +2,7 @@
 // and the same object as structuredContent; a budget that cannot be met is a tool error, never a success. Text an
 // agent must read as data (program output, compiler errors) travels fenced.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { KernelRunnerError } from '../../core/errors';
 
 /** The answer's JSON text as sent: compact, no indentation. */
 export function answerJson(body: unknown): string {
@@ -20,8 +21,9 @@ export function fenced(lines: readonly string[], label = 'untrusted-output'): st
   return `${fence}${label}\n${text}\n${fence}`;
 }
 
-export class BudgetExceededError extends Error {
+export class BudgetExceededError extends KernelRunnerError {
   override readonly name = 'BudgetExceededError';
+  readonly code = 'CLI_MCP_TOOL';
 }
 
 /** Throws when the text sent would be over the budget asked for. */

@@ -3,7 +3,8 @@
 // and of a host binary's .hip_fatbin section, read to their kernels' metadata plus an occupancy estimate.
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { listFolder, listSingleFile, listZip, nonRegularKind, type FileSource, type SourceSet } from '../sources';
+import { listFolder, listSingleFile, listZip, type FileSource, type SourceSet } from '../sources';
+import { nonRegularKind } from '../regularFile';
 import { CodeObjectError } from './errors';
 import { EM_AMDGPU, ElfFormatError, isElf, parseElf } from './elf';
 import { metadataNote, parseMetadata, type KernelMetadata } from './metadata';

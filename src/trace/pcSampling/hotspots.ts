@@ -14,12 +14,12 @@ import {
   listFolder,
   listSingleFile,
   listZip,
-  nonRegularKind,
   ZipLimitError,
   type FileSource,
   type SourceSet,
   type ZipLimits,
 } from '../sources';
+import { nonRegularKind } from '../regularFile';
 import { HotspotAggregator } from './aggregate';
 import {
   newPcCsvProblems,

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { agentDevices, buildProcessManifest, outputsByPid, saveProcessManifest } from './processManifest';
 import { mergePftraces, type TraceInput } from './pftraceMerge';
-import { PROCESS_MANIFEST_NAME, type ProcessManifest } from '../core/protocol/processManifest';
+import type { ProcessManifest } from '../core/protocol/processManifest';
 
 /** Files under `dir`, relative, skipping `.rocprofv3` folders. */
 async function listOutputs(dir: string): Promise<string[]> {

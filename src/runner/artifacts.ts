@@ -1,12 +1,14 @@
-// Turns a profiler's output folder into the downloadable archive: per-process pftrace files concatenated into
-// combined.pftrace (valid byte for byte), dumped code objects and the raw stderr log added, rocprofv3's own
+// Turns a profiler's output folder into the downloadable archive: per-process pftrace files merged into
+// combined.pftrace (one track per GPU, pftraceMerge.ts), dumped code objects and the raw stderr log added, rocprofv3's own
 // `.rocprofv3/` scratch left out, the process manifest written (processManifest.ts), zipped with archiver.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { outputsByPid, writeProcessManifest } from './processManifest';
+import { agentDevices, buildProcessManifest, outputsByPid, saveProcessManifest } from './processManifest';
+import { mergePftraces, type TraceInput } from './pftraceMerge';
+import type { ProcessManifest } from '../core/protocol/processManifest';
 
 /** Files under `dir`, relative, skipping `.rocprofv3` folders. */
 async function listOutputs(dir: string): Promise<string[]> {
@@ -54,6 +56,29 @@ export function timingPassOnly(pftraces: string[]): string[] {
   return pftraces.filter((f) => passOf(f) === null || passOf(f) === first);
 }
 
+/** Each trace with its process's pid, rank and GPU agents' devices (from the manifest and its agent_info.csv). */
+async function traceInputs(
+  outDir: string,
+  pftraces: readonly string[],
+  manifest: ProcessManifest | null,
+  slotDevices: readonly number[],
+): Promise<TraceInput[]> {
+  const byPid = outputsByPid(pftraces);
+  const inputs: TraceInput[] = [];
+  for (const f of pftraces) {
+    const pid = [...byPid].find(([, files]) => files.includes(f.split('\\').join('/')))?.[0] ?? null;
+    const entry = manifest?.processes.find((p) => p.pid === pid);
+    let devices = new Map<string, number>();
+    try {
+      if (entry) devices = await agentDevices(outDir, entry.outputs, slotDevices);
+    } catch {
+      // no readable agent_info.csv: the GPU tracks are per agent
+    }
+    inputs.push({ path: join(outDir, f), pid, rank: entry?.rank ?? null, devices });
+  }
+  return inputs;
+}
+
 export interface PackagedProfile {
   /** Files in the archive, relative. */
   files: string[];
@@ -74,16 +99,27 @@ export async function packageProfile(opts: {
   devices?: readonly number[];
 }): Promise<PackagedProfile> {
   const { outDir, runDir } = opts;
-  const pftraces = timingPassOnly(
-    (await listOutputs(outDir)).filter((f) => f.endsWith('.pftrace') && f !== 'combined.pftrace'),
-  );
+  const outputs = await listOutputs(outDir);
+  let manifest: ProcessManifest | null = null;
+  try {
+    manifest = await buildProcessManifest(outDir, outputs, opts.devices ?? []);
+  } catch {
+    // an output the manifest cannot read (the summary reports what is wrong with it): the archive goes without
+  }
+  const pftraces = timingPassOnly(outputs.filter((f) => f.endsWith('.pftrace') && f !== 'combined.pftrace'));
   if (pftraces.length > 0) {
-    await concatenate(
-      pftraces.map((f) => join(outDir, f)),
-      join(outDir, 'combined.pftrace'),
-    );
+    const paths = pftraces.map((f) => join(outDir, f));
+    try {
+      await mergePftraces(
+        await traceInputs(outDir, pftraces, manifest, opts.devices ?? []),
+        join(outDir, 'combined.pftrace'),
+      );
+    } catch {
+      // a trace this reader cannot take apart: Perfetto still opens the byte-for-byte concatenation
+      await concatenate(paths, join(outDir, 'combined.pftrace'));
+    }
     // one process: combined.pftrace is its trace; several (a multi-GPU job's ranks): each keeps its own as well
-    if (outputsByPid(pftraces).size <= 1) await Promise.all(pftraces.map((f) => unlink(join(outDir, f))));
+    if (outputsByPid(pftraces).size <= 1) await Promise.all(paths.map((p) => unlink(p)));
   }
   for (const name of await readdir(runDir)) {
     if (/^_code_object.*\.o$/.test(name)) await rename(join(runDir, name), join(outDir, name));
@@ -95,10 +131,12 @@ export async function packageProfile(opts: {
       // no stderr captured
     }
   }
-  try {
-    await writeProcessManifest(outDir, await listOutputs(outDir), opts.devices ?? []);
-  } catch {
-    // an output the manifest cannot read (the summary reports what is wrong with it): the archive goes without
+  if (manifest) {
+    const kept = new Set((await listOutputs(outDir)).map((f) => f.split('\\').join('/')));
+    const processes = manifest.processes
+      .map((p) => ({ ...p, outputs: p.outputs.filter((o) => kept.has(o)) }))
+      .filter((p) => p.outputs.length > 0);
+    if (processes.length > 0) await saveProcessManifest(outDir, { ...manifest, processes });
   }
   const files = await listOutputs(outDir);
   // archiver and its streams are loaded by the first profile only: most runs never zip anything

@@ -78,18 +78,33 @@ async function agentsUsed(
   return used;
 }
 
-async function devicesOf(outDir: string, files: readonly string[], slotDevices: readonly number[]): Promise<number[]> {
+/** The device index of each GPU agent (`Agent <node id>`) in this process's agent_info.csv. */
+export async function agentDevices(
+  outDir: string,
+  files: readonly string[],
+  slotDevices: readonly number[],
+): Promise<Map<string, number>> {
   const info = files.find((f) => f.endsWith('_agent_info.csv'));
-  if (!info) return [];
+  if (!info) return new Map();
   const gpus = await gpuAgents(join(outDir, info));
+  return new Map(
+    gpus.map((agent, ordinal) => [
+      agent,
+      gpus.length === slotDevices.length ? (slotDevices[ordinal] as number) : ordinal,
+    ]),
+  );
+}
+
+async function devicesOf(outDir: string, files: readonly string[], slotDevices: readonly number[]): Promise<number[]> {
+  const byAgent = await agentDevices(outDir, files, slotDevices);
+  if (byAgent.size === 0) return [];
   let used = await agentsUsed(outDir, files, 'kernel_trace', ['Agent_Id']);
   if (used.size === 0)
     used = await agentsUsed(outDir, files, 'memory_copy_trace', ['Source_Agent_Id', 'Destination_Agent_Id']);
   const devices = new Set<number>();
   for (const agent of used) {
-    const ordinal = gpus.indexOf(agent);
-    if (ordinal < 0) continue;
-    devices.add(gpus.length === slotDevices.length ? (slotDevices[ordinal] as number) : ordinal);
+    const device = byAgent.get(agent);
+    if (device !== undefined) devices.add(device);
   }
   return [...devices].sort((a, b) => a - b);
 }
@@ -155,14 +170,7 @@ export async function buildProcessManifest(
   return { version: 1, processes };
 }
 
-/** Writes `kernel-runner-processes.json` into outDir (nothing when no output is per-process). */
-export async function writeProcessManifest(
-  outDir: string,
-  files: readonly string[],
-  slotDevices: readonly number[],
-): Promise<ProcessManifest | null> {
-  const manifest = await buildProcessManifest(outDir, files, slotDevices);
-  if (manifest)
-    await writeFile(join(outDir, PROCESS_MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-  return manifest;
+/** Writes `kernel-runner-processes.json` into outDir. */
+export async function saveProcessManifest(outDir: string, manifest: ProcessManifest): Promise<void> {
+  await writeFile(join(outDir, PROCESS_MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
 }

@@ -8,7 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { EXTENSIONS_HEADER, resultEventSchema } from '../../../src/core/protocol/api';
-import { PROCESS_MANIFEST_NAME, processManifestSchema } from '../../../src/core/protocol/processManifest';
+import {
+  PROCESS_MANIFEST_NAME,
+  processManifestSchema,
+  type ProcessManifest,
+} from '../../../src/core/protocol/processManifest';
 import { eightGpuRocminfo, readZip } from './counterHelpers';
 import {
   problemsDir,
@@ -22,6 +26,7 @@ import {
 } from './helpers';
 import { checkRankOutputs, checkSummaryCoversRanks } from './rankOutputs';
 import { checkRanksEndToEnd } from './rankSummary';
+import { decodePftrace } from '../../support/pftrace';
 
 const template = readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8');
 
@@ -92,6 +97,7 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     checkSummaryCoversRanks(profile.summary, manifest, (name) => zip.get(name)?.toString('utf8'));
     const read = await checkRanksEndToEnd(Buffer.from(profile.trace, 'base64'), manifest, 8);
     assert.deepEqual(profile.summary?.ranks, read.ranks, "the runner's summary is the CLI's");
+    checkGpuTracks(zip, manifest);
   });
 
   test('counters, a kernel filter and PC sampling apply to every rank: each pass traces all eight, each its own', async () => {
@@ -133,3 +139,37 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     }
   });
 });
+
+/** combined.pftrace: one parent track per rank's GPU, every queue track under its GPU, every rank's events kept. */
+function checkGpuTracks(zip: Map<string, Buffer>, manifest: ProcessManifest): void {
+  const merged = decodePftrace(zip.get('combined.pftrace')!);
+  const inputs = manifest.processes.flatMap((p) =>
+    p.outputs.filter((o) => o.endsWith('_results.pftrace')).map((o) => decodePftrace(zip.get(o)!)),
+  );
+  assert.equal(inputs.length, 8, 'each rank keeps its own trace');
+  const uuids = merged.tracks.map((t) => t.uuid);
+  assert.equal(new Set(uuids).size, uuids.length, 'no track uuid defined twice');
+  const gpus = merged.tracks.filter((t) => t.parent === undefined);
+  const expected = manifest.processes
+    .filter((p) => p.rank !== null && p.devices.length === 1)
+    .map((p) => `GPU ${p.devices[0]} (Agent ${p.devices[0]! + 2}) · rank ${p.rank}`)
+    .sort();
+  assert.equal(expected.length, 8);
+  assert.deepEqual(gpus.map((t) => t.name).sort(), expected);
+  const queues = merged.tracks.filter((t) => t.parent !== undefined);
+  assert.equal(
+    queues.length,
+    inputs.reduce((n, d) => n + d.tracks.length, 0),
+    'every queue track kept',
+  );
+  for (const q of queues) {
+    const gpu = gpus.find((g) => g.uuid === q.parent);
+    assert.ok(gpu, `${q.name}: under a GPU track`);
+    assert.ok(gpu.name.includes(`(${/Agent \d+/.exec(q.name)![0]})`), `${q.name} under ${gpu.name}`);
+  }
+  assert.equal(
+    merged.events.length,
+    inputs.reduce((n, d) => n + d.events.length, 0),
+    'every event kept',
+  );
+}

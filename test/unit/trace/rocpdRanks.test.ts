@@ -1,7 +1,7 @@
 // A multi-process profile in rocpd databases read per rank: one merged database of several pids, and one
 // `<pid>_results.db` per process, give each rank the numbers of a one-process read of that pid's rows alone.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { summarizePath } from '../../../src/trace/index';
@@ -95,4 +95,30 @@ test('per-process <pid>_results.db files group by pid and read as the merged dat
   const merged = await summarizePath(mergedDir);
   assert.deepEqual(s.ranks.processes.map(numbers), merged.ranks?.processes.map(numbers));
   assert.equal(s.ranks.imbalanceLine, merged.ranks?.imbalanceLine);
+});
+
+test("a merged database the runner's manifest lists for every process: each pid keeps its own rank", async () => {
+  const dir = tempDir('rocpd-merged-manifest');
+  writeRocpdRanks(path.join(dir, 'merged_results.db'));
+  // ranks in pid order (not device order): the manifest's, not the devices'
+  const processes = RANKS.map((r, i) => ({
+    pid: r.pid,
+    ppid: 3000,
+    rank: i,
+    devices: [r.agent - 1],
+    outputs: ['merged_results.db'],
+  }));
+  writeFileSync(path.join(dir, 'kernel-runner-processes.json'), JSON.stringify({ version: 1, processes }));
+  const s = await summarizePath(dir);
+  assert.equal(s.ranks?.from, 'manifest');
+  assert.deepEqual(
+    s.ranks.processes.map((p) => [p.rank, p.pid, p.agentIds]).sort((a, b) => Number(a[0]) - Number(b[0])),
+    RANKS.map((r, i) => [i, r.pid, [`Agent ${r.agent}`]]),
+  );
+  for (const spec of RANKS)
+    assertLikeAlone(
+      s.ranks.processes.find((p) => p.pid === spec.pid),
+      await alone(spec),
+      spec.agent,
+    );
 });

@@ -118,6 +118,7 @@ export async function readRocpd(
     const splittable =
       perProcess !== undefined &&
       listed.length > 1 &&
+      listed.every((p) => Number.isSafeInteger(p.pid)) &&
       PER_PROCESS_VIEWS.every((v) => !views.has(v) || columnsOf(db, v).has('pid'));
     const parts: RocpdReadResult['parts'] = [];
     let rows = 0;

@@ -53,10 +53,11 @@ export interface ProfiledProcess {
 /** Collects the sets read into processes: by the manifest's outputs, else the set's pid and host. */
 export class ProcessGroups {
   private readonly byKey = new Map<string, ProfiledProcess>();
-  private readonly byOutput = new Map<string, ManifestProcess>();
+  private readonly byOutput = new Map<string, ManifestProcess[]>();
 
   constructor(readonly manifest: ProcessManifest | null) {
-    for (const p of manifest?.processes ?? []) for (const o of p.outputs ?? []) this.byOutput.set(o, p);
+    for (const p of manifest?.processes ?? [])
+      for (const o of p.outputs ?? []) this.byOutput.set(o, [...(this.byOutput.get(o) ?? []), p]);
   }
 
   /** A set read: `setKey` when neither the manifest nor a pid names its process. */
@@ -67,7 +68,9 @@ export class ProcessGroups {
     busy: Map<string, BusyTracker>,
     outputs: string[],
   ): void {
-    const listed = outputs.map((o) => this.byOutput.get(o)).find((p) => p !== undefined) ?? this.listedPid(who.pid);
+    // a merged database is the output of every process in it: the one of this pid
+    const byOutputs = outputs.flatMap((o) => this.byOutput.get(o) ?? []);
+    const listed = byOutputs.find((p) => p.pid === who.pid) ?? byOutputs[0] ?? this.listedPid(who.pid);
     const pid = listed?.pid ?? who.pid;
     const key = pid === null ? `set\u0000${setKey}` : `${who.host ?? ''}\u0000${pid}`;
     let p = this.byKey.get(key);

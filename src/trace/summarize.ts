@@ -226,14 +226,11 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     const busy = new Map<string, BusyTracker>();
     acc.trackProcess(perProcess && inTimingPass(s) ? busy : null);
     const read = await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
-    if (read)
-      groups.add(
-        s.key.key,
-        read.process,
-        read.tables,
-        busy,
-        acc.sources.slice(sourcesBefore).map((src) => src.path),
-      );
+    const outputs = acc.sources.slice(sourcesBefore).map((src) => src.path);
+    if (read?.parts)
+      for (const part of read.parts)
+        groups.add(`${s.key.key}\u0000${part.process.pid}`, part.process, part.tables, part.busy, outputs);
+    else if (read) groups.add(s.key.key, read.process, read.tables, busy, outputs);
   }
   acc.trackProcess(null);
   pickWorkloadFiles(counters, acc);
@@ -439,6 +436,7 @@ async function readSet(
   // 1. a rocpd database stands for the whole run
   let fromDb: string | null = null;
   let dbProcess: { pid: number; host: string | null } | null = null;
+  const dbParts: NonNullable<SetRead['parts']> = [];
   for (const p of of('rocpd')) {
     if (fromDb) {
       skip(p.file, `a second database for the same run as ${fromDb}`);
@@ -463,10 +461,23 @@ async function readSet(
             p.file.path,
             { table: counters.table, wanted: countersUsed() },
           )
-        : await readRocpd(await p.file.readAll(), acc, tables, agentPrefix, p.file.path, {
-            table: counters.table,
-            wanted: countersUsed(),
-          });
+        : await readRocpd(
+            await p.file.readAll(),
+            acc,
+            tables,
+            agentPrefix,
+            p.file.path,
+            { table: counters.table, wanted: countersUsed() },
+            (process) => {
+              // a merged database: each process's busy time and tables apart, as its own database would give them
+              const busy = new Map<string, BusyTracker>();
+              acc.trackProcess(busy);
+              const partTables = new RunTables();
+              dbParts.push({ tables: partTables, process, busy });
+              return partTables;
+            },
+          );
+      if (dbParts.length > 0) acc.trackProcess(null);
       source(p.file, 'rocpd', repeat ? 'counter_pass' : 'database', res.variant, res.rows, res.process);
       dbProcess = res.process;
       if (res.counterRows > 0) {
@@ -494,6 +505,10 @@ async function readSet(
       if (p.what.kind !== 'rocpd' && p.what.kind !== 'workload_info' && p.what.kind !== 'pc_sampling')
         skip(p.file, `same run as ${fromDb} (read from the database)`);
     if (repeat) return null;
+    if (dbParts.length > 0) {
+      for (const part of dbParts) part.tables.mergeInto(acc.tables);
+      return { tables, process: { pid, host }, parts: dbParts };
+    }
     tables.mergeInto(acc.tables);
     notePathProcess();
     return { tables, process: dbProcess ?? { pid, host } };
@@ -730,6 +745,8 @@ async function readSet(
 interface SetRead {
   tables: RunTables;
   process: { pid: number | null; host: string | null };
+  /** A database of several processes, read per process (its processes' tables, and busy time per agent). */
+  parts?: Array<{ tables: RunTables; process: { pid: number; host: string | null }; busy: Map<string, BusyTracker> }>;
 }
 
 /** Legacy v1 writes ` [clone .kd]` after kernel names in results.csv but not in its JSON or (with a trace) its stats. */

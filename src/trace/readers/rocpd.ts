@@ -24,7 +24,12 @@ export interface RocpdReadResult {
   rows: number;
   /** The profiled process, when the database holds exactly one. */
   process: { pid: number; host: string | null } | null;
+  /** A database of several processes read per process (`perProcess` given): each one's tables. */
+  parts: Array<{ process: { pid: number; host: string | null }; tables: RunTables; rows: number }>;
 }
+
+/** The views read per process of a merged database: each has the process's OS pid in a `pid` column. */
+const PER_PROCESS_VIEWS = ['kernels', 'memory_copies', 'regions', 'processes'];
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
@@ -40,6 +45,11 @@ export async function readRocpd(
   label: string,
   /** Where the database's hardware counters go, per dispatch, for the roofline (src/trace/counters/). */
   counters?: CounterSink,
+  /**
+   * For a database holding several processes (rocpd's merge, or all processes writing one `-o`): called before each
+   * process is read, returns the tables its rows go into. Without it, the processes are read as one.
+   */
+  perProcess?: (process: { pid: number; host: string | null }) => RunTables,
 ): Promise<RocpdReadResult & { counterRows: number }> {
   if (!looksLikeSqlite(bytes)) throw new NotRocpdError('not an SQLite database');
   const SQL = await loadSqlJs();
@@ -100,139 +110,198 @@ export async function readRocpd(
         agentFor(abs);
       }
     }
-    const processes: Array<{ pid: number; host: string | null }> = [];
-    if (views.has('processes')) {
-      for (const r of objects(db, 'SELECT * FROM processes')) {
-        if (r.pid !== null && r.pid !== undefined) {
-          const host = typeof r.hostname === 'string' ? r.hostname : null;
-          processes.push({ pid: Number(r.pid), host });
-          acc.addProcess(Number(r.pid), host, typeof r.command === 'string' ? r.command : null);
+    const listed: Array<{ pid: number; host: string | null }> = [];
+    if (views.has('processes'))
+      for (const r of objects(db, 'SELECT pid, hostname FROM processes'))
+        if (r.pid !== null && r.pid !== undefined && !listed.some((p) => p.pid === Number(r.pid)))
+          listed.push({ pid: Number(r.pid), host: typeof r.hostname === 'string' ? r.hostname : null });
+    const splittable =
+      perProcess !== undefined &&
+      listed.length > 1 &&
+      listed.every((p) => Number.isSafeInteger(p.pid)) &&
+      PER_PROCESS_VIEWS.every((v) => !views.has(v) || columnsOf(db, v).has('pid'));
+    const parts: RocpdReadResult['parts'] = [];
+    let rows = 0;
+    let processes: Array<{ pid: number; host: string | null }> = [];
+    if (splittable) {
+      // each process through temporary views of its rows that stand in for the database's own (SQLite looks in
+      // `temp` first); the whole database's top_kernels and busy views sum every process: not checked per process
+      for (const p of listed) {
+        for (const v of PER_PROCESS_VIEWS)
+          if (views.has(v)) db.run(`CREATE TEMP VIEW ${v} AS SELECT * FROM main.${v} WHERE pid = ${p.pid}`);
+        try {
+          const partTables = perProcess(p);
+          const read = readRows(db, views, acc, partTables, epoch, agentFor, label);
+          parts.push({ process: p, tables: partTables, rows: read.rows });
+          rows += read.rows;
+        } finally {
+          for (const v of PER_PROCESS_VIEWS) if (views.has(v)) db.run(`DROP VIEW IF EXISTS temp.${v}`);
         }
       }
+      processes = listed;
+    } else {
+      const read = readRows(db, views, acc, tables, epoch, agentFor, label);
+      rows = read.rows;
+      processes = read.processes;
+      checkTopKernels(db, views, tables, acc, label);
+      checkBusy(db, views, absIndexById, read.busySumByAbs, read.localStart, read.localEnd, acc, label);
     }
-
-    let rows = 0;
-    let skippedKernels = 0;
-    let skippedCopies = 0;
-    let localStart = Infinity;
-    let localEnd = -Infinity;
-    // rocpd's `busy` view: per agent, the SUM of kernel and copy durations (copies on their destination agent)
-    const busySumByAbs = new Map<number, number>();
-    const addBusySum = (abs: SqlValue, d: number): void => {
-      if (abs === null || abs === undefined) return;
-      busySumByAbs.set(Number(abs), (busySumByAbs.get(Number(abs)) ?? 0) + d);
-    };
-
-    // roctxProfilerPause / Resume: regions of a marker category (rocprofv3 writes a call that took no time as a
-    // `samples` row, whose name is its category only: those cannot be told apart and are not read)
-    if (views.has('regions')) {
-      each(
-        db,
-        `SELECT category, name, start - ${epoch} FROM regions WHERE name IN ('roctxProfilerPause', 'roctxProfilerResume') ORDER BY start`,
-        (r) => {
-          const name = String(r[1] ?? '');
-          if (isMarkerDomain(String(r[0] ?? '')) && isProfilerControl(name)) tables.control.note(name, Number(r[2]));
-        },
-      );
-    }
-    const paused = tables.control.windows().length > 0;
-
-    if (views.has('kernels')) {
-      const cols = columnsOf(db, 'kernels');
-      const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
-      const launchCols = [
-        'grid_x',
-        'grid_y',
-        'grid_z',
-        'workgroup_x',
-        'workgroup_y',
-        'workgroup_z',
-        'vgpr_count',
-        'accum_vgpr_count',
-        'sgpr_count',
-        'lds_size',
-        'scratch_size',
-      ].map(pick);
-      const sql = `SELECT name, ${pick('agent_abs_index')}, start - ${epoch}, "end" - ${epoch}, ${launchCols.join(', ')} FROM kernels ORDER BY start`;
-      const launch = new Float64Array(LAUNCH_WIDTH);
-      each(db, sql, (r) => {
-        const start = Number(r[2]);
-        const end = Number(r[3]);
-        if (!(end >= start)) {
-          skippedKernels++;
-          return;
-        }
-        rows++;
-        const k = tables.kernel(String(r[0] ?? ''));
-        addDuration(k.stats, end - start);
-        if (paused) tables.control.addDispatch(k.name, start, end - start);
-        for (let i = 0; i < LAUNCH_WIDTH; i++) {
-          const v = r[4 + i];
-          launch[i] = v === null || v === undefined ? NaN : Number(v);
-        }
-        addLaunch(k, launch);
-        const agent = agentFor(r[1] ?? null);
-        if (agent) k.agentIds.add(agent.id);
-        acc.addGpuWork(agent, start, end, 'kernel');
-        addBusySum(r[1] ?? null, end - start);
-        if (start < localStart) localStart = start;
-        if (end > localEnd) localEnd = end;
-      });
-    }
-
-    if (views.has('memory_copies')) {
-      const cols = columnsOf(db, 'memory_copies');
-      const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
-      const sql = `SELECT name, start - ${epoch}, "end" - ${epoch}, ${pick('size')}, ${pick('src_agent_abs_index')}, ${pick('dst_agent_abs_index')} FROM memory_copies ORDER BY start`;
-      each(db, sql, (r) => {
-        const start = Number(r[1]);
-        const end = Number(r[2]);
-        if (!(end >= start)) {
-          skippedCopies++;
-          return;
-        }
-        rows++;
-        const direction = normalizeDirection(String(r[0] ?? 'UNKNOWN'));
-        const size = r[3];
-        tables.addCopy(direction, end - start, size === null || size === undefined ? null : Number(size));
-        acc.addGpuWork(gpuEndOfCopy(direction, agentFor(r[4] ?? null), agentFor(r[5] ?? null)), start, end, 'copy');
-        addBusySum(r[5] ?? null, end - start);
-        if (start < localStart) localStart = start;
-        if (end > localEnd) localEnd = end;
-      });
-    }
-
-    if (views.has('regions')) {
-      const sql = `SELECT category, name, COUNT(*), SUM("end" - start), MIN("end" - start), MAX("end" - start)
-                   FROM regions GROUP BY category, name`;
-      each(db, sql, (r) => {
-        const category = r[0] === null || r[0] === undefined ? null : String(r[0]);
-        const name = String(r[1] ?? '');
-        const count = Number(r[2]);
-        rows += count;
-        const stats = statsFromTotals(count, Number(r[3]), Number(r[4]), Number(r[5]), null);
-        if (category !== null && isMarkerDomain(category)) {
-          if (!/^roctx[A-Z]/.test(name)) mergeStats(tables.marker(name).stats, stats);
-        } else {
-          mergeStats(tables.apiCall(name, category).stats, stats);
-        }
-      });
-    }
-
-    attributeRocpdRanges(db, views, tables, epoch);
-    // SQL rows have no line numbers: the count says how many
-    if (skippedKernels > 0)
-      acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);
-    if (skippedCopies > 0)
-      acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
-    checkTopKernels(db, views, tables, acc, label);
-    checkBusy(db, views, absIndexById, busySumByAbs, localStart, localEnd, acc, label);
     const counterRows =
       counters && views.has('pmc_events') ? readRocpdCounters(db, counters.table, counters.wanted) : 0;
-    return { variant, rows, process: processes.length === 1 ? (processes[0] ?? null) : null, counterRows };
+    return {
+      variant,
+      rows,
+      process: processes.length === 1 ? (processes[0] ?? null) : null,
+      parts,
+      counterRows,
+    };
   } finally {
     db.close();
   }
+}
+
+/** One process's rows (or all of them): kernels, copies, API calls and ranges into `tables`. */
+function readRows(
+  db: Database,
+  views: Set<string>,
+  acc: TraceAccumulator,
+  tables: RunTables,
+  epoch: string,
+  agentFor: (absIndex: SqlValue) => AgentState | null,
+  label: string,
+): {
+  rows: number;
+  processes: Array<{ pid: number; host: string | null }>;
+  busySumByAbs: Map<number, number>;
+  localStart: number;
+  localEnd: number;
+} {
+  const processes: Array<{ pid: number; host: string | null }> = [];
+  if (views.has('processes')) {
+    for (const r of objects(db, 'SELECT * FROM processes')) {
+      if (r.pid !== null && r.pid !== undefined) {
+        const host = typeof r.hostname === 'string' ? r.hostname : null;
+        processes.push({ pid: Number(r.pid), host });
+        acc.addProcess(Number(r.pid), host, typeof r.command === 'string' ? r.command : null);
+      }
+    }
+  }
+
+  let rows = 0;
+  let skippedKernels = 0;
+  let skippedCopies = 0;
+  let localStart = Infinity;
+  let localEnd = -Infinity;
+  // rocpd's `busy` view: per agent, the SUM of kernel and copy durations (copies on their destination agent)
+  const busySumByAbs = new Map<number, number>();
+  const addBusySum = (abs: SqlValue, d: number): void => {
+    if (abs === null || abs === undefined) return;
+    busySumByAbs.set(Number(abs), (busySumByAbs.get(Number(abs)) ?? 0) + d);
+  };
+
+  // roctxProfilerPause / Resume: regions of a marker category (rocprofv3 writes a call that took no time as a
+  // `samples` row, whose name is its category only: those cannot be told apart and are not read)
+  if (views.has('regions')) {
+    each(
+      db,
+      `SELECT category, name, start - ${epoch} FROM regions WHERE name IN ('roctxProfilerPause', 'roctxProfilerResume') ORDER BY start`,
+      (r) => {
+        const name = String(r[1] ?? '');
+        if (isMarkerDomain(String(r[0] ?? '')) && isProfilerControl(name)) tables.control.note(name, Number(r[2]));
+      },
+    );
+  }
+  const paused = tables.control.windows().length > 0;
+
+  if (views.has('kernels')) {
+    const cols = columnsOf(db, 'kernels');
+    const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
+    const launchCols = [
+      'grid_x',
+      'grid_y',
+      'grid_z',
+      'workgroup_x',
+      'workgroup_y',
+      'workgroup_z',
+      'vgpr_count',
+      'accum_vgpr_count',
+      'sgpr_count',
+      'lds_size',
+      'scratch_size',
+    ].map(pick);
+    const sql = `SELECT name, ${pick('agent_abs_index')}, start - ${epoch}, "end" - ${epoch}, ${launchCols.join(', ')} FROM kernels ORDER BY start`;
+    const launch = new Float64Array(LAUNCH_WIDTH);
+    each(db, sql, (r) => {
+      const start = Number(r[2]);
+      const end = Number(r[3]);
+      if (!(end >= start)) {
+        skippedKernels++;
+        return;
+      }
+      rows++;
+      const k = tables.kernel(String(r[0] ?? ''));
+      addDuration(k.stats, end - start);
+      if (paused) tables.control.addDispatch(k.name, start, end - start);
+      for (let i = 0; i < LAUNCH_WIDTH; i++) {
+        const v = r[4 + i];
+        launch[i] = v === null || v === undefined ? NaN : Number(v);
+      }
+      addLaunch(k, launch);
+      const agent = agentFor(r[1] ?? null);
+      if (agent) k.agentIds.add(agent.id);
+      acc.addGpuWork(agent, start, end, 'kernel');
+      addBusySum(r[1] ?? null, end - start);
+      if (start < localStart) localStart = start;
+      if (end > localEnd) localEnd = end;
+    });
+  }
+
+  if (views.has('memory_copies')) {
+    const cols = columnsOf(db, 'memory_copies');
+    const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
+    const sql = `SELECT name, start - ${epoch}, "end" - ${epoch}, ${pick('size')}, ${pick('src_agent_abs_index')}, ${pick('dst_agent_abs_index')} FROM memory_copies ORDER BY start`;
+    each(db, sql, (r) => {
+      const start = Number(r[1]);
+      const end = Number(r[2]);
+      if (!(end >= start)) {
+        skippedCopies++;
+        return;
+      }
+      rows++;
+      const direction = normalizeDirection(String(r[0] ?? 'UNKNOWN'));
+      const size = r[3];
+      tables.addCopy(direction, end - start, size === null || size === undefined ? null : Number(size));
+      acc.addGpuWork(gpuEndOfCopy(direction, agentFor(r[4] ?? null), agentFor(r[5] ?? null)), start, end, 'copy');
+      addBusySum(r[5] ?? null, end - start);
+      if (start < localStart) localStart = start;
+      if (end > localEnd) localEnd = end;
+    });
+  }
+
+  if (views.has('regions')) {
+    const sql = `SELECT category, name, COUNT(*), SUM("end" - start), MIN("end" - start), MAX("end" - start)
+                   FROM regions GROUP BY category, name`;
+    each(db, sql, (r) => {
+      const category = r[0] === null || r[0] === undefined ? null : String(r[0]);
+      const name = String(r[1] ?? '');
+      const count = Number(r[2]);
+      rows += count;
+      const stats = statsFromTotals(count, Number(r[3]), Number(r[4]), Number(r[5]), null);
+      if (category !== null && isMarkerDomain(category)) {
+        if (!/^roctx[A-Z]/.test(name)) mergeStats(tables.marker(name).stats, stats);
+      } else {
+        mergeStats(tables.apiCall(name, category).stats, stats);
+      }
+    });
+  }
+
+  attributeRocpdRanges(db, views, tables, epoch);
+  // SQL rows have no line numbers: the count says how many
+  if (skippedKernels > 0)
+    acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);
+  if (skippedCopies > 0)
+    acc.warnings.push(`${label}: ${skippedCopies} memory copy row(s) without a valid start/end were skipped`);
+  return { rows, processes, busySumByAbs, localStart, localEnd };
 }
 
 /** Our per-kernel calls and totals against the database's own `top_kernels` view (durations in µs). */

@@ -239,7 +239,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   acc.trackProcess(null);
   pickWorkloadFiles(counters, acc);
 
-  const hotspots = await pcHotspotsOf(sets, acc);
+  const hotspots = await pcHotspotsOf(sets, acc, manifest);
 
   if (acc.sources.length === 0) {
     const seen = acc.skipped.length
@@ -315,11 +315,15 @@ async function addRankRooflines(
 }
 
 /** The hot spots of the runs' PC-sample files (with their kernel traces for the names), each listed as a source. */
-async function pcHotspotsOf(sets: Map<string, PlannedSet>, acc: TraceAccumulator): Promise<PcHotspots | null> {
+async function pcHotspotsOf(
+  sets: Map<string, PlannedSet>,
+  acc: TraceAccumulator,
+  manifest: ProcessManifest | null,
+): Promise<PcHotspots | null> {
   const all = [...sets.values()].flatMap((s) => s.files);
   if (!all.some((p) => p.what.kind === 'pc_sampling')) return null;
   const files = all.filter((p) => p.what.kind === 'pc_sampling' || p.what.kind === 'kernel_trace').map((p) => p.file);
-  const hot = await hotspotsOfFiles(files, { top: SUMMARY_HOTSPOTS_TOP });
+  const hot = await hotspotsOfFiles(files, { top: SUMMARY_HOTSPOTS_TOP, manifest });
   for (const src of hot?.sources ?? []) {
     const { pid, host } = setKeyOf(src.path);
     acc.sources.push({

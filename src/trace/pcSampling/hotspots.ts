@@ -43,6 +43,8 @@ export interface HotspotsOptions {
   interval?: number | null;
   intervalUnit?: PcSamplingUnit | null;
   zip?: Partial<ZipLimits>;
+  /** The runner's process manifest, already read (else one among the files is). */
+  manifest?: ProcessManifest | null;
   /**
    * A large CSV on disk is read in parts (pcSampleParts.ts) by `threads` threads: this one and threads - 1 workers
    * (default KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0: in one pass), from `minBytes` (default
@@ -105,7 +107,7 @@ export async function hotspotsOfFiles(
   options: HotspotsOptions = {},
 ): Promise<PcHotspots | null> {
   const runs = new Map<string, Run>();
-  let manifest: ProcessManifest | null = null;
+  let manifest: ProcessManifest | null = options.manifest ?? null;
   const manifestWarnings: string[] = [];
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     if (isManifestPath(file.path)) {

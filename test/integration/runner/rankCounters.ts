@@ -58,6 +58,11 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
       .sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number)),
     'hot spots per sampled process, with its rank',
   );
+  // the summary's hot spots carry the same processes, ranked by the manifest
+  assert.deepEqual(
+    whole.hotspots?.processes?.map((p) => [p.rank, p.pid, p.samples]),
+    processes.map((p) => [p.rank, p.pid, p.samples]),
+  );
   for (const p of processes) {
     const own = manifest.processes.find((m) => m.pid === p.pid)!.outputs;
     const one = await hotspotsPath(folderOf(files, own, `kr-hot-${p.pid}-`));

@@ -68,19 +68,29 @@ export class ProcessGroups {
     busy: Map<string, BusyTracker>,
     outputs: string[],
   ): void {
-    // a merged database is the output of every process in it: the one of this pid
-    const byOutputs = outputs.flatMap((o) => this.byOutput.get(o) ?? []);
-    const listed = byOutputs.find((p) => p.pid === who.pid) ?? byOutputs[0] ?? this.listedPid(who.pid);
-    const pid = listed?.pid ?? who.pid;
-    const key = pid === null ? `set\u0000${setKey}` : `${who.host ?? ''}\u0000${pid}`;
+    const { key, pid, listed } = this.identify(setKey, who, outputs);
     let p = this.byKey.get(key);
     if (!p) {
-      p = { key, pid, host: who.host, tables: new RunTables(), busy: [], outputs: [], manifest: listed ?? null };
+      p = { key, pid, host: who.host, tables: new RunTables(), busy: [], outputs: [], manifest: listed };
       this.byKey.set(key, p);
     }
     tables.mergeInto(p.tables);
     p.busy.push(busy);
     p.outputs.push(...outputs);
+  }
+
+  /** The process a set belongs to: the manifest's entry listing one of its outputs or its pid, else its pid and host. */
+  identify(
+    setKey: string,
+    who: { pid: number | null; host: string | null },
+    outputs: readonly string[],
+  ): { key: string; pid: number | null; listed: ManifestProcess | null } {
+    // a merged database is the output of every process in it: the one of this pid
+    const byOutputs = outputs.flatMap((o) => this.byOutput.get(o) ?? []);
+    const listed = byOutputs.find((p) => p.pid === who.pid) ?? byOutputs[0] ?? this.listedPid(who.pid);
+    const pid = listed?.pid ?? who.pid;
+    const key = pid === null ? `set\u0000${setKey}` : `${who.host ?? ''}\u0000${pid}`;
+    return { key, pid, listed: listed ?? null };
   }
 
   private listedPid(pid: number | null): ManifestProcess | undefined {

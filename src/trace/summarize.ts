@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
-import type { TraceSummary } from '../core/protocol/traceSummary';
+import type { TraceRanks, TraceSummary } from '../core/protocol/traceSummary';
 import { TraceAccumulator } from './accumulator';
 import type { BusyOptions, BusyTracker } from './busy';
 import { buildSummary, type BuildOptions } from './buildSummary';
@@ -235,7 +235,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   acc.trackProcess(null);
   pickWorkloadFiles(counters, acc);
 
-  const hotspots = await pcHotspotsOf(sets, acc);
+  const hotspots = await pcHotspotsOf(sets, acc, manifest);
 
   if (acc.sources.length === 0) {
     const seen = acc.skipped.length
@@ -271,15 +271,55 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   // table and no roofline: every quantity of one would be missing.
   if (counters.table.size > 0 && counters.table.counterCount > 0 && counters.source)
     await addRoofline(summary, counters);
+  // several passes are told apart per rank only by the manifest (each pass is a new set of processes)
+  if (summary.roofline && summary.ranks && (manifest || passNames.length < 2))
+    await addRankRooflines(path, set, summary.ranks, manifest, options);
   return summary;
 }
 
+/**
+ * Each rank's roofline from a one-process read of its own files: its outputs (and with a manifest, those of the
+ * same rank in every pass) and the files of no process (a pass's sysinfo.csv), none of another process's.
+ */
+async function addRankRooflines(
+  path: string,
+  set: SourceSet,
+  ranks: TraceRanks,
+  manifest: ProcessManifest | null,
+  options: SummarizeOptions,
+): Promise<void> {
+  const owner = new Map<string, string>();
+  const ownerOf = (p: { rank: number | null; pid: number | null }): string =>
+    p.rank !== null ? `rank ${p.rank}` : `pid ${p.pid}`;
+  for (const r of ranks.processes) for (const o of r.outputs) owner.set(o, ownerOf(r));
+  for (const m of manifest?.processes ?? []) for (const o of m.outputs ?? []) owner.set(o, ownerOf(m));
+  for (const r of ranks.processes) {
+    if (r.rank === null) continue;
+    const me = ownerOf(r);
+    const files = set.files.filter((f) => {
+      if (isManifestPath(f.path)) return false;
+      const of = owner.get(f.path);
+      return of === undefined ? setKeyOf(f.path).pid === null : of === me;
+    });
+    try {
+      const own = await summarizeSources(path, { files, skipped: [], close: async () => {} }, options);
+      if (own.roofline) r.roofline = own.roofline;
+    } catch (err) {
+      if (!(err instanceof TraceInputError)) throw err;
+    }
+  }
+}
+
 /** The hot spots of the runs' PC-sample files (with their kernel traces for the names), each listed as a source. */
-async function pcHotspotsOf(sets: Map<string, PlannedSet>, acc: TraceAccumulator): Promise<PcHotspots | null> {
+async function pcHotspotsOf(
+  sets: Map<string, PlannedSet>,
+  acc: TraceAccumulator,
+  manifest: ProcessManifest | null,
+): Promise<PcHotspots | null> {
   const all = [...sets.values()].flatMap((s) => s.files);
   if (!all.some((p) => p.what.kind === 'pc_sampling')) return null;
   const files = all.filter((p) => p.what.kind === 'pc_sampling' || p.what.kind === 'kernel_trace').map((p) => p.file);
-  const hot = await hotspotsOfFiles(files, { top: SUMMARY_HOTSPOTS_TOP });
+  const hot = await hotspotsOfFiles(files, { top: SUMMARY_HOTSPOTS_TOP, manifest });
   for (const src of hot?.sources ?? []) {
     const { pid, host } = setKeyOf(src.path);
     acc.sources.push({

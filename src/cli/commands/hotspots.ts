@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliExit } from '../exit';
-import { renderHotspots } from '../render/hotspots';
+import { renderHotspots, renderProcessHotspots } from '../render/hotspots';
 import { TraceInputError } from '../../trace/errors';
 import { hotspotsPath } from '../../trace/pcSampling/hotspots';
 import type { PcHotspots } from '../../core/protocol/pcSampling';
@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .option('--top <n>', 'lines and instructions shown per kernel', '10')
     .option(
       '--json',
-      'print {kernels: [{name, samples, lines, instructions, ...}], method, intervalUnit, interval, ...} as JSON (every line and instruction)',
+      'print {kernels: [{name, samples, lines, instructions, ...}], method, intervalUnit, interval, ..., processes: [{rank, pid, host, samples, kernels}] of a multi-process profile} as JSON (every line and instruction)',
     )
     .addHelpText(
       'after',
@@ -58,7 +58,11 @@ export function register(program: Command): void {
             2,
           );
         }
-        hot = { ...hot, kernels };
+        const processes = hot.processes?.map((p) => ({
+          ...p,
+          kernels: p.kernels.filter((k) => k.name.includes(want)),
+        }));
+        hot = { ...hot, kernels, ...(processes ? { processes } : {}) };
       }
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(hot, null, 2)}\n`);
@@ -67,6 +71,8 @@ export function register(program: Command): void {
       const bold =
         process.stdout.isTTY === true && !process.env.NO_COLOR ? (s: string) => `\x1b[1m${s}\x1b[0m` : undefined;
       const lines = renderHotspots(hot, { top, instructions: true, bold });
+      if (hot.processes)
+        lines.push('', bold ? bold('Per rank') : 'Per rank', ...renderProcessHotspots(hot, { top, bold }));
       for (const w of hot.warnings) lines.push(`Warning: ${w}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     });

@@ -106,3 +106,22 @@ export function renderHotspots(hot: PcHotspots, opts: HotspotsRenderOptions): st
   if (hot.kernels.length > kernels.length) out.push('', `(${hot.kernels.length - kernels.length} more kernels)`);
   return out;
 }
+
+/** A multi-process profile's hot spots per process (rank): a heading each, then its kernels as above. */
+export function renderProcessHotspots(hot: PcHotspots, opts: HotspotsRenderOptions): string[] {
+  const bold = opts.bold ?? ((s: string) => s);
+  const stochastic = hot.method !== 'host_trap';
+  const out: string[] = [];
+  for (const p of hot.processes ?? []) {
+    const who = [p.pid !== null ? `pid ${p.pid}` : null, p.host].filter((s) => s !== null).join(', ');
+    const name = p.rank !== null ? `Rank ${p.rank}${who ? ` (${who})` : ''}` : `Process ${who || '(unnamed)'}`;
+    out.push(
+      '',
+      bold(
+        `${name}: ${p.samples} PC sample${p.samples === 1 ? '' : 's'} in ${p.kernels.length} kernel${p.kernels.length === 1 ? '' : 's'}`,
+      ),
+    );
+    for (const k of p.kernels) out.push(...kernelLines(k, opts, stochastic).map((s) => `  ${s}`));
+  }
+  return out;
+}

@@ -75,6 +75,17 @@ function buildSchemas() {
     samples: count,
   });
 
+  /** One process of a multi-process profile (a rank of a multi-GPU job): the hot spots of its own files. */
+  const processHotspotsSchema = z.object({
+    /** The rank the runner's process manifest gives it; null without a manifest (or for a process without one). */
+    rank: count.nullable(),
+    pid: count.nullable(),
+    host: z.string().nullable(),
+    samples: count,
+    /** As a one-process read of this process's own files gives them (shares of this process's samples). */
+    kernels: z.array(kernelHotspotsSchema),
+  });
+
   const pcHotspotsSchema = z.object({
     /** 'mixed' when host-trap and stochastic samples were both read. */
     method: z.union([pcSamplingMethodSchema, z.literal('mixed')]),
@@ -85,8 +96,17 @@ function buildSchemas() {
     kernels: z.array(kernelHotspotsSchema),
     sources: z.array(pcSampleSourceSchema),
     warnings: z.array(z.string()),
+    /** More than one process sampled (a multi-process profile): each one's hot spots, by rank then pid. */
+    processes: z.array(processHotspotsSchema).optional(),
   });
-  return { hotLineSchema, hotInstructionSchema, kernelHotspotsSchema, pcSampleSourceSchema, pcHotspotsSchema };
+  return {
+    processHotspotsSchema,
+    hotLineSchema,
+    hotInstructionSchema,
+    kernelHotspotsSchema,
+    pcSampleSourceSchema,
+    pcHotspotsSchema,
+  };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -101,4 +121,5 @@ export type HotLine = z.infer<Schemas['hotLineSchema']>;
 export type HotInstruction = z.infer<Schemas['hotInstructionSchema']>;
 export type KernelHotspots = z.infer<Schemas['kernelHotspotsSchema']>;
 export type PcSampleSource = z.infer<Schemas['pcSampleSourceSchema']>;
+export type ProcessHotspots = z.infer<Schemas['processHotspotsSchema']>;
 export type PcHotspots = z.infer<Schemas['pcHotspotsSchema']>;

@@ -307,6 +307,11 @@ function buildSchemas() {
     topKernels: z.array(rankKernelSchema),
     copies: z.array(rankCopySchema),
     cases: z.array(rankCaseSchema),
+    /**
+     * When counters were collected: this rank's roofline points, as a one-process read of its own files (every
+     * pass's, by the manifest's rank) gives them; the summary's `roofline` is over all processes.
+     */
+    roofline: rooflineSchemas().rooflineSchema.optional(),
   });
 
   /** The slowest rank of one benchmark case (or of the whole run: `name` null), by its compute time. */

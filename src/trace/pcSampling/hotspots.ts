@@ -4,11 +4,13 @@
 // sample's code object offset, unless it is too large to parse whole.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { PcHotspots, PcSamplingUnit } from '../../core/protocol/pcSampling';
+import type { PcHotspots, PcSamplingUnit, ProcessHotspots } from '../../core/protocol/pcSampling';
+import type { ProcessManifest } from '../../core/protocol/processManifest';
 import { readHead, setKeyOf } from '../classify';
 import { Columns, readCsvHeader } from '../csvFile';
 import { CsvFormatError } from '../csvScanner';
 import { TraceInputError } from '../errors';
+import { isManifestPath, ProcessGroups, readManifest } from '../processes';
 import {
   isZip,
   listFolder,
@@ -41,6 +43,8 @@ export interface HotspotsOptions {
   interval?: number | null;
   intervalUnit?: PcSamplingUnit | null;
   zip?: Partial<ZipLimits>;
+  /** The runner's process manifest, already read (else one among the files is). */
+  manifest?: ProcessManifest | null;
   /**
    * A large CSV on disk is read in parts (pcSampleParts.ts) by `threads` threads: this one and threads - 1 workers
    * (default KERNEL_RUNNER_TRACE_THREADS, else the cores, at most 4; 0: in one pass), from `minBytes` (default
@@ -89,29 +93,80 @@ async function roleOf(file: FileSource): Promise<Role> {
   return null;
 }
 
+interface Run {
+  csv: FileSource[];
+  json: FileSource[];
+  kernels: FileSource[];
+  pid: number | null;
+  host: string | null;
+}
+
 /** The hot spots of the PC samples among `files`; null when none of them holds any. */
 export async function hotspotsOfFiles(
   files: readonly FileSource[],
   options: HotspotsOptions = {},
 ): Promise<PcHotspots | null> {
-  const runs = new Map<string, { csv: FileSource[]; json: FileSource[]; kernels: FileSource[] }>();
+  const runs = new Map<string, Run>();
+  let manifest: ProcessManifest | null = options.manifest ?? null;
+  const manifestWarnings: string[] = [];
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    if (isManifestPath(file.path)) {
+      const read = await readManifest(file);
+      if (typeof read === 'string') manifestWarnings.push(`${read}; processes are told apart by their file names`);
+      else manifest = read;
+      continue;
+    }
     const role = await roleOf(file);
     if (!role) continue;
-    const key = setKeyOf(file.path).key;
+    const { key, pid, host } = setKeyOf(file.path);
     let run = runs.get(key);
     if (!run) {
-      run = { csv: [], json: [], kernels: [] };
+      run = { csv: [], json: [], kernels: [], pid, host };
       runs.set(key, run);
     }
     if (role.kind === 'pc_csv') run.csv.push(file);
     else if (role.kind === 'pc_json') run.json.push(file);
     else run.kernels.push(file);
   }
-  const agg = new HotspotAggregator();
   const parallel = parallelOptions(options.parallel);
+  const build = { top: options.top, interval: options.interval, intervalUnit: options.intervalUnit };
+  const agg = new HotspotAggregator();
+  if (!(await readRuns(runs.values(), agg, parallel))) return null;
+  agg.warnings.push(...manifestWarnings);
+  const hot = agg.build(build);
+
+  // a multi-process profile: each process's runs read again on their own, as a one-process read of its files
+  const groups = new ProcessGroups(manifest);
+  const byProcess = new Map<string, { rank: number | null; pid: number | null; host: string | null; runs: Run[] }>();
+  for (const [setKey, run] of runs) {
+    if (run.csv.length === 0 && run.json.length === 0) continue;
+    const paths = [...run.csv, ...run.json, ...run.kernels].map((f) => f.path);
+    const { key, pid, listed } = groups.identify(setKey, run, paths);
+    const p = byProcess.get(key) ?? { rank: listed?.rank ?? null, pid, host: run.host, runs: [] };
+    p.runs.push(run);
+    byProcess.set(key, p);
+  }
+  if (byProcess.size < 2) return hot;
+  const processes: ProcessHotspots[] = [];
+  for (const p of byProcess.values()) {
+    const own = new HotspotAggregator();
+    if (!(await readRuns(p.runs, own, parallel))) continue;
+    const h = own.build(build);
+    processes.push({ rank: p.rank, pid: p.pid, host: p.host, samples: h.samples, kernels: h.kernels });
+  }
+  processes.sort(
+    (a, b) =>
+      (a.rank ?? Infinity) - (b.rank ?? Infinity) ||
+      (a.host ?? '').localeCompare(b.host ?? '') ||
+      (a.pid ?? 0) - (b.pid ?? 0),
+  );
+  return { ...hot, processes };
+}
+
+/** Reads the PC samples of `runs` into `agg` (each run's samples named through its own kernel trace); false when none. */
+async function readRuns(runs: Iterable<Run>, agg: HotspotAggregator, parallel: PcCsvParallel | null): Promise<boolean> {
   let found = false;
-  for (const run of runs.values()) {
+  for (const run of runs) {
     if (run.csv.length === 0 && run.json.length === 0) continue;
     let fromJson = false;
     for (const file of run.json) {
@@ -168,8 +223,7 @@ export async function hotspotsOfFiles(
       agg.warnings.push(...pcCsvWarnings(file.path, problems));
     }
   }
-  if (!found) return null;
-  return agg.build({ top: options.top, interval: options.interval, intervalUnit: options.intervalUnit });
+  return found;
 }
 
 /** The hot spots of a path (file, folder or zip); a TraceInputError when it holds no PC samples. */

@@ -27,6 +27,7 @@ import {
 import { checkRankOutputs, checkSummaryCoversRanks } from './rankOutputs';
 import { checkRanksEndToEnd } from './rankSummary';
 import { decodePftrace } from '../../support/pftrace';
+import { checkRankCounters } from './rankCounters';
 
 const template = readFileSync(path.join(problemsDir, 'distributed/alltoall_py/submission.py'), 'utf8');
 
@@ -100,7 +101,7 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
     checkGpuTracks(zip, manifest);
   });
 
-  test('counters, a kernel filter and PC sampling apply to every rank: each pass traces all eight, each its own', async () => {
+  test('counters, a kernel filter and PC sampling apply to every rank: each pass traces all eight, each its own; roofline and hot spots read per rank', async () => {
     const fd = new FormData();
     fd.append('file', new Blob([new TextEncoder().encode(template)]), 'submission.py');
     const fields = { counters: 'roofline', kernel_regex: 'addition|subtract', pc_sampling: 'host_trap' };
@@ -137,6 +138,7 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
         );
       }
     }
+    await checkRankCounters(Buffer.from(run.profile!.trace, 'base64'), manifest, 8);
   });
 });
 

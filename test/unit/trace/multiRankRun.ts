@@ -37,6 +37,8 @@ const COPY_HEADER =
 const AGENT_HEADER =
   '"Node_Id","Logical_Node_Id","Agent_Type","Cpu_Cores_Count","Simd_Count","Cu_Count","Wave_Front_Size","Name","Vendor_Name","Product_Name","Model_Name"';
 
+const PC_HEADER = '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"';
+
 const q = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 const T0 = 1_000_000_000;
 
@@ -47,8 +49,14 @@ function agentInfo(): string {
   return [AGENT_HEADER, ...rows].join('\n') + '\n';
 }
 
-/** Writes the profile under `dir`; returns each rank's files (relative to `dir`), launcher's included. */
-export function writeMultiRankRun(dir: string, opts: { manifest?: boolean } = {}): Map<number, string[]> {
+/**
+ * Writes the profile under `dir`; returns each rank's files (relative to `dir`), launcher's included. `pcSamples`:
+ * each rank also writes host-trap PC samples of its dispatches (a gemm's count from its duration, so ranks differ).
+ */
+export function writeMultiRankRun(
+  dir: string,
+  opts: { manifest?: boolean; pcSamples?: boolean } = {},
+): Map<number, string[]> {
   const hostDir = path.join(dir, HOST);
   mkdirSync(hostDir, { recursive: true });
   const files = new Map<number, string[]>();
@@ -61,6 +69,7 @@ export function writeMultiRankRun(dir: string, opts: { manifest?: boolean } = {}
   for (const r of RANKS) {
     const agent = `Agent ${r.agent}`;
     const kernels: string[] = [];
+    const samples: string[] = [];
     const api: string[] = [];
     const markers: string[] = [];
     let corr = 1;
@@ -81,11 +90,16 @@ export function writeMultiRankRun(dir: string, opts: { manifest?: boolean } = {}
           kernels.push(
             `"KERNEL_DISPATCH",${q(agent)},1,1,1,${corr},${corr + 5},${q(kernel)},${corr},${gpu},${gpu + ns},0,0,32,0,16,256,1,1,65536,1,1`,
           );
+          for (let n = 0; n < Math.round(ns / 100); n++)
+            samples.push(
+              `${gpu + n * 100},"0xffffffffffffffff",${corr},"s_nop 0","k.hip:${10 + ((n + r.agent) % 4)}",${corr}`,
+            );
           gpu += ns + 100;
           corr++;
         }
       }
     });
+    if (opts.pcSamples) write(r.pid, 'pc_sampling_host_trap', [PC_HEADER, ...samples].join('\n') + '\n');
     write(r.pid, 'agent_info', agentInfo());
     write(r.pid, 'kernel_trace', [KERNEL_HEADER, ...kernels].join('\n') + '\n');
     write(r.pid, 'hip_api_trace', [API_HEADER, ...api].join('\n') + '\n');

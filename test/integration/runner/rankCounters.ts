@@ -1,0 +1,72 @@
+// A multi-process profile with counters and PC samples, read per rank: each rank's roofline points and each
+// process's hot spots equal those of a one-process read of its own files (the rank's outputs of every pass and the
+// passes' shared side files, copied to a folder of their own).
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ProcessManifest } from '../../../src/core/protocol/processManifest';
+import { summarizePath } from '../../../src/trace/index';
+import { hotspotsPath } from '../../../src/trace/pcSampling/hotspots';
+import { PROCESS_MANIFEST_NAME } from '../../../src/core/protocol/processManifest';
+import { readZip } from './counterHelpers';
+import { tempDir } from './helpers';
+
+/** Writes `names` (zip entries) under a new folder, keeping their paths (pass_<n>/...). */
+function folderOf(files: Map<string, Buffer>, names: string[], tag: string): string {
+  const dir = tempDir(tag);
+  for (const name of names) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), files.get(name)!);
+  }
+  return dir;
+}
+
+export async function checkRankCounters(archive: Buffer, manifest: ProcessManifest, worldSize: number): Promise<void> {
+  const dir = tempDir('kr-rank-counters-');
+  const zipPath = path.join(dir, 'profile.zip');
+  writeFileSync(zipPath, archive);
+  const files = await readZip(archive);
+  const listed = new Set(manifest.processes.flatMap((p) => p.outputs));
+  // files of no process: the passes' sysinfo and the like
+  const shared = [...files.keys()].filter((n) => !listed.has(n) && n !== PROCESS_MANIFEST_NAME);
+
+  // the CSV sets: the stand-in's rocpd databases carry no counters, and a set read from its database skips its CSVs
+  const csv = (names: string[]): string[] => names.filter((n) => n.endsWith('.csv'));
+  const whole = await summarizePath(
+    folderOf(files, [...csv([...files.keys()]), PROCESS_MANIFEST_NAME], 'kr-rank-whole-'),
+  );
+  assert.ok(whole.roofline, 'counters were collected: the summary has a roofline');
+  const ranked = whole.ranks!.processes.filter((p) => p.rank !== null);
+  assert.equal(ranked.length, worldSize);
+  for (const r of ranked) {
+    const own = manifest.processes.filter((m) => m.rank === r.rank).flatMap((m) => m.outputs);
+    const one = await summarizePath(folderOf(files, csv([...own, ...shared]), `kr-rank-${r.rank}-`));
+    assert.equal(one.ranks, undefined, 'one process is not read per rank');
+    assert.ok(one.roofline && one.roofline.kernels.length > 0, `rank ${r.rank}: roofline points of its own`);
+    assert.deepEqual(r.roofline, one.roofline, `rank ${r.rank}: roofline equal to its own files' read`);
+  }
+  // the ranks' points are not the whole's: each rank's dispatches are its own
+  assert.notDeepEqual(ranked[0]!.roofline, whole.roofline);
+
+  const hot = await hotspotsPath(zipPath);
+  const processes = hot.processes ?? [];
+  const sampled = manifest.processes.filter((m) => m.outputs.some((o) => o.includes('_pc_sampling_')));
+  assert.deepEqual(
+    processes.map((p) => [p.rank, p.pid]),
+    sampled
+      .map((m) => [m.rank, m.pid])
+      .sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number)),
+    'hot spots per sampled process, with its rank',
+  );
+  // the summary's hot spots carry the same processes, ranked by the manifest
+  assert.deepEqual(
+    whole.hotspots?.processes?.map((p) => [p.rank, p.pid, p.samples]),
+    processes.map((p) => [p.rank, p.pid, p.samples]),
+  );
+  for (const p of processes) {
+    const own = manifest.processes.find((m) => m.pid === p.pid)!.outputs;
+    const one = await hotspotsPath(folderOf(files, own, `kr-hot-${p.pid}-`));
+    assert.equal(p.samples, one.samples, `pid ${p.pid}: samples`);
+    assert.deepEqual(p.kernels, one.kernels, `pid ${p.pid}: hot spots equal to its own files' read`);
+  }
+}

@@ -5,6 +5,8 @@
 // device order, so ranks come from the devices.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import assert from 'node:assert/strict';
+import type { TraceSummary } from '../../../src/core/protocol/traceSummary';
 
 export const HOST = 'mi300x8-node';
 export const LAUNCHER_PID = 3000;
@@ -127,4 +129,21 @@ export function writeMultiRankRun(
     writeFileSync(path.join(dir, 'kernel-runner-processes.json'), JSON.stringify({ version: 1, processes }));
   }
   return files;
+}
+
+type Rank = NonNullable<TraceSummary['ranks']>['processes'][number];
+
+/** A rank's totals, busy time, top kernels and copies against a one-process read of its own files (`one`). */
+export function assertRankTotalsAlone(rank: Rank, one: TraceSummary, agent: number): void {
+  assert.equal(rank.kernelNs, one.kernelTotals.totalNs);
+  assert.equal(rank.kernelCalls, one.kernelTotals.calls);
+  assert.equal(rank.busyNs, one.agents.find((a) => a.id === `Agent ${agent}`)?.busyNs, `pid ${rank.pid} busy`);
+  assert.deepEqual(
+    rank.topKernels.map((k) => [k.name, k.calls, k.totalNs, k.percent]),
+    one.kernels.map((k) => [k.name, k.calls, k.totalNs, k.percent]),
+  );
+  assert.deepEqual(
+    rank.copies,
+    one.memoryCopies.map((c) => ({ direction: c.direction, calls: c.calls, totalNs: c.totalNs, bytes: c.bytes })),
+  );
 }

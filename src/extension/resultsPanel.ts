@@ -38,6 +38,8 @@ export interface ProfileActions {
 export class ResultsPanel {
   private view: ResultView;
   private ready = false;
+  /** Closed: what still arrives (a Kernels (ISA) section read meanwhile) is dropped, not set on a disposed webview. */
+  private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
   /** Messages the webview sent (test API: shows the panel really talks back). */
   readonly received: string[] = [];
@@ -81,6 +83,7 @@ export class ResultsPanel {
   }
 
   update(view: ResultView, actions?: ProfileActions): void {
+    if (this.disposed) return;
     this.view = view;
     if (actions) this.actions = actions;
     this.panel.title = view.title;
@@ -168,6 +171,7 @@ export class ResultsPanel {
   }
 
   private disposePanel(): void {
+    this.disposed = true;
     this.owner.forget(this);
     for (const d of this.disposables) d.dispose();
     this.disposables.length = 0;

@@ -69,7 +69,11 @@ export interface KernelRunnerApi {
   /** QuickPicks answered by the test (the label to pick); undefined restores the real UI. */
   setPickResponder(responder: PickResponder | undefined): void;
   /** Notifications answered by the test (the button's label); undefined restores the real UI. */
-  setMessageResponder(responder: ((m: ShownMessage) => string | undefined) | undefined): void;
+  setMessageResponder(
+    responder: ((m: ShownMessage) => string | undefined | Promise<string | undefined>) | undefined,
+  ): void;
+  /** Each finished run is kept in the run store only once `until` settles; undefined: at once again. */
+  holdRunStore(until: (() => Promise<unknown>) | undefined): void;
   /** URLs are recorded instead of opened in a browser. */
   interceptExternal(on: boolean): void;
   messages(): ShownMessage[];
@@ -205,6 +209,9 @@ export function createTestApi(parts: {
     },
     setMessageResponder: (responder) => {
       hooks.messageResponder = responder;
+    },
+    holdRunStore: (until) => {
+      hooks.beforeRunKept = until;
     },
     interceptExternal: (on) => {
       hooks.interceptExternal = on;

@@ -446,3 +446,18 @@ export function viewOfOutcome(
   if (outcome.route === 'background' && outcome.id !== undefined) view.submissionId = outcome.id;
   return view;
 }
+
+/**
+ * What a panel shows once its run is kept: each profile points at its kept trace (`kept`, the run store's view), and
+ * what the panel added since it opened (a Kernels (ISA) section) stays.
+ */
+export function withKeptTraces(current: ResultView, kept: ResultView): ResultView {
+  const keptPaths = new Map(kept.profiles.flatMap((p) => (p.localPath ? [[p.key, p.localPath] as const] : [])));
+  return {
+    ...current,
+    profiles: current.profiles.map((p) => {
+      const localPath = keptPaths.get(p.key);
+      return localPath ? { ...p, localPath } : p;
+    }),
+  };
+}

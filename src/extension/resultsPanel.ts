@@ -24,6 +24,7 @@ import type { Ctx } from './ctx';
 import type { IsaDocuments } from './isa';
 import { notify } from './ui';
 import { webviewDocument } from './webviewDocument';
+import { withKeptTraces } from './resultModel';
 import { errorMessage } from '../core/errors';
 
 /** What a panel's buttons do; runs and opened traces provide it, restored panels fall back to defaults. */
@@ -35,7 +36,10 @@ export interface ProfileActions {
 }
 
 export class ResultsPanel {
+  private view: ResultView;
   private ready = false;
+  /** Closed: what still arrives (a Kernels (ISA) section read meanwhile) is dropped, not set on a disposed webview. */
+  private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
   /** Messages the webview sent (test API: shows the panel really talks back). */
   readonly received: string[] = [];
@@ -45,15 +49,17 @@ export class ResultsPanel {
 
   constructor(
     readonly panel: vscode.WebviewPanel,
-    private view: ResultView,
+    /** The view it opened on: the run's own, which `ResultsPanels.kept` finds it by (what it shows changes). */
+    readonly opened: ResultView,
     private readonly owner: ResultsPanels,
     private actions: ProfileActions | undefined,
   ) {
+    this.view = opened;
     const dist = vscode.Uri.joinPath(owner.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(owner.extensionUri, 'media');
     panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist, media] };
     panel.iconPath = vscode.Uri.joinPath(media, 'icon.svg');
-    panel.title = view.title;
+    panel.title = opened.title;
     panel.webview.html = webviewDocument(panel.webview, dist, media, {
       styles: ['results.css'],
       script: 'webview.js',
@@ -77,12 +83,19 @@ export class ResultsPanel {
   }
 
   update(view: ResultView, actions?: ProfileActions): void {
+    if (this.disposed) return;
     this.view = view;
     if (actions) this.actions = actions;
     this.panel.title = view.title;
     if (this.ready) void this.post(StateNotification.make({ view }));
     this.owner.changed();
     void this.fillIsa();
+  }
+
+  /** Its run was kept: its profiles now point at the kept traces (Perfetto, disassembly, a revived panel use them). */
+  keptAt(kept: ResultView): void {
+    for (const p of kept.profiles) if (p.localPath) this.tracePaths.set(p.key, p.localPath);
+    this.update(withKeptTraces(this.view, kept));
   }
 
   /** Reads the code objects of the profiles that have no Kernels (ISA) section yet. */
@@ -158,6 +171,7 @@ export class ResultsPanel {
   }
 
   private disposePanel(): void {
+    this.disposed = true;
     this.owner.forget(this);
     for (const d of this.disposables) d.dispose();
     this.disposables.length = 0;
@@ -170,6 +184,8 @@ export class ResultsPanel {
 
 export class ResultsPanels implements vscode.Disposable {
   private readonly open = new Set<ResultsPanel>();
+  /** A run's view to the view of it kept in the run store, for a panel shown after that (Show Results). */
+  private readonly keptViews = new WeakMap<ResultView, ResultView>();
   private readonly changes = new vscode.EventEmitter<void>();
   /** A panel opened, closed or changed what it shows (the editors' hot-spot heat follows). */
   readonly onDidChange = this.changes.event;
@@ -190,7 +206,8 @@ export class ResultsPanels implements vscode.Disposable {
     return [...this.open];
   }
 
-  show(view: ResultView, actions?: ProfileActions, column = vscode.ViewColumn.Beside): ResultsPanel {
+  show(shown: ResultView, actions?: ProfileActions, column = vscode.ViewColumn.Beside): ResultsPanel {
+    const view = this.keptViews.get(shown) ?? shown;
     const panel = vscode.window.createWebviewPanel(
       RESULTS_VIEW_TYPE,
       view.title,
@@ -224,6 +241,15 @@ export class ResultsPanels implements vscode.Disposable {
     this.open.add(p);
     this.changed();
     return p;
+  }
+
+  /**
+   * A run's view (`view`, what its panels opened on) was kept in the run store as `kept`: every panel opened on it
+   * points at the kept traces from now on, whatever it shows by now, and one shown later opens on `kept`.
+   */
+  kept(view: ResultView, kept: ResultView): void {
+    this.keptViews.set(view, kept);
+    for (const p of this.open) if (p.opened === view) p.keptAt(kept);
   }
 
   forget(p: ResultsPanel): void {

@@ -28,11 +28,13 @@ class Hooks {
   interceptExternal = false;
   responder: PickResponder | undefined;
   /** Set by tests: the button a notification is answered with (by label), instead of waiting for a person. */
-  messageResponder: ((m: ShownMessage) => string | undefined) | undefined;
+  messageResponder: ((m: ShownMessage) => string | undefined | Promise<string | undefined>) | undefined;
   /** Set by tests: popcorn-cli's config file instead of ~/.popcorn.yaml. */
   popcornConfigPath: string | undefined;
   /** Set by tests: poll interval of background submissions, ms. */
   pollIntervalMs: number | undefined;
+  /** Set by tests: awaited before a finished run is kept in the run store (puts the store after what a test waits for). */
+  beforeRunKept: (() => Promise<unknown>) | undefined;
   /**
    * Set by tests: the language model tools' submissions go without a confirmation (vscode.lm.invokeTool outside a
    * chat asks in a modal dialog that a test in the extension host cannot answer).

@@ -448,16 +448,18 @@ export class RunController implements vscode.Disposable {
     if (outcome.target && !record.choice)
       record.choice = { leaderboard: outcome.target.leaderboard, gpu: outcome.target.gpu };
     // The panel first; the run is kept (its traces copied or downloaded) while a person reads it, then the panel
-    // points at the kept traces, so that it opens Perfetto from them after a reload too. The in-flight entry is
+    // points at the kept traces, so that it opens Perfetto from them after a reload too (`panels.kept`: the panels
+    // opened on this view, whatever they show by then, and one opened later from Show Results). The in-flight entry is
     // forgotten only once the run is kept: a window closed before that follows the submission again on the next
     // activation, and the store keeps a submission once.
     presenter.present(view, outcome, this.profileActions(outcome.connection.client, outcome.id, record.file), resumed);
+    await hooks.beforeRunKept?.().catch((err: unknown) => console.error('[kernel-runner] beforeRunKept:', err));
     const kept = await this.keep(view, record, outcome, {
       ...about,
       ...(entry ? { submission: inFlightKey(entry) } : {}),
     });
     if (entry) await this.inflight.remove(entry);
-    for (const p of this.panels.all) if (p.current === view) p.update(kept);
+    if (kept !== view) this.panels.kept(view, kept);
     record.view = kept;
     if (kept.profiles.some((p) => p.localPath)) {
       record.digests = await digestKeptProfiles(kept, {

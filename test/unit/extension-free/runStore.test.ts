@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from '../../../src/extension/runs/store';
+import { withKeptTraces } from '../../../src/extension/resultModel';
 import type { ResultView } from '../../../src/webview/protocol';
 import { MI300X_PEAKS, roofline, rooflineKernel, rooflineOnlySummary } from '../../support/rooflineSummary';
 
@@ -71,6 +72,26 @@ describe('run store', () => {
       [[run.id, 'gemm.py', 'profile', 'success']],
     );
     assert.equal((await again.view(run.id))?.profiles[0]?.localPath, kept);
+  });
+
+  it('a panel that changed what it shows before the run was kept (its Kernels (ISA) section) moves to the kept trace and keeps the section', async () => {
+    const store = new RunStore(join(dir, 'runs'), () => maxBytes);
+    const opened = view({
+      profiles: [
+        { key: 'profile.0', localPath: fixture, perfetto: 'available' },
+        { key: 'profile.1', downloadUrl: 'http://127.0.0.1:9/gone.zip', perfetto: 'available' },
+      ],
+    });
+    // what the panel shows by the time the store is done: a new view object, with the section read from its trace
+    const isa = { status: 'none' as const, codeObjects: [], kernels: [], unmatched: [], note: 'no code objects' };
+    const shown = { ...opened, profiles: opened.profiles.map((p) => ({ ...p, isa })) };
+    const { run, view: kept } = await store.save(toStore('gemm.py', opened));
+    const now = withKeptTraces(shown, kept);
+    assert.equal(now.profiles[0]?.localPath, join(store.dirOf(run.id), run.traces[0]!), 'on the kept copy');
+    assert.deepEqual(now.profiles[0]?.isa, isa, 'the section stays');
+    // a trace the store could not keep (its runner is gone): the profile stays as it was
+    assert.deepEqual(now.profiles[1], shown.profiles[1]);
+    assert.equal(run.traces.length, 1);
   });
 
   it('keeps the counter totals and peaks of a roofline for the timing lens, and reads them back', async () => {

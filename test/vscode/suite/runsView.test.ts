@@ -299,6 +299,53 @@ describe('several runs, the Runs view, the timing lens', function () {
     api = again;
   });
 
+  it("the panel ends on the kept trace when it read the run's own trace's code objects before the run was kept", async () => {
+    // The order that once left a panel on the run's own trace for good: the panel's Kernels (ISA) section (read from
+    // that trace, which replaces the view the panel shows) was done before the run store had copied the trace. Here
+    // the store waits for it.
+    api.holdRunStore(() =>
+      waitFor("the panel's Kernels (ISA) section from the run's own trace", () =>
+        api.panels().some((p) => p.view.profiles[0]?.isa && p.view.title.endsWith('timed_kernels.py')),
+      ),
+    );
+    try {
+      await vscode.commands.executeCommand('kernelRunner.profile', timed);
+    } finally {
+      api.holdRunStore(undefined);
+    }
+    const run = api.storedRuns()[0];
+    assert.deepEqual([run?.file, run?.mode, run?.outcome], ['timed_kernels.py', 'profile', 'success']);
+    const zip = join(api.runStoreFolder(), run!.id, run!.traces[0]!);
+    const panel = await waitFor('the profile panel on the kept trace', () =>
+      api.panels().find((p) => p.ready && p.view.profiles[0]?.localPath === zip),
+    );
+    assert.ok(panel.view.profiles[0]?.isa, 'its Kernels (ISA) section stays');
+    assert.equal(api.panels().length, 1, 'one panel');
+  });
+
+  it('Show Results pressed after the run was kept opens the panel on the kept trace', async () => {
+    await setting('openResults', 'never');
+    let press: ((label: string) => void) | undefined;
+    api.setMessageResponder((m) =>
+      m.actions.includes('Show Results') ? new Promise<string>((resolve) => (press = resolve)) : undefined,
+    );
+    try {
+      await vscode.commands.executeCommand('kernelRunner.profile', timed);
+      const run = api.storedRuns()[0];
+      assert.deepEqual([run?.file, run?.mode, run?.outcome], ['timed_kernels.py', 'profile', 'success']);
+      assert.ok(press, 'the notification offers Show Results');
+      assert.deepEqual(api.panels(), [], 'no panel before the button');
+      press('Show Results');
+      const zip = join(api.runStoreFolder(), run!.id, run!.traces[0]!);
+      await waitFor('the panel opened on the kept trace', () =>
+        api.panels().find((p) => p.ready && p.view.profiles[0]?.localPath === zip),
+      );
+    } finally {
+      api.setMessageResponder(undefined);
+      await setting('openResults', 'always');
+    }
+  });
+
   it('two profile runs selected in the Runs view open a comparison of their kept traces, the older as the baseline', async () => {
     await vscode.commands.executeCommand('kernelRunner.profile', timed);
     const [newer, older] = api.storedRuns().filter((r) => r.file === 'timed_kernels.py' && r.mode === 'profile');

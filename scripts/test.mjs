@@ -117,7 +117,7 @@ if ((only === 'unit' || only === 'node') && distIsStale()) run('build', process.
 if (!only || only === 'unit' || only === 'node') {
   const dirs = only === 'unit' ? ['test/unit'] : ['test/unit', 'test/integration'];
   let files = dirs.flatMap((d) => findTests(join(root, d)));
-  if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
+  if (filters.length) files = files.filter((f) => filters.some((x) => relative(root, f).includes(x)));
   if (files.length === 0) {
     console.error('no test files found');
     process.exit(1);

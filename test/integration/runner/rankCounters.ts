@@ -30,7 +30,7 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
   // files of no process: the passes' sysinfo and the like
   const shared = [...files.keys()].filter((n) => !listed.has(n) && n !== PROCESS_MANIFEST_NAME);
 
-  // the CSV sets: the stand-in's rocpd databases carry no counters, and a set read from its database skips its CSVs
+  // the CSV sets alone (a set read from its database skips its CSVs)
   const csv = (names: string[]): string[] => names.filter((n) => n.endsWith('.csv'));
   const whole = await summarizePath(
     folderOf(files, [...csv([...files.keys()]), PROCESS_MANIFEST_NAME], 'kr-rank-whole-'),
@@ -47,6 +47,23 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
   }
   // the ranks' points are not the whole's: each rank's dispatches are its own
   assert.notDeepEqual(ranked[0]!.roofline, whole.roofline);
+
+  // each rank's rocpd database holds its pass's counters too (rocpd_info_pmc, rocpd_pmc_event): the archive read as it
+  // comes (its databases, the CSVs beside them skipped) has a roofline over all ranks, and every rank its own
+  const fromDatabases = await summarizePath(zipPath);
+  assert.ok(fromDatabases.sources.every((s) => !s.path.endsWith('_kernel_trace.csv')), 'timings from the databases');
+  assert.ok(fromDatabases.roofline && fromDatabases.roofline.kernels.length > 0, 'a roofline from the databases');
+  // the databases' dispatches are the recorded GEMM run's: the kernel filter kept its GEMM kernel alone
+  assert.ok(fromDatabases.roofline.kernels.every((k) => /Gemm/.test(k.name)));
+  const dbRanked = fromDatabases.ranks!.processes.filter((p) => p.rank !== null);
+  assert.equal(dbRanked.length, worldSize);
+  for (const r of dbRanked) {
+    const own = manifest.processes.filter((m) => m.rank === r.rank).flatMap((m) => m.outputs);
+    const one = await summarizePath(folderOf(files, [...own, ...shared], `kr-rank-db-${r.rank}-`));
+    assert.ok(one.roofline && one.roofline.kernels.length > 0, `rank ${r.rank}: roofline points from its database`);
+    assert.deepEqual(r.roofline, one.roofline, `rank ${r.rank}: roofline equal to its own database's read`);
+  }
+  assert.notDeepEqual(dbRanked[0]!.roofline, fromDatabases.roofline);
 
   const hot = await hotspotsPath(zipPath);
   const processes = hot.processes ?? [];

@@ -104,7 +104,8 @@ describe('profile of a multi-process problem on MI300x8', { skip: process.platfo
   test('counters, a kernel filter and PC sampling apply to every rank: each pass traces all eight, each its own; roofline and hot spots read per rank', async () => {
     const fd = new FormData();
     fd.append('file', new Blob([new TextEncoder().encode(template)]), 'submission.py');
-    const fields = { counters: 'roofline', kernel_regex: 'addition|subtract', pc_sampling: 'host_trap' };
+    // `Gemm`: the kernel of the recorded rocpd database each rank's is a copy of
+    const fields = { counters: 'roofline', kernel_regex: 'addition|subtract|Gemm', pc_sampling: 'host_trap' };
     for (const [k, v] of Object.entries(fields)) fd.append(k, v);
     const res = await fetch(`${runner.url}/alltoall_py/MI300x8/profile`, {
       method: 'POST',

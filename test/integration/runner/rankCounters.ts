@@ -2,6 +2,7 @@
 // process's hot spots equal those of a one-process read of its own files (the rank's outputs of every pass and the
 // passes' shared side files, copied to a folder of their own).
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ProcessManifest } from '../../../src/core/protocol/processManifest';
@@ -21,6 +22,42 @@ function folderOf(files: Map<string, Buffer>, names: string[], tag: string): str
   return dir;
 }
 
+/**
+ * Every process's rocpd database as rocprofv3 writes it: under a uuid of its own (every table name ends in it, every
+ * row's guid is it; rocpd's importer unions a run's databases by it) and naming its process by its pid.
+ */
+function checkDatabaseIdentities(files: Map<string, Buffer>, manifest: ProcessManifest): void {
+  const guids = new Set<string>();
+  for (const p of manifest.processes) {
+    for (const out of p.outputs.filter((o) => o.endsWith('_results.db'))) {
+      const db = new Database(files.get(out)!, { readonly: true });
+      try {
+        const meta = Object.fromEntries(
+          db
+            .prepare('SELECT tag, value FROM rocpd_metadata')
+            .all()
+            .map((r) => [(r as { tag: string }).tag, (r as { value: string }).value]),
+        );
+        const guid = String(meta.guid);
+        assert.ok(!guids.has(guid), `${out}: a guid of its own`);
+        guids.add(guid);
+        assert.equal(meta.uuid, `_${guid.replaceAll('-', '_')}`);
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_%'").all();
+        assert.ok(tables.length > 0);
+        for (const { name } of tables as Array<{ name: string }>) assert.ok(name.endsWith(String(meta.uuid)), name);
+        assert.deepEqual(db.prepare('SELECT id, pid, guid FROM rocpd_info_process').all(), [
+          { id: p.pid, pid: p.pid, guid },
+        ]);
+        const kernels = db.prepare('SELECT DISTINCT pid, guid FROM kernels').all();
+        assert.deepEqual(kernels, p.rank === null ? [] : [{ pid: p.pid, guid }], `${out}: its dispatches are its own`);
+      } finally {
+        db.close();
+      }
+    }
+  }
+  assert.ok(guids.size > 0);
+}
+
 export async function checkRankCounters(archive: Buffer, manifest: ProcessManifest, worldSize: number): Promise<void> {
   const dir = tempDir('kr-rank-counters-');
   const zipPath = path.join(dir, 'profile.zip');
@@ -30,7 +67,7 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
   // files of no process: the passes' sysinfo and the like
   const shared = [...files.keys()].filter((n) => !listed.has(n) && n !== PROCESS_MANIFEST_NAME);
 
-  // the CSV sets: the stand-in's rocpd databases carry no counters, and a set read from its database skips its CSVs
+  // the CSV sets alone (a set read from its database skips its CSVs)
   const csv = (names: string[]): string[] => names.filter((n) => n.endsWith('.csv'));
   const whole = await summarizePath(
     folderOf(files, [...csv([...files.keys()]), PROCESS_MANIFEST_NAME], 'kr-rank-whole-'),
@@ -47,6 +84,28 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
   }
   // the ranks' points are not the whole's: each rank's dispatches are its own
   assert.notDeepEqual(ranked[0]!.roofline, whole.roofline);
+
+  checkDatabaseIdentities(files, manifest);
+
+  // each rank's rocpd database holds its pass's counters too (rocpd_info_pmc, rocpd_pmc_event): the archive read as it
+  // comes (its databases, the CSVs beside them skipped) has a roofline over all ranks, and every rank its own
+  const fromDatabases = await summarizePath(zipPath);
+  assert.ok(
+    fromDatabases.sources.every((s) => !s.path.endsWith('_kernel_trace.csv')),
+    'timings from the databases',
+  );
+  assert.ok(fromDatabases.roofline && fromDatabases.roofline.kernels.length > 0, 'a roofline from the databases');
+  // the databases' dispatches are the recorded GEMM run's: the kernel filter kept its GEMM kernel alone
+  assert.ok(fromDatabases.roofline.kernels.every((k) => /Gemm/.test(k.name)));
+  const dbRanked = fromDatabases.ranks!.processes.filter((p) => p.rank !== null);
+  assert.equal(dbRanked.length, worldSize);
+  for (const r of dbRanked) {
+    const own = manifest.processes.filter((m) => m.rank === r.rank).flatMap((m) => m.outputs);
+    const one = await summarizePath(folderOf(files, [...own, ...shared], `kr-rank-db-${r.rank}-`));
+    assert.ok(one.roofline && one.roofline.kernels.length > 0, `rank ${r.rank}: roofline points from its database`);
+    assert.deepEqual(r.roofline, one.roofline, `rank ${r.rank}: roofline equal to its own database's read`);
+  }
+  assert.notDeepEqual(dbRanked[0]!.roofline, fromDatabases.roofline);
 
   const hot = await hotspotsPath(zipPath);
   const processes = hot.processes ?? [];

@@ -7,7 +7,17 @@
 // numbers those of that rank's own files read as a one-process profile by the CLI, a GPU busy card and a timeline
 // row per GPU; the timing lens above the file's kernels says "slowest rank 3".
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -169,6 +179,19 @@ async function cliRanks(root, zipPath) {
   return ranks;
 }
 
+/** The profile zip the Runs store kept of this check's run (the workspace storage, under the user data dir:
+ * `<storage>/runs/<run id>/profile.0.zip`), the newest since `since`. */
+function keptTrace(userData, since) {
+  const kept = readdirSync(userData, { recursive: true })
+    .map(String)
+    .filter((f) => /(^|\/)runs\/[^/]+\/profile\.0\.zip$/.test(f))
+    .map((f) => ({ path: join(userData, f), at: statSync(join(userData, f)).mtimeMs }))
+    .filter((f) => f.at >= since)
+    .sort((a, b) => b.at - a.at);
+  assert(kept.length > 0, `the run's trace is kept under ${userData}`);
+  return kept[0].path;
+}
+
 /** The screenshot of one editor group (left to right), at most `height` tall. */
 async function groupShot(page, index, path, height = Infinity) {
   const box = await page.locator('.part.editor .editor-group-container').nth(index).boundingBox();
@@ -177,6 +200,7 @@ async function groupShot(page, index, path, height = Infinity) {
 }
 
 export async function profileOnEightGpus({ page, workbenchUrl, outputDir, workspace, root, userData }) {
+  const started = Date.now();
   await page.setViewportSize({ width: 1400, height: 1300 });
   const tools = eightGpuTools();
   const machine = jsonSettings(join(userData, 'Machine/settings.json'));
@@ -197,7 +221,12 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       .first();
     await offer.waitFor({ timeout: 120_000 });
     await offer.locator('.monaco-button', { hasText: 'Profile on MI300x8' }).first().click();
-    await runCommand(page, 'Notifications: Hide Notifications');
+    // the center may stay open over the panel: closed as a person closes it
+    const center = page.locator('.notifications-center.visible');
+    if (await center.count()) {
+      await page.keyboard.press('Escape');
+      await center.waitFor({ state: 'detached', timeout: 15_000 }).catch(() => {});
+    }
 
     // eight rank processes under the stand-in, then the summary: a generous bound on a loaded machine
     const frame = await webviewFrame(page, 'table.rank-table tbody tr', 300_000);
@@ -216,7 +245,6 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       timelineRows: [...document.querySelectorAll('figure.timeline .timeline-rows .timeline-agent')].map(
         (d) => d.textContent,
       ),
-      trace: document.querySelector('button[data-action="download-trace"]')?.getAttribute('title') ?? '',
     }));
     assert(
       new RegExp(`^${RANKS} ranks: rank ${SLOW} \\(GPU ${SLOW}\\) is the slowest`).test(seen.line),
@@ -232,15 +260,18 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       JSON.stringify(seen.rows.filter((r) => r.marked > 0).map((r) => r.rank)) === JSON.stringify([String(SLOW)]),
       `rank ${SLOW} alone marked slowest: ${JSON.stringify(seen.rows)}`,
     );
-    assert(seen.busyCards.length === RANKS, `a GPU busy card per GPU: ${JSON.stringify(seen.busyCards)}`);
+    const cardRanks = seen.busyCards.map((t) => /GPU busy · rank (\d+) · AMD Instinct MI300X/.exec(t)?.[1]).sort();
+    assert(
+      JSON.stringify(cardRanks) === JSON.stringify(Array.from({ length: RANKS }, (_, i) => String(i))),
+      `a GPU busy card per GPU, each naming its rank: ${JSON.stringify(seen.busyCards)}`,
+    );
     assert(
       seen.timelineRows.length === RANKS && seen.timelineRows.every((t) => /^Agent \d+ · rank \d$/.test(t)),
       `a labelled timeline row per GPU: ${JSON.stringify(seen.timelineRows)}`,
     );
 
-    // the panel's numbers are the CLI's of the saved trace, and those each rank's own
-    assert(seen.trace.endsWith('.zip') && existsSync(seen.trace), `the saved trace: ${seen.trace}`);
-    const ranks = await cliRanks(root, seen.trace);
+    // the panel's numbers are the CLI's of the trace the run kept, and those each rank's own
+    const ranks = await cliRanks(root, keptTrace(userData, started));
     assert(ranks.imbalanceLine === seen.line, `the CLI's imbalance line: ${ranks.imbalanceLine}`);
     const { formatNs, formatPercent } = await webviewFormat(root);
     for (const p of ranks.processes.filter((x) => x.rank !== null)) {

@@ -28,12 +28,19 @@ export interface MultiGpuWhere {
   /** The embedded runner (else a `kernel-runner serve` at `baseUrl`). */
   embedded: boolean;
   baseUrl?: string;
+  /** The file as the user named it (the command line to run it names it too). */
+  file?: string;
 }
 
 /** The kind of GPU a slot of `n` would be named after: the chosen one's, an AMD Instinct MI300 for a CPU. */
 function slotName(gpu: string, n: number): string {
   const kind = gpu.replace(/x\d+$/, '');
   return `${/^cpu$/i.test(kind) ? 'MI300' : kind}x${n}`;
+}
+
+/** A file name as a shell word: as it is when it is plain, else single-quoted. */
+function shellWord(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -66,7 +73,7 @@ export function multiGpuRefusal(
       : `Run it on ${slot}: ${serveHint}, then select that runner (kernelRunner.server).`;
   } else {
     how = where.embedded
-      ? `Run it on ${slot}: ${serveHint}; then \`kernel-runner submit FILE --server http://127.0.0.1:8787 --gpu ${slot} --mode ${mode}\`.`
+      ? `Run it on ${slot}: ${serveHint}; then \`kernel-runner submit ${shellWord(where.file ?? 'FILE')} --server http://127.0.0.1:8787 --gpu ${slot} --mode ${mode}\`.`
       : `Run it on ${slot}: ${serveHint}; then pass --gpu ${slot}.`;
   }
   return submissionError('no-gpu', `${what} ${how}`, where.surface === 'editor' ? [action('select-target')] : []);

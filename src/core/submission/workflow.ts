@@ -29,7 +29,6 @@ import {
   SCRIPT_LEADERBOARD,
   type OutputEvent,
   type ResultEvent,
-  type SubmissionMode,
   type UserSubmissionDetail,
 } from '../protocol/api';
 import type { ProfileDigest } from '../protocol/profileDigest';
@@ -523,7 +522,7 @@ async function refuseTooFewDevices(
   attempt: Attempt,
   connection: Connection,
   target: ChosenTarget,
-  mode: SubmissionMode,
+  request: SubmissionRequest,
   surface: Surface,
 ): Promise<void> {
   if (connection.service !== 'kernel-runner' || target.leaderboard === SCRIPT_LEADERBOARD) return;
@@ -538,10 +537,11 @@ async function refuseTooFewDevices(
   }
   const refusal =
     info &&
-    multiGpuRefusal(info, target.gpu, mode, {
+    multiGpuRefusal(info, target.gpu, request.mode, {
       surface,
       embedded: connection.embedded,
       baseUrl: connection.baseUrl,
+      file: request.filePath,
     });
   if (refusal) throw refusal;
 }
@@ -604,7 +604,7 @@ export async function runSubmission(
     attempt.target = target;
 
     if (options.check) refuse(connection, attempt.fileName, await options.check(target));
-    await refuseTooFewDevices(attempt, connection, target, request.mode, options.surface);
+    await refuseTooFewDevices(attempt, connection, target, request, options.surface);
     if (
       request.mode === 'profile' &&
       connection.service === 'kernel-runner' &&

@@ -33,7 +33,10 @@ test('the embedded runner (one device): refused before a job, with the serve fla
     /Not sent: alltoall_py is a multi-GPU problem: its test cases need 8 GPUs \(world_size up to 8, one process a rank\), and CPU on the embedded runner gives a job one device\./,
   );
   assert.match(out, /`kernel-runner serve --gpu-name MI300x8`/);
-  assert.match(out, /`kernel-runner submit FILE --server http:\/\/127\.0\.0\.1:8787 --gpu MI300x8 --mode test`/);
+  assert.ok(
+    out.includes(`\`kernel-runner submit ${submission} --server http://127.0.0.1:8787 --gpu MI300x8 --mode test\``),
+    out,
+  );
   // nothing ran: no job was made, the evaluator never started
   assert.doesNotMatch(out, /job \d+:/);
   assert.doesNotMatch(out, /eval\.py: test on/);

@@ -25,13 +25,19 @@ test('a multi-GPU task lists the most ranks its tests and its benchmarks need; a
   assert.equal(ranksNeeded(alltoall, 'benchmark'), 4);
   assert.equal(ranksNeeded(alltoall, 'profile'), 4);
   assert.equal(ranksNeeded(alltoall, 'leaderboard'), 8, 'leaderboard mode runs the tests too');
-  const single = describeLeaderboard({ name: 'vectoradd_py', deadline: null, task: { tests: [{ world_size: 8 }] } });
+  const single = describeLeaderboard({
+    name: 'vectoradd_py',
+    deadline: null,
+    gpu_types: [],
+    task: { tests: [{ world_size: 8 }] },
+  });
   assert.equal(single.worldSizes, undefined);
   assert.equal(ranksNeeded(single, 'test'), 0);
   // world sizes that are no count are not read as one
   const odd = describeLeaderboard({
     name: 'odd',
     deadline: null,
+    gpu_types: [],
     task: { multi_gpu: true, tests: [{ world_size: 'eight' }, { world_size: -3 }, { world_size: 2.5 }] },
   });
   assert.deepEqual(odd.worldSizes, { tests: 0, benchmarks: 0 });
@@ -63,7 +69,16 @@ test('too few devices: refused with the slot to run on, as a setting in the edit
   const cli = multiGpuRefusal(alltoall, 'MI300', 'test', { surface: 'cli', embedded: true })!.explanation;
   assert.match(cli.message, /MI300 on the embedded runner gives a job one device/);
   assert.match(cli.message, /`kernel-runner serve --gpu-name MI300x8`/);
-  assert.match(cli.message, /`kernel-runner submit FILE --server http:\/\/127\.0\.0\.1:8787 --gpu MI300x8 --mode test`/);
+  assert.match(
+    cli.message,
+    /`kernel-runner submit FILE --server http:\/\/127\.0\.0\.1:8787 --gpu MI300x8 --mode test`/,
+  );
+  // the command names the user's file, quoted for the shell where it needs to be
+  const named = (file: string) =>
+    multiGpuRefusal(alltoall, 'CPU', 'profile', { surface: 'cli', embedded: true, file })!.explanation.message;
+  assert.match(named('sub/all2all.py'), /`kernel-runner submit sub\/all2all\.py --server .* --mode profile`/);
+  assert.match(named("my 'a2a'.py"), /`kernel-runner submit 'my '\\''a2a'\\''\.py' --server /);
+  assert.match(named('x.py'), /its benchmark cases need 4 GPUs/);
   assert.doesNotMatch(cli.message, /kernelRunner\./, 'no editor setting on the command line');
   assert.deepEqual(cli.actions, []);
 
@@ -79,6 +94,6 @@ test('too few devices: refused with the slot to run on, as a setting in the edit
 test('enough devices, or no multi-GPU task: nothing refused', () => {
   assert.equal(multiGpuRefusal(alltoall, 'MI300x8', 'test', { surface: 'cli', embedded: true }), null);
   assert.equal(multiGpuRefusal(alltoall, 'MI300x4', 'benchmark', { surface: 'editor', embedded: false }), null);
-  const single = describeLeaderboard({ name: 'vectoradd_py', deadline: null, task: {} });
+  const single = describeLeaderboard({ name: 'vectoradd_py', deadline: null, gpu_types: [], task: {} });
   assert.equal(multiGpuRefusal(single, 'CPU', 'test', { surface: 'cli', embedded: true }), null);
 });

@@ -34,7 +34,8 @@ const RCCL = /^ncclDevKernel_SendRecv\(/;
 function eightGpuTools() {
   const dir = mkdtempSync(join(tmpdir(), 'kr-eight-gpus-'));
   chmodSync(dir, 0o755);
-  let text = '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
+  let text =
+    '*******\nAgent 1\n*******\n  Marketing Name:          AMD EPYC 9654 96-Core Processor\n  Device Type:             CPU\n';
   for (let i = 2; i <= RANKS + 1; i++)
     text += `*******\nAgent ${i}\n*******\n  Marketing Name:          AMD Instinct MI300X\n  Device Type:             GPU\n`;
   writeFileSync(join(dir, 'rocminfo'), `#!/bin/sh\n# test stand-in: eight MI300X\ncat <<'EOF'\n${text}EOF\n`, {
@@ -49,7 +50,8 @@ function submissionWithKernels(root) {
   const template = readFileSync(join(root, 'examples/problems/distributed/alltoall_py/submission.py'), 'utf8');
   return `${template}
 
-# The kernels of this submission's torch extension (load_inline on a GPU machine; the exchange above runs without).
+# The kernels of this submission's torch extension (built with load_inline on a GPU machine; the exchange above
+# runs without them).
 HIP_SRC = r"""
 template <typename T>
 __global__ void addition_kernel(T* out, const T* a, const T* b, int n, int m) {
@@ -62,6 +64,11 @@ __global__ void subtract_kernel(float* out, const float* a, const float* b, int 
     if (i < n * m) out[i] = a[i] - b[i];
 }
 """
+
+try:
+    from torch.utils.cpp_extension import load_inline
+except ImportError:
+    load_inline = None
 `;
 }
 
@@ -149,7 +156,8 @@ async function cliRanks(root, zipPath) {
   const dir = mkdtempSync(join(tmpdir(), 'kr-ui-ranks-'));
   try {
     for (const p of ranks.processes.filter((x) => x.rank !== null)) {
-      const own = manifest.processes.find((m) => m.rank === p.rank);
+      const own = manifest.processes.find((m) => m.pid === p.pid);
+      assert(own, `rank ${p.rank} (pid ${p.pid}) is in the manifest: ${JSON.stringify(manifest).slice(0, 500)}`);
       const alone = join(dir, `rank-${p.rank}`);
       mkdirSync(alone);
       for (const out of own.outputs) writeFileSync(join(alone, basename(out)), files.get(out));
@@ -179,17 +187,18 @@ async function cliRanks(root, zipPath) {
   return ranks;
 }
 
-/** The profile zip the Runs store kept of this check's run (the workspace storage, under the user data dir:
- * `<storage>/runs/<run id>/profile.0.zip`), the newest since `since`. */
-function keptTrace(userData, since) {
-  const kept = readdirSync(userData, { recursive: true })
+/** The profile zip this check's run saved (the output channel's "full trace saved": the extension's global storage,
+ * `traces/<file>-<leaderboard>-<GPU>-<job>-profile.0.zip`, written before the panel shows), the newest since `since`. */
+function savedTrace(userData, since) {
+  const name = new RegExp(`(^|/)traces/${FILE.replace(/\.py$/, '')}-alltoall_py-MI300x8-\\d+-profile\\.0\\.zip$`);
+  const saved = readdirSync(userData, { recursive: true })
     .map(String)
-    .filter((f) => /(^|\/)runs\/[^/]+\/profile\.0\.zip$/.test(f))
+    .filter((f) => name.test(f))
     .map((f) => ({ path: join(userData, f), at: statSync(join(userData, f)).mtimeMs }))
     .filter((f) => f.at >= since)
     .sort((a, b) => b.at - a.at);
-  assert(kept.length > 0, `the run's trace is kept under ${userData}`);
-  return kept[0].path;
+  assert(saved.length > 0, `the run's trace is saved under ${userData}`);
+  return saved[0].path;
 }
 
 /** The screenshot of one editor group (left to right), at most `height` tall. */
@@ -270,8 +279,8 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       `a labelled timeline row per GPU: ${JSON.stringify(seen.timelineRows)}`,
     );
 
-    // the panel's numbers are the CLI's of the trace the run kept, and those each rank's own
-    const ranks = await cliRanks(root, keptTrace(userData, started));
+    // the panel's numbers are the CLI's of the trace the run saved, and those each rank's own
+    const ranks = await cliRanks(root, savedTrace(userData, started));
     assert(ranks.imbalanceLine === seen.line, `the CLI's imbalance line: ${ranks.imbalanceLine}`);
     const { formatNs, formatPercent } = await webviewFormat(root);
     for (const p of ranks.processes.filter((x) => x.rank !== null)) {

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import yauzl from 'yauzl';
-import { assert, openFile, openWorkbench, runCommand, webviewFrame } from './workbench.mjs';
+import { assert, horizontalLayout, openFile, openWorkbench, runCommand, webviewFrame } from './workbench.mjs';
 
 const RANKS = 8;
 /** The stand-in's slow rank of a job of RANKS ranks (test/bin/rocprofv3, RankShape: the middle one). */
@@ -241,7 +241,6 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
     const frame = await webviewFrame(page, 'table.rank-table tbody tr', 300_000);
     if (await page.locator('.part.panel').isVisible()) await runCommand(page, 'View: Toggle Panel Visibility');
     const seen = await frame.evaluate(() => ({
-      heading: document.querySelector('h1')?.textContent ?? '',
       line: document.querySelector('.imbalance-line')?.textContent ?? '',
       rows: [...document.querySelectorAll('table.rank-table tbody tr')].map((tr) => ({
         rank: tr.getAttribute('data-rank'),
@@ -297,6 +296,9 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       );
     }
 
+    // beside the file, the page never scrolls sideways (the rank table reads as rows of cells where it is narrow)
+    const layout = await horizontalLayout(frame);
+    assert(layout.pageOverflowPx <= 1, `the results page fits its panel: ${JSON.stringify(layout)}`);
     await groupShot(page, 1, join(outputDir, 'ui-ranks-profile-panel.png'));
     await frame.locator('figure.timeline').scrollIntoViewIfNeeded();
     await groupShot(page, 1, join(outputDir, 'ui-ranks-profile-timeline.png'));

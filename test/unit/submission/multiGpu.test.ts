@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeLeaderboard } from '../../../src/core/gpumode/leaderboards';
 import { devicesOfGpu, multiGpuRefusal, ranksNeeded } from '../../../src/core/submission/multiGpu';
+import { profileGpuMissing } from '../../../src/core/submission/target';
 
 const alltoall = describeLeaderboard({
   name: 'alltoall_py',
@@ -96,4 +97,21 @@ test('enough devices, or no multi-GPU task: nothing refused', () => {
   assert.equal(multiGpuRefusal(alltoall, 'MI300x4', 'benchmark', { surface: 'editor', embedded: false }), null);
   const single = describeLeaderboard({ name: 'vectoradd_py', deadline: null, gpu_types: [], task: {} });
   assert.equal(multiGpuRefusal(single, 'CPU', 'test', { surface: 'cli', embedded: true }), null);
+});
+
+test('Profile on MI300 of a multi-GPU leaderboard: too few devices and no AMD GPU says where it runs; MI300x8 offered is offered', () => {
+  const where = { surface: 'editor' as const, embedded: true };
+  const cpu = profileGpuMissing('MI300', 'alltoall_py', ['CPU'], 'embedded runner', { info: alltoall, where });
+  assert.equal(cpu.explanation.kind, 'no-gpu');
+  assert.match(cpu.explanation.message, /its benchmark cases need 4 GPUs/);
+  assert.match(cpu.explanation.message, /set kernelRunner\.embedded\.gpuName to MI300x4/);
+  // a leaderboard that offers its multi-GPU runner: the one-click offer, as for any other AMD GPU
+  const offered = profileGpuMissing('MI300', 'alltoall_py', ['MI300x8'], 'embedded runner', { info: alltoall, where });
+  assert.deepEqual(
+    offered.explanation.actions.map((a) => [a.id, a.gpu]),
+    [['profile-on-gpu', 'MI300x8']],
+  );
+  // not known to be multi-GPU: the message as before
+  const plain = profileGpuMissing('MI300', 'alltoall_py', ['CPU'], 'embedded runner');
+  assert.match(plain.explanation.message, /has no MI300 GPU \(it offers: CPU\), and no other AMD Instinct GPU/);
 });

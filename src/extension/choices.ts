@@ -9,14 +9,21 @@ import { basename } from 'node:path';
 import { SCRIPT_LEADERBOARD, type RunnerQueue } from '../core/protocol/api';
 import { directiveMarker, parseDirectivesClient, upsertDirectives } from '../core/directives';
 import { isRunnerClientError, type RunnerClient } from '../core/client';
-import { describeLeaderboards, formatQueueCounts, formatRunnerQueue } from '../core/gpumode/leaderboards';
+import {
+  describeLeaderboards,
+  formatQueueCounts,
+  formatRunnerQueue,
+  type LeaderboardInfo,
+} from '../core/gpumode/leaderboards';
 import {
   SubmissionError,
   action,
   chooseProfileGpu,
+  findLeaderboard,
   profileGpuMissing,
   submissionError,
   type Chooser,
+  type MultiGpuWhere,
 } from '../core/submission/index';
 import { notify, pickOne } from './ui';
 
@@ -61,6 +68,9 @@ async function chooseLeaderboardAndGpu(opts: {
   /** No picker can be answered (a language model tool's run): what would be picked is an error naming the choice. */
   noQuestions?: boolean;
   signal?: AbortSignal;
+  /** Profile on our runner: the leaderboards (described) and where the run goes, for a multi-GPU leaderboard's error. */
+  leaderboards?: () => Promise<LeaderboardInfo[]>;
+  multiGpuWhere?: MultiGpuWhere;
 }): Promise<Choice | undefined> {
   const { client, uri, source, store, targetLabel, requiredGpu } = opts;
   const directives = parseDirectivesClient(source);
@@ -135,7 +145,24 @@ async function chooseLeaderboardAndGpu(opts: {
   let gpu: string | undefined;
   if (requiredGpu) {
     const profileGpu = chooseProfileGpu(requiredGpu, gpus);
-    if (profileGpu.kind !== 'exact') throw profileGpuMissing(requiredGpu, leaderboard, gpus, targetLabel);
+    if (profileGpu.kind !== 'exact') {
+      // a multi-GPU leaderboard is told where it runs: its description, when the list answers
+      const lb = leaderboard;
+      const info =
+        profileGpu.kind === 'none' && opts.multiGpuWhere && opts.leaderboards
+          ? await opts.leaderboards().then(
+              (all) => findLeaderboard(all, lb),
+              () => undefined,
+            )
+          : undefined;
+      throw profileGpuMissing(
+        requiredGpu,
+        leaderboard,
+        gpus,
+        targetLabel,
+        info && opts.multiGpuWhere ? { info, where: opts.multiGpuWhere } : undefined,
+      );
+    }
     gpu = profileGpu.gpu;
   } else {
     const wanted = directives.gpus[0] ?? remembered.gpu;
@@ -338,6 +365,16 @@ export function documentChooser(opts: {
       ...(opts.remember === false ? { remember: false } : {}),
       ...(opts.noQuestions ? { noQuestions: true } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.connection.service === 'kernel-runner'
+        ? {
+            leaderboards: ctx.leaderboards,
+            multiGpuWhere: {
+              surface: 'editor' as const,
+              embedded: ctx.connection.embedded,
+              baseUrl: ctx.connection.baseUrl,
+            },
+          }
+        : {}),
     });
     return choice && { leaderboard: choice.leaderboard, gpu: choice.gpu, ...(choice.picked ? { picked: true } : {}) };
   };

@@ -50,7 +50,7 @@ export function renderRanks(ranks: TraceRanks): HTMLElement {
       `Ranks (${formatCount(ranked.length)} with GPU work${ranks.from === 'manifest' ? ", from the runner's process list" : ''})`,
       [
         { label: 'rank', key: true },
-        'GPU',
+        'device',
         'busy (of wall)',
         'kernel',
         { label: 'compute', key: true },

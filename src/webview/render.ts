@@ -468,6 +468,8 @@ function renderRanges(s: TraceSummary): HTMLElement {
 
 function renderBusy(s: TraceSummary): HTMLElement {
   const copiesOnly = s.busyCovers === 'copies-only';
+  // a multi-process profile's GPUs are alike by name: each card says whose it is
+  const rankOf = rankOfAgent(s);
   const cards = s.agents
     .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
     .map((a) =>
@@ -478,7 +480,7 @@ function renderBusy(s: TraceSummary): HTMLElement {
         h(
           'div',
           { class: 'card-label' },
-          `${copiesOnly ? 'Copy busy' : 'GPU busy'} · ${a.productName ?? a.name ?? a.id}`,
+          `${copiesOnly ? 'Copy busy' : 'GPU busy'} · ${rankOf.has(a.id) ? `${rankOf.get(a.id)} · ` : ''}${a.productName ?? a.name ?? a.id}`,
         ),
         h(
           'div',

@@ -20,6 +20,21 @@ export interface LeaderboardInfo {
   gpus: string[];
   lang: string | undefined;
   rankingBy: string | undefined;
+  /**
+   * A multi-GPU task (`multi_gpu: true`, one process a rank): the largest `world_size` its tests and its benchmarks
+   * name (0 where none does). Absent for a single-GPU task.
+   */
+  worldSizes?: { tests: number; benchmarks: number };
+}
+
+/** The largest `world_size` among these cases (0 when none names one). */
+function largestWorldSize(cases: readonly Record<string, unknown>[] | null | undefined): number {
+  let most = 0;
+  for (const c of cases ?? []) {
+    const n = Number(c.world_size);
+    if (Number.isSafeInteger(n) && n > most) most = n;
+  }
+  return most;
 }
 
 /** Upstream deadlines are ISO-like (`2026-05-01T00:00:00+00:00`, sometimes with a space, sometimes without zone: UTC). */
@@ -67,6 +82,9 @@ export function describeLeaderboard(lb: Leaderboard, now: Date = new Date()): Le
     gpus: [...(lb.gpu_types ?? [])],
     lang: task.lang ?? undefined,
     rankingBy: task.ranking_by ?? undefined,
+    ...(task.multi_gpu
+      ? { worldSizes: { tests: largestWorldSize(task.tests), benchmarks: largestWorldSize(task.benchmarks) } }
+      : {}),
   };
 }
 

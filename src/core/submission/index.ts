@@ -5,11 +5,13 @@
 // - events.ts      the events and the outcome front-ends render
 // - explain.ts     failures as explanations with actions
 // - failure.ts     why a submission failed (build, crash, timeout, wrong answer, refusal) with its last lines
+// - multiGpu.ts    a multi-GPU problem on a GPU with too few devices: refused, with where it runs
 // - resultMaps.ts  tests and benchmarks out of `result` maps; pass/fail
 // - policy.ts      the one idle timeout, poll interval and poll deadline
 export * from './events';
 export * from './explain';
 export * from './failure';
+export * from './multiGpu';
 export * from './policy';
 export * from './resultMaps';
 export * from './service';

@@ -9,6 +9,7 @@ import { preflightSubmission } from '../gpumode/preflight';
 import { SCRIPT_LEADERBOARD, type SubmissionMode } from '../protocol/api';
 import { isRunnerClientError } from '../client/errors';
 import { action, submissionError } from './explain';
+import { multiGpuRefusal, type MultiGpuWhere } from './multiGpu';
 import type { Connection } from './service';
 
 export interface SubmissionRequest {
@@ -167,14 +168,24 @@ export function chooseProfileGpu(requested: string, offered: readonly string[]):
   return { kind: 'none' };
 }
 
-/** The error for a leaderboard without the requested profiling GPU, with the one-click alternative when there is one. */
+/**
+ * The error for a leaderboard without the requested profiling GPU, with the one-click alternative when there is one.
+ * A multi-GPU leaderboard (`multiGpu`: its description and where it runs) on GPUs with too few devices and no AMD
+ * alternative is told where it runs (multiGpu.ts) rather than pointed at any MI300 runner.
+ */
 export function profileGpuMissing(
   requested: string,
   leaderboard: string,
   offered: readonly string[],
   targetLabel: string,
+  multiGpu?: { info: Pick<LeaderboardInfo, 'name' | 'worldSizes'>; where: MultiGpuWhere },
 ) {
   const choice = chooseProfileGpu(requested, offered);
+  const tooFew =
+    choice.kind === 'none' && multiGpu && offered[0]
+      ? multiGpuRefusal(multiGpu.info, offered[0], 'profile', multiGpu.where)
+      : null;
+  if (tooFew) return tooFew;
   const list = offered.join(', ') || 'none';
   if (choice.kind === 'alternative') {
     return submissionError(

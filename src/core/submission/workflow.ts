@@ -26,6 +26,7 @@ import {
   expandOutput,
   queueLabel,
   routes,
+  SCRIPT_LEADERBOARD,
   type OutputEvent,
   type ResultEvent,
   type UserSubmissionDetail,
@@ -42,6 +43,7 @@ import {
   submissionError,
   type Surface,
 } from './explain';
+import { multiGpuRefusal } from './multiGpu';
 import { remainingPollMs } from './policy';
 import { resultPassed } from './resultMaps';
 import type { Connection } from './service';
@@ -512,6 +514,38 @@ async function ourHealth(connection: Connection, signal?: AbortSignal): Promise<
   return connection.health;
 }
 
+/**
+ * Our runner: a multi-GPU leaderboard on a GPU with fewer devices than its cases' ranks is refused before anything is
+ * sent (multiGpu.ts). A list that cannot be read leaves it to the runner.
+ */
+async function refuseTooFewDevices(
+  attempt: Attempt,
+  connection: Connection,
+  target: ChosenTarget,
+  request: SubmissionRequest,
+  surface: Surface,
+): Promise<void> {
+  if (connection.service !== 'kernel-runner' || target.leaderboard === SCRIPT_LEADERBOARD) return;
+  let info = target.info;
+  if (!info) {
+    try {
+      info = findLeaderboard(await attempt.leaderboards(), target.leaderboard);
+    } catch (err) {
+      if (attempt.signal?.aborted) throw err;
+      return;
+    }
+  }
+  const refusal =
+    info &&
+    multiGpuRefusal(info, target.gpu, request.mode, {
+      surface,
+      embedded: connection.embedded,
+      baseUrl: connection.baseUrl,
+      file: request.filePath,
+    });
+  if (refusal) throw refusal;
+}
+
 function decode(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }
@@ -570,6 +604,7 @@ export async function runSubmission(
     attempt.target = target;
 
     if (options.check) refuse(connection, attempt.fileName, await options.check(target));
+    await refuseTooFewDevices(attempt, connection, target, request, options.surface);
     if (
       request.mode === 'profile' &&
       connection.service === 'kernel-runner' &&

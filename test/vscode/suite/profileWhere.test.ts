@@ -281,4 +281,45 @@ describe('Profile where the GPUs are', function () {
       await waitFor('the status bar to name the embedded runner', () => /embedded runner/.test(api.statusText()));
     }
   });
+
+  it('a multi-GPU leaderboard where a job gets one device: Run Tests and Profile stop before sending, naming the slot and the setting that give it; set so, its tests pass', async () => {
+    const alltoall = vscode.Uri.file(join(repoRoot, 'examples/problems/distributed/alltoall_py/submission.py'));
+    const slotAdvice = /Run it on MI300x8: set kernelRunner\.embedded\.gpuName to MI300x8/;
+    try {
+      await setting('embedded.gpuName', 'MI300');
+      api.setMessageResponder(() => undefined);
+      let seen = api.messages().length;
+      await vscode.commands.executeCommand('kernelRunner.runTests', alltoall);
+      let [refusal] = errorsSince(seen);
+      assert.match(
+        refusal?.text ?? '',
+        /Not sent: alltoall_py is a multi-GPU problem: its test cases need 8 GPUs \(world_size up to 8, one process a rank\), and MI300 on the embedded runner gives a job one device\./,
+      );
+      assert.match(refusal?.text ?? '', slotAdvice);
+      assert.deepEqual(refusal?.actions, ['Select Target…', 'Show Output']);
+      assert.doesNotMatch(api.lastRunLines().join('\n'), /eval\.py: test on/, 'the evaluator never started');
+
+      // the default of a machine without GPUs (a CPU slot): Profile on MI300 says where it runs too, rather than
+      // pointing at any MI300 runner
+      await setting('embedded.gpuName', 'CPU');
+      seen = api.messages().length;
+      await vscode.commands.executeCommand('kernelRunner.profile', alltoall);
+      [refusal] = errorsSince(seen);
+      assert.match(
+        refusal?.text ?? '',
+        /its benchmark cases need 8 GPUs .*CPU on the embedded runner gives a job one device\./,
+      );
+      assert.match(refusal?.text ?? '', slotAdvice);
+
+      // done as it says: the embedded runner has a slot of eight (the ranks share this machine), the tests pass
+      await setting('embedded.gpuName', 'MI300x8');
+      seen = api.messages().length;
+      await vscode.commands.executeCommand('kernelRunner.runTests', alltoall);
+      const view = await nextView('the tests on MI300x8', (v) => v.gpu === 'MI300x8');
+      assert.equal(view.outcome, 'success', api.lastRunLines().join('\n'));
+      assert.deepEqual(errorsSince(seen), []);
+    } finally {
+      await setting('embedded.gpuName', undefined);
+    }
+  });
 });

@@ -3,11 +3,14 @@
 // 0..7, as GPU MODE's distributed problems start theirs, each opening two rocTX ranges), its per-process CSV sets
 // zipped and opened with "Open Trace…". The panel shows the imbalance line first, one row a rank with the stand-in's
 // slow rank (rank 3) marked alone, compute per case and rank, and one labelled timeline row per GPU.
+// Then the same from the editor: the bundled multi-process example (alltoall_py) profiled on MI300x8 by the embedded
+// runner of a machine with eight MI300X (a stand-in rocminfo on its PATH), end to end (l-ranks-profile.mjs).
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { ZipArchive } from 'archiver';
+import { profileOnEightGpus } from './l-ranks-profile.mjs';
 import { assert, openTrace, openWorkbench, shot, webviewFrame } from './workbench.mjs';
 
 const RANKS = 8;
@@ -112,4 +115,6 @@ export const tests = {
     await frame.locator('figure.timeline').scrollIntoViewIfNeeded();
     await shot(page, outputDir, 'ranks-timeline');
   },
+  'profile the bundled alltoall_py on MI300x8 from the editor: rank table, busy per GPU, "slowest rank 3" on the lens':
+    profileOnEightGpus,
 };

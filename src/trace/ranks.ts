@@ -122,7 +122,9 @@ export function buildRanks(
     if (b.firstAgent === null) return null;
     const listed = b.process.manifest?.devices?.[0];
     if (listed !== undefined) return listed;
-    const at = gpus.indexOf(b.firstAgent);
+    // a GPU's index among its own node's (agents of a multi-node profile are `<host>/Agent <n>`)
+    const node = (id: string): string => id.slice(0, id.lastIndexOf('/') + 1);
+    const at = gpus.filter((g) => node(g) === node(b.firstAgent as string)).indexOf(b.firstAgent);
     return at >= 0 ? at : null;
   };
   const withGpu = built
@@ -133,10 +135,12 @@ export function buildRanks(
         (deviceOf(a) ?? 0) - (deviceOf(b) ?? 0) ||
         (a.rank.pid ?? 0) - (b.rank.pid ?? 0),
     );
-  const taken = new Set(withGpu.flatMap((b) => b.process.manifest?.rank ?? []));
+  // the manifest's rank, else the one its files say (processes.ts), else the next free in host, device, pid order
+  const givenRank = (b: Built): number | null => b.process.manifest?.rank ?? b.process.fileRank;
+  const taken = new Set(withGpu.flatMap((b) => givenRank(b) ?? []));
   let next = 0;
   const ranked: TraceRank[] = withGpu.map((b) => {
-    let rank = b.process.manifest?.rank ?? null;
+    let rank = givenRank(b);
     if (rank === null) {
       while (taken.has(next)) next++;
       rank = next;

@@ -18,7 +18,7 @@ import { LOOKED_FOR, TraceInputError } from './errors';
 import { NotV1TraceError, readV1Json } from './readers/legacyV1';
 import { readCounterCollection } from './readers/counterCollection';
 import type { ParallelOptions, ParallelRun } from './parallelKernelTrace';
-import { NotRocpdError, readRocpd } from './readers/rocpd';
+import { NotRocpdError, readRocpd, type DbProcess } from './readers/rocpd';
 import {
   SetAgents,
   apiVariant,
@@ -47,7 +47,7 @@ import {
 } from './sources';
 import { nonRegularKind } from './regularFile';
 import { RunTables, normalizeDirection } from './tables';
-import { ProcessGroups, isManifestPath, readManifest } from './processes';
+import { ProcessGroups, isManifestPath, readManifest, type SetProcess } from './processes';
 import type { ProcessManifest } from '../core/protocol/processManifest';
 import { buildRanks } from './ranks';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
@@ -247,7 +247,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
   const summary = buildSummary(acc, options);
-  const processes = groups.all();
+  const processes = groups.all(summary.warnings);
   // ranks when the runner listed the processes, or more than one process ran GPU work (a single-GPU job whose
   // evaluator spawned a child has one rank: nothing to balance, nothing to add)
   if (processes.length > 1 || manifest) {
@@ -475,7 +475,7 @@ async function readSet(
 
   // 1. a rocpd database stands for the whole run
   let fromDb: string | null = null;
-  let dbProcess: { pid: number; host: string | null } | null = null;
+  let dbProcess: SetProcess | null = null;
   const dbParts: NonNullable<SetRead['parts']> = [];
   for (const p of of('rocpd')) {
     if (fromDb) {
@@ -784,9 +784,9 @@ async function readSet(
 /** A set read (not another pass's repeat): its own tables, and the process it is of. */
 interface SetRead {
   tables: RunTables;
-  process: { pid: number | null; host: string | null };
+  process: SetProcess;
   /** A database of several processes, read per process (its processes' tables, and busy time per agent). */
-  parts?: Array<{ tables: RunTables; process: { pid: number; host: string | null }; busy: Map<string, BusyTracker> }>;
+  parts?: Array<{ tables: RunTables; process: DbProcess; busy: Map<string, BusyTracker> }>;
 }
 
 /** Legacy v1 writes ` [clone .kd]` after kernel names in results.csv but not in its JSON or (with a trace) its stats. */

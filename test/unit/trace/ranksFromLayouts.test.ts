@@ -2,12 +2,80 @@
 // (layouts from rocprofv3's MPI guide, rocprofiler-sdk's multi-process tests and site guides, reproduced here in
 // our own files): each process is one rank with its own numbers, none counted twice, none lost.
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { summarizePath } from '../../../src/trace/index';
-import { traceSummarySchema } from '../../../src/core/protocol/traceSummary';
+import { traceSummarySchema, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { fixture, tempDir } from './helpers';
+import { HOST, LAUNCHER_PID, RANKS, writeMultiRankRun, type RankSpec } from './multiRankRun';
+import { writeRocpdRanks } from './multiRankRocpd';
+
+type Rank = NonNullable<TraceSummary['ranks']>['processes'][number];
+
+/** What a rank did: the numbers a person compares, less who it is and where its files are. */
+function work(r: Rank | undefined): unknown {
+  assert.ok(r, 'the rank is there');
+  const { rank: _rank, pid: _pid, host: _host, outputs: _outputs, ppid: _ppid, ...rest } = r;
+  return rest;
+}
+
+/** The four ranks of multiRankRun.ts read in rocprofv3's default layout (CSV or rocpd): what each pid's rank did. */
+const references = new Map<'csv' | 'rocpd', Promise<Map<number, Rank>>>();
+function referenceRanks(format: 'csv' | 'rocpd'): Promise<Map<number, Rank>> {
+  let ref = references.get(format);
+  if (!ref) {
+    ref = (async () => {
+      const dir = tempDir(`layout-reference-${format}`);
+      if (format === 'csv') writeMultiRankRun(dir);
+      else for (const r of RANKS) writeRocpdRanks(path.join(dir, `${r.pid}_results.db`), [r]);
+      const s = await summarizePath(dir);
+      return new Map((s.ranks?.processes ?? []).flatMap((r) => (r.pid === null ? [] : [[r.pid, r] as const])));
+    })();
+    references.set(format, ref);
+  }
+  return ref;
+}
+
+/** The default layout's files of each process, copied to where `place` puts them (null: not written). */
+function relayout(tag: string, place: (pid: number, file: string) => string | null): string {
+  const from = tempDir(`${tag}-from`);
+  writeMultiRankRun(from);
+  const dir = tempDir(tag);
+  for (const f of readdirSync(path.join(from, HOST))) {
+    const pid = Number(f.slice(0, f.indexOf('_')));
+    const to = place(pid, f.slice(f.indexOf('_') + 1));
+    if (to === null) continue;
+    mkdirSync(path.dirname(path.join(dir, to)), { recursive: true });
+    copyFileSync(path.join(from, HOST, f), path.join(dir, to));
+  }
+  return dir;
+}
+
+/** The rank each pid is given below: not the device order the ranks would otherwise follow. */
+const RANK_OF = new Map(RANKS.map((r, i) => [r.pid, RANKS.length - 1 - i]));
+const rankOf = (r: RankSpec): number => RANK_OF.get(r.pid) as number;
+
+async function assertNamedRanks(dir: string, format: 'csv' | 'rocpd', samePids: boolean): Promise<TraceSummary> {
+  const ref = await referenceRanks(format);
+  const s = await summarizePath(dir);
+  traceSummarySchema.parse(s);
+  assert.ok(s.ranks);
+  assert.deepEqual(s.warnings, []);
+  const ranked = s.ranks.processes.filter((p) => p.rank !== null);
+  assert.deepEqual(
+    ranked.map((p) => p.rank),
+    [0, 1, 2, 3],
+  );
+  for (const r of RANKS) {
+    const got = ranked.find((p) => p.rank === rankOf(r));
+    assert.deepEqual(work(got), work(ref.get(r.pid)), `rank ${rankOf(r)} is pid ${r.pid}'s work`);
+    if (samePids) assert.equal(got?.pid, r.pid);
+  }
+  const total = [...ref.values()].reduce((n, r) => n + r.kernelCalls, 0);
+  assert.equal(s.kernelTotals.calls, total, 'no dispatch lost or counted twice');
+  return s;
+}
 
 test('rocprof v1 per rank (`rocprof -o results_${RANK}.csv`): each rank one process, its stats files checks, not data', async () => {
   const dir = tempDir('v1-ranks');
@@ -32,4 +100,93 @@ test('rocprof v1 per rank (`rocprof -o results_${RANK}.csv`): each rank one proc
       s.skipped.some((k) => k.path === `results_${rank}.stats.csv` && /cross-check/.test(k.reason)),
       `results_${rank}.stats.csv a check of its rank's trace`,
     );
+});
+
+test('rocprofv3 -d %h.%p.%env{OMPI_COMM_WORLD_RANK}% (its MPI guide): the rank in each folder name is the rank', async () => {
+  const dir = relayout('mpi-guide', (pid, kind) => {
+    const r = RANKS.find((x) => x.pid === pid);
+    // the launcher (rocprofv3 outside mpirun) writes only its agent_info, in a folder of its own
+    return `${HOST}.${pid}.${r ? rankOf(r) : 0}/${HOST}/${pid}_${kind}`;
+  });
+  const s = await assertNamedRanks(dir, 'csv', true);
+  assert.equal(s.ranks?.processes.find((p) => p.pid === LAUNCHER_PID)?.rank, null, 'the launcher is no rank');
+});
+
+test('rocprofv3 -o results_%rank% (one flat folder, no pid in the names): ranks from the names', async () => {
+  const dir = relayout('o-rank', (pid, kind) => {
+    const r = RANKS.find((x) => x.pid === pid);
+    return r ? `results_${rankOf(r)}_${kind}` : null;
+  });
+  const s = await assertNamedRanks(dir, 'csv', false);
+  assert.deepEqual(
+    s.ranks?.processes.map((p) => p.outputs.find((o) => o.endsWith('_kernel_trace.csv'))),
+    [
+      'results_0_kernel_trace.csv',
+      'results_1_kernel_trace.csv',
+      'results_2_kernel_trace.csv',
+      'results_3_kernel_trace.csv',
+    ],
+  );
+});
+
+test('rocpd -o out_mp_%rank% (rocprofiler-sdk multi-process test): one database a rank, ranks from the names', async () => {
+  const dir = tempDir('rocpd-o-rank');
+  for (const r of RANKS) writeRocpdRanks(path.join(dir, `out_mp_${rankOf(r)}_results.db`), [r]);
+  await assertNamedRanks(dir, 'rocpd', true);
+});
+
+test("a merged rocpd database: each pid's rank is the one its recorded environment announced", async () => {
+  const dir = tempDir('rocpd-env');
+  writeRocpdRanks(path.join(dir, 'merged_results.db'), RANKS, {
+    environment: (r) => ({
+      OMPI_COMM_WORLD_RANK: String(rankOf(r)),
+      OMPI_COMM_WORLD_LOCAL_RANK: '0',
+      PATH: '/usr/bin',
+    }),
+  });
+  await assertNamedRanks(dir, 'rocpd', true);
+});
+
+test('two nodes whose ranks say the same node-local rank: a warning, ranks by host, device and pid, nothing lost', async () => {
+  const dir = tempDir('rocpd-local-rank');
+  const ref = await referenceRanks('rocpd');
+  for (const host of ['node-a', 'node-b']) {
+    mkdirSync(path.join(dir, host));
+    RANKS.forEach((r) =>
+      writeRocpdRanks(path.join(dir, host, `${r.pid}_results.db`), [r], {
+        host,
+        environment: () => ({ LOCAL_RANK: String(r.agent - 1) }),
+      }),
+    );
+  }
+  const s = await summarizePath(dir);
+  assert.ok(
+    s.warnings.some((w) => /both have rank \d+ in their recorded environment/.test(w)),
+    s.warnings.join('\n'),
+  );
+  assert.ok(!s.warnings.some((w) => /same GPU/.test(w)), 'GPUs of two nodes are not one GPU');
+  const ranked = s.ranks?.processes ?? [];
+  assert.deepEqual(
+    ranked.map((p) => [p.rank, p.host, p.pid]),
+    ['node-a', 'node-b'].flatMap((host, h) =>
+      [...RANKS].sort((a, b) => a.agent - b.agent).map((r, i) => [h * 4 + i, host, r.pid]),
+    ),
+  );
+  for (const p of ranked)
+    assert.deepEqual(work({ ...p, agentIds: [] }), work({ ...(ref.get(p.pid as number) as Rank), agentIds: [] }));
+});
+
+test('names whose only difference is a pid-sized number are not taken for ranks (-o run_%p)', async () => {
+  const dir = relayout('o-pid', (pid, kind) => (RANKS.some((x) => x.pid === pid) ? `run_${pid}_${kind}` : null));
+  const s = await summarizePath(dir);
+  // ranks follow the devices, as for any names that say nothing of them
+  assert.deepEqual(
+    s.ranks?.processes.map((p) => [p.rank, p.device]),
+    [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ],
+  );
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { summarizePath } from '../../../src/trace/index';
 import { traceSummarySchema, type TraceSummary } from '../../../src/core/protocol/traceSummary';
-import { fixture, tempDir } from './helpers';
+import { fixture, repoRoot, tempDir } from './helpers';
 import { HOST, LAUNCHER_PID, RANKS, writeMultiRankRun, type RankSpec } from './multiRankRun';
 import { writeRocpdRanks } from './multiRankRocpd';
 
@@ -187,6 +187,31 @@ test('names whose only difference is a pid-sized number are not taken for ranks 
       [1, 1],
       [2, 2],
       [3, 3],
+    ],
+  );
+});
+
+test('rocprof-compute under MPI (a workload folder a rank, `<output>/<rank>/`): each folder one rank, counted once', async () => {
+  const workload = path.join(repoRoot, 'test/fixtures/rocprof-compute-workload/mi300x-6.4.1');
+  const one = await summarizePath(workload);
+  const dir = tempDir('compute-ranks');
+  for (const rank of [1, 0]) {
+    mkdirSync(path.join(dir, String(rank)));
+    for (const f of readdirSync(workload)) copyFileSync(path.join(workload, f), path.join(dir, String(rank), f));
+  }
+  const s = await summarizePath(dir);
+  traceSummarySchema.parse(s);
+  assert.equal(s.kernelTotals.calls, 2 * one.kernelTotals.calls);
+  assert.deepEqual(
+    s.ranks?.processes.map((p) => [
+      p.rank,
+      p.kernelCalls,
+      p.kernelNs,
+      p.outputs.some((o) => o === `${p.rank}/pmc_perf.csv`),
+    ]),
+    [
+      [0, one.kernelTotals.calls, one.kernelTotals.totalNs, true],
+      [1, one.kernelTotals.calls, one.kernelTotals.totalNs, true],
     ],
   );
 });

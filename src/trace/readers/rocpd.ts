@@ -49,7 +49,8 @@ export async function readRocpd(
   bytes: Buffer,
   acc: TraceAccumulator,
   tables: RunTables,
-  agentPrefix: string,
+  /** Before its agents' names (`<host>/` in a multi-node profile); a function: chosen by the database's host. */
+  agentPrefix: string | ((host: string | null) => string),
   label: string,
   /** Where the database's hardware counters go, per dispatch, for the roofline (src/trace/counters/). */
   counters?: CounterSink,
@@ -85,13 +86,27 @@ export async function readRocpd(
     acc.clock.use();
     const epoch = acc.clock.epochSql;
 
+    const ranks = recordedRanks(db, views);
+    const listed: DbProcess[] = [];
+    if (views.has('processes'))
+      for (const r of objects(db, 'SELECT pid, hostname FROM processes'))
+        if (r.pid !== null && r.pid !== undefined && !listed.some((p) => p.pid === Number(r.pid)))
+          listed.push({
+            pid: Number(r.pid),
+            host: typeof r.hostname === 'string' ? r.hostname : null,
+            rank: ranks.get(Number(r.pid)) ?? null,
+          });
+    // a prefix chosen by the database's node: its one host's, or none when it holds several (or none)
+    const hosts = new Set(listed.map((p) => p.host));
+    const prefix =
+      typeof agentPrefix === 'string' ? agentPrefix : agentPrefix(hosts.size === 1 ? (listed[0]?.host ?? null) : null);
     const agentByIndex = new Map<number, AgentState>();
     const agentFor = (absIndex: SqlValue): AgentState | null => {
       if (absIndex === null || absIndex === undefined) return null;
       const n = Number(absIndex);
       let a = agentByIndex.get(n);
       if (!a) {
-        a = acc.agent(`${agentPrefix}Agent ${n}`);
+        a = acc.agent(`${prefix}Agent ${n}`);
         agentByIndex.set(n, a);
       }
       return a;
@@ -109,7 +124,7 @@ export async function readRocpd(
         } catch {
           // extdata is optional
         }
-        acc.describeAgent(`${agentPrefix}Agent ${abs}`, {
+        acc.describeAgent(`${prefix}Agent ${abs}`, {
           type: type === 'GPU' ? 'GPU' : type === 'CPU' ? 'CPU' : 'unknown',
           name: typeof r.name === 'string' && r.name ? r.name : null,
           productName: typeof r.product_name === 'string' && r.product_name ? r.product_name : null,
@@ -118,16 +133,6 @@ export async function readRocpd(
         agentFor(abs);
       }
     }
-    const ranks = recordedRanks(db, views);
-    const listed: DbProcess[] = [];
-    if (views.has('processes'))
-      for (const r of objects(db, 'SELECT pid, hostname FROM processes'))
-        if (r.pid !== null && r.pid !== undefined && !listed.some((p) => p.pid === Number(r.pid)))
-          listed.push({
-            pid: Number(r.pid),
-            host: typeof r.hostname === 'string' ? r.hostname : null,
-            rank: ranks.get(Number(r.pid)) ?? null,
-          });
     const splittable =
       perProcess !== undefined &&
       listed.length > 1 &&

@@ -215,3 +215,30 @@ test('rocprof-compute under MPI (a workload folder a rank, `<output>/<rank>/`): 
     ],
   );
 });
+
+test('rocpd -o out_%rank% from two nodes in one folder (same pids on both): GPUs of each node apart, each rank its own', async () => {
+  const ref = await referenceRanks('rocpd');
+  const dir = tempDir('rocpd-two-nodes-flat');
+  const byDevice = [...RANKS].sort((a, b) => a.agent - b.agent);
+  ['node-a', 'node-b'].forEach((host, h) =>
+    byDevice.forEach((r, i) => writeRocpdRanks(path.join(dir, `out_${h * 4 + i}_results.db`), [r], { host })),
+  );
+  const s = await summarizePath(dir);
+  traceSummarySchema.parse(s);
+  assert.deepEqual(s.warnings, [], 'no GPU shared by two ranks');
+  assert.deepEqual(s.agents.map((a) => a.id).sort(), [
+    ...['node-a', 'node-b'].flatMap((h) => [1, 2, 3, 4].map((n) => `${h}/Agent ${n}`)),
+  ]);
+  const ranked = s.ranks?.processes ?? [];
+  assert.deepEqual(
+    ranked.map((p) => [p.rank, p.host, p.pid, p.device, p.agentIds]),
+    ['node-a', 'node-b'].flatMap((host, h) =>
+      byDevice.map((r, i) => [h * 4 + i, host, r.pid, i, [`${host}/Agent ${r.agent}`]]),
+    ),
+  );
+  for (const p of ranked) {
+    const one = ref.get(p.pid as number) as Rank;
+    assert.deepEqual(work({ ...p, agentIds: [] }), work({ ...one, agentIds: [] }), `rank ${p.rank}`);
+  }
+  assert.equal(s.kernelTotals.calls, 2 * [...ref.values()].reduce((n, r) => n + r.kernelCalls, 0));
+});

@@ -183,7 +183,8 @@ function ranksInNames(ps: ProfiledProcess[]): number[] | null {
     if (first === undefined) return null;
     const { dir, prefix } = setKeyOf(first);
     let stem = `${dir}/${prefix}`;
-    if (p.host) stem = stem.split(p.host).join('\u0000');
+    // a folder named for the process itself (`-d %h.%p.%r`, holding `<pid>_` files) stands where a host's would
+    if (p.host && (p.pid === null || !numbersOf(p.host).includes(p.pid))) stem = stem.split(p.host).join('\u0000');
     return stem.split(/(\d+)/).map((t, i) => (i % 2 === 1 && p.pid !== null && Number(t) === p.pid ? 'pid' : t));
   });
   const base = tokens[0];
@@ -201,3 +202,5 @@ function ranksInNames(ps: ProfiledProcess[]): number[] | null {
   if (new Set(ranks).size !== ranks.length || ranks.some((r) => !Number.isSafeInteger(r) || r >= bound)) return null;
   return ranks;
 }
+
+const numbersOf = (text: string): number[] => (text.match(/\d+/g) ?? []).map(Number);

@@ -13,11 +13,11 @@ import { writeRocpdRanks } from './multiRankRocpd';
 
 type Rank = NonNullable<TraceSummary['ranks']>['processes'][number];
 
-/** What a rank did: the numbers a person compares, less who it is and where its files are. */
+/** What a rank did: the numbers a person compares, less who it is, where its files are and its GPU's node. */
 function work(r: Rank | undefined): unknown {
   assert.ok(r, 'the rank is there');
   const { rank: _rank, pid: _pid, host: _host, outputs: _outputs, ppid: _ppid, ...rest } = r;
-  return rest;
+  return { ...rest, agentIds: rest.agentIds.map((a) => a.slice(a.lastIndexOf('/') + 1)) };
 }
 
 /** The four ranks of multiRankRun.ts read in rocprofv3's default layout (CSV or rocpd): what each pid's rank did. */
@@ -112,6 +112,14 @@ test('rocprofv3 -d %h.%p.%env{OMPI_COMM_WORLD_RANK}% (its MPI guide): the rank i
   assert.equal(s.ranks?.processes.find((p) => p.pid === LAUNCHER_PID)?.rank, null, 'the launcher is no rank');
 });
 
+test('the same with the `<pid>_` files straight in the per-process folder (rocprofv3 outside mpirun): ranks from the folders', async () => {
+  const dir = relayout('mpi-guide-flat', (pid, kind) => {
+    const r = RANKS.find((x) => x.pid === pid);
+    return r ? `${HOST}.${pid}.${rankOf(r)}/${pid}_${kind}` : null;
+  });
+  await assertNamedRanks(dir, 'csv', true);
+});
+
 test('rocprofv3 -o results_%rank% (one flat folder, no pid in the names): ranks from the names', async () => {
   const dir = relayout('o-rank', (pid, kind) => {
     const r = RANKS.find((x) => x.pid === pid);
@@ -172,8 +180,7 @@ test('two nodes whose ranks say the same node-local rank: a warning, ranks by ho
       [...RANKS].sort((a, b) => a.agent - b.agent).map((r, i) => [h * 4 + i, host, r.pid]),
     ),
   );
-  for (const p of ranked)
-    assert.deepEqual(work({ ...p, agentIds: [] }), work({ ...(ref.get(p.pid as number) as Rank), agentIds: [] }));
+  for (const p of ranked) assert.deepEqual(work(p), work(ref.get(p.pid as number)));
 });
 
 test('names whose only difference is a pid-sized number are not taken for ranks (-o run_%p)', async () => {
@@ -238,7 +245,7 @@ test('rocpd -o out_%rank% from two nodes in one folder (same pids on both): GPUs
   );
   for (const p of ranked) {
     const one = ref.get(p.pid as number) as Rank;
-    assert.deepEqual(work({ ...p, agentIds: [] }), work({ ...one, agentIds: [] }), `rank ${p.rank}`);
+    assert.deepEqual(work(p), work(one), `rank ${p.rank}`);
   }
   assert.equal(s.kernelTotals.calls, 2 * [...ref.values()].reduce((n, r) => n + r.kernelCalls, 0));
 });

@@ -156,10 +156,14 @@ export function buildRanks(
 
   const users = new Map<string, number[]>();
   for (const r of ranked) for (const a of r.agentIds) users.set(a, [...(users.get(a) ?? []), r.rank as number]);
+  const hostless = (rs: number[]): boolean => rs.every((n) => ranked.find((r) => r.rank === n)?.host === null);
   for (const [agent, rs] of users)
     if (rs.length > 1)
       warnings.push(
-        `ranks ${rs.join(', ')} ran kernels on the same GPU (${agent}): each rank's busy time is that GPU's, shared`,
+        `ranks ${rs.join(', ')} ran kernels on the same GPU (${agent}): each rank's busy time is that GPU's, shared` +
+          (hostless(rs)
+            ? " (or on GPUs of different nodes: their files do not say which node they are from; rocprofv3's default %hostname% folders do)"
+            : ''),
       );
 
   const imbalance = imbalanceOf(ranked);

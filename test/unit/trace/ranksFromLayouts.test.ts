@@ -249,3 +249,24 @@ test('rocpd -o out_%rank% from two nodes in one folder (same pids on both): GPUs
   }
   assert.equal(s.kernelTotals.calls, 2 * [...ref.values()].reduce((n, r) => n + r.kernelCalls, 0));
 });
+
+test('flat CSV sets of two nodes (-o results_%rank%, nothing names a node): the shared-GPU warning says it may be two nodes', async () => {
+  const dir = relayout('o-rank-two-nodes', (pid, kind) => {
+    const r = RANKS.find((x) => x.pid === pid);
+    return r ? `results_${rankOf(r)}_${kind}` : null;
+  });
+  // the second node's ranks 4-7: the same GPUs by number, the same pids
+  for (const f of readdirSync(dir))
+    copyFileSync(
+      path.join(dir, f),
+      path.join(
+        dir,
+        f.replace(/^results_(\d)_/, (_, n: string) => `results_${Number(n) + 4}_`),
+      ),
+    );
+  const s = await summarizePath(dir);
+  assert.equal(s.ranks?.processes.filter((p) => p.rank !== null).length, 8);
+  const shared = s.warnings.filter((w) => /ran kernels on the same GPU/.test(w));
+  assert.equal(shared.length, 4);
+  for (const w of shared) assert.match(w, /or on GPUs of different nodes: their files do not say which node/);
+});

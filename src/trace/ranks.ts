@@ -96,7 +96,8 @@ function rankOf(p: ProfiledProcess, acc: TraceAccumulator, wallSpan: number | nu
       communicationPercent: kernelNs > 0 ? (communicationNs / kernelNs) * 100 : 0,
       copyNs: [...t.copies.values()].reduce((s, c) => s + c.stats.sum, 0),
       busyNs,
-      busyPercent: wallSpan && wallSpan > 0 ? (busyNs / wallSpan) * 100 : null,
+      // a process driving several GPUs (a thread per device): the share of their time together, so 0..100 still
+      busyPercent: wallSpan && wallSpan > 0 ? (busyNs / (wallSpan * Math.max(1, agents.length))) * 100 : null,
       topKernels,
       copies,
       cases,
@@ -156,6 +157,11 @@ export function buildRanks(
 
   const users = new Map<string, number[]>();
   for (const r of ranked) for (const a of r.agentIds) users.set(a, [...(users.get(a) ?? []), r.rank as number]);
+  for (const r of ranked)
+    if (r.agentIds.length > 1)
+      warnings.push(
+        `rank ${r.rank} ran kernels on ${r.agentIds.length} GPUs (${r.agentIds.join(', ')}): its device is the first, its busy time the sum over them`,
+      );
   const hostless = (rs: number[]): boolean => rs.every((n) => ranked.find((r) => r.rank === n)?.host === null);
   for (const [agent, rs] of users)
     if (rs.length > 1)

@@ -2,7 +2,7 @@
 // (layouts from rocprofv3's MPI guide, rocprofiler-sdk's multi-process tests and site guides, reproduced here in
 // our own files): each process is one rank with its own numbers, none counted twice, none lost.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { summarizePath } from '../../../src/trace/index';
@@ -269,4 +269,45 @@ test('flat CSV sets of two nodes (-o results_%rank%, nothing names a node): the 
   const shared = s.warnings.filter((w) => /ran kernels on the same GPU/.test(w));
   assert.equal(shared.length, 4);
   for (const w of shared) assert.match(w, /or on GPUs of different nodes: their files do not say which node/);
+});
+
+test("a rank driving two GPUs from two threads (rocprofv3's MPI transpose sample): said, its busy share of both", async () => {
+  const from = tempDir('two-gpus-from');
+  writeMultiRankRun(from);
+  const dir = tempDir('two-gpus');
+  // rank 0 is pids 3012 and 3014's work (GPUs 0 and 1), rank 1 is 3011 and 3013's (GPUs 2 and 3), each as one process
+  const ranksOf: Array<[number, number]> = [
+    [3012, 3014],
+    [3011, 3013],
+  ];
+  ranksOf.forEach(([a, b], rank) => {
+    for (const kind of ['kernel_trace', 'hip_api_trace', 'marker_api_trace', 'memory_copy_trace']) {
+      const rows = (pid: number): string[] =>
+        readFileSync(path.join(from, HOST, `${pid}_${kind}.csv`), 'utf8')
+          .trimEnd()
+          .split('\n');
+      writeFileSync(path.join(dir, `results_${rank}_${kind}.csv`), [...rows(a), ...rows(b).slice(1)].join('\n') + '\n');
+    }
+    copyFileSync(path.join(from, HOST, `${a}_agent_info.csv`), path.join(dir, `results_${rank}_agent_info.csv`));
+  });
+  const s = await summarizePath(dir);
+  traceSummarySchema.parse(s);
+  const ranked = s.ranks?.processes ?? [];
+  assert.deepEqual(
+    ranked.map((p) => [p.rank, p.device, p.agentIds]),
+    [
+      [0, 0, ['Agent 1', 'Agent 2']],
+      [1, 2, ['Agent 3', 'Agent 4']],
+    ],
+  );
+  for (const p of ranked) {
+    const agents = s.agents.filter((a) => p.agentIds.includes(a.id));
+    assert.equal(p.busyNs, agents[0]!.busyNs + agents[1]!.busyNs, 'busy: the sum over its GPUs');
+    assert.equal(p.busyPercent, (p.busyNs / (2 * s.wall!.spanNs)) * 100, 'of both GPUs’ time');
+    assert.ok(
+      s.warnings.includes(
+        `rank ${p.rank} ran kernels on 2 GPUs (${p.agentIds.join(', ')}): its device is the first, its busy time the sum over them`,
+      ),
+    );
+  }
 });

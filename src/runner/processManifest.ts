@@ -6,17 +6,21 @@
 //     its CSVs, located in its `<pid>_agent_info.csv` (GPU rows in order are the devices 0, 1, ...; an agent list as
 //     long as the slot's device list is that list, as when only the slot's devices were visible);
 //   ppid and rank: from its rocpd database (`rocpd_info_process`: ppid, and the environment the process started
-//     with: RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or PMI_RANK), when the runner asked for one (`serve --rocpd`).
+//     with: RANK, an MPI launcher's rank variable or LOCAL_RANK), when the runner asked for one (`serve --rocpd`).
 // Reads are bounded: CSVs are streamed through the trace scanner (a few distinct agents kept), a database is opened
 // only below DB_BYTES.
 import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { PROCESS_MANIFEST_NAME, type ProcessEntry, type ProcessManifest } from '../core/protocol/processManifest';
+import {
+  PROCESS_MANIFEST_NAME,
+  rankInEnvironment,
+  type ProcessEntry,
+  type ProcessManifest,
+} from '../core/protocol/processManifest';
 import { createCsvScanner, fieldText } from '../trace/csvScanner';
 
 const OUTPUT_NAME = /^(\d+)_([a-z0-9_]+)\.(csv|pftrace|db|json|otf2)$/;
-const RANK_VARIABLES = ['RANK', 'LOCAL_RANK', 'OMPI_COMM_WORLD_RANK', 'PMI_RANK'] as const;
 // sql.js reads a database whole: a larger one (a long run's) leaves ppid and rank unknown rather than the runner's
 // memory to the job's output
 const DB_BYTES = 64 * 1024 * 1024;
@@ -109,22 +113,6 @@ async function devicesOf(outDir: string, files: readonly string[], slotDevices: 
   return [...devices].sort((a, b) => a - b);
 }
 
-function rankIn(environment: unknown): number | null {
-  if (typeof environment !== 'string') return null;
-  let env: unknown;
-  try {
-    env = JSON.parse(environment);
-  } catch {
-    return null;
-  }
-  if (!env || typeof env !== 'object') return null;
-  for (const name of RANK_VARIABLES) {
-    const value = (env as Record<string, unknown>)[name];
-    if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
-  }
-  return null;
-}
-
 /** ppid and rank of `pid` from its rocpd database, when it has one of a readable size. */
 async function fromRocpd(
   outDir: string,
@@ -143,7 +131,7 @@ async function fromRocpd(
     try {
       let found: { ppid: number | null; rank: number | null } = none;
       each(database, `SELECT ppid, environment FROM rocpd_info_process WHERE pid = ${pid} LIMIT 1`, ([ppid, env]) => {
-        found = { ppid: typeof ppid === 'number' && ppid >= 0 ? ppid : null, rank: rankIn(env) };
+        found = { ppid: typeof ppid === 'number' && ppid >= 0 ? ppid : null, rank: rankInEnvironment(env) };
       });
       return found;
     } finally {

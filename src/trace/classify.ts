@@ -63,7 +63,8 @@ const ROCPROFV3_KINDS = [
   'pc_sampling_stochastic',
 ];
 const KIND_RE = new RegExp(`^(.*?)[-._]?(?:${ROCPROFV3_KINDS.join('|')})$`);
-const V1_RE = /^(.*?)[-._]?results(?:\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo))?$/;
+const V1_RE = /^(.*?)[-._]?results$/;
+const V1_STATS_SUFFIX = /\.(?:stats|copy_stats|hip_stats|hsa_stats|sysinfo)$/;
 
 /**
  * The files rocprof-compute's profile mode writes in a workload folder: one run of the program per counter pass,
@@ -79,7 +80,8 @@ export function setKeyOf(path: string): SetKey {
   // a workload folder is one set: its passes are one run's dispatches, counted once
   if (WORKLOAD_FILE_RE.test(base))
     return { key: `${dir}/rocprof-compute`, dir, prefix: 'rocprof-compute', pid: null, host: null };
-  const stem = base.replace(/\.[^.]+$/, '');
+  // rocprof v1 names a run's stats after its `-o <name>.csv` (`results_3.stats.csv` beside `results_3.json`)
+  const stem = base.replace(/\.[^.]+$/, '').replace(V1_STATS_SUFFIX, '');
   const m = V1_RE.exec(stem) ?? KIND_RE.exec(stem);
   const prefix = m ? (m[1] as string) : stem;
   const pid = /^\d+$/.test(prefix) ? Number(prefix) : null;

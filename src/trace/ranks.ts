@@ -96,7 +96,8 @@ function rankOf(p: ProfiledProcess, acc: TraceAccumulator, wallSpan: number | nu
       communicationPercent: kernelNs > 0 ? (communicationNs / kernelNs) * 100 : 0,
       copyNs: [...t.copies.values()].reduce((s, c) => s + c.stats.sum, 0),
       busyNs,
-      busyPercent: wallSpan && wallSpan > 0 ? (busyNs / wallSpan) * 100 : null,
+      // a process driving several GPUs (a thread per device): the share of their time together, so 0..100 still
+      busyPercent: wallSpan && wallSpan > 0 ? (busyNs / (wallSpan * Math.max(1, agents.length))) * 100 : null,
       topKernels,
       copies,
       cases,
@@ -122,7 +123,9 @@ export function buildRanks(
     if (b.firstAgent === null) return null;
     const listed = b.process.manifest?.devices?.[0];
     if (listed !== undefined) return listed;
-    const at = gpus.indexOf(b.firstAgent);
+    // a GPU's index among its own node's (agents of a multi-node profile are `<host>/Agent <n>`)
+    const node = (id: string): string => id.slice(0, id.lastIndexOf('/') + 1);
+    const at = gpus.filter((g) => node(g) === node(b.firstAgent as string)).indexOf(b.firstAgent);
     return at >= 0 ? at : null;
   };
   const withGpu = built
@@ -133,10 +136,12 @@ export function buildRanks(
         (deviceOf(a) ?? 0) - (deviceOf(b) ?? 0) ||
         (a.rank.pid ?? 0) - (b.rank.pid ?? 0),
     );
-  const taken = new Set(withGpu.flatMap((b) => b.process.manifest?.rank ?? []));
+  // the manifest's rank, else the one its files say (processes.ts), else the next free in host, device, pid order
+  const givenRank = (b: Built): number | null => b.process.manifest?.rank ?? b.process.fileRank;
+  const taken = new Set(withGpu.flatMap((b) => givenRank(b) ?? []));
   let next = 0;
   const ranked: TraceRank[] = withGpu.map((b) => {
-    let rank = b.process.manifest?.rank ?? null;
+    let rank = givenRank(b);
     if (rank === null) {
       while (taken.has(next)) next++;
       rank = next;
@@ -152,10 +157,19 @@ export function buildRanks(
 
   const users = new Map<string, number[]>();
   for (const r of ranked) for (const a of r.agentIds) users.set(a, [...(users.get(a) ?? []), r.rank as number]);
+  for (const r of ranked)
+    if (r.agentIds.length > 1)
+      warnings.push(
+        `rank ${r.rank} ran kernels on ${r.agentIds.length} GPUs (${r.agentIds.join(', ')}): its device is the first, its busy time the sum over them`,
+      );
+  const hostless = (rs: number[]): boolean => rs.every((n) => ranked.find((r) => r.rank === n)?.host === null);
   for (const [agent, rs] of users)
     if (rs.length > 1)
       warnings.push(
-        `ranks ${rs.join(', ')} ran kernels on the same GPU (${agent}): each rank's busy time is that GPU's, shared`,
+        `ranks ${rs.join(', ')} ran kernels on the same GPU (${agent}): each rank's busy time is that GPU's, shared` +
+          (hostless(rs)
+            ? " (or on GPUs of different nodes: their files do not say which node they are from; rocprofv3's default %hostname% folders do)"
+            : ''),
       );
 
   const imbalance = imbalanceOf(ranked);

@@ -18,7 +18,7 @@ import { LOOKED_FOR, TraceInputError } from './errors';
 import { NotV1TraceError, readV1Json } from './readers/legacyV1';
 import { readCounterCollection } from './readers/counterCollection';
 import type { ParallelOptions, ParallelRun } from './parallelKernelTrace';
-import { NotRocpdError, readRocpd } from './readers/rocpd';
+import { NotRocpdError, readRocpd, type DbProcess } from './readers/rocpd';
 import {
   SetAgents,
   apiVariant,
@@ -47,7 +47,7 @@ import {
 } from './sources';
 import { nonRegularKind } from './regularFile';
 import { RunTables, normalizeDirection } from './tables';
-import { ProcessGroups, isManifestPath, readManifest } from './processes';
+import { ProcessGroups, isManifestPath, readManifest, type SetProcess } from './processes';
 import type { ProcessManifest } from '../core/protocol/processManifest';
 import { buildRanks } from './ranks';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
@@ -151,7 +151,13 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
   }
 }
 
-async function summarizeSources(path: string, set: SourceSet, options: SummarizeOptions): Promise<TraceSummary> {
+async function summarizeSources(
+  path: string,
+  set: SourceSet,
+  options: SummarizeOptions,
+  /** rocpd databases of several nodes side by side: each one's agents named by the host it records. */
+  dbHostAgents = false,
+): Promise<TraceSummary> {
   const acc = new TraceAccumulator(options.busy);
   acc.skipped.push(...set.skipped);
 
@@ -218,6 +224,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   const inTimingPass = (s: PlannedSet): boolean =>
     timingPass === null || passOf(s) === null || passOf(s) === timingPass;
   const groups = new ProcessGroups(manifest);
+  const dbHosts = new Set<string>();
   // more than one process: each set's own busy time is kept too (per-rank busy, as a one-process read gives it)
   const perProcess = manifest !== null || ordered.filter(inTimingPass).length > 1;
   for (const s of [...ordered.filter(inTimingPass), ...ordered.filter((s) => !inTimingPass(s))]) {
@@ -225,14 +232,21 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     const sourcesBefore = acc.sources.length;
     const busy = new Map<string, BusyTracker>();
     acc.trackProcess(perProcess && inTimingPass(s) ? busy : null);
-    const read = await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
+    const prefix = multiHost && s.key.host ? `${s.key.host}/` : dbHostAgents && s.key.host === null ? hostPrefix : '';
+    const read = await readSet(s, acc, prefix, options, counters, pass);
     const outputs = acc.sources.slice(sourcesBefore).map((src) => src.path);
+    if (s.key.host === null && s.files.some((f) => f.what.kind === 'rocpd'))
+      for (const p of read?.parts?.map((part) => part.process) ?? (read ? [read.process] : []))
+        if (p.host !== null) dbHosts.add(p.host);
     if (read?.parts)
       for (const part of read.parts)
         groups.add(`${s.key.key}\u0000${part.process.pid}`, part.process, part.tables, part.busy, outputs);
     else if (read) groups.add(s.key.key, read.process, read.tables, busy, outputs);
   }
   acc.trackProcess(null);
+  // the nodes of databases side by side (`-o out_%rank%` on a shared file system) are known once they are read:
+  // GPUs of two nodes share agent numbers, so the profile is read again with each database's agents by its host
+  if (dbHosts.size > 1 && !dbHostAgents) return summarizeSources(path, set, options, true);
   pickWorkloadFiles(counters, acc);
 
   const hotspots = await pcHotspotsOf(sets, acc, manifest);
@@ -247,7 +261,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
   const summary = buildSummary(acc, options);
-  const processes = groups.all();
+  const processes = groups.all(summary.warnings);
   // ranks when the runner listed the processes, or more than one process ran GPU work (a single-GPU job whose
   // evaluator spawned a child has one rank: nothing to balance, nothing to add)
   if (processes.length > 1 || manifest) {
@@ -422,7 +436,8 @@ function pickWorkloadFiles(counters: CounterCollector, acc: TraceAccumulator): v
 async function readSet(
   s: PlannedSet,
   acc: TraceAccumulator,
-  agentPrefix: string,
+  /** Before its agents' names; a function: a database's, chosen by the host it records. */
+  agentPrefix: string | ((host: string | null) => string),
   options: SummarizeOptions,
   counters: CounterCollector,
   /** The set's pass folder (pass_<n>), and when it is not the timing pass, the pass the timings come from. */
@@ -449,7 +464,8 @@ async function readSet(
     s = { key: s.key, files: s.files.filter((p) => kept.has(p.what.kind)) };
   }
   const tables = new RunTables();
-  const agents = new SetAgents(acc, agentPrefix);
+  const csvPrefix = typeof agentPrefix === 'string' ? agentPrefix : '';
+  const agents = new SetAgents(acc, csvPrefix);
   const ctx: CsvReadContext = { acc, tables, agents, parallel: options.parallel, onParallelRun: options.onParallelRun };
   const { pid, host } = s.key;
   const source = (
@@ -475,7 +491,7 @@ async function readSet(
 
   // 1. a rocpd database stands for the whole run
   let fromDb: string | null = null;
-  let dbProcess: { pid: number; host: string | null } | null = null;
+  let dbProcess: SetProcess | null = null;
   const dbParts: NonNullable<SetRead['parts']> = [];
   for (const p of of('rocpd')) {
     if (fromDb) {
@@ -694,7 +710,7 @@ async function readSet(
       continue;
     }
     try {
-      const res = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, agentPrefix, v1KernelCsv !== null);
+      const res = readV1Json((await p.file.readAll()).toString('utf8'), acc, tables, csvPrefix, v1KernelCsv !== null);
       source(p.file, 'rocprof-v1-json', 'chrome_trace', 'v1', res.rows);
       if (res.skipped > 0)
         acc.warnings.push(`${p.file.path}: ${res.skipped} event(s) without a valid begin/end were skipped`);
@@ -781,12 +797,14 @@ async function readSet(
   return { tables, process: { pid, host } };
 }
 
+const hostPrefix = (host: string | null): string => (host ? `${host}/` : '');
+
 /** A set read (not another pass's repeat): its own tables, and the process it is of. */
 interface SetRead {
   tables: RunTables;
-  process: { pid: number | null; host: string | null };
+  process: SetProcess;
   /** A database of several processes, read per process (its processes' tables, and busy time per agent). */
-  parts?: Array<{ tables: RunTables; process: { pid: number; host: string | null }; busy: Map<string, BusyTracker> }>;
+  parts?: Array<{ tables: RunTables; process: DbProcess; busy: Map<string, BusyTracker> }>;
 }
 
 /** Legacy v1 writes ` [clone .kd]` after kernel names in results.csv but not in its JSON or (with a trace) its stats. */

@@ -301,7 +301,10 @@ function buildSchemas() {
     copyNs: ns,
     /** Union of kernel and copy intervals on its GPU(s). */
     busyNs: ns,
-    /** busyNs / the whole profile's wall span (`wall.spanNs`: one clock for every rank), 0..100. */
+    /**
+     * busyNs / the whole profile's wall span (`wall.spanNs`: one clock for every rank) times its GPUs (`agentIds`),
+     * 0..100.
+     */
     busyPercent: z.number().nonnegative().nullable(),
     /** Kernels by total time (the top few; `kernelCalls` / `kernelNs` cover all). */
     topKernels: z.array(rankKernelSchema),

@@ -13,6 +13,7 @@ import type { CounterSink } from './counterCollection';
 import { readRocpdCounters } from '../counters/rocpdCounters';
 import { gpuEndOfCopy } from './rocprofv3Csv';
 import { KernelRunnerError } from '../../core/errors';
+import { rankInEnvironment } from '../../core/protocol/processManifest';
 
 export class NotRocpdError extends KernelRunnerError {
   override readonly name = 'NotRocpdError';
@@ -23,9 +24,16 @@ export interface RocpdReadResult {
   variant: string;
   rows: number;
   /** The profiled process, when the database holds exactly one. */
-  process: { pid: number; host: string | null } | null;
+  process: DbProcess | null;
   /** A database of several processes read per process (`perProcess` given): each one's tables. */
-  parts: Array<{ process: { pid: number; host: string | null }; tables: RunTables; rows: number }>;
+  parts: Array<{ process: DbProcess; tables: RunTables; rows: number }>;
+}
+
+/** A process of the database: its pid, host, and the rank its recorded environment announced. */
+export interface DbProcess {
+  pid: number;
+  host: string | null;
+  rank: number | null;
 }
 
 /** The views read per process of a merged database: each has the process's OS pid in a `pid` column. */
@@ -41,7 +49,8 @@ export async function readRocpd(
   bytes: Buffer,
   acc: TraceAccumulator,
   tables: RunTables,
-  agentPrefix: string,
+  /** Before its agents' names (`<host>/` in a multi-node profile); a function: chosen by the database's host. */
+  agentPrefix: string | ((host: string | null) => string),
   label: string,
   /** Where the database's hardware counters go, per dispatch, for the roofline (src/trace/counters/). */
   counters?: CounterSink,
@@ -49,7 +58,7 @@ export async function readRocpd(
    * For a database holding several processes (rocpd's merge, or all processes writing one `-o`): called before each
    * process is read, returns the tables its rows go into. Without it, the processes are read as one.
    */
-  perProcess?: (process: { pid: number; host: string | null }) => RunTables,
+  perProcess?: (process: DbProcess) => RunTables,
 ): Promise<RocpdReadResult & { counterRows: number }> {
   if (!looksLikeSqlite(bytes)) throw new NotRocpdError('not an SQLite database');
   const SQL = await loadSqlJs();
@@ -77,13 +86,27 @@ export async function readRocpd(
     acc.clock.use();
     const epoch = acc.clock.epochSql;
 
+    const ranks = recordedRanks(db, views);
+    const listed: DbProcess[] = [];
+    if (views.has('processes'))
+      for (const r of objects(db, 'SELECT pid, hostname FROM processes'))
+        if (r.pid !== null && r.pid !== undefined && !listed.some((p) => p.pid === Number(r.pid)))
+          listed.push({
+            pid: Number(r.pid),
+            host: typeof r.hostname === 'string' ? r.hostname : null,
+            rank: ranks.get(Number(r.pid)) ?? null,
+          });
+    // a prefix chosen by the database's node: its one host's, or none when it holds several (or none)
+    const hosts = new Set(listed.map((p) => p.host));
+    const prefix =
+      typeof agentPrefix === 'string' ? agentPrefix : agentPrefix(hosts.size === 1 ? (listed[0]?.host ?? null) : null);
     const agentByIndex = new Map<number, AgentState>();
     const agentFor = (absIndex: SqlValue): AgentState | null => {
       if (absIndex === null || absIndex === undefined) return null;
       const n = Number(absIndex);
       let a = agentByIndex.get(n);
       if (!a) {
-        a = acc.agent(`${agentPrefix}Agent ${n}`);
+        a = acc.agent(`${prefix}Agent ${n}`);
         agentByIndex.set(n, a);
       }
       return a;
@@ -101,7 +124,7 @@ export async function readRocpd(
         } catch {
           // extdata is optional
         }
-        acc.describeAgent(`${agentPrefix}Agent ${abs}`, {
+        acc.describeAgent(`${prefix}Agent ${abs}`, {
           type: type === 'GPU' ? 'GPU' : type === 'CPU' ? 'CPU' : 'unknown',
           name: typeof r.name === 'string' && r.name ? r.name : null,
           productName: typeof r.product_name === 'string' && r.product_name ? r.product_name : null,
@@ -110,11 +133,6 @@ export async function readRocpd(
         agentFor(abs);
       }
     }
-    const listed: Array<{ pid: number; host: string | null }> = [];
-    if (views.has('processes'))
-      for (const r of objects(db, 'SELECT pid, hostname FROM processes'))
-        if (r.pid !== null && r.pid !== undefined && !listed.some((p) => p.pid === Number(r.pid)))
-          listed.push({ pid: Number(r.pid), host: typeof r.hostname === 'string' ? r.hostname : null });
     const splittable =
       perProcess !== undefined &&
       listed.length > 1 &&
@@ -122,7 +140,7 @@ export async function readRocpd(
       PER_PROCESS_VIEWS.every((v) => !views.has(v) || columnsOf(db, v).has('pid'));
     const parts: RocpdReadResult['parts'] = [];
     let rows = 0;
-    let processes: Array<{ pid: number; host: string | null }> = [];
+    let processes: DbProcess[] = [];
     if (splittable) {
       // each process through temporary views of its rows that stand in for the database's own (SQLite looks in
       // `temp` first); the whole database's top_kernels and busy views sum every process: not checked per process
@@ -142,7 +160,7 @@ export async function readRocpd(
     } else {
       const read = readRows(db, views, acc, tables, epoch, agentFor, label);
       rows = read.rows;
-      processes = read.processes;
+      processes = read.processes.map((p) => ({ ...p, rank: ranks.get(p.pid) ?? null }));
       checkTopKernels(db, views, tables, acc, label);
       checkBusy(db, views, absIndexById, read.busySumByAbs, read.localStart, read.localEnd, acc, label);
     }
@@ -158,6 +176,17 @@ export async function readRocpd(
   } finally {
     db.close();
   }
+}
+
+/** Per pid, the rank in the environment rocpd recorded when the process started (RANK, OMPI_COMM_WORLD_RANK, ...). */
+function recordedRanks(db: Database, views: Set<string>): Map<number, number> {
+  const ranks = new Map<number, number>();
+  if (!views.has('rocpd_info_process') || !columnsOf(db, 'rocpd_info_process').has('environment')) return ranks;
+  each(db, 'SELECT pid, environment FROM rocpd_info_process', ([pid, env]) => {
+    const rank = rankInEnvironment(env);
+    if (rank !== null && pid !== null && !ranks.has(Number(pid))) ranks.set(Number(pid), rank);
+  });
+  return ranks;
 }
 
 /** One process's rows (or all of them): kernels, copies, API calls and ranges into `tables`. */

@@ -18,8 +18,8 @@ CREATE TABLE memory_copies (name TEXT, pid INTEGER, start INTEGER, "end" INTEGER
 CREATE TABLE regions (category TEXT, name TEXT, pid INTEGER, tid INTEGER, stack_id INTEGER, start INTEGER, "end" INTEGER);
 `;
 
-function writeRank(db: Database.Database, r: RankSpec): void {
-  db.prepare('INSERT INTO processes VALUES (?, ?, ?, ?)').run(r.pid, 3000, HOST, `python3 eval.py rank ${r.pid}`);
+function writeRank(db: Database.Database, r: RankSpec, host: string): void {
+  db.prepare('INSERT INTO processes VALUES (?, ?, ?, ?)').run(r.pid, 3000, host, `python3 eval.py rank ${r.pid}`);
   const kernel = db.prepare(
     'INSERT INTO kernels VALUES (?, ?, 1, ?, ?, ?, ?, 65536, 1, 1, 256, 1, 1, 32, 0, 16, 0, 0)',
   );
@@ -52,17 +52,30 @@ function writeRank(db: Database.Database, r: RankSpec): void {
   copy.run('MEMORY_COPY_DEVICE_TO_HOST', r.pid, gpu + 300n, gpu + 700n, 1 << 12, r.agent, 0);
 }
 
-/** Writes a rocpd database at `file` holding the given ranks' processes (one, or several as a merge does). */
-export function writeRocpdRanks(file: string, ranks: RankSpec[] = RANKS): void {
+/**
+ * Writes a rocpd database at `file` holding the given ranks' processes (one, or several as a merge does).
+ * `environment`: each process's environment as rocpd records it (`rocpd_info_process.environment`, JSON); `host`:
+ * the node it ran on.
+ */
+export function writeRocpdRanks(
+  file: string,
+  ranks: RankSpec[] = RANKS,
+  opts: { environment?: (r: RankSpec) => Record<string, string>; host?: string } = {},
+): void {
   const db = new Database(file);
   try {
     db.defaultSafeIntegers(true);
     db.exec(SCHEMA);
+    if (opts.environment) {
+      db.exec('CREATE TABLE rocpd_info_process (id INTEGER PRIMARY KEY, ppid INTEGER, pid INTEGER, environment TEXT)');
+      const row = db.prepare('INSERT INTO rocpd_info_process VALUES (?, 3000, ?, ?)');
+      for (const r of ranks) row.run(r.pid, r.pid, JSON.stringify(opts.environment(r)));
+    }
     const agent = db.prepare('INSERT INTO rocpd_info_agent VALUES (?, ?, ?, ?, ?, ?)');
     agent.run(100, 0, 'CPU', 'AMD EPYC 9654', 'AMD EPYC 9654', '{}');
     for (let n = 1; n <= 4; n++) agent.run(100 + n, n, 'GPU', 'gfx942', 'AMD Instinct MI300X', '{"cu_count":304}');
     db.transaction(() => {
-      for (const r of ranks) writeRank(db, r);
+      for (const r of ranks) writeRank(db, r, opts.host ?? HOST);
     })();
   } finally {
     db.close();

@@ -20,8 +20,9 @@ import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, foldWarning } from './keyL
 import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
 import { exactNsText } from './traceClock';
-import type { KernelAgg, RunTables } from './tables';
-import { MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
+import { FOLDED_PAIR, type KernelAgg, type RunTables } from './tables';
+import { MAX_AGENTS, MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, MAX_PEER_PAIRS } from './limits';
+import { gpuIndexer, peerCopyRows } from './peerCopies';
 
 export interface BuildOptions {
   /** Timeline buckets (default 100). */
@@ -220,6 +221,7 @@ export function buildSummary(acc: TraceAccumulator, options: BuildOptions = {}):
     kernels,
     kernelTotals: { calls: kernels.reduce((s, k) => s + k.calls, 0), totalNs: kernelTotal, distinct: kernels.length },
     memoryCopies,
+    ...(t.peerCopies.size > 0 ? { peerCopies: peerCopyRows(t, gpuIndexer(acc)) } : {}),
     api: apiAll.slice(0, options.topApi ?? 50),
     apiTotals: {
       calls: apiAll.reduce((s, a) => s + a.calls, 0),
@@ -325,6 +327,8 @@ function foldWarnings(acc: TraceAccumulator): string[] {
     );
   const copies = t.copies.get(FOLDED_NAMES);
   if (copies) out.push(foldWarning('copy directions', MAX_COPY_DIRECTIONS, FOLDED_NAMES, copies.stats.count));
+  const pairs = t.peerCopies.get(FOLDED_PAIR);
+  if (pairs) out.push(foldWarning('GPU-to-GPU copy pairs', MAX_PEER_PAIRS, FOLDED_AGENTS, pairs.stats.count));
   if (t.counters.has(FOLDED_KERNELS))
     out.push(foldWarning('kernel names with counters', MAX_DISTINCT_NAMES, FOLDED_KERNELS, null));
   if ([...t.counters.values()].some((k) => k.counters.has(FOLDED_NAMES)))

@@ -20,6 +20,9 @@ export const MAX_AGENTS = 1024;
 /** Distinct copy directions kept (rocprof has a handful). */
 export const MAX_COPY_DIRECTIONS = 64;
 
+/** Distinct (source GPU, destination GPU) pairs of device-to-device copies kept: 64 GPUs all to all. */
+export const MAX_PEER_PAIRS = 4096;
+
 /** What a zip may unpack to: 16 GiB in all, and no entry deflated more than 200x (rocprof CSVs 10-40x, a bomb's zeros ~1000x). */
 export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxTotalBytes: 16 * 1024 ** 3,

@@ -1,9 +1,11 @@
 // The per-rank section of a multi-process summary (TraceSummary.ranks): each process's kernels, communication,
-// copies and benchmark cases from its own tables (the numbers a one-process read of its files gives), its GPU's
-// busy time, and the load imbalance across ranks with the line a person reads first.
+// copies (device-to-device ones per GPU pair) and benchmark cases from its own tables (the numbers a one-process
+// read of its files gives), its GPU's busy time, and the load imbalance across ranks with the line a person reads
+// first.
 import type { ImbalanceCase, RankCase, RankKernel, TraceRank, TraceRanks } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import { kernelRole } from './kernelRole';
+import { gpuIndexer, peerCopyRows } from './peerCopies';
 import type { ProfiledProcess } from './processes';
 import { isPseudoKernel } from './pseudoRows';
 import { shortKernelName } from './shortName';
@@ -21,7 +23,12 @@ interface Built {
   firstAgent: string | null;
 }
 
-function rankOf(p: ProfiledProcess, acc: TraceAccumulator, wallSpan: number | null): Built {
+function rankOf(
+  p: ProfiledProcess,
+  acc: TraceAccumulator,
+  wallSpan: number | null,
+  gpuOf: (agentId: string) => number | null,
+): Built {
   const t = p.tables;
   const kernels = [...t.kernels.values()].filter((k) => !isPseudoKernel(k.name));
   const kernelNs = kernels.reduce((s, k) => s + k.stats.sum, 0);
@@ -60,6 +67,7 @@ function rankOf(p: ProfiledProcess, acc: TraceAccumulator, wallSpan: number | nu
       bytes: c.bytesCalls === c.stats.count && c.stats.count > 0 ? c.bytes : null,
     }))
     .sort((a, b) => b.totalNs - a.totalNs || a.direction.localeCompare(b.direction));
+  const peerCopies = peerCopyRows(t, gpuOf);
   const cases: RankCase[] = [...t.markers.values()]
     .map((m) => {
       let caseKernelNs = 0;
@@ -100,6 +108,7 @@ function rankOf(p: ProfiledProcess, acc: TraceAccumulator, wallSpan: number | nu
       busyPercent: wallSpan && wallSpan > 0 ? (busyNs / (wallSpan * Math.max(1, agents.length))) * 100 : null,
       topKernels,
       copies,
+      ...(peerCopies.length > 0 ? { peerCopies } : {}),
       cases,
     },
   };
@@ -113,7 +122,8 @@ export function buildRanks(
   wallSpan: number | null,
   warnings: string[],
 ): TraceRanks {
-  const built = processes.map((p) => rankOf(p, acc, wallSpan));
+  const gpuOf = gpuIndexer(acc);
+  const built = processes.map((p) => rankOf(p, acc, wallSpan, gpuOf));
   // the GPUs in order: typed GPU agents, and any agent that ran kernels (a trace without agent_info)
   const gpus = [...acc.agents.values()]
     .filter((a) => a.info.type === 'GPU' || a.kernelCalls > 0)

@@ -2,8 +2,8 @@
 // direction, API calls by family + name, markers by message. Readers fill them; sets merge into the whole.
 import { ProfilerControlLog } from './profilerControl';
 import { addDuration, emptyStats, mergeStats, type DurationStats } from './durationStats';
-import { FOLDED_KERNELS, FOLDED_NAMES, keyWithin } from './keyLimits';
-import { MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES } from './limits';
+import { FOLDED_AGENTS, FOLDED_KERNELS, FOLDED_NAMES, keyWithin } from './keyLimits';
+import { MAX_COPY_DIRECTIONS, MAX_DISTINCT_NAMES, MAX_PEER_PAIRS } from './limits';
 
 /** Launch configuration values, in this order; NaN = not in the input. */
 const LAUNCH_FIELDS = [
@@ -45,6 +45,18 @@ export interface CopyAgg {
   /** Calls whose size was known; bytes are reported only if all calls had one. */
   bytesCalls: number;
 }
+
+/** Device-to-device copies from one GPU agent to another (or to itself: an on-device copy). */
+export interface PeerCopyAgg {
+  srcAgent: string;
+  dstAgent: string;
+  stats: DurationStats;
+  bytes: number;
+  bytesCalls: number;
+}
+
+/** The pair past MAX_PEER_PAIRS distinct pairs: both ends folded (keyLimits.ts). */
+export const FOLDED_PAIR = `${FOLDED_AGENTS}\u0000${FOLDED_AGENTS}`;
 
 export interface ApiAgg {
   name: string;
@@ -146,6 +158,8 @@ export class RunTables {
   readonly control = new ProfilerControlLog();
   readonly kernels = new Map<string, KernelAgg>();
   readonly copies = new Map<string, CopyAgg>();
+  /** `DEVICE_TO_DEVICE` copies whose two ends the trace names, by `<source>\0<destination>` agent id. */
+  readonly peerCopies = new Map<string, PeerCopyAgg>();
   readonly api = new Map<string, ApiAgg>();
   readonly markers = new Map<string, MarkerAgg>();
   /** Dispatches put against ranges (ranges.ts); null when no run had both ranges and dispatches. */
@@ -228,12 +242,48 @@ export class RunTables {
     return m;
   }
 
-  addCopy(direction: string, durationNs: number, bytes: number | null): void {
+  /** The pair's aggregate; past MAX_PEER_PAIRS pairs, the one of FOLDED_PAIR. */
+  peerCopy(srcAgent: string, dstAgent: string): PeerCopyAgg {
+    const key = keyWithin(this.peerCopies, `${srcAgent}\u0000${dstAgent}`, MAX_PEER_PAIRS, FOLDED_PAIR);
+    let p = this.peerCopies.get(key);
+    if (!p) {
+      const folded = key === FOLDED_PAIR;
+      p = {
+        srcAgent: folded ? FOLDED_AGENTS : srcAgent,
+        dstAgent: folded ? FOLDED_AGENTS : dstAgent,
+        stats: emptyStats(),
+        bytes: 0,
+        bytesCalls: 0,
+      };
+      this.peerCopies.set(key, p);
+    }
+    return p;
+  }
+
+  /**
+   * A copy of `durationNs`; `srcAgent` / `dstAgent` (agent ids, null when the trace does not name them) put a
+   * device-to-device copy in its pair too.
+   */
+  addCopy(
+    direction: string,
+    durationNs: number,
+    bytes: number | null,
+    srcAgent: string | null = null,
+    dstAgent: string | null = null,
+  ): void {
+    const known = bytes !== null && Number.isFinite(bytes);
     const c = this.copy(direction);
     addDuration(c.stats, durationNs);
-    if (bytes !== null && Number.isFinite(bytes)) {
+    if (known) {
       c.bytes += bytes;
       c.bytesCalls++;
+    }
+    if (direction !== 'DEVICE_TO_DEVICE' || srcAgent === null || dstAgent === null) return;
+    const p = this.peerCopy(srcAgent, dstAgent);
+    addDuration(p.stats, durationNs);
+    if (known) {
+      p.bytes += bytes;
+      p.bytesCalls++;
     }
   }
 
@@ -251,6 +301,12 @@ export class RunTables {
       mergeStats(t.stats, c.stats);
       t.bytes += c.bytes;
       t.bytesCalls += c.bytesCalls;
+    }
+    for (const p of this.peerCopies.values()) {
+      const t = target.peerCopy(p.srcAgent, p.dstAgent);
+      mergeStats(t.stats, p.stats);
+      t.bytes += p.bytes;
+      t.bytesCalls += p.bytesCalls;
     }
     for (const a of this.api.values()) mergeStats(target.apiCall(a.name, a.domain).stats, a.stats);
     for (const m of this.markers.values()) {

@@ -1,10 +1,15 @@
 // The per-rank part of a multi-process profile's results: the imbalance line first, then one row a rank (GPU, busy,
-// kernel, compute, communication and its share; the rank that computes longest marked), then each benchmark case's
-// compute time per rank with that case's slowest marked. The numbers and the slowest are the summary's (core).
-import type { TraceRanks, TraceSummary } from '../core/protocol/traceSummary';
+// kernel, compute, communication and its share; the rank that computes longest marked), each rank's GPU-to-GPU copy
+// pairs, then each benchmark case's compute time per rank with that case's slowest marked; and the whole profile's
+// GPU-to-GPU matrix. The numbers and the slowest are the summary's (core), the pairs' wording core's format.
+import { gpuEndLabel, gpuMatrix } from '../core/format/index';
+import type { PeerCopy, TraceRanks, TraceSummary } from '../core/protocol/traceSummary';
 import { percentBar } from './bars';
 import { dataTable, h, type Child } from './dom';
-import { formatCount, formatNs, formatPercent } from './format';
+import { formatBytes, formatCount, formatNs, formatPercent } from './format';
+
+/** The widest matrix drawn (MI300x8: 8); past it, or when an end is not a known GPU, the pairs as rows. */
+const MAX_MATRIX_GPUS = 16;
 
 const slowMark = (): HTMLElement => h('span', { class: 'slowest-mark', title: 'computes longest' }, 'slowest');
 
@@ -42,6 +47,24 @@ export function renderRanks(ranks: TraceRanks): HTMLElement {
     };
   });
   const cases = ranks.imbalance.slice(1);
+  const pairRows = ranks.processes.flatMap((p) =>
+    (p.peerCopies ?? []).map((c, i) => ({
+      attrs: {
+        class: 'rank-pair',
+        'data-rank': p.rank === null ? '' : String(p.rank),
+        'data-src': c.srcAgentId,
+        'data-dst': c.dstAgentId,
+      },
+      cells: [
+        i === 0 ? (p.rank === null ? `pid ${p.pid ?? '–'}` : `rank ${p.rank}`) : '',
+        gpuEndLabel(c.srcGpu, c.srcAgentId),
+        gpuEndLabel(c.dstGpu, c.dstAgentId),
+        formatCount(c.calls),
+        formatBytes(c.bytes),
+        formatNs(c.totalNs),
+      ],
+    })),
+  );
   return h(
     'section',
     { class: 'ranks', 'aria-label': 'Ranks' },
@@ -61,6 +84,21 @@ export function renderRanks(ranks: TraceRanks): HTMLElement {
       rows,
       'rank-table',
     ),
+    pairRows.length
+      ? dataTable(
+          'GPU-to-GPU copies per rank',
+          [
+            { label: 'rank', key: true },
+            { label: 'from', key: true },
+            { label: 'to', key: true },
+            'copies',
+            'bytes',
+            'time',
+          ],
+          pairRows,
+          'rank-pairs',
+        )
+      : null,
     cases.length
       ? dataTable(
           'Compute time per case and rank',
@@ -88,6 +126,47 @@ export function renderRanks(ranks: TraceRanks): HTMLElement {
           'rank-cases',
         )
       : null,
+  );
+}
+
+/**
+ * The whole profile's device-to-device copies: a matrix (rows the source GPU, columns the destination; each cell
+ * time, and bytes when the trace has them), or one row a pair when an end is not a known GPU or there are many.
+ */
+export function renderPeerMatrix(pairs: readonly PeerCopy[]): HTMLElement {
+  const calls = pairs.reduce((n, p) => n + p.calls, 0);
+  const caption = `GPU-to-GPU copies (${formatCount(calls)} in ${formatCount(pairs.length)} pairs)`;
+  const m = gpuMatrix(pairs, MAX_MATRIX_GPUS);
+  if (!m)
+    return dataTable(
+      caption,
+      [{ label: 'from', key: true }, { label: 'to', key: true }, 'copies', 'bytes', 'time'],
+      pairs.map((c) => [
+        gpuEndLabel(c.srcGpu, c.srcAgentId),
+        gpuEndLabel(c.dstGpu, c.dstAgentId),
+        formatCount(c.calls),
+        formatBytes(c.bytes),
+        formatNs(c.totalNs),
+      ]),
+      'peer-copies',
+    );
+  const cell = (p: PeerCopy | undefined): Child =>
+    p
+      ? h(
+          'span',
+          { class: 'peer-cell', title: `${formatCount(p.calls)} copies` },
+          formatNs(p.totalNs),
+          ...(p.bytes === null ? [] : [h('br', {}), formatBytes(p.bytes)]),
+        )
+      : '–';
+  return dataTable(
+    `${caption}: rows the source GPU, columns the destination`,
+    [{ label: 'from \\ to', key: true }, ...m.gpus.map((g) => `GPU ${g}`)],
+    m.gpus.map((src) => ({
+      attrs: { class: 'peer-row', 'data-gpu': String(src) },
+      cells: [`GPU ${src}`, ...m.gpus.map((dst) => cell(m.at(src, dst)))],
+    })),
+    'peer-matrix',
   );
 }
 

@@ -28,7 +28,7 @@ import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
 import { renderRooflineSections } from './roofline';
 import { renderHotspots } from './hotspots';
-import { rankOfAgent, renderRanks } from './ranks';
+import { rankOfAgent, renderPeerMatrix, renderRanks } from './ranks';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
 export interface Actions extends IsaActions {
@@ -354,6 +354,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
           'copies',
         )
       : null,
+    s.peerCopies ? renderPeerMatrix(s.peerCopies) : null,
     s.api.length
       ? dataTable(
           `Top HIP API calls (${formatCount(s.apiTotals.calls)} calls, ${formatNs(s.apiTotals.totalNs)} in ${formatCount(s.apiTotals.distinct)} functions)`,

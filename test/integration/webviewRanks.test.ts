@@ -149,6 +149,38 @@ describe(
       assert.deepEqual(injected, { pwned: null, imgs: 0, scripts: 0 }, 'no markup from a case name ran or was built');
     });
 
+    test("GPU-to-GPU copies: each rank's pairs in a table, the profile's matrix by source and destination", async () => {
+      const ranks = summary.ranks!.processes.filter((p) => p.rank !== null);
+      const seen = (await page.evaluate(`(() => ({
+      pairs: [...document.querySelectorAll('table.rank-pairs tbody tr')].map((tr) => ({
+        rank: tr.getAttribute('data-rank'),
+        cells: [...tr.children].map((td) => td.textContent),
+      })),
+      head: [...document.querySelectorAll('table.peer-matrix thead th')].map((th) => th.textContent),
+      matrix: [...document.querySelectorAll('table.peer-matrix tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    }))()`)) as { pairs: Array<{ rank: string; cells: string[] }>; head: string[]; matrix: string[][] };
+      // four ranks, each sending to the three others (the stand-in's all-to-all), from its own GPU
+      assert.equal(seen.pairs.length, 12);
+      for (const r of ranks) {
+        const own = seen.pairs.filter((p) => p.rank === String(r.rank));
+        assert.deepEqual(
+          own.map((p) => [p.cells[1], p.cells[2], p.cells[3]]),
+          [0, 1, 2, 3].filter((d) => d !== r.device).map((d) => [`GPU ${r.device}`, `GPU ${d}`, '2']),
+        );
+        assert.equal(own[0]!.cells[0], `rank ${r.rank}`, 'the rank named on its first pair');
+        assert.deepEqual(
+          own.map((p) => p.cells[4]),
+          ['–', '–', '–'],
+          'CSV records no sizes',
+        );
+      }
+      assert.deepEqual(seen.head, ['from \\ to', 'GPU 0', 'GPU 1', 'GPU 2', 'GPU 3']);
+      assert.deepEqual(
+        seen.matrix.map((row) => row.map((c) => (c === '–' ? '–' : c.startsWith('GPU') ? c : 'time'))),
+        [0, 1, 2, 3].map((src) => [`GPU ${src}`, ...[0, 1, 2, 3].map((dst) => (dst === src ? '–' : 'time'))]),
+      );
+    });
+
     test('GPU busy over time: one labelled row per GPU, named by its rank', async () => {
       const labels = (await page.evaluate(
         `[...document.querySelectorAll('figure.timeline .timeline-rows .timeline-agent')].map((d) => d.textContent)`,
@@ -158,6 +190,41 @@ describe(
       assert.equal(agents.length, 4);
       for (const p of summary.ranks!.processes.filter((x) => x.rank !== null))
         assert.ok(labels.includes(`${p.agentIds[0]} · rank ${p.rank}`), labels.join(' | '));
+    });
+
+    // last: it renders another summary in the page
+    test('agent ids that are markup stay text in the pairs and in the matrix (one row a pair then)', async () => {
+      const hostile = structuredClone(summary);
+      const rank0 = hostile.ranks!.processes[0]!;
+      const bad = {
+        ...rank0.peerCopies![0]!,
+        srcAgentId: HOSTILE_CASE,
+        srcGpu: null,
+        dstAgentId: CLOSING_CASE,
+        dstGpu: null,
+      };
+      rank0.peerCopies = [bad];
+      hostile.peerCopies = [bad, ...hostile.peerCopies!.slice(1)];
+      await page.evaluate(
+        (x) => (globalThis as unknown as { renderForTest(v: unknown): void }).renderForTest(x),
+        hostile as unknown,
+      );
+      const seen = (await page.evaluate(`(() => ({
+      pair: [...document.querySelector('table.rank-pairs tbody tr').children].map((td) => td.textContent),
+      list: [...document.querySelector('table.peer-copies tbody tr').children].map((td) => td.textContent),
+      matrix: document.querySelectorAll('table.peer-matrix').length,
+      pwned: window.__pwned ?? null,
+      imgs: document.querySelectorAll('img').length,
+      scripts: document.body.querySelectorAll('script').length,
+    }))()`)) as { pair: string[]; list: string[]; matrix: number; pwned: unknown; imgs: number; scripts: number };
+      assert.deepEqual(seen.pair.slice(0, 3), [`rank ${rank0.rank}`, HOSTILE_CASE, CLOSING_CASE]);
+      assert.deepEqual(seen.list.slice(0, 2), [HOSTILE_CASE, CLOSING_CASE]);
+      assert.equal(seen.matrix, 0, 'an end that is not a known GPU: no matrix');
+      assert.deepEqual(
+        [seen.pwned, seen.imgs, seen.scripts],
+        [null, 0, 0],
+        'no markup from an agent id ran or was built',
+      );
     });
   },
 );

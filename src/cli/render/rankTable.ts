@@ -1,7 +1,8 @@
 // The per-rank part of `kernel-runner summarize` for a multi-process profile: one row a rank (GPU, busy, kernel,
-// compute, communication, copies; the slowest marked), then each benchmark case's compute time per rank.
-import { formatNs as formatNsCore, formatPercent } from '../../core/format/index';
-import type { TraceRanks } from '../../core/protocol/traceSummary';
+// compute, communication, copies; the slowest marked), its longest GPU-to-GPU copy pairs, then each benchmark case's
+// compute time per rank; and the whole profile's GPU-to-GPU matrix.
+import { formatBytes, formatNs as formatNsCore, formatPercent, gpuMatrix, peerCopyText } from '../../core/format/index';
+import type { PeerCopy, TraceRanks } from '../../core/protocol/traceSummary';
 import { tableLines as table } from './table';
 
 const CLI = { align: true, missing: '-' } as const;
@@ -9,6 +10,12 @@ const ns = (v: number | null): string => formatNsCore(v, CLI);
 const pct = (v: number | null): string => formatPercent(v, CLI);
 /** Cases shown (the rest are in --json). */
 const MAX_CASES = 12;
+/** GPU-to-GPU pairs listed per rank, longest first (the rest are in --json). */
+const MAX_PAIRS_PER_RANK = 3;
+/** The widest GPU-to-GPU matrix (MI300x8: 8); past it, or when an end is not a known GPU, a list of pairs. */
+const MAX_MATRIX_GPUS = 16;
+/** Pairs listed when the matrix is not drawn. */
+const MAX_PAIRS_LISTED = 24;
 
 /** The imbalance line, for the top of the output. */
 export function imbalanceHeading(ranks: TraceRanks): string {
@@ -44,6 +51,7 @@ export function renderRanks(ranks: TraceRanks, h: (s: string) => string): string
       ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     ).map((l) => `  ${l}`),
   );
+  out.push(...rankPairs(ranks, h));
   const cases = ranks.imbalance.slice(1);
   if (cases.length > 0) {
     out.push('');
@@ -66,5 +74,61 @@ export function renderRanks(ranks: TraceRanks, h: (s: string) => string): string
     );
     if (cases.length > shown.length) out.push(`  (+${cases.length - shown.length} more cases: --json lists them all)`);
   }
+  return out;
+}
+
+/** Each rank's device-to-device copies, its longest pairs first: `rank 0  GPU 0 → GPU 3: 12 copies, 48.0 MiB, 1.20 ms`. */
+function rankPairs(ranks: TraceRanks, h: (s: string) => string): string[] {
+  const withPairs = ranks.processes.filter((p) => (p.peerCopies?.length ?? 0) > 0);
+  if (withPairs.length === 0) return [];
+  const out = ['', h(`GPU-to-GPU copies per rank (its ${MAX_PAIRS_PER_RANK} longest pairs; --json lists all)`)];
+  const rows: string[][] = [];
+  for (const p of withPairs) {
+    const pairs = [...(p.peerCopies ?? [])].sort((a, b) => b.totalNs - a.totalNs);
+    const who = p.rank === null ? `pid ${p.pid ?? '-'}` : `rank ${p.rank}`;
+    pairs.slice(0, MAX_PAIRS_PER_RANK).forEach((c, i) => rows.push([i === 0 ? who : '', peerCopyText(c)]));
+    if (pairs.length > MAX_PAIRS_PER_RANK) rows.push(['', `(+${pairs.length - MAX_PAIRS_PER_RANK} more pairs)`]);
+  }
+  out.push(
+    ...table(['', ''], rows, ['l', 'l'])
+      .slice(1)
+      .map((l) => `  ${l}`),
+  );
+  return out;
+}
+
+/**
+ * The whole profile's device-to-device copies: a matrix of time (and of bytes when the trace has them), rows the
+ * source GPU and columns the destination; a list of pairs when an end is not a known GPU or there are many GPUs.
+ */
+export function renderPeerMatrix(pairs: readonly PeerCopy[], h: (s: string) => string): string[] {
+  const m = gpuMatrix(pairs, MAX_MATRIX_GPUS);
+  const calls = pairs.reduce((n, p) => n + p.calls, 0);
+  const title = `GPU-to-GPU copies (${calls} in ${pairs.length} pair${pairs.length === 1 ? '' : 's'})`;
+  if (!m) {
+    const listed = [...pairs].sort((a, b) => b.totalNs - a.totalNs).slice(0, MAX_PAIRS_LISTED);
+    return [
+      h(title),
+      ...listed.map((p) => `  ${peerCopyText(p)}`),
+      ...(pairs.length > listed.length
+        ? [`  (+${pairs.length - listed.length} more pairs: --json lists them all)`]
+        : []),
+    ];
+  }
+  const grid = (value: (p: PeerCopy) => string): string[] =>
+    table(
+      ['from \\ to', ...m.gpus.map((g) => `GPU ${g}`)],
+      m.gpus.map((src) => [
+        `GPU ${src}`,
+        ...m.gpus.map((dst) => {
+          const p = m.at(src, dst);
+          return p ? value(p) : '-';
+        }),
+      ]),
+      ['l', ...m.gpus.map(() => 'r' as const)],
+    ).map((l) => `  ${l}`);
+  const out = [h(`${title}: time, rows the source GPU`), ...grid((p) => ns(p.totalNs))];
+  if (pairs.every((p) => p.bytes !== null))
+    out.push('', h('GPU-to-GPU copies: bytes, rows the source GPU'), ...grid((p) => formatBytes(p.bytes, CLI)));
   return out;
 }

@@ -11,7 +11,7 @@ import { renderHotspots } from './hotspots';
 import { tableLines as table } from './table';
 import { counterPassesText } from '../../core/format/roofline';
 import { renderRoofline } from './rooflineTable';
-import { imbalanceHeading, renderRanks } from './rankTable';
+import { imbalanceHeading, renderPeerMatrix, renderRanks } from './rankTable';
 
 export interface RenderOptions {
   /** Kernel and API rows shown (default 15). */
@@ -229,6 +229,8 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       ),
     );
   }
+
+  if (summary.peerCopies) out.push('', ...renderPeerMatrix(summary.peerCopies, h));
 
   if (summary.api.length > 0) {
     out.push('');

@@ -21,4 +21,5 @@ export {
   roofText,
 } from './roofline';
 export { stallLabel } from './pcSampling';
+export { gpuEndLabel, gpuMatrix, gpuPairLabel, peerCopyText, type GpuPair } from './peerCopies';
 export { showBidiControls } from './bidi';

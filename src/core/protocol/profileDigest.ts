@@ -275,11 +275,25 @@ export interface DigestRank {
   slowestCases: number;
 }
 
+/** One rank's device-to-device copies from one GPU to another (TraceSummary.ranks[].peerCopies). */
+export interface DigestPeerCopy {
+  rank: number | null;
+  /** `GPU 0` (the agent id when it is not a known GPU). */
+  from: string;
+  to: string;
+  calls: number;
+  totalNs: number;
+  /** null: the trace records no sizes (CSV). */
+  bytes: number | null;
+}
+
 export interface DigestRanks {
   /** The load-imbalance line, to read first. */
   imbalance: string;
   from: 'manifest' | 'files';
   ranks: DigestList<DigestRank>;
+  /** The ranks' GPU-to-GPU copy pairs, longest first; absent when no rank copied between GPUs. */
+  peerCopies?: DigestList<DigestPeerCopy>;
 }
 
 export interface ProfileDigest {

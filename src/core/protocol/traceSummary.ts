@@ -71,6 +71,23 @@ function buildSchemas() {
     bandwidthGBps: z.number().nonnegative().nullable(),
   });
 
+  /**
+   * Device-to-device copies from one GPU to another (source = destination: copies within one GPU), as the trace
+   * names their two ends (rocprofv3's Source_Agent_Id / Destination_Agent_Id; rocpd's src/dst agent).
+   */
+  const peerCopySchema = z.object({
+    /** Source and destination agents (`agents[].id`). */
+    srcAgentId: z.string(),
+    dstAgentId: z.string(),
+    /** GPU indices: each agent's place among its host's GPU agents (as `ranks[].device`); null when not a known GPU. */
+    srcGpu: z.number().int().nonnegative().nullable(),
+    dstGpu: z.number().int().nonnegative().nullable(),
+    calls: count,
+    totalNs: ns,
+    /** Bytes moved, when every copy's size is recorded (rocpd); CSV traces do not record them. */
+    bytes: count.nullable(),
+  });
+
   /** One API function (HIP runtime/compiler, HSA, RCCL ...) aggregated over its calls. */
   const apiRowSchema = z.object({
     name: z.string(),
@@ -309,6 +326,8 @@ function buildSchemas() {
     /** Kernels by total time (the top few; `kernelCalls` / `kernelNs` cover all). */
     topKernels: z.array(rankKernelSchema),
     copies: z.array(rankCopySchema),
+    /** Its device-to-device copies per (source GPU, destination GPU), in source then destination order; absent: none. */
+    peerCopies: z.array(peerCopySchema).optional(),
     cases: z.array(rankCaseSchema),
     /**
      * When counters were collected: this rank's roofline points, as a one-process read of its own files (every
@@ -349,6 +368,11 @@ function buildSchemas() {
     kernels: z.array(kernelRowSchema),
     kernelTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
     memoryCopies: z.array(memoryCopyRowSchema),
+    /**
+     * The GPU-to-GPU matrix: `DEVICE_TO_DEVICE` copies per (source, destination) agent pair, in source then
+     * destination order, when the trace names both ends of any (absent: none).
+     */
+    peerCopies: z.array(peerCopySchema).optional(),
     /** Top API functions by total time (capped, see `apiTotals` for the whole). */
     api: z.array(apiRowSchema),
     apiTotals: z.object({ calls: count, totalNs: ns, distinct: count }),
@@ -414,6 +438,7 @@ function buildSchemas() {
     launchConfigSchema,
     kernelRowSchema,
     memoryCopyRowSchema,
+    peerCopySchema,
     apiRowSchema,
     markerKernelSchema,
     markerRowSchema,
@@ -447,6 +472,7 @@ export const traceSummarySchema = z.lazy(() => (built ??= buildSchemas()).traceS
 export type LaunchConfig = z.infer<Schemas['launchConfigSchema']>;
 export type KernelRow = z.infer<Schemas['kernelRowSchema']>;
 export type MemoryCopyRow = z.infer<Schemas['memoryCopyRowSchema']>;
+export type PeerCopy = z.infer<Schemas['peerCopySchema']>;
 export type ApiRow = z.infer<Schemas['apiRowSchema']>;
 export type MarkerRow = z.infer<Schemas['markerRowSchema']>;
 export type MarkerKernel = z.infer<Schemas['markerKernelSchema']>;

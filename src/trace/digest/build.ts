@@ -106,7 +106,8 @@ function entriesLeftOut(d: ProfileDigest): number {
     leftOut(d.run.idleGaps?.longest) +
     leftOut(d.warnings) +
     leftOut(d.counters) +
-    leftOut(d.ranks?.ranks);
+    leftOut(d.ranks?.ranks) +
+    leftOut(d.ranks?.peerCopies);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
   if (d.hotspots) {

@@ -14,6 +14,8 @@ export interface DigestCaps {
   fullNames: boolean;
   /** Ranks of a multi-process profile (MI300x8: 8, and its launcher). */
   ranks: number;
+  /** The ranks' GPU-to-GPU copy pairs, longest first (MI300x8 all to all: 56). */
+  peerCopies: number;
 }
 
 const level = (
@@ -28,6 +30,7 @@ const level = (
   warnings: number,
   fullNames: boolean,
   ranks: number,
+  peerCopies: number,
 ): DigestCaps => ({
   cases,
   caseKernels,
@@ -40,16 +43,17 @@ const level = (
   warnings,
   fullNames,
   ranks,
+  peerCopies,
 });
 
 export const CAP_LEVELS: readonly DigestCaps[] = [
-  level(64, 10, 25, 10, 8, 5, 10, 12, 30, true, 64),
-  level(32, 6, 15, 6, 6, 3, 6, 8, 15, true, 32),
-  level(16, 4, 10, 4, 4, 2, 4, 6, 10, true, 16),
-  level(8, 3, 6, 3, 2, 1, 2, 4, 6, false, 9),
-  level(4, 2, 4, 2, 1, 1, 1, 3, 4, false, 8),
-  level(2, 1, 2, 1, 1, 0, 1, 2, 2, false, 4),
-  level(1, 1, 1, 1, 0, 0, 0, 0, 1, false, 2),
+  level(64, 10, 25, 10, 8, 5, 10, 12, 30, true, 64, 16),
+  level(32, 6, 15, 6, 6, 3, 6, 8, 15, true, 32, 12),
+  level(16, 4, 10, 4, 4, 2, 4, 6, 10, true, 16, 8),
+  level(8, 3, 6, 3, 2, 1, 2, 4, 6, false, 9, 4),
+  level(4, 2, 4, 2, 1, 1, 1, 3, 4, false, 8, 2),
+  level(2, 1, 2, 1, 1, 0, 1, 2, 2, false, 4, 1),
+  level(1, 1, 1, 1, 0, 0, 0, 0, 1, false, 2, 0),
 ];
 
 export const DEFAULT_MAX_BYTES = 16 * 1024;

@@ -1,6 +1,7 @@
 // The digest's per-rank lines of a multi-process profile: the imbalance line, then one line a rank (the slowest
-// first, so that a tight budget keeps it), cut to the level's cap.
-import type { DigestRank, DigestRanks } from '../../core/protocol/profileDigest';
+// first, so that a tight budget keeps it), and the ranks' GPU-to-GPU copy pairs (the longest first), each cut to
+// the level's cap.
+import type { DigestPeerCopy, DigestRank, DigestRanks } from '../../core/protocol/profileDigest';
 import type { TraceRanks } from '../../core/protocol/traceSummary';
 import type { DigestCaps } from './caps';
 import { cutList } from './lists';
@@ -26,11 +27,32 @@ export function ranksOf(ranks: TraceRanks, caps: DigestCaps): DigestRanks {
     ...rows.filter((r) => r.rank === null || r.rank !== slowest),
   ];
   const total = rows.reduce((n, r) => n + r.kernelNs, 0);
+  const end = (gpu: number | null, agent: string): string => (gpu === null ? agent : `GPU ${gpu}`);
+  const pairs: DigestPeerCopy[] = ranks.processes
+    .flatMap((p) =>
+      (p.peerCopies ?? []).map((c) => ({
+        rank: p.rank,
+        from: end(c.srcGpu, c.srcAgentId),
+        to: end(c.dstGpu, c.dstAgentId),
+        calls: c.calls,
+        totalNs: c.totalNs,
+        bytes: c.bytes,
+      })),
+    )
+    .sort((a, b) => b.totalNs - a.totalNs);
+  const pairNs = pairs.reduce((n, c) => n + c.totalNs, 0);
   return {
     imbalance: ranks.imbalanceLine,
     from: ranks.from,
     ranks: cutList(ordered, caps.ranks, ordered.length, (kept) =>
       total > 0 ? (100 * (total - kept.reduce((n, r) => n + r.kernelNs, 0))) / total : null,
     ),
+    ...(pairs.length > 0
+      ? {
+          peerCopies: cutList(pairs, caps.peerCopies, pairs.length, (kept) =>
+            pairNs > 0 ? (100 * (pairNs - kept.reduce((n, c) => n + c.totalNs, 0))) / pairNs : null,
+          ),
+        }
+      : {}),
   };
 }

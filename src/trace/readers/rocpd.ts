@@ -287,8 +287,11 @@ function readRows(
 
   if (views.has('memory_copies')) {
     const cols = columnsOf(db, 'memory_copies');
-    const pick = (name: string): string => (cols.has(name) ? name : 'NULL');
-    const sql = `SELECT name, start - ${epoch}, "end" - ${epoch}, ${pick('size')}, ${pick('src_agent_abs_index')}, ${pick('dst_agent_abs_index')} FROM memory_copies ORDER BY start`;
+    // the ends' absolute indices: `*_abs_index` in released rocpd, `*_absolute_index` in rocprofiler-sdk's first views
+    const pick = (...names: string[]): string => names.find((n) => cols.has(n)) ?? 'NULL';
+    const src = pick('src_agent_abs_index', 'src_agent_absolute_index');
+    const dst = pick('dst_agent_abs_index', 'dst_agent_absolute_index');
+    const sql = `SELECT name, start - ${epoch}, "end" - ${epoch}, ${pick('size')}, ${src}, ${dst} FROM memory_copies ORDER BY start`;
     each(db, sql, (r) => {
       const start = Number(r[1]);
       const end = Number(r[2]);
@@ -299,8 +302,16 @@ function readRows(
       rows++;
       const direction = normalizeDirection(String(r[0] ?? 'UNKNOWN'));
       const size = r[3];
-      tables.addCopy(direction, end - start, size === null || size === undefined ? null : Number(size));
-      acc.addGpuWork(gpuEndOfCopy(direction, agentFor(r[4] ?? null), agentFor(r[5] ?? null)), start, end, 'copy');
+      const srcAgent = agentFor(r[4] ?? null);
+      const dstAgent = agentFor(r[5] ?? null);
+      tables.addCopy(
+        direction,
+        end - start,
+        size === null || size === undefined ? null : Number(size),
+        srcAgent?.id ?? null,
+        dstAgent?.id ?? null,
+      );
+      acc.addGpuWork(gpuEndOfCopy(direction, srcAgent, dstAgent), start, end, 'copy');
       addBusySum(r[5] ?? null, end - start);
       if (start < localStart) localStart = start;
       if (end > localEnd) localEnd = end;

@@ -205,8 +205,10 @@ export async function readMemoryCopyTrace(
         );
         const direction = normalizeDirection(directions.texts[dirId] as string);
         const bytes = cBytes >= 0 ? fieldNumber(row, cBytes) : NaN;
-        tables.addCopy(direction, end - start, Number.isNaN(bytes) ? null : bytes);
-        acc.addGpuWork(gpuEndOfCopy(direction, agentOf(row, cSrc), agentOf(row, cDst)), start, end, 'copy');
+        const src = agentOf(row, cSrc);
+        const dst = agentOf(row, cDst);
+        tables.addCopy(direction, end - start, Number.isNaN(bytes) ? null : bytes, src?.id ?? null, dst?.id ?? null);
+        acc.addGpuWork(gpuEndOfCopy(direction, src, dst), start, end, 'copy');
       };
     },
     problems,

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ProcessManifest } from '../../../src/core/protocol/processManifest';
-import { traceSummarySchema, type TraceSummary } from '../../../src/core/protocol/traceSummary';
+import { traceSummarySchema, type TraceRank, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { readZip } from './counterHelpers';
 import { builtCli, tempDir } from './helpers';
 
@@ -27,6 +27,22 @@ async function cli(...args: string[]): Promise<string> {
 
 async function summarize(target: string): Promise<TraceSummary> {
   return traceSummarySchema.parse(JSON.parse(await cli('summarize', '--json', target)));
+}
+
+/**
+ * A rank's GPU-to-GPU copies: as the stand-in writes them (test/bin/rocprofv3, RankShape.peer_copies), two copies to
+ * every other rank's GPU from its own, 1-4 MiB each by the destination (rocpd, which the runner's profile holds, has
+ * sizes); and equal to the one-process read of its own files.
+ */
+function checkPeerCopies(p: TraceRank, one: TraceSummary, worldSize: number): void {
+  const others = Array.from({ length: worldSize }, (_, d) => d).filter((d) => d !== p.device);
+  assert.deepEqual(
+    p.peerCopies?.map((c) => [c.srcGpu, c.dstGpu, c.calls, c.bytes]),
+    others.map((d) => [p.device, d, 2, 2 * (1 << 20) * (1 + (d % 4))]),
+    `rank ${p.rank}: sends to every other rank's GPU`,
+  );
+  assert.ok(p.peerCopies?.every((c) => c.totalNs > 0));
+  assert.deepEqual(p.peerCopies, one.peerCopies, `rank ${p.rank}: its pairs are a one-process read's`);
 }
 
 /** The slow rank the stand-in makes of a job of `worldSize` ranks (see test/bin/rocprofv3, RankShape). */
@@ -77,6 +93,7 @@ export async function checkRanksEndToEnd(
         one.memoryCopies.reduce((n, c) => n + c.totalNs, 0),
         `rank ${p.rank}: copies`,
       );
+      checkPeerCopies(p, one, worldSize);
       const sendRecv = p.topKernels.find((k) => RCCL.test(k.name));
       assert.equal(sendRecv?.role, 'communication', `rank ${p.rank}: SendRecv is communication`);
       assert.ok(
@@ -97,8 +114,27 @@ export async function checkRanksEndToEnd(
       'every other rank communicates longer',
     );
 
+    assert.deepEqual(
+      whole.peerCopies,
+      ranked
+        .flatMap((p) => p.peerCopies ?? [])
+        .sort((a, b) => (a.srcGpu ?? 0) - (b.srcGpu ?? 0) || (a.dstGpu ?? 0) - (b.dstGpu ?? 0)),
+      "the profile's GPU-to-GPU matrix is every rank's pairs",
+    );
+    assert.equal(whole.peerCopies?.length, worldSize * (worldSize - 1), 'all to all');
+
     const table = await cli('summarize', zipPath);
     assert.ok(table.includes(`Load imbalance: ${ranks.imbalanceLine}`), table);
+    const longest = [...(ranked[0]!.peerCopies ?? [])].sort((a, b) => b.totalNs - a.totalNs)[0]!;
+    assert.match(
+      table,
+      new RegExp(`\\n {2}rank 0 +GPU 0 → GPU ${longest.dstGpu}: 2 copies, \\d+\\.\\d MiB, \\d+\\.\\d+ µs\\n`),
+      "rank 0's longest pair, in the per-rank lines",
+    );
+    assert.ok(
+      table.includes(`GPU-to-GPU copies (${2 * worldSize * (worldSize - 1)} in ${worldSize * (worldSize - 1)} pairs)`),
+      table,
+    );
     const rankRows = table.split('\n').filter((l) => /^\s+\d+( \*)?\s+\d+\s+GPU \d+\s/.test(l));
     assert.equal(rankRows.length, worldSize, `one table row a rank:\n${table}`);
     assert.deepEqual(
@@ -108,8 +144,18 @@ export async function checkRanksEndToEnd(
     );
 
     const digest = JSON.parse(await cli('summarize', '--digest', zipPath)) as {
-      ranks?: { imbalance: string; ranks: Array<{ rank: number | null; computeNs: number; communicationNs: number }> };
+      ranks?: {
+        imbalance: string;
+        ranks: Array<{ rank: number | null; computeNs: number; communicationNs: number }>;
+        peerCopies?: Array<{ rank?: number | null; from?: string; to?: string; totalNs?: number; more?: number }>;
+      };
     };
+    const longestPair = [...(whole.peerCopies ?? [])].sort((a, b) => b.totalNs - a.totalNs)[0]!;
+    assert.deepEqual(
+      digest.ranks?.peerCopies?.[0] && [digest.ranks.peerCopies[0].from, digest.ranks.peerCopies[0].to],
+      [`GPU ${longestPair.srcGpu}`, `GPU ${longestPair.dstGpu}`],
+      "the digest's pairs, the longest first",
+    );
     assert.equal(digest.ranks?.imbalance, ranks.imbalanceLine);
     const first = digest.ranks.ranks[0]!;
     assert.equal(first.rank, slow, 'the digest lists the slowest rank first');

@@ -3,7 +3,7 @@
 // tables carry the columns of rocpd's own views (`kernels`, `memory_copies`, `regions`, `processes`,
 // `rocpd_info_agent`), the OS pid in each, which is what the reader queries.
 import Database from 'better-sqlite3';
-import { A2A, CASES, GEMM, HOST, RANKS, RCCL, type RankSpec } from './multiRankRun';
+import { A2A, CASES, GEMM, HOST, RANKS, RCCL, peerOf, type RankSpec } from './multiRankRun';
 
 const T0 = 1_000_000_000n;
 
@@ -46,7 +46,7 @@ function writeRank(db: Database.Database, r: RankSpec, host: string): void {
       }
     }
   });
-  const peer = (r.agent % 4) + 1;
+  const peer = peerOf(r.agent);
   copy.run('MEMORY_COPY_HOST_TO_DEVICE', r.pid, T0 + 500n, T0 + 900n + BigInt(r.agent), 1 << 20, 0, r.agent);
   copy.run('MEMORY_COPY_DEVICE_TO_DEVICE', r.pid, gpu + 10n, gpu + 210n, 1 << 16, r.agent, peer);
   copy.run('MEMORY_COPY_DEVICE_TO_HOST', r.pid, gpu + 300n, gpu + 700n, 1 << 12, r.agent, 0);

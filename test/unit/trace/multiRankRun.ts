@@ -41,6 +41,9 @@ const AGENT_HEADER =
 
 const PC_HEADER = '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"';
 
+/** The GPU agent a rank's device-to-device copy goes to: the next one, round. */
+export const peerOf = (agent: number): number => (agent % 4) + 1;
+
 const q = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 const T0 = 1_000_000_000;
 
@@ -106,7 +109,7 @@ export function writeMultiRankRun(
     write(r.pid, 'kernel_trace', [KERNEL_HEADER, ...kernels].join('\n') + '\n');
     write(r.pid, 'hip_api_trace', [API_HEADER, ...api].join('\n') + '\n');
     write(r.pid, 'marker_api_trace', [API_HEADER, ...markers].join('\n') + '\n');
-    const peer = `Agent ${(r.agent % 4) + 1}`;
+    const peer = `Agent ${peerOf(r.agent)}`;
     const copies = [
       `"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,"Agent 0",${q(agent)},${corr + 1},${T0 + 500},${T0 + 900 + r.agent}`,
       `"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",0,${q(agent)},${q(peer)},${corr + 2},${gpu + 10},${gpu + 210}`,
@@ -133,7 +136,10 @@ export function writeMultiRankRun(
 
 type Rank = NonNullable<TraceSummary['ranks']>['processes'][number];
 
-/** A rank's totals, busy time, top kernels and copies against a one-process read of its own files (`one`). */
+/**
+ * A rank's totals, busy time, top kernels, copies and GPU-to-GPU pairs against a one-process read of its own files
+ * (`one`).
+ */
 export function assertRankTotalsAlone(rank: Rank, one: TraceSummary, agent: number): void {
   assert.equal(rank.kernelNs, one.kernelTotals.totalNs);
   assert.equal(rank.kernelCalls, one.kernelTotals.calls);
@@ -146,4 +152,10 @@ export function assertRankTotalsAlone(rank: Rank, one: TraceSummary, agent: numb
     rank.copies,
     one.memoryCopies.map((c) => ({ direction: c.direction, calls: c.calls, totalNs: c.totalNs, bytes: c.bytes })),
   );
+  // each rank sends to the next GPU (peerOf): one pair, from its own GPU
+  assert.deepEqual(
+    rank.peerCopies?.map((p) => [p.srcAgentId, p.dstAgentId]),
+    [[`Agent ${agent}`, `Agent ${peerOf(agent)}`]],
+  );
+  assert.deepEqual(rank.peerCopies, one.peerCopies, `pid ${rank.pid} GPU-to-GPU pairs`);
 }

@@ -17,7 +17,20 @@ type Rank = NonNullable<TraceSummary['ranks']>['processes'][number];
 function work(r: Rank | undefined): unknown {
   assert.ok(r, 'the rank is there');
   const { rank: _rank, pid: _pid, host: _host, outputs: _outputs, ppid: _ppid, ...rest } = r;
-  return { ...rest, agentIds: rest.agentIds.map((a) => a.slice(a.lastIndexOf('/') + 1)) };
+  const local = (a: string): string => a.slice(a.lastIndexOf('/') + 1);
+  return {
+    ...rest,
+    agentIds: rest.agentIds.map(local),
+    ...(rest.peerCopies
+      ? {
+          peerCopies: rest.peerCopies.map((c) => ({
+            ...c,
+            srcAgentId: local(c.srcAgentId),
+            dstAgentId: local(c.dstAgentId),
+          })),
+        }
+      : {}),
+  };
 }
 
 /** The four ranks of multiRankRun.ts read in rocprofv3's default layout (CSV or rocpd): what each pid's rank did. */

@@ -56,6 +56,7 @@ import type { PcHotspots } from '../core/protocol/pcSampling';
 /** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
 const SUMMARY_HOTSPOTS_TOP = 10;
 import { CounterTableBuilder } from './counters/counterTable';
+import { DispatchScopes, type ScopedSet } from './dispatchScopes';
 import { countersUsed } from './counters/countersUsed';
 import { deriveRoofline } from './counters/derive';
 import { readWideTable, readWorkloadPasses } from './counters/workloadPasses';
@@ -73,8 +74,11 @@ interface CounterCollector {
   workload: Array<{ file: FileSource; slot: 'sysinfo' | 'roofline' | 'profilingConfig'; name: string }>;
   /** Passes (pass_<n>) whose counters were read. */
   passesRead: Set<string>;
-  /** Range of each counter dispatch (by Dispatch_Id), when the run has ranges. */
-  rangeOf: Map<number, string>;
+  /** Range of each counter dispatch by scope and Dispatch_Id, when the run has ranges. */
+  rangeOf: Map<number, Map<number, string>>;
+  /** The processes' dispatch scopes (dispatchScopes.ts), and the one of the set being read. */
+  scopes: DispatchScopes;
+  scope: number;
 }
 import { MAX_ROCPD_BYTES, MAX_V1_JSON_BYTES } from './limits';
 
@@ -201,6 +205,13 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
       );
     timingPass = passNames.find(traced) ?? (passNames[0] as string);
   }
+  const scopedSet = (s: PlannedSet): ScopedSet => ({
+    pass: passOf(s),
+    host: s.key.host,
+    pid: s.key.pid,
+    dispatches: s.files.some((p) => DISPATCH_KINDS.has(p.what.kind)),
+    timing: timingPass === null || passOf(s) === null || passOf(s) === timingPass,
+  });
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
   const counters: CounterCollector = {
@@ -212,6 +223,8 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     roofline: null,
     profilingConfig: null,
     rangeOf: new Map(),
+    scopes: new DispatchScopes([...sets.values()].map(scopedSet), manifest, passNames.length),
+    scope: 0,
   };
   // the timing pass first: its dispatches are the ones the other passes' counters join
   const ordered = [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key));
@@ -225,6 +238,8 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     const sourcesBefore = acc.sources.length;
     const busy = new Map<string, BusyTracker>();
     acc.trackProcess(perProcess && inTimingPass(s) ? busy : null);
+    counters.scope = counters.scopes.ofSet(scopedSet(s));
+    counters.table.useScope(counters.scope);
     const read = await readSet(s, acc, multiHost && s.key.host ? `${s.key.host}/` : '', options, counters, pass);
     const outputs = acc.sources.slice(sourcesBefore).map((src) => src.path);
     if (read?.parts)
@@ -233,6 +248,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
     else if (read) groups.add(s.key.key, read.process, read.tables, busy, outputs);
   }
   acc.trackProcess(null);
+  acc.warnings.push(...counters.scopes.warnings);
   pickWorkloadFiles(counters, acc);
 
   const hotspots = await pcHotspotsOf(sets, acc, manifest);
@@ -474,6 +490,8 @@ async function readSet(
   if (csvOf('api_trace').some((p) => /marker_api_trace\.csv$/.test(p.file.path))) ctx.dispatchLogs = new Map();
 
   // 1. a rocpd database stands for the whole run
+  const scopeOfPid = (pid: number, pids: readonly number[]): number =>
+    counters.scopes.ofDatabaseProcess(pass.name, host, pid, pids);
   let fromDb: string | null = null;
   let dbProcess: { pid: number; host: string | null } | null = null;
   const dbParts: NonNullable<SetRead['parts']> = [];
@@ -499,7 +517,7 @@ async function readSet(
             new RunTables(),
             agentPrefix,
             p.file.path,
-            { table: counters.table, wanted: countersUsed() },
+            { table: counters.table, wanted: countersUsed(), scopeOfPid },
           )
         : await readRocpd(
             await p.file.readAll(),
@@ -507,7 +525,7 @@ async function readSet(
             tables,
             agentPrefix,
             p.file.path,
-            { table: counters.table, wanted: countersUsed() },
+            { table: counters.table, wanted: countersUsed(), scopeOfPid },
             (process) => {
               // a merged database: each process's busy time and tables apart, as its own database would give them
               const busy = new Map<string, BusyTracker>();
@@ -723,7 +741,7 @@ async function readSet(
           kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
           counters: csvOf('counter_collection').map((p) => p.file),
           epochSeconds: acc.clock.use(),
-          counterRanges: counters.rangeOf,
+          counterRanges: rangesOfScope(counters),
         },
         tables,
         ctx.dispatchLogs,
@@ -779,6 +797,22 @@ async function readSet(
   tables.mergeInto(acc.tables);
   notePathProcess();
   return { tables, process: { pid, host } };
+}
+
+/** The kinds of file that hold a process's dispatches. */
+const DISPATCH_KINDS = new Set<Planned['what']['kind']>([
+  'kernel_trace',
+  'counter_collection',
+  'pmc_perf',
+  'workload_pass',
+  'rocpd',
+]);
+
+/** The counter ranges of the scope being read (the Dispatch_Ids of one process). */
+function rangesOfScope(counters: CounterCollector): Map<number, string> {
+  let ranges = counters.rangeOf.get(counters.scope);
+  if (!ranges) counters.rangeOf.set(counters.scope, (ranges = new Map()));
+  return ranges;
 }
 
 /** A set read (not another pass's repeat): its own tables, and the process it is of. */

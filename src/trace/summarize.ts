@@ -155,7 +155,13 @@ export async function summarizePath(path: string, options: SummarizeOptions = {}
   }
 }
 
-async function summarizeSources(path: string, set: SourceSet, options: SummarizeOptions): Promise<TraceSummary> {
+async function summarizeSources(
+  path: string,
+  set: SourceSet,
+  options: SummarizeOptions,
+  /** Each rank's roofline from a read of its own files (not in such a read: it is one rank's). */
+  rankRooflines = true,
+): Promise<TraceSummary> {
   const acc = new TraceAccumulator(options.busy);
   acc.skipped.push(...set.skipped);
 
@@ -288,7 +294,7 @@ async function summarizeSources(path: string, set: SourceSet, options: Summarize
   if (counters.table.size > 0 && counters.table.counterCount > 0 && counters.source)
     await addRoofline(summary, counters);
   // several passes are told apart per rank only by the manifest (each pass is a new set of processes)
-  if (summary.roofline && summary.ranks && (manifest || passNames.length < 2))
+  if (rankRooflines && summary.roofline && summary.ranks && (manifest || passNames.length < 2))
     await addRankRooflines(path, set, summary.ranks, manifest, options);
   return summary;
 }
@@ -304,21 +310,26 @@ async function addRankRooflines(
   manifest: ProcessManifest | null,
   options: SummarizeOptions,
 ): Promise<void> {
-  const owner = new Map<string, string>();
+  const owners = new Map<string, Set<string>>();
   const ownerOf = (p: { rank: number | null; pid: number | null }): string =>
     p.rank !== null ? `rank ${p.rank}` : `pid ${p.pid}`;
-  for (const r of ranks.processes) for (const o of r.outputs) owner.set(o, ownerOf(r));
-  for (const m of manifest?.processes ?? []) for (const o of m.outputs ?? []) owner.set(o, ownerOf(m));
+  const own = (o: string, who: string): void => {
+    owners.set(o, (owners.get(o) ?? new Set()).add(who));
+  };
+  for (const r of ranks.processes) for (const o of r.outputs) own(o, ownerOf(r));
+  for (const m of manifest?.processes ?? []) for (const o of m.outputs ?? []) own(o, ownerOf(m));
   for (const r of ranks.processes) {
     if (r.rank === null) continue;
     const me = ownerOf(r);
+    // a file of several processes (a merged rocpd database) is not one rank's: read alone, it is every rank's
+    if (r.outputs.some((o) => (owners.get(o)?.size ?? 0) > 1)) continue;
     const files = set.files.filter((f) => {
       if (isManifestPath(f.path)) return false;
-      const of = owner.get(f.path);
-      return of === undefined ? setKeyOf(f.path).pid === null : of === me;
+      const of = owners.get(f.path);
+      return of === undefined ? setKeyOf(f.path).pid === null : of.has(me);
     });
     try {
-      const own = await summarizeSources(path, { files, skipped: [], close: async () => {} }, options);
+      const own = await summarizeSources(path, { files, skipped: [], close: async () => {} }, options, false);
       if (own.roofline) r.roofline = own.roofline;
     } catch (err) {
       if (!(err instanceof TraceInputError)) throw err;

@@ -8,7 +8,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { summarizePath } from '../../../src/trace/index';
 import type { TraceSummary } from '../../../src/core/protocol/traceSummary';
+import Database from 'better-sqlite3';
 import { tempDir } from './helpers';
+import { RANKS } from './multiRankRun';
+import { writeRocpdRanks } from './multiRankRocpd';
 
 const KERNEL = 'k(float*)';
 const COUNTER_HEADER =
@@ -215,4 +218,43 @@ test("rocTX ranges of two ranks: the same Dispatch_Id in each rank's own range",
     assert.equal(ranges.get('case B')?.dispatches, 5);
     assert.equal(ranges.get('case B')?.l1Bytes, ((100 + 100 + 400 * 3) / 5) * 64);
   }
+});
+
+test("a merged rocpd database of four processes: each process's counters of its own dispatches (Dispatch_Ids 1..3 in each)", async () => {
+  const dir = tempDir('rocpd-merged-counters');
+  const file = path.join(dir, 'merged_results.db');
+  writeRocpdRanks(file);
+  const db = new Database(file);
+  try {
+    // the columns of rocpd's pmc_events view that the reader selects
+    db.exec(`CREATE TABLE pmc_events (guid TEXT, event_id INTEGER, pmc_id INTEGER, dispatch_id INTEGER, name TEXT,
+      pid INTEGER, duration INTEGER, counter_name TEXT, counter_value REAL)`);
+    const row = db.prepare('INSERT INTO pmc_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    let event = 0;
+    RANKS.forEach((r, n) => {
+      for (let d = 1; d <= 3; d++) {
+        event++;
+        row.run('g', event, 1, d, KERNEL, r.pid, 500, 'TCP_TOTAL_CACHE_ACCESSES_sum', 100 * (n + 1));
+        row.run('g', event, 2, d, KERNEL, r.pid, 500, 'SQ_WAVES', 16);
+      }
+    });
+  } finally {
+    db.close();
+  }
+  const s = await summarizePath(dir);
+  const k = rooflineKernel(s);
+  assert.equal(k?.dispatches, 3 * RANKS.length);
+  assert.equal(k?.l1Bytes, 250 * 64);
+  // one file of every process: no read of one rank's files alone gives its roofline (nor reads itself forever)
+  assert.equal(s.ranks?.processes.length, RANKS.length);
+  assert.ok(s.ranks.processes.every((p) => p.roofline === undefined));
+});
+
+test('four ranks read by worker threads in parts: the same roofline as one thread reads', async () => {
+  const dir = writeProfile([FOUR_RANKS], 40, true);
+  const one = await summarizePath(dir, { parallel: { threads: 0 } });
+  const many = await summarizePath(dir, { parallel: { threads: 2, minBytes: 0, partBytes: 1024 } });
+  assert.equal(rooflineKernel(one)?.dispatches, 160);
+  assert.deepEqual(many.roofline, one.roofline);
+  assert.deepEqual(many.speedOfLight, one.speedOfLight);
 });

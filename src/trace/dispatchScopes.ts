@@ -59,9 +59,9 @@ export class DispatchScopes {
     for (const pids of this.pidsOf.values()) pids.sort((a, b) => a - b);
   }
 
-  /** The scope of a set's dispatches (0: the profile is not scoped, or the set names no process). */
+  /** The scope of a set's dispatches (0: the profile is not scoped, the set names no process or has no dispatches). */
   ofSet(s: ScopedSet): number {
-    if (!this.on || s.pid === null) return 0;
+    if (!this.on || s.pid === null || !s.dispatches) return 0;
     return this.number(this.identity(s.pass, s.host, s.pid, this.pidsOf.get(s.pass) ?? []));
   }
 

@@ -114,7 +114,7 @@ export function deriveRoofline(inputs: DeriveInputs): { roofline: Roofline; spee
 }
 
 /** Range name by scope (CounterTable.scopes) and Dispatch_Id: each process numbers its dispatches from 1. */
-export type RangesByScope = ReadonlyMap<number, ReadonlyMap<number, string>>;
+type RangesByScope = ReadonlyMap<number, ReadonlyMap<number, string>>;
 
 /** The dispatches (ordinals) of each range, ranges in first-seen order. */
 function dispatchesByRange(table: CounterTable, rangeOf?: RangesByScope): Map<string, number[]> {

@@ -4,7 +4,7 @@
 // rocTX range.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { summarizePath } from '../../../src/trace/index';
 import type { TraceSummary } from '../../../src/core/protocol/traceSummary';
@@ -257,4 +257,34 @@ test('four ranks read by worker threads in parts: the same roofline as one threa
   assert.equal(rooflineKernel(one)?.dispatches, 160);
   assert.deepEqual(many.roofline, one.roofline);
   assert.deepEqual(many.speedOfLight, one.speedOfLight);
+});
+
+test('a launcher process without GPU work in every pass: no pid-order guess for it', async () => {
+  const dir = writeProfile(
+    [
+      [hits(301, 0), hits(302, 1)],
+      [misses(401, 0), misses(402, 1)],
+    ],
+    6,
+    true,
+  );
+  // the launcher of each pass: agent info only, listed without rank or devices
+  const manifestPath = path.join(dir, 'kernel-runner-processes.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { processes: unknown[] };
+  for (const [pass, pid] of [
+    ['pass_1', 300],
+    ['pass_2', 400],
+  ] as const) {
+    const name = `${pass}/host/${pid}_agent_info.csv`;
+    writeFileSync(
+      path.join(dir, name),
+      '"Node_Id","Logical_Node_Id","Agent_Type","Cpu_Cores_Count","Simd_Count","Cu_Count","Wave_Front_Size","Name","Vendor_Name","Product_Name","Model_Name"\n0,0,"CPU",96,0,0,0,"AMD EPYC 9654","CPU","AMD EPYC 9654",""\n',
+    );
+    manifest.processes.push({ pid, ppid: null, rank: null, devices: [], outputs: [name] });
+  }
+  writeFileSync(manifestPath, JSON.stringify(manifest));
+  const s = await summarizePath(dir);
+  assert.equal(rooflineKernel(s)?.dispatches, 12);
+  assert.equal(solMetric(s, 'L2 Cache Hit Rate'), 70);
+  assert.ok(!s.warnings.some((w) => /pid order/.test(w)), s.warnings.join('\n'));
 });

@@ -56,6 +56,7 @@ import type { PcHotspots } from '../core/protocol/pcSampling';
 /** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
 const SUMMARY_HOTSPOTS_TOP = 10;
 import { CounterTableBuilder } from './counters/counterTable';
+import { DispatchScopes, type ScopedSet } from './dispatchScopes';
 import { countersUsed } from './counters/countersUsed';
 import { deriveRoofline } from './counters/derive';
 import { readWideTable, readWorkloadPasses } from './counters/workloadPasses';
@@ -73,8 +74,11 @@ interface CounterCollector {
   workload: Array<{ file: FileSource; slot: 'sysinfo' | 'roofline' | 'profilingConfig'; name: string }>;
   /** Passes (pass_<n>) whose counters were read. */
   passesRead: Set<string>;
-  /** Range of each counter dispatch (by Dispatch_Id), when the run has ranges. */
-  rangeOf: Map<number, string>;
+  /** Range of each counter dispatch by scope and Dispatch_Id, when the run has ranges. */
+  rangeOf: Map<number, Map<number, string>>;
+  /** The processes' dispatch scopes (dispatchScopes.ts), and the one of the set being read. */
+  scopes: DispatchScopes;
+  scope: number;
 }
 import { MAX_ROCPD_BYTES, MAX_V1_JSON_BYTES } from './limits';
 
@@ -155,8 +159,12 @@ async function summarizeSources(
   path: string,
   set: SourceSet,
   options: SummarizeOptions,
-  /** rocpd databases of several nodes side by side: each one's agents named by the host it records. */
-  dbHostAgents = false,
+  how: {
+    /** rocpd databases of several nodes side by side: each one's agents named by the host it records. */
+    dbHostAgents?: boolean;
+    /** Each rank's roofline from a read of its own files (not in such a read: it is one rank's). */
+    rankRooflines?: boolean;
+  } = {},
 ): Promise<TraceSummary> {
   const acc = new TraceAccumulator(options.busy);
   acc.skipped.push(...set.skipped);
@@ -207,6 +215,13 @@ async function summarizeSources(
       );
     timingPass = passNames.find(traced) ?? (passNames[0] as string);
   }
+  const scopedSet = (s: PlannedSet): ScopedSet => ({
+    pass: passOf(s),
+    host: s.key.host,
+    pid: s.key.pid,
+    dispatches: s.files.some((p) => DISPATCH_KINDS.has(p.what.kind)),
+    timing: timingPass === null || passOf(s) === null || passOf(s) === timingPass,
+  });
   const hosts = new Set([...sets.values()].map((s) => s.key.host).filter((h): h is string => h !== null));
   const multiHost = hosts.size > 1;
   const counters: CounterCollector = {
@@ -218,6 +233,8 @@ async function summarizeSources(
     roofline: null,
     profilingConfig: null,
     rangeOf: new Map(),
+    scopes: new DispatchScopes([...sets.values()].map(scopedSet), manifest, passNames.length),
+    scope: 0,
   };
   // the timing pass first: its dispatches are the ones the other passes' counters join
   const ordered = [...sets.values()].sort((a, b) => a.key.key.localeCompare(b.key.key));
@@ -232,7 +249,10 @@ async function summarizeSources(
     const sourcesBefore = acc.sources.length;
     const busy = new Map<string, BusyTracker>();
     acc.trackProcess(perProcess && inTimingPass(s) ? busy : null);
-    const prefix = multiHost && s.key.host ? `${s.key.host}/` : dbHostAgents && s.key.host === null ? hostPrefix : '';
+    counters.scope = counters.scopes.ofSet(scopedSet(s));
+    counters.table.useScope(counters.scope);
+    const prefix =
+      multiHost && s.key.host ? `${s.key.host}/` : how.dbHostAgents && s.key.host === null ? hostPrefix : '';
     const read = await readSet(s, acc, prefix, options, counters, pass);
     const outputs = acc.sources.slice(sourcesBefore).map((src) => src.path);
     if (s.key.host === null && s.files.some((f) => f.what.kind === 'rocpd'))
@@ -246,7 +266,9 @@ async function summarizeSources(
   acc.trackProcess(null);
   // the nodes of databases side by side (`-o out_%rank%` on a shared file system) are known once they are read:
   // GPUs of two nodes share agent numbers, so the profile is read again with each database's agents by its host
-  if (dbHosts.size > 1 && !dbHostAgents) return summarizeSources(path, set, options, true);
+  if (dbHosts.size > 1 && !how.dbHostAgents)
+    return summarizeSources(path, set, options, { ...how, dbHostAgents: true });
+  acc.warnings.push(...counters.scopes.warnings);
   pickWorkloadFiles(counters, acc);
 
   const hotspots = await pcHotspotsOf(sets, acc, manifest);
@@ -286,7 +308,7 @@ async function summarizeSources(
   if (counters.table.size > 0 && counters.table.counterCount > 0 && counters.source)
     await addRoofline(summary, counters);
   // several passes are told apart per rank only by the manifest (each pass is a new set of processes)
-  if (summary.roofline && summary.ranks && (manifest || passNames.length < 2))
+  if (how.rankRooflines !== false && summary.roofline && summary.ranks && (manifest || passNames.length < 2))
     await addRankRooflines(path, set, summary.ranks, manifest, options);
   return summary;
 }
@@ -302,21 +324,28 @@ async function addRankRooflines(
   manifest: ProcessManifest | null,
   options: SummarizeOptions,
 ): Promise<void> {
-  const owner = new Map<string, string>();
+  const owners = new Map<string, Set<string>>();
   const ownerOf = (p: { rank: number | null; pid: number | null }): string =>
     p.rank !== null ? `rank ${p.rank}` : `pid ${p.pid}`;
-  for (const r of ranks.processes) for (const o of r.outputs) owner.set(o, ownerOf(r));
-  for (const m of manifest?.processes ?? []) for (const o of m.outputs ?? []) owner.set(o, ownerOf(m));
+  const own = (o: string, who: string): void => {
+    owners.set(o, (owners.get(o) ?? new Set()).add(who));
+  };
+  for (const r of ranks.processes) for (const o of r.outputs) own(o, ownerOf(r));
+  for (const m of manifest?.processes ?? []) for (const o of m.outputs ?? []) own(o, ownerOf(m));
   for (const r of ranks.processes) {
     if (r.rank === null) continue;
     const me = ownerOf(r);
+    // a file of several processes (a merged rocpd database) is not one rank's: read alone, it is every rank's
+    if (r.outputs.some((o) => (owners.get(o)?.size ?? 0) > 1)) continue;
     const files = set.files.filter((f) => {
       if (isManifestPath(f.path)) return false;
-      const of = owner.get(f.path);
-      return of === undefined ? setKeyOf(f.path).pid === null : of === me;
+      const of = owners.get(f.path);
+      return of === undefined ? setKeyOf(f.path).pid === null : of.has(me);
     });
     try {
-      const own = await summarizeSources(path, { files, skipped: [], close: async () => {} }, options);
+      const own = await summarizeSources(path, { files, skipped: [], close: async () => {} }, options, {
+        rankRooflines: false,
+      });
       if (own.roofline) r.roofline = own.roofline;
     } catch (err) {
       if (!(err instanceof TraceInputError)) throw err;
@@ -490,6 +519,8 @@ async function readSet(
   if (csvOf('api_trace').some((p) => /marker_api_trace\.csv$/.test(p.file.path))) ctx.dispatchLogs = new Map();
 
   // 1. a rocpd database stands for the whole run
+  const scopeOfPid = (pid: number, pids: readonly number[]): number =>
+    counters.scopes.ofDatabaseProcess(pass.name, host, pid, pids);
   let fromDb: string | null = null;
   let dbProcess: SetProcess | null = null;
   const dbParts: NonNullable<SetRead['parts']> = [];
@@ -515,7 +546,7 @@ async function readSet(
             new RunTables(),
             agentPrefix,
             p.file.path,
-            { table: counters.table, wanted: countersUsed() },
+            { table: counters.table, wanted: countersUsed(), scopeOfPid },
           )
         : await readRocpd(
             await p.file.readAll(),
@@ -523,7 +554,7 @@ async function readSet(
             tables,
             agentPrefix,
             p.file.path,
-            { table: counters.table, wanted: countersUsed() },
+            { table: counters.table, wanted: countersUsed(), scopeOfPid },
             (process) => {
               // a merged database: each process's busy time and tables apart, as its own database would give them
               const busy = new Map<string, BusyTracker>();
@@ -739,7 +770,7 @@ async function readSet(
           kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
           counters: csvOf('counter_collection').map((p) => p.file),
           epochSeconds: acc.clock.use(),
-          counterRanges: counters.rangeOf,
+          counterRanges: rangesOfScope(counters),
         },
         tables,
         ctx.dispatchLogs,
@@ -798,6 +829,22 @@ async function readSet(
 }
 
 const hostPrefix = (host: string | null): string => (host ? `${host}/` : '');
+
+/** The kinds of file that hold a process's dispatches. */
+const DISPATCH_KINDS = new Set<Planned['what']['kind']>([
+  'kernel_trace',
+  'counter_collection',
+  'pmc_perf',
+  'workload_pass',
+  'rocpd',
+]);
+
+/** The counter ranges of the scope being read (the Dispatch_Ids of one process). */
+function rangesOfScope(counters: CounterCollector): Map<number, string> {
+  let ranges = counters.rangeOf.get(counters.scope);
+  if (!ranges) counters.rangeOf.set(counters.scope, (ranges = new Map()));
+  return ranges;
+}
 
 /** A set read (not another pass's repeat): its own tables, and the process it is of. */
 interface SetRead {

@@ -3,7 +3,9 @@
 // Both counter layouts feed it: wide pmc_perf.csv (a row per dispatch) and the long layout (a row per dispatch
 // and counter: rocprofv3 counter_collection.csv, rocprof-compute's rocpd pmc_perf.csv), whose rows are grouped
 // into a dispatch by (Dispatch_Id, Kernel_Name) and whose duration is the median over the group's rows, as
-// rocprof-compute's process_rocpd_csv does.
+// rocprof-compute's process_rocpd_csv does. Every process numbers its dispatches from 1: the dispatches of a
+// profile of several processes are keyed within a scope (useScope), one per process, so that rank 1's dispatch 3 is
+// not rank 0's.
 import { MAX_PASS_TIMINGS } from '../limits';
 
 export interface CounterTable {
@@ -19,6 +21,8 @@ export interface CounterTable {
   columns: Map<string, Float64Array>;
   /** Dispatch key (Dispatch_Id) of each dispatch, for range attribution; NaN for wide rows without one. */
   keys: Float64Array;
+  /** The scope (useScope: the process) each dispatch was read in; all 0 in a table of one. */
+  scopes: Int32Array;
 }
 
 /** Durations of one dispatch's rows: distinct values with their row counts (a few passes each). */
@@ -63,9 +67,14 @@ export class CounterTableBuilder {
   private readonly several = new Map<number, DurationSamples>();
   private readonly columns = new Map<string, CounterColumn>();
   private readonly byKey = new Map<string, number>();
-  private readonly byNumber = new Map<number, number>();
-  /** Long-layout dispatches [from, to) not yet in byNumber/byKey (a part taken over whole by merge()). */
-  private unindexed = { from: 0, to: 0 };
+  /** The long-layout dispatches of the current scope by Dispatch_Id (byNumberOf's entry of `scope`). */
+  private byNumber = new Map<number, number>();
+  private readonly byNumberOf = new Map<number, Map<number, number>>([[0, this.byNumber]]);
+  private scope = 0;
+  /** Each dispatch's scope, once a scope other than 0 was used (a table of one process keeps none). */
+  private scopeOf: KernelColumn | null = null;
+  /** Long-layout dispatches [from, to) of `scope` not yet in byNumber/byKey (a part taken over whole by merge()). */
+  private unindexed = { from: 0, to: 0, scope: 0 };
 
   get size(): number {
     return this.names.length;
@@ -74,6 +83,23 @@ export class CounterTableBuilder {
   /** How many of the wanted counters the dispatches have (a collection of other counters has none). */
   get counterCount(): number {
     return this.columns.size;
+  }
+
+  /**
+   * The dispatches that follow (rows, merges) are of scope `scope` (a process of the profile; 0 by default): a
+   * Dispatch_Id finds only a dispatch of the same scope.
+   */
+  useScope(scope: number): void {
+    if (scope === this.scope) return;
+    this.forgetLast();
+    this.scope = scope;
+    let map = this.byNumberOf.get(scope);
+    if (!map) this.byNumberOf.set(scope, (map = new Map()));
+    this.byNumber = map;
+    if (!this.scopeOf) {
+      const n = this.names.length;
+      this.scopeOf = { data: new Int32Array(n + 1024), length: n };
+    }
   }
 
   /** A new dispatch (wide layout: one row each); returns its ordinal. */
@@ -121,8 +147,12 @@ export class CounterTableBuilder {
     this.several.clear();
     this.columns.clear();
     this.byKey.clear();
-    this.byNumber.clear();
-    this.unindexed = { from: 0, to: 0 };
+    this.byNumberOf.clear();
+    this.byNumber = new Map();
+    this.byNumberOf.set(0, this.byNumber);
+    this.scope = 0;
+    this.scopeOf = null;
+    this.unindexed = { from: 0, to: 0, scope: 0 };
     this.forgetLast();
   }
 
@@ -146,13 +176,14 @@ export class CounterTableBuilder {
     const i = this.byNumber.get(key);
     if (i === undefined || this.names[i] === name) return i ?? -1;
     // the same Dispatch_Id under another kernel name: a dispatch of its own
-    return this.byKey.get(`${key}\u0000${name}`) ?? -1;
+    return this.byKey.get(keyOf(this.scope, key, name)) ?? -1;
   }
 
   private push(name: string, key: number, durationNs: number, count: number): number {
     const i = this.names.length;
     this.names.push(name);
     pushKernel(this.kernelOf, this.kernels.of(name));
+    if (this.scopeOf) pushKernel(this.scopeOf, this.scope);
     CounterTableBuilder.put(this.keys, i, key);
     CounterTableBuilder.put(this.sampleValue, i, durationNs);
     CounterTableBuilder.put(this.sampleCount, i, count);
@@ -161,19 +192,21 @@ export class CounterTableBuilder {
 
   private newLongDispatch(key: number, name: string, durationNs: number, count: number): number {
     const i = this.push(name, key, durationNs, count);
-    this.index(i, key, name);
+    this.index(this.byNumber, this.scope, i, key, name);
     return i;
   }
 
-  private index(i: number, key: number, name: string): void {
-    if (!this.byNumber.has(key)) this.byNumber.set(key, i);
-    else this.byKey.set(`${key}\u0000${name}`, i);
+  private index(byNumber: Map<number, number>, scope: number, i: number, key: number, name: string): void {
+    if (!byNumber.has(key)) byNumber.set(key, i);
+    else this.byKey.set(keyOf(scope, key, name), i);
   }
 
   private indexUnindexed(): void {
-    const { from, to } = this.unindexed;
-    this.unindexed = { from: 0, to: 0 };
-    for (let i = from; i < to; i++) this.index(i, this.keys.data[i] as number, this.names[i] as string);
+    const { from, to, scope } = this.unindexed;
+    this.unindexed = { from: 0, to: 0, scope: 0 };
+    const byNumber = this.byNumberOf.get(scope) as Map<number, number>;
+    for (let i = from; i < to; i++)
+      this.index(byNumber, scope, i, this.keys.data[i] as number, this.names[i] as string);
   }
 
   /** One more row of duration `durationNs` (`count` rows) for dispatch `i`. */
@@ -320,7 +353,8 @@ export class CounterTableBuilder {
           });
       }
     }
-    this.unindexed = { from: 0, to: n };
+    this.unindexed = { from: 0, to: n, scope: this.scope };
+    if (this.scopeOf) this.scopeOf = { data: new Int32Array(n + 1024).fill(this.scope, 0, n), length: n };
     for (const c of part.columns) this.columns.set(c.counter, { data: c.data, length: c.length });
   }
   /** Sets counter `counter` of dispatch `i` (a later value of the same counter replaces it, as a dict would). */
@@ -368,11 +402,17 @@ export class CounterTableBuilder {
       durations,
       columns,
       keys: this.keys.data.slice(0, n),
+      scopes: this.scopeOf ? this.scopeOf.data.slice(0, n) : new Int32Array(n),
     };
   }
 }
 
-/** Each dispatch's kernel number, grown as dispatches come. */
+/** byKey's key of a dispatch whose Dispatch_Id another kernel's dispatch of its scope has. */
+function keyOf(scope: number, key: number, name: string): string {
+  return `${scope}\u0000${key}\u0000${name}`;
+}
+
+/** A number per dispatch (its kernel, its scope), grown as dispatches come. */
 interface KernelColumn {
   data: Int32Array;
   length: number;

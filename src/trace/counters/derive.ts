@@ -25,8 +25,8 @@ export interface DeriveInputs {
   sysinfo: Record<string, string> | null;
   /** roofline.csv's device-0 row, when the folder has one. */
   rooflineRow: Record<string, string> | null;
-  /** Range name of each dispatch (by its key, Dispatch_Id), when the run has ranges. */
-  rangeOf?: ReadonlyMap<number, string>;
+  /** Range name of each dispatch by its scope (the table's scopes: its process) and key (Dispatch_Id). */
+  rangeOf?: RangesByScope;
 }
 
 const PEAK_KEYS: Array<keyof RooflinePeaks> = [
@@ -113,12 +113,18 @@ export function deriveRoofline(inputs: DeriveInputs): { roofline: Roofline; spee
   };
 }
 
+/** Range name by scope (CounterTable.scopes) and Dispatch_Id: each process numbers its dispatches from 1. */
+type RangesByScope = ReadonlyMap<number, ReadonlyMap<number, string>>;
+
 /** The dispatches (ordinals) of each range, ranges in first-seen order. */
-function dispatchesByRange(table: CounterTable, rangeOf?: ReadonlyMap<number, string>): Map<string, number[]> {
+function dispatchesByRange(table: CounterTable, rangeOf?: RangesByScope): Map<string, number[]> {
   const byRange = new Map<string, number[]>();
   if (!rangeOf || rangeOf.size === 0) return byRange;
+  let scope = -1;
+  let ranges: ReadonlyMap<number, string> | undefined;
   table.keys.forEach((key, i) => {
-    const r = rangeOf.get(key);
+    if (table.scopes[i] !== scope) ranges = rangeOf.get((scope = table.scopes[i] as number));
+    const r = ranges?.get(key);
     if (r === undefined) return;
     let list = byRange.get(r);
     if (!list) byRange.set(r, (list = []));

@@ -27,6 +27,8 @@ export interface CounterSink {
   wanted: ReadonlySet<string>;
   /** Another pass of the same program (pass_<n>/): its dispatches were counted in the timing pass. */
   repeatPass?: boolean;
+  /** A rocpd database of several processes (`pids`): the table's scope of each one's dispatches (see useScope). */
+  scopeOfPid?: (pid: number, pids: readonly number[]) => number;
 }
 
 export interface CounterReadResult {

@@ -164,8 +164,20 @@ export async function readRocpd(
       checkTopKernels(db, views, tables, acc, label);
       checkBusy(db, views, absIndexById, read.busySumByAbs, read.localStart, read.localEnd, acc, label);
     }
+    // a database of several processes: each one's dispatches numbered from 1, in a scope of its own
+    const scopeOfPid = counters?.scopeOfPid;
+    const pids = listed.map((p) => p.pid);
     const counterRows =
-      counters && views.has('pmc_events') ? readRocpdCounters(db, counters.table, counters.wanted) : 0;
+      counters && views.has('pmc_events')
+        ? readRocpdCounters(
+            db,
+            counters.table,
+            counters.wanted,
+            scopeOfPid && listed.length > 1 && columnsOf(db, 'pmc_events').has('pid')
+              ? (pid) => scopeOfPid(pid, pids)
+              : undefined,
+          )
+        : 0;
     return {
       variant,
       rows,

@@ -84,6 +84,21 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
   }
   // the ranks' points are not the whole's: each rank's dispatches are its own
   assert.notDeepEqual(ranked[0]!.roofline, whole.roofline);
+  // every rank numbers its dispatches from 1: the whole profile's dispatches of a kernel are every rank's together,
+  // each pass's counters joined to its own rank's (the manifest names the rank in every pass)
+  for (const k of whole.roofline.kernels) {
+    const perRank = ranked.map((r) => r.roofline?.kernels.find((x) => x.name === k.name)?.dispatches ?? 0);
+    assert.ok(
+      perRank.every((n) => n > 0),
+      `${k.name}: dispatches in every rank`,
+    );
+    assert.equal(
+      k.dispatches,
+      perRank.reduce((a, b) => a + b, 0),
+      `${k.name}: the whole profile's dispatches are the ranks' together`,
+    );
+  }
+  assert.ok(!whole.warnings.some((w) => /pid order/.test(w)), whole.warnings.join('\n'));
 
   checkDatabaseIdentities(files, manifest);
 

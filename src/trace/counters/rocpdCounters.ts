@@ -7,7 +7,7 @@ import type { CounterTableBuilder } from './counterTable';
 
 /**
  * Reads the database's counters into `into` (only those in `wanted`); returns the rows read (0 without any).
- * `scopeOfPid`: a database of several processes (rocpd's merge) numbers each one's dispatches from 1; each row's
+ * `scopeOfPid`: a database of several processes (every process writing one `-o`) numbers each one's dispatches from 1; each row's
  * dispatch is then looked up in the scope of its process (the view's pid).
  */
 export function readRocpdCounters(

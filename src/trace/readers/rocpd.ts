@@ -55,7 +55,7 @@ export async function readRocpd(
   /** Where the database's hardware counters go, per dispatch, for the roofline (src/trace/counters/). */
   counters?: CounterSink,
   /**
-   * For a database holding several processes (rocpd's merge, or all processes writing one `-o`): called before each
+   * For a database holding several processes (all processes writing one `-o`): called before each
    * process is read, returns the tables its rows go into. Without it, the processes are read as one.
    */
   perProcess?: (process: DbProcess) => RunTables,

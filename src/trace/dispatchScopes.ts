@@ -82,6 +82,8 @@ export class DispatchScopes {
     const host = hostDir !== null && hostDir !== pass ? hostDir : '';
     const m = this.listed.get(pid);
     if (m?.rank !== null && m?.rank !== undefined) return `rank ${m.rank}`;
+    // listed without GPU work (the evaluator's parent): it has no dispatches to join, nothing to guess
+    if (m && m.devices.length === 0) return `no GPU work ${host}\u0000${pid}`;
     if (m && m.devices.length > 0 && this.devicesUsed.get(devicesKey(passOfEntry(m), m.devices)) === 1)
       return `devices ${m.devices.join(',')}`;
     if (this.passCount < 2) return `pid ${host}\u0000${pid}`;

@@ -115,10 +115,11 @@ export class ProcessGroups {
   }
 
   /**
-   * Every process read, and the manifest's processes of which no file was read (listed, with no work); the ones
+   * Every process read, and the manifest's processes of which no file was read (listed, with no work; of the timing
+   * pass `timingPass` when a counter run has several); the ones
    * the manifest does not list get the ranks their files say (`warnings`: why those were not taken).
    */
-  all(warnings: string[] = []): ProfiledProcess[] {
+  all(warnings: string[] = [], timingPass: string | null = null): ProfiledProcess[] {
     const out = [...this.byKey.values()];
     assignFileRanks(
       out.filter((p) => p.manifest === null && p.tables.kernels.size > 0),
@@ -126,6 +127,8 @@ export class ProcessGroups {
     );
     for (const m of this.manifest?.processes ?? []) {
       if (out.some((p) => p.pid === m.pid)) continue;
+      // a counter run's other passes are the same processes again
+      if (timingPass !== null && m.outputs.some((o) => passOfOutput(o) !== timingPass)) continue;
       out.push({
         key: `manifest\u0000${m.pid}`,
         pid: m.pid,
@@ -204,3 +207,8 @@ function ranksInNames(ps: ProfiledProcess[]): number[] | null {
 }
 
 const numbersOf = (text: string): number[] => (text.match(/\d+/g) ?? []).map(Number);
+
+/** The `pass_<n>` folder an output is in, or null. */
+function passOfOutput(output: string): string | null {
+  return /^(pass_\d+)\//.exec(output)?.[1] ?? null;
+}

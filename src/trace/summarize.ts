@@ -258,6 +258,9 @@ async function summarizeSources(
     if (s.key.host === null && s.files.some((f) => f.what.kind === 'rocpd'))
       for (const p of read?.parts?.map((part) => part.process) ?? (read ? [read.process] : []))
         if (p.host !== null) dbHosts.add(p.host);
+    // another pass's sets are the same processes run again (their counters are joined above), and a set of no
+    // process (a pass's sysinfo.csv) read nothing of one: neither is a process of the profile
+    if (!inTimingPass(s) || outputs.length === 0) continue;
     if (read?.parts)
       for (const part of read.parts)
         groups.add(`${s.key.key}\u0000${part.process.pid}`, part.process, part.tables, part.busy, outputs);
@@ -283,7 +286,7 @@ async function summarizeSources(
     throw new TraceInputError(`${path}: no rocprof output found (looked for ${LOOKED_FOR})${seen}`, path);
   }
   const summary = buildSummary(acc, options);
-  const processes = groups.all(summary.warnings);
+  const processes = groups.all(summary.warnings, timingPass);
   // ranks when the runner listed the processes, or more than one process ran GPU work (a single-GPU job whose
   // evaluator spawned a child has one rank: nothing to balance, nothing to add)
   if (processes.length > 1 || manifest) {
@@ -331,7 +334,20 @@ async function addRankRooflines(
     owners.set(o, (owners.get(o) ?? new Set()).add(who));
   };
   for (const r of ranks.processes) for (const o of r.outputs) own(o, ownerOf(r));
-  for (const m of manifest?.processes ?? []) for (const o of m.outputs ?? []) own(o, ownerOf(m));
+  // a listed process without a rank of its own (a run whose ranks come from its files): the rank the summary gave
+  // its pid, else (another counter pass) the rank of the timing pass's process on the same devices
+  const rankOfPid = new Map(ranks.processes.flatMap((r) => (r.pid !== null ? [[r.pid, r.rank] as const] : [])));
+  const rankOfDevices = new Map<string, number | null>();
+  for (const m of manifest?.processes ?? []) {
+    const rank = rankOfPid.get(m.pid);
+    if (rank === undefined || m.devices.length === 0) continue;
+    const key = m.devices.join(',');
+    rankOfDevices.set(key, rankOfDevices.has(key) ? null : rank);
+  }
+  for (const m of manifest?.processes ?? []) {
+    const rank = m.rank ?? rankOfPid.get(m.pid) ?? (m.devices.length ? rankOfDevices.get(m.devices.join(',')) : null);
+    for (const o of m.outputs ?? []) own(o, ownerOf({ rank: rank ?? null, pid: m.pid }));
+  }
   for (const r of ranks.processes) {
     if (r.rank === null) continue;
     const me = ownerOf(r);

@@ -121,6 +121,22 @@ export async function checkRankCounters(archive: Buffer, manifest: ProcessManife
     assert.deepEqual(r.roofline, one.roofline, `rank ${r.rank}: roofline equal to its own database's read`);
   }
   assert.notDeepEqual(dbRanked[0]!.roofline, fromDatabases.roofline);
+  // the other passes run the same processes again: the ranks list is the timing pass's processes, each once
+  const timingPids = manifest.processes
+    .filter((m) => m.outputs.every((o) => o.startsWith('pass_1/')))
+    .map((m) => m.pid)
+    .sort((a, b) => a - b);
+  for (const [what, s] of [
+    ['CSV', whole],
+    ['databases', fromDatabases],
+  ] as const) {
+    assert.deepEqual(
+      s.ranks!.processes.map((p) => p.pid).sort((a, b) => (a ?? -1) - (b ?? -1)),
+      timingPids,
+      `${what}: the processes of pass_1 alone, none of another pass, none without a pid`,
+    );
+    assert.ok(!s.warnings.some((w) => /pid order/.test(w)), `${what}: ${s.warnings.join('\n')}`);
+  }
 
   const hot = await hotspotsPath(zipPath);
   const processes = hot.processes ?? [];

@@ -160,6 +160,14 @@ test("two passes of two ranks, a manifest without ranks (no rocpd database): joi
   assert.equal(rooflineKernel(s)?.dispatches, 12);
   assert.equal(solMetric(s, 'L2 Cache Hit Rate'), 70);
   assert.ok(!s.warnings.some((w) => /pid order/.test(w)), s.warnings.join('\n'));
+  // pass 2's processes are pass 1's run again: not ranks of their own; each rank's roofline has both passes
+  assert.deepEqual(
+    s.ranks?.processes.map((p) => [p.rank, p.pid, p.roofline?.kernels.map((k) => k.dispatches)]),
+    [
+      [0, 301, [6]],
+      [1, 302, [6]],
+    ],
+  );
 });
 
 test('two passes of two ranks without a manifest: joined by pid order, with a warning saying so', async () => {

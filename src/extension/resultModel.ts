@@ -317,12 +317,20 @@ export function resultLines(view: ResultView): string[] {
   for (const p of view.profiles) {
     const s = p.summary;
     if (s) {
+      // a multi-GPU profile: each GPU by the rank that ran on it
+      const rankOf = new Map<string, number>();
+      for (const r of s.ranks?.processes ?? [])
+        if (r.rank !== null) for (const id of r.agentIds) rankOf.set(id, r.rank);
       const busy = s.agents
         .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
-        .map((a) => `${a.id} ${formatPercent(a.busyPercent)} busy`);
+        .map((a) => {
+          const rank = rankOf.get(a.id);
+          return `${rank === undefined ? a.id : `rank ${rank} (${a.id})`} ${formatPercent(a.busyPercent)} busy`;
+        });
       lines.push(
         `▸ ${p.key}: ${s.kernelTotals.calls} dispatches of ${s.kernelTotals.distinct} kernels, ${formatNs(s.kernelTotals.totalNs)} kernel time${busy.length ? ` · ${busy.join(', ')}` : ''}`,
       );
+      if (s.ranks) lines.push(`  ⚖ load imbalance: ${s.ranks.imbalanceLine}`);
       for (const k of s.kernels.slice(0, 5))
         lines.push(
           `  ◷ ${k.shortName}  ${k.calls} calls  total ${formatNs(k.totalNs)}  avg ${formatNs(k.avgNs)}  ${formatPercent(k.percent)}`,

@@ -1,4 +1,9 @@
 import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { summarizePath } from '../../../src/trace/index';
+import { writeMultiRankRun } from '../trace/multiRankRun';
 import assert from 'node:assert/strict';
 import type { EvalResult, FullResult, ResultEvent } from '../../../src/core/protocol/api';
 import { encodePopcornBase64 } from '../../../src/core/reportEncoding';
@@ -199,6 +204,32 @@ describe('result model', () => {
     assert.equal(v2.profiles[0]?.perfetto, 'available');
     assert.equal(v2.profiles[0]?.downloadUrl, 'http://127.0.0.1:1/jobs/1/artifacts/a.zip');
     assert.ok(resultLines(v2).includes('▸ full trace: http://127.0.0.1:1/jobs/1/artifacts/a.zip'));
+  });
+});
+
+describe('a multi-GPU profile in the output channel', () => {
+  it('names each GPU by its rank and gives the load-imbalance line', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kr-channel-ranks-'));
+    try {
+      writeMultiRankRun(dir, { manifest: true });
+      const summary = await summarizePath(dir);
+      const ranks = summary.ranks!.processes.filter((r) => r.rank !== null);
+      assert.ok(ranks.length > 1);
+      const run = evalResult({});
+      const profiled: EvalResult = {
+        ...run,
+        profile: { profiler: 'rocPROF', trace: '', download_url: null, summary },
+      };
+      const lines = resultLines(
+        buildResultView(ctx, { kind: 'result', result: event(full({ 'profile.0': profiled })) }, opts),
+      );
+      const head = lines.find((l) => l.startsWith('▸ profile.0:') && l.includes(' dispatches of ')) ?? '';
+      for (const r of ranks)
+        assert.ok(head.includes(`rank ${r.rank} (${r.agentIds[0]}) `), `${head}\nrank ${r.rank} on ${r.agentIds[0]}`);
+      assert.ok(lines.includes(`  ⚖ load imbalance: ${summary.ranks!.imbalanceLine}`), lines.join('\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

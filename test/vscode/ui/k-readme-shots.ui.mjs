@@ -5,22 +5,22 @@
 // roofline point is filled, in the light and the dark theme. Then the editor: the profile's timing lens above the
 // kernels, and the heat of a trace whose PC samples fall on the kernels' lines (opened with Open Trace). The
 // screenshots are the README's (scripts/screenshots.mjs copies readme-*.png into media/).
-import {
-  chmodSync,
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ZipArchive } from 'archiver';
 import { HEADER, PC_HEADER, REASON, TYPE, trace } from './i-hotspots.ui.mjs';
-import { assert, openFile, openTrace, openWorkbench, runCommand, webviewFrame } from './workbench.mjs';
+import {
+  assert,
+  groupShot,
+  jsonFile,
+  openFile,
+  openTrace,
+  openWorkbench,
+  runCommand,
+  webviewFrame,
+} from './workbench.mjs';
 
 const FILE = 'timed_kernels.py';
 const ADD = 'void addition_kernel<float>(float*, float const*, float const*, int, int)';
@@ -39,28 +39,6 @@ function gpuTools(root) {
     mode: 0o755,
   });
   return dir;
-}
-
-/** A settings file for the check's length, put back afterwards (its folder removed if the check made it). */
-function jsonFile(file) {
-  const hadFolder = existsSync(dirname(file));
-  const saved = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const state = { value: saved ? JSON.parse(saved) : {} };
-  return {
-    get value() {
-      return state.value;
-    },
-    set(values) {
-      state.value = { ...state.value, ...values };
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, JSON.stringify(state.value, null, 2));
-    },
-    restore() {
-      if (!hadFolder) rmSync(dirname(file), { recursive: true, force: true });
-      else if (saved === undefined) rmSync(file, { force: true });
-      else writeFileSync(file, saved);
-    },
-  };
 }
 
 /** A profile zip of the file's two kernels whose PC samples name the file's own lines (as a HIP file's would). */
@@ -134,14 +112,6 @@ function assertReads(seen, theme) {
   assert(seen.tables.length >= 3 && seen.cut.length === 0, `no table cut at the right (${what})`);
   assert(seen.fills >= 3 && seen.unfilled.length === 0, `every share bar and stall segment filled (${what})`);
   assert(seen.points >= 1 && seen.unpainted.length === 0, `every roofline point painted (${what})`);
-}
-
-/** The screenshot of one part of the window (the editor group at `index`, left to right), at most `height` tall. */
-async function groupShot(page, index, path, height = Infinity) {
-  const group = page.locator('.part.editor .editor-group-container').nth(index);
-  const box = await group.boundingBox();
-  assert(box && box.width > 200, `editor group ${index} is shown: ${JSON.stringify(box)}`);
-  await page.screenshot({ path, clip: { ...box, height: Math.min(box.height, height) } });
 }
 
 export const tests = {

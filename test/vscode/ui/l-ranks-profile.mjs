@@ -7,22 +7,21 @@
 // numbers those of that rank's own files read as a one-process profile by the CLI, a GPU busy card and a timeline
 // row per GPU; the timing lens above the file's kernels says "slowest rank 3".
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import yauzl from 'yauzl';
-import { assert, horizontalLayout, openFile, openWorkbench, runCommand, webviewFrame } from './workbench.mjs';
+import {
+  assert,
+  groupShot,
+  horizontalLayout,
+  jsonFile,
+  openFile,
+  openWorkbench,
+  runCommand,
+  webviewFrame,
+} from './workbench.mjs';
 
 const RANKS = 8;
 /** The stand-in's slow rank of a job of RANKS ranks (test/bin/rocprofv3, RankShape: the middle one). */
@@ -63,23 +62,6 @@ try:
 except ImportError:
     load_inline = None
 `;
-}
-
-/** A JSON settings file changed for the check's length and put back afterwards. */
-function jsonSettings(file) {
-  const saved = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const value = saved ? JSON.parse(saved) : {};
-  return {
-    value,
-    set(values) {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, JSON.stringify(Object.assign(value, values), null, 2));
-    },
-    restore() {
-      if (saved === undefined) rmSync(file, { force: true });
-      else writeFileSync(file, saved);
-    },
-  };
 }
 
 /** The webview's own formatters (core's, src/webview/format.ts), bundled for this script. */
@@ -194,18 +176,11 @@ function savedTrace(userData, since) {
   return saved[0].path;
 }
 
-/** The screenshot of one editor group (left to right), at most `height` tall. */
-async function groupShot(page, index, path, height = Infinity) {
-  const box = await page.locator('.part.editor .editor-group-container').nth(index).boundingBox();
-  assert(box && box.width > 200, `editor group ${index} is shown: ${JSON.stringify(box)}`);
-  await page.screenshot({ path, clip: { ...box, height: Math.min(box.height, height) } });
-}
-
 export async function profileOnEightGpus({ page, workbenchUrl, outputDir, workspace, root, userData }) {
   const started = Date.now();
   await page.setViewportSize({ width: 1400, height: 1300 });
   const tools = eightGpuTools();
-  const machine = jsonSettings(join(userData, 'Machine/settings.json'));
+  const machine = jsonFile(join(userData, 'Machine/settings.json'));
   machine.set({ 'kernelRunner.embedded.path': [...machine.value['kernelRunner.embedded.path'], tools] });
   const file = join(workspace, FILE);
   writeFileSync(file, submissionWithKernels(root));

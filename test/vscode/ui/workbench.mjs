@@ -1,6 +1,7 @@
 /* global document, getComputedStyle */
 // Helpers that drive the VS Code workbench in Chromium the way a person does: keyboard, palette, clicks.
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /** Notifications the extension raised (errors show in the browser console too): for failure messages. */
 export const extensionMessages = [];
@@ -268,4 +269,34 @@ export async function shot(page, outputDir, name) {
 
 export function assert(cond, msg) {
   if (!cond) throw new Error(`assertion failed: ${msg}`);
+}
+
+/** The screenshot of one part of the window (the editor group at `index`, left to right), at most `height` tall. */
+export async function groupShot(page, index, path, height = Infinity) {
+  const group = page.locator('.part.editor .editor-group-container').nth(index);
+  const box = await group.boundingBox();
+  assert(box && box.width > 200, `editor group ${index} is shown: ${JSON.stringify(box)}`);
+  await page.screenshot({ path, clip: { ...box, height: Math.min(box.height, height) } });
+}
+
+/** A settings file for the check's length, put back afterwards (its folder removed if the check made it). */
+export function jsonFile(file) {
+  const hadFolder = existsSync(dirname(file));
+  const saved = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const state = { value: saved ? JSON.parse(saved) : {} };
+  return {
+    get value() {
+      return state.value;
+    },
+    set(values) {
+      state.value = { ...state.value, ...values };
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(state.value, null, 2));
+    },
+    restore() {
+      if (!hadFolder) rmSync(dirname(file), { recursive: true, force: true });
+      else if (saved === undefined) rmSync(file, { force: true });
+      else writeFileSync(file, saved);
+    },
+  };
 }

@@ -8,6 +8,7 @@
 // A profile of one process (however many passes, a parent without GPU work aside) is not scoped: everything is in
 // scope 0, as before scopes.
 import type { ProcessManifest } from '../core/protocol/processManifest';
+import { passOfPath } from './processes';
 
 type ManifestProcess = ProcessManifest['processes'][number];
 
@@ -22,8 +23,6 @@ export interface ScopedSet {
   /** It is of the pass the timings come from (or the profile has one pass). */
   timing: boolean;
 }
-
-const PASS = /(?:^|\/)(pass_\d+)\//;
 
 export class DispatchScopes {
   readonly warnings: string[] = [];
@@ -104,7 +103,7 @@ export class DispatchScopes {
 }
 
 function passOfEntry(p: ManifestProcess): string {
-  return PASS.exec(p.outputs[0] ?? '')?.[1] ?? '';
+  return passOfPath(p.outputs[0] ?? '') ?? '';
 }
 
 function devicesKey(pass: string, devices: readonly number[]): string {

@@ -128,7 +128,7 @@ export class ProcessGroups {
     for (const m of this.manifest?.processes ?? []) {
       if (out.some((p) => p.pid === m.pid)) continue;
       // a counter run's other passes are the same processes again
-      if (timingPass !== null && m.outputs.some((o) => passOfOutput(o) !== timingPass)) continue;
+      if (timingPass !== null && m.outputs.some((o) => passOfPath(o) !== timingPass)) continue;
       out.push({
         key: `manifest\u0000${m.pid}`,
         pid: m.pid,
@@ -208,7 +208,10 @@ function ranksInNames(ps: ProfiledProcess[]): number[] | null {
 
 const numbersOf = (text: string): number[] => (text.match(/\d+/g) ?? []).map(Number);
 
-/** The `pass_<n>` folder an output is in, or null. */
-function passOfOutput(output: string): string | null {
-  return /^(pass_\d+)\//.exec(output)?.[1] ?? null;
+/**
+ * The counter pass (`pass_<n>`, rocprofv3's folder per `--pmc` group) a file or folder is in, or null: one rule for
+ * the sets read, the manifest's outputs and the dispatch scopes.
+ */
+export function passOfPath(path: string): string | null {
+  return /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(path)?.[1] ?? null;
 }

@@ -47,7 +47,7 @@ import {
 } from './sources';
 import { nonRegularKind } from './regularFile';
 import { RunTables, normalizeDirection } from './tables';
-import { ProcessGroups, isManifestPath, readManifest, type SetProcess } from './processes';
+import { ProcessGroups, isManifestPath, passOfPath, readManifest, type SetProcess } from './processes';
 import type { ProcessManifest } from '../core/protocol/processManifest';
 import { buildRanks } from './ranks';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
@@ -203,7 +203,7 @@ async function summarizeSources(
   // has the whole run's kernels, copies and API calls again, and its own counters of the same dispatches. The
   // timings come from one pass (the first with a kernel trace); the counters of every pass are joined per
   // dispatch (Dispatch_Id and kernel name, as rocprof-compute joins its pmc_perf files).
-  const passOf = (s: PlannedSet): string | null => /(?:^|\/)(pass_\d+)(?:\/|$)/.exec(s.key.dir)?.[1] ?? null;
+  const passOf = (s: PlannedSet): string | null => passOfPath(s.key.dir);
   const passNames = [...new Set([...sets.values()].flatMap((s) => passOf(s) ?? []))].sort(
     (a, b) => Number(a.slice(5)) - Number(b.slice(5)),
   );

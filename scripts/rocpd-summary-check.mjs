@@ -38,6 +38,14 @@ if (!checkout || !profile) {
   );
   process.exit(2);
 }
+for (const [what, where] of [
+  ['rocm-systems checkout', checkout],
+  ['profile', profile],
+])
+  if (!existsSync(where)) {
+    console.error(`${where}: no such ${what}`);
+    process.exit(2);
+  }
 
 /** The checkout's files: a work tree's, else a git directory's HEAD (a bare mirror). */
 function sourceOf(dir) {
@@ -141,8 +149,9 @@ function buildShim(src) {
 function ourSummary() {
   const cli = path.join(root, 'dist/cli.cjs');
   if (!existsSync(cli)) throw new Error('dist/cli.cjs is missing: node scripts/build.mjs first');
-  const out = execFileSync(process.execPath, [cli, 'summarize', profile, '--json'], { maxBuffer: 1 << 28 });
-  return JSON.parse(out.toString('utf8'));
+  const run = spawnSync(process.execPath, [cli, 'summarize', profile, '--json'], { maxBuffer: 1 << 28 });
+  if (run.status !== 0) throw new Error(`kernel-runner summarize failed (exit ${run.status}): ${run.stderr}`);
+  return JSON.parse(run.stdout.toString('utf8'));
 }
 
 /** The databases our summary took its timings from (of a multi-pass run, the timings pass's). */

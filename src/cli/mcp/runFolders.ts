@@ -34,7 +34,12 @@ async function realFolder(dir: string, createParents: boolean): Promise<void> {
   } catch (err) {
     if (errCode(err) !== 'ENOENT') throw err;
   }
-  await mkdir(dir, { recursive: createParents });
+  try {
+    await mkdir(dir, { recursive: createParents });
+  } catch (err) {
+    // Another session sharing the folder created it between our lstat and mkdir: check what is there now.
+    if (errCode(err) !== 'EEXIST') throw err;
+  }
   return realFolder(dir, false);
 }
 

@@ -72,3 +72,30 @@ test('a link anywhere on the way is refused, and nothing is written where it poi
   }
   assert.deepEqual(snapshot(home), before);
 });
+
+test('sessions that create the folders at the same moment all get them (one mkdir loses the race: not an error)', async () => {
+  const root = path.join(tempDir('race'), 'kernel-runner-traces');
+  const sessions = Array.from({ length: 8 }, () => new RunFolders(root));
+  const saved = await Promise.all(
+    sessions.map((f, i) => f.saveSubmission(`r${i}`, 'k.py', `print(${i})\n`).then(() => f.check())),
+  );
+  assert.equal(saved.length, 8);
+  assert.deepEqual(readdirSync(root).sort(), ['results', 'submissions', 'traces']);
+  assert.deepEqual(readdirSync(path.join(root, 'submissions')).sort(), [
+    'r0',
+    'r1',
+    'r2',
+    'r3',
+    'r4',
+    'r5',
+    'r6',
+    'r7',
+  ]);
+  const linked = path.join(tempDir('race-link'), 'kernel-runner-traces');
+  mkdirSync(linked);
+  symlinkSync(tempDir('elsewhere'), path.join(linked, 'results'));
+  await assert.rejects(
+    Promise.all([new RunFolders(linked).check(), new RunFolders(linked).check()]),
+    /results is a link: refused/,
+  );
+});

@@ -1,5 +1,6 @@
 // Compares two trace summaries: kernels paired by full name, then (template arguments changed) by base name (the
-// short name without template arguments) when that pairing is one to one; busy and wall time; per rocTX range when both have ranges.
+// short name without template arguments) when that pairing is one to one; busy and wall time; per rocTX range when
+// both have ranges; per rank and per GPU-to-GPU copy pair of a multi-GPU profile.
 import type {
   KernelDelta,
   KernelSide,
@@ -11,6 +12,7 @@ import type {
 } from '../core/protocol/traceComparison';
 import type { RooflineKernel } from '../core/protocol/roofline';
 import type { TraceRank, TraceSummary } from '../core/protocol/traceSummary';
+import { comparePeerCopies } from './comparePeerCopies';
 import { shortKernelName } from './shortName';
 import { judgeDispatches, judgeTotals, type DispatchPart } from './significance';
 
@@ -231,6 +233,9 @@ export function compareSummaries(
           ranks: compareRanks(a, b),
           imbalance: { a: a.ranks?.imbalanceLine ?? null, b: b.ranks?.imbalanceLine ?? null },
         }
+      : {}),
+    ...(a.peerCopies?.length || b.peerCopies?.length
+      ? { peerCopies: comparePeerCopies(a.peerCopies ?? [], b.peerCopies ?? []) }
       : {}),
   };
 }

@@ -4,10 +4,10 @@ import type { PeerCopy } from '../core/protocol/traceSummary';
 import type { TraceAccumulator } from './accumulator';
 import type { RunTables } from './tables';
 
-const naturalCompare = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
+export const naturalCompare = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
 
 /** `host/` of a multi-host summary's agent id (`host/Agent 4`), '' on one host. */
-const hostOf = (agentId: string): string => agentId.slice(0, agentId.lastIndexOf('/') + 1);
+export const hostOf = (agentId: string): string => agentId.slice(0, agentId.lastIndexOf('/') + 1);
 
 /**
  * An agent's GPU index: its place among its host's GPU agents (typed GPU, or ran kernels: a trace without

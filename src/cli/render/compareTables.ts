@@ -1,12 +1,22 @@
 // Text tables for a TraceComparison (the `kernel-runner compare A B` output).
-import { formatChange, formatNs as formatNsCore, formatRatio, formatSignedNs } from '../../core/format/index';
-import type { AmountDelta, KernelDelta, TraceComparison } from '../../core/protocol/traceComparison';
+import {
+  cutPairChanges,
+  formatBytes,
+  formatChange,
+  formatNs as formatNsCore,
+  formatRatio,
+  formatSignedNs,
+  gpuPairLabel,
+  morePairsText,
+  pairChangeMark,
+} from '../../core/format/index';
+import type { AmountDelta, KernelDelta, PeerCopyDelta, TraceComparison } from '../../core/protocol/traceComparison';
 import type { CaseTimingChange } from '../../trace/significance';
 import { tableLines as table } from './table';
 import { formatBound, formatMetric } from './rooflineTable';
 
 export interface CompareRenderOptions {
-  /** Kernel rows shown, overall and per range (default 15). */
+  /** Kernel rows shown, overall and per range, and GPU-to-GPU pairs (default 15). */
   top?: number;
   color?: boolean;
   nameWidth?: number;
@@ -104,6 +114,8 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
     );
   }
 
+  if (c.peerCopies?.length) out.push('', ...peerCopyLines(c.peerCopies, top, h));
+
   if (c.kernels.length) {
     out.push('');
     out.push(h(`Kernels, biggest change first${c.kernels.length > top ? ` (${top} of ${c.kernels.length})` : ''}`));
@@ -190,6 +202,38 @@ export function renderComparison(c: TraceComparison, opts: CompareRenderOptions 
       );
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The GPU-to-GPU copy pairs of both sides, biggest change of time first; sizes only when a side recorded any. */
+function peerCopyLines(pairs: PeerCopyDelta[], top: number, h: (s: string) => string): string[] {
+  const cut = cutPairChanges(pairs, top);
+  const bytes = pairs.some((p) => p.a?.bytes != null || p.b?.bytes != null);
+  const size = (s: PeerCopyDelta['a']): string[] => (bytes ? [s?.bytes == null ? '-' : formatBytes(s.bytes)] : []);
+  const rows = cut.shown.map((p) => [
+    gpuPairLabel(p),
+    pairChangeMark(p),
+    p.a ? String(p.a.calls) : '-',
+    p.b ? String(p.b.calls) : '-',
+    ...size(p.a),
+    ...size(p.b),
+    ns(p.a?.totalNs),
+    ns(p.b?.totalNs),
+    formatSignedNs(p.deltaTotalNs, CLI),
+    formatRatio(p.ratio, CLI),
+  ]);
+  const header = ['Pair', '', 'A copies', 'B copies', ...(bytes ? ['A bytes', 'B bytes'] : [])];
+  const columns = [...header, 'A time', 'B time', 'Δ time', 'B/A'];
+  const t = cut.total;
+  return [
+    h(`GPU-to-GPU copies, biggest change first${cut.more ? ` (${top} of ${pairs.length} pairs)` : ''}`),
+    amountLine('  All pairs', { a: t.aNs, b: t.bNs, deltaNs: t.deltaNs, ratio: t.ratio }),
+    ...table(
+      columns,
+      rows,
+      columns.map((_, i) => (i < 2 ? 'l' : 'r')),
+    ).map((l) => `  ${l}`),
+    ...(cut.more ? [`  ${morePairsText(cut.more)}`] : []),
+  ];
 }
 
 /** The evaluator's per-case timings of two results (what ranks), each change with its interval and verdict. */

@@ -21,5 +21,14 @@ export {
   roofText,
 } from './roofline';
 export { stallLabel } from './pcSampling';
-export { gpuEndLabel, gpuMatrix, gpuPairLabel, peerCopyText, type GpuPair } from './peerCopies';
+export {
+  cutPairChanges,
+  gpuEndLabel,
+  gpuMatrix,
+  gpuPairLabel,
+  morePairsText,
+  pairChangeMark,
+  peerCopyText,
+  type GpuPair,
+} from './peerCopies';
 export { showBidiControls } from './bidi';

@@ -1,5 +1,5 @@
 // Device-to-device copies between two GPUs as people read them: "GPU 0 → GPU 3: 12 copies, 48.0 MiB, 1.20 ms".
-// One wording for the CLI and the results webview. Pure (no Node, no DOM, no imports outside this folder).
+// One wording for the CLI and the results and compare webviews. Pure (no Node, no DOM, no imports outside this folder).
 import { formatNs } from './durations';
 import { formatBytes, formatCount } from './numbers';
 
@@ -19,8 +19,11 @@ export function gpuEndLabel(gpu: number | null, agentId: string): string {
   return gpu === null ? agentId : `GPU ${gpu}`;
 }
 
+/** A pair's two ends. */
+type GpuEnds = Pick<GpuPair, 'srcAgentId' | 'dstAgentId' | 'srcGpu' | 'dstGpu'>;
+
 /** `GPU 0 → GPU 3`. */
-export function gpuPairLabel(p: GpuPair): string {
+export function gpuPairLabel(p: GpuEnds): string {
   return `${gpuEndLabel(p.srcGpu, p.srcAgentId)} → ${gpuEndLabel(p.dstGpu, p.dstAgentId)}`;
 }
 
@@ -48,4 +51,42 @@ export function gpuMatrix<P extends GpuPair>(
   }
   if (gpus.size === 0 || gpus.size > maxGpus || byPair.size < pairs.length) return null;
   return { gpus: [...gpus].sort((a, b) => a - b), at: (src, dst) => byPair.get(`${src},${dst}`) };
+}
+
+/** What the comparison's formatters read of a pair on both sides (the comparison's `PeerCopyDelta`). */
+export interface GpuPairChange extends GpuEnds {
+  a: { totalNs: number } | null;
+  b: { totalNs: number } | null;
+}
+
+/** `new` (in B only), `gone` (in A only), '' (on both sides). */
+export function pairChangeMark(p: GpuPairChange): '' | 'new' | 'gone' {
+  return p.a === null ? 'new' : p.b === null ? 'gone' : '';
+}
+
+export interface PairChangesCut<P> {
+  /** The first pairs, as the comparison orders them (biggest change first). */
+  shown: P[];
+  /** The pairs left out and their time on each side; null when none is. */
+  more: { pairs: number; aNs: number; bNs: number } | null;
+  /** Every pair's time on each side, its change and b / a (null when A copied nothing). */
+  total: { aNs: number; bNs: number; deltaNs: number; ratio: number | null };
+}
+
+/** The first `max` pair changes, and what the rest and all of them took on each side. */
+export function cutPairChanges<P extends GpuPairChange>(pairs: readonly P[], max: number): PairChangesCut<P> {
+  const sum = (ps: readonly P[], s: 'a' | 'b'): number => ps.reduce((n, p) => n + (p[s]?.totalNs ?? 0), 0);
+  const rest = pairs.slice(max);
+  const aNs = sum(pairs, 'a');
+  const bNs = sum(pairs, 'b');
+  return {
+    shown: pairs.slice(0, max),
+    more: rest.length ? { pairs: rest.length, aNs: sum(rest, 'a'), bNs: sum(rest, 'b') } : null,
+    total: { aNs, bNs, deltaNs: bNs - aNs, ratio: aNs > 0 ? bNs / aNs : null },
+  };
+}
+
+/** `41 more pairs: A 8.20 µs, B 8.00 µs`. */
+export function morePairsText(more: NonNullable<PairChangesCut<unknown>['more']>): string {
+  return `${formatCount(more.pairs)} more pair${more.pairs === 1 ? '' : 's'}: A ${formatNs(more.aNs)}, B ${formatNs(more.bNs)}`;
 }

@@ -256,6 +256,31 @@ export interface DigestBaseline {
   /** Kernels of one side only. */
   onlyInBaseline: string[];
   onlyInThis: string[];
+  /**
+   * The whole profile's GPU-to-GPU copy pairs on both sides (paired by GPU index), biggest change of time first;
+   * absent when neither side copied between GPUs.
+   */
+  peerCopies?: DigestList<DigestPeerCopyChange>;
+}
+
+/** One GPU pair's device-to-device copies in the baseline (`a`) and this profile (`b`); null: none on that side. */
+export interface DigestPeerCopyChange {
+  /** `GPU 0` (the agent id when it is not a known GPU). */
+  from: string;
+  to: string;
+  a: DigestPeerCopySide | null;
+  b: DigestPeerCopySide | null;
+  /** b.totalNs - a.totalNs, a missing side counting 0. */
+  deltaNs: number;
+  /** b.totalNs / a.totalNs; null unless both sides exist and a.totalNs > 0. */
+  ratio: number | null;
+}
+
+export interface DigestPeerCopySide {
+  calls: number;
+  totalNs: number;
+  /** null: the trace records no sizes (CSV). */
+  bytes: number | null;
 }
 
 /** One rank of a multi-process profile (TraceSummary.ranks, cut to what an agent needs). */

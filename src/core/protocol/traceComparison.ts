@@ -110,6 +110,32 @@ const rankDeltaSchema = z.object({
   slowest: z.object({ a: z.boolean(), b: z.boolean() }),
 });
 
+/** One side's device-to-device copies of a GPU pair (TraceSummary.peerCopies). */
+const peerCopySideSchema = z.object({
+  calls: count,
+  totalNs: ns,
+  /** null: the trace records no sizes (CSV). */
+  bytes: count.nullable(),
+});
+
+/**
+ * One (source GPU, destination GPU) pair of the whole profile on both sides, paired by GPU index (by agent id when
+ * an end is not a known GPU); a pair on one side only has `null` on the other.
+ */
+const peerCopyDeltaSchema = z.object({
+  /** B's agents when the pair is in B, else A's. */
+  srcAgentId: z.string(),
+  dstAgentId: z.string(),
+  srcGpu: count.nullable(),
+  dstGpu: count.nullable(),
+  a: peerCopySideSchema.nullable(),
+  b: peerCopySideSchema.nullable(),
+  /** b.totalNs - a.totalNs, a missing side counting 0 (as a kernel's). */
+  deltaTotalNs: z.number(),
+  /** b.totalNs / a.totalNs; null unless both sides exist and a.totalNs > 0. */
+  ratio: z.number().nullable(),
+});
+
 export const traceComparisonSchema = z.object({
   a: z.object({ label: z.string(), calls: count, totalNs: ns, distinct: count }),
   b: z.object({ label: z.string(), calls: count, totalNs: ns, distinct: count }),
@@ -129,6 +155,8 @@ export const traceComparisonSchema = z.object({
   /** Per rank, when either side is a multi-process profile; then each side's imbalance line. */
   ranks: z.array(rankDeltaSchema).optional(),
   imbalance: z.object({ a: z.string().nullable(), b: z.string().nullable() }).optional(),
+  /** Per GPU pair of device-to-device copies, biggest absolute change of time first, when either side has any. */
+  peerCopies: z.array(peerCopyDeltaSchema).optional(),
 });
 
 export type KernelSide = z.infer<typeof kernelSideSchema>;
@@ -136,6 +164,7 @@ export type KernelDelta = z.infer<typeof kernelDeltaSchema>;
 export type AmountDelta = z.infer<typeof amountDeltaSchema>;
 export type RangeDelta = z.infer<typeof rangeDeltaSchema>;
 export type RankDelta = z.infer<typeof rankDeltaSchema>;
+export type PeerCopyDelta = z.infer<typeof peerCopyDeltaSchema>;
 export type TraceComparison = z.infer<typeof traceComparisonSchema>;
 export type RooflinePoint = z.infer<typeof rooflinePointSchema>;
 export type RooflineDelta = z.infer<typeof rooflineDeltaSchema>;

@@ -6,12 +6,17 @@ import type {
   DigestCase,
   DigestEvaluator,
   DigestKernel,
+  DigestList,
+  DigestPeerCopyChange,
   ProfileDigest,
 } from '../../core/protocol/profileDigest';
 import type { KernelRow, TraceSummary } from '../../core/protocol/traceSummary';
 import { compareKernels, rangeParts, runParts } from '../compare';
+import { comparePeerCopies } from '../comparePeerCopies';
 import { compareCaseTimings, judgeDispatches, judgeTotals } from '../significance';
-import { isMore } from './lists';
+import type { DigestCaps } from './caps';
+import { cutList, isMore } from './lists';
+import { gpuEnd } from './ranks';
 
 export interface BaselineInput {
   summary: TraceSummary;
@@ -36,6 +41,7 @@ export function applyBaseline(
   summary: TraceSummary,
   baseline: BaselineInput,
   evaluator: DigestEvaluator | null,
+  caps: DigestCaps,
 ): ProfileDigest {
   const base = baseline.summary;
   const paired = pairedRows(base, summary);
@@ -108,8 +114,28 @@ export function applyBaseline(
       .filter((d) => d.match === 'b-only' && summaryKernelNames.has(d.name))
       .map((d) => d.shortName)
       .slice(0, 10),
+    ...(base.peerCopies?.length || summary.peerCopies?.length
+      ? { peerCopies: peerCopyChanges(base, summary, caps.peerCopies) }
+      : {}),
   };
   return { ...digest, kernels, cases, baseline: section };
+}
+
+/** The GPU pairs as compare pairs them, the first `cap`; the rest counted with their share of all the change. */
+function peerCopyChanges(base: TraceSummary, summary: TraceSummary, cap: number): DigestList<DigestPeerCopyChange> {
+  const rows: DigestPeerCopyChange[] = comparePeerCopies(base.peerCopies ?? [], summary.peerCopies ?? []).map(
+    (p) => ({
+      from: gpuEnd(p.srcGpu, p.srcAgentId),
+      to: gpuEnd(p.dstGpu, p.dstAgentId),
+      a: p.a,
+      b: p.b,
+      deltaNs: p.deltaTotalNs,
+      ratio: p.ratio,
+    }),
+  );
+  const change = (ps: readonly DigestPeerCopyChange[]): number => ps.reduce((n, p) => n + Math.abs(p.deltaNs), 0);
+  const all = change(rows);
+  return cutList(rows, cap, rows.length, (kept) => (all > 0 ? (100 * (all - change(kept))) / all : null));
 }
 
 function ratioOf(a: number, b: number): number | null {

@@ -90,7 +90,7 @@ function atLevel(
     links: [...(input.links ?? [])],
     budget: { maxBytes, level, entriesLeftOut: 0, exceeded: false },
   };
-  if (input.baseline) digest = applyBaseline(digest, summary, input.baseline, input.evaluator ?? null);
+  if (input.baseline) digest = applyBaseline(digest, summary, input.baseline, input.evaluator ?? null, caps);
   digest = withPrecision(digest);
   digest.budget.entriesLeftOut = entriesLeftOut(digest);
   return digest;
@@ -107,7 +107,8 @@ function entriesLeftOut(d: ProfileDigest): number {
     leftOut(d.warnings) +
     leftOut(d.counters) +
     leftOut(d.ranks?.ranks) +
-    leftOut(d.ranks?.peerCopies);
+    leftOut(d.ranks?.peerCopies) +
+    leftOut(d.baseline?.peerCopies);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
   if (d.hotspots) {

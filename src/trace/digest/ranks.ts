@@ -6,6 +6,9 @@ import type { TraceRanks } from '../../core/protocol/traceSummary';
 import type { DigestCaps } from './caps';
 import { cutList } from './lists';
 
+/** A copy's end as the digest names it: `GPU 3`, or the agent id when it is not a known GPU. */
+export const gpuEnd = (gpu: number | null, agent: string): string => (gpu === null ? agent : `GPU ${gpu}`);
+
 export function ranksOf(ranks: TraceRanks, caps: DigestCaps): DigestRanks {
   const slowest = ranks.imbalance[0]?.slowestRank ?? null;
   const slowIn = new Map<number, number>();
@@ -27,13 +30,12 @@ export function ranksOf(ranks: TraceRanks, caps: DigestCaps): DigestRanks {
     ...rows.filter((r) => r.rank === null || r.rank !== slowest),
   ];
   const total = rows.reduce((n, r) => n + r.kernelNs, 0);
-  const end = (gpu: number | null, agent: string): string => (gpu === null ? agent : `GPU ${gpu}`);
   const pairs: DigestPeerCopy[] = ranks.processes
     .flatMap((p) =>
       (p.peerCopies ?? []).map((c) => ({
         rank: p.rank,
-        from: end(c.srcGpu, c.srcAgentId),
-        to: end(c.dstGpu, c.dstAgentId),
+        from: gpuEnd(c.srcGpu, c.srcAgentId),
+        to: gpuEnd(c.dstGpu, c.dstAgentId),
         calls: c.calls,
         totalNs: c.totalNs,
         bytes: c.bytes,

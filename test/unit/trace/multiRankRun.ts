@@ -60,7 +60,12 @@ function agentInfo(): string {
  */
 export function writeMultiRankRun(
   dir: string,
-  opts: { manifest?: boolean; pcSamples?: boolean } = {},
+  opts: {
+    manifest?: boolean;
+    pcSamples?: boolean;
+    /** Each rank's device-to-device copies as [destination agent, ns]; default one of 200 ns to peerOf(agent). */
+    peerCopies?: (agent: number) => Array<[number, number]>;
+  } = {},
 ): Map<number, string[]> {
   const hostDir = path.join(dir, HOST);
   mkdirSync(hostDir, { recursive: true });
@@ -109,10 +114,13 @@ export function writeMultiRankRun(
     write(r.pid, 'kernel_trace', [KERNEL_HEADER, ...kernels].join('\n') + '\n');
     write(r.pid, 'hip_api_trace', [API_HEADER, ...api].join('\n') + '\n');
     write(r.pid, 'marker_api_trace', [API_HEADER, ...markers].join('\n') + '\n');
-    const peer = `Agent ${peerOf(r.agent)}`;
+    const peers = opts.peerCopies?.(r.agent) ?? [[peerOf(r.agent), 200]];
     const copies = [
       `"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,"Agent 0",${q(agent)},${corr + 1},${T0 + 500},${T0 + 900 + r.agent}`,
-      `"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",0,${q(agent)},${q(peer)},${corr + 2},${gpu + 10},${gpu + 210}`,
+      ...peers.map(([to, ns], i) => {
+        const at = gpu + 10 + i * 1000;
+        return `"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",0,${q(agent)},${q(`Agent ${to}`)},${i === 0 ? corr + 2 : corr + 10 + i},${at},${at + ns}`;
+      }),
       `"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_HOST",0,${q(agent)},"Agent 0",${corr + 3},${gpu + 300},${gpu + 700}`,
     ];
     write(r.pid, 'memory_copy_trace', [COPY_HEADER, ...copies].join('\n') + '\n');

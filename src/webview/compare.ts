@@ -1,13 +1,14 @@
 // Builds the compare page from a CompareView with DOM APIs only (see dom.ts): headline cards (kernel time A → B,
 // ratio, busy and wall change), a chart of the biggest per-kernel changes (inline SVG, a title and an aria-label
 // per bar, its numbers in a table too), the per-kernel table with new, vanished and base-name-paired kernels marked, and
-// the roofline's A → B arrows when both sides read counters, and per-case (rocTX range) deltas when both sides have
-// ranges.
-import type { AmountDelta, KernelDelta, RangeDelta } from '../core/protocol/traceComparison';
+// the roofline's A → B arrows when both sides read counters, the GPU-to-GPU copy pairs of a multi-GPU profile, and
+// per-case (rocTX range) deltas when both sides have ranges.
+import { cutPairChanges, gpuEndLabel, morePairsText, pairChangeMark } from '../core/format/index';
+import type { AmountDelta, KernelDelta, PeerCopyDelta, RangeDelta } from '../core/protocol/traceComparison';
 import type { CompareView } from './compareProtocol';
 import { renderCompareRoofline } from './compareRoofline';
 import { dataTable, h, svg, type Child, type TableRow } from './dom';
-import { formatCount, formatNs, formatRatio, formatSignedNs } from './format';
+import { formatBytes, formatCount, formatNs, formatRatio, formatSignedNs } from './format';
 
 export interface CompareActions {
   reveal(side: 'a' | 'b'): void;
@@ -16,6 +17,8 @@ export interface CompareActions {
 const TOP_KERNELS = 40;
 const TOP_BARS = 12;
 const OPEN_CASES = 4;
+/** An MI300x8 all-to-all has 56 pairs between GPUs and 8 within them. */
+const TOP_PAIRS = 64;
 
 /** `faster` / `slower` / `same` by the change of time (less time is better). */
 function trend(deltaNs: number | null | undefined): 'faster' | 'slower' | 'same' {
@@ -44,6 +47,7 @@ export function renderComparison(view: CompareView, actions: CompareActions): HT
     c.kernels.length ? renderChart(c.kernels) : h('p', { class: 'note' }, 'Neither trace has kernel dispatches.'),
     c.kernels.length ? renderKernels(c.kernels) : null,
     renderCompareRoofline(c, view.rooflines),
+    c.peerCopies?.length ? renderPeerCopies(c.peerCopies) : null,
     renderRanges(view),
   );
 }
@@ -286,6 +290,61 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
         'chart-table',
       ),
     ),
+  );
+}
+
+/** The whole profile's GPU-to-GPU copy pairs on both sides, biggest change of time first. */
+function renderPeerCopies(pairs: PeerCopyDelta[]): HTMLElement {
+  const cut = cutPairChanges(pairs, TOP_PAIRS);
+  const t = cut.total;
+  const side = (s: PeerCopyDelta['a']): Child[] =>
+    s ? [formatCount(s.calls), formatBytes(s.bytes), formatNs(s.totalNs)] : ['–', '–', '–'];
+  return h(
+    'section',
+    { class: 'peer-compare' },
+    h('h2', {}, 'GPU-to-GPU copies'),
+    h(
+      'p',
+      { class: 'note' },
+      `All pairs: ${formatNs(t.aNs)} → ${formatNs(t.bNs)} · `,
+      deltaCell(t.deltaNs),
+      t.ratio === null ? '' : ` · ${formatRatio(t.ratio)}`,
+    ),
+    dataTable(
+      `Copies per GPU pair, biggest change of time first${cut.more ? ` (top ${cut.shown.length} of ${pairs.length})` : ''}`,
+      [
+        { label: 'from', key: true },
+        { label: 'to', key: true },
+        '',
+        'A copies',
+        'A bytes',
+        'A time',
+        'B copies',
+        'B bytes',
+        'B time',
+        'Δ time',
+        'B / A',
+      ],
+      cut.shown.map((p) => {
+        const m = pairChangeMark(p);
+        return {
+          attrs: { class: 'peer-pair', 'data-src': p.srcAgentId, 'data-dst': p.dstAgentId },
+          cells: [
+            gpuEndLabel(p.srcGpu, p.srcAgentId),
+            gpuEndLabel(p.dstGpu, p.dstAgentId),
+            m
+              ? h('span', { class: `mark mark-${m === 'new' ? 'b-only' : 'a-only'}` }, m === 'new' ? 'new' : 'vanished')
+              : '',
+            ...side(p.a),
+            ...side(p.b),
+            deltaCell(p.deltaTotalNs),
+            p.ratio === null ? '–' : deltaCell(p.deltaTotalNs, formatRatio(p.ratio)),
+          ],
+        };
+      }),
+      'peer-compare-table',
+    ),
+    cut.more ? h('p', { class: 'note peer-more' }, morePairsText(cut.more)) : null,
   );
 }
 

@@ -123,16 +123,14 @@ export function applyBaseline(
 
 /** The GPU pairs as compare pairs them, the first `cap`; the rest counted with their share of all the change. */
 function peerCopyChanges(base: TraceSummary, summary: TraceSummary, cap: number): DigestList<DigestPeerCopyChange> {
-  const rows: DigestPeerCopyChange[] = comparePeerCopies(base.peerCopies ?? [], summary.peerCopies ?? []).map(
-    (p) => ({
-      from: gpuEnd(p.srcGpu, p.srcAgentId),
-      to: gpuEnd(p.dstGpu, p.dstAgentId),
-      a: p.a,
-      b: p.b,
-      deltaNs: p.deltaTotalNs,
-      ratio: p.ratio,
-    }),
-  );
+  const rows: DigestPeerCopyChange[] = comparePeerCopies(base.peerCopies ?? [], summary.peerCopies ?? []).map((p) => ({
+    from: gpuEnd(p.srcGpu, p.srcAgentId),
+    to: gpuEnd(p.dstGpu, p.dstAgentId),
+    a: p.a,
+    b: p.b,
+    deltaNs: p.deltaTotalNs,
+    ratio: p.ratio,
+  }));
   const change = (ps: readonly DigestPeerCopyChange[]): number => ps.reduce((n, p) => n + Math.abs(p.deltaNs), 0);
   const all = change(rows);
   return cutList(rows, cap, rows.length, (kept) => (all > 0 ? (100 * (all - change(kept))) / all : null));

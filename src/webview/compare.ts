@@ -297,8 +297,14 @@ function renderChart(kernels: KernelDelta[]): HTMLElement {
 function renderPeerCopies(pairs: PeerCopyDelta[]): HTMLElement {
   const cut = cutPairChanges(pairs, TOP_PAIRS);
   const t = cut.total;
-  const side = (s: PeerCopyDelta['a']): Child[] =>
-    s ? [formatCount(s.calls), formatBytes(s.bytes), formatNs(s.totalNs)] : ['–', '–', '–'];
+  // a CSV trace records no sizes: bytes columns only when a side has some
+  const bytes = pairs.some((p) => p.a?.bytes != null || p.b?.bytes != null);
+  const side = (s: PeerCopyDelta['a']): Child[] => [
+    formatCount(s?.calls),
+    ...(bytes ? [formatBytes(s?.bytes)] : []),
+    formatNs(s?.totalNs),
+  ];
+  const sideHeaders = (k: string): string[] => [`${k} copies`, ...(bytes ? [`${k} bytes`] : []), `${k} time`];
   return h(
     'section',
     { class: 'peer-compare' },
@@ -316,12 +322,8 @@ function renderPeerCopies(pairs: PeerCopyDelta[]): HTMLElement {
         { label: 'from', key: true },
         { label: 'to', key: true },
         '',
-        'A copies',
-        'A bytes',
-        'A time',
-        'B copies',
-        'B bytes',
-        'B time',
+        ...sideHeaders('A'),
+        ...sideHeaders('B'),
         'Δ time',
         'B / A',
       ],

@@ -86,7 +86,8 @@ export function cutPairChanges<P extends GpuPairChange>(pairs: readonly P[], max
   };
 }
 
-/** `41 more pairs: A 8.20 µs, B 8.00 µs`. */
+/** `41 more pairs: A 8.20 µs, B 8.00 µs` (`A 0 ns`: the pairs left out are B's only). */
 export function morePairsText(more: NonNullable<PairChangesCut<unknown>['more']>): string {
-  return `${formatCount(more.pairs)} more pair${more.pairs === 1 ? '' : 's'}: A ${formatNs(more.aNs)}, B ${formatNs(more.bNs)}`;
+  const ns = (v: number): string => (v === 0 ? '0 ns' : formatNs(v));
+  return `${formatCount(more.pairs)} more pair${more.pairs === 1 ? '' : 's'}: A ${ns(more.aNs)}, B ${ns(more.bNs)}`;
 }

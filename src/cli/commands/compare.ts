@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .argument('<a>', 'the baseline: a profile, or a result saved by `kernel-runner submit --json`')
     .argument('<b>', 'the profile (or result) to compare with it')
     .option('--json', 'print the comparison as JSON')
-    .option('--top <n>', 'kernel rows to show, overall and per range', '15')
+    .option('--top <n>', 'kernel rows to show, overall and per range, and GPU-to-GPU copy pairs', '15')
     .addHelpText(
       'after',
       examplesHelp([

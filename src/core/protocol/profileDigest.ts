@@ -276,7 +276,7 @@ export interface DigestPeerCopyChange {
   ratio: number | null;
 }
 
-export interface DigestPeerCopySide {
+interface DigestPeerCopySide {
   calls: number;
   totalNs: number;
   /** null: the trace records no sizes (CSV). */

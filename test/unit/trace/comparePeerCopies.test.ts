@@ -14,6 +14,8 @@ import { renderComparison } from '../../../src/cli/render/compareTables';
 import { traceComparisonSchema, type PeerCopyDelta } from '../../../src/core/protocol/traceComparison';
 import type { PeerCopy, TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { buildDigest, digestText, isMore } from '../../../src/trace/digest/index';
+import { compareTool } from '../../../src/cli/mcp/tools';
+import type { ProfileDigest } from '../../../src/core/protocol/profileDigest';
 import { repoRoot, tempDir } from './helpers';
 import { writeMultiRankRun } from './multiRankRun';
 
@@ -28,10 +30,14 @@ const B_COPIES: Record<number, Array<[number, number]>> = {
   4: [],
 };
 
-async function profile(tag: string, peerCopies?: (agent: number) => Array<[number, number]>): Promise<TraceSummary> {
+function profileDir(tag: string, peerCopies?: (agent: number) => Array<[number, number]>): string {
   const dir = tempDir(tag);
   writeMultiRankRun(dir, peerCopies ? { peerCopies } : {});
-  return summarizePath(dir);
+  return dir;
+}
+
+async function profile(tag: string, peerCopies?: (agent: number) => Array<[number, number]>): Promise<TraceSummary> {
+  return summarizePath(profileDir(tag, peerCopies));
 }
 
 const side = (totalNs: number) => ({ calls: 1, totalNs, bytes: null });
@@ -167,4 +173,22 @@ test("the digest's baseline (MCP compare): the pairs with their change, cut to t
   // a baseline without peer copies on either side adds no section
   const none = await profile('cmp-peer-digest-none', () => []);
   assert.equal(buildDigest(none, { trace, baseline: { summary: none, trace } }).baseline?.peerCopies, undefined);
+});
+
+test("MCP compare of two profile folders: the digest's baseline carries the pair that changed most first", async () => {
+  const out = await compareTool({
+    a: profileDir('cmp-peer-mcp-a'),
+    b: profileDir('cmp-peer-mcp-b', (agent) => B_COPIES[agent] ?? []),
+  });
+  assert.equal(out.kind, 'profiles');
+  const digest = out.digest as ProfileDigest;
+  assert.deepEqual(digest.baseline?.peerCopies?.[0], {
+    from: 'GPU 1',
+    to: 'GPU 2',
+    a: side(200),
+    b: side(900),
+    deltaNs: 700,
+    ratio: 4.5,
+  });
+  assert.equal(digest.baseline?.peerCopies?.length, 5);
 });

@@ -18,6 +18,7 @@ import { compareTool } from '../../../src/cli/mcp/tools';
 import type { ProfileDigest } from '../../../src/core/protocol/profileDigest';
 import { repoRoot, tempDir } from './helpers';
 import { writeMultiRankRun } from './multiRankRun';
+import { writeRocpdRanks } from './multiRankRocpd';
 
 /** B: GPU 1's copy to GPU 2 4.5x slower, GPU 2's to GPU 3 4x faster and a new one to GPU 0, GPU 3 copies nothing. */
 const B_COPIES: Record<number, Array<[number, number]>> = {
@@ -192,3 +193,23 @@ test("MCP compare of two profile folders: the digest's baseline carries the pair
   });
   assert.equal(digest.baseline?.peerCopies?.length, 5);
 });
+
+test('rocpd profiles: the pairs carry both sides bytes, and the text shows bytes columns', async () => {
+  const dir = tempDir('cmp-peer-rocpd');
+  writeRocpdRanks(path.join(dir, 'merged_results.db'));
+  const s = await summarizePath(dir);
+  const c = compareSummaries(s, s);
+  assert.equal(c.peerCopies?.length, 4);
+  for (const p of c.peerCopies ?? []) {
+    assert.deepEqual([p.a, p.b], [side64k, side64k]);
+    assert.deepEqual([p.deltaTotalNs, p.ratio], [0, 1]);
+  }
+  const lines = renderComparison(c).split('\n');
+  const head = lines.indexOf('GPU-to-GPU copies, biggest change first');
+  assert.deepEqual(lines.slice(head + 2, head + 4), [
+    '  Pair             A copies  B copies   A bytes   B bytes  A time  B time  Δ time    B/A',
+    '  GPU 0 → GPU 1           1         1  64.0 KiB  64.0 KiB  200 ns  200 ns    0 ns  1.00x',
+  ]);
+});
+
+const side64k = { calls: 1, totalNs: 200, bytes: 1 << 16 };

@@ -619,7 +619,12 @@ async function readSet(
             tables,
             agentPrefix,
             p.file.path,
-            { table: counters.table, wanted: countersUsed(), scopeOfPid },
+            {
+              table: counters.table,
+              wanted: countersUsed(),
+              scopeOfPid,
+              rangesOf: (scope) => rangesOfScope(counters, scope ?? counters.scope),
+            },
             (process) => {
               // a merged database: each process's busy time and tables apart, as its own database would give them
               const busy = new Map<string, BusyTracker>();
@@ -841,7 +846,7 @@ async function readSet(
           kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
           counters: csvOf('counter_collection').map((p) => p.file),
           epochSeconds: acc.clock.use(),
-          counterRanges: rangesOfScope(counters),
+          counterRanges: rangesOfScope(counters, counters.scope),
         },
         tables,
         ctx.dispatchLogs,
@@ -910,10 +915,10 @@ const DISPATCH_KINDS = new Set<Planned['what']['kind']>([
   'rocpd',
 ]);
 
-/** The counter ranges of the scope being read (the Dispatch_Ids of one process). */
-function rangesOfScope(counters: CounterCollector): Map<number, string> {
-  let ranges = counters.rangeOf.get(counters.scope);
-  if (!ranges) counters.rangeOf.set(counters.scope, (ranges = new Map()));
+/** The counter ranges of scope `scope` (the Dispatch_Ids of one process). */
+function rangesOfScope(counters: CounterCollector, scope: number): Map<number, string> {
+  let ranges = counters.rangeOf.get(scope);
+  if (!ranges) counters.rangeOf.set(scope, (ranges = new Map()));
   return ranges;
 }
 

@@ -309,8 +309,9 @@ test("a merged rocpd database of four processes: each process's counters of its 
   assert.equal(k?.l1Bytes, 250 * 64);
   // one file of every process, its counters by pid: each rank's roofline is its own pid's three dispatches
   assert.equal(s.ranks?.processes.length, RANKS.length);
+  const ranks = s.ranks.processes;
   for (const [n, r] of RANKS.entries()) {
-    const own = s.ranks.processes.find((p) => p.pid === r.pid)?.roofline?.kernels.find((x) => x.name === KERNEL);
+    const own = ranks.find((p) => p.pid === r.pid)?.roofline?.kernels.find((x) => x.name === KERNEL);
     assert.equal(own?.dispatches, 3, `pid ${r.pid}`);
     assert.equal(own?.l1Bytes, 100 * (n + 1) * 64, `pid ${r.pid}`);
   }

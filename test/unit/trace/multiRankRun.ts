@@ -41,12 +41,11 @@ const AGENT_HEADER =
 
 const PC_HEADER = '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"';
 
-/** L1 cache accesses of a rank's dispatch `dispatch` (1..18), with `--pmc`: each rank's and each case's its own. */
-export const l1AccessesOf = (r: RankSpec, dispatch: number): number => 100 * r.agent + dispatch;
 /** The counters a profile with `--pmc` collects (rocprofv3's counter_collection.csv, rocpd's pmc_events). */
 export const COUNTERS = ['TCP_TOTAL_CACHE_ACCESSES_sum', 'SQ_WAVES'] as const;
+/** A counter of a rank's dispatch `dispatch` (1..18): L1 accesses 100 * agent + dispatch (each rank's, each case's own). */
 export const counterValue = (r: RankSpec, dispatch: number, counter: (typeof COUNTERS)[number]): number =>
-  counter === 'SQ_WAVES' ? 16 : l1AccessesOf(r, dispatch);
+  counter === 'SQ_WAVES' ? 16 : 100 * r.agent + dispatch;
 
 const COUNTER_HEADER =
   'Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,Workgroup_Size,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Counter_Name,Counter_Value,Start_Timestamp,End_Timestamp';

@@ -53,6 +53,8 @@ export interface ProfiledProcess {
   fileRank: number | null;
   /** The rank its rocpd database's recorded environment announced. */
   envRank: number | null;
+  /** The dispatch scopes (dispatchScopes.ts) of its sets read: where its counters are in the profile's table. */
+  scopes: Set<number>;
 }
 
 /** Who a set read is: its pid and host, and the rank its database recorded (rocpd only). */
@@ -72,8 +74,15 @@ export class ProcessGroups {
       for (const o of p.outputs ?? []) this.byOutput.set(o, [...(this.byOutput.get(o) ?? []), p]);
   }
 
-  /** A set read: `setKey` when neither the manifest nor a pid names its process. */
-  add(setKey: string, who: SetProcess, tables: RunTables, busy: Map<string, BusyTracker>, outputs: string[]): void {
+  /** A set read (its dispatches in scope `scope`): `setKey` when neither the manifest nor a pid names its process. */
+  add(
+    setKey: string,
+    who: SetProcess,
+    tables: RunTables,
+    busy: Map<string, BusyTracker>,
+    outputs: string[],
+    scope: number,
+  ): void {
     const { key, pid, listed } = this.identify(setKey, who, outputs);
     let p = this.byKey.get(key);
     if (!p) {
@@ -87,9 +96,11 @@ export class ProcessGroups {
         manifest: listed,
         fileRank: null,
         envRank: null,
+        scopes: new Set(),
       };
       this.byKey.set(key, p);
     }
+    p.scopes.add(scope);
     p.envRank ??= who.rank ?? null;
     tables.mergeInto(p.tables);
     p.busy.push(busy);
@@ -139,6 +150,7 @@ export class ProcessGroups {
         manifest: m,
         fileRank: null,
         envRank: null,
+        scopes: new Set(),
       });
     }
     return out;

@@ -121,6 +121,8 @@ export function buildRanks(
   from: TraceRanks['from'],
   wallSpan: number | null,
   warnings: string[],
+  /** Filled with the process each rank's row is of. */
+  processOf?: Map<TraceRank, ProfiledProcess>,
 ): TraceRanks {
   const gpuOf = gpuIndexer(acc);
   const built = processes.map((p) => rankOf(p, acc, wallSpan, gpuOf));
@@ -157,12 +159,18 @@ export function buildRanks(
       rank = next;
       taken.add(next);
     }
-    return { rank, device: deviceOf(b), ...b.rank };
+    const row: TraceRank = { rank, device: deviceOf(b), ...b.rank };
+    processOf?.set(row, b.process);
+    return row;
   });
   ranked.sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0));
   const idle: TraceRank[] = built
     .filter((b) => b.rank.kernelCalls === 0)
-    .map((b) => ({ rank: null, device: null, ...b.rank }))
+    .map((b) => {
+      const row: TraceRank = { rank: null, device: null, ...b.rank };
+      processOf?.set(row, b.process);
+      return row;
+    })
     .sort((a, b) => (a.pid ?? 0) - (b.pid ?? 0));
 
   const users = new Map<string, number[]>();

@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StatsOf } from './classify';
-import type { TraceRanks, TraceSummary } from '../core/protocol/traceSummary';
+import type { TraceRank, TraceRanks, TraceSummary } from '../core/protocol/traceSummary';
 import { TraceAccumulator } from './accumulator';
 import type { BusyOptions, BusyTracker } from './busy';
 import { buildSummary, type BuildOptions } from './buildSummary';
@@ -47,7 +47,14 @@ import {
 } from './sources';
 import { nonRegularKind } from './regularFile';
 import { RunTables, normalizeDirection } from './tables';
-import { ProcessGroups, isManifestPath, passOfPath, readManifest, type SetProcess } from './processes';
+import {
+  ProcessGroups,
+  isManifestPath,
+  passOfPath,
+  readManifest,
+  type ProfiledProcess,
+  type SetProcess,
+} from './processes';
 import type { ProcessManifest } from '../core/protocol/processManifest';
 import { buildRanks } from './ranks';
 import { hotspotsOfFiles } from './pcSampling/hotspots';
@@ -55,7 +62,7 @@ import type { PcHotspots } from '../core/protocol/pcSampling';
 
 /** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
 const SUMMARY_HOTSPOTS_TOP = 10;
-import { CounterTableBuilder } from './counters/counterTable';
+import { CounterTableBuilder, tableOfScopes, type CounterTable } from './counters/counterTable';
 import { DispatchScopes, type ScopedSet } from './dispatchScopes';
 import { countersUsed } from './counters/countersUsed';
 import { deriveRoofline } from './counters/derive';
@@ -66,7 +73,9 @@ import { readOutputFormat, readRooflineCsv, readSysinfo } from './counters/workl
 interface CounterCollector {
   table: CounterTableBuilder;
   /** The first counter file read: its path and layout. */
-  source: { format: string; path: string } | null;
+  source: CounterSourceFile | null;
+  /** Per dispatch scope (a process), the first counter file read of it. */
+  sourceOf: Map<number, CounterSourceFile>;
   sysinfo: FileSource | null;
   roofline: FileSource | null;
   profilingConfig: FileSource | null;
@@ -79,6 +88,17 @@ interface CounterCollector {
   /** The processes' dispatch scopes (dispatchScopes.ts), and the one of the set being read. */
   scopes: DispatchScopes;
   scope: number;
+}
+
+interface CounterSourceFile {
+  format: string;
+  path: string;
+}
+
+/** `file` is the first counter file of the profile, and of each of `scopes` that had none. */
+function noteCounterSource(counters: CounterCollector, file: CounterSourceFile, scopes: Iterable<number>): void {
+  counters.source ??= file;
+  for (const scope of scopes) if (!counters.sourceOf.has(scope)) counters.sourceOf.set(scope, file);
 }
 import { MAX_ROCPD_BYTES, MAX_V1_JSON_BYTES } from './limits';
 
@@ -162,8 +182,6 @@ async function summarizeSources(
   how: {
     /** rocpd databases of several nodes side by side: each one's agents named by the host it records. */
     dbHostAgents?: boolean;
-    /** Each rank's roofline from a read of its own files (not in such a read: it is one rank's). */
-    rankRooflines?: boolean;
   } = {},
 ): Promise<TraceSummary> {
   const acc = new TraceAccumulator(options.busy);
@@ -227,6 +245,7 @@ async function summarizeSources(
   const counters: CounterCollector = {
     table: new CounterTableBuilder(),
     source: null,
+    sourceOf: new Map(),
     workload: [],
     passesRead: new Set(),
     sysinfo: null,
@@ -263,8 +282,8 @@ async function summarizeSources(
     if (!inTimingPass(s) || outputs.length === 0) continue;
     if (read?.parts)
       for (const part of read.parts)
-        groups.add(`${s.key.key}\u0000${part.process.pid}`, part.process, part.tables, part.busy, outputs);
-    else if (read) groups.add(s.key.key, read.process, read.tables, busy, outputs);
+        groups.add(`${s.key.key}\u0000${part.process.pid}`, part.process, part.tables, part.busy, outputs, part.scope);
+    else if (read) groups.add(s.key.key, read.process, read.tables, busy, outputs, counters.scope);
   }
   acc.trackProcess(null);
   // the nodes of databases side by side (`-o out_%rank%` on a shared file system) are known once they are read:
@@ -289,6 +308,7 @@ async function summarizeSources(
   const processes = groups.all(summary.warnings, timingPass);
   // ranks when the runner listed the processes, or more than one process ran GPU work (a single-GPU job whose
   // evaluator spawned a child has one rank: nothing to balance, nothing to add)
+  const processOf = new Map<TraceRank, ProfiledProcess>();
   if (processes.length > 1 || manifest) {
     const ranks = buildRanks(
       processes,
@@ -296,6 +316,7 @@ async function summarizeSources(
       manifest ? 'manifest' : 'files',
       summary.wall?.spanNs ?? null,
       summary.warnings,
+      processOf,
     );
     if (manifest || ranks.processes.filter((p) => p.rank !== null).length > 1) summary.ranks = ranks;
   }
@@ -308,65 +329,13 @@ async function summarizeSources(
     };
   // A collection of none of the counters a roofline or speed-of-light reads (`--pmc SQ_WAVES`) has its counter
   // table and no roofline: every quantity of one would be missing.
-  if (counters.table.size > 0 && counters.table.counterCount > 0 && counters.source)
-    await addRoofline(summary, counters);
-  // several passes are told apart per rank only by the manifest (each pass is a new set of processes)
-  if (how.rankRooflines !== false && summary.roofline && summary.ranks && (manifest || passNames.length < 2))
-    await addRankRooflines(path, set, summary.ranks, manifest, options);
+  if (counters.table.size > 0 && counters.table.counterCount > 0 && counters.source) {
+    const table = counters.table.build();
+    const sides = new SideFiles(summary.warnings);
+    await addRoofline(summary, counters, table, sides);
+    if (summary.ranks) await addRankRooflines(summary, summary.ranks, processOf, counters, table, sides);
+  }
   return summary;
-}
-
-/**
- * Each rank's roofline from a one-process read of its own files: its outputs (and with a manifest, those of the
- * same rank in every pass) and the files of no process (a pass's sysinfo.csv), none of another process's.
- */
-async function addRankRooflines(
-  path: string,
-  set: SourceSet,
-  ranks: TraceRanks,
-  manifest: ProcessManifest | null,
-  options: SummarizeOptions,
-): Promise<void> {
-  const owners = new Map<string, Set<string>>();
-  const ownerOf = (p: { rank: number | null; pid: number | null }): string =>
-    p.rank !== null ? `rank ${p.rank}` : `pid ${p.pid}`;
-  const own = (o: string, who: string): void => {
-    owners.set(o, (owners.get(o) ?? new Set()).add(who));
-  };
-  for (const r of ranks.processes) for (const o of r.outputs) own(o, ownerOf(r));
-  // a listed process without a rank of its own (a run whose ranks come from its files): the rank the summary gave
-  // its pid, else (another counter pass) the rank of the timing pass's process on the same devices
-  const rankOfPid = new Map(ranks.processes.flatMap((r) => (r.pid !== null ? [[r.pid, r.rank] as const] : [])));
-  const rankOfDevices = new Map<string, number | null>();
-  for (const m of manifest?.processes ?? []) {
-    const rank = rankOfPid.get(m.pid);
-    if (rank === undefined || m.devices.length === 0) continue;
-    const key = m.devices.join(',');
-    rankOfDevices.set(key, rankOfDevices.has(key) ? null : rank);
-  }
-  for (const m of manifest?.processes ?? []) {
-    const rank = m.rank ?? rankOfPid.get(m.pid) ?? (m.devices.length ? rankOfDevices.get(m.devices.join(',')) : null);
-    for (const o of m.outputs ?? []) own(o, ownerOf({ rank: rank ?? null, pid: m.pid }));
-  }
-  for (const r of ranks.processes) {
-    if (r.rank === null) continue;
-    const me = ownerOf(r);
-    // a file of several processes (a merged rocpd database) is not one rank's: read alone, it is every rank's
-    if (r.outputs.some((o) => (owners.get(o)?.size ?? 0) > 1)) continue;
-    const files = set.files.filter((f) => {
-      if (isManifestPath(f.path)) return false;
-      const of = owners.get(f.path);
-      return of === undefined ? setKeyOf(f.path).pid === null : of.has(me);
-    });
-    try {
-      const own = await summarizeSources(path, { files, skipped: [], close: async () => {} }, options, {
-        rankRooflines: false,
-      });
-      if (own.roofline) r.roofline = own.roofline;
-    } catch (err) {
-      if (!(err instanceof TraceInputError)) throw err;
-    }
-  }
 }
 
 /** The hot spots of the runs' PC-sample files (with their kernel traces for the names), each listed as a source. */
@@ -395,23 +364,38 @@ async function pcHotspotsOf(
   return hot;
 }
 
-/** The summary's roofline and speed-of-light from the counters read; a side file that cannot be read is a warning. */
-async function addRoofline(summary: TraceSummary, counters: CounterCollector): Promise<void> {
-  const side = async <T>(file: FileSource | null, read: (f: FileSource) => Promise<T>): Promise<T | null> => {
-    if (!file) return null;
-    try {
-      return await read(file);
-    } catch (err) {
-      summary.warnings.push(`${file.path}: unreadable (${(err as Error).message}); the roofline goes without it`);
-      return null;
+/** The roofline side files (sysinfo.csv, roofline.csv, profiling_config), each read once; one unreadable is a warning. */
+class SideFiles {
+  private readonly read = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly warnings: string[]) {}
+
+  of<T>(file: FileSource | null, reader: (f: FileSource) => Promise<T>): Promise<T | null> {
+    if (!file) return Promise.resolve(null);
+    let got = this.read.get(file.path) as Promise<T | null> | undefined;
+    if (!got) {
+      got = reader(file).catch((err: unknown) => {
+        this.warnings.push(`${file.path}: unreadable (${(err as Error).message}); the roofline goes without it`);
+        return null;
+      });
+      this.read.set(file.path, got);
     }
-  };
-  const sysinfo = await side(counters.sysinfo, readSysinfo);
-  const rooflineRow = await side(counters.roofline, (f) => readRooflineCsv(f));
-  if (counters.roofline && !rooflineRow)
-    summary.warnings.push(`${counters.roofline.path}: no row for device 0; spec peaks used`);
-  const layout = await side(counters.profilingConfig, readOutputFormat);
-  const source = counters.source as { format: string; path: string };
+    return got;
+  }
+}
+
+/** The roofline and speed-of-light of `table`'s dispatches, read from `source` with the workload files `picked`. */
+async function rooflineOf(
+  table: CounterTable,
+  source: CounterSourceFile,
+  picked: WorkloadPicks,
+  summary: TraceSummary,
+  sides: SideFiles,
+  rangeOf: CounterCollector['rangeOf'],
+): Promise<ReturnType<typeof deriveRoofline>> {
+  const sysinfo = await sides.of(picked.sysinfo, readSysinfo);
+  const rooflineRow = await sides.of(picked.roofline, (f) => readRooflineCsv(f));
+  const layout = await sides.of(picked.profilingConfig, readOutputFormat);
   const format =
     source.format === 'rocprof-compute-long'
       ? layout === 'rocpd'
@@ -419,16 +403,60 @@ async function addRoofline(summary: TraceSummary, counters: CounterCollector): P
         : 'counter-collection'
       : source.format;
   const gpu = summary.agents.find((a) => a.type === 'GPU' && a.name && /^gfx/i.test(a.name));
-  const derived = deriveRoofline({
-    table: counters.table.build(),
+  return deriveRoofline({
+    table,
     source: { format, path: source.path },
     arch: gpu?.name ?? null,
     sysinfo,
     rooflineRow,
-    rangeOf: counters.rangeOf,
+    rangeOf,
   });
+}
+
+/** The summary's roofline and speed-of-light from the counters read. */
+async function addRoofline(
+  summary: TraceSummary,
+  counters: CounterCollector,
+  table: CounterTable,
+  sides: SideFiles,
+): Promise<void> {
+  const picked = { sysinfo: counters.sysinfo, roofline: counters.roofline, profilingConfig: counters.profilingConfig };
+  const source = counters.source as CounterSourceFile;
+  if (picked.roofline && !(await sides.of(picked.roofline, (f) => readRooflineCsv(f))))
+    summary.warnings.push(`${picked.roofline.path}: no row for device 0; spec peaks used`);
+  const derived = await rooflineOf(table, source, picked, summary, sides, counters.rangeOf);
   summary.roofline = derived.roofline;
   summary.speedOfLight = derived.speedOfLight;
+}
+
+/**
+ * Each rank's roofline: the dispatches of its process's dispatch scopes alone (dispatchScopes.ts: the one identity
+ * by which every pass's counters joined it), derived as a one-process read of its own files derives them (its
+ * first counter file, the workload files nearest it). A rank whose scope holds another rank's dispatches too (a
+ * database of several processes whose counters do not name their pid) has none: its counters cannot be told apart.
+ */
+async function addRankRooflines(
+  summary: TraceSummary,
+  ranks: TraceRanks,
+  processOf: ReadonlyMap<TraceRank, ProfiledProcess>,
+  counters: CounterCollector,
+  table: CounterTable,
+  sides: SideFiles,
+): Promise<void> {
+  const ranked = ranks.processes.filter((r) => r.rank !== null && processOf.has(r));
+  const holders = new Map<number, number>();
+  for (const r of ranked)
+    for (const scope of (processOf.get(r) as ProfiledProcess).scopes) holders.set(scope, (holders.get(scope) ?? 0) + 1);
+  for (const r of ranked) {
+    const scopes = (processOf.get(r) as ProfiledProcess).scopes;
+    if ([...scopes].some((scope) => holders.get(scope) !== 1)) continue;
+    const source = [...scopes].flatMap((scope) => counters.sourceOf.get(scope) ?? [])[0];
+    if (!source) continue;
+    const own = tableOfScopes(table, scopes);
+    if (own.names.length === 0 || own.columns.size === 0) continue;
+    const picked = nearestWorkload(counters, source.path);
+    r.roofline = (await rooflineOf(own, source, picked, summary, sides, counters.rangeOf)).roofline;
+  }
 }
 
 function workloadOf(p: Planned): CounterCollector['workload'][number] {
@@ -442,25 +470,18 @@ function workloadOf(p: Planned): CounterCollector['workload'][number] {
  * pass_<n>/), the others skipped.
  */
 function pickWorkloadFiles(counters: CounterCollector, acc: TraceAccumulator): void {
-  const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-  const at = counters.source ? dirOf(counters.source.path) : '';
-  const above = (dir: string): boolean => dir === '' || at === dir || at.startsWith(`${dir}/`);
-  for (const slot of ['sysinfo', 'roofline', 'profilingConfig'] as const) {
-    const seen = counters.workload.filter((w) => w.slot === slot);
-    if (!counters.source) {
-      for (const w of seen)
-        acc.skipped.push({
-          path: w.file.path,
-          reason:
-            'rocprof-compute workload file without counters (pmc_perf.csv or a counter collection) beside it: not used',
-        });
-      continue;
-    }
-    const nearest = [...seen].sort((a, b) => {
-      const da = dirOf(a.file.path);
-      const db = dirOf(b.file.path);
-      return Number(above(db)) - Number(above(da)) || db.length - da.length;
-    })[0];
+  if (!counters.source) {
+    for (const w of counters.workload)
+      acc.skipped.push({
+        path: w.file.path,
+        reason:
+          'rocprof-compute workload file without counters (pmc_perf.csv or a counter collection) beside it: not used',
+      });
+    return;
+  }
+  const picked = nearestWorkload(counters, counters.source.path);
+  for (const slot of WORKLOAD_SLOTS) {
+    const nearest = counters.workload.find((w) => w.file === picked[slot]);
     if (!nearest) continue;
     counters[slot] = nearest.file;
     acc.sources.push({
@@ -472,10 +493,32 @@ function pickWorkloadFiles(counters: CounterCollector, acc: TraceAccumulator): v
       pid: null,
       host: null,
     });
-    for (const w of seen)
-      if (w !== nearest)
+    for (const w of counters.workload)
+      if (w.slot === slot && w !== nearest)
         acc.skipped.push({ path: w.file.path, reason: `a second ${w.name} file (${nearest.file.path} is used)` });
   }
+}
+
+const WORKLOAD_SLOTS = ['sysinfo', 'roofline', 'profilingConfig'] as const;
+type WorkloadPicks = Record<(typeof WORKLOAD_SLOTS)[number], FileSource | null>;
+
+/** Per kind, the workload file nearest the counter file at `counterPath`: its folder, else the closest above it. */
+function nearestWorkload(counters: CounterCollector, counterPath: string): WorkloadPicks {
+  const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+  const at = dirOf(counterPath);
+  const above = (dir: string): boolean => dir === '' || at === dir || at.startsWith(`${dir}/`);
+  const picked: WorkloadPicks = { sysinfo: null, roofline: null, profilingConfig: null };
+  for (const slot of WORKLOAD_SLOTS) {
+    const nearest = counters.workload
+      .filter((w) => w.slot === slot)
+      .sort((a, b) => {
+        const da = dirOf(a.file.path);
+        const db = dirOf(b.file.path);
+        return Number(above(db)) - Number(above(da)) || db.length - da.length;
+      })[0];
+    picked[slot] = nearest?.file ?? null;
+  }
+  return picked;
 }
 
 async function readSet(
@@ -535,8 +578,14 @@ async function readSet(
   if (csvOf('api_trace').some((p) => /marker_api_trace\.csv$/.test(p.file.path))) ctx.dispatchLogs = new Map();
 
   // 1. a rocpd database stands for the whole run
-  const scopeOfPid = (pid: number, pids: readonly number[]): number =>
-    counters.scopes.ofDatabaseProcess(pass.name, host, pid, pids);
+  // the scope of each process of a database of several whose counters name their pid
+  const scopeByPid = new Map<number, number>();
+  const scopeOfPid = (pid: number, pids: readonly number[]): number => {
+    let scope = scopeByPid.get(pid);
+    if (scope === undefined)
+      scopeByPid.set(pid, (scope = counters.scopes.ofDatabaseProcess(pass.name, host, pid, pids)));
+    return scope;
+  };
   let fromDb: string | null = null;
   let dbProcess: SetProcess | null = null;
   const dbParts: NonNullable<SetRead['parts']> = [];
@@ -570,21 +619,28 @@ async function readSet(
             tables,
             agentPrefix,
             p.file.path,
-            { table: counters.table, wanted: countersUsed(), scopeOfPid },
+            {
+              table: counters.table,
+              wanted: countersUsed(),
+              scopeOfPid,
+              rangesOf: (scope) => rangesOfScope(counters, scope ?? counters.scope),
+            },
             (process) => {
               // a merged database: each process's busy time and tables apart, as its own database would give them
               const busy = new Map<string, BusyTracker>();
               acc.trackProcess(busy);
               const partTables = new RunTables();
-              dbParts.push({ tables: partTables, process, busy });
+              dbParts.push({ tables: partTables, process, busy, scope: counters.scope });
               return partTables;
             },
           );
       if (dbParts.length > 0) acc.trackProcess(null);
       source(p.file, 'rocpd', repeat ? 'counter_pass' : 'database', res.variant, res.rows, res.process);
       dbProcess = res.process;
+      for (const part of dbParts) part.scope = scopeByPid.get(part.process.pid) ?? counters.scope;
       if (res.counterRows > 0) {
-        counters.source ??= { format: 'rocpd-db', path: p.file.path };
+        const scopes = scopeByPid.size > 0 ? scopeByPid.values() : [counters.scope];
+        noteCounterSource(counters, { format: 'rocpd-db', path: p.file.path }, scopes);
         if (pass.name) counters.passesRead.add(pass.name);
       }
       fromDb = p.file.path;
@@ -677,10 +733,14 @@ async function readSet(
       if (!kernelsTraced) have.kernel = true;
     };
     await acc.clock.settle(p.file, ['Start_Timestamp']);
-    counters.source ??= {
-      format: /(?:^|\/)pmc_perf\.csv$/.test(p.file.path) ? 'rocprof-compute-long' : 'counter-collection',
-      path: p.file.path,
-    };
+    noteCounterSource(
+      counters,
+      {
+        format: /(?:^|\/)pmc_perf\.csv$/.test(p.file.path) ? 'rocprof-compute-long' : 'counter-collection',
+        path: p.file.path,
+      },
+      [counters.scope],
+    );
     await guarded(
       p.file,
       async (problems) => {
@@ -702,7 +762,7 @@ async function readSet(
   }
   // rocprof-compute's wide pmc_perf.csv: the counters, and the kernels when no kernel trace was read
   for (const p of csvOf('pmc_perf')) {
-    counters.source ??= { format: 'rocprof-compute-wide', path: p.file.path };
+    noteCounterSource(counters, { format: 'rocprof-compute-wide', path: p.file.path }, [counters.scope]);
     await readWideTable(p.file, ctx, have, guarded, {
       table: counters.table,
       dispatches: !repeat,
@@ -786,7 +846,7 @@ async function readSet(
           kernels: kernelsTraced ? csvOf('kernel_trace').map((p) => p.file) : [],
           counters: csvOf('counter_collection').map((p) => p.file),
           epochSeconds: acc.clock.use(),
-          counterRanges: rangesOfScope(counters),
+          counterRanges: rangesOfScope(counters, counters.scope),
         },
         tables,
         ctx.dispatchLogs,
@@ -855,10 +915,10 @@ const DISPATCH_KINDS = new Set<Planned['what']['kind']>([
   'rocpd',
 ]);
 
-/** The counter ranges of the scope being read (the Dispatch_Ids of one process). */
-function rangesOfScope(counters: CounterCollector): Map<number, string> {
-  let ranges = counters.rangeOf.get(counters.scope);
-  if (!ranges) counters.rangeOf.set(counters.scope, (ranges = new Map()));
+/** The counter ranges of scope `scope` (the Dispatch_Ids of one process). */
+function rangesOfScope(counters: CounterCollector, scope: number): Map<number, string> {
+  let ranges = counters.rangeOf.get(scope);
+  if (!ranges) counters.rangeOf.set(scope, (ranges = new Map()));
   return ranges;
 }
 
@@ -867,7 +927,7 @@ interface SetRead {
   tables: RunTables;
   process: SetProcess;
   /** A database of several processes, read per process (its processes' tables, and busy time per agent). */
-  parts?: Array<{ tables: RunTables; process: DbProcess; busy: Map<string, BusyTracker> }>;
+  parts?: Array<{ tables: RunTables; process: DbProcess; busy: Map<string, BusyTracker>; scope: number }>;
 }
 
 /** Legacy v1 writes ` [clone .kd]` after kernel names in results.csv but not in its JSON or (with a trace) its stats. */

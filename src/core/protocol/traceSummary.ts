@@ -330,8 +330,10 @@ function buildSchemas() {
     peerCopies: z.array(peerCopySchema).optional(),
     cases: z.array(rankCaseSchema),
     /**
-     * When counters were collected: this rank's roofline points, as a one-process read of its own files (every
-     * pass's, by the manifest's rank) gives them; the summary's `roofline` is over all processes.
+     * When counters were collected: this rank's roofline points (per kernel and rocTX range), as a one-process read
+     * of its own files (every pass's) gives them: its process's dispatches as the counters of every pass joined it
+     * (the manifest's rank, else its devices, else pid order with a warning); a merged rocpd database's per pid.
+     * The summary's `roofline` is over all processes.
      */
     roofline: rooflineSchemas().rooflineSchema.optional(),
   });

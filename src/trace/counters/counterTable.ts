@@ -510,3 +510,49 @@ export function weightedMedian(s: DurationSamples): number {
   };
   return total % 2 === 1 ? at((total - 1) / 2) : (at(total / 2 - 1) + at(total / 2)) / 2;
 }
+
+/**
+ * The dispatches of `scopes` alone (one process's, in the whole profile's table), as a table of that process's own
+ * files would hold them: kernels numbered in its own first-seen order, and only the counters it has a value of.
+ */
+export function tableOfScopes(table: CounterTable, scopes: ReadonlySet<number>): CounterTable {
+  const picked: number[] = [];
+  table.scopes.forEach((scope, i) => {
+    if (scopes.has(scope)) picked.push(i);
+  });
+  const n = picked.length;
+  const kernels = new KernelIndex();
+  const kernelOf = new Int32Array(n);
+  const durations = new Float64Array(n);
+  const keys = new Float64Array(n);
+  const ownScopes = new Int32Array(n);
+  const names: string[] = new Array<string>(n);
+  picked.forEach((i, j) => {
+    names[j] = table.names[i] as string;
+    kernelOf[j] = kernels.of(table.names[i] as string);
+    durations[j] = table.durations[i] as number;
+    keys[j] = table.keys[i] as number;
+    ownScopes[j] = table.scopes[i] as number;
+  });
+  const columns = new Map<string, Float64Array>();
+  for (const [name, all] of table.columns) {
+    const out = new Float64Array(n);
+    let any = false;
+    picked.forEach((i, j) => {
+      const v = all[i] as number;
+      out[j] = v;
+      if (v === v) any = true;
+    });
+    if (any) columns.set(name, out);
+  }
+  return {
+    names,
+    kernels: kernels.names,
+    kernelOf,
+    kernelCounts: Int32Array.from(kernels.counts),
+    durations,
+    columns,
+    keys,
+    scopes: ownScopes,
+  };
+}

@@ -29,6 +29,11 @@ export interface CounterSink {
   repeatPass?: boolean;
   /** A rocpd database of several processes (`pids`): the table's scope of each one's dispatches (see useScope). */
   scopeOfPid?: (pid: number, pids: readonly number[]) => number;
+  /**
+   * A rocpd database's counter dispatches by rocTX range: the map (Dispatch_Id -> range) of scope `scope`, null for
+   * the set's own (the database's counters do not name their pid).
+   */
+  rangesOf?: (scope: number | null) => Map<number, string>;
 }
 
 export interface CounterReadResult {

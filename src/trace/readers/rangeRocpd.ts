@@ -7,9 +7,19 @@ import { RangeAttributor, RangeIndex } from '../ranges';
 import { isMarkerDomain, type RunTables } from '../tables';
 import { columnsOf, each } from '../sqlite';
 
-/** Fills `tables.markers[*].kernels` when the database has marker ranges and dispatches. */
-/** `epoch`: the summary's epoch in ns as an SQL integer (timestamps are taken less it, exactly: traceClock.ts). */
-export function attributeRocpdRanges(db: Database, views: Set<string>, tables: RunTables, epoch = '0'): void {
+/**
+ * Fills `tables.markers[*].kernels` when the database has marker ranges and dispatches. `epoch`: the summary's epoch
+ * in ns as an SQL integer (timestamps are taken less it, exactly: traceClock.ts). `counterRanges`: where each
+ * dispatch's range goes by its process (pid) and Dispatch_Id, for the roofline's ranges (the first range a dispatch
+ * is put in, as the CSV's counter ranges take it).
+ */
+export function attributeRocpdRanges(
+  db: Database,
+  views: Set<string>,
+  tables: RunTables,
+  epoch = '0',
+  counterRanges?: (pid: number | null) => Map<number, string>,
+): void {
   if (!views.has('regions') || !views.has('kernels')) return;
   const regionCols = columnsOf(db, 'regions');
   const kernelCols = columnsOf(db, 'kernels');
@@ -37,20 +47,27 @@ export function attributeRocpdRanges(db: Database, views: Set<string>, tables: R
       attributor.addLaunch(Number(r[1]), r[2] === null || r[2] === undefined ? NaN : Number(r[2]), Number(r[3]));
     });
   }
+  const ids = counterRanges && kernelCols.has('dispatch_id');
+  const pid = kernelCols.has('pid') ? 'pid' : 'NULL';
   each(
     db,
-    `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start - ${epoch}, "end" - ${epoch} FROM kernels`,
+    `SELECT name, ${key ?? 'NULL'}, ${tid(kernelCols)}, start - ${epoch}, "end" - ${epoch}${ids ? `, dispatch_id, ${pid}` : ''} FROM kernels`,
     (r) => {
       const start = Number(r[3]);
       const end = Number(r[4]);
       if (!(end >= start)) return;
-      attributor.addDispatch(
+      const marker = attributor.addDispatch(
         String(r[0] ?? ''),
         Number(r[1]),
         r[2] === null || r[2] === undefined ? NaN : Number(r[2]),
         start,
         end,
       );
+      if (!marker || !ids || r[5] === null || r[5] === undefined) return;
+      const ranges = (counterRanges as NonNullable<typeof counterRanges>)(
+        r[6] === null || r[6] === undefined ? null : Number(r[6]),
+      );
+      if (!ranges.has(Number(r[5]))) ranges.set(Number(r[5]), marker.name);
     },
   );
   attributor.done();

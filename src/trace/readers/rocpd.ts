@@ -133,6 +133,19 @@ export async function readRocpd(
         agentFor(abs);
       }
     }
+    // a database of several processes whose counters name their pid: each one's dispatches numbered from 1, in a
+    // scope of its own
+    const pids = listed.map((p) => p.pid);
+    const counted = counters !== undefined && views.has('pmc_events');
+    const scopeOfPid = counters?.scopeOfPid;
+    const scopeOf =
+      counted && scopeOfPid && listed.length > 1 && columnsOf(db, 'pmc_events').has('pid')
+        ? (pid: number): number => scopeOfPid(pid, pids)
+        : undefined;
+    const rangesOf = counted ? counters.rangesOf : undefined;
+    const counterRanges = rangesOf
+      ? (pid: number | null): Map<number, string> => rangesOf(pid !== null && scopeOf ? scopeOf(pid) : null)
+      : undefined;
     const splittable =
       perProcess !== undefined &&
       listed.length > 1 &&
@@ -149,7 +162,7 @@ export async function readRocpd(
           if (views.has(v)) db.run(`CREATE TEMP VIEW ${v} AS SELECT * FROM main.${v} WHERE pid = ${p.pid}`);
         try {
           const partTables = perProcess(p);
-          const read = readRows(db, views, acc, partTables, epoch, agentFor, label);
+          const read = readRows(db, views, acc, partTables, epoch, agentFor, label, counterRanges);
           parts.push({ process: p, tables: partTables, rows: read.rows });
           rows += read.rows;
         } finally {
@@ -158,26 +171,13 @@ export async function readRocpd(
       }
       processes = listed;
     } else {
-      const read = readRows(db, views, acc, tables, epoch, agentFor, label);
+      const read = readRows(db, views, acc, tables, epoch, agentFor, label, counterRanges);
       rows = read.rows;
       processes = read.processes.map((p) => ({ ...p, rank: ranks.get(p.pid) ?? null }));
       checkTopKernels(db, views, tables, acc, label);
       checkBusy(db, views, absIndexById, read.busySumByAbs, read.localStart, read.localEnd, acc, label);
     }
-    // a database of several processes: each one's dispatches numbered from 1, in a scope of its own
-    const scopeOfPid = counters?.scopeOfPid;
-    const pids = listed.map((p) => p.pid);
-    const counterRows =
-      counters && views.has('pmc_events')
-        ? readRocpdCounters(
-            db,
-            counters.table,
-            counters.wanted,
-            scopeOfPid && listed.length > 1 && columnsOf(db, 'pmc_events').has('pid')
-              ? (pid) => scopeOfPid(pid, pids)
-              : undefined,
-          )
-        : 0;
+    const counterRows = counted ? readRocpdCounters(db, counters.table, counters.wanted, scopeOf) : 0;
     return {
       variant,
       rows,
@@ -210,6 +210,8 @@ function readRows(
   epoch: string,
   agentFor: (absIndex: SqlValue) => AgentState | null,
   label: string,
+  /** The Dispatch_Id -> rocTX range map of a process's counter dispatches (see attributeRocpdRanges). */
+  counterRanges?: (pid: number | null) => Map<number, string>,
 ): {
   rows: number;
   processes: Array<{ pid: number; host: string | null }>;
@@ -347,7 +349,7 @@ function readRows(
     });
   }
 
-  attributeRocpdRanges(db, views, tables, epoch);
+  attributeRocpdRanges(db, views, tables, epoch, counterRanges);
   // SQL rows have no line numbers: the count says how many
   if (skippedKernels > 0)
     acc.warnings.push(`${label}: ${skippedKernels} kernel row(s) without a valid start/end were skipped`);

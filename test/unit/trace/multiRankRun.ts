@@ -41,6 +41,15 @@ const AGENT_HEADER =
 
 const PC_HEADER = '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"';
 
+/** The counters a profile with `--pmc` collects (rocprofv3's counter_collection.csv, rocpd's pmc_events). */
+export const COUNTERS = ['TCP_TOTAL_CACHE_ACCESSES_sum', 'SQ_WAVES'] as const;
+/** A counter of a rank's dispatch `dispatch` (1..18): L1 accesses 100 * agent + dispatch (each rank's, each case's own). */
+export const counterValue = (r: RankSpec, dispatch: number, counter: (typeof COUNTERS)[number]): number =>
+  counter === 'SQ_WAVES' ? 16 : 100 * r.agent + dispatch;
+
+const COUNTER_HEADER =
+  'Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,Workgroup_Size,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Counter_Name,Counter_Value,Start_Timestamp,End_Timestamp';
+
 /** The GPU agent a rank's device-to-device copy goes to: the next one, round. */
 export const peerOf = (agent: number): number => (agent % 4) + 1;
 
@@ -56,13 +65,15 @@ function agentInfo(): string {
 
 /**
  * Writes the profile under `dir`; returns each rank's files (relative to `dir`), launcher's included. `pcSamples`:
- * each rank also writes host-trap PC samples of its dispatches (a gemm's count from its duration, so ranks differ).
+ * each rank also writes host-trap PC samples of its dispatches (a gemm's count from its duration, so ranks differ);
+ * `counters`: a counter collection of every dispatch (COUNTERS, counterValue).
  */
 export function writeMultiRankRun(
   dir: string,
   opts: {
     manifest?: boolean;
     pcSamples?: boolean;
+    counters?: boolean;
     /** Each rank's device-to-device copies as [destination agent, ns]; default one of 200 ns to peerOf(agent). */
     peerCopies?: (agent: number) => Array<[number, number]>;
   } = {},
@@ -80,6 +91,7 @@ export function writeMultiRankRun(
     const agent = `Agent ${r.agent}`;
     const kernels: string[] = [];
     const samples: string[] = [];
+    const counted: string[] = [];
     const api: string[] = [];
     const markers: string[] = [];
     let corr = 1;
@@ -100,6 +112,10 @@ export function writeMultiRankRun(
           kernels.push(
             `"KERNEL_DISPATCH",${q(agent)},1,1,1,${corr},${corr + 5},${q(kernel)},${corr},${gpu},${gpu + ns},0,0,32,0,16,256,1,1,65536,1,1`,
           );
+          for (const counter of COUNTERS)
+            counted.push(
+              `${corr},${corr},${q(agent)},1,${r.pid},1,65536,${corr + 5},${q(kernel)},256,0,0,32,0,16,${counter},${counterValue(r, corr, counter)},${gpu},${gpu + ns}`,
+            );
           for (let n = 0; n < Math.round(ns / 100); n++)
             samples.push(
               `${gpu + n * 100},"0xffffffffffffffff",${corr},"s_nop 0","k.hip:${10 + ((n + r.agent) % 4)}",${corr}`,
@@ -112,6 +128,7 @@ export function writeMultiRankRun(
     if (opts.pcSamples) write(r.pid, 'pc_sampling_host_trap', [PC_HEADER, ...samples].join('\n') + '\n');
     write(r.pid, 'agent_info', agentInfo());
     write(r.pid, 'kernel_trace', [KERNEL_HEADER, ...kernels].join('\n') + '\n');
+    if (opts.counters) write(r.pid, 'counter_collection', [COUNTER_HEADER, ...counted].join('\n') + '\n');
     write(r.pid, 'hip_api_trace', [API_HEADER, ...api].join('\n') + '\n');
     write(r.pid, 'marker_api_trace', [API_HEADER, ...markers].join('\n') + '\n');
     const peers = opts.peerCopies?.(r.agent) ?? [[peerOf(r.agent), 200]];

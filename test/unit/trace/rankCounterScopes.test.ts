@@ -188,6 +188,60 @@ test('two passes of two ranks without a manifest: joined by pid order, with a wa
   );
 });
 
+// L1 accesses per dispatch in pass 2 (pass 1 has L2 misses): rank 0's 100, rank 1's 300
+const accesses = (pid: number, rank: number): ProcessSpec => ({
+  pid,
+  rank,
+  counters: { TCP_TOTAL_CACHE_ACCESSES_sum: rank === 0 ? 100 : 300 },
+});
+
+test("two passes of two ranks without a manifest: each rank's roofline joins its passes by the scopes' pid order, with their warning", async () => {
+  const s = await summarizePath(
+    writeProfile(
+      [
+        [misses(301, 0), misses(302, 1)],
+        [accesses(401, 0), accesses(402, 1)],
+      ],
+      6,
+      false,
+    ),
+  );
+  assert.ok(
+    s.warnings.some((w) => /processes of different passes told apart by pid order/.test(w)),
+    s.warnings.join('\n'),
+  );
+  const ranks = s.ranks?.processes ?? [];
+  assert.deepEqual(
+    ranks.map((p) => [p.rank, p.pid]),
+    [
+      [0, 301],
+      [1, 302],
+    ],
+  );
+  const whole = rooflineKernel(s);
+  assert.equal(whole?.dispatches, 12);
+  const perRank = ranks.map((p) => p.roofline?.kernels.find((k) => k.name === KERNEL));
+  assert.deepEqual(
+    perRank.map((k) => k?.dispatches),
+    [6, 6],
+  );
+  // pass 2's accesses joined to their own rank's dispatches (64 bytes each), the whole's the mean of both
+  assert.deepEqual(
+    perRank.map((k) => k?.l1Bytes),
+    [100 * 64, 300 * 64],
+  );
+  assert.equal(whole?.l1Bytes, 200 * 64);
+  // each rank's roofline is what its two processes' files read alone give (one process in two passes: no guess)
+  for (const [rank, pids] of [
+    [0, [301, 401]],
+    [1, [302, 402]],
+  ] as const) {
+    const one = await summarizePath(writeProfile([[misses(pids[0], rank)], [accesses(pids[1], rank)]], 6, false));
+    assert.ok(!one.warnings.some((w) => /pid order/.test(w)));
+    assert.deepEqual(ranks[rank]?.roofline, one.roofline, `rank ${rank}`);
+  }
+});
+
 test('one process in two passes (new pid each pass): joined as one, no warning', async () => {
   const dir = writeProfile([[hits(301, 0)], [misses(401, 0)]], 6, false);
   const s = await summarizePath(dir);
@@ -253,7 +307,31 @@ test("a merged rocpd database of four processes: each process's counters of its 
   const k = rooflineKernel(s);
   assert.equal(k?.dispatches, 3 * RANKS.length);
   assert.equal(k?.l1Bytes, 250 * 64);
-  // one file of every process: no read of one rank's files alone gives its roofline (nor reads itself forever)
+  // one file of every process, its counters by pid: each rank's roofline is its own pid's three dispatches
+  assert.equal(s.ranks?.processes.length, RANKS.length);
+  const ranks = s.ranks.processes;
+  for (const [n, r] of RANKS.entries()) {
+    const own = ranks.find((p) => p.pid === r.pid)?.roofline?.kernels.find((x) => x.name === KERNEL);
+    assert.equal(own?.dispatches, 3, `pid ${r.pid}`);
+    assert.equal(own?.l1Bytes, 100 * (n + 1) * 64, `pid ${r.pid}`);
+  }
+});
+
+test("a merged rocpd database whose counters do not name their pid: no rank's roofline (they cannot be told apart)", async () => {
+  const dir = tempDir('rocpd-merged-counters-no-pid');
+  const file = path.join(dir, 'merged_results.db');
+  writeRocpdRanks(file);
+  const db = new Database(file);
+  try {
+    db.exec(`CREATE TABLE pmc_events (guid TEXT, event_id INTEGER, pmc_id INTEGER, dispatch_id INTEGER, name TEXT,
+      duration INTEGER, counter_name TEXT, counter_value REAL)`);
+    const row = db.prepare('INSERT INTO pmc_events VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    for (let d = 1; d <= 3; d++) row.run('g', d, 1, d, KERNEL, 500, 'TCP_TOTAL_CACHE_ACCESSES_sum', 100);
+  } finally {
+    db.close();
+  }
+  const s = await summarizePath(dir);
+  assert.equal(rooflineKernel(s)?.dispatches, 3);
   assert.equal(s.ranks?.processes.length, RANKS.length);
   assert.ok(s.ranks.processes.every((p) => p.roofline === undefined));
 });

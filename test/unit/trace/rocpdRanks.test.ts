@@ -7,7 +7,7 @@ import test from 'node:test';
 import { summarizePath } from '../../../src/trace/index';
 import { traceSummarySchema, type TraceSummary } from '../../../src/core/protocol/traceSummary';
 import { tempDir } from './helpers';
-import { HOST, RANKS, assertRankTotalsAlone } from './multiRankRun';
+import { A2A, CASES, GEMM, HOST, RANKS, assertRankTotalsAlone, writeMultiRankRun } from './multiRankRun';
 import { writeRocpdRanks } from './multiRankRocpd';
 
 type Rank = NonNullable<TraceSummary['ranks']>['processes'][number];
@@ -111,4 +111,73 @@ test("a merged database the runner's manifest lists for every process: each pid 
       await alone(spec),
       spec.agent,
     );
+});
+
+type Roofline = NonNullable<Rank['roofline']>;
+
+/** A roofline less the file it was read from (a merged database's, a pid's own, a CSV). */
+function points(r: Roofline | undefined): unknown {
+  assert.ok(r, 'a roofline');
+  const { source, ...rest } = r;
+  return { ...rest, arch: source.arch };
+}
+
+const byPid = (s: TraceSummary, pid: number): Rank | undefined => s.ranks?.processes.find((p) => p.pid === pid);
+
+test('a merged rocpd database with counters: each pid its own roofline, per kernel and per rocTX case, as its own database gives it', async () => {
+  const dir = tempDir('rocpd-merged-pmc');
+  writeRocpdRanks(path.join(dir, 'merged_results.db'), RANKS, { counters: true });
+  const merged = await summarizePath(dir);
+  traceSummarySchema.parse(merged);
+  const perPidDir = tempDir('rocpd-per-pid-pmc');
+  mkdirSync(path.join(perPidDir, HOST));
+  for (const spec of RANKS)
+    writeRocpdRanks(path.join(perPidDir, HOST, `${spec.pid}_results.db`), [spec], { counters: true });
+  const perPid = await summarizePath(perPidDir);
+  assert.equal(merged.roofline?.kernels.find((k) => k.name === GEMM)?.dispatches, 6 * RANKS.length);
+  assert.deepEqual(points(merged.roofline), points(perPid.roofline));
+  for (const spec of RANKS) {
+    const own = byPid(merged, spec.pid)?.roofline;
+    assert.deepEqual(own?.source, { format: 'rocpd-db', path: 'merged_results.db', arch: 'gfx942' });
+    assert.equal(byPid(perPid, spec.pid)?.roofline?.source.path, `${HOST}/${spec.pid}_results.db`);
+    assert.deepEqual(points(own), points(byPid(perPid, spec.pid)?.roofline), `pid ${spec.pid}`);
+    // its gemm dispatches are its 1st, 4th and 7th of each case (18 in all): L1 accesses 100 * agent + dispatch
+    const gemm = own?.kernels.find((k) => k.name === GEMM);
+    assert.equal(gemm?.dispatches, 6);
+    assert.equal(gemm?.l1Bytes, (100 * spec.agent + (1 + 4 + 7 + 10 + 13 + 16) / 6) * 64);
+    assert.equal(gemm?.durationNs, (spec.gemmNs[0] + spec.gemmNs[1]) / 2);
+    assert.deepEqual(
+      own?.ranges.map((g) => [g.name, g.kernels.find((k) => k.name === GEMM)?.l1Bytes]),
+      CASES.map((name, c) => [name, (100 * spec.agent + 4 + 9 * c) * 64]),
+    );
+    assert.equal(
+      own?.ranges[1]?.kernels.find((k) => k.name === A2A)?.l1Bytes,
+      (100 * spec.agent + (11 + 14 + 17) / 3) * 64,
+    );
+  }
+  // the whole profile's cases: every pid's dispatches of the case
+  const agents = RANKS.reduce((n, r) => n + r.agent, 0) / RANKS.length;
+  assert.deepEqual(
+    merged.roofline?.ranges.map((g) => [g.name, g.kernels.find((k) => k.name === GEMM)?.dispatches]),
+    CASES.map((name) => [name, 3 * RANKS.length]),
+  );
+  assert.equal(merged.roofline?.ranges[0]?.kernels.find((k) => k.name === GEMM)?.l1Bytes, (100 * agents + 4) * 64);
+});
+
+test('rocpd counters per rank and per rocTX case equal the CSV layout of the same profile (counter_collection.csv)', async () => {
+  const dbDir = tempDir('rocpd-pmc-vs-csv');
+  writeRocpdRanks(path.join(dbDir, 'merged_results.db'), RANKS, { counters: true });
+  const fromDb = await summarizePath(dbDir);
+  const csvDir = tempDir('csv-pmc-vs-db');
+  writeMultiRankRun(csvDir, { counters: true });
+  const fromCsv = await summarizePath(csvDir);
+  assert.equal(fromCsv.roofline?.source.format, 'counter-collection');
+  assert.equal(fromCsv.roofline?.ranges.length, CASES.length);
+  assert.deepEqual(points(fromDb.roofline), points(fromCsv.roofline));
+  for (const spec of RANKS) {
+    const csv = byPid(fromCsv, spec.pid)?.roofline;
+    assert.equal(csv?.source.path, `${HOST}/${spec.pid}_counter_collection.csv`);
+    assert.deepEqual(points(byPid(fromDb, spec.pid)?.roofline), points(csv), `pid ${spec.pid}`);
+  }
+  assert.deepEqual(fromDb.speedOfLight?.ranges, fromCsv.speedOfLight?.ranges);
 });

@@ -21,5 +21,14 @@ export {
   roofText,
 } from './roofline';
 export { stallLabel } from './pcSampling';
-export { gpuEndLabel, gpuMatrix, gpuPairLabel, peerCopyText, type GpuPair } from './peerCopies';
+export {
+  gpuEndLabel,
+  gpuMatrix,
+  gpuPairLabel,
+  MAX_MATRIX_GPUS,
+  peerCopyText,
+  rankOfGpu,
+  rankPairsBeyondMatrix,
+  type GpuPair,
+} from './peerCopies';
 export { showBidiControls } from './bidi';

@@ -30,5 +30,6 @@ export {
   rankOfGpu,
   rankPairsBeyondMatrix,
   type GpuPair,
+  type RankGpus,
 } from './peerCopies';
 export { showBidiControls } from './bidi';

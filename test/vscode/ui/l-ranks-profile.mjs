@@ -274,7 +274,7 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       );
       const out = p.peerCopiesOut;
       assert(
-        out && row.cells[7] === `${formatNs(out.totalNs)}${formatBytes(out.bytes)}`,
+        out && row.cells[7] === `${formatNs(out.totalNs)}${out.bytes === null ? '' : formatBytes(out.bytes)}`,
         `rank ${p.rank}: copies out ${row.cells[7]}, the CLI ${JSON.stringify(out)}`,
       );
     }

@@ -68,6 +68,7 @@ function rankOf(
     }))
     .sort((a, b) => b.totalNs - a.totalNs || a.direction.localeCompare(b.direction));
   const peerCopies = peerCopyRows(t, gpuOf);
+  const out = peerCopies.filter((c) => agentIds.has(c.srcAgentId) && !agentIds.has(c.dstAgentId));
   const cases: RankCase[] = [...t.markers.values()]
     .map((m) => {
       let caseKernelNs = 0;
@@ -109,6 +110,15 @@ function rankOf(
       topKernels,
       copies,
       ...(peerCopies.length > 0 ? { peerCopies } : {}),
+      ...(out.length > 0
+        ? {
+            peerCopiesOut: {
+              calls: out.reduce((n, c) => n + c.calls, 0),
+              totalNs: out.reduce((n, c) => n + c.totalNs, 0),
+              bytes: out.every((c) => c.bytes !== null) ? out.reduce((n, c) => n + (c.bytes ?? 0), 0) : null,
+            },
+          }
+        : {}),
       cases,
     },
   };

@@ -326,7 +326,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
   return h(
     'div',
     { class: 'trace' },
-    s.ranks ? renderRanks(s.ranks) : null,
+    s.ranks ? renderRanks(s.ranks, s.peerCopies) : null,
     renderBusy(s),
     s.timeline ? renderTimeline(s.timeline, rankOfAgent(s)) : null,
     s.warnings.length ? renderWarnings(s.warnings) : null,
@@ -354,7 +354,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
           'copies',
         )
       : null,
-    s.peerCopies ? renderPeerMatrix(s.peerCopies) : null,
+    s.peerCopies ? renderPeerMatrix(s.peerCopies, s.ranks) : null,
     s.api.length
       ? dataTable(
           `Top HIP API calls (${formatCount(s.apiTotals.calls)} calls, ${formatNs(s.apiTotals.totalNs)} in ${formatCount(s.apiTotals.distinct)} functions)`,

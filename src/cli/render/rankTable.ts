@@ -1,7 +1,17 @@
 // The per-rank part of `kernel-runner summarize` for a multi-process profile: one row a rank (GPU, busy, kernel,
-// compute, communication, copies; the slowest marked), its longest GPU-to-GPU copy pairs, then each benchmark case's
-// compute time per rank; and the whole profile's GPU-to-GPU matrix.
-import { formatBytes, formatNs as formatNsCore, formatPercent, gpuMatrix, peerCopyText } from '../../core/format/index';
+// compute, communication, copies, GPU-to-GPU copies out; the slowest marked), its longest GPU-to-GPU copy pairs when
+// they say more than the matrix (core's rankPairsBeyondMatrix, as the webview), then each benchmark case's compute
+// time per rank; and the whole profile's GPU-to-GPU matrix, its GPUs named by their rank.
+import {
+  formatBytes,
+  formatNs as formatNsCore,
+  formatPercent,
+  gpuMatrix,
+  MAX_MATRIX_GPUS,
+  peerCopyText,
+  rankOfGpu,
+  rankPairsBeyondMatrix,
+} from '../../core/format/index';
 import type { PeerCopy, TraceRanks } from '../../core/protocol/traceSummary';
 import { tableLines as table } from './table';
 
@@ -12,8 +22,6 @@ const pct = (v: number | null): string => formatPercent(v, CLI);
 const MAX_CASES = 12;
 /** GPU-to-GPU pairs listed per rank, longest first (the rest are in --json). */
 const MAX_PAIRS_PER_RANK = 3;
-/** The widest GPU-to-GPU matrix (MI300x8: 8); past it, or when an end is not a known GPU, a list of pairs. */
-const MAX_MATRIX_GPUS = 16;
 /** Pairs listed when the matrix is not drawn. */
 const MAX_PAIRS_LISTED = 24;
 
@@ -22,7 +30,8 @@ export function imbalanceHeading(ranks: TraceRanks): string {
   return `Load imbalance: ${ranks.imbalanceLine}`;
 }
 
-export function renderRanks(ranks: TraceRanks, h: (s: string) => string): string[] {
+/** `pairs`: the whole profile's GPU-to-GPU pairs (`TraceSummary.peerCopies`), for the choice of listing each rank's. */
+export function renderRanks(ranks: TraceRanks, pairs: readonly PeerCopy[], h: (s: string) => string): string[] {
   const out: string[] = [];
   const slowest = ranks.imbalance[0]?.slowestRank ?? null;
   const ranked = ranks.processes.filter((p) => p.rank !== null);
@@ -42,16 +51,30 @@ export function renderRanks(ranks: TraceRanks, h: (s: string) => string): string
     ns(p.communicationNs),
     pct(p.communicationPercent),
     ns(p.copyNs),
+    ns(p.peerCopiesOut?.totalNs ?? null),
     p.rank === null ? 'no GPU work' : (p.topKernels[0]?.shortName ?? ''),
   ]);
   out.push(
     ...table(
-      ['Rank', 'Pid', 'Device', 'Busy', 'of wall', 'Kernels', 'Compute', 'Comm', 'Comm %', 'Copies', 'Top kernel'],
+      [
+        'Rank',
+        'Pid',
+        'Device',
+        'Busy',
+        'of wall',
+        'Kernels',
+        'Compute',
+        'Comm',
+        'Comm %',
+        'Copies',
+        'To GPUs',
+        'Top kernel',
+      ],
       rows,
-      ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     ).map((l) => `  ${l}`),
   );
-  out.push(...rankPairs(ranks, h));
+  if (rankPairsBeyondMatrix(ranks.processes, pairs)) out.push(...rankPairs(ranks, h));
   const cases = ranks.imbalance.slice(1);
   if (cases.length > 0) {
     out.push('');
@@ -101,7 +124,11 @@ function rankPairs(ranks: TraceRanks, h: (s: string) => string): string[] {
  * The whole profile's device-to-device copies: a matrix of time (and of bytes when the trace has them), rows the
  * source GPU and columns the destination; a list of pairs when an end is not a known GPU or there are many GPUs.
  */
-export function renderPeerMatrix(pairs: readonly PeerCopy[], h: (s: string) => string): string[] {
+export function renderPeerMatrix(
+  pairs: readonly PeerCopy[],
+  ranks: TraceRanks | undefined,
+  h: (s: string) => string,
+): string[] {
   const m = gpuMatrix(pairs, MAX_MATRIX_GPUS);
   const calls = pairs.reduce((n, p) => n + p.calls, 0);
   const title = `GPU-to-GPU copies (${calls} in ${pairs.length} pair${pairs.length === 1 ? '' : 's'})`;
@@ -115,11 +142,13 @@ export function renderPeerMatrix(pairs: readonly PeerCopy[], h: (s: string) => s
         : []),
     ];
   }
+  const rankOf = rankOfGpu(ranks?.processes ?? []);
+  // the rank on the row only: a column as wide as `GPU 3 · rank 3` would double the matrix's width
   const grid = (value: (p: PeerCopy) => string): string[] =>
     table(
       ['from \\ to', ...m.gpus.map((g) => `GPU ${g}`)],
       m.gpus.map((src) => [
-        `GPU ${src}`,
+        rankOf.has(src) ? `GPU ${src} · rank ${rankOf.get(src)}` : `GPU ${src}`,
         ...m.gpus.map((dst) => {
           const p = m.at(src, dst);
           return p ? value(p) : '-';

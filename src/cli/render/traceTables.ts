@@ -95,7 +95,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
     ),
   );
   if (summary.passes) out.push(`  ${counterPassesText(summary.passes)}`);
-  if (summary.ranks) out.push('', ...renderRanks(summary.ranks, h));
+  if (summary.ranks) out.push('', ...renderRanks(summary.ranks, summary.peerCopies ?? [], h));
 
   const active = summary.agents.filter((a) => a.kernelCalls > 0 || a.copyNs > 0);
   const idle = summary.agents.length - active.length;
@@ -230,7 +230,7 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
     );
   }
 
-  if (summary.peerCopies) out.push('', ...renderPeerMatrix(summary.peerCopies, h));
+  if (summary.peerCopies) out.push('', ...renderPeerMatrix(summary.peerCopies, summary.ranks, h));
 
   if (summary.api.length > 0) {
     out.push('');

@@ -26,9 +26,13 @@ export {
   gpuEndLabel,
   gpuMatrix,
   gpuPairLabel,
+  MAX_MATRIX_GPUS,
   morePairsText,
   pairChangeMark,
   peerCopyText,
+  rankOfGpu,
+  rankPairsBeyondMatrix,
   type GpuPair,
+  type RankGpus,
 } from './peerCopies';
 export { showBidiControls } from './bidi';

@@ -91,3 +91,55 @@ export function morePairsText(more: NonNullable<PairChangesCut<unknown>['more']>
   const ns = (v: number): string => (v === 0 ? '0 ns' : formatNs(v));
   return `${formatCount(more.pairs)} more pair${more.pairs === 1 ? '' : 's'}: A ${ns(more.aNs)}, B ${ns(more.bNs)}`;
 }
+
+/** The widest GPU-to-GPU matrix the CLI and the webview draw (MI300x8: 8); past it a list of pairs reads better. */
+export const MAX_MATRIX_GPUS = 16;
+
+/** What the per-rank decisions read of a rank (the summary's `TraceRank`). */
+export interface RankGpus {
+  rank: number | null;
+  device: number | null;
+  agentIds: readonly string[];
+  peerCopies?: readonly GpuPair[];
+}
+
+/**
+ * Each GPU driven by one rank alone, its only GPU: GPU → rank (the matrix names it, `GPU 3 · rank 3`). A GPU two
+ * ranks share, or one of a rank that drives several, is left out: the name would be half true.
+ */
+export function rankOfGpu(processes: readonly RankGpus[]): Map<number, number> {
+  const ranks = new Map<number, RankGpus[]>();
+  for (const p of processes)
+    if (p.rank !== null && p.device !== null) ranks.set(p.device, [...(ranks.get(p.device) ?? []), p]);
+  const out = new Map<number, number>();
+  for (const [gpu, on] of ranks) if (on.length === 1 && on[0]!.agentIds.length <= 1) out.set(gpu, on[0]!.rank!);
+  return out;
+}
+
+/**
+ * Whether the ranks' own GPU-to-GPU pairs say something the whole profile's matrix of `pairs` does not. They do
+ * not when the matrix is drawn, every rank's GPU is known and its only one, and each pair of the matrix is exactly
+ * one rank's own pair from that rank's GPU (calls, time and bytes equal): each rank's pairs are then its GPU's row
+ * of the matrix, which `rankOfGpu` names. A rank driving several GPUs, a rank on an unknown GPU, two ranks on one
+ * GPU, a launcher's copies, a copy pulled from another GPU, or no matrix (too many GPUs, an end not a known GPU):
+ * they do. False without any rank pair.
+ */
+export function rankPairsBeyondMatrix(processes: readonly RankGpus[], pairs: readonly GpuPair[]): boolean {
+  const withPairs = processes.filter((p) => (p.peerCopies?.length ?? 0) > 0);
+  if (withPairs.length === 0) return false;
+  if (!gpuMatrix(pairs, MAX_MATRIX_GPUS)) return true;
+  if (processes.some((p) => p.rank !== null && (p.device === null || p.agentIds.length > 1))) return true;
+  const owner = rankOfGpu(processes);
+  const whole = new Map(pairs.map((p) => [`${p.srcGpu},${p.dstGpu}`, p]));
+  let matched = 0;
+  for (const p of withPairs) {
+    if (p.rank === null || p.device === null || owner.get(p.device) !== p.rank) return true;
+    for (const c of p.peerCopies ?? []) {
+      const w = whole.get(`${c.srcGpu},${c.dstGpu}`);
+      if (c.srcGpu !== p.device || !w || w.calls !== c.calls || w.totalNs !== c.totalNs || w.bytes !== c.bytes)
+        return true;
+      matched++;
+    }
+  }
+  return matched !== pairs.length;
+}

@@ -328,6 +328,11 @@ function buildSchemas() {
     copies: z.array(rankCopySchema),
     /** Its device-to-device copies per (source GPU, destination GPU), in source then destination order; absent: none. */
     peerCopies: z.array(peerCopySchema).optional(),
+    /**
+     * Its GPU-to-GPU copies out: those of `peerCopies` from one of its GPUs (`agentIds`) to another GPU, together
+     * (bytes when every one has them); absent: none.
+     */
+    peerCopiesOut: z.object({ calls: count, totalNs: ns, bytes: count.nullable() }).optional(),
     cases: z.array(rankCaseSchema),
     /**
      * When counters were collected: this rank's roofline points (per kernel and rocTX range), as a one-process read

@@ -2,7 +2,8 @@
 // loopback runner and Slurm: the built CLI's `summarize --json` of the downloaded archive has one rank a rank process,
 // each rank's numbers equal to a one-process `summarize --json` of that rank's own files copied to a folder of their
 // own, RCCL's SendRecv kernels counted as communication apart from compute, and the stand-in's slow rank (the
-// middle one, rank 3 of 8) named in the imbalance line; the table output and the digest carry the per-rank lines.
+// middle one, rank 3 of 8) named in the imbalance line; the table output carries each rank's copies out and the
+// matrix's GPUs named by rank (each rank's pairs, its GPU's row, not listed again), the digest the per-rank pairs.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -125,12 +126,20 @@ export async function checkRanksEndToEnd(
 
     const table = await cli('summarize', zipPath);
     assert.ok(table.includes(`Load imbalance: ${ranks.imbalanceLine}`), table);
-    const longest = [...(ranked[0]!.peerCopies ?? [])].sort((a, b) => b.totalNs - a.totalNs)[0]!;
-    assert.match(
-      table,
-      new RegExp(`\\n {2}rank 0 +GPU 0 → GPU ${longest.dstGpu}: 2 copies, \\d+\\.\\d MiB, \\d+\\.\\d+ µs\\n`),
-      "rank 0's longest pair, in the per-rank lines",
-    );
+    assert.ok(!table.includes('GPU-to-GPU copies per rank'), `each rank's pairs are its GPU's matrix row:\n${table}`);
+    for (const p of ranked) {
+      const own = p.peerCopies ?? [];
+      assert.deepEqual(
+        p.peerCopiesOut,
+        {
+          calls: 2 * (worldSize - 1),
+          totalNs: own.reduce((n, c) => n + c.totalNs, 0),
+          bytes: own.reduce((n, c) => n + (c.bytes ?? 0), 0),
+        },
+        `rank ${p.rank}: its copies out are all its pairs (from its GPU)`,
+      );
+      assert.match(table, new RegExp(`\\n {2}GPU ${p.device} · rank ${p.rank} +(-|\\d)`), 'matrix rows name the rank');
+    }
     assert.ok(
       table.includes(`GPU-to-GPU copies (${2 * worldSize * (worldSize - 1)} in ${worldSize * (worldSize - 1)} pairs)`),
       table,

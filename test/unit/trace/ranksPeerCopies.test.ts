@@ -1,8 +1,9 @@
-// A multi-process profile's GPU-to-GPU copies: each rank's pairs from its own GPU, the whole profile's matrix the
-// union of them, and how summarize's text and the digest (within its byte budget, valid against its schema) show
-// them, from the CSV layout (no sizes) and from rocpd databases (with sizes).
+// A multi-process profile's GPU-to-GPU copies: each rank's pairs from its own GPU and its copies out, the whole
+// profile's matrix the union of them, and how summarize's text (each rank's pairs only when they say more than the
+// matrix) and the digest (within its byte budget, valid against its schema) show them, from the CSV layout (no sizes)
+// and from rocpd databases (with sizes).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import Ajv from 'ajv';
@@ -39,33 +40,73 @@ function assertMatrix(s: TraceSummary, bytes: number | null): void {
   const union = ranks.flatMap((r) => r.peerCopies ?? []).sort((a, b) => (a.srcGpu ?? 0) - (b.srcGpu ?? 0));
   assert.deepEqual(s.peerCopies, union, 'the whole matrix is the ranks’ pairs together');
   assert.equal(s.ranks?.processes.find((p) => p.rank === null)?.peerCopies, undefined, 'the launcher copied nothing');
+  for (const r of ranks) assert.deepEqual(r.peerCopiesOut, { calls: 1, totalNs: 200, bytes }, `rank ${r.rank} out`);
 }
 
-test('CSV: each rank its pair from its own GPU, the matrix their union; summarize shows both', async () => {
+/** The `To GPUs` cell of each rank's row in summarize's rank table. */
+function toGpus(text: string): string[] {
+  const lines = text.split('\n');
+  const head = lines.findIndex((l) => l.includes('To GPUs'));
+  assert.ok(head > 0, text);
+  const at = lines[head]!.indexOf('To GPUs') + 'To GPUs'.length;
+  const rows = lines.slice(head + 1, lines.indexOf('', head));
+  return rows.map((l) => l.slice(at - 9, at).trim());
+}
+
+const PER_RANK = 'GPU-to-GPU copies per rank (its 3 longest pairs; --json lists all)';
+
+test("CSV: each rank its pair from its own GPU, the matrix their union; summarize shows the matrix, each rank's copies out", async () => {
   const dir = tempDir('peer-ranks-csv');
   writeMultiRankRun(dir);
   const s = await summarizePath(dir);
   assertMatrix(s, null);
   const text = renderTraceTables(s);
   const lines = text.split('\n');
-  const head = lines.indexOf('GPU-to-GPU copies per rank (its 3 longest pairs; --json lists all)');
+  assert.ok(!text.includes(PER_RANK), `each rank's pair is its GPU's row of the matrix: not listed again\n${text}`);
+  assert.deepEqual(toGpus(text), ['200 ns', '200 ns', '200 ns', '200 ns', '-'], 'copies out; the launcher none');
+  const matrix = lines.indexOf('GPU-to-GPU copies (4 in 4 pairs): time, rows the source GPU');
+  assert.ok(matrix > 0, text);
+  assert.deepEqual(lines.slice(matrix + 1, matrix + 6), [
+    '  from \\ to        GPU 0   GPU 1   GPU 2   GPU 3',
+    '  GPU 0 · rank 0       -  200 ns       -       -',
+    '  GPU 1 · rank 1       -       -  200 ns       -',
+    '  GPU 2 · rank 2       -       -       -  200 ns',
+    '  GPU 3 · rank 3  200 ns       -       -       -',
+  ]);
+  assert.ok(!text.includes('GPU-to-GPU copies: bytes'), 'no bytes matrix without sizes');
+});
+
+test("CSV: a rank that pulls from another GPU: each rank's pairs listed, the pull not among its copies out", async () => {
+  const dir = tempDir('peer-ranks-pull');
+  const files = writeMultiRankRun(dir);
+  // rank 0 (Agent 1, pid 3012) also copies from GPU 2 (Agent 3) to its own: the matrix shows it on GPU 2's row
+  const copies = files.get(3012)!.find((f) => f.endsWith('_memory_copy_trace.csv'))!;
+  appendFileSync(
+    path.join(dir, copies),
+    '"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_DEVICE",0,"Agent 3","Agent 1",9999,1000000100,1000000400\n',
+  );
+  const s = await summarizePath(dir);
+  const rank0 = ranked(s).find((r) => r.rank === 0)!;
+  assert.deepEqual(
+    rank0.peerCopies?.map((c) => [c.srcGpu, c.dstGpu, c.totalNs]),
+    [
+      [0, 1, 200],
+      [2, 0, 300],
+    ],
+  );
+  assert.deepEqual(rank0.peerCopiesOut, { calls: 1, totalNs: 200, bytes: null }, 'the pull came in');
+  const text = renderTraceTables(s);
+  const lines = text.split('\n');
+  const head = lines.indexOf(PER_RANK);
   assert.ok(head > 0, text);
-  assert.deepEqual(lines.slice(head + 1, head + 5), [
-    '  rank 0  GPU 0 → GPU 1: 1 copy, 200 ns',
+  assert.deepEqual(lines.slice(head + 1, head + 6), [
+    '  rank 0  GPU 2 → GPU 0: 1 copy, 300 ns',
+    '          GPU 0 → GPU 1: 1 copy, 200 ns',
     '  rank 1  GPU 1 → GPU 2: 1 copy, 200 ns',
     '  rank 2  GPU 2 → GPU 3: 1 copy, 200 ns',
     '  rank 3  GPU 3 → GPU 0: 1 copy, 200 ns',
   ]);
-  const matrix = lines.indexOf('GPU-to-GPU copies (4 in 4 pairs): time, rows the source GPU');
-  assert.ok(matrix > 0, text);
-  assert.deepEqual(lines.slice(matrix + 1, matrix + 6), [
-    '  from \\ to   GPU 0   GPU 1   GPU 2   GPU 3',
-    '  GPU 0           -  200 ns       -       -',
-    '  GPU 1           -       -  200 ns       -',
-    '  GPU 2           -       -       -  200 ns',
-    '  GPU 3      200 ns       -       -       -',
-  ]);
-  assert.ok(!text.includes('GPU-to-GPU copies: bytes'), 'no bytes matrix without sizes');
+  assert.deepEqual(toGpus(text), ['200 ns', '200 ns', '200 ns', '200 ns', '-']);
 });
 
 test('rocpd: the pairs carry their bytes; the matrix has a bytes table too', async () => {
@@ -74,10 +115,10 @@ test('rocpd: the pairs carry their bytes; the matrix has a bytes table too', asy
   const s = await summarizePath(dir);
   assertMatrix(s, 1 << 16);
   const text = renderTraceTables(s);
-  assert.ok(text.includes('  rank 0  GPU 0 → GPU 1: 1 copy, 64.0 KiB, 200 ns'), text);
+  assert.ok(!text.includes(PER_RANK), text);
   const bytes = text.split('\n').indexOf('GPU-to-GPU copies: bytes, rows the source GPU');
   assert.ok(bytes > 0, text);
-  assert.equal(text.split('\n')[bytes + 2], '  GPU 0             -  64.0 KiB         -         -');
+  assert.equal(text.split('\n')[bytes + 2], '  GPU 0 · rank 0         -  64.0 KiB         -         -');
 });
 
 test('the digest carries the pairs, longest first, within its budget; a tight budget cuts them and counts the rest', async () => {

@@ -4,8 +4,9 @@
 // on the runner's PATH, a machine setting; the rocprofv3 stand-in traces each rank process apart). The leaderboard
 // runs on MI300x8 only, so "Profile on MI300" offers "Profile on MI300x8", which a person clicks. The results panel
 // then shows the imbalance line, one row a rank with the stand-in's slow rank (rank 3 of 8) marked alone, each rank's
-// numbers those of that rank's own files read as a one-process profile by the CLI, a GPU busy card and a timeline
-// row per GPU; the timing lens above the file's kernels says "slowest rank 3".
+// numbers those of that rank's own files read as a one-process profile by the CLI (its GPU-to-GPU copies out too),
+// no per-rank pairs table (each rank's pairs are its GPU's row of the matrix, whose GPUs are named by rank), a GPU
+// busy card and a timeline row per GPU; the timing lens above the file's kernels says "slowest rank 3".
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -221,6 +222,8 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       timelineRows: [...document.querySelectorAll('figure.timeline .timeline-rows .timeline-agent')].map(
         (d) => d.textContent,
       ),
+      rankPairs: document.querySelectorAll('table.rank-pairs').length,
+      matrixHead: [...document.querySelectorAll('table.peer-matrix thead th')].map((th) => th.textContent),
     }));
     assert(
       new RegExp(`^${RANKS} ranks: rank ${SLOW} \\(GPU ${SLOW}\\) is the slowest`).test(seen.line),
@@ -249,7 +252,14 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
     // the panel's numbers are the CLI's of the trace the run saved, and those each rank's own
     const ranks = await cliRanks(root, savedTrace(userData, started));
     assert(ranks.imbalanceLine === seen.line, `the CLI's imbalance line: ${ranks.imbalanceLine}`);
-    const { formatNs, formatPercent } = await webviewFormat(root);
+    // one rank a GPU: each rank's GPU-to-GPU pairs are its GPU's row of the matrix, which names the rank
+    assert(seen.rankPairs === 0, `no per-rank pairs table: ${seen.rankPairs}`);
+    assert(
+      JSON.stringify(seen.matrixHead) ===
+        JSON.stringify(['from \\ to', ...Array.from({ length: RANKS }, (_, i) => `GPU ${i} · rank ${i}`)]),
+      `the matrix's GPUs named by rank: ${JSON.stringify(seen.matrixHead)}`,
+    );
+    const { formatBytes, formatNs, formatPercent } = await webviewFormat(root);
     for (const p of ranks.processes.filter((x) => x.rank !== null)) {
       const row = ranked.find((r) => r.rank === String(p.rank));
       const want = [
@@ -261,6 +271,11 @@ export async function profileOnEightGpus({ page, workbenchUrl, outputDir, worksp
       assert(
         JSON.stringify(row.cells.slice(2, 6)) === JSON.stringify(want),
         `rank ${p.rank}: the panel ${JSON.stringify(row.cells)}, the CLI ${JSON.stringify(want)}`,
+      );
+      const out = p.peerCopiesOut;
+      assert(
+        out && row.cells[7] === `${formatNs(out.totalNs)}${out.bytes === null ? '' : formatBytes(out.bytes)}`,
+        `rank ${p.rank}: copies out ${row.cells[7]}, the CLI ${JSON.stringify(out)}`,
       );
     }
 

@@ -57,7 +57,7 @@ import {
 } from './processes';
 import type { ProcessManifest } from '../core/protocol/processManifest';
 import { buildRanks } from './ranks';
-import { hotspotsOfFiles } from './pcSampling/hotspots';
+import { byRankHostPid, hotspotsOfFiles } from './pcSampling/hotspots';
 import type { PcHotspots } from '../core/protocol/pcSampling';
 
 /** Lines and instructions per kernel kept in a summary's hot spots (`kernel-runner hotspots` lists all). */
@@ -320,7 +320,7 @@ async function summarizeSources(
     );
     if (manifest || ranks.processes.filter((p) => p.rank !== null).length > 1) summary.ranks = ranks;
   }
-  if (hotspots) summary.hotspots = hotspots;
+  if (hotspots) summary.hotspots = summary.ranks ? withRanksOf(hotspots, summary.ranks) : hotspots;
   if (timingPass !== null)
     summary.passes = {
       count: passNames.length,
@@ -336,6 +336,22 @@ async function summarizeSources(
     if (summary.ranks) await addRankRooflines(summary, summary.ranks, processOf, counters, table, sides);
   }
   return summary;
+}
+
+/**
+ * Hot spots per process named by the summary's ranks: without the runner's manifest the PC-sample reader knows a
+ * process by its pid and host only, while the ranks also come from folder and file names, recorded environments and
+ * GPU order. A process the ranks name keeps its rank; the list stays in rank order.
+ */
+function withRanksOf(hot: PcHotspots, ranks: TraceRanks): PcHotspots {
+  if (!hot.processes) return hot;
+  const rankOf = new Map(
+    ranks.processes.flatMap((r) => (r.rank === null || r.pid === null ? [] : [[`${r.host}\u0000${r.pid}`, r.rank]])),
+  );
+  const processes = hot.processes
+    .map((p) => (p.rank !== null ? p : { ...p, rank: rankOf.get(`${p.host}\u0000${p.pid}`) ?? null }))
+    .sort(byRankHostPid);
+  return { ...hot, processes };
 }
 
 /** The hot spots of the runs' PC-sample files (with their kernel traces for the names), each listed as a source. */

@@ -101,6 +101,15 @@ interface Run {
   host: string | null;
 }
 
+/** Processes in rank order, then those without a rank by host and pid. */
+export function byRankHostPid(a: ProcessHotspots, b: ProcessHotspots): number {
+  return (
+    (a.rank ?? Infinity) - (b.rank ?? Infinity) ||
+    (a.host ?? '').localeCompare(b.host ?? '') ||
+    (a.pid ?? 0) - (b.pid ?? 0)
+  );
+}
+
 /** The hot spots of the PC samples among `files`; null when none of them holds any. */
 export async function hotspotsOfFiles(
   files: readonly FileSource[],
@@ -154,12 +163,7 @@ export async function hotspotsOfFiles(
     const h = own.build(build);
     processes.push({ rank: p.rank, pid: p.pid, host: p.host, samples: h.samples, kernels: h.kernels });
   }
-  processes.sort(
-    (a, b) =>
-      (a.rank ?? Infinity) - (b.rank ?? Infinity) ||
-      (a.host ?? '').localeCompare(b.host ?? '') ||
-      (a.pid ?? 0) - (b.pid ?? 0),
-  );
+  processes.sort(byRankHostPid);
   return { ...hot, processes };
 }
 

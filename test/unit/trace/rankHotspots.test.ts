@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { hotspotsPath } from '../../../src/trace/pcSampling/hotspots';
+import { summarizePath } from '../../../src/trace/index';
 import { pcHotspotsSchema } from '../../../src/core/protocol/pcSampling';
 import { renderProcessHotspots } from '../../../src/cli/render/hotspots';
 import { tempDir } from './helpers';
@@ -65,6 +66,23 @@ test('without a manifest: one entry per process from the file names, ranks unkno
     RANKS.map((r) => [null, r.pid]).sort((a, b) => (a[1] as number) - (b[1] as number)),
   );
   assert.match(renderProcessHotspots(hot, { top: 1 }).join('\n'), /^Process pid 3011, mi300x8-node: /m);
+});
+
+test("without a manifest the summary's hot spots carry the ranks its rank table gives (GPU order), in rank order", async () => {
+  const dir = tempDir('rank-hot-summary');
+  writeMultiRankRun(dir, { pcSamples: true });
+  const summary = await summarizePath(dir);
+  const ranks = summary.ranks?.processes.filter((p) => p.rank !== null) ?? [];
+  assert.equal(ranks.length, RANKS.length);
+  const byPid = new Map(ranks.map((r) => [r.pid, r.rank]));
+  const hot = summary.hotspots?.processes ?? [];
+  assert.deepEqual(
+    hot.map((p) => [p.rank, p.pid]),
+    ranks.map((r) => [r.rank, r.pid]),
+  );
+  for (const p of hot) assert.equal(p.rank, byPid.get(p.pid), `pid ${p.pid}`);
+  // the standalone reader, which builds no rank table, still knows them by pid only
+  assert.ok((await hotspotsPath(dir)).processes?.every((p) => p.rank === null));
 });
 
 test('one process sampled: no per-process section', async () => {

@@ -4,7 +4,7 @@
 // rank with that case's slowest marked; and the whole profile's GPU-to-GPU matrix, its GPUs named by their rank.
 // The numbers, the slowest and whether the pairs are shown are core's (the summary, core/format); this renders.
 import { gpuEndLabel, gpuMatrix, MAX_MATRIX_GPUS, rankOfGpu, rankPairsBeyondMatrix } from '../core/format/index';
-import type { PeerCopy, TraceRank, TraceRanks, TraceSummary } from '../core/protocol/traceSummary';
+import type { PeerCopy, TraceRank, TraceRanks } from '../core/protocol/traceSummary';
 import { percentBar } from './bars';
 import { dataTable, h, type Child, type TableRow } from './dom';
 import { formatBytes, formatCount, formatNs, formatPercent } from './format';
@@ -213,14 +213,4 @@ export function renderPeerMatrix(pairs: readonly PeerCopy[], ranks?: TraceRanks)
     })),
     'peer-matrix',
   );
-}
-
-/** Timeline row labels: an agent a rank ran on is named by it ("Agent 5 · rank 3"). */
-export function rankOfAgent(s: TraceSummary): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const p of s.ranks?.processes ?? []) {
-    if (p.rank === null) continue;
-    for (const id of p.agentIds) out.set(id, out.has(id) ? `${out.get(id)}, ${p.rank}` : `rank ${p.rank}`);
-  }
-  return out;
 }

@@ -10,7 +10,7 @@ import type {
   TraceSummary,
   TraceTimeline,
 } from '../core/protocol/traceSummary';
-import { counterPassesText } from '../core/format/index';
+import { counterPassesText, rankOfAgent } from '../core/format/index';
 import { percentBar } from './bars';
 import { dataTable, h, svg, type Child } from './dom';
 import {
@@ -28,7 +28,7 @@ import { renderIsaSection, type IsaActions } from './isaSection';
 import { renderMarkdown } from './markdown';
 import { renderRooflineSections } from './roofline';
 import { renderHotspots } from './hotspots';
-import { rankOfAgent, renderPeerMatrix, renderRanks } from './ranks';
+import { renderPeerMatrix, renderRanks } from './ranks';
 import type { BenchmarkCaseView, OutputView, ProfileView, ResultView, RunSectionView, TestCaseView } from './protocol';
 
 export interface Actions extends IsaActions {
@@ -328,7 +328,7 @@ export function renderTrace(s: TraceSummary): HTMLElement {
     { class: 'trace' },
     s.ranks ? renderRanks(s.ranks, s.peerCopies) : null,
     renderBusy(s),
-    s.timeline ? renderTimeline(s.timeline, rankOfAgent(s)) : null,
+    s.timeline ? renderTimeline(s.timeline, rankOfAgent(s.ranks?.processes ?? [])) : null,
     s.warnings.length ? renderWarnings(s.warnings) : null,
     s.passes ? h('p', { class: 'note trace-passes', role: 'note' }, counterPassesText(s.passes)) : null,
     renderKernels(s.kernels, s.kernelTotals),
@@ -470,7 +470,7 @@ function renderRanges(s: TraceSummary): HTMLElement {
 function renderBusy(s: TraceSummary): HTMLElement {
   const copiesOnly = s.busyCovers === 'copies-only';
   // a multi-process profile's GPUs are alike by name: each card says whose it is
-  const rankOf = rankOfAgent(s);
+  const rankOf = rankOfAgent(s.ranks?.processes ?? []);
   const cards = s.agents
     .filter((a) => a.type !== 'CPU' && (a.kernelCalls > 0 || a.busyNs > 0))
     .map((a) =>

@@ -10,6 +10,7 @@ import type { KernelRow, LaunchConfig, TraceSummary } from '../../core/protocol/
 import { renderHotspots } from './hotspots';
 import { tableLines as table } from './table';
 import { counterPassesText } from '../../core/format/roofline';
+import { rankOfAgent } from '../../core/format/ranks';
 import { renderRoofline } from './rooflineTable';
 import { imbalanceHeading, renderPeerMatrix, renderRanks } from './rankTable';
 
@@ -110,10 +111,11 @@ export function renderTraceTables(summary: TraceSummary, opts: RenderOptions = {
       ),
     );
     const lanes = new Map((summary.timeline?.agents ?? []).map((t) => [t.agentId, t.busyFraction]));
+    const rankOf = rankOfAgent(summary.ranks?.processes ?? []);
     const rows = active.slice(0, top).map((a) => {
       const what = [a.name, a.productName, a.cuCount !== null ? `${a.cuCount} CUs` : null].filter(Boolean).join(', ');
       return [
-        a.id,
+        rankOf.has(a.id) ? `${a.id} · ${rankOf.get(a.id)}` : a.id,
         what || a.type,
         formatNs(a.busyNs) + (a.busyExact ? '' : ' (≥)'),
         pct(a.busyPercent),

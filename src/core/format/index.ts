@@ -35,4 +35,5 @@ export {
   type GpuPair,
   type RankGpus,
 } from './peerCopies';
+export { rankOfAgent } from './ranks';
 export { showBidiControls } from './bidi';

@@ -5,6 +5,7 @@ import {
   gpuMatrix,
   gpuPairLabel,
   peerCopyText,
+  rankOfAgent,
   rankOfGpu,
   rankPairsBeyondMatrix,
   type GpuPair,
@@ -119,4 +120,23 @@ test("per-rank pairs: left out when each is its own GPU's row of the matrix, lis
     'no pairs at all: nothing to list',
   );
   assert.equal(rankOfGpu(processes.map((p, i) => (i === 1 ? { ...p, device: 0 } : p))).has(0), false, 'shared');
+});
+
+test('rank labels of agents: a rank per GPU, two ranks on one GPU both named, launchers left out', () => {
+  const labels = rankOfAgent([
+    { rank: 0, agentIds: ['Agent 1'] },
+    { rank: 1, agentIds: ['Agent 2'] },
+    { rank: 2, agentIds: ['Agent 2'] },
+    { rank: 3, agentIds: ['Agent 3', 'Agent 4'] },
+    { rank: null, agentIds: ['Agent 5'] },
+  ]);
+  assert.deepEqual(
+    [...labels],
+    [
+      ['Agent 1', 'rank 0'],
+      ['Agent 2', 'rank 1, 2'],
+      ['Agent 3', 'rank 3'],
+      ['Agent 4', 'rank 3'],
+    ],
+  );
 });

@@ -180,6 +180,14 @@ test('summarize prints the imbalance line first, then a per-rank table and the c
   assert.match(rows[4] as string, /^ {2}- +3000 +- .*no GPU work$/);
   const cases = lines.findIndex((l) => /^ {2}Case +rank 0 +rank 1 +rank 2 +rank 3 +slowest vs median$/.test(l));
   assert.match(lines[cases + 2] as string, /^ {2}benchmark 1: m: 4096 .*9\.00 µs \* .* \+46%$/);
+  // the GPU busy table names each GPU's rank, as the panel's busy cards and timeline rows do
+  const busy = lines.findIndex((l) => l.startsWith('GPU busy'));
+  const busyRows = lines.slice(busy + 2, busy + 6);
+  assert.equal(busyRows.length, 4);
+  for (const p of ranksOf(s).processes.filter((r) => r.rank !== null)) {
+    const row = busyRows.find((l) => l.startsWith(`  ${p.agentIds[0]} · rank ${p.rank} `));
+    assert.ok(row, `${p.agentIds[0]} named rank ${p.rank} in\n${busyRows.join('\n')}`);
+  }
 });
 
 test("the ranks' traces read by worker threads: the workers of one file read the next, numbers unchanged", async () => {

@@ -4,14 +4,14 @@
 // text (hostile markup inert); past 64 pairs the rest counted in a note; no section when neither side copied.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import type { PeerCopy, TraceSummary } from '../../src/core/protocol/traceSummary';
 import { compareSummaries, summarizePath } from '../../src/trace/index';
 import type { CompareView } from '../../src/webview/compareProtocol';
-import { launchChromium, renderCompareBundle } from '../support/webviewBrowser';
+import { openComparePage } from '../support/webviewBrowser';
 import { tempDir } from '../unit/trace/helpers';
 import { writeMultiRankRun } from '../unit/trace/multiRankRun';
 
@@ -57,17 +57,11 @@ describe(
   () => {
     let browser: Browser;
     let page: Page;
-    let bundle = '';
-    const dialogs: string[] = [];
+    let dialogs: string[] = [];
+    let show: (view: CompareView) => Promise<void>;
 
     before(async () => {
-      bundle = await renderCompareBundle();
-      browser = await launchChromium(chromiumPath);
-      page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-      page.on('dialog', (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
+      ({ browser, page, dialogs, render: show } = await openComparePage(chromiumPath));
     });
 
     after(async () => {
@@ -75,17 +69,7 @@ describe(
     });
 
     const render = async (v: CompareView) => {
-      await page.setContent('<!doctype html><html><body></body></html>');
-      await page.addStyleTag({
-        content:
-          readFileSync(path.join(repoRoot, 'media/results.css'), 'utf8') +
-          readFileSync(path.join(repoRoot, 'media/compare.css'), 'utf8'),
-      });
-      await page.addScriptTag({ content: bundle });
-      await page.evaluate(
-        (x) => (globalThis as unknown as { renderCompareForTest(v: unknown): void }).renderCompareForTest(x),
-        v as unknown,
-      );
+      await show(v);
       return (await page.evaluate(`(() => ({
         note: document.querySelector('section.peer-compare > p.note')?.textContent ?? null,
         caption: document.querySelector('table.peer-compare-table caption')?.textContent ?? null,

@@ -4,7 +4,7 @@
 // note, and hostile names stay text. With counters on one side the page says so and draws nothing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +12,7 @@ import type { KernelRow, TraceSummary } from '../../src/core/protocol/traceSumma
 import type { RooflineKernel } from '../../src/core/protocol/roofline';
 import { compareSummaries } from '../../src/trace/index';
 import type { CompareView } from '../../src/webview/compareProtocol';
-import { launchChromium, renderCompareBundle } from '../support/webviewBrowser';
+import { openComparePage } from '../support/webviewBrowser';
 import { roofline, rooflineKernel, rooflineOnlySummary } from '../support/rooflineSummary';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -124,17 +124,11 @@ describe(
   () => {
     let browser: Browser;
     let page: Page;
-    let bundle = '';
-    const dialogs: string[] = [];
+    let dialogs: string[] = [];
+    let show: (view: CompareView) => Promise<void>;
 
     before(async () => {
-      bundle = await renderCompareBundle();
-      browser = await launchChromium(chromiumPath);
-      page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-      page.on('dialog', (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
+      ({ browser, page, dialogs, render: show } = await openComparePage(chromiumPath));
     });
 
     after(async () => {
@@ -142,17 +136,7 @@ describe(
     });
 
     const render = async (v: CompareView): Promise<void> => {
-      await page.setContent('<!doctype html><html><body></body></html>');
-      await page.addStyleTag({
-        content:
-          readFileSync(path.join(repoRoot, 'media/results.css'), 'utf8') +
-          readFileSync(path.join(repoRoot, 'media/compare.css'), 'utf8'),
-      });
-      await page.addScriptTag({ content: bundle });
-      await page.evaluate(
-        (x) => (globalThis as unknown as { renderCompareForTest(v: unknown): void }).renderCompareForTest(x),
-        v as unknown,
-      );
+      await show(v);
     };
 
     test('an arrow per kernel with points on both sides, paired as the comparison pairs them; hostile names as text', async () => {

@@ -2,7 +2,8 @@
 // (and compare.ts's renderComparison) bundled as the webview bundles it (esbuild, iife, browser), and a headless Chromium to run it in.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -26,7 +27,7 @@ export async function renderTraceBundle(how: 'append' | 'replace'): Promise<stri
 }
 
 /** A script defining `window.renderCompareForTest(view)`: src/webview/compare.ts's page, replacing the body. */
-export async function renderCompareBundle(): Promise<string> {
+async function renderCompareBundle(): Promise<string> {
   const esbuild = await import('esbuild');
   const out = await esbuild.build({
     stdin: {
@@ -57,4 +58,32 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
       '--disable-dev-shm-usage',
     ],
   });
+}
+
+/** A Chromium page showing the compare page of `render(view)` with its style sheets; alerts are dismissed and kept. */
+export async function openComparePage(executablePath: string): Promise<{
+  browser: Browser;
+  page: Page;
+  dialogs: string[];
+  render(view: unknown): Promise<void>;
+}> {
+  const bundle = await renderCompareBundle();
+  const browser = await launchChromium(executablePath);
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  const css = ['media/results.css', 'media/compare.css'].map((f) => readFileSync(path.join(repoRoot, f), 'utf8'));
+  const render = async (view: unknown): Promise<void> => {
+    await page.setContent('<!doctype html><html><body></body></html>');
+    await page.addStyleTag({ content: css.join('') });
+    await page.addScriptTag({ content: bundle });
+    await page.evaluate(
+      (x) => (globalThis as unknown as { renderCompareForTest(v: unknown): void }).renderCompareForTest(x),
+      view,
+    );
+  };
+  return { browser, page, dialogs, render };
 }

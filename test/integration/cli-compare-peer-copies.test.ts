@@ -4,18 +4,13 @@
 // the rest counted.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { traceComparisonSchema } from '../../src/core/protocol/traceComparison';
 import { tempDir } from '../unit/trace/helpers';
 import { writeMultiRankRun } from '../unit/trace/multiRankRun';
 import { ensureBuilt } from './submit/helpers';
+import { runCli as kr } from '../support/cliRun';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(repoRoot, 'dist/cli.cjs');
 let runA = '';
 let runB = '';
 
@@ -36,15 +31,6 @@ before(() => {
 after(() => {
   for (const d of [runA, runB]) rmSync(d, { recursive: true, force: true });
 });
-
-function kr(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd: tmpdir(),
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 test('compare --json: the 12 GPU pairs on both sides, rank 3 → GPU 1 first with its change', () => {
   const r = kr('compare', runA, runB, '--json');

@@ -3,18 +3,16 @@
 // exit-2 errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { traceComparisonSchema } from '../../src/core/protocol/traceComparison';
 import { tempDir } from '../unit/trace/helpers';
 import { A, B, C, LAUNCHES, writeRun, type Launch } from '../unit/trace/rangeRuns';
 import { ensureBuilt } from './submit/helpers';
+import { runCli as kr } from '../support/cliRun';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(repoRoot, 'dist/cli.cjs');
 const DB = path.resolve(repoRoot, '../shared/fixtures/rocprof/batched_gemm__28_results.db');
 const A4 = 'void gemm<float, 4>(float const*, float*, int)';
 const dirs: string[] = [];
@@ -40,15 +38,6 @@ before(() => {
 after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function kr(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd: tmpdir(),
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 test('compare --json: the schema, null sides for a vanished kernel, a base-name pair marked, per-range deltas', () => {
   const r = kr('compare', runA, runB, '--json');

@@ -96,13 +96,12 @@ describe('webview: hot spots per rank', { skip: haveChromium ? false : `${chromi
     page.on('console', (m) => {
       if (/Content.Security.Policy/i.test(m.text())) violations.push(m.text());
     });
-    await page.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (e) =>
-        console.error(`Content-Security-Policy violated: ${e.violatedDirective} ${e.blockedURI}`),
-      ),
-    );
+    await page.addInitScript({
+      content: `document.addEventListener('securitypolicyviolation', (e) =>
+        console.error('Content-Security-Policy violated: ' + e.violatedDirective + ' ' + e.blockedURI))`,
+    });
     await page.goto(`${ORIGIN}/`);
-    await page.waitForFunction(() => 'renderForTest' in window);
+    await page.waitForFunction(`'renderForTest' in window`);
   });
 
   after(async () => {

@@ -1,9 +1,11 @@
 // The results page's "Hot spots" section: per kernel with PC samples, its stall reasons as one stacked bar and its
-// hottest source lines and instructions (TraceSummary.hotspots, src/core/protocol/pcSampling.ts). DOM only: file
-// names, instructions and kernel names come from sample files and go in as text.
+// hottest source lines and instructions (TraceSummary.hotspots, src/core/protocol/pcSampling.ts). A multi-process
+// profile gets a "Rank" choice: all ranks (the whole profile), or one process's own hot spots (`hotspots.processes`),
+// the slowest rank named by the summary's imbalance and labelled by core (processChoices). The editor's heat stays
+// the whole profile's. DOM only: file names, instructions and kernel names come from sample files and go in as text.
 import type { HotInstruction, HotLine, KernelHotspots, PcHotspots } from '../core/protocol/pcSampling';
 import type { TraceSummary } from '../core/protocol/traceSummary';
-import { stallLabel } from '../core/format/index';
+import { processChoices, stallLabel } from '../core/format/index';
 import { percentBar } from './bars';
 import { dataTable, h } from './dom';
 import { formatCount } from './format';
@@ -56,7 +58,8 @@ function stallBar(k: KernelHotspots): HTMLElement | null {
   );
 }
 
-function renderKernel(k: KernelHotspots, method: PcHotspots['method']): HTMLElement {
+/** `of`: whose samples the kernel's share is of (`all`, `rank 2's`). */
+function renderKernel(k: KernelHotspots, method: PcHotspots['method'], of: string): HTMLElement {
   const issued = k.issued === null ? '' : `, ${formatCount(k.issued)} issued`;
   const noLine = k.withoutLine ? `, ${formatCount(k.withoutLine)} without a source line` : '';
   return h(
@@ -66,7 +69,7 @@ function renderKernel(k: KernelHotspots, method: PcHotspots['method']): HTMLElem
     h(
       'p',
       { class: 'note' },
-      `${formatCount(k.samples)} samples (${(k.share * 100).toFixed(1)}% of all)${issued}${noLine}.`,
+      `${formatCount(k.samples)} samples (${(k.share * 100).toFixed(1)}% of ${of})${issued}${noLine}.`,
     ),
     method === 'host_trap' ? null : stallBar(k),
     k.lines.length
@@ -108,6 +111,51 @@ function baseName(file: string): string {
   return file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 }
 
+/** The kernel blocks of one choice (the whole profile's, or one process's), the hottest TOP_KERNELS, the rest counted. */
+function renderKernels(kernels: readonly KernelHotspots[], method: PcHotspots['method'], of: string): HTMLElement[] {
+  if (!kernels.length) return [h('p', { class: 'note' }, 'No PC samples.')];
+  const shown = kernels.slice(0, TOP_KERNELS).map((k) => renderKernel(k, method, of));
+  if (kernels.length <= TOP_KERNELS) return shown;
+  return [
+    ...shown,
+    h(
+      'p',
+      { class: 'note hotspots-more' },
+      `${formatCount(kernels.length - TOP_KERNELS)} more kernels with fewer samples: \`kernel-runner hotspots\` on the trace lists them all.`,
+    ),
+  ];
+}
+
+/**
+ * The "Rank" choice of a multi-process profile: "All ranks" first, then each process; choosing one puts its own
+ * kernels in `body` (a native select: the keyboard moves through it, a screen reader hears the new status).
+ */
+function rankChoice(hot: PcHotspots, slowestRank: number | null, body: HTMLElement): HTMLElement | null {
+  const choices = processChoices(hot.processes ?? [], slowestRank);
+  if (choices.length < 2) return null;
+  const select = h(
+    'select',
+    { id: 'hotspots-rank', class: 'hotspots-rank-select' },
+    h('option', { value: '' }, 'All ranks'),
+    ...choices.map((c, i) => h('option', { value: String(i) }, c.label)),
+  );
+  const status = h('p', { class: 'note hotspots-rank-status', role: 'status' });
+  const showChoice = () => {
+    const c = select.value === '' ? null : choices[Number(select.value)];
+    if (!c) {
+      status.replaceChildren(h('span', {}, `All ranks: ${formatCount(hot.samples)} samples.`));
+      body.replaceChildren(...renderKernels(hot.kernels, hot.method, 'all'));
+      return;
+    }
+    const text = `${c.label}: ${formatCount(c.process.samples)} samples, read from its own files. The editor's heat stays all ranks'.`;
+    status.replaceChildren(h('span', {}, text));
+    body.replaceChildren(...renderKernels(c.process.kernels, hot.method, `${c.name}'s`));
+  };
+  select.addEventListener('change', showChoice);
+  showChoice();
+  return h('div', { class: 'hotspots-rank' }, h('label', { for: 'hotspots-rank' }, 'Rank'), ' ', select, status);
+}
+
 export function renderHotspots(s: TraceSummary): HTMLElement | null {
   const hot = s.hotspots;
   if (!hot || hot.kernels.length === 0) return null;
@@ -115,6 +163,7 @@ export function renderHotspots(s: TraceSummary): HTMLElement | null {
     hot.interval === null
       ? ''
       : `, every ${formatCount(hot.interval)} ${hot.intervalUnit === 'time' ? 'µs' : (hot.intervalUnit ?? '')}`.trimEnd();
+  const body = h('div', { class: 'hotspots-kernels' }, ...renderKernels(hot.kernels, hot.method, 'all'));
   return h(
     'section',
     { class: 'hotspots' },
@@ -125,13 +174,7 @@ export function renderHotspots(s: TraceSummary): HTMLElement | null {
       `Where the PC samples fell (${hot.method.replace('_', '-')} sampling${interval}, ${formatCount(hot.samples)} samples). The kernel's source file and disassembly show the same heat in the editor.`,
     ),
     ...hot.warnings.map((w) => h('p', { class: 'note warning' }, w)),
-    ...hot.kernels.slice(0, TOP_KERNELS).map((k) => renderKernel(k, hot.method)),
-    hot.kernels.length > TOP_KERNELS
-      ? h(
-          'p',
-          { class: 'note hotspots-more' },
-          `${formatCount(hot.kernels.length - TOP_KERNELS)} more kernels with fewer samples: \`kernel-runner hotspots\` on the trace lists them all.`,
-        )
-      : null,
+    rankChoice(hot, s.ranks?.imbalance[0]?.slowestRank ?? null, body),
+    body,
   );
 }

@@ -20,7 +20,7 @@ export {
   formatRoofPercent,
   roofText,
 } from './roofline';
-export { stallLabel } from './pcSampling';
+export { processChoices, stallLabel } from './pcSampling';
 export {
   cutPairChanges,
   gpuEndLabel,

@@ -237,6 +237,18 @@ export interface DigestHotspots {
   /** The sampling interval with its unit (`1048576 cycles`), when known. */
   interval: string | null;
   kernels: DigestList<DigestHotspotKernel>;
+  /**
+   * A multi-process profile: the slowest rank's own hot spots (the rank `ranks.imbalance` names), as a one-process
+   * read of its files gives them; kernel percentages are of its samples. Absent otherwise.
+   */
+  slowestRank?: DigestRankHotspots;
+}
+
+export interface DigestRankHotspots {
+  rank: number;
+  pid: number | null;
+  samples: number;
+  kernels: DigestList<DigestHotspotKernel>;
 }
 
 export interface DigestWarning {

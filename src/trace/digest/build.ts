@@ -63,6 +63,7 @@ function atLevel(
   caps: DigestCaps,
   level: number,
   maxBytes: number,
+  rankHotspots = true,
 ): ProfileDigest {
   const objects = input.codeObjects ?? [];
   const rows = summary.kernels.map((row, i) => digestKernel(summary, row, i, objects, caps.fullNames));
@@ -83,7 +84,11 @@ function atLevel(
     run: wholeRunOf(summary, caps),
     counters: countersOf(summary, caps),
     roofline: null,
-    hotspots: hotspotsOf(summary.hotspots, level),
+    hotspots: hotspotsOf(
+      summary.hotspots,
+      level,
+      rankHotspots ? (summary.ranks?.imbalance[0]?.slowestRank ?? null) : null,
+    ),
     baseline: null,
     ...(summary.ranks ? { ranks: ranksOf(summary.ranks, caps) } : {}),
     warnings: cutList(warnings, caps.warnings, warnings.length, () => null),
@@ -111,10 +116,9 @@ function entriesLeftOut(d: ProfileDigest): number {
     leftOut(d.baseline?.peerCopies);
   for (const c of d.cases) if ('kernels' in c) n += leftOut(c.kernels);
   for (const c of d.counters ?? []) if ('counters' in c) n += leftOut(c.counters);
-  if (d.hotspots) {
-    n += leftOut(d.hotspots.kernels);
-    for (const k of d.hotspots.kernels)
-      if (!isMore(k)) n += leftOut(k.stalls) + leftOut(k.lines) + leftOut(k.instructions);
+  for (const kernels of [d.hotspots?.kernels, d.hotspots?.slowestRank?.kernels]) {
+    n += leftOut(kernels);
+    for (const k of kernels ?? []) if (!isMore(k)) n += leftOut(k.stalls) + leftOut(k.lines) + leftOut(k.instructions);
   }
   return n;
 }
@@ -131,6 +135,12 @@ export function buildDigest(summary: TraceSummary, input: DigestInput): ProfileD
   let last: ProfileDigest | undefined;
   for (const [level, caps] of CAP_LEVELS.entries()) {
     last = atLevel(summary, input, caps, level, maxBytes);
+    if (Buffer.byteLength(digestText(last)) <= maxBytes) return last;
+  }
+  // the slowest rank's hot spots are the last thing given up: a budget the bare digest fits without them
+  if (last?.hotspots?.slowestRank) {
+    const level = CAP_LEVELS.length - 1;
+    last = atLevel(summary, input, CAP_LEVELS[level]!, level, maxBytes, false);
     if (Buffer.byteLength(digestText(last)) <= maxBytes) return last;
   }
   const bare = last as ProfileDigest;

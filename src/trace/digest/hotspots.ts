@@ -1,7 +1,13 @@
 // The digest's PC-sampling hot spots: per sampled kernel its share of the samples, its stall reasons, its hottest
 // source lines and instructions, each list cut at the budget's level with a `+N more` entry. From the summary's
-// hot spots (src/trace/pcSampling), which keep the top lines and instructions of each kernel.
-import type { DigestHotspotKernel, DigestHotspots } from '../../core/protocol/profileDigest';
+// hot spots (src/trace/pcSampling), which keep the top lines and instructions of each kernel. A multi-process
+// profile adds the slowest rank's own hot spots, its lists cut at the same level.
+import type {
+  DigestHotspotKernel,
+  DigestHotspots,
+  DigestList,
+  DigestRankHotspots,
+} from '../../core/protocol/profileDigest';
 import type { KernelHotspots, PcHotspots } from '../../core/protocol/pcSampling';
 import { cutList } from './lists';
 import { roundPercent } from './precision';
@@ -76,16 +82,32 @@ function kernelOf(k: KernelHotspots, c: HotspotCaps): DigestHotspotKernel {
   };
 }
 
-export function hotspotsOf(hot: PcHotspots | undefined, level: number): DigestHotspots | null {
+function kernelsOf(kernels: readonly KernelHotspots[], c: HotspotCaps): DigestList<DigestHotspotKernel> {
+  const rows = kernels.map((k) => kernelOf(k, c));
+  return cutList(rows, c.kernels, rows.length, (kept) => Math.max(0, 100 - kept.reduce((n, k) => n + k.percent, 0)));
+}
+
+/** The hot spots of the rank `slowestRank` (the summary's `ranks.imbalance[0].slowestRank`), when it was sampled. */
+function slowestRankOf(hot: PcHotspots, slowestRank: number | null, c: HotspotCaps): DigestRankHotspots | null {
+  if (slowestRank === null || (hot.processes?.length ?? 0) < 2) return null;
+  const own = hot.processes?.find((p) => p.rank === slowestRank);
+  if (!own) return null;
+  return { rank: slowestRank, pid: own.pid, samples: own.samples, kernels: kernelsOf(own.kernels, c) };
+}
+
+export function hotspotsOf(
+  hot: PcHotspots | undefined,
+  level: number,
+  slowestRank: number | null = null,
+): DigestHotspots | null {
   if (!hot) return null;
   const c = HOTSPOT_CAPS[Math.min(level, HOTSPOT_CAPS.length - 1)]!;
-  const kernels = hot.kernels.map((k) => kernelOf(k, c));
+  const slowest = slowestRankOf(hot, slowestRank, c);
   return {
     method: hot.method,
     samples: hot.samples,
     interval: hot.interval === null ? null : `${hot.interval} ${hot.intervalUnit ?? ''}`.trim(),
-    kernels: cutList(kernels, c.kernels, kernels.length, (kept) =>
-      Math.max(0, 100 - kept.reduce((n, k) => n + k.percent, 0)),
-    ),
+    kernels: kernelsOf(hot.kernels, c),
+    ...(slowest ? { slowestRank: slowest } : {}),
   };
 }

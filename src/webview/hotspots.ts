@@ -128,7 +128,7 @@ function renderKernels(kernels: readonly KernelHotspots[], method: PcHotspots['m
 
 /**
  * The "Rank" choice of a multi-process profile: "All ranks" first, then each process; choosing one puts its own
- * kernels in `body` (a native select: the keyboard moves through it, a screen reader hears the new status).
+ * kernels in `body` (it holds the whole profile's to begin with; a native select: the keyboard moves through it, a screen reader hears the new status).
  */
 function rankChoice(hot: PcHotspots, slowestRank: number | null, body: HTMLElement): HTMLElement | null {
   const choices = processChoices(hot.processes ?? [], slowestRank);
@@ -139,20 +139,20 @@ function rankChoice(hot: PcHotspots, slowestRank: number | null, body: HTMLEleme
     h('option', { value: '' }, 'All ranks'),
     ...choices.map((c, i) => h('option', { value: String(i) }, c.label)),
   );
-  const status = h('p', { class: 'note hotspots-rank-status', role: 'status' });
-  const showChoice = () => {
+  const allRanks = (): HTMLElement => h('span', {}, `All ranks: ${formatCount(hot.samples)} samples.`);
+  // `body` starts with the whole profile's kernels: the choice only replaces them when it changes
+  const status = h('p', { class: 'note hotspots-rank-status', role: 'status' }, allRanks());
+  select.addEventListener('change', () => {
     const c = select.value === '' ? null : choices[Number(select.value)];
     if (!c) {
-      status.replaceChildren(h('span', {}, `All ranks: ${formatCount(hot.samples)} samples.`));
+      status.replaceChildren(allRanks());
       body.replaceChildren(...renderKernels(hot.kernels, hot.method, 'all'));
       return;
     }
     const text = `${c.label}: ${formatCount(c.process.samples)} samples, read from its own files. The editor's heat stays all ranks'.`;
     status.replaceChildren(h('span', {}, text));
     body.replaceChildren(...renderKernels(c.process.kernels, hot.method, `${c.name}'s`));
-  };
-  select.addEventListener('change', showChoice);
-  showChoice();
+  });
   return h('div', { class: 'hotspots-rank' }, h('label', { for: 'hotspots-rank' }, 'Rank'), ' ', select, status);
 }
 

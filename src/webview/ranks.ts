@@ -3,7 +3,14 @@
 // each rank's GPU-to-GPU copy pairs when they say more than the matrix, then each benchmark case's compute time per
 // rank with that case's slowest marked; and the whole profile's GPU-to-GPU matrix, its GPUs named by their rank.
 // The numbers, the slowest and whether the pairs are shown are core's (the summary, core/format); this renders.
-import { gpuEndLabel, gpuMatrix, MAX_MATRIX_GPUS, rankOfGpu, rankPairsBeyondMatrix } from '../core/format/index';
+import {
+  gpuEndLabel,
+  gpuMatrix,
+  gpuRankLabel,
+  MAX_MATRIX_GPUS,
+  rankOfGpu,
+  rankPairsBeyondMatrix,
+} from '../core/format/index';
 import type { PeerCopy, TraceRank, TraceRanks } from '../core/protocol/traceSummary';
 import { percentBar } from './bars';
 import { dataTable, h, type Child, type TableRow } from './dom';
@@ -203,7 +210,7 @@ export function renderPeerMatrix(pairs: readonly PeerCopy[], ranks?: TraceRanks)
         )
       : '–';
   const rankOf = rankOfGpu(ranks?.processes ?? []);
-  const gpu = (g: number): string => (rankOf.has(g) ? `GPU ${g} · rank ${rankOf.get(g)}` : `GPU ${g}`);
+  const gpu = (g: number): string => gpuRankLabel(g, rankOf);
   return dataTable(
     `${caption}: rows the source GPU, columns the destination`,
     [{ label: 'from \\ to', key: true }, ...m.gpus.map(gpu)],

@@ -7,6 +7,7 @@ import {
   formatNs as formatNsCore,
   formatPercent,
   gpuMatrix,
+  gpuRankLabel,
   MAX_MATRIX_GPUS,
   peerCopyText,
   rankOfGpu,
@@ -148,7 +149,7 @@ export function renderPeerMatrix(
     table(
       ['from \\ to', ...m.gpus.map((g) => `GPU ${g}`)],
       m.gpus.map((src) => [
-        rankOf.has(src) ? `GPU ${src} · rank ${rankOf.get(src)}` : `GPU ${src}`,
+        gpuRankLabel(src, rankOf),
         ...m.gpus.map((dst) => {
           const p = m.at(src, dst);
           return p ? value(p) : '-';

@@ -26,6 +26,7 @@ export {
   gpuEndLabel,
   gpuMatrix,
   gpuPairLabel,
+  gpuRankLabel,
   MAX_MATRIX_GPUS,
   morePairsText,
   pairChangeMark,

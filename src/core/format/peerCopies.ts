@@ -116,6 +116,12 @@ export function rankOfGpu(processes: readonly RankGpus[]): Map<number, number> {
   return out;
 }
 
+/** `GPU 3 · rank 3` for a GPU `rankOfGpu` names, else `GPU 3`. */
+export function gpuRankLabel(gpu: number, rankOf: ReadonlyMap<number, number>): string {
+  const rank = rankOf.get(gpu);
+  return rank === undefined ? `GPU ${gpu}` : `GPU ${gpu} · rank ${rank}`;
+}
+
 /**
  * Whether the ranks' own GPU-to-GPU pairs say something the whole profile's matrix of `pairs` does not. They do
  * not when the matrix is drawn, every rank's GPU is known and its only one, and each pair of the matrix is exactly

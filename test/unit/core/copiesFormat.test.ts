@@ -4,6 +4,7 @@ import test from 'node:test';
 import {
   gpuMatrix,
   gpuPairLabel,
+  gpuRankLabel,
   peerCopyText,
   rankOfAgent,
   rankOfGpu,
@@ -139,4 +140,15 @@ test('rank labels of agents: a rank per GPU, two ranks on one GPU both named, la
       ['Agent 4', 'rank 3'],
     ],
   );
+});
+
+test('a GPU the rank labels name reads `GPU 3 · rank 3`; one they leave out (shared, unknown) stays `GPU n`', () => {
+  const rankOf = rankOfGpu([
+    { rank: 3, device: 3, agentIds: ['Agent 5'] },
+    { rank: 1, device: 1, agentIds: ['Agent 3'] },
+    { rank: 2, device: 1, agentIds: ['Agent 3'] },
+  ]);
+  assert.equal(gpuRankLabel(3, rankOf), 'GPU 3 · rank 3');
+  assert.equal(gpuRankLabel(1, rankOf), 'GPU 1');
+  assert.equal(gpuRankLabel(7, rankOf), 'GPU 7');
 });

@@ -13,7 +13,7 @@ import { compareSummaries, summarizePath } from '../../src/trace/index';
 import type { CompareView } from '../../src/webview/compareProtocol';
 import { openComparePage } from '../support/webviewBrowser';
 import { tempDir } from '../unit/trace/helpers';
-import { writeMultiRankRun } from '../unit/trace/multiRankRun';
+import { CHANGED_PEER_COPIES, writeMultiRankRun } from '../unit/trace/multiRankRun';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const chromiumPath = process.env.KR_CHROMIUM ?? '/usr/bin/chromium';
@@ -94,20 +94,7 @@ describe(
     test('each pair on both sides, biggest change first, new and vanished marked; a hostile agent id stays text', async () => {
       // B: GPU 1 → GPU 2 4.5x slower, GPU 2 → GPU 3 4x faster and a new copy to GPU 0, GPU 3 copies nothing
       const a = await profile((agent) => [[(agent % 4) + 1, 200]]);
-      const b = await profile(
-        (agent) =>
-          (
-            ({
-              1: [[2, 200]],
-              2: [[3, 900]],
-              3: [
-                [4, 50],
-                [1, 300],
-              ],
-              4: [],
-            }) as Record<number, Array<[number, number]>>
-          )[agent] ?? [],
-      );
+      const b = await profile((agent) => CHANGED_PEER_COPIES[agent] ?? []);
       // CSV traces record no sizes: no bytes columns
       const csv = await render(view(a, b));
       assert.deepEqual(csv.headers, ['from', 'to', '', 'A copies', 'A time', 'B copies', 'B time', 'Δ time', 'B / A']);

@@ -17,19 +17,8 @@ import { buildDigest, digestText, isMore } from '../../../src/trace/digest/index
 import { compareTool } from '../../../src/cli/mcp/tools';
 import type { ProfileDigest } from '../../../src/core/protocol/profileDigest';
 import { repoRoot, tempDir } from './helpers';
-import { writeMultiRankRun } from './multiRankRun';
+import { CHANGED_PEER_COPIES, writeMultiRankRun } from './multiRankRun';
 import { writeRocpdRanks } from './multiRankRocpd';
-
-/** B: GPU 1's copy to GPU 2 4.5x slower, GPU 2's to GPU 3 4x faster and a new one to GPU 0, GPU 3 copies nothing. */
-const B_COPIES: Record<number, Array<[number, number]>> = {
-  1: [[2, 200]],
-  2: [[3, 900]],
-  3: [
-    [4, 50],
-    [1, 300],
-  ],
-  4: [],
-};
 
 function profileDir(tag: string, peerCopies?: (agent: number) => Array<[number, number]>): string {
   const dir = tempDir(tag);
@@ -55,7 +44,7 @@ const pair = (src: number, dst: number, a: number | null, b: number | null, rati
 
 test('two multi-rank profiles: every GPU pair on both sides, biggest change first, one-side pairs with null', async () => {
   const a = await profile('cmp-peer-a');
-  const b = await profile('cmp-peer-b', (agent) => B_COPIES[agent] ?? []);
+  const b = await profile('cmp-peer-b', (agent) => CHANGED_PEER_COPIES[agent] ?? []);
   const c = traceComparisonSchema.parse(compareSummaries(a, b));
   assert.deepEqual(c.peerCopies, [
     pair(1, 2, 200, 900, 4.5),
@@ -137,7 +126,7 @@ test('pairs match by host and GPU index, not agent id; an end that is not a GPU 
 
 test("the digest's baseline (MCP compare): the pairs with their change, cut to the budget with the rest counted", async () => {
   const a = await profile('cmp-peer-digest-a');
-  const b = await profile('cmp-peer-digest-b', (agent) => B_COPIES[agent] ?? []);
+  const b = await profile('cmp-peer-digest-b', (agent) => CHANGED_PEER_COPIES[agent] ?? []);
   const validate = new Ajv({ allErrors: true, strict: true }).compile(
     JSON.parse(readFileSync(path.join(repoRoot, 'docs/digest.schema.json'), 'utf8')),
   );
@@ -179,7 +168,7 @@ test("the digest's baseline (MCP compare): the pairs with their change, cut to t
 test("MCP compare of two profile folders: the digest's baseline carries the pair that changed most first", async () => {
   const out = await compareTool({
     a: profileDir('cmp-peer-mcp-a'),
-    b: profileDir('cmp-peer-mcp-b', (agent) => B_COPIES[agent] ?? []),
+    b: profileDir('cmp-peer-mcp-b', (agent) => CHANGED_PEER_COPIES[agent] ?? []),
   });
   assert.equal(out.kind, 'profiles');
   const digest = out.digest as ProfileDigest;

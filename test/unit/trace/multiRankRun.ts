@@ -53,6 +53,20 @@ const COUNTER_HEADER =
 /** The GPU agent a rank's device-to-device copy goes to: the next one, round. */
 export const peerOf = (agent: number): number => (agent % 4) + 1;
 
+/**
+ * A second run's copies for compare tests (`peerCopies` of writeMultiRankRun): against the default one of 200 ns to
+ * peerOf, GPU 1's copy to GPU 2 4.5x slower, GPU 2's to GPU 3 4x faster and a new one to GPU 0, GPU 3 copies nothing.
+ */
+export const CHANGED_PEER_COPIES: Readonly<Record<number, Array<[number, number]>>> = {
+  1: [[2, 200]],
+  2: [[3, 900]],
+  3: [
+    [4, 50],
+    [1, 300],
+  ],
+  4: [],
+};
+
 const q = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 const T0 = 1_000_000_000;
 
